@@ -1,0 +1,65 @@
+/* cli/cli.h — the cclab program: subcommands, their options, exit codes.
+ *
+ * Exit codes: 0 success; 1 the work ran and failed (wrong elements, a run
+ * error, an output file that could not be written, out of memory); 2 the
+ * command line was wrong (unknown option, bad value) — the message names the
+ * option and the value.  Only this directory prints and exits; the library
+ * returns negative errno.
+ */
+#ifndef CCLAB_CLI_CLI_H
+#define CCLAB_CLI_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/schedule.h"
+
+#define CCLAB_VERSION "0.1.0"
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
+
+enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_CMD_COUNT };
+
+/* nccl-tests' defaults (src/common.cu): -b 32M, -e = -b, -f 2 here (1 there,
+ * with -i stepping, which cclab does not offer), float, sum. */
+#define CLI_DEFAULT_BYTES (UINT64_C(32) << 20)
+#define CLI_DEFAULT_FACTOR 2u
+#define CLI_MAX_RANKS 4096u
+#define CLI_MAX_SLOTS 65536u
+#define CLI_DEFAULT_SEED 1u
+
+struct cli_opts {
+	enum cli_cmd cmd;
+	struct cc_coll_params p; /* coll, transport, dtype, redop, nranks, chunk/slot */
+	uint64_t minbytes, maxbytes, stepfactor;
+	int64_t rank;            /* --rank; -1: every rank */
+	bool primitives;
+	uint64_t seed, order_seed;
+	const char *json;        /* --json FILE, or NULL */
+	bool help;
+};
+
+const char *cli_cmd_name(enum cli_cmd cmd);
+/* "schedule" -> CLI_SCHEDULE; CLI_CMD_COUNT when unknown. */
+enum cli_cmd cli_cmd_lookup(const char *name);
+
+/* Parses argv[1..argc) of a subcommand (argv[0] is its name).  Returns 0
+ * (o->help set for --help) or CLI_EXIT_USAGE after one message on stderr
+ * that names the option and its value, and a hint. */
+int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o);
+
+/* cli/usage.c */
+void cli_usage_main(FILE *f);
+void cli_usage(FILE *f, enum cli_cmd cmd);
+/* "Try 'cclab CMD --help'." on stderr. */
+void cli_usage_hint(enum cli_cmd cmd);
+
+/* The subcommands; each returns an exit code. */
+int cmd_schedule(const struct cli_opts *o);
+int cmd_check(const struct cli_opts *o);
+
+/* nccl-tests' redop column: the op's name, "none" for all-gather. */
+const char *cli_redop_label(const struct cc_coll_params *p);
+
+#endif

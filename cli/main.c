@@ -1,0 +1,67 @@
+/* cli/main.c — `cclab COMMAND [OPTIONS]`: finds the subcommand and runs it.
+ * Options are parsed in cli/options.c, help is in cli/usage.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static int help(int argc, char **argv)
+{
+	enum cli_cmd cmd;
+
+	if (argc < 3) {
+		cli_usage_main(stdout);
+		return CLI_EXIT_OK;
+	}
+	cmd = cli_cmd_lookup(argv[2]);
+	if (cmd == CLI_CMD_COUNT) {
+		fprintf(stderr, "cclab help: unknown command '%s'\n", argv[2]);
+		cli_usage_hint(CLI_CMD_COUNT);
+		return CLI_EXIT_USAGE;
+	}
+	cli_usage(stdout, cmd);
+	return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli_opts o;
+	enum cli_cmd cmd;
+	int rc;
+
+	/* As nccl-tests' main(): every line out at once, so a table row and an
+	 * error about it appear in order. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (argc < 2) {
+		cli_usage_main(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return help(argc, argv);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("cclab %s\n", CCLAB_VERSION);
+		return CLI_EXIT_OK;
+	}
+	cmd = cli_cmd_lookup(argv[1]);
+	if (cmd == CLI_CMD_COUNT) {
+		fprintf(stderr, "cclab: unknown command '%s'\n", argv[1]);
+		cli_usage_hint(CLI_CMD_COUNT);
+		return CLI_EXIT_USAGE;
+	}
+	rc = cli_parse(cmd, argc - 1, argv + 1, &o);
+	if (rc)
+		return rc;
+	if (o.help) {
+		cli_usage(stdout, cmd);
+		return CLI_EXIT_OK;
+	}
+	switch (cmd) {
+	case CLI_SCHEDULE:
+		return cmd_schedule(&o);
+	case CLI_CHECK:
+		return cmd_check(&o);
+	default:
+		return CLI_EXIT_USAGE;
+	}
+}

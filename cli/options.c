@@ -1,0 +1,389 @@
+/* cli/options.c — the subcommands' shared option parsing (getopt_long).
+ *
+ * Short options and long names follow nccl-tests (src/common.cu main():
+ * -b/--minbytes, -e/--maxbytes, -f/--stepfactor, -d/--datatype, -o/--op),
+ * plus cclab's own -n/--nranks, -c/--collective, -t/--transport.  Unlike
+ * nccl-tests, which reads numbers with strtol(optarg, NULL, 0) and takes
+ * "4x" as 4, every value is checked in full and a bad one stops the program
+ * with exit code 2 and a message naming the option and the value.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/dtype.h"
+#include "core/units.h"
+
+enum {
+	OPT_RANK = 256,
+	OPT_PRIMITIVES,
+	OPT_CHUNK_BYTES,
+	OPT_SLOT_BYTES,
+	OPT_SLOTS,
+	OPT_SEED,
+	OPT_ORDER_SEED,
+	OPT_JSON,
+};
+
+#define FOR_SCHEDULE (1u << CLI_SCHEDULE)
+#define FOR_CHECK (1u << CLI_CHECK)
+#define FOR_ALL (FOR_SCHEDULE | FOR_CHECK)
+
+/* Every option of every command; a command rejects the others by name
+ * ("--rank does not apply to 'cclab check'") instead of calling them
+ * unknown.  The first entry of a val gives its display name. */
+static const struct {
+	struct option opt;
+	unsigned cmds;
+} table[] = {
+	{{"nranks", required_argument, NULL, 'n'}, FOR_ALL},
+	{{"collective", required_argument, NULL, 'c'}, FOR_ALL},
+	{{"transport", required_argument, NULL, 't'}, FOR_ALL},
+	{{"minbytes", required_argument, NULL, 'b'}, FOR_ALL},
+	{{"bytes", required_argument, NULL, 'b'}, FOR_ALL},
+	{{"maxbytes", required_argument, NULL, 'e'}, FOR_CHECK},
+	{{"stepfactor", required_argument, NULL, 'f'}, FOR_CHECK},
+	{{"datatype", required_argument, NULL, 'd'}, FOR_ALL},
+	{{"op", required_argument, NULL, 'o'}, FOR_ALL},
+	{{"rank", required_argument, NULL, OPT_RANK}, FOR_SCHEDULE},
+	{{"primitives", no_argument, NULL, OPT_PRIMITIVES}, FOR_SCHEDULE},
+	{{"chunk-bytes", required_argument, NULL, OPT_CHUNK_BYTES}, FOR_ALL},
+	{{"slot-bytes", required_argument, NULL, OPT_SLOT_BYTES}, FOR_ALL},
+	{{"slots", required_argument, NULL, OPT_SLOTS}, FOR_ALL},
+	{{"seed", required_argument, NULL, OPT_SEED}, FOR_CHECK},
+	{{"order-seed", required_argument, NULL, OPT_ORDER_SEED}, FOR_CHECK},
+	{{"json", required_argument, NULL, OPT_JSON}, FOR_CHECK},
+	{{"help", no_argument, NULL, 'h'}, FOR_ALL},
+};
+#define NOPTS (sizeof(table) / sizeof(table[0]))
+
+/* ':' first: a missing argument returns ':' rather than '?'. */
+static const char short_opts[] = ":n:c:t:b:e:f:d:o:h";
+
+static const char *const cmd_names[CLI_CMD_COUNT] = {
+	[CLI_SCHEDULE] = "schedule",
+	[CLI_CHECK] = "check",
+};
+
+const char *cli_cmd_name(enum cli_cmd cmd)
+{
+	return cmd < CLI_CMD_COUNT ? cmd_names[cmd] : "?";
+}
+
+enum cli_cmd cli_cmd_lookup(const char *name)
+{
+	for (int c = 0; c < CLI_CMD_COUNT; c++)
+		if (!strcmp(name, cmd_names[c]))
+			return (enum cli_cmd)c;
+	return CLI_CMD_COUNT;
+}
+
+const char *cli_redop_label(const struct cc_coll_params *p)
+{
+	/* all_gather.cu passes opName "none" to TimeTest(). */
+	if (p->coll == CC_ALLGATHER)
+		return "none";
+	return p->redop < CC_REDOP_COUNT ? cc_redop_name[p->redop] : "?";
+}
+
+/* "-n/--nranks" or "--rank". */
+static const char *opt_label(int val, char *buf, size_t len)
+{
+	for (size_t i = 0; i < NOPTS; i++) {
+		if (table[i].opt.val != val)
+			continue;
+		if (val < 256)
+			snprintf(buf, len, "-%c/--%s", val, table[i].opt.name);
+		else
+			snprintf(buf, len, "--%s", table[i].opt.name);
+		return buf;
+	}
+	snprintf(buf, len, "-%c", val);
+	return buf;
+}
+
+static unsigned opt_cmds(int val)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (table[i].opt.val == val)
+			return table[i].cmds;
+	return 0;
+}
+
+/* "a, b or c" from a name table. */
+static const char *names_list(char *buf, size_t len, const char *const *names, int n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && off < len; i++) {
+		const char *sep = i == 0 ? "" : i == n - 1 ? " or " : ", ";
+		int w = snprintf(buf + off, len - off, "%s%s", sep, names[i] ? names[i] : "?");
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	return buf;
+}
+
+/* A whole decimal number (or 0x-prefixed hex), nothing before or after. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	int base = 10;
+	char *end;
+	unsigned long long v;
+
+	if (!s || !(s[0] >= '0' && s[0] <= '9'))
+		return -EINVAL;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		if (!((s[0] >= '0' && s[0] <= '9') || (s[0] >= 'a' && s[0] <= 'f') ||
+		      (s[0] >= 'A' && s[0] <= 'F')))
+			return -EINVAL;
+	}
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+struct parse_ctx {
+	enum cli_cmd cmd;
+	const char *opt; /* the option as the user wrote it: "-n", "--nranks" */
+};
+
+static int bad_value(const struct parse_ctx *c, const char *value, const char *why)
+{
+	fprintf(stderr, "cclab %s: invalid value '%s' for %s: %s\n", cli_cmd_name(c->cmd), value,
+		c->opt, why);
+	cli_usage_hint(c->cmd);
+	return CLI_EXIT_USAGE;
+}
+
+static int get_uint(const struct parse_ctx *c, const char *s, uint64_t min, uint64_t max,
+		    uint64_t *out)
+{
+	char why[96];
+	uint64_t v;
+
+	if (parse_u64(s, &v) || v < min || v > max) {
+		if (max == UINT64_MAX)
+			snprintf(why, sizeof(why), "expected a whole number >= %" PRIu64, min);
+		else
+			snprintf(why, sizeof(why), "expected a whole number from %" PRIu64
+				 " to %" PRIu64, min, max);
+		return bad_value(c, s, why);
+	}
+	*out = v;
+	return 0;
+}
+
+static int get_size(const struct parse_ctx *c, const char *s, uint64_t min, uint64_t *out)
+{
+	uint64_t v;
+	int err = cc_parse_size(s, &v);
+
+	if (err == -ERANGE)
+		return bad_value(c, s, "too large (more than 2^64-1 bytes)");
+	if (err)
+		return bad_value(c, s, "expected a size in bytes, optionally with a K, M, G "
+				 "suffix (powers of 1024), such as 4096, 64K or 1M");
+	if (v < min) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "must be at least %" PRIu64 " bytes", min);
+		return bad_value(c, s, why);
+	}
+	*out = v;
+	return 0;
+}
+
+static void defaults(enum cli_cmd cmd, struct cli_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	cc_coll_params_default(&o->p);
+	o->p.coll = CC_ALLREDUCE;
+	o->p.transport = CC_WRITE_IMM;
+	o->p.dtype = CC_FLOAT32; /* nccl-tests: nccltype = ncclFloat */
+	o->p.redop = CC_SUM;     /* ncclop = ncclSum */
+	o->p.nranks = 0;         /* required */
+	o->minbytes = CLI_DEFAULT_BYTES;
+	o->stepfactor = CLI_DEFAULT_FACTOR;
+	o->rank = -1;
+	o->seed = CLI_DEFAULT_SEED;
+	o->order_seed = CLI_DEFAULT_SEED;
+}
+
+/* One option's value into o; 0 or CLI_EXIT_USAGE. */
+static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli_opts *o,
+		 bool *have_e)
+{
+	char names[160];
+	uint64_t v;
+	int err = 0;
+
+	switch (val) {
+	case 'n':
+		err = get_uint(c, arg, 1, CLI_MAX_RANKS, &v);
+		if (!err)
+			o->p.nranks = (uint32_t)v;
+		return err;
+	case 'c':
+		if (cc_coll_parse(arg, &o->p.coll))
+			return bad_value(c, arg, names_list(names, sizeof(names), cc_coll_name,
+							    CC_COLL_COUNT));
+		return 0;
+	case 't':
+		if (cc_transport_parse(arg, &o->p.transport))
+			return bad_value(c, arg, names_list(names, sizeof(names),
+							    cc_transport_name, CC_TRANSPORT_COUNT));
+		return 0;
+	case 'd':
+		if (cc_dtype_parse(arg, &o->p.dtype))
+			return bad_value(c, arg, names_list(names, sizeof(names), cc_dtype_name,
+							    CC_DTYPE_COUNT));
+		return 0;
+	case 'o':
+		if (cc_redop_parse(arg, &o->p.redop))
+			return bad_value(c, arg, names_list(names, sizeof(names), cc_redop_name,
+							    CC_REDOP_COUNT));
+		return 0;
+	case 'b':
+		return get_size(c, arg, 0, &o->minbytes);
+	case 'e':
+		*have_e = true;
+		return get_size(c, arg, 0, &o->maxbytes);
+	case 'f':
+		/* nccl-tests steps by -i bytes when the factor is 1; cclab
+		 * has no -i, so the factor must grow the size. */
+		return get_uint(c, arg, 2, UINT64_MAX, &o->stepfactor);
+	case OPT_RANK:
+		err = get_uint(c, arg, 0, CLI_MAX_RANKS - 1, &v);
+		if (!err)
+			o->rank = (int64_t)v;
+		return err;
+	case OPT_PRIMITIVES:
+		o->primitives = true;
+		return 0;
+	case OPT_CHUNK_BYTES:
+		return get_size(c, arg, 1, &o->p.chunk_bytes);
+	case OPT_SLOT_BYTES:
+		return get_size(c, arg, 1, &o->p.slot_bytes);
+	case OPT_SLOTS:
+		err = get_uint(c, arg, 1, CLI_MAX_SLOTS, &v);
+		if (!err)
+			o->p.nslots = (uint32_t)v;
+		return err;
+	case OPT_SEED:
+		return get_uint(c, arg, 0, UINT64_MAX, &o->seed);
+	case OPT_ORDER_SEED:
+		return get_uint(c, arg, 0, UINT64_MAX, &o->order_seed);
+	case OPT_JSON:
+		if (!*arg)
+			return bad_value(c, arg, "expected a file name");
+		o->json = arg;
+		return 0;
+	case 'h':
+		o->help = true;
+		return 0;
+	}
+	return bad_value(c, arg ? arg : "", "internal error: unhandled option");
+}
+
+__attribute__((format(printf, 2, 3)))
+static int usage_error(enum cli_cmd cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cclab %s: ", cli_cmd_name(cmd));
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cli_usage_hint(cmd);
+	return CLI_EXIT_USAGE;
+}
+
+/* Checks that need every option: required ones, and relations. */
+static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
+{
+	if (!o->p.nranks)
+		return usage_error(cmd, "missing -n/--nranks (the number of ranks, 1 to %u)",
+				   CLI_MAX_RANKS);
+	if (!have_e)
+		o->maxbytes = o->minbytes;
+	if (o->minbytes > o->maxbytes)
+		return usage_error(cmd, "-b/--minbytes %" PRIu64 " is larger than -e/--maxbytes %"
+				   PRIu64, o->minbytes, o->maxbytes);
+	if (o->rank >= 0 && (uint64_t)o->rank >= o->p.nranks)
+		return usage_error(cmd, "invalid value '%" PRId64 "' for --rank: ranks are 0 to %"
+				   PRIu32 " with -n %" PRIu32, o->rank, o->p.nranks - 1, o->p.nranks);
+	return 0;
+}
+
+int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
+{
+	struct option longopts[NOPTS + 1];
+	bool have_e = false;
+	char label[48];
+
+	defaults(cmd, o);
+	for (size_t i = 0; i < NOPTS; i++)
+		longopts[i] = table[i].opt;
+	memset(&longopts[NOPTS], 0, sizeof(longopts[NOPTS]));
+
+	opterr = 0; /* our messages, not getopt's */
+	optind = 0; /* glibc: full reinitialization, so a second parse works */
+	for (;;) {
+		int longindex = -1;
+		int c = getopt_long(argc, argv, short_opts, longopts, &longindex);
+		struct parse_ctx ctx = {.cmd = cmd};
+
+		if (c == -1)
+			break;
+		if (c == '?') {
+			const char *word = argv[optind - 1];
+
+			/* A long option is reported as written; for a short one
+			 * getopt gives the letter in optopt. */
+			if (!strncmp(word, "--", 2)) {
+				if (optopt && strchr(word, '='))
+					return usage_error(cmd, "option '%s' takes no value", word);
+				return usage_error(cmd, "unknown or ambiguous option '%s'", word);
+			}
+			return usage_error(cmd, "unknown option '-%c'", optopt);
+		}
+		if (c == ':')
+			return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		if (longindex >= 0) {
+			snprintf(label, sizeof(label), "--%s", longopts[longindex].name);
+		} else {
+			snprintf(label, sizeof(label), "-%c", c);
+		}
+		if (!(opt_cmds(c) & (1u << cmd))) {
+			char what[48];
+
+			return usage_error(cmd, "option %s does not apply to 'cclab %s'",
+					   opt_label(c, what, sizeof(what)), cli_cmd_name(cmd));
+		}
+		ctx.opt = label;
+		if (apply(&ctx, c, optarg, o, &have_e))
+			return CLI_EXIT_USAGE;
+	}
+	if (optind < argc)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (o->help)
+		return 0;
+	return check_all(cmd, o, have_e);
+}

@@ -1,0 +1,116 @@
+/* cli/usage.c — help text.  Names of collectives, transports, types and
+ * operators come from the library's own tables, so the help cannot drift
+ * from what the parsers accept. */
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "core/dtype.h"
+#include "core/units.h"
+
+#define FOR_SCHEDULE (1u << CLI_SCHEDULE)
+#define FOR_CHECK (1u << CLI_CHECK)
+
+static void names(FILE *f, const char *const *tab, int n)
+{
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "|" : "", tab[i] ? tab[i] : "?");
+}
+
+void cli_usage_main(FILE *f)
+{
+	fprintf(f,
+		"Usage: cclab COMMAND [OPTIONS]\n"
+		"\n"
+		"cclab turns a collective (ring allreduce, reduce-scatter, all-gather) into\n"
+		"each rank's verbs-level work and runs it.\n"
+		"\n"
+		"Commands:\n"
+		"  schedule        build one collective's schedule and print it\n"
+		"  check           run a range of sizes on the data executor and count wrong\n"
+		"                  output elements; prints nccl-tests' table\n"
+		"  help [COMMAND]  this text, or the options of COMMAND\n"
+		"  --version       print the version (" CCLAB_VERSION ")\n"
+		"\n"
+		"Run 'cclab help COMMAND' or 'cclab COMMAND --help' for its options.\n"
+		"Exit status: 0 success, 1 failure (wrong results, run errors), 2 bad usage.\n");
+}
+
+void cli_usage_hint(enum cli_cmd cmd)
+{
+	if (cmd < CLI_CMD_COUNT)
+		fprintf(stderr, "Try 'cclab %s --help'.\n", cli_cmd_name(cmd));
+	else
+		fprintf(stderr, "Try 'cclab help'.\n");
+}
+
+void cli_usage(FILE *f, enum cli_cmd cmd)
+{
+	const unsigned me = 1u << cmd;
+	char chunk[CC_FMT_BYTES_LEN], slot[CC_FMT_BYTES_LEN], dflt[CC_FMT_BYTES_LEN];
+
+	cc_format_bytes(chunk, sizeof(chunk), CC_DEFAULT_CHUNK_BYTES);
+	cc_format_bytes(slot, sizeof(slot), CC_DEFAULT_SLOT_BYTES);
+	cc_format_bytes(dflt, sizeof(dflt), CLI_DEFAULT_BYTES);
+
+	if (cmd == CLI_SCHEDULE) {
+		fprintf(f, "Usage: cclab schedule -n K [OPTIONS]\n\n"
+			   "Builds the schedule of one collective and prints every rank's buffers,\n"
+			   "memory regions, queues and ops (or, with --primitives, one line per\n"
+			   "NCCL primitive: rank R channel C chunk I step S PRIMITIVE).\n\n");
+	} else {
+		fprintf(f, "Usage: cclab check -n K [OPTIONS]\n\n"
+			   "For each size from -b to -e, multiplying by -f (nccl-tests' loop),\n"
+			   "builds the schedule, runs it on the data executor (functional, no\n"
+			   "time) and prints nccl-tests' table, out-of-place half, with time,\n"
+			   "algbw and busbw N/A.  Exit status 0 only if every run completed and\n"
+			   "#wrong is 0 everywhere.\n\n");
+	}
+	fprintf(f, "Options:\n");
+	fprintf(f, "  -n, --nranks K          number of ranks, 1 to %u (required)\n", CLI_MAX_RANKS);
+	fprintf(f, "  -c, --collective NAME   ");
+	names(f, cc_coll_name, CC_COLL_COUNT);
+	fprintf(f, " (default %s)\n", cc_coll_name[CC_ALLREDUCE]);
+	fprintf(f, "  -t, --transport NAME    ");
+	names(f, cc_transport_name, CC_TRANSPORT_COUNT);
+	fprintf(f, " (default %s)\n", cc_transport_name[CC_WRITE_IMM]);
+	if (me & FOR_SCHEDULE)
+		fprintf(f, "  -b, --bytes SIZE        size in bytes (default %s); also --minbytes\n",
+			dflt);
+	if (me & FOR_CHECK) {
+		fprintf(f, "  -b, --minbytes SIZE     first size (default %s)\n", dflt);
+		fprintf(f, "  -e, --maxbytes SIZE     last size (default: the -b size)\n");
+		fprintf(f, "  -f, --stepfactor N      multiply the size by N >= 2 each step "
+			   "(default %u)\n", CLI_DEFAULT_FACTOR);
+	}
+	fprintf(f, "  -d, --datatype NAME     ");
+	names(f, cc_dtype_name, CC_DTYPE_COUNT);
+	fprintf(f, " (default %s)\n", cc_dtype_name[CC_FLOAT32]);
+	fprintf(f, "  -o, --op NAME           ");
+	names(f, cc_redop_name, CC_REDOP_COUNT);
+	fprintf(f, " (default %s; none for allgather)\n", cc_redop_name[CC_SUM]);
+	if (me & FOR_SCHEDULE) {
+		fprintf(f, "      --rank R            print only rank R (default: every rank)\n");
+		fprintf(f, "      --primitives        print NCCL primitives instead of verbs ops\n");
+	}
+	fprintf(f, "      --chunk-bytes SIZE  bytes per chunk (default %s)\n", chunk);
+	fprintf(f, "      --slot-bytes SIZE   staging slot, the largest message (default %s)\n",
+		slot);
+	fprintf(f, "      --slots N           slots per connection, 1 to %u (default %u)\n",
+		CLI_MAX_SLOTS, CC_DEFAULT_NSLOTS);
+	if (me & FOR_CHECK) {
+		fprintf(f, "      --seed S            seed of the input values (default %u)\n",
+			CLI_DEFAULT_SEED);
+		fprintf(f, "      --order-seed S      seed of the interleaving of ranks and queues "
+			   "(default %u)\n", CLI_DEFAULT_SEED);
+		fprintf(f, "      --json FILE         also write the results to FILE as JSON; the\n"
+			   "                          file is replaced atomically, complete or not "
+			   "at all\n");
+	}
+	fprintf(f, "  -h, --help              this text\n\n");
+	fprintf(f,
+		"SIZE is a number of bytes with an optional K, M or G suffix (powers of 1024,\n"
+		"as in nccl-tests; KiB, MiB, GiB also accepted), e.g. 4096, 64K, 1.5M.\n"
+		"As in nccl-tests, a size is the whole array: count = SIZE / type size for\n"
+		"allreduce, SIZE / type size / K for reducescatter and allgather (rounded\n"
+		"down).\n");
+}

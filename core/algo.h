@@ -1,0 +1,25 @@
+/* core/algo.h — collective algorithms: a collective in, a schedule out. */
+#ifndef CCLAB_CORE_ALGO_H
+#define CCLAB_CORE_ALGO_H
+
+#include <stddef.h>
+
+#include "schedule.h"
+
+/* Checks p (nranks >= 1, sizes that fit, chunk >= one element, ...) and
+ * builds the schedule.  Returns NULL with a message in err on bad
+ * parameters, or NULL with errno = ENOMEM. */
+struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen);
+
+/* Ring algorithms (core/ring.c), NCCL's src/device/{all_reduce,
+ * reduce_scatter,all_gather}.h runRing. */
+struct cc_schedule *cc_build_ring(const struct cc_coll_params *p);
+
+/* Number of primitive steps per loop (2k-1 for allreduce, k for
+ * reduce-scatter and all-gather, 1 for k = 1). */
+uint32_t cc_ring_steps(enum cc_coll coll, uint32_t nranks);
+
+/* nccl-tests' bus bandwidth factor: busbw = algbw * factor. */
+double cc_busbw_factor(enum cc_coll coll, uint32_t nranks);
+
+#endif

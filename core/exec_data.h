@@ -1,0 +1,79 @@
+/* core/exec_data.h — the data executor: runs a schedule on in-process memory
+ * with verbs semantics and checks the result against a reference.
+ *
+ * No time is modelled.  Hosts ops and WQEs are interleaved in an order drawn
+ * from a seed (per-QP order kept), so a schedule that reads a buffer before
+ * the completion or flag that guards it gives wrong results for some seeds:
+ * races show up as #wrong, not as luck. */
+#ifndef CCLAB_CORE_EXEC_DATA_H
+#define CCLAB_CORE_EXEC_DATA_H
+
+#include <stdint.h>
+
+#include "schedule.h"
+
+/* Work completion status, with libibverbs' values (enum ibv_wc_status). */
+enum cc_wc_status {
+	CC_WC_SUCCESS = 0,
+	CC_WC_LOC_LEN_ERR = 1,
+	CC_WC_LOC_QP_OP_ERR = 2,
+	CC_WC_LOC_PROT_ERR = 4,
+	CC_WC_WR_FLUSH_ERR = 5,
+	CC_WC_REM_INV_REQ_ERR = 9,
+	CC_WC_REM_ACCESS_ERR = 10,
+	CC_WC_RETRY_EXC_ERR = 12,
+	CC_WC_RNR_RETRY_EXC_ERR = 13,
+};
+const char *cc_wc_status_name(enum cc_wc_status s); /* "IBV_WC_REM_ACCESS_ERR" */
+
+/* Faults injected by tests: corrupt a key the way a stale or mistyped key
+ * would be, to check that the executor answers like a real RNIC. */
+enum cc_fault_kind { CC_FAULT_RKEY, CC_FAULT_LKEY };
+struct cc_fault {
+	enum cc_fault_kind kind;
+	uint32_t rank;
+	uint32_t op; /* a post_send (or post_recv for LKEY) op of that rank */
+};
+
+struct cc_data_opts {
+	uint64_t seed;       /* input values */
+	uint64_t order_seed; /* interleaving of ranks and QPs */
+	const struct cc_fault *faults;
+	uint32_t nfaults;
+	/* Called for each rank after the run, with its buffers (schedule's
+	 * buffer order), before they are freed: for tests and debugging. */
+	void (*inspect)(void *ctx, uint32_t rank, uint8_t *const *bufs);
+	void *inspect_ctx;
+};
+
+enum cc_run_status {
+	CC_RUN_OK,
+	CC_RUN_COMPLETION_ERROR, /* a WQE completed with an error status */
+	CC_RUN_POST_ERROR,       /* ibv_post_* would have failed (queue full, ...) */
+	CC_RUN_DEADLOCK,         /* ops left and nothing can progress */
+};
+
+struct cc_run_error {
+	enum cc_run_status status;
+	enum cc_wc_status wc; /* for CC_RUN_COMPLETION_ERROR */
+	uint32_t rank, qp, op;
+	uint64_t wr_id;
+	char msg[256]; /* one line that names rank, QP, op and wr_id */
+};
+
+struct cc_data_result {
+	struct cc_run_error err;  /* status CC_RUN_OK on success */
+	uint64_t wrong;           /* output elements differing from the reference */
+	uint64_t *data_bytes;     /* per rank: CC_PAYLOAD_DATA bytes actually sent */
+	uint64_t *wire_msgs;      /* per rank: WQEs executed by its NIC */
+	uint64_t *ops_done;       /* per rank: ops completed */
+	uint32_t nranks;
+};
+
+/* Runs s.  Returns 0 when the run could be carried out (res->err says how it
+ * ended), -ENOMEM when memory could not be had.  Free with cc_data_result_free. */
+int cc_data_run(const struct cc_schedule *s, const struct cc_data_opts *o,
+		struct cc_data_result *res);
+void cc_data_result_free(struct cc_data_result *res);
+
+#endif

@@ -1,0 +1,361 @@
+/* core/schedule.c — building and checking schedules. */
+#include "schedule.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const cc_mem_kind_name[CC_MEM_KIND_COUNT] = {
+	[CC_MEM_HOST] = "host",
+	[CC_MEM_GPU] = "gpu",
+};
+
+const char *const cc_buf_role_name[CC_BUF_ROLE_COUNT] = {
+	[CC_BUF_INPUT] = "input",
+	[CC_BUF_OUTPUT] = "output",
+	[CC_BUF_RECV_STAGE] = "recv_stage",
+	[CC_BUF_SEND_STAGE] = "send_stage",
+	[CC_BUF_CTS] = "cts",
+	[CC_BUF_FLAG] = "flag",
+};
+
+const char *const cc_opcode_name[CC_OPCODE_COUNT] = {
+	[CC_WR_SEND] = "SEND",
+	[CC_WR_SEND_WITH_IMM] = "SEND_WITH_IMM",
+	[CC_WR_RDMA_WRITE] = "RDMA_WRITE",
+	[CC_WR_RDMA_WRITE_WITH_IMM] = "RDMA_WRITE_WITH_IMM",
+	[CC_WR_RDMA_READ] = "RDMA_READ",
+	[CC_WR_ATOMIC_FETCH_ADD] = "ATOMIC_FETCH_ADD",
+	[CC_WR_ATOMIC_CMP_SWP] = "ATOMIC_CMP_SWP",
+};
+
+const char *const cc_op_kind_name[CC_OP_KIND_COUNT] = {
+	[CC_OP_POST_RECV] = "post_recv",
+	[CC_OP_POST_SEND] = "post_send",
+	[CC_OP_DOORBELL] = "doorbell",
+	[CC_OP_POLL_CQ] = "poll_cq",
+	[CC_OP_WAIT_MEM] = "wait_mem",
+	[CC_OP_REDUCE] = "reduce",
+	[CC_OP_COPY] = "copy",
+};
+
+const char *const cc_prim_name[CC_PRIM_COUNT] = {
+	[CC_PRIM_NONE] = "-",
+	[CC_PRIM_SEND] = "send",
+	[CC_PRIM_COPY_SEND] = "copySend",
+	[CC_PRIM_RECV_REDUCE_SEND] = "recvReduceSend",
+	[CC_PRIM_RECV_REDUCE_COPY_SEND] = "recvReduceCopySend",
+	[CC_PRIM_RECV_REDUCE_COPY] = "recvReduceCopy",
+	[CC_PRIM_RECV_COPY_SEND] = "recvCopySend",
+	[CC_PRIM_RECV] = "recv",
+	[CC_PRIM_COPY] = "copy",
+};
+
+const char *const cc_coll_name[CC_COLL_COUNT] = {
+	[CC_ALLREDUCE] = "allreduce",
+	[CC_REDUCESCATTER] = "reducescatter",
+	[CC_ALLGATHER] = "allgather",
+};
+
+const char *const cc_transport_name[CC_TRANSPORT_COUNT] = {
+	[CC_WRITE_IMM] = "write_imm",
+	[CC_SEND_RECV] = "send_recv",
+	[CC_WRITE_FLAG] = "write_flag",
+};
+
+static int parse_name(const char *s, const char *const *names, int n, int *out)
+{
+	for (int i = 0; i < n; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int cc_coll_parse(const char *s, enum cc_coll *out)
+{
+	int v;
+	/* nccl-tests' binary names, for people who type those. */
+	if (!strcmp(s, "all_reduce"))
+		s = "allreduce";
+	else if (!strcmp(s, "reduce_scatter"))
+		s = "reducescatter";
+	else if (!strcmp(s, "all_gather"))
+		s = "allgather";
+	if (parse_name(s, cc_coll_name, CC_COLL_COUNT, &v))
+		return -EINVAL;
+	*out = (enum cc_coll)v;
+	return 0;
+}
+
+int cc_transport_parse(const char *s, enum cc_transport *out)
+{
+	int v;
+	if (parse_name(s, cc_transport_name, CC_TRANSPORT_COUNT, &v))
+		return -EINVAL;
+	*out = (enum cc_transport)v;
+	return 0;
+}
+
+void cc_coll_params_default(struct cc_coll_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->coll = CC_ALLREDUCE;
+	p->transport = CC_WRITE_IMM;
+	p->dtype = CC_FLOAT32;
+	p->redop = CC_SUM;
+	p->nranks = 2;
+	p->chunk_bytes = CC_DEFAULT_CHUNK_BYTES;
+	p->slot_bytes = CC_DEFAULT_SLOT_BYTES;
+	p->nslots = CC_DEFAULT_NSLOTS;
+	p->mem = CC_MEM_GPU;
+}
+
+uint64_t cc_coll_in_count(const struct cc_coll_params *p)
+{
+	return p->coll == CC_REDUCESCATTER ? p->count * p->nranks : p->count;
+}
+
+uint64_t cc_coll_out_count(const struct cc_coll_params *p)
+{
+	return p->coll == CC_ALLGATHER ? p->count * p->nranks : p->count;
+}
+
+struct cc_schedule *cc_schedule_new(const struct cc_coll_params *p)
+{
+	struct cc_schedule *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->params = *p;
+	s->nranks = p->nranks;
+	s->ranks = calloc(p->nranks ? p->nranks : 1, sizeof(*s->ranks));
+	if (!s->ranks) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void cc_schedule_free(struct cc_schedule *s)
+{
+	if (!s)
+		return;
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		struct cc_rank_sched *rs = &s->ranks[r];
+		free(rs->bufs);
+		free(rs->mrs);
+		free(rs->cqs);
+		free(rs->qps);
+		free(rs->ops);
+		free(rs->deps);
+	}
+	free(s->ranks);
+	free(s);
+}
+
+/* Grows *arr to hold one more element of size `sz`.  Allocation failure of a
+ * schedule's bookkeeping is not recoverable in any useful way for a builder
+ * that runs before anything else, so it aborts with a message (ENOMEM). */
+static void *grow(void *arr, uint32_t *cap, uint32_t n, size_t sz)
+{
+	if (n < *cap)
+		return arr;
+	uint32_t ncap = *cap ? *cap * 2 : 16;
+	void *p = realloc(arr, (size_t)ncap * sz);
+	if (!p) {
+		fprintf(stderr, "cclab: out of memory building a schedule (%u entries)\n", ncap);
+		abort();
+	}
+	*cap = ncap;
+	return p;
+}
+
+uint32_t cc_add_buffer(struct cc_rank_sched *r, const struct cc_buffer *b)
+{
+	r->bufs = grow(r->bufs, &r->cap_bufs, r->nbufs, sizeof(*b));
+	r->bufs[r->nbufs] = *b;
+	return r->nbufs++;
+}
+
+uint32_t cc_add_mr(struct cc_rank_sched *r, uint32_t buf, uint32_t access)
+{
+	r->mrs = grow(r->mrs, &r->cap_mrs, r->nmrs, sizeof(*r->mrs));
+	r->mrs[r->nmrs] = (struct cc_mr){ .buf = buf, .access = access };
+	return r->nmrs++;
+}
+
+uint32_t cc_add_cq(struct cc_rank_sched *r, uint32_t depth)
+{
+	r->cqs = grow(r->cqs, &r->cap_cqs, r->ncqs, sizeof(*r->cqs));
+	r->cqs[r->ncqs] = (struct cc_cq){ .depth = depth };
+	return r->ncqs++;
+}
+
+uint32_t cc_add_qp(struct cc_rank_sched *r, const struct cc_qp *qp)
+{
+	r->qps = grow(r->qps, &r->cap_qps, r->nqps, sizeof(*qp));
+	r->qps[r->nqps] = *qp;
+	return r->nqps++;
+}
+
+uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32_t *deps,
+		   uint32_t ndeps)
+{
+	r->ops = grow(r->ops, &r->cap_ops, r->nops, sizeof(*op));
+	struct cc_op *o = &r->ops[r->nops];
+	*o = *op;
+	o->dep_first = r->ndeps;
+	o->ndeps = 0;
+	for (uint32_t i = 0; i < ndeps; i++) {
+		uint32_t d = deps[i];
+		int dup = d == UINT32_MAX;
+		for (uint32_t j = 0; j < o->ndeps && !dup; j++)
+			dup = r->deps[o->dep_first + j] == d;
+		if (dup)
+			continue;
+		r->deps = grow(r->deps, &r->cap_deps, r->ndeps, sizeof(*r->deps));
+		r->deps[r->ndeps++] = d;
+		o->ndeps++;
+	}
+	return r->nops++;
+}
+
+uint64_t cc_rank_data_bytes(const struct cc_rank_sched *r)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < r->nops; i++) {
+		const struct cc_op *o = &r->ops[i];
+		if (o->kind == CC_OP_POST_SEND && o->u.send.payload == CC_PAYLOAD_DATA)
+			n += o->u.send.sge.length;
+	}
+	return n;
+}
+
+/* ---- validation ---- */
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && len)
+		vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int check_sge(const struct cc_rank_sched *rs, const struct cc_sge *sge)
+{
+	return sge->mr < rs->nmrs;
+}
+
+static int check_mref(const struct cc_rank_sched *rs, const struct cc_mref *m)
+{
+	return m->buf < rs->nbufs;
+}
+
+static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char *err,
+		       size_t len)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+	const struct cc_op *o = &rs->ops[i];
+	const uint32_t *d = cc_op_deps(rs, o);
+
+	for (uint32_t j = 0; j < o->ndeps; j++)
+		if (d[j] >= i)
+			return fail(err, len, "rank %u op %u: dependency on op %u, not an earlier op",
+				    r, i, d[j]);
+	switch (o->kind) {
+	case CC_OP_POST_RECV:
+		if (o->u.recv.qp >= rs->nqps)
+			return fail(err, len, "rank %u op %u: post_recv on qp %u of %u", r, i,
+				    o->u.recv.qp, rs->nqps);
+		if (o->u.recv.num_sge && !check_sge(rs, &o->u.recv.sge))
+			return fail(err, len, "rank %u op %u: sge mr %u of %u", r, i,
+				    o->u.recv.sge.mr, rs->nmrs);
+		break;
+	case CC_OP_POST_SEND: {
+		const struct cc_op_send *p = &o->u.send;
+		if (p->qp >= rs->nqps)
+			return fail(err, len, "rank %u op %u: post_send on qp %u of %u", r, i,
+				    p->qp, rs->nqps);
+		if (p->opcode >= CC_OPCODE_COUNT)
+			return fail(err, len, "rank %u op %u: bad opcode %d", r, i, (int)p->opcode);
+		if (p->num_sge && !(p->flags & CC_SEND_INLINE) && !check_sge(rs, &p->sge))
+			return fail(err, len, "rank %u op %u: sge mr %u of %u", r, i, p->sge.mr,
+				    rs->nmrs);
+		const struct cc_qp *qp = &rs->qps[p->qp];
+		int remote = p->opcode != CC_WR_SEND && p->opcode != CC_WR_SEND_WITH_IMM;
+		if (remote && p->remote_mr >= s->ranks[qp->peer].nmrs)
+			return fail(err, len, "rank %u op %u: remote mr %u of rank %u has %u", r, i,
+				    p->remote_mr, qp->peer, s->ranks[qp->peer].nmrs);
+		break;
+	}
+	case CC_OP_DOORBELL:
+		if (o->u.doorbell.qp >= rs->nqps)
+			return fail(err, len, "rank %u op %u: doorbell on qp %u of %u", r, i,
+				    o->u.doorbell.qp, rs->nqps);
+		break;
+	case CC_OP_POLL_CQ:
+		if (o->u.poll.cq >= rs->ncqs)
+			return fail(err, len, "rank %u op %u: poll_cq on cq %u of %u", r, i,
+				    o->u.poll.cq, rs->ncqs);
+		break;
+	case CC_OP_WAIT_MEM:
+		if (o->u.wait.buf >= rs->nbufs ||
+		    o->u.wait.offset + 8 > rs->bufs[o->u.wait.buf].size)
+			return fail(err, len, "rank %u op %u: wait_mem outside buffer %u", r, i,
+				    o->u.wait.buf);
+		break;
+	case CC_OP_REDUCE:
+	case CC_OP_COPY: {
+		const struct cc_op_calc *c = &o->u.calc;
+		uint64_t bytes = c->count * cc_dtype_size(c->dtype);
+		if (c->nsrc < 1 || c->nsrc > 2 || c->ndst < 1 || c->ndst > 2 ||
+		    (o->kind == CC_OP_REDUCE && c->nsrc != 2))
+			return fail(err, len, "rank %u op %u: %u sources, %u destinations", r, i,
+				    c->nsrc, c->ndst);
+		for (int j = 0; j < c->nsrc + c->ndst; j++) {
+			const struct cc_mref *m = j < c->nsrc ? &c->src[j] : &c->dst[j - c->nsrc];
+			if (!check_mref(rs, m) || m->offset + bytes > rs->bufs[m->buf].size)
+				return fail(err, len, "rank %u op %u: %s outside buffer %u", r, i,
+					    cc_op_kind_name[o->kind], m->buf);
+		}
+		break;
+	}
+	default:
+		return fail(err, len, "rank %u op %u: bad kind %d", r, i, (int)o->kind);
+	}
+	return 0;
+}
+
+int cc_schedule_validate(const struct cc_schedule *s, char *err, size_t len)
+{
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		const struct cc_rank_sched *rs = &s->ranks[r];
+		for (uint32_t m = 0; m < rs->nmrs; m++)
+			if (rs->mrs[m].buf >= rs->nbufs)
+				return fail(err, len, "rank %u mr %u: buffer %u of %u", r, m,
+					    rs->mrs[m].buf, rs->nbufs);
+		for (uint32_t q = 0; q < rs->nqps; q++) {
+			const struct cc_qp *qp = &rs->qps[q];
+			if (qp->peer >= s->nranks || qp->peer_qp >= s->ranks[qp->peer].nqps)
+				return fail(err, len, "rank %u qp %u: peer %u qp %u does not exist", r,
+					    q, qp->peer, qp->peer_qp);
+			const struct cc_qp *back = &s->ranks[qp->peer].qps[qp->peer_qp];
+			if (back->peer != r || back->peer_qp != q)
+				return fail(err, len, "rank %u qp %u: peer's qp is connected elsewhere",
+					    r, q);
+			if (qp->send_cq >= rs->ncqs || qp->recv_cq >= rs->ncqs)
+				return fail(err, len, "rank %u qp %u: cq out of range", r, q);
+		}
+		for (uint32_t i = 0; i < rs->nops; i++) {
+			int rc = validate_op(s, r, i, err, len);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,320 @@
+/* core/schedule.h — the schedule: the verbs-level work of every rank.
+ *
+ * An algorithm (core/ring.c, ...) turns a collective into a schedule; the
+ * executors (data, sim, verbs) consume the same schedule.  Per rank:
+ *
+ *   setup:  buffers (host or GPU), memory regions over them with access
+ *           flags, completion queues, RC queue pairs to peers;
+ *   ops:    post_recv, post_send, doorbell, poll_cq, wait_mem, reduce, copy —
+ *           in program order, each with explicit dependencies on earlier ops
+ *           of the same rank.
+ *
+ * Semantics (docs/schedule.md says the same for users):
+ *   - An op may start once every op it depends on has completed.  Program
+ *     order is only a tie-break; a rank is done when all its ops are.
+ *   - post_send / post_recv write a WQE into the queue's ring in host memory
+ *     and complete at once.  The RNIC sees a send WQE only after a doorbell on
+ *     that QP (the MMIO write of ibv_post_send); one doorbell covers every WQE
+ *     posted on the QP since the previous one, as a post list does.  Receive
+ *     WQEs need no doorbell (mlx5 updates a doorbell record in host memory).
+ *   - poll_cq completes when the completion of wr_id has been reaped from the
+ *     CQ.  wait_mem completes when the 64-bit little-endian word at buffer +
+ *     offset is >= value (a flag or credit written by a peer's RDMA WRITE).
+ *   - reduce / copy run on the rank's GPU (or CPU for host buffers).
+ *   - Remote addresses are (peer rank, peer MR, offset); an executor resolves
+ *     them to remote_addr + rkey at setup, as the bootstrap exchange does.
+ *
+ * All indices (buffer, mr, cq, qp, op) are per rank and dense from 0.
+ */
+#ifndef CCLAB_CORE_SCHEDULE_H
+#define CCLAB_CORE_SCHEDULE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dtype.h"
+
+enum cc_mem_kind { CC_MEM_HOST, CC_MEM_GPU, CC_MEM_KIND_COUNT };
+
+/* What a buffer is for; reported in traces and used by the checker. */
+enum cc_buf_role {
+	CC_BUF_INPUT,      /* user send buffer */
+	CC_BUF_OUTPUT,     /* user receive buffer */
+	CC_BUF_RECV_STAGE, /* slots a peer writes data into */
+	CC_BUF_SEND_STAGE, /* slots this rank fills and sends from */
+	CC_BUF_CTS,        /* clear-to-send words a receiver writes (NCCL's fifo) */
+	CC_BUF_FLAG,       /* data-ready flags a sender writes (write_flag) */
+	CC_BUF_ROLE_COUNT
+};
+
+/* Access flags, with libibverbs' values (enum ibv_access_flags). */
+enum {
+	CC_ACCESS_LOCAL_WRITE = 1,
+	CC_ACCESS_REMOTE_WRITE = 2,
+	CC_ACCESS_REMOTE_READ = 4,
+	CC_ACCESS_REMOTE_ATOMIC = 8,
+};
+
+/* Work request opcodes (enum ibv_wr_opcode, in a stable order of our own). */
+enum cc_opcode {
+	CC_WR_SEND,
+	CC_WR_SEND_WITH_IMM,
+	CC_WR_RDMA_WRITE,
+	CC_WR_RDMA_WRITE_WITH_IMM,
+	CC_WR_RDMA_READ,
+	CC_WR_ATOMIC_FETCH_ADD,
+	CC_WR_ATOMIC_CMP_SWP,
+	CC_OPCODE_COUNT
+};
+
+/* Send flags (IBV_SEND_*). */
+enum {
+	CC_SEND_SIGNALED = 1 << 0, /* a CQE on success; errors always give one */
+	CC_SEND_INLINE = 1 << 1,   /* payload copied into the WQE at post time */
+	CC_SEND_FENCE = 1 << 2,    /* wait for earlier READs/atomics on the QP */
+};
+
+/* What a send carries, for byte accounting: collective data, or the
+ * protocol's own control words (clear-to-send credits, flags). */
+enum cc_payload { CC_PAYLOAD_DATA, CC_PAYLOAD_CTRL };
+
+enum cc_op_kind {
+	CC_OP_POST_RECV,
+	CC_OP_POST_SEND,
+	CC_OP_DOORBELL,
+	CC_OP_POLL_CQ,
+	CC_OP_WAIT_MEM,
+	CC_OP_REDUCE,
+	CC_OP_COPY,
+	CC_OP_KIND_COUNT
+};
+
+/* NCCL's primitives (src/device/prims_*.h), plus copy for k = 1 and none
+ * for protocol ops that belong to no primitive (credits, setup). */
+enum cc_prim {
+	CC_PRIM_NONE,
+	CC_PRIM_SEND,
+	CC_PRIM_COPY_SEND,
+	CC_PRIM_RECV_REDUCE_SEND,
+	CC_PRIM_RECV_REDUCE_COPY_SEND,
+	CC_PRIM_RECV_REDUCE_COPY,
+	CC_PRIM_RECV_COPY_SEND,
+	CC_PRIM_RECV,
+	CC_PRIM_COPY,
+	CC_PRIM_COUNT
+};
+
+enum cc_where { CC_ON_GPU, CC_ON_CPU };
+
+extern const char *const cc_mem_kind_name[CC_MEM_KIND_COUNT];
+extern const char *const cc_buf_role_name[CC_BUF_ROLE_COUNT];
+extern const char *const cc_opcode_name[CC_OPCODE_COUNT];
+extern const char *const cc_op_kind_name[CC_OP_KIND_COUNT];
+extern const char *const cc_prim_name[CC_PRIM_COUNT];
+
+struct cc_buffer {
+	enum cc_mem_kind mem;
+	enum cc_buf_role role;
+	uint64_t size;
+	int32_t peer;     /* the connection's peer for staging/ctrl buffers, else -1 */
+	uint16_t channel;
+};
+
+/* A memory region covers one whole buffer, as NCCL registers its buffers. */
+struct cc_mr {
+	uint32_t buf;
+	uint32_t access; /* CC_ACCESS_* */
+};
+
+struct cc_cq {
+	uint32_t depth;
+};
+
+/* An RC queue pair, connected to qp `peer_qp` of rank `peer`. */
+struct cc_qp {
+	uint32_t peer;
+	uint32_t peer_qp;
+	uint32_t send_cq, recv_cq;
+	uint32_t max_send_wr, max_recv_wr, max_inline;
+	uint8_t retry_cnt; /* 0..7 */
+	uint8_t rnr_retry; /* 0..7; 7 = retry forever (IBA 9.7.5.2.8) */
+	uint16_t channel;
+};
+
+/* Local memory as a scatter/gather element: MR (gives the lkey) + offset. */
+struct cc_sge {
+	uint32_t mr;
+	uint64_t offset;
+	uint32_t length;
+};
+
+/* Local memory seen by a reduce or copy kernel. */
+struct cc_mref {
+	uint32_t buf;
+	uint64_t offset;
+};
+
+/* Who this op is for, in NCCL's terms. */
+struct cc_tag {
+	enum cc_prim prim;
+	uint16_t channel;
+	uint32_t chunk; /* global chunk number: loop * nranks + chunk in loop */
+	uint32_t step;  /* primitive step in the loop, 0 .. 2k-2 for allreduce */
+	uint32_t slice; /* slice within the chunk */
+};
+
+struct cc_op_recv {
+	uint32_t qp;
+	uint64_t wr_id;
+	uint32_t num_sge; /* 0 or 1 */
+	struct cc_sge sge;
+};
+
+struct cc_op_send {
+	uint32_t qp;
+	uint64_t wr_id;
+	enum cc_opcode opcode;
+	uint32_t flags;     /* CC_SEND_* */
+	enum cc_payload payload;
+	uint32_t num_sge;   /* 0 or 1; an inline send carries inline_value */
+	struct cc_sge sge;
+	uint32_t remote_mr; /* the peer's MR index (RDMA and atomics) */
+	uint64_t remote_offset;
+	uint32_t imm;
+	uint64_t inline_value; /* the 8-byte payload of an inline send */
+	uint64_t compare_add;  /* FETCH_ADD: add; CMP_SWP: compare */
+	uint64_t swap;
+};
+
+struct cc_op_doorbell {
+	uint32_t qp;
+	uint32_t nwqe; /* WQEs this doorbell hands to the NIC */
+};
+
+struct cc_op_poll {
+	uint32_t cq;
+	uint64_t wr_id;
+};
+
+struct cc_op_wait {
+	uint32_t buf;
+	uint64_t offset;
+	uint64_t value;
+};
+
+/* reduce: dst[j] = src[0] (op) src[1], then / postdiv when postdiv > 1.
+ * copy:   dst[j] = src[0].  One or two destinations, as NCCL's reduceCopy. */
+struct cc_op_calc {
+	uint8_t nsrc, ndst;
+	struct cc_mref src[2];
+	struct cc_mref dst[2];
+	uint64_t count;
+	enum cc_dtype dtype;
+	enum cc_redop redop;
+	uint32_t postdiv;
+	enum cc_where where;
+};
+
+struct cc_op {
+	enum cc_op_kind kind;
+	struct cc_tag tag;
+	uint32_t dep_first; /* deps are rank->deps[dep_first .. dep_first+ndeps) */
+	uint32_t ndeps;
+	union {
+		struct cc_op_recv recv;
+		struct cc_op_send send;
+		struct cc_op_doorbell doorbell;
+		struct cc_op_poll poll;
+		struct cc_op_wait wait;
+		struct cc_op_calc calc;
+	} u;
+};
+
+struct cc_rank_sched {
+	struct cc_buffer *bufs;
+	struct cc_mr *mrs;
+	struct cc_cq *cqs;
+	struct cc_qp *qps;
+	struct cc_op *ops;
+	uint32_t *deps;
+	uint32_t nbufs, nmrs, ncqs, nqps, nops, ndeps;
+	uint32_t cap_bufs, cap_mrs, cap_cqs, cap_qps, cap_ops, cap_deps;
+};
+
+enum cc_coll { CC_ALLREDUCE, CC_REDUCESCATTER, CC_ALLGATHER, CC_COLL_COUNT };
+
+/* How a slice's data reaches the peer. */
+enum cc_transport {
+	CC_WRITE_IMM,  /* RDMA WRITE WITH IMM into the peer's slot (NCCL net IB) */
+	CC_SEND_RECV,  /* SEND into a posted receive WQE (two-sided) */
+	CC_WRITE_FLAG, /* RDMA WRITE, then an 8-byte WRITE of a flag the peer polls */
+	CC_TRANSPORT_COUNT
+};
+
+extern const char *const cc_coll_name[CC_COLL_COUNT];
+extern const char *const cc_transport_name[CC_TRANSPORT_COUNT];
+int cc_coll_parse(const char *s, enum cc_coll *out);
+int cc_transport_parse(const char *s, enum cc_transport *out);
+
+/* What to build.  count is nccl-tests' count: elements per rank for
+ * allreduce, per-rank output elements for reduce-scatter, per-rank input
+ * elements for all-gather. */
+struct cc_coll_params {
+	enum cc_coll coll;
+	enum cc_transport transport;
+	enum cc_dtype dtype;
+	enum cc_redop redop;
+	uint32_t nranks;
+	uint64_t count;
+	uint64_t chunk_bytes; /* elements per chunk = chunk_bytes / dtype size */
+	uint64_t slot_bytes;  /* staging slot = largest message */
+	uint32_t nslots;      /* slots per connection (NCCL_STEPS) */
+	enum cc_mem_kind mem; /* where user and staging buffers live */
+};
+
+/* Defaults: NCCL's Simple protocol with a 4 MiB buffer and NCCL_STEPS = 8
+ * (512 KiB steps), ALLREDUCE_CHUNKSTEPS = 4 steps per chunk. */
+#define CC_DEFAULT_SLOT_BYTES (512u * 1024u)
+#define CC_DEFAULT_NSLOTS 8u
+#define CC_DEFAULT_CHUNK_BYTES (4u * CC_DEFAULT_SLOT_BYTES)
+void cc_coll_params_default(struct cc_coll_params *p);
+
+struct cc_schedule {
+	struct cc_coll_params params;
+	uint32_t nranks;
+	struct cc_rank_sched *ranks;
+};
+
+/* Input and output element counts of one rank's user buffers. */
+uint64_t cc_coll_in_count(const struct cc_coll_params *p);
+uint64_t cc_coll_out_count(const struct cc_coll_params *p);
+
+/* ---- building (core/schedule.c) ---- */
+struct cc_schedule *cc_schedule_new(const struct cc_coll_params *p);
+void cc_schedule_free(struct cc_schedule *s);
+uint32_t cc_add_buffer(struct cc_rank_sched *r, const struct cc_buffer *b);
+uint32_t cc_add_mr(struct cc_rank_sched *r, uint32_t buf, uint32_t access);
+uint32_t cc_add_cq(struct cc_rank_sched *r, uint32_t depth);
+uint32_t cc_add_qp(struct cc_rank_sched *r, const struct cc_qp *qp);
+/* Appends op with its dependencies (indices of earlier ops; duplicates and
+ * UINT32_MAX entries are dropped).  Returns the new op's index. */
+uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32_t *deps,
+		   uint32_t ndeps);
+static inline const uint32_t *cc_op_deps(const struct cc_rank_sched *r, const struct cc_op *op)
+{
+	/* A schedule without dependencies has no deps array at all. */
+	return op->ndeps ? r->deps + op->dep_first : NULL;
+}
+
+/* Structural check: indices in range, dependencies on earlier ops only,
+ * peers connected both ways.  Returns 0 or -EINVAL with a message in err. */
+int cc_schedule_validate(const struct cc_schedule *s, char *err, size_t errlen);
+
+/* Data bytes (CC_PAYLOAD_DATA) that rank r's sends carry. */
+uint64_t cc_rank_data_bytes(const struct cc_rank_sched *r);
+
+/* ---- printing (core/schedule_print.c, format in docs/schedule.md) ---- */
+void cc_schedule_print(FILE *f, const struct cc_schedule *s, int rank /* -1: all */);
+void cc_schedule_print_primitives(FILE *f, const struct cc_schedule *s, int rank);
+
+#endif

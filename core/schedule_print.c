@@ -1,0 +1,369 @@
+/* core/schedule_print.c — a schedule as text, for people, tests and diff.
+ *
+ * The format is specified in docs/schedule.md ("Text format").  In short: one
+ * record per line, a record name then key=value tokens in a fixed order,
+ * every number in decimal, "-" for "none".  Tests compare whole lines and
+ * people diff two dumps, so nothing here may depend on anything but the
+ * schedule (no pointers, no locale, no floating point), and a change to a
+ * line's shape is a format change: bump CC_PRINT_FORMAT and the docs.
+ */
+#include "schedule.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* The "format=" of the header line. */
+#define CC_PRINT_FORMAT 1
+
+struct flag_name {
+	uint32_t bit;
+	const char *name;
+};
+
+/* IBV_ACCESS_* without the prefix, in libibverbs' bit order. */
+static const struct flag_name access_names[] = {
+	{ .bit = CC_ACCESS_LOCAL_WRITE, .name = "LOCAL_WRITE" },
+	{ .bit = CC_ACCESS_REMOTE_WRITE, .name = "REMOTE_WRITE" },
+	{ .bit = CC_ACCESS_REMOTE_READ, .name = "REMOTE_READ" },
+	{ .bit = CC_ACCESS_REMOTE_ATOMIC, .name = "REMOTE_ATOMIC" },
+};
+
+/* IBV_SEND_* without the prefix. */
+static const struct flag_name send_flag_names[] = {
+	{ .bit = CC_SEND_SIGNALED, .name = "SIGNALED" },
+	{ .bit = CC_SEND_INLINE, .name = "INLINE" },
+	{ .bit = CC_SEND_FENCE, .name = "FENCE" },
+};
+
+static const char *const payload_name[] = {
+	[CC_PAYLOAD_DATA] = "data",
+	[CC_PAYLOAD_CTRL] = "ctrl",
+};
+
+static const char *const where_name[] = {
+	[CC_ON_GPU] = "gpu",
+	[CC_ON_CPU] = "cpu",
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A name from a table, or "?" for a value outside it: a corrupt schedule
+ * must still print (that is when people need the dump most). */
+static const char *name_of(const char *const *names, size_t n, unsigned int v)
+{
+	return v < n && names[v] ? names[v] : "?";
+}
+
+#define NAME(table, v) name_of((table), ARRAY_SIZE(table), (unsigned int)(v))
+
+/* "A|B", "-" for no bit, unknown bits as one trailing hex number. */
+static void print_flags(FILE *f, const struct flag_name *names, size_t n, uint32_t v)
+{
+	const char *sep = "";
+
+	if (!v) {
+		fputc('-', f);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v & names[i].bit) {
+			fprintf(f, "%s%s", sep, names[i].name);
+			sep = "|";
+			v &= ~names[i].bit;
+		}
+	}
+	if (v)
+		fprintf(f, "%s0x%" PRIx32, sep, v);
+}
+
+static void print_header(FILE *f, const struct cc_schedule *s)
+{
+	const struct cc_coll_params *p = &s->params;
+
+	fprintf(f,
+		"schedule format=%d coll=%s transport=%s ranks=%" PRIu32
+		" dtype=%s redop=%s count=%" PRIu64 " chunk_bytes=%" PRIu64
+		" slot_bytes=%" PRIu64 " slots=%" PRIu32 " mem=%s\n",
+		CC_PRINT_FORMAT, NAME(cc_coll_name, p->coll), NAME(cc_transport_name, p->transport),
+		s->nranks, NAME(cc_dtype_name, p->dtype), NAME(cc_redop_name, p->redop), p->count,
+		p->chunk_bytes, p->slot_bytes, p->nslots, NAME(cc_mem_kind_name, p->mem));
+}
+
+static void print_sge(FILE *f, const struct cc_sge *sge)
+{
+	fprintf(f, "mr%" PRIu32 "+%" PRIu64 ":%" PRIu32, sge->mr, sge->offset, sge->length);
+}
+
+static void print_mrefs(FILE *f, const char *key, const struct cc_mref *m, unsigned int n)
+{
+	fprintf(f, " %s=", key);
+	if (!n)
+		fputc('-', f);
+	for (unsigned int i = 0; i < n; i++)
+		fprintf(f, "%sb%" PRIu32 "+%" PRIu64, i ? "," : "", m[i].buf, m[i].offset);
+}
+
+static int opcode_is_remote(enum cc_opcode op)
+{
+	return op != CC_WR_SEND && op != CC_WR_SEND_WITH_IMM;
+}
+
+static int opcode_has_imm(enum cc_opcode op)
+{
+	return op == CC_WR_SEND_WITH_IMM || op == CC_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static void print_send(FILE *f, const struct cc_schedule *s, const struct cc_rank_sched *rs,
+		       const struct cc_op_send *p)
+{
+	fprintf(f, " qp=%" PRIu32 " wr_id=%" PRIu64 " opcode=%s flags=", p->qp, p->wr_id,
+		NAME(cc_opcode_name, p->opcode));
+	print_flags(f, send_flag_names, ARRAY_SIZE(send_flag_names), p->flags);
+
+	/* An inline send's bytes are in the WQE; its SGE names no memory. */
+	fputs(" sge=", f);
+	if (!p->num_sge)
+		fputc('-', f);
+	else if (p->flags & CC_SEND_INLINE)
+		fprintf(f, "inline:%" PRIu32, p->sge.length);
+	else
+		print_sge(f, &p->sge);
+
+	/* The remote end is named as the executor will resolve it: the peer
+	 * of the QP, that peer's MR, an offset in it. */
+	if (opcode_is_remote(p->opcode)) {
+		fputs(" remote=r", f);
+		if (p->qp < rs->nqps && rs->qps[p->qp].peer < s->nranks)
+			fprintf(f, "%" PRIu32, rs->qps[p->qp].peer);
+		else
+			fputc('?', f);
+		fprintf(f, ".mr%" PRIu32 "+%" PRIu64, p->remote_mr, p->remote_offset);
+	}
+	if (opcode_has_imm(p->opcode))
+		fprintf(f, " imm=%" PRIu32, p->imm);
+	if (p->flags & CC_SEND_INLINE)
+		fprintf(f, " inline=%" PRIu64, p->inline_value);
+	if (p->opcode == CC_WR_ATOMIC_FETCH_ADD)
+		fprintf(f, " add=%" PRIu64, p->compare_add);
+	if (p->opcode == CC_WR_ATOMIC_CMP_SWP)
+		fprintf(f, " compare=%" PRIu64 " swap=%" PRIu64, p->compare_add, p->swap);
+	fprintf(f, " payload=%s", NAME(payload_name, p->payload));
+}
+
+static void print_calc(FILE *f, const struct cc_op_calc *c)
+{
+	/* nsrc/ndst are bounded by the arrays, whatever the schedule says. */
+	print_mrefs(f, "src", c->src, c->nsrc < 2 ? c->nsrc : 2);
+	print_mrefs(f, "dst", c->dst, c->ndst < 2 ? c->ndst : 2);
+	fprintf(f, " count=%" PRIu64 " dtype=%s redop=%s postdiv=%" PRIu32 " on=%s", c->count,
+		NAME(cc_dtype_name, c->dtype), NAME(cc_redop_name, c->redop), c->postdiv,
+		NAME(where_name, c->where));
+}
+
+static void print_op(FILE *f, const struct cc_schedule *s, uint32_t r, uint32_t i)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+	const struct cc_op *o = &rs->ops[i];
+
+	fprintf(f, "r%" PRIu32 " op %" PRIu32 " %s", r, i, NAME(cc_op_kind_name, o->kind));
+	switch (o->kind) {
+	case CC_OP_POST_RECV:
+		fprintf(f, " qp=%" PRIu32 " wr_id=%" PRIu64 " sge=", o->u.recv.qp, o->u.recv.wr_id);
+		if (o->u.recv.num_sge)
+			print_sge(f, &o->u.recv.sge);
+		else
+			fputc('-', f);
+		break;
+	case CC_OP_POST_SEND:
+		print_send(f, s, rs, &o->u.send);
+		break;
+	case CC_OP_DOORBELL:
+		fprintf(f, " qp=%" PRIu32 " nwqe=%" PRIu32, o->u.doorbell.qp, o->u.doorbell.nwqe);
+		break;
+	case CC_OP_POLL_CQ:
+		fprintf(f, " cq=%" PRIu32 " wr_id=%" PRIu64, o->u.poll.cq, o->u.poll.wr_id);
+		break;
+	case CC_OP_WAIT_MEM:
+		fprintf(f, " word=b%" PRIu32 "+%" PRIu64 " ge=%" PRIu64, o->u.wait.buf,
+			o->u.wait.offset, o->u.wait.value);
+		break;
+	case CC_OP_REDUCE:
+	case CC_OP_COPY:
+		print_calc(f, &o->u.calc);
+		break;
+	default:
+		break;
+	}
+
+	fputs(" deps=", f);
+	if (!o->ndeps || o->dep_first > rs->ndeps || o->ndeps > rs->ndeps - o->dep_first) {
+		fputc('-', f);
+	} else {
+		const uint32_t *d = cc_op_deps(rs, o);
+		for (uint32_t j = 0; j < o->ndeps; j++)
+			fprintf(f, "%s%" PRIu32, j ? "," : "", d[j]);
+	}
+
+	if (o->tag.prim != CC_PRIM_NONE)
+		fprintf(f, " prim=%s chunk=%" PRIu32 " step=%" PRIu32 " slice=%" PRIu32 " ch=%u",
+			NAME(cc_prim_name, o->tag.prim), o->tag.chunk, o->tag.step, o->tag.slice,
+			(unsigned int)o->tag.channel);
+	fputc('\n', f);
+}
+
+static void print_rank(FILE *f, const struct cc_schedule *s, uint32_t r)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+
+	fprintf(f,
+		"r%" PRIu32 " rank bufs=%" PRIu32 " mrs=%" PRIu32 " cqs=%" PRIu32 " qps=%" PRIu32
+		" ops=%" PRIu32 "\n",
+		r, rs->nbufs, rs->nmrs, rs->ncqs, rs->nqps, rs->nops);
+	for (uint32_t i = 0; i < rs->nbufs; i++) {
+		const struct cc_buffer *b = &rs->bufs[i];
+		fprintf(f, "r%" PRIu32 " buf %" PRIu32 " role=%s mem=%s size=%" PRIu64 " peer=", r, i,
+			NAME(cc_buf_role_name, b->role), NAME(cc_mem_kind_name, b->mem), b->size);
+		if (b->peer < 0)
+			fputc('-', f);
+		else
+			fprintf(f, "%" PRId32, b->peer);
+		fprintf(f, " ch=%u\n", (unsigned int)b->channel);
+	}
+	for (uint32_t i = 0; i < rs->nmrs; i++) {
+		fprintf(f, "r%" PRIu32 " mr %" PRIu32 " buf=%" PRIu32 " access=", r, i,
+			rs->mrs[i].buf);
+		print_flags(f, access_names, ARRAY_SIZE(access_names), rs->mrs[i].access);
+		fputc('\n', f);
+	}
+	for (uint32_t i = 0; i < rs->ncqs; i++)
+		fprintf(f, "r%" PRIu32 " cq %" PRIu32 " depth=%" PRIu32 "\n", r, i, rs->cqs[i].depth);
+	for (uint32_t i = 0; i < rs->nqps; i++) {
+		const struct cc_qp *q = &rs->qps[i];
+		fprintf(f,
+			"r%" PRIu32 " qp %" PRIu32 " peer=%" PRIu32 " peer_qp=%" PRIu32
+			" send_cq=%" PRIu32 " recv_cq=%" PRIu32 " max_send_wr=%" PRIu32
+			" max_recv_wr=%" PRIu32 " max_inline=%" PRIu32 " retry_cnt=%u rnr_retry=%u"
+			" ch=%u\n",
+			r, i, q->peer, q->peer_qp, q->send_cq, q->recv_cq, q->max_send_wr,
+			q->max_recv_wr, q->max_inline, (unsigned int)q->retry_cnt,
+			(unsigned int)q->rnr_retry, (unsigned int)q->channel);
+	}
+	for (uint32_t i = 0; i < rs->nops; i++)
+		print_op(f, s, r, i);
+}
+
+void cc_schedule_print(FILE *f, const struct cc_schedule *s, int rank)
+{
+	print_header(f, s);
+	for (uint32_t r = 0; r < s->nranks; r++)
+		if (rank < 0 || (uint32_t)rank == r)
+			print_rank(f, s, r);
+}
+
+/* ---- primitive steps ---- */
+
+/* The (channel, chunk, step) triples already printed for one rank.  A builder
+ * need not emit a step's ops contiguously (a pipelined one interleaves
+ * steps), so "new step" means "never seen", not "differs from the previous
+ * op": an open-addressing set keeps that O(ops). */
+struct step_key {
+	uint32_t chunk, step;
+	uint16_t channel;
+	uint8_t used;
+};
+
+struct step_set {
+	struct step_key *cells;
+	size_t cap; /* a power of two, or 0 when out of memory */
+	size_t n;
+};
+
+static size_t step_hash(uint32_t chunk, uint32_t step, uint16_t channel, size_t mask)
+{
+	uint64_t k = (uint64_t)chunk << 32 ^ (uint64_t)channel << 20 ^ step;
+	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 24) & mask;
+}
+
+static struct step_key *step_slot(struct step_key *cells, size_t cap, uint32_t chunk,
+				  uint32_t step, uint16_t channel)
+{
+	size_t mask = cap - 1;
+	size_t h = step_hash(chunk, step, channel, mask);
+
+	while (cells[h].used &&
+	       !(cells[h].chunk == chunk && cells[h].step == step && cells[h].channel == channel))
+		h = (h + 1) & mask;
+	return &cells[h];
+}
+
+/* Doubles the table; on failure drops it (cap = 0), and the caller falls
+ * back to comparing with the previous op. */
+static void step_set_grow(struct step_set *set)
+{
+	size_t ncap = set->cap * 2;
+	struct step_key *n = calloc(ncap, sizeof(*n));
+
+	if (n)
+		for (size_t i = 0; i < set->cap; i++)
+			if (set->cells[i].used) {
+				const struct step_key *c = &set->cells[i];
+				*step_slot(n, ncap, c->chunk, c->step, c->channel) = *c;
+			}
+	free(set->cells);
+	set->cells = n;
+	set->cap = n ? ncap : 0;
+}
+
+/* Returns 1 if t's step was new, 0 if seen before, -1 without a table. */
+static int step_set_add(struct step_set *set, const struct cc_tag *t)
+{
+	if (2 * (set->n + 1) > set->cap && set->cap)
+		step_set_grow(set);
+	if (!set->cap)
+		return -1;
+	struct step_key *c = step_slot(set->cells, set->cap, t->chunk, t->step, t->channel);
+	if (c->used)
+		return 0;
+	*c = (struct step_key){ .chunk = t->chunk, .step = t->step, .channel = t->channel,
+				.used = 1 };
+	set->n++;
+	return 1;
+}
+
+static void print_rank_primitives(FILE *f, const struct cc_schedule *s, uint32_t r)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+	struct step_set set = { .cap = 64 };
+	const struct cc_tag *prev = NULL;
+
+	set.cells = calloc(set.cap, sizeof(*set.cells));
+	if (!set.cells)
+		set.cap = 0;
+	for (uint32_t i = 0; i < rs->nops; i++) {
+		const struct cc_tag *t = &rs->ops[i].tag;
+		int is_new;
+
+		if (t->prim == CC_PRIM_NONE)
+			continue;
+		/* Without memory for the set, "differs from the previous tagged
+		 * op" is the answer, exact for builders that emit a step's ops
+		 * contiguously (core/ring.c does). */
+		is_new = step_set_add(&set, t);
+		if (is_new < 0)
+			is_new = !prev || prev->chunk != t->chunk || prev->step != t->step ||
+				 prev->channel != t->channel;
+		prev = t;
+		if (is_new)
+			fprintf(f, "rank %" PRIu32 " channel %u chunk %" PRIu32 " step %" PRIu32 " %s\n",
+				r, (unsigned int)t->channel, t->chunk, t->step,
+				NAME(cc_prim_name, t->prim));
+	}
+	free(set.cells);
+}
+
+void cc_schedule_print_primitives(FILE *f, const struct cc_schedule *s, int rank)
+{
+	for (uint32_t r = 0; r < s->nranks; r++)
+		if (rank < 0 || (uint32_t)rank == r)
+			print_rank_primitives(f, s, r);
+}

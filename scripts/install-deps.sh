@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages cclab needs, and only those that are missing.
+# Idempotent: a second run installs nothing and prints nothing but the check.
+# Used by `make test`, `make demo` and .ci/run; safe to run by hand (as root or via sudo).
+set -euo pipefail
+
+# package            why
+#  build-essential   gcc, make
+#  clang             second compiler (warning check), ASan/UBSan runtime, libFuzzer later
+#  pkg-config        finds libyaml / libibverbs flags
+#  libyaml-dev       scenario and topology files
+#  libcmocka-dev     unit tests (cmocka: a Debian C test library)
+#  libibverbs-dev    the real verbs backend (rdma-core)
+#  gnuplot-nox       plots
+PKGS=(build-essential clang pkg-config libyaml-dev libcmocka-dev libibverbs-dev gnuplot-nox)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	# dpkg-query prints "install ok installed" for a package that is fully there.
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+	SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

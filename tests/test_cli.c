@@ -1,0 +1,574 @@
+/* tests/test_cli.c — the cclab program, run as a user would: exit codes,
+ * messages, nccl-tests' table, the JSON report, the primitive listing.
+ *
+ * The binary's path comes from $CCLAB (tests/run.sh sets it); without it
+ * every test here is skipped.  Commands run through system() with stdout
+ * and stderr in files of a private temporary directory. */
+#include <dirent.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/schedule.h"
+
+static const char *cclab;
+static char tmpdir[64];
+
+struct run {
+	int status; /* exit status, or -1 if it did not exit normally */
+	char *out, *err;
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int c;
+
+	if (!f)
+		return strdup("");
+	while ((c = fgetc(f)) != EOF) {
+		if (len + 2 > cap) {
+			cap = cap ? cap * 2 : 4096;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		buf[len++] = (char)c;
+	}
+	fclose(f);
+	if (!buf)
+		return strdup("");
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Runs "$CCLAB args" (args are passed through sh). */
+__attribute__((format(printf, 1, 2)))
+static struct run run_cclab(const char *fmt, ...)
+{
+	char args[1024], cmd[2048], out[128], err[128];
+	struct run r;
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(out, sizeof(out), "%s/stdout", tmpdir);
+	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
+	snprintf(cmd, sizeof(cmd), "'%s' %s >'%s' 2>'%s' </dev/null", cclab, args, out, err);
+	st = system(cmd);
+	assert_true(st != -1);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r.out = slurp(out);
+	r.err = slurp(err);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static int count_lines_starting(const char *text, const char *prefix)
+{
+	int n = 0;
+	size_t plen = strlen(prefix);
+
+	for (const char *p = text; *p;) {
+		if (!strncmp(p, prefix, plen))
+			n++;
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return n;
+}
+
+static int count_substr(const char *text, const char *s)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, s)); p += strlen(s))
+		n++;
+	return n;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	cclab = getenv("CCLAB");
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/cclab-test-cli.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char path[128];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/stdout", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+	return 0;
+}
+
+static void need_binary(void)
+{
+	if (!cclab || !*cclab) {
+		print_message("CCLAB is not set (tests/run.sh sets it); skipping\n");
+		skip();
+	}
+	assert_int_equal(access(cclab, X_OK), 0);
+}
+
+static void test_version(void **state)
+{
+	(void)state;
+	need_binary();
+	struct run r = run_cclab("--version");
+
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "cclab 0.1.0\n");
+	run_free(&r);
+}
+
+static void assert_has_all(const char *text, const char *const *needles)
+{
+	for (; *needles; needles++) {
+		if (!strstr(text, *needles))
+			fail_msg("help text lacks '%s'", *needles);
+	}
+}
+
+static void test_help(void **state)
+{
+	static const char *const common[] = {
+		"--nranks", "-n", "--collective", "-c", "--transport", "-t", "--datatype", "-d",
+		"--op", "-o", "--chunk-bytes", "--slot-bytes", "--slots", "--help", "-h",
+		"allreduce", "reducescatter", "allgather", "write_imm", "send_recv", "write_flag",
+		NULL,
+	};
+	static const char *const check_only[] = {
+		"--minbytes", "-b", "--maxbytes", "-e", "--stepfactor", "-f", "--seed",
+		"--order-seed", "--json", NULL,
+	};
+	static const char *const schedule_only[] = {"--rank", "--primitives", "-b", NULL};
+	struct run r;
+
+	(void)state;
+	need_binary();
+	r = run_cclab("help");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "schedule"));
+	assert_non_null(strstr(r.out, "check"));
+	run_free(&r);
+
+	r = run_cclab("--help");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "check"));
+	run_free(&r);
+
+	r = run_cclab("check --help");
+	assert_int_equal(r.status, 0);
+	assert_has_all(r.out, common);
+	assert_has_all(r.out, check_only);
+	assert_string_equal(r.err, "");
+	run_free(&r);
+
+	r = run_cclab("check -h");
+	assert_int_equal(r.status, 0);
+	assert_has_all(r.out, check_only);
+	run_free(&r);
+
+	r = run_cclab("schedule --help");
+	assert_int_equal(r.status, 0);
+	assert_has_all(r.out, common);
+	assert_has_all(r.out, schedule_only);
+	char *sched_help = strdup(r.out);
+
+	run_free(&r);
+	r = run_cclab("help schedule");
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, sched_help);
+	free(sched_help);
+	run_free(&r);
+}
+
+static void test_no_command(void **state)
+{
+	struct run r;
+
+	(void)state;
+	need_binary();
+	r = run_cclab("%s", "");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "Usage"));
+	run_free(&r);
+
+	r = run_cclab("frobnicate -n 4");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "frobnicate"));
+	run_free(&r);
+
+	r = run_cclab("help frobnicate");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "frobnicate"));
+	run_free(&r);
+}
+
+/* Every bad command line: exit 2, nothing on stdout, a message on stderr
+ * that names the option (and the value, when there is one), and a hint. */
+static void test_bad_options(void **state)
+{
+	static const struct {
+		const char *args;
+		const char *names[3];
+	} cases[] = {
+		{"check -n 4 --bogus", {"--bogus"}},
+		{"check -n 4 --bogus=1", {"--bogus"}},
+		{"check -n 4 -Z", {"-Z"}},
+		{"check", {"-n", "--nranks"}},
+		{"check -n 0", {"-n", "'0'"}},
+		{"check -n 5000", {"-n", "5000"}},
+		{"check -n 4x", {"-n", "4x"}},
+		{"check -n -3", {"-n", "-3"}},
+		{"check --nranks= ", {"--nranks"}},
+		{"check -n 4 -c allsum", {"-c", "allsum"}},
+		{"check -n 4 --collective allsum", {"--collective", "allsum"}},
+		{"check -n 4 -t rdma", {"-t", "rdma"}},
+		{"check -n 4 -d float7", {"-d", "float7"}},
+		{"check -n 4 -o xor", {"-o", "xor"}},
+		{"check -n 4 -b 1X", {"-b", "1X"}},
+		{"check -n 4 -b -5", {"-b", "-5"}},
+		{"check -n 4 -b 1K5", {"-b", "1K5"}},
+		{"check -n 4 -b 99999999999999999999999", {"-b", "99999999999999999999999"}},
+		{"check -n 4 -e 1Q", {"-e", "1Q"}},
+		{"check -n 4 -b 1M -e 1K", {"-b", "-e", "1048576"}},
+		{"check -n 4 -f 1", {"-f", "'1'"}},
+		{"check -n 4 -f two", {"-f", "two"}},
+		{"check -n 4 -b", {"-b"}},
+		{"check -n 4 --json", {"--json"}},
+		{"check -n 4 --slots 0", {"--slots", "'0'"}},
+		{"check -n 4 --chunk-bytes 0", {"--chunk-bytes", "'0'"}},
+		{"check -n 4 --slot-bytes lots", {"--slot-bytes", "lots"}},
+		{"check -n 4 --seed x", {"--seed", "x"}},
+		{"check -n 4 stray", {"stray"}},
+		{"check -n 4 --rank 1", {"--rank"}},
+		{"check -n 4 --primitives", {"--primitives"}},
+		{"schedule -n 4 --rank 4", {"--rank", "'4'"}},
+		{"schedule -n 4 --rank x", {"--rank", "x"}},
+		{"schedule -n 4 -e 1M", {"-e"}},
+		{"schedule -n 4 --json out.json", {"--json"}},
+		{"schedule -n 4 --primitives=yes", {"--primitives"}},
+	};
+
+	(void)state;
+	need_binary();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = run_cclab("%s", cases[i].args);
+
+		if (r.status != 2)
+			fail_msg("'cclab %s': exit %d, want 2", cases[i].args, r.status);
+		if (*r.out)
+			fail_msg("'cclab %s': printed on stdout: %s", cases[i].args, r.out);
+		for (int k = 0; k < 3 && cases[i].names[k]; k++)
+			if (!strstr(r.err, cases[i].names[k]))
+				fail_msg("'cclab %s': message lacks '%s': %s", cases[i].args,
+					 cases[i].names[k], r.err);
+		if (!strstr(r.err, "Try 'cclab"))
+			fail_msg("'cclab %s': no usage hint: %s", cases[i].args, r.err);
+		run_free(&r);
+	}
+}
+
+static void test_check_small(void **state)
+{
+	struct run r;
+
+	(void)state;
+	need_binary();
+	r = run_cclab("check -n 4 -c allreduce -t write_imm -b 1K -e 4K -d float -o sum");
+	if (r.status != 0)
+		fail_msg("exit %d\n%s%s", r.status, r.out, r.err);
+	/* Comment lines first, then nccl-tests' header and one row per size. */
+	assert_non_null(strstr(r.out, "data (functional, no time)"));
+	assert_non_null(strstr(r.out, "out-of-place only"));
+	assert_non_null(strstr(r.out,
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong\n"));
+	assert_non_null(strstr(r.out,
+		"\n        1024           256     float     sum      -1      N/A     N/A     N/A      0\n"
+		"        2048           512     float     sum      -1      N/A     N/A     N/A      0\n"
+		"        4096          1024     float     sum      -1      N/A     N/A     N/A      0\n"
+		"# Out of bounds values : 0 OK\n"));
+	assert_int_equal(count_lines_starting(r.out, "        "), 3);
+	for (const char *p = r.out; *p; p = strchr(p, '\n') + 1) {
+		/* Every line is a comment or a row. */
+		assert_true(*p == '#' || *p == ' ');
+		if (!strchr(p, '\n'))
+			break;
+	}
+	assert_string_equal(r.err, "");
+	run_free(&r);
+
+	/* Long option names, nccl-tests' spelling. */
+	r = run_cclab("check --nranks 2 --collective allreduce --transport send_recv "
+		      "--minbytes 64 --maxbytes 256 --stepfactor 4 --datatype int32 --op max");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out,
+		"\n          64            16     int32     max      -1      N/A     N/A     N/A      0\n"
+		"         256            64     int32     max      -1      N/A     N/A     N/A      0\n"));
+	run_free(&r);
+}
+
+/* nccl-tests' size convention for reduce-scatter and all-gather: size is
+ * the whole array, count is per rank; all-gather's redop is "none". */
+static void test_check_collectives(void **state)
+{
+	static const char *const colls[] = {"allreduce", "reducescatter", "allgather"};
+	static const char *const transports[] = {"write_imm", "send_recv", "write_flag"};
+	struct run r;
+
+	(void)state;
+	need_binary();
+	r = run_cclab("check -n 4 -c reducescatter -t write_imm -b 1K");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out,
+		"\n        1024            64     float     sum      -1      N/A     N/A     N/A      0\n"));
+	run_free(&r);
+	r = run_cclab("check -n 3 -c allgather -t write_imm -b 1000");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out,
+		"\n         996            83     float    none      -1      N/A     N/A     N/A      0\n"));
+	run_free(&r);
+
+	for (size_t c = 0; c < 3; c++) {
+		for (size_t t = 0; t < 3; t++) {
+			r = run_cclab("check -n 3 -c %s -t %s -b 192 -e 3K -d half -o sum", colls[c],
+				      transports[t]);
+			if (r.status != 0 || !strstr(r.out, "# Out of bounds values : 0 OK\n"))
+				fail_msg("%s %s: exit %d\n%s%s", colls[c], transports[t], r.status,
+					 r.out, r.err);
+			/* 192, 384, 768, 1536, 3072 */
+			assert_int_equal(count_lines_starting(r.out, "   "), 5);
+			run_free(&r);
+		}
+	}
+	/* One rank: a copy. */
+	r = run_cclab("check -n 1 -b 4K");
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+}
+
+static void test_check_json(void **state)
+{
+	char path[128], cmdpath[160];
+	struct run r;
+	char *json;
+	DIR *d;
+	struct dirent *e;
+	int entries = 0;
+
+	(void)state;
+	need_binary();
+	snprintf(path, sizeof(path), "%s/out.json", tmpdir);
+	r = run_cclab("check -n 4 -c allgather -t send_recv -b 256 -e 1K --json '%s'", path);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	json = slurp(path);
+	assert_non_null(strstr(json, "\"collective\": \"allgather\""));
+	assert_non_null(strstr(json, "\"transport\": \"send_recv\""));
+	assert_non_null(strstr(json, "\"nranks\": 4"));
+	assert_int_equal(count_substr(json, "\"bytes\": "), 3);
+	assert_int_equal(count_substr(json, "\"data_bytes_sent\": ["), 3);
+	assert_int_equal(count_substr(json, "\"wire_msgs\": ["), 3);
+	assert_int_equal(count_substr(json, "\"ops\": ["), 3);
+	assert_int_equal(count_substr(json, "\"status\": \"ok\""), 3);
+	assert_non_null(strstr(json, "\"ok\": true\n}\n"));
+	/* Deterministic: the same run writes the same bytes. */
+	r = run_cclab("check -n 4 -c allgather -t send_recv -b 256 -e 1K --json '%s'", path);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	char *again = slurp(path);
+
+	assert_string_equal(json, again);
+	free(again);
+	free(json);
+	/* Only our files in the directory: no temporary left behind. */
+	d = opendir(tmpdir);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			entries++;
+	closedir(d);
+	assert_int_equal(entries, 3); /* stdout, stderr, out.json */
+	unlink(path);
+
+	/* An unwritable report path fails at once, before any row. */
+	snprintf(cmdpath, sizeof(cmdpath), "%s/no/such/dir/r.json", tmpdir);
+	r = run_cclab("check -n 2 -b 64 --json '%s'", cmdpath);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, cmdpath));
+	assert_int_equal(count_lines_starting(r.out, "   "), 0);
+	run_free(&r);
+}
+
+/* `schedule --primitives`: "rank R channel C chunk I step S PRIMITIVE",
+ * one line per primitive; a ring allreduce has 2k-1 steps per loop
+ * (core/algo.h cc_ring_steps), reduce-scatter and all-gather k. */
+struct prim_line {
+	unsigned rank, channel, chunk, step;
+	char prim[32];
+};
+
+static int parse_prims(const char *text, struct prim_line *lines, int max)
+{
+	regex_t re;
+	regmatch_t m[6];
+	int n = 0;
+	char *copy = strdup(text), *save = NULL;
+
+	assert_int_equal(regcomp(&re, "^rank ([0-9]+) channel ([0-9]+) chunk ([0-9]+) step "
+				 "([0-9]+) ([A-Za-z_]+)$", REG_EXTENDED), 0);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (regexec(&re, line, 6, m, 0))
+			fail_msg("not a primitive line: '%s'", line);
+		assert_true(n < max);
+		lines[n].rank = (unsigned)strtoul(line + m[1].rm_so, NULL, 10);
+		lines[n].channel = (unsigned)strtoul(line + m[2].rm_so, NULL, 10);
+		lines[n].chunk = (unsigned)strtoul(line + m[3].rm_so, NULL, 10);
+		lines[n].step = (unsigned)strtoul(line + m[4].rm_so, NULL, 10);
+		size_t len = (size_t)(m[5].rm_eo - m[5].rm_so);
+
+		assert_true(len < sizeof(lines[n].prim));
+		memcpy(lines[n].prim, line + m[5].rm_so, len);
+		lines[n].prim[len] = '\0';
+		n++;
+	}
+	regfree(&re);
+	free(copy);
+	return n;
+}
+
+/* Checks k ranks x loops x steps lines, each (rank, step) `loops` times. */
+static void check_prims(const char *args, unsigned k, unsigned loops, unsigned steps,
+			int only_rank)
+{
+	static struct prim_line lines[4096];
+	unsigned seen[8][16] = {{0}};
+	struct run r = run_cclab("%s", args);
+	int n;
+
+	if (r.status != 0)
+		fail_msg("'cclab %s': exit %d: %s", args, r.status, r.err);
+	n = parse_prims(r.out, lines, 4096);
+	unsigned nranks_shown = only_rank >= 0 ? 1 : k;
+
+	if ((unsigned)n != nranks_shown * loops * steps)
+		fail_msg("'cclab %s': %d lines, want %u", args, n, nranks_shown * loops * steps);
+	for (int i = 0; i < n; i++) {
+		assert_true(lines[i].rank < k && lines[i].rank < 8);
+		assert_true(lines[i].step < steps && lines[i].step < 16);
+		if (only_rank >= 0)
+			assert_int_equal(lines[i].rank, (unsigned)only_rank);
+		seen[lines[i].rank][lines[i].step]++;
+	}
+	for (unsigned rk = 0; rk < k; rk++) {
+		if (only_rank >= 0 && rk != (unsigned)only_rank)
+			continue;
+		for (unsigned s = 0; s < steps; s++)
+			assert_int_equal(seen[rk][s], loops);
+	}
+	run_free(&r);
+}
+
+static void test_schedule_primitives(void **state)
+{
+	static struct prim_line lines[64];
+	struct run r;
+	int n;
+
+	(void)state;
+	need_binary();
+	/* All defaults: 32 MiB (nccl-tests' -b) in loops of 4 ranks x 2 MiB
+	 * chunks, 7 steps each. */
+	check_prims("schedule --primitives -n 4", 4,
+		    (unsigned)((UINT64_C(32) << 20) / (4 * (uint64_t)CC_DEFAULT_CHUNK_BYTES)), 7, -1);
+	/* 1024 floats, default 2 MiB chunks: one loop, 7 steps per rank. */
+	check_prims("schedule --primitives -n 4 -c allreduce -t write_imm -b 4096", 4, 1, 7, -1);
+	/* 64-element chunks: 256 elements per loop, four loops. */
+	check_prims("schedule --primitives -n 4 -b 4096 --chunk-bytes 256", 4, 4, 7, -1);
+	check_prims("schedule --primitives -n 4 -b 4096 --chunk-bytes 256 --rank 2", 4, 4, 7, 2);
+	check_prims("schedule --primitives -n 4 -c reducescatter -b 4096", 4, 1, 4, -1);
+	check_prims("schedule --primitives -n 4 -c allgather -t send_recv -b 4096", 4, 1, 4, -1);
+
+	/* A ring allreduce loop, in NCCL's primitives (all_reduce.h runRing):
+	 * send, k-2 x recvReduceSend, recvReduceCopySend, k-2 x recvCopySend,
+	 * recv. */
+	r = run_cclab("schedule --primitives -n 4 -b 4096 --rank 0");
+	assert_int_equal(r.status, 0);
+	n = parse_prims(r.out, lines, 64);
+	assert_int_equal(n, 7);
+	static const enum cc_prim want[7] = {
+		CC_PRIM_SEND, CC_PRIM_RECV_REDUCE_SEND, CC_PRIM_RECV_REDUCE_SEND,
+		CC_PRIM_RECV_REDUCE_COPY_SEND, CC_PRIM_RECV_COPY_SEND, CC_PRIM_RECV_COPY_SEND,
+		CC_PRIM_RECV,
+	};
+
+	for (int i = 0; i < 7; i++) {
+		assert_int_equal(lines[i].step, (unsigned)i);
+		assert_string_equal(lines[i].prim, cc_prim_name[want[i]]);
+	}
+	run_free(&r);
+}
+
+static void test_schedule_plain(void **state)
+{
+	struct run r;
+
+	(void)state;
+	need_binary();
+	r = run_cclab("schedule -n 2 -c allreduce -t write_flag -b 64");
+	assert_int_equal(r.status, 0);
+	assert_true(strlen(r.out) > 0);
+	assert_string_equal(r.err, "");
+	run_free(&r);
+	r = run_cclab("schedule -n 3 -c allgather -t send_recv -b 96 --rank 2");
+	assert_int_equal(r.status, 0);
+	assert_true(strlen(r.out) > 0);
+	run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_no_command),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_check_small),
+		cmocka_unit_test(test_check_collectives),
+		cmocka_unit_test(test_check_json),
+		cmocka_unit_test(test_schedule_primitives),
+		cmocka_unit_test(test_schedule_plain),
+	};
+
+	return cmocka_run_group_tests_name("cli", tests, setup, teardown);
+}

@@ -1,0 +1,165 @@
+/* tests/test_matrix.c — every collective x transport, for k = 1..17 and 33,
+ * at awkward sizes (0, one element, 7, 1031, 13k+1 so that N mod k != 0) and
+ * at several MiB, over the dtypes and redops: the data executor must report
+ * #wrong == 0 and a clean run.  Sizes above 7 elements also run with tiny
+ * slots and chunks (3 and 7 elements, 2 slots): many loops, slices and slot
+ * reuses per connection.
+ *
+ * How much runs is set by CCLAB_MATRIX (docs/testing.md):
+ *   full (default)  awkward sizes: every k x dtype x redop; tiny slots: every
+ *                   k x redop for one dtype of each width (int8, half, float,
+ *                   double); several MiB: every dtype x redop for k = 2, 3, 8,
+ *                   and one dtype of each width x {sum, avg} for every k.
+ *   exhaustive      every k x dtype x redop for all of the above (about an
+ *                   hour of CPU: for nightly runs).
+ *   quick           k in {1, 2, 3, 5, 8, 17, 33}, awkward sizes for every
+ *                   dtype x redop, tiny slots and MiB for the width
+ *                   representatives with sum: what the sanitizer build runs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/algo.h"
+#include "core/exec_data.h"
+
+struct combo {
+	enum cc_coll coll;
+	enum cc_transport transport;
+};
+
+static unsigned long long runs;
+
+static void check_one(const struct combo *c, uint32_t k, uint64_t count, int d, int op, int tiny)
+{
+	struct cc_coll_params p;
+	char err[200];
+	cc_coll_params_default(&p);
+	p.coll = c->coll;
+	p.transport = c->transport;
+	p.nranks = k;
+	p.count = count;
+	p.dtype = (enum cc_dtype)d;
+	p.redop = (enum cc_redop)op;
+	if (tiny) {
+		size_t es = cc_dtype_size(p.dtype);
+		p.slot_bytes = 3 * es;
+		p.chunk_bytes = 7 * es;
+		p.nslots = 2;
+	}
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+	if (!s)
+		fail_msg("build failed: %s", err);
+	struct cc_data_opts o = { .seed = count * 31 + k, .order_seed = count + k * 7 + op };
+	struct cc_data_result res;
+	assert_int_equal(cc_data_run(s, &o, &res), 0);
+	if (res.err.status != CC_RUN_OK || res.wrong)
+		fail_msg("%s %s k=%u count=%llu %s %s%s: %llu wrong, %s",
+			 cc_coll_name[c->coll], cc_transport_name[c->transport], k,
+			 (unsigned long long)count, cc_dtype_name[d], cc_redop_name[op],
+			 tiny ? " (tiny slots)" : "", (unsigned long long)res.wrong, res.err.msg);
+	runs++;
+	cc_data_result_free(&res);
+	cc_schedule_free(s);
+}
+
+static int width_representative(int d)
+{
+	return d == CC_INT8 || d == CC_FLOAT16 || d == CC_FLOAT32 || d == CC_FLOAT64;
+}
+
+enum { QUICK, FULL, EXHAUSTIVE };
+static int mode = FULL;
+
+static int want_k(uint32_t k)
+{
+	return mode != QUICK || k <= 3 || k == 5 || k == 8 || k == 17 || k == 33;
+}
+
+static int want_tiny(int d, int op)
+{
+	return mode == EXHAUSTIVE || (width_representative(d) && (mode == FULL || op == CC_SUM));
+}
+
+static int want_big(uint32_t k, int d, int op)
+{
+	if (mode == EXHAUSTIVE)
+		return 1;
+	if (mode == QUICK)
+		return (k == 2 || k == 33) && width_representative(d) && op == CC_SUM;
+	return k == 2 || k == 3 || k == 8 ||
+	       (width_representative(d) && (op == CC_SUM || op == CC_AVG));
+}
+
+static void matrix(void **state)
+{
+	const struct combo *c = *state;
+	for (uint32_t k = 1; k <= 33; k = k == 17 ? 33 : k + 1) {
+		if (!want_k(k))
+			continue;
+		const uint64_t small[] = { 0, 1, 7, 1031, 13ull * k + 1 };
+		for (int d = 0; d < CC_DTYPE_COUNT; d++) {
+			size_t es = cc_dtype_size((enum cc_dtype)d);
+			/* Several MiB: the whole array for reduce-scatter and
+			 * all-gather (nccl-tests' size), plus a few elements so
+			 * it does not split evenly. */
+			uint64_t mib = (2u << 20) / es;
+			uint64_t big_count = c->coll == CC_ALLREDUCE ? mib + 3 : mib / k + 1;
+			for (int op = 0; op < CC_REDOP_COUNT; op++) {
+				for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++) {
+					check_one(c, k, small[i], d, op, 0);
+					if (small[i] > 7 && want_tiny(d, op))
+						check_one(c, k, small[i], d, op, 1);
+				}
+				if (want_big(k, d, op))
+					check_one(c, k, big_count, d, op, 0);
+			}
+		}
+	}
+}
+
+#define COMBO(C, T) { C, T }
+static const struct combo combos[] = {
+	COMBO(CC_ALLREDUCE, CC_WRITE_IMM), COMBO(CC_ALLREDUCE, CC_SEND_RECV),
+	COMBO(CC_ALLREDUCE, CC_WRITE_FLAG), COMBO(CC_REDUCESCATTER, CC_WRITE_IMM),
+	COMBO(CC_REDUCESCATTER, CC_SEND_RECV), COMBO(CC_REDUCESCATTER, CC_WRITE_FLAG),
+	COMBO(CC_ALLGATHER, CC_WRITE_IMM), COMBO(CC_ALLGATHER, CC_SEND_RECV),
+	COMBO(CC_ALLGATHER, CC_WRITE_FLAG),
+};
+
+int main(int argc, char **argv)
+{
+	const char *m = getenv("CCLAB_MATRIX");
+	if (m && !strcmp(m, "quick"))
+		mode = QUICK;
+	else if (m && !strcmp(m, "exhaustive"))
+		mode = EXHAUSTIVE;
+	/* One program per collective keeps the runs parallel in `make`:
+	 * argv[1] picks the collective, default all. */
+	int only = argc > 1 ? atoi(argv[1]) : -1;
+	struct CMUnitTest tests[9];
+	int n = 0;
+	for (int i = 0; i < 9; i++) {
+		if (only >= 0 && (int)combos[i].coll != only)
+			continue;
+		tests[n] = (struct CMUnitTest){ .name = NULL, .test_func = matrix,
+						.initial_state = (void *)&combos[i] };
+		n++;
+	}
+	static char names[9][64];
+	for (int i = 0; i < n; i++) {
+		const struct combo *c = tests[i].initial_state;
+		snprintf(names[i], sizeof(names[i]), "%s_%s", cc_coll_name[c->coll],
+			 cc_transport_name[c->transport]);
+		tests[i].name = names[i];
+	}
+	int failed = _cmocka_run_group_tests("matrix", tests, (size_t)n, NULL, NULL);
+	static const char *const mode_name[] = { "quick", "full", "exhaustive" };
+	print_message("matrix: %llu runs (%s)\n", runs, mode_name[mode]);
+	return failed;
+}
