@@ -71,7 +71,8 @@ static int run_size(const struct cli_opts *o, uint64_t bytes, struct cc_results_
 	rc = cc_data_run(s, &dopts, &res);
 	if (rc < 0) {
 		fprintf(stderr, "cclab check: data executor, %" PRIu64 " bytes: %s\n", size,
-			strerror(-rc));
+			rc == -E2BIG ? "the buffers of all ranks would not fit in this machine's "
+				       "memory (refused up front)" : strerror(-rc));
 		cc_schedule_free(s);
 		return CLI_EXIT_FAIL;
 	}

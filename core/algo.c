@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Largest single WQE payload: ibv_sge.length is 32 bits and IBA limits a
  * message to 2^31 bytes (IBA 9.4.x, "maximum message size"). */
@@ -25,6 +26,34 @@ double cc_busbw_factor(enum cc_coll coll, uint32_t nranks)
 		return 0;
 	double f = (double)(nranks - 1) / nranks;
 	return coll == CC_ALLREDUCE ? 2 * f : f;
+}
+
+/* An upper bound on the memory a ring schedule takes, ops and the data
+ * executor's per-op state: about 14 ops per slice (sender: produce, wait,
+ * post, doorbell, poll; receiver: arrival, post_recv, CTS post, doorbell,
+ * poll), slices <= elements moved / slot + one partial slice per step. */
+static double ring_schedule_bytes(const struct cc_coll_params *p, size_t es)
+{
+	double k = p->nranks, slot = (double)(p->slot_bytes / es);
+	double chunk = (double)(p->chunk_bytes / es), n = (double)p->count;
+	double loops, steps, moved;
+	if (p->coll == CC_ALLREDUCE) {
+		loops = n / (k * chunk) + 1;
+		steps = 2 * k - 1;
+		moved = 2 * n;
+	} else {
+		loops = n / chunk + 1;
+		steps = k;
+		moved = n * k;
+	}
+	double slices = moved / slot + loops * steps;
+	return k * 14 * slices * (sizeof(struct cc_op) + 64);
+}
+
+static double physical_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+	return pages > 0 && size > 0 ? (double)pages * size : 0;
 }
 
 struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen)
@@ -59,6 +88,17 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
 	 * all-gather) must have a byte size that fits in 63 bits. */
 	if (p->count > (UINT64_MAX >> 1) / es / p->nranks) {
 		snprintf(err, errlen, "count %llu too large", (unsigned long long)p->count);
+		return NULL;
+	}
+	/* Refuse up front what would only end in the OOM killer. */
+	double need = ring_schedule_bytes(p, es), have = physical_memory();
+	if (have > 0 && need > have * 0.75) {
+		snprintf(err, errlen,
+			 "the schedule would take about %.1f GiB (%u ranks, %.3g slices each); "
+			 "this machine has %.1f GiB: use fewer ranks, a smaller size, or larger "
+			 "--chunk-bytes/--slot-bytes", need / (1 << 30), p->nranks,
+			 need / p->nranks / 14 / (sizeof(struct cc_op) + 64), have / (1 << 30));
+		errno = E2BIG;
 		return NULL;
 	}
 	struct cc_schedule *s = cc_build_ring(p);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *cc_wc_status_name(enum cc_wc_status s)
 {
@@ -99,7 +100,10 @@ void dx_push_cqe(struct dx *x, uint32_t r, uint32_t c, const struct dx_cqe *e)
 		cq->cap = ncap;
 	}
 	cq->e[cq->n++] = *e;
-	if (e->status != CC_WC_SUCCESS && !x->have_err) {
+	/* Remember the root cause: the first error that is not a flush. */
+	if (e->status != CC_WC_SUCCESS &&
+	    (!x->have_err || (x->first_err.status == CC_WC_WR_FLUSH_ERR &&
+			      e->status != CC_WC_WR_FLUSH_ERR))) {
 		x->have_err = 1;
 		x->first_err = *e;
 		x->first_err_rank = r;
@@ -600,6 +604,20 @@ static int count_wrong(struct dx *x)
 	return 0;
 }
 
+/* Memory the run's buffers take; more than 3/4 of the machine is refused
+ * (-E2BIG) rather than left to the OOM killer. */
+static int too_big(const struct cc_schedule *s)
+{
+	double bytes = 0;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+	for (uint32_t r = 0; r < s->nranks; r++)
+		for (uint32_t b = 0; b < s->ranks[r].nbufs; b++)
+			bytes += (double)s->ranks[r].bufs[b].size;
+	bytes += (double)cc_coll_in_count(&s->params) * s->nranks *
+		 cc_dtype_size(s->params.dtype); /* the reference */
+	return pages > 0 && page > 0 && bytes > 0.75 * (double)pages * page;
+}
+
 int cc_data_run(const struct cc_schedule *s, const struct cc_data_opts *o,
 		struct cc_data_result *res)
 {
@@ -608,6 +626,8 @@ int cc_data_run(const struct cc_schedule *s, const struct cc_data_opts *o,
 	int rc = -ENOMEM;
 
 	memset(res, 0, sizeof(*res));
+	if (too_big(s))
+		return -E2BIG;
 	res->nranks = s->nranks;
 	res->data_bytes = calloc(s->nranks, sizeof(uint64_t));
 	res->wire_msgs = calloc(s->nranks, sizeof(uint64_t));

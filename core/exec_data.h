@@ -71,7 +71,9 @@ struct cc_data_result {
 };
 
 /* Runs s.  Returns 0 when the run could be carried out (res->err says how it
- * ended), -ENOMEM when memory could not be had.  Free with cc_data_result_free. */
+ * ended), -E2BIG when its buffers would take more than 3/4 of the machine's
+ * memory, -ENOMEM when memory could not be had.  Free with
+ * cc_data_result_free. */
 int cc_data_run(const struct cc_schedule *s, const struct cc_data_opts *o,
 		struct cc_data_result *res);
 void cc_data_result_free(struct cc_data_result *res);

@@ -1,26 +1,41 @@
 #!/usr/bin/env bash
-# Runs every cmocka test program in the folder given, in turn, and adds up
-# cmocka's own counts ("[  PASSED  ] N test(s).", "[  FAILED  ] N test(s)",
-# "[  SKIPPED ] N test(s)") into one closing line: "tests: P passed, F failed, S skipped".
-# A program that dies without a summary counts as one failure.
+# Runs every cmocka test program in the folder given, as many at once as
+# there are cores (JOBS=N to change), prints each one's output in name order,
+# and adds up cmocka's own counts ("[  PASSED  ] N test(s).",
+# "[  FAILED  ] N test(s)", "[  SKIPPED ] N test(s)") into one closing line:
+# "tests: P passed, F failed, S skipped".  A program that exits non-zero
+# without a cmocka failure count (a crash, a sanitizer report) counts as one
+# failure.
 set -u
 dir=${1:?usage: tests/run.sh BUILD/tests}
-pass=0 fail=0 skip=0
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+progs=()
 for t in "$dir"/test_*; do
-	[ -x "$t" ] || continue
-	out=$(mktemp)
-	"$t" >"$out" 2>&1
-	rc=$?
-	cat "$out"
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{s+=$1} END {print s+0}')
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{s+=$1} END {print s+0}')
-	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$out" | awk '{s+=$1} END {print s+0}')
+	[ -x "$t" ] && [ -f "$t" ] && progs+=("$t")
+done
+[ ${#progs[@]} -gt 0 ] || { echo "run.sh: no test programs in $dir" >&2; exit 1; }
+
+# Longest first (the matrix), so the parallel runs end together.
+printf '%s\n' "${progs[@]}" | sort -r | xargs -P "$jobs" -I{} \
+	sh -c 'n=$(basename "$1"); start=$(date +%s); "$1" >"$2/$n.out" 2>&1; echo $? >"$2/$n.rc"; echo $(( $(date +%s) - start )) >"$2/$n.sec"' _ {} "$out"
+
+pass=0 fail=0 skip=0
+for t in "${progs[@]}"; do
+	n=$(basename "$t")
+	cat "$out/$n.out"
+	rc=$(cat "$out/$n.rc")
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/$n.out" | awk '{s+=$1} END {print s+0}')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out/$n.out" | awk '{s+=$1} END {print s+0}')
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$out/$n.out" | awk '{s+=$1} END {print s+0}')
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "run.sh: $t exited with status $rc without a cmocka failure count" >&2
+		echo "run.sh: $n exited with status $rc without a cmocka failure count" >&2
 		f=1
 	fi
+	echo "run.sh: $n: $p passed, $f failed, $s skipped in $(cat "$out/$n.sec") s"
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	rm -f "$out"
 done
 echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

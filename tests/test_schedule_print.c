@@ -160,8 +160,8 @@ static void test_setup_lines(void **state)
 		"r0 rank bufs=6 mrs=4 cqs=1 qps=2 ops=20",
 		"r0 buf 0 role=input mem=gpu size=64 peer=- ch=0",
 		"r0 buf 1 role=output mem=gpu size=64 peer=- ch=0",
-		"r0 buf 2 role=send_stage mem=gpu size=4194304 peer=1 ch=0",
-		"r0 buf 3 role=recv_stage mem=gpu size=4194304 peer=1 ch=0",
+		"r0 buf 2 role=send_stage mem=gpu size=256 peer=1 ch=0",
+		"r0 buf 3 role=recv_stage mem=gpu size=256 peer=1 ch=0",
 		"r0 buf 4 role=cts mem=host size=64 peer=1 ch=0",
 		"r0 buf 5 role=flag mem=host size=64 peer=1 ch=0",
 		"r0 mr 0 buf=2 access=LOCAL_WRITE",
@@ -207,7 +207,7 @@ static void test_op_lines_write_imm(void **state)
 	/* The second CTS is unsignaled (only slot 0's is, as ncclIbPostFifo). */
 	assert_string_equal(line_starting(out, "r0 op 5 "),
 			    "r0 op 5 post_send qp=1 wr_id=5 opcode=RDMA_WRITE flags=INLINE "
-			    "sge=inline:8 remote=r1.mr2+8 inline=2 payload=ctrl deps=4,1");
+			    "sge=inline:8 remote=r1.mr2+8 inline=2 payload=ctrl deps=4,2");
 	assert_string_equal(line_starting(out, "r0 op 7 "),
 			    "r0 op 7 copy src=b0+32 dst=b2+0 count=8 dtype=float redop=sum postdiv=1 "
 			    "on=gpu deps=- prim=send chunk=1 step=0 slice=0 ch=0");
@@ -222,11 +222,11 @@ static void test_op_lines_write_imm(void **state)
 			    "r0 op 12 poll_cq cq=0 wr_id=0 deps=0 prim=recvReduceCopySend chunk=0 "
 			    "step=1 slice=0 ch=0");
 	assert_string_equal(line_starting(out, "r0 op 13 "),
-			    "r0 op 13 reduce src=b3+0,b0+0 dst=b1+0,b2+524288 count=8 dtype=float "
+			    "r0 op 13 reduce src=b3+0,b0+0 dst=b1+0,b2+32 count=8 dtype=float "
 			    "redop=sum postdiv=1 on=gpu deps=12 prim=recvReduceCopySend chunk=0 "
 			    "step=1 slice=0 ch=0");
 	assert_string_equal(line_starting(out, "r1 op 19 "),
-			    "r1 op 19 copy src=b3+524288 dst=b1+0 count=8 dtype=float redop=sum "
+			    "r1 op 19 copy src=b3+32 dst=b1+0 count=8 dtype=float redop=sum "
 			    "postdiv=1 on=gpu deps=18 prim=recv chunk=0 step=2 slice=0 ch=0");
 	/* The remote rank is the QP's peer: rank 1 writes back into rank 0. */
 	assert_string_equal(line_starting(out, "r1 op 9 "),
@@ -247,9 +247,9 @@ static void test_op_lines_send_recv(void **state)
 
 	/* SEND lands in the receive WQE's SGE: the slot. */
 	assert_string_equal(line_starting(out, "r0 op 0 "),
-			    "r0 op 0 post_recv qp=1 wr_id=0 sge=mr1+0:524288 deps=-");
+			    "r0 op 0 post_recv qp=1 wr_id=0 sge=mr1+0:32 deps=-");
 	assert_string_equal(line_starting(out, "r0 op 4 "),
-			    "r0 op 4 post_recv qp=1 wr_id=4 sge=mr1+524288:524288 deps=0");
+			    "r0 op 4 post_recv qp=1 wr_id=4 sge=mr1+32:32 deps=0");
 	/* A SEND has no remote address and no immediate. */
 	assert_string_equal(line_starting(out, "r0 op 9 "),
 			    "r0 op 9 post_send qp=0 wr_id=9 opcode=SEND flags=SIGNALED sge=mr0+0:32 "
@@ -280,7 +280,7 @@ static void test_op_lines_write_flag(void **state)
 			    "ch=0");
 	/* Arrival is the flag word in memory, not a completion. */
 	assert_string_equal(line_starting(out, "r0 op 11 "),
-			    "r0 op 11 wait_mem word=b5+0 ge=1 deps=- prim=recvReduceCopySend "
+			    "r0 op 11 wait_mem word=b5+0 ge=1 deps=1 prim=recvReduceCopySend "
 			    "chunk=0 step=1 slice=0 ch=0");
 	free(out);
 	cc_schedule_free(s);

@@ -1,5 +1,9 @@
-/* tests/test_matrix.c — every collective x transport, for k = 1..17 and 33,
- * at awkward sizes (0, one element, 7, 1031, 13k+1 so that N mod k != 0) and
+/* tests/matrix.h — the body of tests/test_matrix_<collective>.c, one program
+ * per collective so that `make test` runs them in parallel.
+ *
+ * Every collective x transport, for k = 1..17 and 33,
+ * at awkward sizes (0, one element, 7, 1031, 13k+1 so that N mod k != 0;
+ * per rank for reduce-scatter and all-gather: 0, 1, 7, 1031/k+1, 14) and
  * at several MiB, over the dtypes and redops: the data executor must report
  * #wrong == 0 and a clean run.  Sizes above 7 elements also run with tiny
  * slots and chunks (3 and 7 elements, 2 slots): many loops, slices and slot
@@ -102,7 +106,12 @@ static void matrix(void **state)
 	for (uint32_t k = 1; k <= 33; k = k == 17 ? 33 : k + 1) {
 		if (!want_k(k))
 			continue;
-		const uint64_t small[] = { 0, 1, 7, 1031, 13ull * k + 1 };
+		/* Element counts per rank.  For reduce-scatter and all-gather the
+		 * whole array is k times that (nccl-tests' size), so the larger
+		 * two are scaled to keep the whole array near 1031 and 13k+1. */
+		int whole = c->coll != CC_ALLREDUCE;
+		const uint64_t small[] = { 0, 1, 7, whole ? 1031 / k + 1 : 1031,
+					   whole ? 13 + (k > 1) : 13ull * k + 1 };
 		for (int d = 0; d < CC_DTYPE_COUNT; d++) {
 			size_t es = cc_dtype_size((enum cc_dtype)d);
 			/* Several MiB: the whole array for reduce-scatter and
@@ -123,43 +132,42 @@ static void matrix(void **state)
 	}
 }
 
-#define COMBO(C, T) { C, T }
-static const struct combo combos[] = {
-	COMBO(CC_ALLREDUCE, CC_WRITE_IMM), COMBO(CC_ALLREDUCE, CC_SEND_RECV),
-	COMBO(CC_ALLREDUCE, CC_WRITE_FLAG), COMBO(CC_REDUCESCATTER, CC_WRITE_IMM),
-	COMBO(CC_REDUCESCATTER, CC_SEND_RECV), COMBO(CC_REDUCESCATTER, CC_WRITE_FLAG),
-	COMBO(CC_ALLGATHER, CC_WRITE_IMM), COMBO(CC_ALLGATHER, CC_SEND_RECV),
-	COMBO(CC_ALLGATHER, CC_WRITE_FLAG),
-};
+/* cmocka names a test after its function: one per transport. */
+static void write_imm(void **state)
+{
+	matrix(state);
+}
 
-int main(int argc, char **argv)
+static void send_recv(void **state)
+{
+	matrix(state);
+}
+
+static void write_flag(void **state)
+{
+	matrix(state);
+}
+
+int main(void)
 {
 	const char *m = getenv("CCLAB_MATRIX");
 	if (m && !strcmp(m, "quick"))
 		mode = QUICK;
 	else if (m && !strcmp(m, "exhaustive"))
 		mode = EXHAUSTIVE;
-	/* One program per collective keeps the runs parallel in `make`:
-	 * argv[1] picks the collective, default all. */
-	int only = argc > 1 ? atoi(argv[1]) : -1;
-	struct CMUnitTest tests[9];
-	int n = 0;
-	for (int i = 0; i < 9; i++) {
-		if (only >= 0 && (int)combos[i].coll != only)
-			continue;
-		tests[n] = (struct CMUnitTest){ .name = NULL, .test_func = matrix,
-						.initial_state = (void *)&combos[i] };
-		n++;
-	}
-	static char names[9][64];
-	for (int i = 0; i < n; i++) {
-		const struct combo *c = tests[i].initial_state;
-		snprintf(names[i], sizeof(names[i]), "%s_%s", cc_coll_name[c->coll],
-			 cc_transport_name[c->transport]);
-		tests[i].name = names[i];
-	}
-	int failed = _cmocka_run_group_tests("matrix", tests, (size_t)n, NULL, NULL);
+	static const struct combo combos[] = {
+		{ MATRIX_COLL, CC_WRITE_IMM },
+		{ MATRIX_COLL, CC_SEND_RECV },
+		{ MATRIX_COLL, CC_WRITE_FLAG },
+	};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_prestate(write_imm, (void *)&combos[0]),
+		cmocka_unit_test_prestate(send_recv, (void *)&combos[1]),
+		cmocka_unit_test_prestate(write_flag, (void *)&combos[2]),
+	};
+	int failed = cmocka_run_group_tests_name(MATRIX_NAME, tests, NULL, NULL);
 	static const char *const mode_name[] = { "quick", "full", "exhaustive" };
-	print_message("matrix: %llu runs (%s)\n", runs, mode_name[mode]);
+	print_message("%s: %llu runs (%s)\n", MATRIX_NAME, runs, mode_name[mode]);
 	return failed;
 }
+
