@@ -26,7 +26,7 @@ enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_CMD_COUNT };
 #define CLI_DEFAULT_BYTES (UINT64_C(32) << 20)
 #define CLI_DEFAULT_FACTOR 2u
 #define CLI_MAX_RANKS 4096u
-#define CLI_MAX_SLOTS 65536u
+#define CLI_MAX_SLOTS 1024u /* as core/algo.c accepts */
 #define CLI_DEFAULT_SEED 1u
 
 struct cli_opts {

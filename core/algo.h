@@ -15,6 +15,20 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
  * reduce_scatter,all_gather}.h runRing. */
 struct cc_schedule *cc_build_ring(const struct cc_coll_params *p);
 
+/* One primitive step of one rank, as NCCL's runRing executes it. */
+struct cc_prim_step {
+	enum cc_prim prim;
+	uint16_t channel;
+	uint32_t chunk; /* loop * nranks + chunk (or block) index */
+	uint32_t step;  /* in the loop */
+	uint64_t nelem; /* elements the step moves; 0 for an empty chunk */
+};
+typedef void (*cc_prim_fn)(void *ctx, uint32_t rank, const struct cc_prim_step *st);
+
+/* Calls fn for every primitive step of rank, in order, empty chunks
+ * included (NCCL runs those steps with nelem = 0).  k = 1: one "copy". */
+void cc_ring_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
+
 /* Number of primitive steps per loop (2k-1 for allreduce, k for
  * reduce-scatter and all-gather, 1 for k = 1). */
 uint32_t cc_ring_steps(enum cc_coll coll, uint32_t nranks);

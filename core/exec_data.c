@@ -145,14 +145,6 @@ void dx_mem_written(struct dx *x, uint32_t r, uint32_t buf, uint64_t off, uint64
 
 /* ---- host ops ---- */
 
-static uint64_t load_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* Queues are append-only arrays of posting-op indices: a WQE's position is
  * absolute for the whole run, so doorbells and heads never need rebasing. */
 static int queue_push(struct dx *x, struct dx_queue *q, uint32_t op)
@@ -307,7 +299,7 @@ static int poll_cq(struct dx *x, uint32_t r, uint32_t i)
 static int wait_mem(struct dx *x, uint32_t r, uint32_t i)
 {
 	const struct cc_op_wait *w = &x->s->ranks[r].ops[i].u.wait;
-	return load_le64(x->rk[r].mem[w->buf] + w->offset) >= w->value;
+	return dx_load64(x->rk[r].mem[w->buf] + w->offset) >= w->value;
 }
 
 static void calc(struct dx *x, uint32_t r, uint32_t i)

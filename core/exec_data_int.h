@@ -73,6 +73,22 @@ struct dx {
 	int have_want;
 };
 
+/* Control words in memory are 64-bit little-endian, as on x86 and as the
+ * backends write them. */
+static inline uint64_t dx_load64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static inline void dx_store64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
 uint64_t dx_rand(struct dx *x);
 void dx_activate_rank(struct dx *x, uint32_t r);
 void dx_activate_qp(struct dx *x, uint32_t r, uint32_t q);

@@ -76,20 +76,6 @@ void dx_rnr_expire(struct dx *x, uint32_t r, uint32_t q)
 	fail_head(x, r, q, CC_WC_RNR_RETRY_EXC_ERR);
 }
 
-static uint64_t load64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void store64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
 /* Takes the receive WQE a SEND or WRITE_WITH_IMM consumes.  Returns its op
  * index, or UINT32_MAX when the RQ is empty (the caller turns that into RNR). */
 static uint32_t take_recv(struct dx *x, uint32_t pr, uint32_t pq)
@@ -119,7 +105,7 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 
 	/* Requester: gather the local side (L_Key check, IBA 10.6.3.1). */
 	if (p->flags & CC_SEND_INLINE) {
-		store64(inline_buf, p->inline_value);
+		dx_store64(inline_buf, p->inline_value);
 		local = inline_buf;
 		if (len > sizeof(inline_buf))
 			len = sizeof(inline_buf);
@@ -223,12 +209,12 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 			return;
 		}
 		uint8_t *w = prk->mem[rmr->buf] + p->remote_offset;
-		uint64_t old = load64(w);
+		uint64_t old = dx_load64(w);
 		if (p->opcode == CC_WR_ATOMIC_FETCH_ADD)
-			store64(w, old + p->compare_add);
+			dx_store64(w, old + p->compare_add);
 		else if (old == p->compare_add)
-			store64(w, p->swap);
-		store64(local, old);
+			dx_store64(w, p->swap);
+		dx_store64(local, old);
 		dx_mem_written(x, pr, rmr->buf, p->remote_offset, 8);
 		break;
 	}

@@ -50,6 +50,8 @@ struct end {
 
 struct ring {
 	const struct cc_coll_params *p;
+	cc_prim_fn user_fn; /* cc_ring_primitives' callback */
+	void *user_ctx;
 	struct cc_schedule *s;
 	uint32_t k, nslots;
 	size_t es;
@@ -461,6 +463,26 @@ static void emit_local_copy(struct ring *g)
 		.where = g->p->mem == CC_MEM_GPU ? CC_ON_GPU : CC_ON_CPU,
 	};
 	add(g, 0, &op, NULL, 0);
+}
+
+static void report_step(struct ring *g, uint32_t r, const struct step *st)
+{
+	struct cc_prim_step ps = { st->prim, 0, st->chunk, st->step, st->nelem };
+	g->user_fn(g->user_ctx, r, &ps);
+}
+
+void cc_ring_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx)
+{
+	struct ring g = { .p = p, .user_fn = fn, .user_ctx = ctx, .k = p->nranks,
+			  .es = cc_dtype_size(p->dtype) };
+	if (p->count == 0 || rank >= p->nranks)
+		return;
+	if (g.k == 1) {
+		struct cc_prim_step ps = { CC_PRIM_COPY, 0, 0, 0, p->count };
+		fn(ctx, rank, &ps);
+		return;
+	}
+	walk(&g, rank, report_step);
 }
 
 static int alloc_ends(struct ring *g, struct end *e)

@@ -7,6 +7,7 @@
  * schedule (no pointers, no locale, no floating point), and a change to a
  * line's shape is a format change: bump CC_PRINT_FORMAT and the docs.
  */
+#include "algo.h"
 #include "schedule.h"
 
 #include <inttypes.h>
@@ -262,108 +263,17 @@ void cc_schedule_print(FILE *f, const struct cc_schedule *s, int rank)
 
 /* ---- primitive steps ---- */
 
-/* The (channel, chunk, step) triples already printed for one rank.  A builder
- * need not emit a step's ops contiguously (a pipelined one interleaves
- * steps), so "new step" means "never seen", not "differs from the previous
- * op": an open-addressing set keeps that O(ops). */
-struct step_key {
-	uint32_t chunk, step;
-	uint16_t channel;
-	uint8_t used;
-};
-
-struct step_set {
-	struct step_key *cells;
-	size_t cap; /* a power of two, or 0 when out of memory */
-	size_t n;
-};
-
-static size_t step_hash(uint32_t chunk, uint32_t step, uint16_t channel, size_t mask)
+/* The primitive steps come from the algorithm's own walk, not from the ops:
+ * a step over a chunk with no elements has no ops, yet NCCL runs it. */
+static void print_step(void *f, uint32_t r, const struct cc_prim_step *st)
 {
-	uint64_t k = (uint64_t)chunk << 32 ^ (uint64_t)channel << 20 ^ step;
-	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 24) & mask;
-}
-
-static struct step_key *step_slot(struct step_key *cells, size_t cap, uint32_t chunk,
-				  uint32_t step, uint16_t channel)
-{
-	size_t mask = cap - 1;
-	size_t h = step_hash(chunk, step, channel, mask);
-
-	while (cells[h].used &&
-	       !(cells[h].chunk == chunk && cells[h].step == step && cells[h].channel == channel))
-		h = (h + 1) & mask;
-	return &cells[h];
-}
-
-/* Doubles the table; on failure drops it (cap = 0), and the caller falls
- * back to comparing with the previous op. */
-static void step_set_grow(struct step_set *set)
-{
-	size_t ncap = set->cap * 2;
-	struct step_key *n = calloc(ncap, sizeof(*n));
-
-	if (n)
-		for (size_t i = 0; i < set->cap; i++)
-			if (set->cells[i].used) {
-				const struct step_key *c = &set->cells[i];
-				*step_slot(n, ncap, c->chunk, c->step, c->channel) = *c;
-			}
-	free(set->cells);
-	set->cells = n;
-	set->cap = n ? ncap : 0;
-}
-
-/* Returns 1 if t's step was new, 0 if seen before, -1 without a table. */
-static int step_set_add(struct step_set *set, const struct cc_tag *t)
-{
-	if (2 * (set->n + 1) > set->cap && set->cap)
-		step_set_grow(set);
-	if (!set->cap)
-		return -1;
-	struct step_key *c = step_slot(set->cells, set->cap, t->chunk, t->step, t->channel);
-	if (c->used)
-		return 0;
-	*c = (struct step_key){ .chunk = t->chunk, .step = t->step, .channel = t->channel,
-				.used = 1 };
-	set->n++;
-	return 1;
-}
-
-static void print_rank_primitives(FILE *f, const struct cc_schedule *s, uint32_t r)
-{
-	const struct cc_rank_sched *rs = &s->ranks[r];
-	struct step_set set = { .cap = 64 };
-	const struct cc_tag *prev = NULL;
-
-	set.cells = calloc(set.cap, sizeof(*set.cells));
-	if (!set.cells)
-		set.cap = 0;
-	for (uint32_t i = 0; i < rs->nops; i++) {
-		const struct cc_tag *t = &rs->ops[i].tag;
-		int is_new;
-
-		if (t->prim == CC_PRIM_NONE)
-			continue;
-		/* Without memory for the set, "differs from the previous tagged
-		 * op" is the answer, exact for builders that emit a step's ops
-		 * contiguously (core/ring.c does). */
-		is_new = step_set_add(&set, t);
-		if (is_new < 0)
-			is_new = !prev || prev->chunk != t->chunk || prev->step != t->step ||
-				 prev->channel != t->channel;
-		prev = t;
-		if (is_new)
-			fprintf(f, "rank %" PRIu32 " channel %u chunk %" PRIu32 " step %" PRIu32 " %s\n",
-				r, (unsigned int)t->channel, t->chunk, t->step,
-				NAME(cc_prim_name, t->prim));
-	}
-	free(set.cells);
+	fprintf(f, "rank %" PRIu32 " channel %u chunk %" PRIu32 " step %" PRIu32 " %s\n", r,
+		(unsigned int)st->channel, st->chunk, st->step, NAME(cc_prim_name, st->prim));
 }
 
 void cc_schedule_print_primitives(FILE *f, const struct cc_schedule *s, int rank)
 {
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if (rank < 0 || (uint32_t)rank == r)
-			print_rank_primitives(f, s, r);
+			cc_ring_primitives(&s->params, r, print_step, f);
 }
