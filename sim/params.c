@@ -1,0 +1,597 @@
+/* sim/params.c — the preset fabrics, the field table, printing and checks.
+ *
+ * Every preset number carries its source in a comment; "assumed" marks a
+ * value no public figure pins down, with the reasoning.  docs/fabric.md has
+ * the same tables for users.  Short names used below:
+ *   IBA      InfiniBand Architecture Specification Vol. 1 (9.7.6.1.3 RNR NAK
+ *            timer table, 9.7.6.1.2 local ACK timeout, 7.9 credits)
+ *   AN846    Intel AN 846 "Stratix 10 Forward Error Correction", 100GBASE-KP4
+ *            mapping: 50G payload * 66/64 * 34/33 = 53.125 Gb/s lane
+ *   NCCL     NVIDIA/nccl src/transport/net_ib.cc (v2.19): ncclIbRtrQp()
+ *            min_rnr_timer 12; ncclIbRtsQp() rnr_retry 7, IB_TIMEOUT 18,
+ *            IB_RETRY_CNT 7; ibvSpeeds[] HDR 50000, NDR 100000 Mb/s per lane
+ *   rxe      Linux drivers/infiniband/sw/rxe/rxe_param.h
+ *   mlx5     rdma-core providers/mlx5 (MLX5_SEND_WQE_BB, BlueFlame copy)
+ *   perftest linux-rdma/perftest perftest_parameters.h
+ *   pcie-bench  Neugebauer et al., "Understanding PCIe performance for end
+ *            host networking", SIGCOMM 2018: pcie-bench/pcie-model
+ *            model/pcie.py (TLP sizes) and pcie-bench/data (NFP-6000 on
+ *            Xeon E5-2630v4, Gen3 x8, no IOMMU, lat_dma_sizes.txt: DMA
+ *            read of 8..64 B, median 546 ns)
+ */
+#include "sim/params.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+/* Enums are printed and set through a 4-byte slot. */
+_Static_assert(sizeof(enum sim_link) == 4, "enum size");
+_Static_assert(sizeof(enum sim_flow_ctrl) == 4, "enum size");
+_Static_assert(sizeof(enum sim_switch_mode) == 4, "enum size");
+_Static_assert(sizeof(enum sim_pcie_gen) == 4, "enum size");
+_Static_assert(sizeof(enum sim_gpu_dma) == 4, "enum size");
+
+const char *const sim_flow_ctrl_name[SIM_FC_COUNT] = {
+	[SIM_FC_CREDIT] = "credit",
+	[SIM_FC_PFC] = "pfc",
+	[SIM_FC_NONE] = "none",
+};
+
+const char *const sim_switch_mode_name[SIM_SWITCH_MODE_COUNT] = {
+	[SIM_SWITCH_CUT_THROUGH] = "cut-through",
+	[SIM_SWITCH_STORE_FORWARD] = "store-and-forward",
+};
+
+const char *const sim_pcie_gen_name[SIM_PCIE_GEN_COUNT] = {
+	[SIM_PCIE_GEN1] = "gen1",
+	[SIM_PCIE_GEN2] = "gen2",
+	[SIM_PCIE_GEN3] = "gen3",
+	[SIM_PCIE_GEN4] = "gen4",
+	[SIM_PCIE_GEN5] = "gen5",
+};
+
+const char *const sim_gpu_dma_name[SIM_GPU_DMA_COUNT] = {
+	[SIM_GPU_DMA_GPUDIRECT] = "gpudirect-rdma",
+	[SIM_GPU_DMA_HOST_STAGING] = "host-staging",
+};
+
+/* PCIe base specification: transfer rate per lane and line code. */
+static const struct {
+	uint64_t mts; /* mega-transfers per second per lane */
+	uint32_t num, den;
+} pcie_gen[SIM_PCIE_GEN_COUNT] = {
+	[SIM_PCIE_GEN1] = {2500, 8, 10},
+	[SIM_PCIE_GEN2] = {5000, 8, 10},
+	[SIM_PCIE_GEN3] = {8000, 128, 130},
+	[SIM_PCIE_GEN4] = {16000, 128, 130},
+	[SIM_PCIE_GEN5] = {32000, 128, 130},
+};
+
+#define NS(x) ((sim_time_ps)(x) * SIM_PS_PER_NS)
+#define US(x) ((sim_time_ps)(x) * SIM_PS_PER_US)
+#define GBIT(x) ((uint64_t)(x) * UINT64_C(1000000000))
+#define GBYTE_S(x) ((uint64_t)(x) * UINT64_C(1000000000))
+#define MIB(x) ((uint64_t)(x) << 20)
+
+/* Propagation: 5 m of cable, fibre or twinax, at 5 ns/m (light in glass of
+ * index ~1.47 travels 4.9 ns/m).  Assumed: an in-row hop to the leaf. */
+#define PROP_5M NS(25)
+
+/* The ConnectX RNIC (CX-5/6/6 Dx/7 alike: no per-generation latency
+ * breakdown is published, so the same values serve every preset).
+ *
+ * PCIe one-way latency 250 ns: pcie-bench measured a 64 B DMA read round
+ * trip at 546 ns median (warm host cache, no IOMMU); that is two TLP
+ * flights plus an LLC hit, so about 250 ns each way.  Measured on a Gen3
+ * host; carried over to Gen4/Gen5 (assumed: a newer generation shortens
+ * serialization, not the flight through the root complex much).  The
+ * doorbell (a posted MMIO write) and the CQE (a posted DMA write) each take
+ * one flight; the WQE fetch is the measured round trip itself.
+ *
+ * req_proc/resp_proc 100 ns each: assumed, chosen so that a small inline
+ * RDMA WRITE back to back costs doorbell 250 + 100 + wire + 100 + DMA write
+ * 250 = ~0.73 us one way, between UCX's 600 ns per-message estimate for
+ * EDR/HDR (uct_ib_iface_query latency) and a measured ib_send_lat of
+ * 0.82 us for 32 B over RC (a published thesis table, back to back). */
+#define RNIC_CONNECTX { \
+	.doorbell_ps = NS(250),     /* one posted PCIe flight, see above */ \
+	.wqe_fetch_ps = NS(546),    /* pcie-bench 64 B DMA read, median */ \
+	.req_proc_ps = NS(100),     /* assumed, see above */ \
+	.resp_proc_ps = NS(100),    /* assumed, see above */ \
+	.atomic_ps = NS(546),       /* one more DMA read round trip (RMW) */ \
+	.cqe_write_ps = NS(250),    /* one posted PCIe flight */ \
+	.wqe_bytes = 64,            /* mlx5 MLX5_SEND_WQE_BB */ \
+	.bf_max_bytes = 256,        /* mlx5: bf_reg_size 512 / 2; one WQE, inline */ \
+	.inline_max_bytes = 220,    /* perftest DEF_INLINE_WRITE for mlx5 */ \
+	.max_outstanding_pkts = 128, /* assumed: rxe RXE_MAX_UNACKED_PSNS */ \
+	.max_rd_atomic = 16,        /* ibv_devinfo max_qp_rd_atom on ConnectX */ \
+	.ack_coalesce_pkts = 64,    /* assumed: rxe RXE_MAX_PKT_PER_ACK */ \
+	.cqe_bytes = 64,            /* mlx5 default CQE size */ \
+	.min_rnr_timer = 12,        /* NCCL ncclIbRtrQp: 0.64 ms */ \
+	.rnr_retry = 7,             /* NCCL ncclIbRtsQp: retry forever */ \
+	.retry_cnt = 7,             /* NCCL_IB_RETRY_CNT default */ \
+	.timeout_exp = 18,          /* NCCL_IB_TIMEOUT default (v2.19): 1.07 s */ \
+}
+
+/* PCIe x16 of the given generation; MPS 256 / MRRS 4096 as lspci shows on
+ * a ConnectX-6 Dx in a Gen4 x16 slot (NVIDIA/l2fwd-nv issue 6); TLP
+ * overheads from pcie-model: 4 B header DW0 + 12 B (MWr/MRd, 64-bit
+ * address) or 8 B (CplD) + 8 B of DLL framing, sequence number and LCRC. */
+#define PCIE_X16(g, rate) { \
+	.rate_bps = (rate), \
+	.latency_ps = NS(250), \
+	.gen = (g), \
+	.lanes = 16, \
+	.mps_bytes = 256, \
+	.mrrs_bytes = 4096, \
+	.tlp_overhead_bytes = 24, \
+	.cpl_overhead_bytes = 20, \
+}
+
+/* Host software costs: assumed (no public per-call figures for mlx5).
+ * ibv_post_send writes a 64 B WQE and a doorbell record, ~100 ns of stores
+ * and barriers; a receive WQE is 16 B per SGE, half that; an empty or
+ * one-entry ibv_poll_cq reads one 64 B CQE line. */
+#define SOFT_VERBS { \
+	.post_send_ps = NS(100), \
+	.post_recv_ps = NS(50), \
+	.poll_cq_ps = NS(50), \
+}
+
+/* A100-class node (DGX A100): A100 SXM4 80 GB, HBM2e 2039 GB/s (NVIDIA
+ * A100 datasheet); NVLink 3: 12 links, 600 GB/s both directions, so 300 GB/s
+ * = 2.4 Tb/s each way; host CPU AMD EPYC 7742: 8 channels DDR4-3200 x 8 B
+ * = 204.8 GB/s per socket. */
+#define HOST_A100 { \
+	.gpu_mem_bytes_per_s = GBYTE_S(2039), \
+	.gpu_launch_ps = US(5),     /* assumed: "a few us" per launch */ \
+	.nvlink_bps = GBIT(2400), \
+	.cpu_mem_bytes_per_s = UINT64_C(204800000000), \
+	.cpu_thread_bytes_per_s = GBYTE_S(20), /* assumed: one core's share */ \
+	.cpu_call_ps = NS(100),     /* assumed */ \
+	.nvlink_links = 12, \
+	.gpu_dma = SIM_GPU_DMA_GPUDIRECT, \
+}
+
+/* H100-class node (DGX H100): H100 SXM5 HBM3 3.35 TB/s; NVLink 4: 18 links,
+ * 900 GB/s both directions, 450 GB/s = 3.6 Tb/s each way; host CPU Xeon
+ * Platinum 8480C: 8 channels DDR5-4800 x 8 B = 307.2 GB/s per socket. */
+#define HOST_H100 { \
+	.gpu_mem_bytes_per_s = GBYTE_S(3350), \
+	.gpu_launch_ps = US(5),     /* assumed, as A100 */ \
+	.nvlink_bps = GBIT(3600), \
+	.cpu_mem_bytes_per_s = UINT64_C(307200000000), \
+	.cpu_thread_bytes_per_s = GBYTE_S(20), /* assumed, as A100 */ \
+	.cpu_call_ps = NS(100),     /* assumed */ \
+	.nvlink_links = 18, \
+	.gpu_dma = SIM_GPU_DMA_GPUDIRECT, \
+}
+
+struct preset {
+	const char *name;
+	struct sim_params p;
+};
+
+static const struct preset presets[] = {
+	/* HDR InfiniBand: ConnectX-6, PCIe Gen4 x16, A100, Quantum switch. */
+	{"ib-hdr", {
+		.name = "ib-hdr",
+		.link = {
+			/* 4 lanes of 53.125 Gb/s PAM4 (26.5625 GBd); 64b/66b,
+			 * then RS(544,514) FEC with 256b/257b transcoding =
+			 * 33/34 (AN846): 50 Gb/s per lane exactly, NCCL's
+			 * ibvSpeeds[] HDR 50000 Mb/s; 4X = 200 Gb/s. */
+			.rate_bps = GBIT(200),
+			.lane_signal_bps = UINT64_C(53125000000),
+			.prop_delay_ps = PROP_5M,
+			.type = SIM_LINK_IB,
+			.flow_ctrl = SIM_FC_CREDIT, /* IBA 7.9 */
+			.lanes = 4,
+			.enc_data_bits = 64, .enc_code_bits = 66,
+			.fec_num = 33, .fec_den = 34,
+			.mtu_bytes = 4096, /* IB active_mtu 4096 */
+		},
+		.sw = {
+			.fwd_latency_ps = NS(130), /* Quantum QM8700 brief, as quoted */
+			.buffer_bytes = MIB(16),   /* assumed: not published */
+			.mode = SIM_SWITCH_CUT_THROUGH,
+			.radix = 40,               /* QM8700: 40 x HDR QSFP56 */
+		},
+		.rnic = RNIC_CONNECTX,
+		.pcie = PCIE_X16(SIM_PCIE_GEN4, UINT64_C(252061538461)),
+		.host = HOST_A100,
+		.soft = SOFT_VERBS,
+	}},
+	/* NDR InfiniBand: ConnectX-7, PCIe Gen5 x16, H100, Quantum-2. */
+	{"ib-ndr", {
+		.name = "ib-ndr",
+		.link = {
+			/* 4 lanes of 106.25 Gb/s PAM4 (53.125 GBd), same code
+			 * chain: 100 Gb/s per lane (NCCL NDR 100000); 400 Gb/s. */
+			.rate_bps = GBIT(400),
+			.lane_signal_bps = UINT64_C(106250000000),
+			.prop_delay_ps = PROP_5M,
+			.type = SIM_LINK_IB,
+			.flow_ctrl = SIM_FC_CREDIT,
+			.lanes = 4,
+			.enc_data_bits = 64, .enc_code_bits = 66,
+			.fec_num = 33, .fec_den = 34,
+			.mtu_bytes = 4096,
+		},
+		.sw = {
+			/* Assumed: no NVIDIA figure in the material searched; a
+			 * reseller comparison quotes "under 150 ns". */
+			.fwd_latency_ps = NS(150),
+			.buffer_bytes = MIB(32),   /* assumed: not published */
+			.mode = SIM_SWITCH_CUT_THROUGH,
+			.radix = 64,               /* QM9700: 32 OSFP = 64 x NDR */
+		},
+		.rnic = RNIC_CONNECTX,
+		.pcie = PCIE_X16(SIM_PCIE_GEN5, UINT64_C(504123076923)),
+		.host = HOST_H100,
+		.soft = SOFT_VERBS,
+	}},
+	/* 100 GbE RoCEv2: ConnectX-6 Dx, PCIe Gen4 x16, A100, Spectrum. */
+	{"roce-100g", {
+		.name = "roce-100g",
+		.link = {
+			/* 100GBASE-R (IEEE 802.3 cl. 82): 4 x 25.78125 Gb/s
+			 * NRZ, 64b/66b = 100 Gb/s.  RS(528,514) FEC (cl. 91)
+			 * with 256b/257b transcoding keeps the lane rate:
+			 * 264/257 * 514/528 = 1. */
+			.rate_bps = GBIT(100),
+			.lane_signal_bps = UINT64_C(25781250000),
+			.prop_delay_ps = PROP_5M,
+			.type = SIM_LINK_ROCEV2_IPV4,
+			.flow_ctrl = SIM_FC_PFC, /* lossless RoCE: 802.1Qbb */
+			.lanes = 4,
+			.enc_data_bits = 64, .enc_code_bits = 66,
+			.fec_num = 1, .fec_den = 1,
+			.mtu_bytes = 4096, /* assumed jumbo (>= 4200 B) Ethernet MTU */
+		},
+		.sw = {
+			/* Spectrum-class: 300 ns is the figure published for
+			 * Spectrum-2 (Linley Newsletter, July 2017), taken
+			 * for the SN2700 too (assumed). */
+			.fwd_latency_ps = NS(300),
+			.buffer_bytes = MIB(16),   /* Spectrum: 16 MB packet memory */
+			.mode = SIM_SWITCH_CUT_THROUGH,
+			.radix = 32,               /* SN2700: 32 x 100GbE */
+		},
+		.rnic = RNIC_CONNECTX,
+		.pcie = PCIE_X16(SIM_PCIE_GEN4, UINT64_C(252061538461)),
+		.host = HOST_A100,
+		.soft = SOFT_VERBS,
+	}},
+	/* 400 GbE RoCEv2: ConnectX-7, PCIe Gen5 x16, H100, Spectrum-4. */
+	{"roce-400g", {
+		.name = "roce-400g",
+		.link = {
+			/* 400GBASE-R (802.3bs), 4 x 106.25 Gb/s PAM4 lanes:
+			 * 64b/66b, RS(544,514) + 256b/257b = 33/34. */
+			.rate_bps = GBIT(400),
+			.lane_signal_bps = UINT64_C(106250000000),
+			.prop_delay_ps = PROP_5M,
+			.type = SIM_LINK_ROCEV2_IPV4,
+			.flow_ctrl = SIM_FC_PFC,
+			.lanes = 4,
+			.enc_data_bits = 64, .enc_code_bits = 66,
+			.fec_num = 33, .fec_den = 34,
+			.mtu_bytes = 4096, /* assumed jumbo MTU */
+		},
+		.sw = {
+			.fwd_latency_ps = NS(300), /* assumed: Spectrum-2 figure */
+			/* Assumed: a third-party spec page quotes 128 MB of
+			 * shared buffer for the SN5600; not confirmed. */
+			.buffer_bytes = MIB(128),
+			.mode = SIM_SWITCH_CUT_THROUGH,
+			.radix = 128,              /* SN5600: 64 x 800G = 128 x 400G */
+		},
+		.rnic = RNIC_CONNECTX,
+		.pcie = PCIE_X16(SIM_PCIE_GEN5, UINT64_C(504123076923)),
+		.host = HOST_H100,
+		.soft = SOFT_VERBS,
+	}},
+	/* Closed-form reference: only the wire costs time.  100 Gb/s with no
+	 * coding loss (4096 B = 327680 ps, sim/time.h), no propagation, no
+	 * switch, NIC, PCIe, memory or software latency, unlimited buffers and
+	 * bandwidths (0), a window as wide as IBA allows (2^23 PSNs) and one
+	 * ACK per packet.  Protocol timers stay at the NCCL values. */
+	{"ideal", {
+		.name = "ideal",
+		.link = {
+			.rate_bps = GBIT(100),
+			.lane_signal_bps = GBIT(25),
+			.prop_delay_ps = 0,
+			.type = SIM_LINK_IB,
+			.flow_ctrl = SIM_FC_CREDIT,
+			.lanes = 4,
+			.enc_data_bits = 1, .enc_code_bits = 1,
+			.fec_num = 1, .fec_den = 1,
+			.mtu_bytes = 4096,
+		},
+		.sw = {
+			.fwd_latency_ps = 0,
+			.buffer_bytes = 0,
+			.mode = SIM_SWITCH_CUT_THROUGH,
+			.radix = 64,
+		},
+		.rnic = {
+			.wqe_bytes = 64,
+			.bf_max_bytes = 256,
+			.inline_max_bytes = 220,
+			.max_outstanding_pkts = UINT32_C(1) << 23,
+			.max_rd_atomic = 16,
+			.ack_coalesce_pkts = 1,
+			.cqe_bytes = 64,
+			.min_rnr_timer = 12,
+			.rnr_retry = 7,
+			.retry_cnt = 7,
+			.timeout_exp = 18,
+		},
+		.pcie = {
+			.rate_bps = 0,
+			.latency_ps = 0,
+			.gen = SIM_PCIE_GEN5,
+			.lanes = 16,
+			.mps_bytes = 4096,
+			.mrrs_bytes = 4096,
+		},
+		.host = {
+			.nvlink_links = 18,
+			.gpu_dma = SIM_GPU_DMA_GPUDIRECT,
+		},
+		.soft = {0},
+	}},
+};
+
+#define NPRESETS (sizeof(presets) / sizeof(presets[0]))
+
+static const char *const preset_names[NPRESETS + 1] = {
+	"ib-hdr", "ib-ndr", "roce-100g", "roce-400g", "ideal", NULL,
+};
+
+int sim_params_preset(const char *name, struct sim_params *out)
+{
+	if (!name || !out)
+		return -EINVAL;
+	for (size_t i = 0; i < NPRESETS; i++) {
+		if (strcmp(presets[i].name, name) == 0) {
+			*out = presets[i].p;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *const *sim_params_preset_names(void)
+{
+	return preset_names;
+}
+
+/* The field table.  Keys are "<section>.<field>"; the sections are the
+ * members of struct sim_params (the switch one is `sw`, the software one
+ * `soft`, as `switch` is a C keyword). */
+#define FIELD(key_, member, kind_, unit_) { \
+	.key = (key_), .unit = (unit_), \
+	.offset = offsetof(struct sim_params, member), \
+	.size = sizeof(((struct sim_params *)0)->member), \
+	.kind = (kind_), \
+}
+#define ENUMF(key_, member, table, n) { \
+	.key = (key_), .unit = "", \
+	.offset = offsetof(struct sim_params, member), \
+	.size = sizeof(((struct sim_params *)0)->member), \
+	.kind = SIM_PARAM_ENUM, .names = (table), .nnames = (n), \
+}
+#define PS(k, m) FIELD(k, m, SIM_PARAM_U64, "ps")
+#define BPS(k, m) FIELD(k, m, SIM_PARAM_U64, "bit/s")
+#define BYTES_S(k, m) FIELD(k, m, SIM_PARAM_U64, "B/s")
+#define BYTES64(k, m) FIELD(k, m, SIM_PARAM_U64, "B")
+#define BYTES32(k, m) FIELD(k, m, SIM_PARAM_U32, "B")
+#define COUNT32(k, m) FIELD(k, m, SIM_PARAM_U32, "")
+#define CODE8(k, m) FIELD(k, m, SIM_PARAM_U8, "")
+
+const struct sim_param_field sim_param_fields[] = {
+	FIELD("name", name, SIM_PARAM_STR, ""),
+
+	ENUMF("link.type", link.type, NULL, SIM_LINK_COUNT), /* names: sim_link_info */
+	BPS("link.rate_bps", link.rate_bps),
+	COUNT32("link.lanes", link.lanes),
+	BPS("link.lane_signal_bps", link.lane_signal_bps),
+	COUNT32("link.enc_data_bits", link.enc_data_bits),
+	COUNT32("link.enc_code_bits", link.enc_code_bits),
+	COUNT32("link.fec_num", link.fec_num),
+	COUNT32("link.fec_den", link.fec_den),
+	PS("link.prop_delay_ps", link.prop_delay_ps),
+	BYTES32("link.mtu_bytes", link.mtu_bytes),
+	ENUMF("link.flow_ctrl", link.flow_ctrl, sim_flow_ctrl_name, SIM_FC_COUNT),
+
+	ENUMF("switch.mode", sw.mode, sim_switch_mode_name, SIM_SWITCH_MODE_COUNT),
+	PS("switch.fwd_latency_ps", sw.fwd_latency_ps),
+	BYTES64("switch.buffer_bytes", sw.buffer_bytes),
+	COUNT32("switch.radix", sw.radix),
+
+	PS("rnic.doorbell_ps", rnic.doorbell_ps),
+	PS("rnic.wqe_fetch_ps", rnic.wqe_fetch_ps),
+	BYTES32("rnic.wqe_bytes", rnic.wqe_bytes),
+	BYTES32("rnic.bf_max_bytes", rnic.bf_max_bytes),
+	BYTES32("rnic.inline_max_bytes", rnic.inline_max_bytes),
+	PS("rnic.req_proc_ps", rnic.req_proc_ps),
+	COUNT32("rnic.max_outstanding_pkts", rnic.max_outstanding_pkts),
+	COUNT32("rnic.max_rd_atomic", rnic.max_rd_atomic),
+	COUNT32("rnic.ack_coalesce_pkts", rnic.ack_coalesce_pkts),
+	PS("rnic.resp_proc_ps", rnic.resp_proc_ps),
+	PS("rnic.atomic_ps", rnic.atomic_ps),
+	PS("rnic.cqe_write_ps", rnic.cqe_write_ps),
+	BYTES32("rnic.cqe_bytes", rnic.cqe_bytes),
+	CODE8("rnic.min_rnr_timer", rnic.min_rnr_timer),
+	CODE8("rnic.rnr_retry", rnic.rnr_retry),
+	CODE8("rnic.retry_cnt", rnic.retry_cnt),
+	CODE8("rnic.timeout_exp", rnic.timeout_exp),
+
+	ENUMF("pcie.gen", pcie.gen, sim_pcie_gen_name, SIM_PCIE_GEN_COUNT),
+	COUNT32("pcie.lanes", pcie.lanes),
+	BPS("pcie.rate_bps", pcie.rate_bps),
+	PS("pcie.latency_ps", pcie.latency_ps),
+	BYTES32("pcie.mps_bytes", pcie.mps_bytes),
+	BYTES32("pcie.mrrs_bytes", pcie.mrrs_bytes),
+	BYTES32("pcie.tlp_overhead_bytes", pcie.tlp_overhead_bytes),
+	BYTES32("pcie.cpl_overhead_bytes", pcie.cpl_overhead_bytes),
+
+	BYTES_S("host.gpu_mem_bytes_per_s", host.gpu_mem_bytes_per_s),
+	PS("host.gpu_launch_ps", host.gpu_launch_ps),
+	COUNT32("host.nvlink_links", host.nvlink_links),
+	BPS("host.nvlink_bps", host.nvlink_bps),
+	BYTES_S("host.cpu_mem_bytes_per_s", host.cpu_mem_bytes_per_s),
+	BYTES_S("host.cpu_thread_bytes_per_s", host.cpu_thread_bytes_per_s),
+	PS("host.cpu_call_ps", host.cpu_call_ps),
+	ENUMF("host.gpu_dma", host.gpu_dma, sim_gpu_dma_name, SIM_GPU_DMA_COUNT),
+
+	PS("software.post_send_ps", soft.post_send_ps),
+	PS("software.post_recv_ps", soft.post_recv_ps),
+	PS("software.poll_cq_ps", soft.poll_cq_ps),
+};
+
+const size_t sim_param_field_count = sizeof(sim_param_fields) / sizeof(sim_param_fields[0]);
+
+const struct sim_param_field *sim_param_field_find(const char *key)
+{
+	if (!key)
+		return NULL;
+	for (size_t i = 0; i < sim_param_field_count; i++)
+		if (strcmp(sim_param_fields[i].key, key) == 0)
+			return &sim_param_fields[i];
+	return NULL;
+}
+
+static uint64_t field_uint(const struct sim_param_field *f, const struct sim_params *p)
+{
+	const unsigned char *at = (const unsigned char *)p + f->offset;
+	uint64_t v64;
+	uint32_t v32;
+	uint8_t v8;
+
+	switch (f->size) {
+	case 8:
+		memcpy(&v64, at, 8);
+		return v64;
+	case 4:
+		memcpy(&v32, at, 4);
+		return v32;
+	default:
+		memcpy(&v8, at, 1);
+		return v8;
+	}
+}
+
+/* The text of an enum value: the field's own table, link types from
+ * sim_link_info[] (sim/wire.h). */
+static const char *enum_text(const struct sim_param_field *f, uint64_t v)
+{
+	if (v >= f->nnames)
+		return NULL;
+	if (f->names)
+		return f->names[v];
+	return sim_link_info[v].name;
+}
+
+void sim_params_print(FILE *out, const struct sim_params *p)
+{
+	for (size_t i = 0; i < sim_param_field_count; i++) {
+		const struct sim_param_field *f = &sim_param_fields[i];
+		const char *sep = f->unit[0] ? " " : "";
+
+		if (f->kind == SIM_PARAM_STR) {
+			const char *s = (const char *)p + f->offset;
+			fprintf(out, "%s=%.*s\n", f->key, (int)strnlen(s, f->size), s);
+			continue;
+		}
+		uint64_t v = field_uint(f, p);
+		if (f->kind == SIM_PARAM_ENUM) {
+			const char *t = enum_text(f, v);
+			if (t)
+				fprintf(out, "%s=%s\n", f->key, t);
+			else
+				fprintf(out, "%s=%" PRIu64 "\n", f->key, v);
+			continue;
+		}
+		fprintf(out, "%s=%" PRIu64 "%s%s\n", f->key, v, sep, f->unit);
+	}
+}
+
+int sim_params_validate(const struct sim_params *p)
+{
+	if (!p || !memchr(p->name, '\0', sizeof(p->name)))
+		return -EINVAL;
+	const struct sim_link_params *l = &p->link;
+	if (l->rate_bps == 0 || (unsigned)l->type >= SIM_LINK_COUNT ||
+	    (unsigned)l->flow_ctrl >= SIM_FC_COUNT)
+		return -EINVAL;
+	if (l->mtu_bytes < 256 || l->mtu_bytes > 4096 || (l->mtu_bytes & (l->mtu_bytes - 1)))
+		return -EINVAL;
+	if ((unsigned)p->sw.mode >= SIM_SWITCH_MODE_COUNT)
+		return -EINVAL;
+
+	const struct sim_rnic_params *r = &p->rnic;
+	if (r->wqe_bytes == 0 || r->cqe_bytes == 0 || r->ack_coalesce_pkts == 0 ||
+	    r->max_outstanding_pkts == 0 || r->max_outstanding_pkts > (UINT32_C(1) << 23) ||
+	    r->max_rd_atomic == 0)
+		return -EINVAL;
+	if (r->min_rnr_timer > 31 || r->rnr_retry > 7 || r->retry_cnt > 7 || r->timeout_exp > 31)
+		return -EINVAL;
+
+	const struct sim_pcie_params *e = &p->pcie;
+	if ((unsigned)e->gen >= SIM_PCIE_GEN_COUNT || e->lanes == 0 || e->mps_bytes == 0 ||
+	    e->mrrs_bytes == 0)
+		return -EINVAL;
+	if ((unsigned)p->host.gpu_dma >= SIM_GPU_DMA_COUNT)
+		return -EINVAL;
+	return 0;
+}
+
+uint64_t sim_link_signal_rate_bps(const struct sim_link_params *l)
+{
+	unsigned __int128 den = (unsigned __int128)l->enc_code_bits * l->fec_den;
+
+	if (den == 0)
+		return 0;
+	unsigned __int128 num = (unsigned __int128)l->lanes * l->lane_signal_bps *
+				l->enc_data_bits * l->fec_num;
+	unsigned __int128 q = num / den;
+
+	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+}
+
+uint64_t sim_pcie_rate_bps(enum sim_pcie_gen gen, uint32_t lanes)
+{
+	if ((unsigned)gen >= SIM_PCIE_GEN_COUNT)
+		return 0;
+	unsigned __int128 num = (unsigned __int128)pcie_gen[gen].mts * 1000000u * lanes *
+				pcie_gen[gen].num;
+
+	return (uint64_t)(num / pcie_gen[gen].den);
+}
+
+sim_time_ps sim_ack_timeout_ps(unsigned exp)
+{
+	if (exp == 0 || exp > 31)
+		return SIM_TIME_NEVER;
+	return (sim_time_ps)4096 * SIM_PS_PER_NS << exp; /* 4.096 us * 2^exp */
+}
+
+sim_time_ps sim_rnr_timer_ps(unsigned code)
+{
+	/* IBA RNR NAK timer field in units of 10 us; code 0 is the longest,
+	 * 655.36 ms. */
+	static const uint32_t t10us[32] = {
+		65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48,
+		64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072,
+		4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+	};
+
+	if (code > 31)
+		return SIM_TIME_NEVER;
+	return (sim_time_ps)t10us[code] * 10 * SIM_PS_PER_US;
+}

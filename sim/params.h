@@ -1,0 +1,226 @@
+/* sim/params.h — the fabric's parameters: every number the simulator's
+ * models read, in one plain struct, with named presets.
+ *
+ * One struct, filled three ways: sim_params_preset() copies a built-in
+ * fabric (`cclab sim --fabric ib-hdr`), a scenario file will overwrite single
+ * fields by key later (the field table below names every one of them), and
+ * sim_params_print() writes the resolved result back, one `key=value unit`
+ * line per field, so a results file records exactly what was simulated.
+ *
+ * Units are in the field names and are integers throughout: times in
+ * picoseconds (sim_time_ps, sim/time.h), rates in bits per second (_bps) or
+ * bytes per second (_bytes_per_s), sizes in bytes.  No floating point is
+ * stored, so two runs of one scenario read bit-identical parameters.
+ *
+ * A rate or buffer of 0 means "unlimited" (no serialization cost, nothing
+ * ever full) everywhere except link.rate_bps, which must be > 0: the wire is
+ * the one resource every model charges.  The `ideal` preset uses this.
+ *
+ * Where each preset value comes from — standard, datasheet, measurement, or
+ * an assumption with its reasoning — is in params.c next to the value and in
+ * docs/fabric.md.  Nothing here simulates anything.
+ */
+#ifndef CCLAB_SIM_PARAMS_H
+#define CCLAB_SIM_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/time.h"
+#include "sim/wire.h"
+
+/* Link-level flow control: IB's credits (IBA Vol. 1 7.9), Ethernet priority
+ * flow control for lossless RoCE (IEEE 802.1Qbb), or none (lossy). */
+enum sim_flow_ctrl {
+	SIM_FC_CREDIT,
+	SIM_FC_PFC,
+	SIM_FC_NONE,
+	SIM_FC_COUNT
+};
+extern const char *const sim_flow_ctrl_name[SIM_FC_COUNT];
+
+/* Cut-through: a packet may leave once its header is in and the output is
+ * free; store-and-forward: only after its last byte arrived. */
+enum sim_switch_mode {
+	SIM_SWITCH_CUT_THROUGH,
+	SIM_SWITCH_STORE_FORWARD,
+	SIM_SWITCH_MODE_COUNT
+};
+extern const char *const sim_switch_mode_name[SIM_SWITCH_MODE_COUNT];
+
+/* PCIe generations with the rate (MT/s per lane) and line code of the base
+ * specification: 8b/10b up to Gen2, 128b/130b from Gen3. */
+enum sim_pcie_gen {
+	SIM_PCIE_GEN1,
+	SIM_PCIE_GEN2,
+	SIM_PCIE_GEN3,
+	SIM_PCIE_GEN4,
+	SIM_PCIE_GEN5,
+	SIM_PCIE_GEN_COUNT
+};
+extern const char *const sim_pcie_gen_name[SIM_PCIE_GEN_COUNT];
+
+/* How the RNIC reaches GPU memory: directly over PCIe peer-to-peer
+ * (GPUDirect RDMA), or through a host bounce buffer plus a GPU copy. */
+enum sim_gpu_dma {
+	SIM_GPU_DMA_GPUDIRECT,
+	SIM_GPU_DMA_HOST_STAGING,
+	SIM_GPU_DMA_COUNT
+};
+extern const char *const sim_gpu_dma_name[SIM_GPU_DMA_COUNT];
+
+/* One network link (both directions alike).  rate_bps is what the models
+ * serialize at; the lane fields record where it comes from:
+ *   rate_bps = lanes * lane_signal_bps * enc_data_bits / enc_code_bits
+ *              * fec_num / fec_den
+ * (sim_link_signal_rate_bps()), e.g. HDR 4 * 53.125 Gb/s * 64/66 * 33/34. */
+struct sim_link_params {
+	uint64_t rate_bps;        /* data rate: bits of packet per second */
+	uint64_t lane_signal_bps; /* line rate of one lane (baud * bits/symbol) */
+	sim_time_ps prop_delay_ps; /* propagation, one way */
+	enum sim_link type;       /* framing (sim/wire.h) */
+	enum sim_flow_ctrl flow_ctrl;
+	uint32_t lanes;
+	uint32_t enc_data_bits, enc_code_bits; /* PCS block code: 64/66 */
+	uint32_t fec_num, fec_den;             /* FEC + transcoding: 33/34, or 1/1 */
+	uint32_t mtu_bytes;       /* path MTU: 256, 512, 1024, 2048 or 4096 */
+};
+
+struct sim_switch_params {
+	sim_time_ps fwd_latency_ps; /* port to port, unloaded */
+	uint64_t buffer_bytes;      /* packet memory of the whole switch; 0: unlimited */
+	enum sim_switch_mode mode;
+	uint32_t radix;             /* ports at the link rate */
+};
+
+/* The RDMA NIC.  Latencies are from the event to its effect (see
+ * docs/fabric.md for the chain they form); the IBA encodings at the end are
+ * the QP attributes, as ibv_modify_qp() takes them. */
+struct sim_rnic_params {
+	sim_time_ps doorbell_ps;   /* CPU's MMIO doorbell write reaches the NIC */
+	sim_time_ps wqe_fetch_ps;  /* DMA read of one WQE, round trip */
+	sim_time_ps req_proc_ps;   /* requester: WQE in hand to first packet out */
+	sim_time_ps resp_proc_ps;  /* responder: packet in to DMA write / ACK issued */
+	sim_time_ps atomic_ps;     /* responder's extra read-modify-write for an atomic */
+	sim_time_ps cqe_write_ps;  /* CQE DMA write until visible in host memory */
+	uint32_t wqe_bytes;        /* one send WQE (basic block) */
+	uint32_t bf_max_bytes;     /* largest WQE the doorbell itself carries (BlueFlame) */
+	uint32_t inline_max_bytes; /* largest payload posted inline in the WQE */
+	uint32_t max_outstanding_pkts; /* unacknowledged PSNs per QP (window) */
+	uint32_t max_rd_atomic;    /* outstanding RDMA READ / atomic per QP (device cap) */
+	uint32_t ack_coalesce_pkts; /* responder ACKs at least every N packets */
+	uint32_t cqe_bytes;
+	uint8_t min_rnr_timer;     /* IBA RNR NAK timer code 0..31 (12 = 0.64 ms) */
+	uint8_t rnr_retry;         /* 0..7; 7 = retry forever */
+	uint8_t retry_cnt;         /* 0..7 transport retries after a timeout */
+	uint8_t timeout_exp;       /* local ACK timeout 4.096 us * 2^exp; 0 = none */
+};
+
+/* The RNIC's PCIe link, and the TLP costs a DMA pays on it. */
+struct sim_pcie_params {
+	uint64_t rate_bps;         /* per direction, after line coding; 0: unlimited */
+	sim_time_ps latency_ps;    /* one TLP, one direction, incl. root complex */
+	enum sim_pcie_gen gen;
+	uint32_t lanes;
+	uint32_t mps_bytes;        /* max payload size of a write / completion TLP */
+	uint32_t mrrs_bytes;       /* max read request size */
+	uint32_t tlp_overhead_bytes; /* per MWr/MRd TLP, 64-bit address: 24 */
+	uint32_t cpl_overhead_bytes; /* per CplD TLP: 20 */
+};
+
+/* Memory and compute on either side of the NIC. */
+struct sim_host_params {
+	uint64_t gpu_mem_bytes_per_s;  /* HBM peak; a reduce moves 3 bytes per output byte */
+	sim_time_ps gpu_launch_ps;     /* kernel launch to kernel start */
+	uint64_t nvlink_bps;           /* per GPU, per direction, all links */
+	uint64_t cpu_mem_bytes_per_s;  /* DRAM peak, one socket */
+	uint64_t cpu_thread_bytes_per_s; /* what one reducing/copying thread reaches */
+	sim_time_ps cpu_call_ps;       /* fixed cost of one CPU reduce/copy call */
+	uint32_t nvlink_links;         /* links per GPU (nvlink_bps is their sum) */
+	enum sim_gpu_dma gpu_dma;
+};
+
+/* Host software: the cost of the verbs calls in a schedule. */
+struct sim_sw_params {
+	sim_time_ps post_send_ps; /* ibv_post_send, per WQE, doorbell excluded */
+	sim_time_ps post_recv_ps; /* ibv_post_recv, per WQE */
+	sim_time_ps poll_cq_ps;   /* ibv_poll_cq, per call */
+};
+
+#define SIM_PARAMS_NAME_LEN 32
+
+struct sim_params {
+	char name[SIM_PARAMS_NAME_LEN]; /* preset name, or what a scenario calls it */
+	struct sim_link_params link;
+	struct sim_switch_params sw;
+	struct sim_rnic_params rnic;
+	struct sim_pcie_params pcie;
+	struct sim_host_params host;
+	struct sim_sw_params soft;
+};
+
+/* Copies the preset `name` into *out: 0, or -EINVAL for an unknown name (or
+ * NULL), leaving *out untouched. */
+int sim_params_preset(const char *name, struct sim_params *out);
+
+/* The preset names, NULL-terminated, in a fixed order. */
+const char *const *sim_params_preset_names(void);
+
+/* Writes every field, one `key=value unit` line each ("link.rate_bps=
+ * 200000000000 bit/s"; no unit for names and counts), in the order of
+ * sim_param_fields[].  The output is a function of *p alone. */
+void sim_params_print(FILE *f, const struct sim_params *p);
+
+/* 0 if the models can run on *p, else -EINVAL: a zero link rate, an MTU that
+ * is not an IBA path MTU, an enum out of range, an IBA encoding out of its
+ * range, a zero window or WQE size, or a name without its NUL. */
+int sim_params_validate(const struct sim_params *p);
+
+/* The field table: key, unit as printed, where the value lives.  Keys are
+ * "name" and "<section>.<member>" with the sections link, switch (member
+ * `sw`), rnic, pcie, host and software (member `soft`).  The scenario loader
+ * will set fields through it; the tests check that it covers every byte of
+ * struct sim_params, so a new member cannot be left out of the output. */
+enum sim_param_kind {
+	SIM_PARAM_STR,  /* char[size], NUL-terminated */
+	SIM_PARAM_U64,
+	SIM_PARAM_U32,
+	SIM_PARAM_U8,
+	SIM_PARAM_ENUM, /* stored as a 4-byte enum; names[] gives the text */
+};
+
+struct sim_param_field {
+	const char *key;  /* "link.rate_bps" */
+	const char *unit; /* "bit/s", "ps", "B", "B/s", or "" */
+	size_t offset, size;
+	enum sim_param_kind kind;
+	const char *const *names; /* SIM_PARAM_ENUM: value -> text */
+	unsigned nnames;
+};
+extern const struct sim_param_field sim_param_fields[];
+extern const size_t sim_param_field_count;
+
+/* The field whose key is `key`, or NULL. */
+const struct sim_param_field *sim_param_field_find(const char *key);
+
+/* Derived quantities, exact in integers. */
+
+/* lanes * lane_signal_bps * enc * fec, rounded down: the data rate the lane
+ * fields imply (equal to rate_bps in every preset).  0 if a denominator is
+ * 0. */
+uint64_t sim_link_signal_rate_bps(const struct sim_link_params *l);
+
+/* Data rate of a PCIe link per direction after line coding, rounded down:
+ * Gen4 x16 = 16 GT/s * 16 * 128/130 = 252061538461 bit/s.  0 for a bad gen. */
+uint64_t sim_pcie_rate_bps(enum sim_pcie_gen gen, uint32_t lanes);
+
+/* IBA local ACK timeout: 4.096 us * 2^exp; exp 0 means "never" and so does
+ * anything above 31 (not encodable) — SIM_TIME_NEVER. */
+sim_time_ps sim_ack_timeout_ps(unsigned exp);
+
+/* IBA RNR NAK timer code (0..31) to its delay: 12 -> 0.64 ms, 0 -> 655.36 ms
+ * (ibv_modify_qp(3) lists the table).  SIM_TIME_NEVER above 31. */
+sim_time_ps sim_rnr_timer_ps(unsigned code);
+
+#endif /* CCLAB_SIM_PARAMS_H */
