@@ -466,7 +466,7 @@ const struct sim_param_field *sim_param_field_find(const char *key)
 	return NULL;
 }
 
-static uint64_t field_uint(const struct sim_param_field *f, const struct sim_params *p)
+uint64_t sim_param_field_get(const struct sim_params *p, const struct sim_param_field *f)
 {
 	const unsigned char *at = (const unsigned char *)p + f->offset;
 	uint64_t v64;
@@ -483,6 +483,25 @@ static uint64_t field_uint(const struct sim_param_field *f, const struct sim_par
 	default:
 		memcpy(&v8, at, 1);
 		return v8;
+	}
+}
+
+void sim_param_field_set(struct sim_params *p, const struct sim_param_field *f, uint64_t v)
+{
+	unsigned char *at = (unsigned char *)p + f->offset;
+	uint32_t v32 = (uint32_t)v;
+	uint8_t v8 = (uint8_t)v;
+
+	switch (f->size) {
+	case 8:
+		memcpy(at, &v, 8);
+		break;
+	case 4:
+		memcpy(at, &v32, 4);
+		break;
+	default:
+		memcpy(at, &v8, 1);
+		break;
 	}
 }
 
@@ -508,7 +527,7 @@ void sim_params_print(FILE *out, const struct sim_params *p)
 			fprintf(out, "%s=%.*s\n", f->key, (int)strnlen(s, f->size), s);
 			continue;
 		}
-		uint64_t v = field_uint(f, p);
+		uint64_t v = sim_param_field_get(p, f);
 		if (f->kind == SIM_PARAM_ENUM) {
 			const char *t = enum_text(f, v);
 			if (t)

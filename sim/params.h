@@ -204,6 +204,12 @@ extern const size_t sim_param_field_count;
 /* The field whose key is `key`, or NULL. */
 const struct sim_param_field *sim_param_field_find(const char *key);
 
+/* Reads / writes one field as an unsigned integer (enums as their index),
+ * whatever its width: what a scenario loader sets by key.  No range check:
+ * sim_params_validate() afterwards. */
+uint64_t sim_param_field_get(const struct sim_params *p, const struct sim_param_field *f);
+void sim_param_field_set(struct sim_params *p, const struct sim_param_field *f, uint64_t v);
+
 /* Derived quantities, exact in integers. */
 
 /* lanes * lane_signal_bps * enc * fec, rounded down: the data rate the lane

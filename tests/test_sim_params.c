@@ -50,44 +50,6 @@ static size_t split_lines(char *s, char **lines, size_t max)
 	return n;
 }
 
-static uint64_t get_uint(const struct sim_params *p, const struct sim_param_field *f)
-{
-	const unsigned char *at = (const unsigned char *)p + f->offset;
-	uint64_t v64 = 0;
-	uint32_t v32 = 0;
-	uint8_t v8 = 0;
-
-	switch (f->size) {
-	case 8:
-		memcpy(&v64, at, 8);
-		return v64;
-	case 4:
-		memcpy(&v32, at, 4);
-		return v32;
-	default:
-		memcpy(&v8, at, 1);
-		return v8;
-	}
-}
-
-static void set_uint(struct sim_params *p, const struct sim_param_field *f, uint64_t v)
-{
-	unsigned char *at = (unsigned char *)p + f->offset;
-	uint32_t v32 = (uint32_t)v;
-	uint8_t v8 = (uint8_t)v;
-
-	switch (f->size) {
-	case 8:
-		memcpy(at, &v, 8);
-		break;
-	case 4:
-		memcpy(at, &v32, 4);
-		break;
-	default:
-		memcpy(at, &v8, 1);
-		break;
-	}
-}
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -152,7 +114,7 @@ static void test_preset_families(void **state)
 		if (ends_with(f->key, "_ps") || ends_with(f->key, "_per_s") ||
 		    strcmp(f->key, "pcie.rate_bps") == 0 || strcmp(f->key, "host.nvlink_bps") == 0 ||
 		    strcmp(f->key, "switch.buffer_bytes") == 0)
-			assert_int_equal(get_uint(&ideal, f), 0);
+			assert_int_equal(sim_param_field_get(&ideal, f), 0);
 	}
 	/* the closed form: 4096 B at 100 Gb/s */
 	assert_int_equal(sim_serialize_ps(4096, ideal.link.rate_bps), 327680);
@@ -446,9 +408,9 @@ static void test_print_each_field_own_line(void **state)
 		if (f->kind == SIM_PARAM_STR)
 			p.name[0] = 'X';
 		else if (f->kind == SIM_PARAM_ENUM)
-			set_uint(&p, f, (get_uint(&p, f) + 1) % f->nnames);
+			sim_param_field_set(&p, f, (sim_param_field_get(&p, f) + 1) % f->nnames);
 		else
-			set_uint(&p, f, get_uint(&p, f) + 1);
+			sim_param_field_set(&p, f, sim_param_field_get(&p, f) + 1);
 
 		char *got = print_str(&p);
 		char *lines[128];
