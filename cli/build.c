@@ -20,7 +20,14 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 	*out = cc_build(&p, err, sizeof(err));
 	if (*out)
 		return 0;
-	/* cc_build(): a message for bad parameters, errno = ENOMEM otherwise. */
+	/* cc_build(): a message for bad parameters (errno EINVAL), for a
+	 * schedule too large for this machine (E2BIG: not a usage error), or
+	 * errno = ENOMEM. */
+	if (err[0] && errno == E2BIG) {
+		fprintf(stderr, "cclab %s: %s of %" PRIu64 " bytes on %" PRIu32 " ranks: %s\n",
+			cli_cmd_name(o->cmd), cc_coll_name[p.coll], bytes, p.nranks, err);
+		return CLI_EXIT_FAIL;
+	}
 	if (err[0]) {
 		fprintf(stderr, "cclab %s: cannot build %s of %" PRIu64 " bytes (count %" PRIu64
 			") on %" PRIu32 " ranks: %s\n", cli_cmd_name(o->cmd),

@@ -35,6 +35,7 @@ struct cli_opts {
 	uint64_t minbytes, maxbytes, stepfactor;
 	int64_t rank;            /* --rank; -1: every rank */
 	bool primitives;
+	bool chunk_given;        /* --chunk-bytes on the command line */
 	uint64_t seed, order_seed;
 	const char *json;        /* --json FILE, or NULL */
 	bool help;

@@ -4,20 +4,44 @@
 #include <string.h>
 
 #include "cli/check.h"
+#include "core/algo.h"
+#include "core/dtype.h"
+
+/* --primitives walks the algorithm only: no schedule is built, so sizes
+ * too large to build can still be listed. */
+static int print_primitives(const struct cli_opts *o)
+{
+	struct cc_coll_params p = o->p;
+	uint64_t size;
+	char err[256] = "";
+
+	cc_result_counts(p.coll, p.nranks, cc_dtype_size(p.dtype), o->minbytes, &p.count, &size);
+	if (cc_params_check(&p, err, sizeof(err))) {
+		fprintf(stderr, "cclab schedule: %s\n", err);
+		cli_usage_hint(o->cmd);
+		return CLI_EXIT_USAGE;
+	}
+	cc_print_primitives(stdout, &p, (int)o->rank);
+	return CLI_EXIT_OK;
+}
 
 int cmd_schedule(const struct cli_opts *o)
 {
 	struct cc_schedule *s;
 	uint64_t count, size;
-	int rc = cli_build(o, o->minbytes, &s, &count, &size);
+	int rc;
 
+	if (o->primitives) {
+		rc = print_primitives(o);
+	} else {
+		rc = cli_build(o, o->minbytes, &s, &count, &size);
+		if (rc)
+			return rc;
+		cc_schedule_print(stdout, s, (int)o->rank);
+		cc_schedule_free(s);
+	}
 	if (rc)
 		return rc;
-	if (o->primitives)
-		cc_schedule_print_primitives(stdout, s, (int)o->rank);
-	else
-		cc_schedule_print(stdout, s, (int)o->rank);
-	cc_schedule_free(s);
 	/* A full disk or closed pipe must not look like success. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "cclab schedule: cannot write the output: %s\n", strerror(errno));

@@ -277,6 +277,7 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		o->primitives = true;
 		return 0;
 	case OPT_CHUNK_BYTES:
+		o->chunk_given = true;
 		return get_size(c, arg, 1, &o->p.chunk_bytes);
 	case OPT_SLOT_BYTES:
 		return get_size(c, arg, 1, &o->p.slot_bytes);
@@ -385,5 +386,12 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (o->help)
 		return 0;
+	/* Without --chunk-bytes, a chunk is 4 slots as in NCCL (its
+	 * ALLREDUCE_CHUNKSTEPS), or fewer when there are too few slots for
+	 * a chunk that large to make progress (core/algo.c). */
+	if (!o->chunk_given) {
+		uint64_t n = 2ull * o->p.nslots - 1 < 4 ? 2ull * o->p.nslots - 1 : 4;
+		o->p.chunk_bytes = o->p.slot_bytes * n;
+	}
 	return check_all(cmd, o, have_e);
 }

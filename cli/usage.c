@@ -92,7 +92,8 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		fprintf(f, "      --rank R            print only rank R (default: every rank)\n");
 		fprintf(f, "      --primitives        print NCCL primitives instead of verbs ops\n");
 	}
-	fprintf(f, "      --chunk-bytes SIZE  bytes per chunk (default %s)\n", chunk);
+	fprintf(f, "      --chunk-bytes SIZE  bytes per chunk, at most 2*slots-1 slots (default %s:\n"
+		   "                          4 slots, fewer with --slots below 3)\n", chunk);
 	fprintf(f, "      --slot-bytes SIZE   staging slot, the largest message (default %s)\n",
 		slot);
 	fprintf(f, "      --slots N           slots per connection, 1 to %u (default %u)\n",

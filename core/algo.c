@@ -56,40 +56,66 @@ static double physical_memory(void)
 	return pages > 0 && size > 0 ? (double)pages * size : 0;
 }
 
-struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen)
+int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 {
-	size_t es = cc_dtype_size(p->dtype);
-	errno = EINVAL;
+	size_t es;
 	if (p->coll >= CC_COLL_COUNT || p->transport >= CC_TRANSPORT_COUNT ||
 	    p->dtype >= CC_DTYPE_COUNT || p->redop >= CC_REDOP_COUNT) {
 		snprintf(err, errlen, "unknown collective, transport, dtype or redop");
-		return NULL;
+		return -EINVAL;
 	}
+	es = cc_dtype_size(p->dtype);
 	if (p->nranks < 1 || p->nranks > CC_MAX_RANKS) {
 		snprintf(err, errlen, "nranks %u out of range 1..%u", p->nranks, CC_MAX_RANKS);
-		return NULL;
+		return -EINVAL;
 	}
 	if (p->nslots < 1 || p->nslots > 1024) {
 		snprintf(err, errlen, "slots %u out of range 1..1024", p->nslots);
-		return NULL;
+		return -EINVAL;
 	}
 	if (p->slot_bytes < es || p->slot_bytes > CC_MAX_MSG_BYTES) {
 		snprintf(err, errlen, "slot size %llu B out of range %zu..%llu (one %s element .. 2 GiB)",
 			 (unsigned long long)p->slot_bytes, es, CC_MAX_MSG_BYTES,
 			 cc_dtype_name[p->dtype]);
-		return NULL;
+		return -EINVAL;
 	}
 	if (p->chunk_bytes < es) {
 		snprintf(err, errlen, "chunk size %llu B is less than one %s element",
 			 (unsigned long long)p->chunk_bytes, cc_dtype_name[p->dtype]);
-		return NULL;
+		return -EINVAL;
+	}
+	/* Progress needs the slices of one chunk to fit in what two ranks can
+	 * buffer on a connection: the sender's slots and the receiver's.  A
+	 * rank's step needs both a free send slot and an arrived slice; with a
+	 * chunk of 2*nslots slices or more every rank of the ring can end up
+	 * waiting for the next one.  NCCL keeps a chunk to NCCL_STEPS/2 steps
+	 * (ALLREDUCE_CHUNKSTEPS); cclab allows up to 2*nslots - 1 slices. */
+	uint64_t slices = (p->chunk_bytes / es + p->slot_bytes / es - 1) / (p->slot_bytes / es);
+	if (slices >= 2ull * p->nslots) {
+		snprintf(err, errlen,
+			 "a chunk of %llu slices (chunk %llu B / slot %llu B) cannot make progress "
+			 "with %u slots per connection: at most 2*slots-1 = %u slices; raise --slots "
+			 "or lower --chunk-bytes",
+			 (unsigned long long)slices, (unsigned long long)p->chunk_bytes,
+			 (unsigned long long)p->slot_bytes, p->nslots, 2 * p->nslots - 1);
+		return -EINVAL;
 	}
 	/* The whole array (count * nranks elements for reduce-scatter and
 	 * all-gather) must have a byte size that fits in 63 bits. */
 	if (p->count > (UINT64_MAX >> 1) / es / p->nranks) {
 		snprintf(err, errlen, "count %llu too large", (unsigned long long)p->count);
-		return NULL;
+		return -EINVAL;
 	}
+	return 0;
+}
+
+struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen)
+{
+	size_t es;
+	errno = EINVAL;
+	if (cc_params_check(p, err, errlen))
+		return NULL;
+	es = cc_dtype_size(p->dtype);
 	/* Refuse up front what would only end in the OOM killer. */
 	double need = ring_schedule_bytes(p, es), have = physical_memory();
 	if (have > 0 && need > have * 0.75) {

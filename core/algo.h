@@ -6,8 +6,13 @@
 
 #include "schedule.h"
 
-/* Checks p (nranks >= 1, sizes that fit, chunk >= one element, ...) and
- * builds the schedule.  Returns NULL with a message in err on bad
+/* Checks p (nranks >= 1, sizes that fit, chunk >= one element, a chunk
+ * that can make progress with the slots, ...): 0 or -EINVAL with a message
+ * in err. */
+int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen);
+
+/* cc_params_check, a memory estimate (E2BIG when the schedule would not
+ * fit in this machine), then builds the schedule.  Returns NULL with a message in err on bad
  * parameters, or NULL with errno = ENOMEM. */
 struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen);
 
@@ -28,6 +33,10 @@ typedef void (*cc_prim_fn)(void *ctx, uint32_t rank, const struct cc_prim_step *
 /* Calls fn for every primitive step of rank, in order, empty chunks
  * included (NCCL runs those steps with nelem = 0).  k = 1: one "copy". */
 void cc_ring_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
+
+/* The primitive listing of docs/schedule.md for checked parameters, without
+ * building the schedule; rank -1: every rank. */
+void cc_print_primitives(FILE *f, const struct cc_coll_params *p, int rank);
 
 /* Number of primitive steps per loop (2k-1 for allreduce, k for
  * reduce-scatter and all-gather, 1 for k = 1). */

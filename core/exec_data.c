@@ -26,6 +26,7 @@ const char *cc_wc_status_name(enum cc_wc_status s)
 	case CC_WC_WR_FLUSH_ERR: return "IBV_WC_WR_FLUSH_ERR";
 	case CC_WC_REM_INV_REQ_ERR: return "IBV_WC_REM_INV_REQ_ERR";
 	case CC_WC_REM_ACCESS_ERR: return "IBV_WC_REM_ACCESS_ERR";
+	case CC_WC_REM_OP_ERR: return "IBV_WC_REM_OP_ERR";
 	case CC_WC_RETRY_EXC_ERR: return "IBV_WC_RETRY_EXC_ERR";
 	case CC_WC_RNR_RETRY_EXC_ERR: return "IBV_WC_RNR_RETRY_EXC_ERR";
 	}
@@ -169,7 +170,9 @@ static void post_recv(struct dx *x, uint32_t r, uint32_t i)
 	const struct cc_op_recv *p = &rs->ops[i].u.recv;
 	struct dx_qp *qp = &x->rk[r].qp[p->qp];
 
-	if (qp->rq_posted - qp->rq_consumed >= rs->qps[p->qp].max_recv_wr) {
+	/* A receive WQE's slot is free once its completion is reaped (mlx5
+	 * advances the RQ tail in poll_cq), not when the NIC consumes it. */
+	if (qp->rq_posted - qp->rq_retired >= rs->qps[p->qp].max_recv_wr) {
 		dx_set_error(x, CC_RUN_POST_ERROR, CC_WC_SUCCESS, r, p->qp, i,
 			     "ibv_post_recv: receive queue full (ENOMEM)");
 		return;
@@ -274,16 +277,13 @@ static int poll_cq(struct dx *x, uint32_t r, uint32_t i)
 		memmove(&cq->e[j], &cq->e[j + 1], (cq->n - j - 1) * sizeof(c));
 		cq->n--;
 		if (c.status != CC_WC_SUCCESS) {
-			/* A flush is a consequence: report the error that caused it. */
-			if (c.status == CC_WC_WR_FLUSH_ERR && x->first_err.status != CC_WC_WR_FLUSH_ERR) {
-				report_first_error(x);
-			} else {
-				char what[96];
-				snprintf(what, sizeof(what), "completed with %s",
-					 cc_wc_status_name(c.status));
-				dx_set_error(x, CC_RUN_COMPLETION_ERROR, c.status, r, c.qp, c.op, what);
-			}
-		} else if (!c.is_recv) {
+			/* Reaping any error ends the run; what it reports is the
+			 * root cause: the first error, not a flush, that any QP
+			 * generated (this one, or what led to it). */
+			report_first_error(x);
+		} else if (c.is_recv) {
+			rk->qp[c.qp].rq_retired++;
+		} else {
 			/* Reaping a signaled send completion frees its WQE and
 			 * every unsignaled one before it on that SQ. */
 			struct dx_qp *qp = &rk->qp[c.qp];
@@ -320,6 +320,9 @@ static void calc(struct dx *x, uint32_t r, uint32_t i)
 	}
 	if (c->ndst == 2)
 		memmove(mem[c->dst[1].buf] + c->dst[1].offset, d0, bytes);
+	/* A wait_mem may watch what this op wrote. */
+	for (int j = 0; j < c->ndst; j++)
+		dx_mem_written(x, r, c->dst[j].buf, c->dst[j].offset, bytes);
 }
 
 static void op_done(struct dx *x, uint32_t r, uint32_t i)
@@ -439,7 +442,10 @@ static void run(struct dx *x)
 				uint32_t r = x->qp_rank[id - nranks];
 				uint32_t q = id - nranks - x->qp_base[r];
 				struct dx_qp *qp = &x->rk[r].qp[q];
-				dx_nic_step(x, r, q);
+				/* A peer's error may have flushed this QP (or RNR
+				 * blocked it) since it was activated. */
+				if (!qp->rnr_blocked && !qp->error && qp->sq.head < qp->rung)
+					dx_nic_step(x, r, q);
 				if (qp->rnr_blocked || qp->error || qp->sq.head >= qp->rung) {
 					/* Appends made meanwhile leave `pick` in place. */
 					qp->active = 0;

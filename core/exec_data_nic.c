@@ -1,16 +1,17 @@
 /* core/exec_data_nic.c — the data executor's RNIC: executes the WQE at the
  * head of a send queue against the peer's memory and receive queue.
  *
- * The checks and their outcomes follow the responder of the kernel's
- * soft-RoCE driver (drivers/infiniband/sw/rxe/rxe_resp.c: check_resource →
- * check_rkey → execute → acknowledge) and the IBA:
+ * The checks, their order and their outcomes follow the responder of the
+ * kernel's soft-RoCE driver (drivers/infiniband/sw/rxe/rxe_resp.c:
+ * check_resource → check_rkey → execute → acknowledge) and the IBA:
  *   - no receive WQE for a SEND / WRITE_WITH_IMM: RNR NAK, retried while
  *     rnr_retry lasts (IBA 9.7.5.2.8), then IBV_WC_RNR_RETRY_EXC_ERR;
  *   - R_Key unknown, lacking the access right, or range outside the MR:
  *     NAK remote access error → IBV_WC_REM_ACCESS_ERR, both QPs to error
  *     (rxe: do_class_ac_error);
  *   - message longer than the receive SGE: IBV_WC_LOC_LEN_ERR at the
- *     responder, IBV_WC_REM_INV_REQ_ERR at the requester;
+ *     responder, IBV_WC_REM_INV_REQ_ERR at the requester; a receive WQE
+ *     with a bad L_Key: IBV_WC_LOC_PROT_ERR there, IBV_WC_REM_OP_ERR here;
  *   - L_Key unknown or range outside the local MR: IBV_WC_LOC_PROT_ERR;
  *   - a QP in error flushes every outstanding WQE with IBV_WC_WR_FLUSH_ERR.
  * Completions are generated for signaled WQEs, and always for errors. */
@@ -100,6 +101,7 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 	uint32_t len = p->sge.length;
 	uint8_t inline_buf[8];
 	uint8_t *local = NULL;
+	const struct cc_mr *lmr = NULL;
 	int local_write = p->opcode == CC_WR_RDMA_READ || p->opcode == CC_WR_ATOMIC_FETCH_ADD ||
 			  p->opcode == CC_WR_ATOMIC_CMP_SWP;
 
@@ -110,13 +112,13 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 		if (len > sizeof(inline_buf))
 			len = sizeof(inline_buf);
 	} else if (p->num_sge) {
-		const struct cc_mr *mr = find_mr(x, r, rk->wqe_lkey[i], p->sge.offset, len,
-						 local_write ? CC_ACCESS_LOCAL_WRITE : 0);
-		if (!mr) {
+		lmr = find_mr(x, r, rk->wqe_lkey[i], p->sge.offset, len,
+			      local_write ? CC_ACCESS_LOCAL_WRITE : 0);
+		if (!lmr) {
 			fail_head(x, r, q, CC_WC_LOC_PROT_ERR);
 			return;
 		}
-		local = rk->mem[mr->buf] + p->sge.offset;
+		local = rk->mem[lmr->buf] + p->sge.offset;
 	} else {
 		len = 0;
 	}
@@ -144,10 +146,14 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 			dmr = find_mr(x, pr, prk->wqe_lkey[recv_op], rv->sge.offset, room,
 				      CC_ACCESS_LOCAL_WRITE);
 		if (len > room || (len && !dmr)) {
-			enum cc_wc_status rst = len > room ? CC_WC_LOC_LEN_ERR : CC_WC_LOC_PROT_ERR;
-			complete(x, pr, pq, recv_op, rv->wr_id, rst, 1, 0, 0);
+			/* Too long: invalid request (rxe RESPST_ERR_LENGTH).  A
+			 * receive WQE whose own key is bad is the responder's
+			 * fault: remote operational error (RESPST_ERR_MALFORMED_WQE). */
+			int too_long = len > room;
+			complete(x, pr, pq, recv_op, rv->wr_id,
+				 too_long ? CC_WC_LOC_LEN_ERR : CC_WC_LOC_PROT_ERR, 1, 0, 0);
 			dx_qp_to_error(x, pr, pq);
-			fail_head(x, r, q, CC_WC_REM_INV_REQ_ERR);
+			fail_head(x, r, q, too_long ? CC_WC_REM_INV_REQ_ERR : CC_WC_REM_OP_ERR);
 			return;
 		}
 		if (len) {
@@ -160,12 +166,8 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 	}
 	case CC_WR_RDMA_WRITE:
 	case CC_WR_RDMA_WRITE_WITH_IMM:
-		rmr = find_mr(x, pr, rk->wqe_rkey[i], p->remote_offset, len, CC_ACCESS_REMOTE_WRITE);
-		if (!rmr) {
-			dx_qp_to_error(x, pr, pq);
-			fail_head(x, r, q, CC_WC_REM_ACCESS_ERR);
-			return;
-		}
+		/* rxe checks resources (the receive WQE) before the rkey, and
+		 * a zero-length transfer checks no rkey at all (IBA C9-88). */
 		if (p->opcode == CC_WR_RDMA_WRITE_WITH_IMM) {
 			recv_op = take_recv(x, pr, pq);
 			if (recv_op == UINT32_MAX) {
@@ -173,22 +175,38 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 				return;
 			}
 		}
-		if (len)
+		if (len) {
+			rmr = find_mr(x, pr, rk->wqe_rkey[i], p->remote_offset, len,
+				      CC_ACCESS_REMOTE_WRITE);
+			if (!rmr) {
+				/* The requester's error first: it is the root cause
+				 * the run reports. */
+				fail_head(x, r, q, CC_WC_REM_ACCESS_ERR);
+				if (recv_op != UINT32_MAX)
+					complete(x, pr, pq, recv_op,
+						 x->s->ranks[pr].ops[recv_op].u.recv.wr_id,
+						 CC_WC_REM_ACCESS_ERR, 1, 0, 0);
+				dx_qp_to_error(x, pr, pq);
+				return;
+			}
 			memcpy(prk->mem[rmr->buf] + p->remote_offset, local, len);
-		dx_mem_written(x, pr, rmr->buf, p->remote_offset, len);
+			dx_mem_written(x, pr, rmr->buf, p->remote_offset, len);
+		}
 		if (recv_op != UINT32_MAX)
 			complete(x, pr, pq, recv_op, x->s->ranks[pr].ops[recv_op].u.recv.wr_id,
 				 CC_WC_SUCCESS, 1, len, p->imm);
 		break;
 	case CC_WR_RDMA_READ:
+		if (!len)
+			break;
 		rmr = find_mr(x, pr, rk->wqe_rkey[i], p->remote_offset, len, CC_ACCESS_REMOTE_READ);
 		if (!rmr) {
 			dx_qp_to_error(x, pr, pq);
 			fail_head(x, r, q, CC_WC_REM_ACCESS_ERR);
 			return;
 		}
-		if (len)
-			memcpy(local, prk->mem[rmr->buf] + p->remote_offset, len);
+		memcpy(local, prk->mem[rmr->buf] + p->remote_offset, len);
+		dx_mem_written(x, r, lmr->buf, p->sge.offset, len);
 		break;
 	case CC_WR_ATOMIC_FETCH_ADD:
 	case CC_WR_ATOMIC_CMP_SWP: {
@@ -204,7 +222,7 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 			fail_head(x, r, q, CC_WC_REM_ACCESS_ERR);
 			return;
 		}
-		if (!local) {
+		if (!lmr) {
 			fail_head(x, r, q, CC_WC_LOC_PROT_ERR); /* nowhere to return the old value */
 			return;
 		}
@@ -216,6 +234,7 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 			dx_store64(w, p->swap);
 		dx_store64(local, old);
 		dx_mem_written(x, pr, rmr->buf, p->remote_offset, 8);
+		dx_mem_written(x, r, lmr->buf, p->sge.offset, 8);
 		break;
 	}
 	default:

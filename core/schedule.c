@@ -246,6 +246,12 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* [off, off+len) inside a buffer of `size` bytes, without overflow. */
+static int fits(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
 static int check_sge(const struct cc_rank_sched *rs, const struct cc_sge *sge)
 {
 	return sge->mr < rs->nmrs;
@@ -304,14 +310,16 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 				    o->u.poll.cq, rs->ncqs);
 		break;
 	case CC_OP_WAIT_MEM:
-		if (o->u.wait.buf >= rs->nbufs ||
-		    o->u.wait.offset + 8 > rs->bufs[o->u.wait.buf].size)
+		if (o->u.wait.buf >= rs->nbufs || !fits(o->u.wait.offset, 8, rs->bufs[o->u.wait.buf].size))
 			return fail(err, len, "rank %u op %u: wait_mem outside buffer %u", r, i,
 				    o->u.wait.buf);
 		break;
 	case CC_OP_REDUCE:
 	case CC_OP_COPY: {
 		const struct cc_op_calc *c = &o->u.calc;
+		if (c->dtype >= CC_DTYPE_COUNT || c->redop >= CC_REDOP_COUNT ||
+		    c->count > UINT64_MAX / 8)
+			return fail(err, len, "rank %u op %u: bad dtype, redop or count", r, i);
 		uint64_t bytes = c->count * cc_dtype_size(c->dtype);
 		if (c->nsrc < 1 || c->nsrc > 2 || c->ndst < 1 || c->ndst > 2 ||
 		    (o->kind == CC_OP_REDUCE && c->nsrc != 2))
@@ -319,7 +327,7 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 				    c->nsrc, c->ndst);
 		for (int j = 0; j < c->nsrc + c->ndst; j++) {
 			const struct cc_mref *m = j < c->nsrc ? &c->src[j] : &c->dst[j - c->nsrc];
-			if (!check_mref(rs, m) || m->offset + bytes > rs->bufs[m->buf].size)
+			if (!check_mref(rs, m) || !fits(m->offset, bytes, rs->bufs[m->buf].size))
 				return fail(err, len, "rank %u op %u: %s outside buffer %u", r, i,
 					    cc_op_kind_name[o->kind], m->buf);
 		}

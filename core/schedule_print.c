@@ -271,9 +271,14 @@ static void print_step(void *f, uint32_t r, const struct cc_prim_step *st)
 		(unsigned int)st->channel, st->chunk, st->step, NAME(cc_prim_name, st->prim));
 }
 
+void cc_print_primitives(FILE *f, const struct cc_coll_params *p, int rank)
+{
+	for (uint32_t r = 0; r < p->nranks; r++)
+		if (rank < 0 || (uint32_t)rank == r)
+			cc_ring_primitives(p, r, print_step, f);
+}
+
 void cc_schedule_print_primitives(FILE *f, const struct cc_schedule *s, int rank)
 {
-	for (uint32_t r = 0; r < s->nranks; r++)
-		if (rank < 0 || (uint32_t)rank == r)
-			cc_ring_primitives(&s->params, r, print_step, f);
+	cc_print_primitives(f, &s->params, rank);
 }

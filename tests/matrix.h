@@ -6,8 +6,9 @@
  * per rank for reduce-scatter and all-gather: 0, 1, 7, 1031/k+1, 14) and
  * at several MiB, over the dtypes and redops: the data executor must report
  * #wrong == 0 and a clean run.  Sizes above 7 elements also run with tiny
- * slots and chunks (3 and 7 elements, 2 slots): many loops, slices and slot
- * reuses per connection.
+ * slots and chunks (3 and 7 elements, 2 slots: 3 slices per chunk, the most
+ * that can progress) and with a single 5-element slot per connection: many
+ * loops, slices and slot reuses per connection.
  *
  * How much runs is set by CCLAB_MATRIX (docs/testing.md):
  *   full (default)  awkward sizes: every k x dtype x redop; tiny slots: every
@@ -50,11 +51,18 @@ static void check_one(const struct combo *c, uint32_t k, uint64_t count, int d, 
 	p.count = count;
 	p.dtype = (enum cc_dtype)d;
 	p.redop = (enum cc_redop)op;
-	if (tiny) {
+	if (tiny == 1) {
+		/* 3 slices per chunk on 2 slots: the most cc_build allows. */
 		size_t es = cc_dtype_size(p.dtype);
 		p.slot_bytes = 3 * es;
 		p.chunk_bytes = 7 * es;
 		p.nslots = 2;
+	} else if (tiny == 2) {
+		/* One slot per connection, one slice per chunk. */
+		size_t es = cc_dtype_size(p.dtype);
+		p.slot_bytes = 5 * es;
+		p.chunk_bytes = 5 * es;
+		p.nslots = 1;
 	}
 	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
 	if (!s)
@@ -66,7 +74,7 @@ static void check_one(const struct combo *c, uint32_t k, uint64_t count, int d, 
 		fail_msg("%s %s k=%u count=%llu %s %s%s: %llu wrong, %s",
 			 cc_coll_name[c->coll], cc_transport_name[c->transport], k,
 			 (unsigned long long)count, cc_dtype_name[d], cc_redop_name[op],
-			 tiny ? " (tiny slots)" : "", (unsigned long long)res.wrong, res.err.msg);
+			 tiny == 1 ? " (tiny slots)" : tiny == 2 ? " (one slot)" : "", (unsigned long long)res.wrong, res.err.msg);
 	runs++;
 	cc_data_result_free(&res);
 	cc_schedule_free(s);
@@ -122,8 +130,10 @@ static void matrix(void **state)
 			for (int op = 0; op < CC_REDOP_COUNT; op++) {
 				for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++) {
 					check_one(c, k, small[i], d, op, 0);
-					if (small[i] > 7 && want_tiny(d, op))
+					if (small[i] > 7 && want_tiny(d, op)) {
 						check_one(c, k, small[i], d, op, 1);
+						check_one(c, k, small[i], d, op, 2);
+					}
 				}
 				if (want_big(k, d, op))
 					check_one(c, k, big_count, d, op, 0);

@@ -297,6 +297,77 @@ static void unsignaled_gives_no_completion(void **state)
 	cc_schedule_free(s);
 }
 
+
+/* A receive WQE whose lkey is bad: LOC_PROT_ERR at the responder and
+ * REM_OP_ERR at the requester (rxe RESPST_ERR_MALFORMED_WQE, class A). */
+static void receive_with_bad_lkey(void **state)
+{
+	(void)state;
+	struct cc_schedule *s = pair(CC_ACCESS_LOCAL_WRITE, 7);
+	uint32_t w = post(s, 0, CC_WR_SEND, CC_SEND_SIGNALED, 0, 16, 0);
+	poll_for(s, 0, 100 + w);
+	add_recv(s, 16);
+	struct cc_fault f = { CC_FAULT_LKEY, 1, 0 };
+	struct cc_data_result res = run(s, &f, 1);
+	print_message("    -> %s\n", res.err.msg);
+	assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+	assert_true((res.err.wc == CC_WC_REM_OP_ERR && res.err.rank == 0 && res.err.op == w) ||
+		    (res.err.wc == CC_WC_LOC_PROT_ERR && res.err.rank == 1 && res.err.wr_id == 7));
+	cc_data_result_free(&res);
+	cc_schedule_free(s);
+}
+
+/* A receive WQE holds its RQ slot until its completion is reaped (mlx5
+ * moves the RQ tail in poll_cq): posting max_recv_wr + 1 receives with
+ * none reaped fails, even after the NIC consumed some. */
+static void receive_queue_slots_free_on_poll(void **state)
+{
+	(void)state;
+	struct cc_schedule *s = pair(CC_ACCESS_LOCAL_WRITE, 7);
+	struct cc_rank_sched *rs = &s->ranks[1];
+	uint32_t w = post(s, 0, CC_WR_SEND, CC_SEND_SIGNALED, 0, 8, 0);
+	poll_for(s, 0, 100 + w);
+	uint32_t last = UINT32_MAX;
+	/* max_recv_wr = 4: the fifth receive fails whether or not the SEND
+	 * has consumed one of the first four, since rank 1 reaps nothing. */
+	for (int i = 0; i < 5; i++) {
+		struct cc_op op = { .kind = CC_OP_POST_RECV };
+		op.u.recv = (struct cc_op_recv){ .qp = 0, .wr_id = 200 + i, .num_sge = 1,
+						 .sge = { 0, 0, 8 } };
+		last = cc_add_op(rs, &op, &last, 1);
+	}
+	struct cc_data_result res = run(s, NULL, 0);
+	expect(&res, CC_RUN_POST_ERROR, CC_WC_SUCCESS, 1, last, 204);
+	cc_schedule_free(s);
+}
+
+/* A wait_mem on the word an atomic returns its old value into wakes up
+ * when the atomic completes, whatever the interleaving. */
+static void wait_on_local_atomic_result(void **state)
+{
+	(void)state;
+	uint32_t all = CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_ATOMIC;
+	for (uint64_t seed = 0; seed < 40; seed++) {
+		struct cc_schedule *s = pair(all, 7);
+		uint32_t a = post(s, 0, CC_WR_ATOMIC_FETCH_ADD, CC_SEND_SIGNALED, 0, 8, 0);
+		s->ranks[0].ops[a].u.send.compare_add = 7;
+		uint32_t b = post(s, 0, CC_WR_ATOMIC_FETCH_ADD, CC_SEND_SIGNALED, 0, 8, 0);
+		s->ranks[0].ops[b].u.send.compare_add = 1;
+		/* The second FETCH_ADD returns 7 into rank 0's result word. */
+		struct cc_op op = { .kind = CC_OP_WAIT_MEM, .u.wait = { 1, 0, 7 } };
+		cc_add_op(&s->ranks[0], &op, NULL, 0);
+		poll_for(s, 0, 100 + a);
+		poll_for(s, 0, 100 + b);
+		struct cc_data_opts o = { .seed = 1, .order_seed = seed };
+		struct cc_data_result res;
+		assert_int_equal(cc_data_run(s, &o, &res), 0);
+		if (res.err.status != CC_RUN_OK)
+			fail_msg("order seed %llu: %s", (unsigned long long)seed, res.err.msg);
+		cc_data_result_free(&res);
+		cc_schedule_free(s);
+	}
+}
+
 /* A real collective with a fault in the middle ends with the right status. */
 static void ring_with_bad_rkey(void **state)
 {
@@ -318,22 +389,29 @@ static void ring_with_bad_rkey(void **state)
 			    rs->ops[i].u.send.opcode != CC_WR_SEND)
 				victim = i;
 		struct cc_fault f = { CC_FAULT_RKEY, 2, victim };
-		struct cc_data_opts o = { .seed = 3, .order_seed = 5, .faults = &f, .nfaults = 1 };
-		struct cc_data_result res;
-		assert_int_equal(cc_data_run(s, &o, &res), 0);
-		print_message("    %s -> %s\n", cc_transport_name[t], res.err.msg);
-		if (t == CC_SEND_RECV) {
-			/* SEND carries no rkey: the fault changes nothing. */
-			assert_int_equal(victim, UINT32_MAX);
-			assert_int_equal(res.err.status, CC_RUN_OK);
-		} else {
-			assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
-			assert_int_equal(res.err.wc, CC_WC_REM_ACCESS_ERR);
-			assert_int_equal(res.err.rank, 2);
-			assert_int_equal(res.err.op, victim);
-			assert_true(res.wrong > 0);
+		/* Every interleaving must end the same way: errors and flushes
+		 * race with the rest of the ring. */
+		for (uint64_t seed = 0; seed < 32; seed++) {
+			struct cc_data_opts o = { .seed = 3, .order_seed = seed, .faults = &f,
+						  .nfaults = 1 };
+			struct cc_data_result res;
+			assert_int_equal(cc_data_run(s, &o, &res), 0);
+			if (seed == 0)
+				print_message("    %s seed %llu -> %s\n", cc_transport_name[t],
+					      (unsigned long long)seed, res.err.msg);
+			if (t == CC_SEND_RECV) {
+				/* SEND carries no rkey: the fault changes nothing. */
+				assert_int_equal(victim, UINT32_MAX);
+				assert_int_equal(res.err.status, CC_RUN_OK);
+			} else {
+				assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+				assert_int_equal(res.err.wc, CC_WC_REM_ACCESS_ERR);
+				assert_int_equal(res.err.rank, 2);
+				assert_int_equal(res.err.op, victim);
+				assert_true(res.wrong > 0);
+			}
+			cc_data_result_free(&res);
 		}
-		cc_data_result_free(&res);
 		cc_schedule_free(s);
 	}
 }
@@ -351,6 +429,7 @@ static void race_is_detected(void **state)
 		p.nranks = 3;
 		p.count = 3000;
 		p.slot_bytes = 256;
+		p.chunk_bytes = 3 * 256;
 		p.nslots = 2;
 		p.transport = (enum cc_transport)t;
 		struct cc_schedule *s = cc_build(&p, err, sizeof(err));
@@ -400,6 +479,9 @@ int main(void)
 		cmocka_unit_test(send_queue_overflow),
 		cmocka_unit_test(read_and_atomics),
 		cmocka_unit_test(unsignaled_gives_no_completion),
+		cmocka_unit_test(receive_with_bad_lkey),
+		cmocka_unit_test(receive_queue_slots_free_on_poll),
+		cmocka_unit_test(wait_on_local_atomic_result),
 		cmocka_unit_test(ring_with_bad_rkey),
 		cmocka_unit_test(race_is_detected),
 	};

@@ -749,8 +749,8 @@ static void test_grammar(void **state)
 static void test_stable(void **state)
 {
 	(void)state;
-	struct cc_schedule *a = build(CC_ALLREDUCE, CC_WRITE_FLAG, 3, 1000, 256, 1024, 2);
-	struct cc_schedule *b = build(CC_ALLREDUCE, CC_WRITE_FLAG, 3, 1000, 256, 1024, 2);
+	struct cc_schedule *a = build(CC_ALLREDUCE, CC_WRITE_FLAG, 3, 1000, 256, 768, 2);
+	struct cc_schedule *b = build(CC_ALLREDUCE, CC_WRITE_FLAG, 3, 1000, 256, 768, 2);
 	char *x = capture(cc_schedule_print, a, -1);
 	char *y = capture(cc_schedule_print, b, -1);
 	char *z = capture(cc_schedule_print, a, -1);
