@@ -1,0 +1,215 @@
+/* sim/link.c — the delay line and the link: FIFO, serialization,
+ * propagation, pause.  The model and its event budget are in link.h.
+ */
+#include "sim/link.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+_Noreturn void sim__model_die(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%d: sim model invariant violated: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+	abort();
+}
+
+/* A handler cannot return an error to anyone: running out of event slots in
+ * the middle of a run ends it (executors reserve SIM_LINK_MAX_EVENTS per
+ * link up front, so this needs a memory failure before the run). */
+static void sched(struct sim_engine *eng, sim_time_ps at, sim_handler_fn fn, void *ctx,
+		  const char *file, int line)
+{
+	if (sim_schedule_loc(eng, at, fn, ctx, 0, file, line) == SIM_EVENT_NONE)
+		sim__model_die(file, line, "cannot schedule an event (errno %d)", errno);
+}
+
+/* ---- delay line ---- */
+
+static void pipe_release(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sim_pipe *p = ctx;
+	sim_time_ps now = sim_now(eng);
+
+	(void)arg;
+	p->armed = false;
+	p->running = true;
+	/* The callback may push into this very pipe (a zero delay loop); a
+	 * packet it pushes due now is released by this loop, in order. */
+	while (p->q.head && p->q.head->due <= now) {
+		struct sim_packet *pkt = sim_pktq_pop(&p->q);
+
+		p->fn(eng, p->ctx, p->port, pkt);
+	}
+	p->running = false;
+	if (p->q.head) {
+		p->armed = true;
+		sched(eng, p->q.head->due, pipe_release, p, __FILE__, __LINE__);
+	}
+}
+
+void sim_pipe_init(struct sim_pipe *p, struct sim_engine *eng, sim_pipe_fn fn, void *ctx,
+		   uint32_t port)
+{
+	*p = (struct sim_pipe){.eng = eng, .fn = fn, .ctx = ctx, .port = port};
+}
+
+void sim_pipe_push_loc(struct sim_pipe *p, struct sim_packet *pkt, sim_time_ps due,
+		       const char *file, int line)
+{
+	if (due < sim_now(p->eng))
+		sim__model_die(file, line, "pipe: due %" PRIu64 " ps before now %" PRIu64 " ps",
+			       due, sim_now(p->eng));
+	if (p->q.tail && due < p->q.tail->due)
+		sim__model_die(file, line, "pipe: due %" PRIu64 " ps before its predecessor's %" PRIu64
+			       " ps", due, p->q.tail->due);
+	pkt->due = due;
+	sim_pktq_push(&p->q, pkt);
+	/* Non-empty and not running implies armed: only the first packet of
+	 * an idle pipe needs an event; the release handler re-arms itself. */
+	if (!p->armed && !p->running) {
+		p->armed = true;
+		sched(p->eng, p->q.head->due, pipe_release, p, file, line);
+	}
+}
+
+/* ---- link ---- */
+
+static void link_deliver(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
+{
+	struct sim_link_dir *l = ctx;
+
+	(void)port;
+	l->st.rx_pkts++;
+	l->st.rx_bytes += pkt->wire_bytes;
+	l->rx_fn(eng, l->rx_ctx, l->rx_port, pkt, pkt->tail);
+}
+
+static void link_ser_end(struct sim_engine *eng, void *ctx, uint64_t arg);
+
+/* Puts the head of the FIFO on the wire.  The packet enters the delay line
+ * now, at its delivery time (last bit, or header for a cut-through
+ * receiver): start + ser(bytes) + prop never decreases from one packet to
+ * the next, since each starts after the previous one's last bit left. */
+static void link_start(struct sim_link_dir *l)
+{
+	struct sim_packet *pkt = sim_pktq_pop(&l->txq);
+	sim_time_ps now = sim_now(l->eng);
+	sim_time_ps ser = sim_serialize_ps(pkt->wire_bytes, l->rate_bps);
+	sim_time_ps head = ser;
+
+	if (l->rx_header && l->rx_header < pkt->wire_bytes)
+		head = sim_serialize_ps(l->rx_header, l->rate_bps);
+	if (l->prop_ps > SIM_TIME_NEVER - now || ser > SIM_TIME_NEVER - now - l->prop_ps)
+		sim__model_die(__FILE__, __LINE__, "link: packet of %" PRIu32 " B ends beyond time's range",
+			       pkt->wire_bytes);
+	l->busy = true;
+	l->tx_start = now;
+	l->tx_end = now + ser;
+	l->cur_frame = pkt->frame_bytes;
+	l->cur_wire = pkt->wire_bytes;
+	pkt->tail = l->tx_end + l->prop_ps;
+	sched(l->eng, l->tx_end, link_ser_end, l, __FILE__, __LINE__);
+	sim_pipe_push(&l->wire, pkt, now + head + l->prop_ps);
+}
+
+static void link_ser_end(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sim_link_dir *l = ctx;
+
+	(void)arg;
+	l->busy = false;
+	l->busy_ps += l->tx_end - l->tx_start;
+	l->st.tx_pkts++;
+	l->st.tx_bytes += l->cur_wire;
+	/* The sender hears first: it may pause the link or queue more. */
+	if (l->sent_fn)
+		l->sent_fn(eng, l->sent_ctx, l->sent_port, l->cur_frame, l->cur_wire);
+	if (!l->busy && !l->paused && !sim_pktq_empty(&l->txq))
+		link_start(l);
+}
+
+int sim_link_init(struct sim_link_dir *l, struct sim_engine *eng, uint64_t rate_bps,
+		  sim_time_ps prop_ps)
+{
+	if (!eng || rate_bps == 0)
+		return -EINVAL;
+	*l = (struct sim_link_dir){.eng = eng, .rate_bps = rate_bps, .prop_ps = prop_ps};
+	sim_pipe_init(&l->wire, eng, link_deliver, l, 0);
+	return 0;
+}
+
+void sim_link_connect(struct sim_link_dir *l, sim_link_rx_fn fn, void *ctx, uint32_t port)
+{
+	l->rx_fn = fn;
+	l->rx_ctx = ctx;
+	l->rx_port = port;
+}
+
+void sim_link_on_sent(struct sim_link_dir *l, sim_link_sent_fn fn, void *ctx, uint32_t port)
+{
+	l->sent_fn = fn;
+	l->sent_ctx = ctx;
+	l->sent_port = port;
+}
+
+void sim_link_set_rx_header(struct sim_link_dir *l, uint32_t bytes) { l->rx_header = bytes; }
+
+void sim_link_send_loc(struct sim_link_dir *l, struct sim_packet *pkt, const char *file, int line)
+{
+	if (!l->rx_fn)
+		sim__model_die(file, line, "link: send on a link with no receiver");
+	sim_pktq_push(&l->txq, pkt);
+	if (l->txq.bytes > l->st.txq_peak_bytes)
+		l->st.txq_peak_bytes = l->txq.bytes;
+	if (l->txq.count > l->st.txq_peak_pkts)
+		l->st.txq_peak_pkts = l->txq.count;
+	if (!l->busy && !l->paused)
+		link_start(l);
+}
+
+void sim_link_set_paused(struct sim_link_dir *l, bool paused)
+{
+	sim_time_ps now = sim_now(l->eng);
+
+	if (paused == l->paused)
+		return;
+	l->paused = paused;
+	if (paused) {
+		l->st.pauses++;
+		l->paused_since = now;
+		return;
+	}
+	l->paused_ps += now - l->paused_since;
+	if (!l->busy && !sim_pktq_empty(&l->txq))
+		link_start(l);
+}
+
+bool sim_link_idle_now(const struct sim_link_dir *l)
+{
+	return !l->paused && sim_pktq_empty(&l->txq) &&
+	       (!l->busy || l->tx_end <= sim_now(l->eng));
+}
+
+sim_time_ps sim_link_busy_ps(const struct sim_link_dir *l)
+{
+	sim_time_ps now = sim_now(l->eng);
+
+	if (!l->busy)
+		return l->busy_ps;
+	return l->busy_ps + (now < l->tx_end ? now : l->tx_end) - l->tx_start;
+}
+
+sim_time_ps sim_link_paused_ps(const struct sim_link_dir *l)
+{
+	if (!l->paused)
+		return l->paused_ps;
+	return l->paused_ps + sim_now(l->eng) - l->paused_since;
+}

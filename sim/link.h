@@ -1,0 +1,180 @@
+/* sim/link.h — one direction of a network link, and the delay line it is
+ * built on.
+ *
+ * A link is htsim's Queue followed by its Pipe: packets wait in a FIFO, are
+ * serialized one at a time at the line rate (sim_serialize_ps() on the
+ * packet's wire bytes, so preamble and IFG cost line time), then travel for
+ * the propagation delay and are handed to the receiver's callback.  A
+ * full-duplex cable is two links.  (The struct is sim_link_dir, one
+ * direction, because sim/wire.h's enum sim_link, the link layer, owns the
+ * tag; the functions keep the sim_link_ prefix.)
+ *
+ * Head-of-line scheduling (sim/event.h's contract): a link has at most two
+ * pending engine events whatever it carries — the end of the serialization
+ * in progress, and the arrival of the earliest packet in flight.  Packets in
+ * flight wait in a delay line (struct sim_pipe) ordered by arrival; only its
+ * head is scheduled, and the next one when that fires.  Arrival times on one
+ * link never decrease (FIFO serialization, constant delay), which is what
+ * makes one event enough.
+ *
+ * Delivery time.  By default the receiver gets the packet when its last bit
+ * has arrived: start of serialization + ser(wire bytes) + propagation.  A
+ * cut-through switch instead asks to hear of it once the first `rx_header`
+ * bytes are in (sim_link_set_rx_header()); the callback's last_ps argument
+ * then says when the rest will have arrived.
+ *
+ * Pause.  A "may transmit" switch that the coming flow-control models drive
+ * (PFC pause frames, IEEE 802.1Qbb; IB credits, IBA 7.9): while paused no new
+ * packet starts, and the one being serialized finishes — both mechanisms act
+ * at packet boundaries.  Resuming starts the head packet at once.  One FIFO
+ * per link for now: pausing stops every priority.
+ *
+ * Packets are the caller's (sim/packet.h); a link never frees one.
+ */
+#ifndef CCLAB_SIM_LINK_H
+#define CCLAB_SIM_LINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/event.h"
+#include "sim/packet.h"
+#include "sim/time.h"
+
+/* ---- delay line ---- */
+
+/* Called when a packet's due time has come. */
+typedef void (*sim_pipe_fn)(struct sim_engine *eng, void *ctx, uint32_t port,
+			    struct sim_packet *pkt);
+
+/* A FIFO of packets each released at its own due time, due times never
+ * decreasing: one pending event (for the head) however many it holds.
+ * Packets due at the same picosecond are released by one event, oldest
+ * first. */
+struct sim_pipe {
+	struct sim_engine *eng;
+	struct sim_pktq q;
+	sim_pipe_fn fn;
+	void *ctx;
+	uint32_t port;
+	bool armed;   /* an event is pending for the head */
+	bool running; /* inside the release handler */
+};
+
+void sim_pipe_init(struct sim_pipe *p, struct sim_engine *eng, sim_pipe_fn fn, void *ctx,
+		   uint32_t port);
+
+/* Queues pkt (its `next` and `due` are the pipe's from now) for release at
+ * `due`.  due < sim_now() or < the previous packet's due is a model bug: it
+ * aborts with the caller's file:line. */
+void sim_pipe_push_loc(struct sim_pipe *p, struct sim_packet *pkt, sim_time_ps due,
+		       const char *file, int line);
+#define sim_pipe_push(p, pkt, due) sim_pipe_push_loc((p), (pkt), (due), __FILE__, __LINE__)
+
+static inline uint64_t sim_pipe_count(const struct sim_pipe *p) { return p->q.count; }
+
+/* ---- link ---- */
+
+/* Delivery to the far end: (ctx, port) is the receiving node and port.
+ * last_ps is when the packet's last bit arrives: sim_now() unless the
+ * receiver asked for early delivery. */
+typedef void (*sim_link_rx_fn)(struct sim_engine *eng, void *ctx, uint32_t port,
+			       struct sim_packet *pkt, sim_time_ps last_ps);
+
+/* The sender's notice that a packet's last bit has left, so its buffer
+ * space is free.  It carries sizes, not the packet: a cut-through receiver
+ * may already have forwarded — or dropped and returned — the packet by then. */
+typedef void (*sim_link_sent_fn)(struct sim_engine *eng, void *ctx, uint32_t port,
+				 uint32_t frame_bytes, uint32_t wire_bytes);
+
+struct sim_link_stats {
+	uint64_t tx_pkts, tx_bytes;   /* fully serialized; wire bytes */
+	uint64_t rx_pkts, rx_bytes;   /* delivered; wire bytes */
+	uint64_t txq_peak_bytes;      /* most wire bytes waiting to start */
+	uint64_t txq_peak_pkts;
+	uint64_t pauses;              /* transitions to paused */
+};
+
+struct sim_link_dir {
+	struct sim_engine *eng;
+	uint64_t rate_bps;
+	sim_time_ps prop_ps;
+	uint32_t rx_header;  /* 0: deliver at the last bit */
+
+	sim_link_rx_fn rx_fn;
+	void *rx_ctx;
+	uint32_t rx_port;
+	sim_link_sent_fn sent_fn;
+	void *sent_ctx;
+	uint32_t sent_port;
+
+	struct sim_pktq txq;   /* waiting to serialize */
+	struct sim_pipe wire;  /* serializing or propagating, by arrival */
+
+	/* The packet being serialized, by its sizes only (see sim_link_sent_fn). */
+	bool busy;
+	bool paused;
+	sim_time_ps tx_start, tx_end;
+	uint32_t cur_frame, cur_wire;
+
+	sim_time_ps busy_ps;     /* completed serializations */
+	sim_time_ps paused_ps;   /* completed pauses */
+	sim_time_ps paused_since;
+	struct sim_link_stats st;
+};
+
+/* Engine events one link can have pending at once: reserve
+ * links * SIM_LINK_MAX_EVENTS with sim_engine_reserve(). */
+#define SIM_LINK_MAX_EVENTS 2
+
+/* 0, or -EINVAL for a NULL engine or a zero rate.  The link starts
+ * unconnected, unpaused and empty. */
+int sim_link_init(struct sim_link_dir *l, struct sim_engine *eng, uint64_t rate_bps,
+		  sim_time_ps prop_ps);
+
+/* The receiving end: fn(eng, ctx, port, pkt, last_ps) for every packet. */
+void sim_link_connect(struct sim_link_dir *l, sim_link_rx_fn fn, void *ctx, uint32_t port);
+
+/* The sending end's notice of each packet's last bit leaving (optional). */
+void sim_link_on_sent(struct sim_link_dir *l, sim_link_sent_fn fn, void *ctx, uint32_t port);
+
+/* Deliver once the first `bytes` bytes on the wire (preamble included) have
+ * arrived, not the last; 0 restores last-bit delivery.  Set before traffic. */
+void sim_link_set_rx_header(struct sim_link_dir *l, uint32_t bytes);
+
+/* Queues pkt for transmission; it starts now if the link is idle and not
+ * paused.  Sending on an unconnected link aborts (a wiring bug). */
+void sim_link_send_loc(struct sim_link_dir *l, struct sim_packet *pkt, const char *file, int line);
+#define sim_link_send(l, pkt) sim_link_send_loc((l), (pkt), __FILE__, __LINE__)
+
+/* Stops (true) or resumes (false) starting packets; idempotent. */
+void sim_link_set_paused(struct sim_link_dir *l, bool paused);
+
+/* True if a packet handed over now could start now: not paused, nothing
+ * waiting, and no serialization ending after sim_now() (one ending exactly
+ * now counts as over, whichever of the two events at this picosecond runs
+ * first — so a model's decision does not hang on the tie-break). */
+bool sim_link_idle_now(const struct sim_link_dir *l);
+
+/* Serialization time of `bytes` bytes on this link. */
+static inline sim_time_ps sim_link_ser_ps(const struct sim_link_dir *l, uint32_t bytes)
+{
+	return sim_serialize_ps(bytes, l->rate_bps);
+}
+
+/* Time spent serializing up to sim_now(), the current packet's elapsed part
+ * included: busy_ps / elapsed is the utilisation. */
+sim_time_ps sim_link_busy_ps(const struct sim_link_dir *l);
+
+/* Time spent paused up to sim_now(). */
+sim_time_ps sim_link_paused_ps(const struct sim_link_dir *l);
+
+/* Packets queued (not started) and in flight (started, not delivered). */
+static inline uint64_t sim_link_queued(const struct sim_link_dir *l) { return l->txq.count; }
+static inline uint64_t sim_link_in_flight(const struct sim_link_dir *l) { return l->wire.q.count; }
+
+/* Internal: prints "file:line: sim model invariant violated: ..." and aborts. */
+_Noreturn void sim__model_die(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* CCLAB_SIM_LINK_H */

@@ -1,0 +1,215 @@
+/* sim/switch.c — admission, routing, tail drop, the forwarding pipeline and
+ * the cut-through decision.  The model is described in switch.h.
+ */
+#include "sim/switch.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t route(const struct sim_switch *sw, uint32_t in_port, const struct sim_packet *pkt)
+{
+	uint32_t port = SIM_SWITCH_NO_PORT;
+
+	if (sw->route_fn)
+		port = sw->route_fn(sw->route_ctx, sw, in_port, pkt);
+	else if (pkt->dst_node < sw->table_len)
+		port = sw->table[pkt->dst_node];
+	if (port >= sw->nports || !sw->ports[port].out)
+		return SIM_SWITCH_NO_PORT;
+	return port;
+}
+
+static void drop(struct sim_switch *sw, uint32_t port, struct sim_packet *pkt)
+{
+	if (sw->drop_fn)
+		sw->drop_fn(sw->eng, sw->drop_ctx, sw, port, pkt);
+}
+
+/* The packet leaves the switch for its output link's FIFO. */
+static void to_output(struct sim_switch *sw, struct sim_packet *pkt)
+{
+	struct sim_switch_port *o = &sw->ports[pkt->hop];
+
+	o->held_pkts--;
+	sim_link_send(o->out, pkt);
+}
+
+static void fwd_release(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
+{
+	(void)eng;
+	(void)port;
+	to_output(ctx, pkt);
+}
+
+/* From here the packet may leave: it reaches the output queue after the
+ * forwarding latency.  Entries come in time order, so the pipeline's due
+ * times (entry + fwd) never decrease.  With no latency it goes straight
+ * through, so the pipeline stays empty and costs no event. */
+static void enter_pipeline(struct sim_switch *sw, struct sim_packet *pkt)
+{
+	if (sw->fwd_ps == 0)
+		to_output(sw, pkt);
+	else
+		sim_pipe_push(&sw->fwd, pkt, sim_now(sw->eng) + sw->fwd_ps);
+}
+
+/* A store-and-forward packet of this input has its last bit in. */
+static void saf_release(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
+{
+	(void)eng;
+	(void)port;
+	enter_pipeline(ctx, pkt);
+}
+
+/* May pkt, whose header is in on in_port, cut through to out_port now?
+ * See switch.h for the conditions and where they come from. */
+static bool may_cut_through(const struct sim_switch *sw, uint32_t in_port, uint32_t out_port)
+{
+	const struct sim_switch_port *o = &sw->ports[out_port];
+
+	return sw->ports[in_port].in_rate_bps >= o->out->rate_bps && o->held_pkts == 0 &&
+	       sim_link_idle_now(o->out);
+}
+
+/* A packet's header (cut-through) or last bit (store-and-forward) is in. */
+static void switch_rx(struct sim_engine *eng, void *ctx, uint32_t in_port, struct sim_packet *pkt,
+		      sim_time_ps last_ps)
+{
+	struct sim_switch *sw = ctx;
+	uint32_t out = route(sw, in_port, pkt);
+	struct sim_switch_port *o;
+	bool ct;
+
+	if (out == SIM_SWITCH_NO_PORT) {
+		sw->no_route++;
+		drop(sw, out, pkt);
+		return;
+	}
+	o = &sw->ports[out];
+	/* Tail drop (the arriving packet, never one already queued). */
+	if (sw->buffer_bytes && pkt->frame_bytes > sw->buffer_bytes - sw->used_bytes) {
+		o->st.drops++;
+		o->st.drop_bytes += pkt->frame_bytes;
+		drop(sw, out, pkt);
+		return;
+	}
+	ct = sw->mode == SIM_SWITCH_CUT_THROUGH && last_ps > sim_now(eng) &&
+	     may_cut_through(sw, in_port, out);
+	sw->used_bytes += pkt->frame_bytes;
+	if (sw->used_bytes > sw->peak_used_bytes)
+		sw->peak_used_bytes = sw->used_bytes;
+	o->depth_bytes += pkt->frame_bytes;
+	if (o->depth_bytes > o->st.peak_bytes)
+		o->st.peak_bytes = o->depth_bytes;
+	o->held_pkts++;
+	pkt->hop = out;
+	if (ct) {
+		o->st.cut_through++;
+		enter_pipeline(sw, pkt);
+	} else if (last_ps > sim_now(eng)) {
+		sim_pipe_push(&sw->ports[in_port].saf, pkt, last_ps);
+	} else {
+		enter_pipeline(sw, pkt);
+	}
+}
+
+/* The last bit of a packet has left output `port`: its bytes are free. */
+static void switch_sent(struct sim_engine *eng, void *ctx, uint32_t port, uint32_t frame_bytes,
+			uint32_t wire_bytes)
+{
+	struct sim_switch *sw = ctx;
+	struct sim_switch_port *o = &sw->ports[port];
+
+	(void)eng;
+	(void)wire_bytes;
+	if (o->depth_bytes < frame_bytes || sw->used_bytes < frame_bytes)
+		sim__model_die(__FILE__, __LINE__, "switch: port %" PRIu32 " frees more than it holds",
+			       port);
+	o->depth_bytes -= frame_bytes;
+	sw->used_bytes -= frame_bytes;
+	o->st.tx_pkts++;
+	o->st.tx_bytes += frame_bytes;
+}
+
+int sim_switch_init(struct sim_switch *sw, struct sim_engine *eng, uint32_t nports,
+		    const struct sim_switch_params *p)
+{
+	if (!eng || !p || nports == 0 || nports == SIM_SWITCH_NO_PORT ||
+	    (unsigned)p->mode >= SIM_SWITCH_MODE_COUNT)
+		return -EINVAL;
+	*sw = (struct sim_switch){
+		.eng = eng,
+		.nports = nports,
+		.mode = p->mode,
+		.fwd_ps = p->fwd_latency_ps,
+		.buffer_bytes = p->buffer_bytes,
+		.ct_header_bytes = SIM_SWITCH_CT_HEADER_BYTES,
+	};
+	sw->ports = calloc(nports, sizeof(*sw->ports));
+	if (!sw->ports)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nports; i++)
+		sim_pipe_init(&sw->ports[i].saf, eng, saf_release, sw, i);
+	sim_pipe_init(&sw->fwd, eng, fwd_release, sw, 0);
+	return 0;
+}
+
+void sim_switch_destroy(struct sim_switch *sw)
+{
+	free(sw->ports);
+	free(sw->table);
+	sw->ports = NULL;
+	sw->table = NULL;
+	sw->nports = sw->table_len = 0;
+}
+
+int sim_switch_connect(struct sim_switch *sw, uint32_t port, struct sim_link_dir *in,
+		       struct sim_link_dir *out)
+{
+	if (port >= sw->nports)
+		return -EINVAL;
+	if (in) {
+		sim_link_connect(in, switch_rx, sw, port);
+		sim_link_set_rx_header(in, sw->mode == SIM_SWITCH_CUT_THROUGH ? sw->ct_header_bytes : 0);
+		sw->ports[port].in_rate_bps = in->rate_bps;
+	}
+	if (out)
+		sim_link_on_sent(out, switch_sent, sw, port);
+	sw->ports[port].out = out;
+	return 0;
+}
+
+int sim_switch_route_set(struct sim_switch *sw, uint32_t dst_node, uint32_t port)
+{
+	if (port >= sw->nports || dst_node == UINT32_MAX)
+		return -EINVAL;
+	if (dst_node >= sw->table_len) {
+		uint32_t len = sw->table_len ? sw->table_len : 16;
+		uint32_t *t;
+
+		while (len <= dst_node)
+			len = len > UINT32_MAX / 2 ? UINT32_MAX : len * 2;
+		t = realloc(sw->table, (size_t)len * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		for (uint32_t i = sw->table_len; i < len; i++)
+			t[i] = SIM_SWITCH_NO_PORT;
+		sw->table = t;
+		sw->table_len = len;
+	}
+	sw->table[dst_node] = port;
+	return 0;
+}
+
+void sim_switch_set_router(struct sim_switch *sw, sim_switch_route_fn fn, void *ctx)
+{
+	sw->route_fn = fn;
+	sw->route_ctx = ctx;
+}
+
+void sim_switch_on_drop(struct sim_switch *sw, sim_switch_drop_fn fn, void *ctx)
+{
+	sw->drop_fn = fn;
+	sw->drop_ctx = ctx;
+}

@@ -1,0 +1,146 @@
+/* sim/switch.h — an output-queued switch with a shared packet buffer.
+ *
+ * Ports.  Port i has an input (a struct sim_link_dir whose far end is the
+ * switch) and an output (a link the switch sends on).  The output queue of
+ * port i is its output link's FIFO, so pausing that link (PFC, credits)
+ * backs the queue up inside the switch, where the buffer accounting sees it.
+ *
+ * A packet's way through:
+ *   1. admission — when the switch hears of it (its last bit in
+ *      store-and-forward, its header in cut-through): route it (callback, or
+ *      a destination-node table), then tail drop if the shared buffer
+ *      cannot hold its frame bytes.  A dropped packet goes back to its owner
+ *      through the drop callback and is counted on the output port it was
+ *      routed to.
+ *   2. forwarding — it reaches the output queue `fwd_latency_ps` after it
+ *      may leave: after its last bit arrived (store-and-forward), or, cut
+ *      through, after its header arrived.  The latency is a pipeline: one
+ *      FIFO for the whole switch (a constant delay keeps it in time order),
+ *      one pending event.
+ *   3. output — the link serializes it; when its last bit has left, its
+ *      bytes leave the buffer.
+ *
+ * Cut-through (SIM_SWITCH_CUT_THROUGH).  The switch hears of a packet once
+ * its first `ct_header_bytes` wire bytes are in (default 64: the minimum
+ * Ethernet frame, which "fragment-free" switching waits for, and enough for
+ * an IB LRH + BTH or an Ethernet + IP + UDP header; for Ethernet the count
+ * starts at the preamble; a packet no longer than that is heard of at its
+ * last bit, and simply forwarded).  It cuts through only if sending it now
+ * could not run out of bytes and nothing is ahead of it — the conditions a
+ * switch ASIC checks (e.g. Dell PowerSwitch S4112F-ON User's Guide, "Cut-
+ * through switching mode": same speed or fast-to-slow ports, destination
+ * not back-pressured by PFC or pause, no packet waiting in its queue):
+ *   - input rate >= output rate (a faster output would underrun),
+ *   - the output link is idle and not paused, and no other packet for that
+ *     output is inside the switch.
+ * Otherwise it degenerates to store-and-forward: it waits in a per-input
+ * FIFO until its last bit is in, then enters the pipeline as above.  So, on
+ * an idle path of equal rates, a packet of w wire bytes crossing link A,
+ * the switch and link B arrives after
+ *   ser(w) + ser(header) + prop_A + prop_B + fwd        (cut-through)
+ *   2 * ser(w) + prop_A + prop_B + fwd                  (store-and-forward)
+ * This is virtual cut-through (Kermani and Kleinrock, 1979: a blocked
+ * packet is buffered whole in the switch, never stretched over several
+ * links as in wormhole routing), with the ASICs' simplification that a
+ * packet refused at its header waits for its last bit even if the output
+ * frees up earlier.
+ *
+ * Buffer.  A packet holds frame bytes (what switch memory stores; preamble
+ * and IFG are not stored) of the shared buffer from admission until its
+ * last bit has left the output.  Each port's queue depth is the bytes held
+ * for it, so the depths add up to the buffer in use.
+ *
+ * Events: at most 1 + nports pending (the pipeline, and one per input's
+ * store-and-forward FIFO), besides those of the links.
+ */
+#ifndef CCLAB_SIM_SWITCH_H
+#define CCLAB_SIM_SWITCH_H
+
+#include <stdint.h>
+
+#include "sim/event.h"
+#include "sim/link.h"
+#include "sim/packet.h"
+#include "sim/params.h"
+
+#define SIM_SWITCH_CT_HEADER_BYTES 64
+#define SIM_SWITCH_NO_PORT UINT32_MAX
+
+struct sim_switch;
+
+/* Picks the output port for pkt, which came in on in_port; returns a port
+ * number, or SIM_SWITCH_NO_PORT to drop it as unroutable. */
+typedef uint32_t (*sim_switch_route_fn)(void *ctx, const struct sim_switch *sw, uint32_t in_port,
+					const struct sim_packet *pkt);
+
+/* Hands a dropped packet back to its owner.  port is the output port it was
+ * routed to, or SIM_SWITCH_NO_PORT if unroutable. */
+typedef void (*sim_switch_drop_fn)(struct sim_engine *eng, void *ctx, const struct sim_switch *sw,
+				   uint32_t port, struct sim_packet *pkt);
+
+/* Per output port; bytes are frame bytes. */
+struct sim_switch_port_stats {
+	uint64_t tx_pkts, tx_bytes; /* forwarded: last bit sent */
+	uint64_t drops, drop_bytes; /* tail drops of packets routed here */
+	uint64_t cut_through;       /* packets that cut through (the rest: store-and-forward) */
+	uint64_t peak_bytes;        /* most bytes held for this port at once */
+};
+
+struct sim_switch_port {
+	struct sim_link_dir *out;   /* NULL: unconnected */
+	uint64_t in_rate_bps;   /* of the link into this port; 0: none */
+	struct sim_pipe saf;    /* packets of this input waiting for their last bit */
+	uint64_t depth_bytes;   /* held for this output: admitted, not fully sent */
+	uint64_t held_pkts;     /* of those, still inside the switch (not handed to out) */
+	struct sim_switch_port_stats st;
+};
+
+struct sim_switch {
+	struct sim_engine *eng;
+	uint32_t nports;
+	enum sim_switch_mode mode;
+	sim_time_ps fwd_ps;
+	uint64_t buffer_bytes;    /* 0: unlimited */
+	uint64_t used_bytes, peak_used_bytes;
+	uint32_t ct_header_bytes; /* SIM_SWITCH_CT_HEADER_BYTES unless set before connecting */
+	struct sim_switch_port *ports;
+	struct sim_pipe fwd;      /* the forwarding pipeline */
+
+	sim_switch_route_fn route_fn;
+	void *route_ctx;
+	uint32_t *table;          /* dst_node -> port, SIM_SWITCH_NO_PORT where unset */
+	uint32_t table_len;
+	sim_switch_drop_fn drop_fn;
+	void *drop_ctx;
+	uint64_t no_route;        /* unroutable packets dropped */
+};
+
+/* nports ports, forwarding latency, buffer and mode from *p (radix is the
+ * topology's business: nports may differ).  0, -EINVAL (no engine, 0 ports,
+ * a bad mode) or -ENOMEM. */
+int sim_switch_init(struct sim_switch *sw, struct sim_engine *eng, uint32_t nports,
+		    const struct sim_switch_params *p);
+
+/* Frees the switch's arrays; packets still inside stay their owners'. */
+void sim_switch_destroy(struct sim_switch *sw);
+
+/* Wires port `port`: `in` (may be NULL) now delivers to this port — at the
+ * header in cut-through mode, ct_header_bytes as set now — and `out` (may be
+ * NULL) is its output link, whose sent callback the switch takes over.
+ * 0, or -EINVAL for a port out of range. */
+int sim_switch_connect(struct sim_switch *sw, uint32_t port, struct sim_link_dir *in,
+		       struct sim_link_dir *out);
+
+/* Routing by destination node: 0, -EINVAL (port out of range), -ENOMEM. */
+int sim_switch_route_set(struct sim_switch *sw, uint32_t dst_node, uint32_t port);
+
+/* A routing callback instead of the table (NULL: back to the table). */
+void sim_switch_set_router(struct sim_switch *sw, sim_switch_route_fn fn, void *ctx);
+
+/* Where drops go (NULL: nowhere; the packet is just forgotten). */
+void sim_switch_on_drop(struct sim_switch *sw, sim_switch_drop_fn fn, void *ctx);
+
+/* Engine events one switch can have pending, links excluded. */
+static inline size_t sim_switch_max_events(uint32_t nports) { return 1 + (size_t)nports; }
+
+#endif /* CCLAB_SIM_SWITCH_H */
