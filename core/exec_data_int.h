@@ -33,7 +33,7 @@ struct dx_qp {
 	uint32_t rung;       /* SQ WQEs handed to the NIC by doorbells */
 	uint64_t sq_posted;  /* WQEs posted on the SQ since creation */
 	uint64_t sq_retired; /* of those, freed by a reaped signaled completion */
-	uint64_t rq_posted, rq_consumed, rq_retired;
+	uint64_t rq_posted, rq_retired; /* retired: its CQE reaped */
 	int error;           /* QP in the error state (IBA 10.3.1) */
 	int rnr_blocked;     /* head WQE waits for a receive WQE at the peer */
 	int active;          /* in the scheduler's active list */

@@ -84,7 +84,6 @@ static uint32_t take_recv(struct dx *x, uint32_t pr, uint32_t pq)
 	struct dx_qp *peer = &x->rk[pr].qp[pq];
 	if (peer->rq.head == peer->rq.tail)
 		return UINT32_MAX;
-	peer->rq_consumed++;
 	return peer->rq.op[peer->rq.head++];
 }
 
