@@ -60,7 +60,7 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
-tests: $(CCLAB) $(TEST_BIN)
+tests: $(CCLAB) $(TEST_BIN) $(BENCH_BIN)
 bench: $(BENCH_BIN)
 
 deps:
