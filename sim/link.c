@@ -2,24 +2,12 @@
  * propagation, pause.  The model and its event budget are in link.h.
  */
 #include "sim/link.h"
+#include "sim/model.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-_Noreturn void sim__model_die(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s:%d: sim model invariant violated: ", file, line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
-	abort();
-}
 
 /* A handler cannot return an error to anyone: running out of event slots in
  * the middle of a run ends it (executors reserve SIM_LINK_MAX_EVENTS per

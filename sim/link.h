@@ -173,8 +173,4 @@ sim_time_ps sim_link_paused_ps(const struct sim_link_dir *l);
 static inline uint64_t sim_link_queued(const struct sim_link_dir *l) { return l->txq.count; }
 static inline uint64_t sim_link_in_flight(const struct sim_link_dir *l) { return l->wire.q.count; }
 
-/* Internal: prints "file:line: sim model invariant violated: ..." and aborts. */
-_Noreturn void sim__model_die(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 #endif /* CCLAB_SIM_LINK_H */

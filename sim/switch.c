@@ -2,6 +2,7 @@
  * the cut-through decision.  The model is described in switch.h.
  */
 #include "sim/switch.h"
+#include "sim/model.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,0 +1,100 @@
+/* sim/compute.h — a GPU or a CPU thread as a serial resource for the
+ * schedule's reduce and copy ops.
+ *
+ * Cost of one job (docs/sim-design.md, "One schedule, timed"):
+ *   overhead + ceil((bytes read + bytes written) * 1e12 / bandwidth) ps
+ * with overhead = host.gpu_launch_ps (kernel launch to kernel start) or
+ * host.cpu_call_ps, and bandwidth = host.gpu_mem_bytes_per_s or
+ * host.cpu_thread_bytes_per_s.  Reduce and copy are memory-bound (a few
+ * flops per byte, far under either device's flop:byte ratio), so traffic
+ * over bandwidth is the roofline bound (Williams, Waterman, Patterson,
+ * "Roofline", CACM 2009); that is the model, not a measurement.  Bytes
+ * moved: a reduce of n bytes from s sources into d destinations reads s*n
+ * and writes d*n — 2 sources, 1 destination: 3n; 2 destinations: 4n; a copy
+ * to d destinations moves (1 + d) n.  Bandwidth 0 is unlimited: only the
+ * overhead counts.  Integer math throughout, rounded up: a job never ends
+ * before its last byte could have moved.
+ *
+ * Jobs run one at a time in submission order (one stream, one proxy
+ * thread), each starting when the previous one ends; a completion callback
+ * fires at its end.  One pending engine event at most (sim/event.h's
+ * head-of-line contract): the end of the running job.
+ */
+#ifndef CCLAB_SIM_COMPUTE_H
+#define CCLAB_SIM_COMPUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/event.h"
+#include "sim/params.h"
+#include "sim/time.h"
+
+enum sim_compute_kind {
+	SIM_COMPUTE_GPU,
+	SIM_COMPUTE_CPU,
+	SIM_COMPUTE_KIND_COUNT
+};
+
+/* done_ps is when the job ended; it equals sim_now(). */
+typedef void (*sim_compute_done_fn)(struct sim_engine *eng, void *ctx, uint64_t arg,
+				    sim_time_ps done_ps);
+
+struct sim_compute_job; /* compute.c */
+
+struct sim_compute_stats {
+	uint64_t jobs;        /* completed */
+	uint64_t bytes_moved; /* read + written, completed jobs */
+};
+
+struct sim_compute {
+	struct sim_engine *eng;
+	sim_time_ps overhead_ps;
+	uint64_t bytes_per_s; /* 0: unlimited */
+	struct sim_compute_job *q_head, *q_tail; /* waiting */
+	struct sim_compute_job *cur;             /* running, or NULL */
+	struct sim_compute_job *free;
+	sim_time_ps cur_start, cur_end;
+	sim_time_ps busy_ps; /* completed jobs */
+	struct sim_compute_stats st;
+};
+
+#define SIM_COMPUTE_MAX_EVENTS 1
+
+/* A resource with the given costs.  0, or -EINVAL for a NULL engine. */
+int sim_compute_init(struct sim_compute *c, struct sim_engine *eng, sim_time_ps overhead_ps,
+		     uint64_t bytes_per_s);
+
+/* The GPU or one CPU thread of a host section.  0, or -EINVAL for a NULL
+ * argument or a bad kind. */
+int sim_compute_init_host(struct sim_compute *c, struct sim_engine *eng,
+			  enum sim_compute_kind kind, const struct sim_host_params *h);
+
+/* Frees every job, queued or running (their callbacks never run). */
+void sim_compute_destroy(struct sim_compute *c);
+
+/* overhead + ceil(bytes_moved * 1e12 / bandwidth), saturating at
+ * SIM_TIME_NEVER. */
+sim_time_ps sim_compute_cost_ps(const struct sim_compute *c, uint64_t bytes_moved);
+
+/* Queues a job moving `bytes_moved` bytes; fn (may be NULL) at its end.
+ * 0 or -ENOMEM. */
+int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_done_fn fn,
+		       void *ctx, uint64_t arg);
+
+/* A reduce of n bytes from nsrc sources into ndst destinations: (nsrc +
+ * ndst) * n bytes.  -EINVAL for nsrc < 1, ndst < 1 or an overflowing size. */
+int sim_compute_reduce(struct sim_compute *c, uint64_t n, unsigned nsrc, unsigned ndst,
+		       sim_compute_done_fn fn, void *ctx, uint64_t arg);
+
+/* A copy of n bytes to ndst destinations: (1 + ndst) * n bytes. */
+int sim_compute_copy(struct sim_compute *c, uint64_t n, unsigned ndst, sim_compute_done_fn fn,
+		     void *ctx, uint64_t arg);
+
+/* Time spent running jobs up to sim_now(), the current one's elapsed part
+ * included. */
+sim_time_ps sim_compute_busy_ps(const struct sim_compute *c);
+
+static inline bool sim_compute_idle(const struct sim_compute *c) { return !c->cur; }
+
+#endif /* CCLAB_SIM_COMPUTE_H */

@@ -1,0 +1,330 @@
+/* sim/pcie.c — the PCIe link model: per-direction FIFO of TLP batches,
+ * serialization, latency, read requests turned into completions.  The
+ * model, its sources and its event budget are in pcie.h.
+ */
+#include "sim/pcie.h"
+#include "sim/model.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A batch: ntlp TLPs of one kind, back to back in one direction.  Every TLP
+ * but the last carries `full` payload bytes, the last `last`; each costs
+ * `oh` more.  A read's request batch names the completion batch it causes
+ * (`then`), so the handler that delivers the request needs no allocation. */
+struct sim_pcie_item {
+	struct sim_pcie_item *next;
+	struct sim_pcie_item *then;
+	uint64_t ntlp;
+	uint64_t payload;
+	uint32_t full, last, oh;
+	sim_time_ps due;
+	sim_pcie_done_fn fn;
+	void *ctx;
+	uint64_t arg;
+};
+
+static void sched(struct sim_engine *eng, sim_time_ps at, sim_handler_fn fn, void *ctx,
+		  uint64_t arg, int line)
+{
+	if (sim_schedule(eng, at, fn, ctx, arg) == SIM_EVENT_NONE)
+		sim__model_die(__FILE__, line, "pcie: cannot schedule an event (errno %d)", errno);
+}
+
+static struct sim_pcie_item *item_get(struct sim_pcie *p)
+{
+	struct sim_pcie_item *it = p->free;
+
+	if (it)
+		p->free = it->next;
+	else
+		it = malloc(sizeof(*it));
+	if (it)
+		*it = (struct sim_pcie_item){0};
+	return it;
+}
+
+static void item_put(struct sim_pcie *p, struct sim_pcie_item *it)
+{
+	it->then = NULL; /* handed on, or put back itself: not owned */
+	it->next = p->free;
+	p->free = it;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+static sim_time_ps add_sat(sim_time_ps a, sim_time_ps b)
+{
+	return b > SIM_TIME_NEVER - a ? SIM_TIME_NEVER : a + b;
+}
+
+/* Serialization of one TLP; rate 0 is an unlimited link. */
+static sim_time_ps tlp_ps(const struct sim_pcie *p, uint64_t wire_bytes)
+{
+	return p->rate_bps ? sim_serialize_ps(wire_bytes, p->rate_bps) : 0;
+}
+
+/* Each TLP rounded up on its own, like a packet on sim/link.c's wire: the
+ * sum can only over-estimate the rate's bound, by < 1 ps per TLP. */
+static sim_time_ps batch_ps(const struct sim_pcie *p, const struct sim_pcie_item *it)
+{
+	sim_time_ps full = tlp_ps(p, (uint64_t)it->full + it->oh);
+	sim_time_ps last = tlp_ps(p, (uint64_t)it->last + it->oh);
+	uint64_t n = it->ntlp - 1;
+
+	if (n && full > SIM_TIME_NEVER / n)
+		return SIM_TIME_NEVER;
+	return add_sat(n * full, last);
+}
+
+static void ser_end(struct sim_engine *eng, void *ctx, uint64_t arg);
+
+static void dir_start(struct sim_pcie *p, enum sim_pcie_dirn d)
+{
+	struct sim_pcie_dir *dir = &p->dir[d];
+	struct sim_pcie_item *it = dir->q_head;
+	sim_time_ps now = sim_now(p->eng);
+	sim_time_ps ser = batch_ps(p, it);
+
+	if (add_sat(add_sat(now, ser), p->latency_ps) == SIM_TIME_NEVER)
+		sim__model_die(__FILE__, __LINE__, "pcie: batch of %" PRIu64 " TLPs ends beyond time's range",
+			 it->ntlp);
+	dir->q_head = it->next;
+	if (!dir->q_head)
+		dir->q_tail = NULL;
+	it->next = NULL;
+	dir->cur = it;
+	dir->cur_start = now;
+	dir->cur_end = now + ser;
+	sched(p->eng, dir->cur_end, ser_end, p, d, __LINE__);
+}
+
+static void dir_push(struct sim_pcie *p, enum sim_pcie_dirn d, struct sim_pcie_item *it)
+{
+	struct sim_pcie_dir *dir = &p->dir[d];
+
+	it->next = NULL;
+	if (dir->q_tail)
+		dir->q_tail->next = it;
+	else
+		dir->q_head = it;
+	dir->q_tail = it;
+	if (!dir->cur)
+		dir_start(p, d);
+}
+
+static void deliver(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sim_pcie *p = ctx;
+	struct sim_pcie_dir *dir = &p->dir[arg];
+	sim_time_ps now = sim_now(eng);
+
+	dir->fl_armed = false;
+	dir->fl_running = true;
+	/* Batches due at the same picosecond are released by this one event,
+	 * oldest first, so their order does not hang on the engine's
+	 * tie-break. */
+	while (dir->fl_head && dir->fl_head->due <= now) {
+		struct sim_pcie_item *it = dir->fl_head;
+
+		dir->fl_head = it->next;
+		if (!dir->fl_head)
+			dir->fl_tail = NULL;
+		/* A read request reached the root complex: its completions
+		 * join the downstream FIFO now. */
+		if (it->then)
+			dir_push(p, SIM_PCIE_DOWN, it->then);
+		if (it->fn)
+			it->fn(eng, it->ctx, it->arg, now);
+		item_put(p, it);
+	}
+	dir->fl_running = false;
+	if (dir->fl_head) {
+		dir->fl_armed = true;
+		sched(eng, dir->fl_head->due, deliver, p, arg, __LINE__);
+	}
+}
+
+static void ser_end(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sim_pcie *p = ctx;
+	struct sim_pcie_dir *dir = &p->dir[arg];
+	struct sim_pcie_item *it = dir->cur;
+	sim_time_ps now = sim_now(eng);
+
+	dir->cur = NULL;
+	dir->busy_ps += dir->cur_end - dir->cur_start;
+	dir->st.tlps += it->ntlp;
+	dir->st.payload_bytes += it->payload;
+	dir->st.wire_bytes += it->payload + it->ntlp * it->oh;
+	dir->st.batches++;
+	/* Due times never decrease: batches end serializing in FIFO order and
+	 * all wait the same latency, so the delay line stays sorted by
+	 * appending and one event for its head suffices. */
+	it->due = now + p->latency_ps;
+	it->next = NULL;
+	if (dir->fl_tail)
+		dir->fl_tail->next = it;
+	else
+		dir->fl_head = it;
+	dir->fl_tail = it;
+	if (!dir->fl_armed && !dir->fl_running) {
+		dir->fl_armed = true;
+		sched(eng, it->due, deliver, p, arg, __LINE__);
+	}
+	if (dir->q_head)
+		dir_start(p, (enum sim_pcie_dirn)arg);
+}
+
+int sim_pcie_init(struct sim_pcie *p, struct sim_engine *eng, const struct sim_pcie_params *pp)
+{
+	if (!eng || !pp || pp->mps_bytes == 0 || pp->mrrs_bytes == 0)
+		return -EINVAL;
+	*p = (struct sim_pcie){
+		.eng = eng,
+		.rate_bps = pp->rate_bps,
+		.latency_ps = pp->latency_ps,
+		.mps = pp->mps_bytes,
+		.mrrs = pp->mrrs_bytes,
+		.tlp_oh = pp->tlp_overhead_bytes,
+		.cpl_oh = pp->cpl_overhead_bytes,
+	};
+	return 0;
+}
+
+static void free_list(struct sim_pcie_item *it)
+{
+	while (it) {
+		struct sim_pcie_item *next = it->next;
+
+		free(it->then); /* a request still queued owns its completions */
+		free(it);
+		it = next;
+	}
+}
+
+void sim_pcie_destroy(struct sim_pcie *p)
+{
+	for (int d = 0; d < SIM_PCIE_NDIR; d++) {
+		struct sim_pcie_dir *dir = &p->dir[d];
+
+		free_list(dir->q_head);
+		free_list(dir->cur);
+		free_list(dir->fl_head);
+		*dir = (struct sim_pcie_dir){0};
+	}
+	free_list(p->free);
+	p->free = NULL;
+}
+
+/* `bytes` of data as MWr TLPs of at most MPS payload: one batch. */
+static int write_batch(struct sim_pcie *p, enum sim_pcie_dirn d, uint64_t bytes,
+		       sim_pcie_done_fn fn, void *ctx, uint64_t arg)
+{
+	struct sim_pcie_item *it;
+
+	if (bytes == 0)
+		return -EINVAL;
+	it = item_get(p);
+	if (!it)
+		return -ENOMEM;
+	it->ntlp = div_up(bytes, p->mps);
+	it->payload = bytes;
+	it->full = p->mps;
+	it->last = (uint32_t)(bytes - (it->ntlp - 1) * p->mps);
+	it->oh = p->tlp_oh;
+	it->fn = fn;
+	it->ctx = ctx;
+	it->arg = arg;
+	dir_push(p, d, it);
+	return 0;
+}
+
+int sim_pcie_dma_write(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
+		       uint64_t arg)
+{
+	return write_batch(p, SIM_PCIE_UP, bytes, fn, ctx, arg);
+}
+
+int sim_pcie_mmio_write(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
+			uint64_t arg)
+{
+	return write_batch(p, SIM_PCIE_DOWN, bytes, fn, ctx, arg);
+}
+
+int sim_pcie_dma_read(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
+		      uint64_t arg)
+{
+	uint64_t nreq = bytes ? div_up(bytes, p->mrrs) : 0;
+	struct sim_pcie_item *head = NULL, *tail = NULL;
+
+	if (bytes == 0)
+		return -EINVAL;
+	/* Allocate every batch first, so that -ENOMEM leaves nothing queued
+	 * and no handler ever allocates. */
+	for (uint64_t i = 0; i < nreq; i++) {
+		struct sim_pcie_item *rq = item_get(p), *cpl = rq ? item_get(p) : NULL;
+		uint64_t len = i + 1 < nreq ? p->mrrs : bytes - (nreq - 1) * p->mrrs;
+
+		if (!cpl) {
+			if (rq)
+				item_put(p, rq);
+			while (head) {
+				struct sim_pcie_item *next = head->next;
+
+				item_put(p, head->then);
+				item_put(p, head);
+				head = next;
+			}
+			return -ENOMEM;
+		}
+		/* The request: one MRd, header only (Base Spec 2.2.7: a read
+		 * request carries a Length but no data). */
+		rq->ntlp = 1;
+		rq->oh = p->tlp_oh;
+		rq->then = cpl;
+		/* Its completions: CplD of at most MPS bytes each. */
+		cpl->ntlp = div_up(len, p->mps);
+		cpl->payload = len;
+		cpl->full = p->mps;
+		cpl->last = (uint32_t)(len - (cpl->ntlp - 1) * p->mps);
+		cpl->oh = p->cpl_oh;
+		if (tail)
+			tail->next = rq;
+		else
+			head = rq;
+		tail = rq;
+	}
+	/* The last request's completions come back last (both FIFOs keep
+	 * request order), so they carry the callback. */
+	tail->then->fn = fn;
+	tail->then->ctx = ctx;
+	tail->then->arg = arg;
+	while (head) {
+		struct sim_pcie_item *next = head->next;
+
+		dir_push(p, SIM_PCIE_UP, head);
+		head = next;
+	}
+	return 0;
+}
+
+sim_time_ps sim_pcie_busy_ps(const struct sim_pcie *p, enum sim_pcie_dirn d)
+{
+	const struct sim_pcie_dir *dir = &p->dir[d];
+	sim_time_ps now = sim_now(p->eng), busy = dir->busy_ps;
+
+	if (dir->cur)
+		busy += (now < dir->cur_end ? now : dir->cur_end) - dir->cur_start;
+	return busy;
+}
+
+bool sim_pcie_idle(const struct sim_pcie *p)
+{
+	for (int d = 0; d < SIM_PCIE_NDIR; d++)
+		if (p->dir[d].q_head || p->dir[d].cur || p->dir[d].fl_head)
+			return false;
+	return true;
+}

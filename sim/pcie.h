@@ -1,0 +1,142 @@
+/* sim/pcie.h — the RNIC's PCIe link: DMA writes, DMA reads and MMIO writes
+ * as streams of TLPs on two independent directions.
+ *
+ * Directions (seen from the device):
+ *   upstream   device -> root complex: Memory Write (MWr) TLPs of DMA
+ *              writes, Memory Read (MRd) requests of DMA reads;
+ *   downstream root complex -> device: Completions with Data (CplD) of DMA
+ *              reads, and the host's MMIO writes (doorbells, BlueFlame).
+ * PCIe links are dual simplex, so the two never share bandwidth (PCI Express
+ * Base Specification 4.0, 4.2: one differential pair per direction per
+ * lane).
+ *
+ * TLP costs (PCIe Base Spec 4.0, 2.2: a TLP is a 3 or 4 DW header, the
+ * payload, an optional ECRC, wrapped by the Data Link Layer's sequence
+ * number and LCRC and the Physical Layer's framing).  As in pcie-bench's
+ * model (Neugebauer et al., "Understanding PCIe performance for end host
+ * networking", SIGCOMM 2018, section 3 and pcie-model/model/pcie.py), each
+ * TLP costs its payload plus a fixed overhead, at the data rate after line
+ * coding (sim_pcie_params.rate_bps):
+ *   DMA write of B bytes: ceil(B / MPS) MWr TLPs of at most MPS payload
+ *              bytes, + tlp_overhead_bytes each (64-bit address: 24);
+ *   DMA read of B bytes:  ceil(B / MRRS) MRd TLPs of tlp_overhead_bytes
+ *              upstream; the root complex answers request i, once it has
+ *              arrived, with ceil(len_i / MPS) CplD TLPs of at most MPS
+ *              payload bytes, + cpl_overhead_bytes each (20), downstream.
+ * Buffers are assumed aligned to MPS, so completions are split at MPS, not
+ * at the smaller Read Completion Boundary (Base Spec 2.3.1.1); DLLPs (ACKs,
+ * flow-control updates) and flow-control credit stalls are not modelled —
+ * pcie-bench folds them into the per-TLP overhead and measures the rest.
+ *
+ * Timing.  Each direction is one FIFO of TLP batches served in order: a
+ * batch serializes TLP by TLP (each sim_serialize_ps(), rounded up per TLP
+ * as on a network link) and its last TLP is delivered latency_ps after its
+ * last byte left.  The root complex turns a read request into completions
+ * at the instant it arrives (its memory access time is part of latency_ps,
+ * see params.c).  rate_bps 0 is an unlimited link: only latency counts.
+ * Closed forms, idle link, rate r, latency L, ser(x) = ceil(8x * 1e12 / r):
+ *   write B:  (k-1) * ser(MPS + oh) + ser(last + oh) + L,   k = ceil(B/MPS)
+ *   read B:   ser(oh) + L + [CplD of every request, back to back if the
+ *             downstream is the bottleneck] + L.
+ *
+ * Completion: a callback at the picosecond the last byte is in host memory
+ * (write: the last MWr delivered) or in the device (read: the last CplD of
+ * the last request delivered — completions come back in request order, as
+ * the FIFO serves them).
+ *
+ * Events (sim/event.h's head-of-line contract): per direction at most
+ * SIM_PCIE_DIR_EVENTS pending — the end of the batch being serialized and
+ * the delivery of the earliest batch in flight (deliveries on one direction
+ * never go backwards: FIFO start, constant latency).  A write is one batch
+ * whatever its size; a read is one batch per request in each direction.
+ * Batches are allocated at submission, none in a handler, so a running
+ * simulation never fails for memory.
+ */
+#ifndef CCLAB_SIM_PCIE_H
+#define CCLAB_SIM_PCIE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/event.h"
+#include "sim/params.h"
+#include "sim/time.h"
+
+enum sim_pcie_dirn {
+	SIM_PCIE_UP,   /* device to host: MWr, MRd */
+	SIM_PCIE_DOWN, /* host to device: CplD, MMIO MWr */
+	SIM_PCIE_NDIR
+};
+
+/* done_ps is when the last byte is in place; it equals sim_now(). */
+typedef void (*sim_pcie_done_fn)(struct sim_engine *eng, void *ctx, uint64_t arg,
+				 sim_time_ps done_ps);
+
+struct sim_pcie_item; /* one batch of TLPs (pcie.c) */
+
+struct sim_pcie_dir_stats {
+	uint64_t tlps;          /* fully serialized */
+	uint64_t payload_bytes; /* data carried by those TLPs */
+	uint64_t wire_bytes;    /* payload + per-TLP overhead */
+	uint64_t batches;
+};
+
+struct sim_pcie_dir {
+	struct sim_pcie_item *q_head, *q_tail;   /* waiting to serialize */
+	struct sim_pcie_item *cur;               /* serializing, or NULL */
+	struct sim_pcie_item *fl_head, *fl_tail; /* in flight, by due time */
+	sim_time_ps cur_start, cur_end;
+	sim_time_ps busy_ps; /* completed batches */
+	bool fl_armed;       /* a delivery event is pending for fl_head */
+	bool fl_running;     /* inside the delivery handler */
+	struct sim_pcie_dir_stats st;
+};
+
+struct sim_pcie {
+	struct sim_engine *eng;
+	uint64_t rate_bps;      /* per direction; 0: unlimited */
+	sim_time_ps latency_ps; /* one way */
+	uint32_t mps, mrrs, tlp_oh, cpl_oh;
+	struct sim_pcie_dir dir[SIM_PCIE_NDIR];
+	struct sim_pcie_item *free; /* recycled batches */
+};
+
+/* Engine events one link (both directions) can have pending at once. */
+#define SIM_PCIE_DIR_EVENTS 2
+#define SIM_PCIE_MAX_EVENTS (SIM_PCIE_NDIR * SIM_PCIE_DIR_EVENTS)
+
+/* 0, or -EINVAL for a NULL engine or params, or MPS / MRRS of 0. */
+int sim_pcie_init(struct sim_pcie *p, struct sim_engine *eng, const struct sim_pcie_params *pp);
+
+/* Frees every batch, queued or in flight (their callbacks never run). */
+void sim_pcie_destroy(struct sim_pcie *p);
+
+/* The device writes `bytes` to host memory; fn (may be NULL) runs when the
+ * last byte is there.  0, -EINVAL for 0 bytes, or -ENOMEM. */
+int sim_pcie_dma_write(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
+		       uint64_t arg);
+
+/* The device reads `bytes` from host memory; fn runs when the last byte is
+ * in the device.  0, -EINVAL for 0 bytes, or -ENOMEM (nothing queued). */
+int sim_pcie_dma_read(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
+		      uint64_t arg);
+
+/* The host writes `bytes` into device BAR space (a doorbell, a BlueFlame
+ * WQE), as MWr TLPs of at most MPS bytes, downstream. */
+int sim_pcie_mmio_write(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
+			uint64_t arg);
+
+/* Time direction d spent serializing up to sim_now(), the current batch's
+ * elapsed part included. */
+sim_time_ps sim_pcie_busy_ps(const struct sim_pcie *p, enum sim_pcie_dirn d);
+
+static inline const struct sim_pcie_dir_stats *sim_pcie_stats(const struct sim_pcie *p,
+							       enum sim_pcie_dirn d)
+{
+	return &p->dir[d].st;
+}
+
+/* True if nothing is queued, serializing or in flight in either direction. */
+bool sim_pcie_idle(const struct sim_pcie *p);
+
+#endif /* CCLAB_SIM_PCIE_H */
