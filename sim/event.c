@@ -20,6 +20,7 @@
  * freed before the call, so the new event reuses a hot slot.
  */
 #include "sim/event.h"
+#include "sim/model.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -43,13 +44,8 @@ static _Noreturn void sim__die(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s:%d: sim engine invariant violated: ", file, line);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
-	abort();
+	sim__vdie("engine", file, line, fmt, ap);
 }
 
 /* (time, key) lexicographic, as one 128-bit compare (cmp + sbb, no branch). */

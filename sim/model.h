@@ -3,6 +3,13 @@
 #ifndef CCLAB_SIM_MODEL_H
 #define CCLAB_SIM_MODEL_H
 
+#include <stdarg.h>
+
+/* Prints "file:line: sim <who> invariant violated: <message>" and aborts;
+ * the engine and the models wrap it. */
+_Noreturn void sim__vdie(const char *who, const char *file, int line, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
 /* An event handler cannot return an error to anyone: a broken model
  * invariant, or an engine out of event slots mid-run, prints
  * "file:line: sim model invariant violated: ..." and aborts. */
