@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "tests/files.h"
+
 #include "core/results.h"
 
 /* ---- table ---- */
@@ -454,63 +456,6 @@ static void test_json_large(void **state)
 
 /* ---- atomic files ---- */
 
-struct tmpdir {
-	char path[64];
-};
-
-static void tmpdir_make(struct tmpdir *t)
-{
-	snprintf(t->path, sizeof(t->path), "/tmp/cclab-test-results.XXXXXX");
-	assert_non_null(mkdtemp(t->path));
-}
-
-/* Entries in dir other than . and .. */
-static int dir_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
-
-static void file_is(const char *path, const char *want)
-{
-	char *s = slurp(path);
-
-	assert_non_null(s);
-	assert_string_equal(s, want);
-	free(s);
-}
-
-static void path_in(char *buf, size_t len, const struct tmpdir *t, const char *name)
-{
-	snprintf(buf, len, "%s/%s", t->path, name);
-}
-
 static void test_atomic_write_and_replace(void **state)
 {
 	struct tmpdir t;
@@ -518,7 +463,7 @@ static void test_atomic_write_and_replace(void **state)
 	struct stat st;
 
 	(void)state;
-	tmpdir_make(&t);
+	tmpdir_make(&t, "results");
 	path_in(path, sizeof(path), &t, "out.json");
 	assert_int_equal(cc_write_file_atomic(path, "first\n", 6), 0);
 	file_is(path, "first\n");
@@ -558,7 +503,7 @@ static void test_atomic_stream_and_abort(void **state)
 	char path[128];
 
 	(void)state;
-	tmpdir_make(&t);
+	tmpdir_make(&t, "results");
 	path_in(path, sizeof(path), &t, "table.txt");
 	assert_int_equal(cc_atomic_open(&af, path), 0);
 	fprintf(af.f, "partial");
@@ -592,7 +537,7 @@ static void test_atomic_unwritable_dir(void **state)
 	int err = 0;
 
 	(void)state;
-	tmpdir_make(&t);
+	tmpdir_make(&t, "results");
 	path_in(path, sizeof(path), &t, "out.json");
 	assert_int_equal(chmod(t.path, 0555), 0);
 	if (geteuid() == 0) {
@@ -634,7 +579,7 @@ static void test_atomic_write_error(void **state)
 	void (*old_handler)(int);
 
 	(void)state;
-	tmpdir_make(&t);
+	tmpdir_make(&t, "results");
 	path_in(path, sizeof(path), &t, "out.json");
 	assert_int_equal(cc_write_file_atomic(path, "old\n", 4), 0);
 
@@ -664,7 +609,7 @@ static void test_atomic_rename_error(void **state)
 	char path[128], inner[160];
 
 	(void)state;
-	tmpdir_make(&t);
+	tmpdir_make(&t, "results");
 	/* The target is a non-empty directory: rename(2) fails after the
 	 * data was written and synced; the temp file must go. */
 	path_in(path, sizeof(path), &t, "out.json");

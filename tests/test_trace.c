@@ -18,69 +18,9 @@
 #include <cmocka.h>
 
 #include "core/trace.h"
+#include "tests/files.h"
 
 /* ---- helpers ---- */
-
-struct tmpdir {
-	char path[64];
-};
-
-static void tmpdir_make(struct tmpdir *t)
-{
-	snprintf(t->path, sizeof(t->path), "/tmp/cclab-test-trace.XXXXXX");
-	assert_non_null(mkdtemp(t->path));
-}
-
-static void path_in(char *buf, size_t len, const struct tmpdir *t, const char *name)
-{
-	snprintf(buf, len, "%s/%s", t->path, name);
-}
-
-/* Entries in dir other than . and .. */
-static int dir_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	if (len)
-		*len = (size_t)n;
-	return buf;
-}
-
-static void file_is(const char *path, const char *want)
-{
-	char *s = slurp(path, NULL);
-
-	assert_non_null(s);
-	assert_string_equal(s, want);
-	free(s);
-}
 
 static void append_ok(struct cc_trace *t, const struct cc_trace_event *e)
 {
@@ -248,7 +188,7 @@ static void test_chrome_exact(void **state)
 	char path[128];
 
 	(void)state;
-	tmpdir_make(&d);
+	tmpdir_make(&d, "trace");
 	path_in(path, sizeof(path), &d, "trace.json");
 	three_events(&t);
 	assert_int_equal(cc_trace_write_chrome(&t, path), 0);
@@ -270,7 +210,7 @@ static void test_csv_exact(void **state)
 	char path[128];
 
 	(void)state;
-	tmpdir_make(&d);
+	tmpdir_make(&d, "trace");
 	path_in(path, sizeof(path), &d, "trace.csv");
 	three_events(&t);
 	assert_int_equal(cc_trace_write_csv(&t, path), 0);
@@ -287,7 +227,7 @@ static void test_empty(void **state)
 	char path[128];
 
 	(void)state;
-	tmpdir_make(&d);
+	tmpdir_make(&d, "trace");
 	path_in(path, sizeof(path), &d, "trace.json");
 	cc_trace_init(&t);
 	/* An empty trace is still a document a viewer opens. */
@@ -362,11 +302,11 @@ static void test_many(void **state)
 	struct tmpdir d;
 	struct cc_trace t;
 	char path[128];
-	size_t len, objs;
+	size_t len = 0, objs;
 	char *text;
 
 	(void)state;
-	tmpdir_make(&d);
+	tmpdir_make(&d, "trace");
 	path_in(path, sizeof(path), &d, "big.json");
 	cc_trace_init(&t);
 	for (uint32_t i = 0; i < MANY; i++) {
@@ -423,7 +363,7 @@ static void test_deterministic(void **state)
 	size_t la, lb;
 
 	(void)state;
-	tmpdir_make(&d);
+	tmpdir_make(&d, "trace");
 	three_events(&t);
 	/* A few thousand more, so buffering boundaries are crossed. */
 	for (uint32_t i = 0; i < 5000; i++) {
@@ -481,7 +421,7 @@ static void test_target_is_dir(void **state)
 	int err;
 
 	(void)state;
-	tmpdir_make(&d);
+	tmpdir_make(&d, "trace");
 	three_events(&t);
 	/* The target is a non-empty directory: the data is written, then
 	 * rename(2) fails; the temporary file must go with it. */
@@ -511,7 +451,7 @@ static void test_write_error(void **state)
 	int err_json, err_csv;
 
 	(void)state;
-	tmpdir_make(&d);
+	tmpdir_make(&d, "trace");
 	three_events(&t);
 	for (uint32_t i = 0; i < 2000; i++)
 		append_ok(&t, &t.ev[i % 3]);
@@ -548,7 +488,7 @@ static void test_invalid_event(void **state)
 	char path[128];
 
 	(void)state;
-	tmpdir_make(&d);
+	tmpdir_make(&d, "trace");
 	path_in(path, sizeof(path), &d, "trace.json");
 	for (int which = 0; which < 3; which++) {
 		three_events(&t);
