@@ -17,6 +17,7 @@
 
 #include "core/algo.h"
 #include "core/exec_data.h"
+#include "core/reference.h"
 
 static struct cc_schedule *build(enum cc_coll c, enum cc_transport t, uint32_t k, uint64_t count,
 				 enum cc_dtype d)
@@ -218,6 +219,43 @@ static void receives_precede_their_cts(void **state)
 	}
 }
 
+/* The two ways to the expected output agree: per rank from the definition
+ * (what a rank of a distributed run can compute alone) and from all the
+ * inputs at once (what the data executor uses). */
+static void reference_per_rank_matches_all_inputs(void **state)
+{
+	(void)state;
+	for (int c = 0; c < CC_COLL_COUNT; c++)
+		for (int op = 0; op < CC_REDOP_COUNT; op++) {
+			struct cc_coll_params p;
+			cc_coll_params_default(&p);
+			p.coll = (enum cc_coll)c;
+			p.redop = (enum cc_redop)op;
+			p.dtype = CC_FLOAT16;
+			p.nranks = 5;
+			p.count = 301;
+			size_t es = cc_dtype_size(p.dtype);
+			uint64_t in = cc_coll_in_count(&p), out = cc_coll_out_count(&p);
+			uint8_t *inputs = malloc(p.nranks * in * es);
+			uint8_t *all = malloc((in > out ? in : out) * es);
+			uint8_t *mine = malloc(out * es);
+			const void *ptr[5];
+			for (uint32_t r = 0; r < p.nranks; r++) {
+				ptr[r] = inputs + r * in * es;
+				cc_reference_input(&p, r, 11, inputs + r * in * es);
+			}
+			cc_reference_from_inputs(&p, ptr, all);
+			for (uint32_t r = 0; r < p.nranks; r++) {
+				assert_int_equal(cc_reference_output(&p, r, 11, mine), 0);
+				const uint8_t *want = p.coll == CC_REDUCESCATTER ? all + r * out * es : all;
+				assert_int_equal(cc_count_wrong(mine, want, out, p.dtype), 0);
+			}
+			free(inputs);
+			free(all);
+			free(mine);
+		}
+}
+
 static void bad_parameters(void **state)
 {
 	(void)state;
@@ -245,6 +283,7 @@ int main(void)
 		cmocka_unit_test(allreduce_bytes),
 		cmocka_unit_test(scatter_gather_bytes),
 		cmocka_unit_test(receives_precede_their_cts),
+		cmocka_unit_test(reference_per_rank_matches_all_inputs),
 		cmocka_unit_test(bad_parameters),
 	};
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);
