@@ -6,7 +6,6 @@
 #include "sim/model.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
