@@ -6,7 +6,7 @@
  * allow can happen: WQEs of one QP run in order; different QPs, ranks, and
  * ops of one rank whose dependencies are met, in any order. */
 #include "exec_data_int.h"
-#include "reference.h"
+#include "check_io.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 const char *cc_wc_status_name(enum cc_wc_status s)
 {
@@ -550,81 +549,31 @@ static void free_rank(const struct cc_rank_sched *rs, struct dx_rank *rk)
 	free(rk->cq);
 }
 
-/* The expected output of rank r, computed once per run from the inputs:
- * allreduce and all-gather expect the same of every rank; reduce-scatter's
- * rank r expects block r of the fold of the whole arrays. */
-static const uint8_t *want(struct dx *x, uint32_t r)
+/* Inputs, poisoned outputs and the reference (core/check_io.h). */
+static int prepare_io(struct dx *x, uint8_t ***in, uint8_t ***out)
 {
-	const struct cc_coll_params *p = &x->s->params;
-	if (!x->have_want) {
-		const void **in = malloc(x->s->nranks * sizeof(*in));
-		if (!in)
-			return NULL;
-		for (uint32_t q = 0; q < x->s->nranks; q++)
-			in[q] = x->rk[q].mem[0];
-		cc_reference_from_inputs(p, in, x->want);
-		free(in);
-		x->have_want = 1;
-	}
-	if (p->coll == CC_REDUCESCATTER)
-		return x->want + (uint64_t)r * p->count * cc_dtype_size(p->dtype);
-	return x->want;
-}
-
-/* Fills inputs, and outputs with the bitwise complement of the reference,
- * so an element the schedule never writes is always counted wrong. */
-static int prepare_io(struct dx *x)
-{
-	const struct cc_coll_params *p = &x->s->params;
-	uint64_t bytes = cc_coll_out_count(p) * cc_dtype_size(p->dtype);
-	for (uint32_t r = 0; r < x->s->nranks; r++)
-		cc_reference_input(p, r, x->o->seed, x->rk[r].mem[0]);
+	*in = calloc(x->s->nranks, sizeof(**in));
+	*out = calloc(x->s->nranks, sizeof(**out));
+	if (!*in || !*out)
+		return -ENOMEM;
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
-		uint8_t *out = x->rk[r].mem[1];
-		const uint8_t *w = want(x, r);
-		if (!w)
-			return -ENOMEM;
-		for (uint64_t b = 0; b < bytes; b++)
-			out[b] = (uint8_t)~w[b];
+		(*in)[r] = x->rk[r].mem[0];
+		(*out)[r] = x->rk[r].mem[1];
 	}
+	cc_check_io_fill(&x->io, x->o->seed, *in, *out);
 	return 0;
-}
-
-static int count_wrong(struct dx *x)
-{
-	const struct cc_coll_params *p = &x->s->params;
-	for (uint32_t r = 0; r < x->s->nranks; r++) {
-		const uint8_t *w = want(x, r);
-		if (!w)
-			return -ENOMEM;
-		x->res->wrong += cc_count_wrong(x->rk[r].mem[1], w, cc_coll_out_count(p), p->dtype);
-	}
-	return 0;
-}
-
-/* Memory the run's buffers take; more than 3/4 of the machine is refused
- * (-E2BIG) rather than left to the OOM killer. */
-static int too_big(const struct cc_schedule *s)
-{
-	double bytes = 0;
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-	for (uint32_t r = 0; r < s->nranks; r++)
-		for (uint32_t b = 0; b < s->ranks[r].nbufs; b++)
-			bytes += (double)s->ranks[r].bufs[b].size;
-	bytes += (double)cc_coll_in_count(&s->params) * s->nranks *
-		 cc_dtype_size(s->params.dtype); /* the reference */
-	return pages > 0 && page > 0 && bytes > 0.75 * (double)pages * page;
 }
 
 int cc_data_run(const struct cc_schedule *s, const struct cc_data_opts *o,
 		struct cc_data_result *res)
 {
 	struct dx x = { .s = s, .o = o, .res = res, .rng = o->order_seed };
+	uint8_t **in = NULL, **out = NULL;
 	uint32_t nqps = 0;
 	int rc = -ENOMEM;
 
 	memset(res, 0, sizeof(*res));
-	if (too_big(s))
+	if (cc_check_io_too_big(s, true, 0))
 		return -E2BIG;
 	res->nranks = s->nranks;
 	res->data_bytes = calloc(s->nranks, sizeof(uint64_t));
@@ -645,19 +594,17 @@ int cc_data_run(const struct cc_schedule *s, const struct cc_data_opts *o,
 	for (uint32_t r = 0; r < s->nranks; r++)
 		for (uint32_t q = 0; q < s->ranks[r].nqps; q++)
 			x.qp_rank[x.qp_base[r] + q] = r;
-	uint64_t nwant = cc_coll_in_count(&s->params) > cc_coll_out_count(&s->params)
-				 ? cc_coll_in_count(&s->params) : cc_coll_out_count(&s->params);
-	x.want = malloc(nwant * cc_dtype_size(s->params.dtype) + 1);
-	if (!x.active || !x.want)
+	if (!x.active || cc_check_io_init(&x.io, s))
 		goto out;
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if (setup_rank(&x, r))
 			goto out;
-	if (prepare_io(&x))
+	if (prepare_io(&x, &in, &out))
 		goto out;
 	run(&x);
-	if (x.nomem || count_wrong(&x))
+	if (x.nomem)
 		goto out;
+	res->wrong = cc_check_io_wrong(&x.io, out);
 	for (uint32_t r = 0; r < s->nranks; r++) {
 		res->ops_done[r] = x.rk[r].ndone;
 		if (o->inspect)
@@ -671,7 +618,9 @@ out:
 	free(x.qp_base);
 	free(x.active);
 	free(x.qp_rank);
-	free(x.want);
+	free(in);
+	free(out);
+	cc_check_io_free(&x.io);
 	if (rc)
 		cc_data_result_free(res);
 	return rc;

@@ -4,6 +4,7 @@
 #ifndef CCLAB_CORE_EXEC_DATA_INT_H
 #define CCLAB_CORE_EXEC_DATA_INT_H
 
+#include "check_io.h"
 #include "exec_data.h"
 
 struct dx_cqe {
@@ -69,8 +70,7 @@ struct dx {
 	uint32_t first_err_rank;
 	int have_err;
 	int nomem;
-	uint8_t *want; /* expected outputs (see want() in exec_data.c) */
-	int have_want;
+	struct cc_check_io io;
 };
 
 /* Control words in memory are 64-bit little-endian, as on x86 and as the

@@ -1,0 +1,78 @@
+/* core/check_io.c — inputs, reference and #wrong for executors that move
+ * real bytes (core/check_io.h). */
+#include "check_io.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "reference.h"
+
+int cc_check_io_init(struct cc_check_io *io, const struct cc_schedule *s)
+{
+	const struct cc_coll_params *p = &s->params;
+	uint64_t in = cc_coll_in_count(p), out = cc_coll_out_count(p);
+
+	io->s = s;
+	io->want = malloc((in > out ? in : out) * cc_dtype_size(p->dtype) + 1);
+	return io->want ? 0 : -ENOMEM;
+}
+
+void cc_check_io_free(struct cc_check_io *io)
+{
+	free(io->want);
+	io->want = NULL;
+}
+
+/* Allreduce and all-gather expect the same of every rank; reduce-scatter's
+ * rank r expects block r of the fold of the whole arrays. */
+static const uint8_t *want(const struct cc_check_io *io, uint32_t r)
+{
+	const struct cc_coll_params *p = &io->s->params;
+
+	if (p->coll == CC_REDUCESCATTER)
+		return io->want + (uint64_t)r * p->count * cc_dtype_size(p->dtype);
+	return io->want;
+}
+
+void cc_check_io_fill(struct cc_check_io *io, uint64_t seed, uint8_t *const *in,
+		      uint8_t *const *out)
+{
+	const struct cc_coll_params *p = &io->s->params;
+	uint64_t bytes = cc_coll_out_count(p) * cc_dtype_size(p->dtype);
+
+	for (uint32_t r = 0; r < io->s->nranks; r++)
+		cc_reference_input(p, r, seed, in[r]);
+	cc_reference_from_inputs(p, (const void *const *)in, io->want);
+	for (uint32_t r = 0; r < io->s->nranks; r++) {
+		const uint8_t *w = want(io, r);
+
+		for (uint64_t b = 0; b < bytes; b++)
+			out[r][b] = (uint8_t)~w[b];
+	}
+}
+
+uint64_t cc_check_io_wrong(const struct cc_check_io *io, uint8_t *const *out)
+{
+	const struct cc_coll_params *p = &io->s->params;
+	uint64_t wrong = 0;
+
+	for (uint32_t r = 0; r < io->s->nranks; r++)
+		wrong += cc_count_wrong(out[r], want(io, r), cc_coll_out_count(p), p->dtype);
+	return wrong;
+}
+
+bool cc_check_io_too_big(const struct cc_schedule *s, bool buffers, double extra_bytes)
+{
+	double bytes = extra_bytes;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+
+	if (buffers) {
+		for (uint32_t r = 0; r < s->nranks; r++)
+			for (uint32_t b = 0; b < s->ranks[r].nbufs; b++)
+				bytes += (double)s->ranks[r].bufs[b].size;
+		bytes += (double)cc_coll_in_count(&s->params) * s->nranks *
+			 cc_dtype_size(s->params.dtype); /* the reference */
+	}
+	return pages > 0 && page > 0 && bytes > 0.75 * (double)pages * page;
+}
