@@ -298,7 +298,7 @@ static int poll_cq(struct dx *x, uint32_t r, uint32_t i)
 static int wait_mem(struct dx *x, uint32_t r, uint32_t i)
 {
 	const struct cc_op_wait *w = &x->s->ranks[r].ops[i].u.wait;
-	return dx_load64(x->rk[r].mem[w->buf] + w->offset) >= w->value;
+	return cc_word_load(x->rk[r].mem[w->buf] + w->offset) >= w->value;
 }
 
 static void calc(struct dx *x, uint32_t r, uint32_t i)

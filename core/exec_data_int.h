@@ -5,6 +5,7 @@
 #define CCLAB_CORE_EXEC_DATA_INT_H
 
 #include "check_io.h"
+#include "word.h"
 #include "exec_data.h"
 
 struct dx_cqe {
@@ -72,22 +73,6 @@ struct dx {
 	int nomem;
 	struct cc_check_io io;
 };
-
-/* Control words in memory are 64-bit little-endian, as on x86 and as the
- * backends write them. */
-static inline uint64_t dx_load64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static inline void dx_store64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++, v >>= 8)
-		p[i] = (uint8_t)v;
-}
 
 uint64_t dx_rand(struct dx *x);
 void dx_activate_rank(struct dx *x, uint32_t r);

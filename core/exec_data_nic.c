@@ -106,7 +106,7 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 
 	/* Requester: gather the local side (L_Key check, IBA 10.6.3.1). */
 	if (p->flags & CC_SEND_INLINE) {
-		dx_store64(inline_buf, p->inline_value);
+		cc_word_store(inline_buf, p->inline_value);
 		local = inline_buf;
 		if (len > sizeof(inline_buf))
 			len = sizeof(inline_buf);
@@ -226,12 +226,12 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 			return;
 		}
 		uint8_t *w = prk->mem[rmr->buf] + p->remote_offset;
-		uint64_t old = dx_load64(w);
+		uint64_t old = cc_word_load(w);
 		if (p->opcode == CC_WR_ATOMIC_FETCH_ADD)
-			dx_store64(w, old + p->compare_add);
+			cc_word_store(w, old + p->compare_add);
 		else if (old == p->compare_add)
-			dx_store64(w, p->swap);
-		dx_store64(local, old);
+			cc_word_store(w, p->swap);
+		cc_word_store(local, old);
 		dx_mem_written(x, pr, rmr->buf, p->remote_offset, 8);
 		dx_mem_written(x, r, lmr->buf, p->sge.offset, 8);
 		break;

@@ -176,7 +176,7 @@ void sim_engine_destroy(struct sim_engine *eng)
 	eng->heap = NULL;
 	eng->slots = NULL;
 	eng->cap = eng->nslots = 0;
-	eng->n = eng->live = eng->tombs = 0;
+	eng->n = eng->live = eng->tombs = eng->peak_live = 0;
 	eng->free_head = SLOT_NONE;
 }
 
@@ -276,7 +276,8 @@ sim_event_id sim_schedule_loc(struct sim_engine *eng, sim_time_ps at, sim_handle
 	} else {
 		sift_up(eng->heap, eng->n++, e);
 	}
-	eng->live++;
+	if (++eng->live > eng->peak_live)
+		eng->peak_live = eng->live;
 	return ((sim_event_id)s->gen << 32) | idx;
 }
 

@@ -106,6 +106,7 @@ struct sim_engine {
 	struct sim__slot *slots;
 	size_t n;     /* heap entries, tombstones included */
 	size_t live;  /* pending events that will run */
+	size_t peak_live; /* most pending at once since init */
 	size_t tombs; /* cancelled entries still in the heap */
 	uint32_t cap; /* of both arrays: heap entries <= used slots <= cap */
 	uint32_t nslots;
@@ -153,6 +154,7 @@ void sim_stop(struct sim_engine *eng);
 static inline sim_time_ps sim_now(const struct sim_engine *eng) { return eng->now; }
 static inline size_t sim_pending(const struct sim_engine *eng) { return eng->live; }
 static inline uint64_t sim_events_executed(const struct sim_engine *eng) { return eng->executed; }
+static inline size_t sim_pending_peak(const struct sim_engine *eng) { return eng->peak_live; }
 
 /* Bytes held by the queue's arrays, for memory reports. */
 size_t sim_engine_mem_bytes(const struct sim_engine *eng);

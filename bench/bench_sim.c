@@ -1,0 +1,320 @@
+/* bench/bench_sim.c — how fast the simulator executor (sim/exec.h) runs a
+ * ring allreduce, and what it costs in memory: for each rank count k and
+ * size N it builds the schedule (cc_build(), as `cclab sim` does), runs it
+ * with cc_sim_run() on a fabric preset without carrying data (check off:
+ * timing only), and prints one row:
+ *
+ *   ranks, bytes       k and N (the allreduce size, nccl-tests' -b)
+ *   sim_us             simulated time until every rank is done
+ *   busbw_GB/s         nccl-tests: algbw = N / time, busbw = algbw * 2(k-1)/k
+ *   events             engine events the run executed
+ *   build_s, run_s     wall seconds (CLOCK_MONOTONIC) of cc_build() and of
+ *                      cc_sim_run() alone
+ *   events/s           events per wall second of the run
+ *   rss_MiB            the process's peak RSS so far (getrusage ru_maxrss;
+ *                      monotonic, so a row includes the larger ones before)
+ *   sim_mem_MiB        the simulator's own memory (cc_sim_result.mem_bytes)
+ *
+ * Speed figures belong here, not in the unit tests (docs/testing.md).
+ *
+ * usage: make bench && build/bench/bench_sim [--full] [-k LIST] [-N LIST]
+ *                                            [--fabric NAME] [--topology ring|star]
+ *   default   k in 2,8,32 x N in 1M,64M: a quick sweep, well under a minute
+ *   --full    k in 2,8,32,128,256 x N in 1M,64M,1G; points whose schedule
+ *             cc_build() refuses as too large for this machine (E2BIG) print
+ *             a "skipped" row with its reason
+ *   -k LIST   comma-separated rank counts, e.g. -k 4,16
+ *   -N LIST   comma-separated sizes with K/M/G suffixes (cc_parse_size),
+ *             e.g. -N 256K,1G
+ *   --fabric  a sim_params preset (default ib-hdr)
+ *   --topology ring (default) or star
+ * Exit status: 0, 1 if a run failed, 2 for a bad option.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "core/algo.h"
+#include "core/dtype.h"
+#include "core/results.h"
+#include "core/units.h"
+#include "sim/exec.h"
+#include "sim/params.h"
+#include "sim/topo.h"
+
+#define MAXLIST 64
+
+struct list {
+	uint64_t v[MAXLIST];
+	size_t n;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double peak_rss_mib(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench_sim [--full] [-k LIST] [-N LIST] [--fabric NAME] "
+		   "[--topology ring|star]\n"
+		   "  default: k 2,8,32 x N 1M,64M; --full: k 2,8,32,128,256 x N 1M,64M,1G\n"
+		   "  LIST is comma-separated: -k 4,16  -N 256K,1G\n");
+}
+
+static int bad_option(const char *opt, const char *val, const char *why)
+{
+	if (val)
+		fprintf(stderr, "bench_sim: %s '%s': %s\n", opt, val, why);
+	else
+		fprintf(stderr, "bench_sim: %s: %s\n", opt, why);
+	usage(stderr);
+	return 2;
+}
+
+/* Comma-separated rank counts: each a whole decimal number >= 1. */
+static int parse_ranks(const char *s, struct list *out)
+{
+	const char *p = s;
+
+	out->n = 0;
+	for (;;) {
+		char *end;
+		unsigned long long v;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (errno || v == 0 || v > UINT32_MAX)
+			return -EINVAL;
+		if (out->n == MAXLIST)
+			return -E2BIG;
+		out->v[out->n++] = v;
+		if (*end == '\0')
+			return 0;
+		if (*end != ',')
+			return -EINVAL;
+		p = end + 1;
+	}
+}
+
+/* Comma-separated sizes, each as cc_parse_size() reads it. */
+static int parse_sizes(const char *s, struct list *out)
+{
+	char buf[64];
+	const char *p = s;
+
+	out->n = 0;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == 0 || len >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		if (out->n == MAXLIST)
+			return -E2BIG;
+		if (cc_parse_size(buf, &out->v[out->n]))
+			return -EINVAL;
+		out->n++;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+static void print_header(const char *fabric, enum sim_topo_kind topo)
+{
+	printf("# allreduce, ring algorithm, write_imm, float32 sum, fabric %s, topology %s, "
+	       "check off\n", fabric, sim_topo_kind_name[topo]);
+	printf("%5s %12s %12s %10s %12s %8s %8s %10s %8s %11s\n", "ranks", "bytes", "sim_us",
+	       "busbw_GB/s", "events", "build_s", "run_s", "events/s", "rss_MiB", "sim_mem_MiB");
+}
+
+/* One (k, N) point: 0, or 1 if it could not be run. */
+static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
+		     enum sim_topo_kind topo)
+{
+	struct cc_coll_params p;
+	struct cc_schedule *s;
+	struct cc_sim_result res;
+	uint64_t count, size;
+	char err[256] = "";
+	int rc;
+
+	cc_coll_params_default(&p);
+	p.coll = CC_ALLREDUCE;
+	p.nranks = k;
+	/* As cli/build.c: nccl-tests' count from the size asked for. */
+	cc_result_counts(p.coll, k, cc_dtype_size(p.dtype), bytes, &count, &size);
+	p.count = count;
+
+	errno = 0;
+	double t0 = now_s();
+	s = cc_build(&p, err, sizeof(err));
+	double t1 = now_s();
+	if (!s) {
+		if (errno == E2BIG) {
+			printf("%5" PRIu32 " %12" PRIu64 "  skipped: schedule too large (%s)\n", k,
+			       bytes, err);
+			return 0;
+		}
+		printf("%5" PRIu32 " %12" PRIu64 "  failed: cannot build the schedule: %s\n", k,
+		       bytes, err[0] ? err : strerror(errno ? errno : ENOMEM));
+		return 1;
+	}
+
+	struct cc_sim_opts o = {
+		.fabric = fab,
+		.topo = topo,
+		.seed = 1,
+		.check = false,
+	};
+	memset(&res, 0, sizeof(res));
+	double t2 = now_s();
+	rc = cc_sim_run(s, &o, &res);
+	double t3 = now_s();
+	if (rc) {
+		printf("%5" PRIu32 " %12" PRIu64 "  %s: cc_sim_run: %s\n", k, bytes,
+		       rc == -E2BIG ? "skipped" : "failed", strerror(-rc));
+		cc_schedule_free(s);
+		return rc == -E2BIG ? 0 : 1;
+	}
+
+	double run_s = t3 - t2;
+	double sim_us = (double)res.time_ps / (double)SIM_PS_PER_US;
+	double algbw = 0, busbw = 0;
+
+	/* nccl-tests: algbw = size / time, busbw = algbw * 2(k-1)/k. */
+	if (!cc_result_bw(size, sim_us, cc_busbw_factor(p.coll, k), &algbw, &busbw))
+		busbw = 0;
+	printf("%5" PRIu32 " %12" PRIu64 " %12.3f %10.3f %12" PRIu64 " %8.3f %8.3f %10.3g %8.1f "
+	       "%11.2f", k, bytes, sim_us, busbw, res.events, t1 - t0, run_s,
+	       run_s > 0 ? (double)res.events / run_s : 0.0, peak_rss_mib(),
+	       (double)res.mem_bytes / (1024.0 * 1024.0));
+	int bad = res.err.status != CC_RUN_OK;
+	if (bad)
+		printf("  failed: %.*s", (int)sizeof(res.err.msg), res.err.msg);
+	printf("\n");
+	fflush(stdout);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_FULL = 256, OPT_FABRIC, OPT_TOPOLOGY };
+	static const struct option longopts[] = {
+		{"full", no_argument, NULL, OPT_FULL},
+		{"fabric", required_argument, NULL, OPT_FABRIC},
+		{"topology", required_argument, NULL, OPT_TOPOLOGY},
+		{"ranks", required_argument, NULL, 'k'},
+		{"bytes", required_argument, NULL, 'N'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static const uint64_t quick_k[] = {2, 8, 32}, full_k[] = {2, 8, 32, 128, 256};
+	static const uint64_t quick_n[] = {UINT64_C(1) << 20, UINT64_C(64) << 20};
+	static const uint64_t full_n[] = {UINT64_C(1) << 20, UINT64_C(64) << 20, UINT64_C(1) << 30};
+	struct list ks = {.n = 0}, ns = {.n = 0};
+	const char *fabric = "ib-hdr";
+	enum sim_topo_kind topo = SIM_TOPO_RING;
+	struct sim_params fab;
+	bool full = false, have_k = false, have_n = false;
+	int c, rc = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":k:N:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FULL:
+			full = true;
+			break;
+		case OPT_FABRIC:
+			fabric = optarg;
+			break;
+		case OPT_TOPOLOGY:
+			if (sim_topo_kind_parse(optarg, &topo))
+				return bad_option("--topology", optarg, "not ring or star");
+			break;
+		case 'k':
+			if (parse_ranks(optarg, &ks))
+				return bad_option("-k", optarg,
+						  "expected comma-separated rank counts >= 1 "
+						  "(at most 64 of them)");
+			have_k = true;
+			break;
+		case 'N':
+			if (parse_sizes(optarg, &ns))
+				return bad_option("-N", optarg,
+						  "expected comma-separated sizes such as 1M,64M,1G "
+						  "(at most 64 of them)");
+			have_n = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			return bad_option(argv[optind - 1], NULL, "needs a value");
+		default:
+			/* optopt: the short option, or a long one's val when it
+			 * was given a value it does not take ("--full=1"). */
+			if (optopt >= 256)
+				return bad_option(argv[optind - 1], NULL, "takes no value");
+			if (optopt) {
+				char opt[3] = {'-', (char)optopt, '\0'};
+
+				return bad_option(opt, NULL, "unknown option");
+			}
+			return bad_option(argv[optind - 1], NULL, "unknown option");
+		}
+	}
+	if (optind < argc)
+		return bad_option(argv[optind], NULL, "unexpected argument");
+	if (sim_params_preset(fabric, &fab)) {
+		fprintf(stderr, "bench_sim: --fabric '%s': unknown preset; one of:", fabric);
+		for (const char *const *n = sim_params_preset_names(); *n; n++)
+			fprintf(stderr, " %s", *n);
+		fprintf(stderr, "\n");
+		return 2;
+	}
+	if (!have_k) {
+		const uint64_t *v = full ? full_k : quick_k;
+		size_t n = full ? sizeof(full_k) / sizeof(full_k[0]) : sizeof(quick_k) / sizeof(quick_k[0]);
+
+		memcpy(ks.v, v, n * sizeof(*v));
+		ks.n = n;
+	}
+	if (!have_n) {
+		const uint64_t *v = full ? full_n : quick_n;
+		size_t n = full ? sizeof(full_n) / sizeof(full_n[0]) : sizeof(quick_n) / sizeof(quick_n[0]);
+
+		memcpy(ns.v, v, n * sizeof(*v));
+		ns.n = n;
+	}
+
+	print_header(fab.name, topo);
+	for (size_t i = 0; i < ks.n; i++)
+		for (size_t j = 0; j < ns.n; j++)
+			rc |= run_point((uint32_t)ks.v[i], ns.v[j], &fab, topo);
+	return rc;
+}

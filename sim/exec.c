@@ -1,0 +1,824 @@
+/* sim/exec.c — the simulator executor's host side: the schedule's ops on
+ * each rank's CPU and GPU, its memory and completion queues, and the run.
+ *
+ * Every op of a rank runs on one resource, which serves ready ops in the
+ * order they became ready (docs/sim-design.md):
+ *   post_send, post_recv  the host CPU (NCCL's proxy thread), software.*_ps;
+ *   doorbell              the CPU's MMIO store (no CPU time of its own; the
+ *                         NIC sees it rnic.doorbell_ps later, sim/rnic.c);
+ *   poll_cq, wait_mem     parked, costing nothing, until the CQE or the word
+ *                         is in host memory; then one poll on the CPU
+ *                         (software.poll_cq_ps), as a busy-polling proxy
+ *                         thread sees it at its next poll;
+ *   reduce, copy          the GPU (host.gpu_*), or a CPU thread for host
+ *                         buffers (host.cpu_*): sim/compute.h.
+ * Bytes move when the op that moves them ends — a reduce or copy at its
+ * end, a payload when its DMA write is done — so the data seen is the data
+ * a real run would see if the schedule guards its buffers (which the data
+ * executor, `cclab check`, verifies under every interleaving).
+ */
+#include "sim/exec_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/word.h"
+#include "sim/model.h"
+
+const char *const cc_sim_phase_name[CC_SIM_PHASE_COUNT] = {
+	[CC_SIM_SOFTWARE] = "software",
+	[CC_SIM_PCIE] = "pcie",
+	[CC_SIM_WIRE] = "wire",
+	[CC_SIM_SWITCH] = "switch",
+	[CC_SIM_REDUCE] = "reduce",
+};
+
+_Noreturn void sx_die_nomem(void)
+{
+	/* A handler cannot return an error; out of memory mid-run ends it. */
+	sim__model_die(__FILE__, __LINE__, "out of memory while simulating");
+}
+
+/* ---- packets: slabs, recycled through a free list ---- */
+
+#define SLAB_PKTS 1024u
+
+struct sx_pkt *sx_pkt_get(struct sx *x)
+{
+	struct sx_pkt *k = x->free_pkts;
+
+	if (!k) {
+		if (x->nslabs == x->slab_cap) {
+			uint32_t cap = x->slab_cap ? 2 * x->slab_cap : 16;
+			void *p = realloc(x->slabs, cap * sizeof(*x->slabs));
+
+			if (!p)
+				sx_die_nomem();
+			x->slabs = p;
+			x->slab_cap = cap;
+		}
+		struct sx_pkt *slab = malloc(SLAB_PKTS * sizeof(*slab));
+		if (!slab)
+			sx_die_nomem();
+		x->slabs[x->nslabs++] = slab;
+		for (uint32_t i = 0; i < SLAB_PKTS; i++) {
+			slab[i].free_next = x->free_pkts;
+			x->free_pkts = &slab[i];
+		}
+		k = x->free_pkts;
+	}
+	x->free_pkts = k->free_next;
+	memset(k, 0, sizeof(*k));
+	return k;
+}
+
+void sx_pkt_put(struct sx *x, struct sx_pkt *k)
+{
+	k->free_next = x->free_pkts;
+	x->free_pkts = k;
+}
+
+void sx_trace(struct sx *x, enum cc_trace_kind kind, uint32_t r, enum cc_trace_track track,
+	      uint32_t qp, uint32_t op, sim_time_ps t, sim_time_ps dur, uint64_t bytes)
+{
+	struct cc_trace_event e;
+	const struct cc_op *o;
+
+	if (!x->o->trace)
+		return;
+	o = op == SX_NONE ? NULL : &x->s->ranks[r].ops[op];
+	e = (struct cc_trace_event){
+		.t_ps = t, .dur_ps = dur, .kind = kind, .rank = r, .track = track,
+		.qp = qp == SX_NONE ? CC_TRACE_NONE : qp, .bytes = bytes,
+		.op = op == SX_NONE ? CC_TRACE_NONE : op,
+	};
+	if (o) {
+		e.tag = o->tag;
+		e.wr_id = o->kind == CC_OP_POST_SEND ? o->u.send.wr_id
+			  : o->kind == CC_OP_POST_RECV ? o->u.recv.wr_id
+			  : o->kind == CC_OP_POLL_CQ ? o->u.poll.wr_id : 0;
+	}
+	cc_trace_append(x->o->trace, &e);
+}
+
+/* ---- errors ---- */
+
+static void set_error(struct sx *x, enum cc_run_status st, enum cc_wc_status wc, uint32_t r,
+		      uint32_t qp, uint32_t op, const char *what)
+{
+	struct cc_run_error *e = &x->res->err;
+	const struct cc_op *o;
+	uint64_t wr_id;
+
+	if (e->status != CC_RUN_OK)
+		return; /* keep the first */
+	o = &x->s->ranks[r].ops[op];
+	wr_id = o->kind == CC_OP_POST_SEND ? o->u.send.wr_id
+		: o->kind == CC_OP_POST_RECV ? o->u.recv.wr_id
+		: o->kind == CC_OP_POLL_CQ ? o->u.poll.wr_id : 0;
+	*e = (struct cc_run_error){ .status = st, .wc = wc, .rank = r, .qp = qp, .op = op,
+				    .wr_id = wr_id };
+	snprintf(e->msg, sizeof(e->msg), "rank %u qp %u op %u (%s) wr_id %" PRIu64 " at %" PRIu64
+		 " ps: %s", r, qp, op, cc_op_kind_name[o->kind], wr_id, sim_now(&x->eng), what);
+	sim_stop(&x->eng);
+}
+
+static void report_first_error(struct sx *x)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "completed with %s",
+		 cc_wc_status_name((enum cc_wc_status)x->first_err.status));
+	set_error(x, CC_RUN_COMPLETION_ERROR, (enum cc_wc_status)x->first_err.status,
+		  x->first_err_rank, x->first_err.qp, x->first_err.op, what);
+}
+
+/* ---- ops ---- */
+
+static void op_ready(struct sx *x, uint32_t r, uint32_t i);
+
+static void op_done(struct sx *x, uint32_t r, uint32_t i)
+{
+	struct sx_rank *rk = &x->rk[r];
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+
+	rk->ndone++;
+	for (uint32_t u = rk->users_first[i]; u < rk->users_first[i + 1]; u++)
+		if (--rk->deps_left[rk->users[u]] == 0)
+			op_ready(x, r, rk->users[u]);
+	if (rk->ndone == rs->nops) {
+		rk->st->done_ps = sim_now(&x->eng);
+		if (++x->ranks_done == x->s->nranks && x->res->time_ps == 0)
+			x->res->time_ps = sim_now(&x->eng);
+	}
+}
+
+static sim_time_ps cpu_cost(const struct sx *x, const struct cc_op *o)
+{
+	switch (o->kind) {
+	case CC_OP_POST_SEND: return x->f->soft.post_send_ps;
+	case CC_OP_POST_RECV: return x->f->soft.post_recv_ps;
+	case CC_OP_POLL_CQ:
+	case CC_OP_WAIT_MEM: return x->f->soft.poll_cq_ps;
+	default: return 0;
+	}
+}
+
+static void cpu_done(struct sim_engine *eng, void *ctx, uint64_t arg);
+
+static void cpu_start(struct sx *x, uint32_t r)
+{
+	struct sx_rank *rk = &x->rk[r];
+	const struct cc_op *o = &x->s->ranks[r].ops[rk->cpu_q[rk->cpu_head]];
+
+	rk->cpu_busy = true;
+	rk->cpu_start = sim_now(&x->eng);
+	if (sim_schedule_in(&x->eng, cpu_cost(x, o), cpu_done, rk, 0) == SIM_EVENT_NONE)
+		sx_die_nomem();
+}
+
+static void cpu_push(struct sx *x, uint32_t r, uint32_t i)
+{
+	struct sx_rank *rk = &x->rk[r];
+
+	rk->cpu_q[rk->cpu_tail] = i;
+	rk->cpu_tail = (rk->cpu_tail + 1) % rk->cpu_cap;
+	if (!rk->cpu_busy)
+		cpu_start(x, r);
+}
+
+/* The CQE of `wr_id` in CQ cq, or -1. */
+static int64_t cq_find(const struct sx_cq *cq, uint64_t wr_id)
+{
+	for (uint32_t j = 0; j < cq->n; j++)
+		if (cq->e[j].wr_id == wr_id)
+			return j;
+	return -1;
+}
+
+static bool wait_true(const struct sx *x, uint32_t r, const struct cc_op_wait *w)
+{
+	const uint8_t *m = x->rk[r].mem[w->buf];
+
+	return m && cc_word_load(m + w->offset) >= w->value;
+}
+
+static void unpark(struct sx *x, uint32_t r, uint32_t j)
+{
+	struct sx_rank *rk = &x->rk[r];
+	uint32_t i = rk->parked[j];
+
+	rk->parked[j] = rk->parked[--rk->nparked];
+	cpu_push(x, r, i);
+}
+
+static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done);
+
+static void op_ready(struct sx *x, uint32_t r, uint32_t i)
+{
+	struct sx_rank *rk = &x->rk[r];
+	const struct cc_op *o = &x->s->ranks[r].ops[i];
+
+	switch (o->kind) {
+	case CC_OP_REDUCE:
+	case CC_OP_COPY: {
+		const struct cc_op_calc *c = &o->u.calc;
+		struct sim_compute *dev = c->where == CC_ON_GPU ? &rk->gpu : &rk->cpu_calc;
+		uint64_t n = c->count * cc_dtype_size(c->dtype);
+		int err = o->kind == CC_OP_REDUCE
+				  ? sim_compute_reduce(dev, n, c->nsrc, c->ndst, calc_done, rk, i)
+				  : sim_compute_copy(dev, n, c->ndst, calc_done, rk, i);
+		if (err)
+			sx_die_nomem();
+		return;
+	}
+	case CC_OP_POLL_CQ:
+		if (cq_find(&rk->cq[o->u.poll.cq], o->u.poll.wr_id) < 0) {
+			rk->parked[rk->nparked++] = i;
+			return;
+		}
+		break;
+	case CC_OP_WAIT_MEM:
+		if (!wait_true(x, r, &o->u.wait)) {
+			rk->parked[rk->nparked++] = i;
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	cpu_push(x, r, i);
+}
+
+static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done)
+{
+	struct sx_rank *rk = ctx;
+	struct sx *x = rk->x;
+	uint32_t i = (uint32_t)arg;
+	const struct cc_op *o = &x->s->ranks[rk->r].ops[i];
+	const struct cc_op_calc *c = &o->u.calc;
+	struct sim_compute *dev = c->where == CC_ON_GPU ? &rk->gpu : &rk->cpu_calc;
+	size_t bytes = c->count * cc_dtype_size(c->dtype);
+	uint64_t moved = (uint64_t)(o->kind == CC_OP_REDUCE ? c->nsrc + c->ndst : 1 + c->ndst) * bytes;
+	sim_time_ps cost = sim_compute_cost_ps(dev, moved);
+	uint8_t *d0 = rk->mem[c->dst[0].buf];
+
+	(void)eng;
+	if (d0 && rk->mem[c->src[0].buf] && (o->kind == CC_OP_COPY || rk->mem[c->src[1].buf])) {
+		const uint8_t *s0 = rk->mem[c->src[0].buf] + c->src[0].offset;
+
+		d0 += c->dst[0].offset;
+		if (o->kind == CC_OP_REDUCE) {
+			cc_reduce(d0, s0, rk->mem[c->src[1].buf] + c->src[1].offset, c->count, c->dtype,
+				  c->redop);
+			if (c->postdiv > 1)
+				cc_postdiv(d0, c->count, c->dtype, c->postdiv);
+		} else {
+			memmove(d0, s0, bytes);
+		}
+		if (c->ndst == 2 && rk->mem[c->dst[1].buf])
+			memmove(rk->mem[c->dst[1].buf] + c->dst[1].offset, d0, bytes);
+	}
+	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_BEGIN : CC_TRACE_COPY_BEGIN, rk->r,
+		 c->where == CC_ON_GPU ? CC_TRACE_GPU : CC_TRACE_CPU, SX_NONE, i, done - cost, cost,
+		 bytes);
+	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_END : CC_TRACE_COPY_END, rk->r,
+		 c->where == CC_ON_GPU ? CC_TRACE_GPU : CC_TRACE_CPU, SX_NONE, i, done, 0, bytes);
+	for (int j = 0; j < c->ndst; j++)
+		sx_mem_written(x, rk->r, c->dst[j].buf, c->dst[j].offset, bytes);
+	op_done(x, rk->r, i);
+}
+
+/* A CQE is in host memory: into its CQ, and the poll waiting for it wakes. */
+void sx_cqe_visible(struct sx *x, struct sx_pkt *k)
+{
+	uint32_t r = k->rank;
+	struct sx_rank *rk = &x->rk[r];
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	struct sx_cq *cq = &rk->cq[k->cq];
+	const struct cc_op *o = &rs->ops[k->op];
+	struct sx_cqe e = {
+		.wr_id = k->is_recv ? o->u.recv.wr_id : o->u.send.wr_id, .op = k->op, .qp = k->qp,
+		.status = k->status, .byte_len = k->byte_len, .imm = k->imm, .is_recv = k->is_recv,
+	};
+
+	sx_pkt_put(x, k);
+	if (cq->n == cq->cap) {
+		uint32_t cap = cq->cap ? 2 * cq->cap : 16;
+		void *p = realloc(cq->e, cap * sizeof(*cq->e));
+
+		if (!p)
+			sx_die_nomem();
+		cq->e = p;
+		cq->cap = cap;
+	}
+	cq->e[cq->n++] = e;
+	sx_trace(x, CC_TRACE_CQE, r, CC_TRACE_NIC, e.qp, e.op, sim_now(&x->eng), 0, e.byte_len);
+	if (e.status == CC_WC_SUCCESS && cq->n > rs->cqs[k->cq].depth) {
+		/* A real CQ overruns: IBV_EVENT_CQ_ERR, and its QPs fail. */
+		set_error(x, CC_RUN_POST_ERROR, CC_WC_SUCCESS, r, e.qp, e.op,
+			  "completion queue overrun (more CQEs than its depth)");
+		return;
+	}
+	for (uint32_t j = 0; j < rk->nparked; j++) {
+		const struct cc_op *p = &rs->ops[rk->parked[j]];
+
+		if (p->kind == CC_OP_POLL_CQ && p->u.poll.cq == k->cq && p->u.poll.wr_id == e.wr_id) {
+			unpark(x, r, j);
+			break;
+		}
+	}
+}
+
+void sx_mem_written(struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint64_t len)
+{
+	struct sx_rank *rk = &x->rk[r];
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+
+	for (uint32_t j = 0; j < rk->nparked;) {
+		const struct cc_op *o = &rs->ops[rk->parked[j]];
+
+		if (o->kind == CC_OP_WAIT_MEM && o->u.wait.buf == buf && o->u.wait.offset < off + len &&
+		    off < o->u.wait.offset + 8 && wait_true(x, r, &o->u.wait)) {
+			unpark(x, r, j);
+			continue;
+		}
+		j++;
+	}
+}
+
+static void post_recv(struct sx *x, uint32_t r, uint32_t i)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	const struct cc_op_recv *p = &rs->ops[i].u.recv;
+	struct sx_qp *qp = &x->rk[r].qp[p->qp];
+
+	/* A receive WQE's slot is free once its completion is reaped. */
+	if (qp->rq_n - qp->rq_retired >= rs->qps[p->qp].max_recv_wr) {
+		set_error(x, CC_RUN_POST_ERROR, CC_WC_SUCCESS, r, p->qp, i,
+			  "ibv_post_recv: receive queue full (ENOMEM)");
+		return;
+	}
+	if (qp->error) {
+		sx_cqe_new(x, r, p->qp, i, true, CC_WC_WR_FLUSH_ERR, 0, 0,
+			   sim_now(&x->eng) + x->f->rnic.cqe_write_ps);
+		return;
+	}
+	if (qp->rq_n == qp->rq_cap) {
+		uint32_t cap = qp->rq_cap ? 2 * qp->rq_cap : 16;
+		void *n = realloc(qp->rq, cap * sizeof(*qp->rq));
+
+		if (!n)
+			sx_die_nomem();
+		qp->rq = n;
+		qp->rq_cap = cap;
+	}
+	qp->rq[qp->rq_n++] = i;
+}
+
+static uint32_t fault_flip(const struct sx *x, uint32_t r, uint32_t i, enum cc_fault_kind kind)
+{
+	uint32_t flip = 0;
+
+	for (uint32_t f = 0; f < x->o->nfaults; f++)
+		if (x->o->faults[f].rank == r && x->o->faults[f].op == i &&
+		    x->o->faults[f].kind == kind)
+			flip ^= 0x80;
+	return flip;
+}
+
+static void post_send(struct sx *x, uint32_t r, uint32_t i)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	const struct cc_op_send *p = &rs->ops[i].u.send;
+	const struct cc_qp *cq = &rs->qps[p->qp];
+	struct sx_rank *rk = &x->rk[r];
+	struct sx_qp *qp = &rk->qp[p->qp];
+	bool remote = p->opcode != CC_WR_SEND && p->opcode != CC_WR_SEND_WITH_IMM;
+
+	if (qp->sq_n - qp->retired >= cq->max_send_wr) {
+		set_error(x, CC_RUN_POST_ERROR, CC_WC_SUCCESS, r, p->qp, i,
+			  "ibv_post_send: send queue full (ENOMEM): unsignaled WQEs are freed only "
+			  "by a later signaled completion");
+		return;
+	}
+	if ((p->flags & CC_SEND_INLINE) &&
+	    (p->sge.length > cq->max_inline || p->sge.length > sizeof(p->inline_value))) {
+		set_error(x, CC_RUN_POST_ERROR, CC_WC_SUCCESS, r, p->qp, i,
+			  "ibv_post_send: inline payload larger than max_inline_data (EINVAL)");
+		return;
+	}
+	if (qp->sq_n == qp->sq_cap) {
+		uint32_t cap = qp->sq_cap ? 2 * qp->sq_cap : 16;
+		void *n = realloc(qp->sq, cap * sizeof(*qp->sq));
+
+		if (!n)
+			sx_die_nomem();
+		qp->sq = n;
+		qp->sq_cap = cap;
+	}
+	qp->sq[qp->sq_n] = (struct sx_wqe){
+		.op = i,
+		.lkey = (p->num_sge && !(p->flags & CC_SEND_INLINE) ? rk->key[p->sge.mr] : 0) ^
+			fault_flip(x, r, i, CC_FAULT_LKEY),
+		.rkey = (remote ? x->rk[cq->peer].key[p->remote_mr] : 0) ^
+			fault_flip(x, r, i, CC_FAULT_RKEY),
+	};
+	rk->sq_pos[i] = qp->sq_n;
+	if (qp->error) {
+		qp->sq[qp->sq_n].failed = true;
+		qp->sq_n++;
+		qp->una = qp->cur = qp->fetched = qp->rung = qp->sq_n;
+		sx_cqe_new(x, r, p->qp, i, false, CC_WC_WR_FLUSH_ERR, 0, 0,
+			   sim_now(&x->eng) + x->f->rnic.cqe_write_ps);
+		return;
+	}
+	qp->sq_n++;
+}
+
+/* Reaps the CQE op i polls for; false when the run ends on it. */
+static bool poll_cq(struct sx *x, uint32_t r, uint32_t i)
+{
+	const struct cc_op_poll *p = &x->s->ranks[r].ops[i].u.poll;
+	struct sx_rank *rk = &x->rk[r];
+	struct sx_cq *cq = &rk->cq[p->cq];
+	int64_t j = cq_find(cq, p->wr_id);
+	struct sx_cqe c;
+
+	if (j < 0)
+		sim__model_die(__FILE__, __LINE__, "exec: a poll ran without its CQE");
+	c = cq->e[j];
+	memmove(&cq->e[j], &cq->e[j + 1], (cq->n - (uint32_t)j - 1) * sizeof(c));
+	cq->n--;
+	sx_trace(x, CC_TRACE_POLL, r, CC_TRACE_CPU, c.qp, i, sim_now(&x->eng), 0, c.byte_len);
+	if (c.status != CC_WC_SUCCESS) {
+		/* Reaping any error ends the run, reporting the root cause. */
+		report_first_error(x);
+		return false;
+	}
+	if (c.is_recv) {
+		rk->qp[c.qp].rq_retired++;
+	} else {
+		/* Frees this WQE and every unsignaled one before it. */
+		struct sx_qp *qp = &rk->qp[c.qp];
+		uint32_t upto = rk->sq_pos[c.op] + 1;
+
+		if (upto > qp->retired)
+			qp->retired = upto;
+	}
+	return true;
+}
+
+static void cpu_done(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx_rank *rk = ctx;
+	struct sx *x = rk->x;
+	uint32_t r = rk->r;
+	uint32_t i = rk->cpu_q[rk->cpu_head];
+	const struct cc_op *o = &x->s->ranks[r].ops[i];
+	sim_time_ps now = sim_now(eng);
+
+	(void)arg;
+	rk->cpu_head = (rk->cpu_head + 1) % rk->cpu_cap;
+	rk->cpu_busy = false;
+	rk->cpu_busy_ps += now - rk->cpu_start;
+	switch (o->kind) {
+	case CC_OP_POST_RECV:
+		post_recv(x, r, i);
+		sx_trace(x, CC_TRACE_POST, r, CC_TRACE_CPU, o->u.recv.qp, i, rk->cpu_start,
+			 now - rk->cpu_start, o->u.recv.sge.length);
+		break;
+	case CC_OP_POST_SEND:
+		post_send(x, r, i);
+		sx_trace(x, CC_TRACE_POST, r, CC_TRACE_CPU, o->u.send.qp, i, rk->cpu_start,
+			 now - rk->cpu_start, sx_wqe_len(&o->u.send));
+		break;
+	case CC_OP_DOORBELL:
+		sx_nic_doorbell(x, r, o->u.doorbell.qp, o->u.doorbell.nwqe);
+		sx_trace(x, CC_TRACE_DOORBELL, r, CC_TRACE_CPU, o->u.doorbell.qp, i, now, 0, 0);
+		break;
+	case CC_OP_POLL_CQ:
+		if (!poll_cq(x, r, i))
+			return;
+		break;
+	case CC_OP_WAIT_MEM:
+		break;
+	default:
+		sim__model_die(__FILE__, __LINE__, "exec: %s op on the CPU queue",
+			       cc_op_kind_name[o->kind]);
+	}
+	if (x->res->err.status != CC_RUN_OK)
+		return;
+	op_done(x, r, i);
+	if (!rk->cpu_busy && rk->cpu_head != rk->cpu_tail)
+		cpu_start(x, r);
+}
+
+/* ---- setup ---- */
+
+static void *xcalloc(struct sx *x, size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (p)
+		x->res->mem_bytes += n * size;
+	return p;
+}
+
+/* Buffers a wait_mem watches: the only ones carried when not checking. */
+static bool watched(const struct cc_rank_sched *rs, uint32_t b)
+{
+	for (uint32_t i = 0; i < rs->nops; i++)
+		if (rs->ops[i].kind == CC_OP_WAIT_MEM && rs->ops[i].u.wait.buf == b)
+			return true;
+	return false;
+}
+
+static int setup_rank(struct sx *x, uint32_t r)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	struct sx_rank *rk = &x->rk[r];
+	uint32_t n = rs->nops;
+	int err;
+
+	rk->x = x;
+	rk->r = r;
+	rk->st = &x->res->rank[r];
+	rk->mem = xcalloc(x, rs->nbufs, sizeof(*rk->mem));
+	rk->key = xcalloc(x, rs->nmrs, sizeof(*rk->key));
+	rk->deps_left = xcalloc(x, n, sizeof(uint32_t));
+	rk->users_first = xcalloc(x, n + 2, sizeof(uint32_t));
+	rk->users = xcalloc(x, rs->ndeps, sizeof(uint32_t));
+	rk->cpu_cap = n + 1;
+	rk->cpu_q = xcalloc(x, rk->cpu_cap, sizeof(uint32_t));
+	rk->parked = xcalloc(x, n, sizeof(uint32_t));
+	rk->sq_pos = xcalloc(x, n, sizeof(uint32_t));
+	rk->qp = xcalloc(x, rs->nqps, sizeof(*rk->qp));
+	rk->cq = xcalloc(x, rs->ncqs, sizeof(*rk->cq));
+	if (!rk->mem || !rk->key || !rk->deps_left || !rk->users_first || !rk->users ||
+	    !rk->cpu_q || !rk->parked || !rk->sq_pos || !rk->qp || !rk->cq)
+		return -ENOMEM;
+	for (uint32_t b = 0; b < rs->nbufs; b++) {
+		if (!x->o->check && !watched(rs, b))
+			continue;
+		/* calloc: untouched staging pages cost no memory. */
+		rk->mem[b] = calloc(rs->bufs[b].size ? rs->bufs[b].size : 1, 1);
+		if (!rk->mem[b])
+			return -ENOMEM;
+	}
+	/* Keys as the data executor makes them (core/exec_data.c). */
+	for (uint32_t m = 0; m < rs->nmrs; m++)
+		rk->key[m] = ((r * 1024u + m + 1) << 8) | (uint32_t)((x->o->seed + r) & 0x7f);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t *d = cc_op_deps(rs, &rs->ops[i]);
+
+		rk->deps_left[i] = rs->ops[i].ndeps;
+		for (uint32_t j = 0; j < rs->ops[i].ndeps; j++)
+			rk->users_first[d[j] + 2]++;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		rk->users_first[i + 2] += rk->users_first[i + 1];
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t *d = cc_op_deps(rs, &rs->ops[i]);
+
+		for (uint32_t j = 0; j < rs->ops[i].ndeps; j++)
+			rk->users[rk->users_first[d[j] + 1]++] = i;
+	}
+	for (uint32_t q = 0; q < rs->nqps; q++) {
+		struct sx_qp *qp = &rk->qp[q];
+
+		qp->rank = r;
+		qp->q = q;
+		qp->peer = rs->qps[q].peer;
+		qp->peer_q = rs->qps[q].peer_qp;
+		qp->port = sim_topo_route(&x->topo, r, qp->peer);
+		qp->retry_left = rs->qps[q].retry_cnt;
+		qp->rnr_left = rs->qps[q].rnr_retry;
+		if (qp->port == SIM_TOPO_NO_PORT)
+			return -EINVAL;
+	}
+	err = sim_compute_init_host(&rk->gpu, &x->eng, SIM_COMPUTE_GPU, &x->f->host);
+	if (!err)
+		err = sim_compute_init_host(&rk->cpu_calc, &x->eng, SIM_COMPUTE_CPU, &x->f->host);
+	if (!err)
+		err = sx_nic_init(x, r);
+	return err;
+}
+
+static void free_rank(struct sx *x, uint32_t r)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	struct sx_rank *rk = &x->rk[r];
+
+	if (rk->mem)
+		for (uint32_t b = 0; b < rs->nbufs; b++)
+			free(rk->mem[b]);
+	if (rk->qp)
+		for (uint32_t q = 0; q < rs->nqps; q++) {
+			free(rk->qp[q].sq);
+			free(rk->qp[q].rq);
+			free(rk->qp[q].rd);
+		}
+	if (rk->cq)
+		for (uint32_t c = 0; c < rs->ncqs; c++)
+			free(rk->cq[c].e);
+	if (rk->x) {
+		sim_compute_destroy(&rk->gpu);
+		sim_compute_destroy(&rk->cpu_calc);
+		sx_nic_destroy(x, r);
+	}
+	free(rk->mem);
+	free(rk->key);
+	free(rk->deps_left);
+	free(rk->users_first);
+	free(rk->users);
+	free(rk->cpu_q);
+	free(rk->parked);
+	free(rk->sq_pos);
+	free(rk->qp);
+	free(rk->cq);
+}
+
+/* A GPU buffer reached through host staging needs copies the schedule
+ * does not have yet. */
+static bool needs_staging(const struct cc_schedule *s, const struct sim_params *f)
+{
+	if (f->host.gpu_dma != SIM_GPU_DMA_HOST_STAGING)
+		return false;
+	for (uint32_t r = 0; r < s->nranks; r++)
+		for (uint32_t b = 0; b < s->ranks[r].nbufs; b++)
+			if (s->ranks[r].bufs[b].mem == CC_MEM_GPU)
+				return true;
+	return false;
+}
+
+/* ---- the run ---- */
+
+static void describe_stuck(struct sx *x)
+{
+	bool limit = sim_pending(&x->eng) > 0;
+
+	if (x->have_err) {
+		report_first_error(x);
+		return;
+	}
+	for (uint32_t r = 0; r < x->s->nranks; r++) {
+		struct sx_rank *rk = &x->rk[r];
+		const struct cc_rank_sched *rs = &x->s->ranks[r];
+
+		for (uint32_t q = 0; q < rs->nqps; q++)
+			if (rk->qp[q].rnr_wait) {
+				struct sx_qp *qp = &rk->qp[q];
+				uint32_t i = qp->una < qp->sq_n ? qp->sq[qp->una].op : 0;
+
+				set_error(x, CC_RUN_DEADLOCK, CC_WC_SUCCESS, r, q, i,
+					  "still retrying after RNR NAKs at the time limit: the "
+					  "peer never posts a receive (rnr_retry = 7 retries forever)");
+				return;
+			}
+		if (rk->nparked) {
+			set_error(x, CC_RUN_DEADLOCK, CC_WC_SUCCESS, r, 0, rk->parked[0],
+				  limit ? "time limit reached waiting for a completion or flag"
+					: "deadlock: waits for a completion or flag that never comes");
+			return;
+		}
+		if (rk->ndone < rs->nops) {
+			uint32_t i = 0;
+
+			while (i < rs->nops && rk->deps_left[i] == 0)
+				i++;
+			set_error(x, CC_RUN_DEADLOCK, CC_WC_SUCCESS, r, 0, i < rs->nops ? i : 0,
+				  limit ? "time limit reached" : "deadlock: dependencies never complete");
+			return;
+		}
+	}
+}
+
+static void collect(struct sx *x)
+{
+	for (uint32_t r = 0; r < x->s->nranks; r++) {
+		struct sx_rank *rk = &x->rk[r];
+		struct cc_sim_rank_stats *st = rk->st;
+		sim_time_ps up = sim_pcie_busy_ps(&rk->pcie, SIM_PCIE_UP);
+		sim_time_ps down = sim_pcie_busy_ps(&rk->pcie, SIM_PCIE_DOWN);
+
+		st->ops_done = rk->ndone;
+		st->busy_ps[CC_SIM_SOFTWARE] = rk->cpu_busy_ps;
+		st->busy_ps[CC_SIM_PCIE] = up > down ? up : down;
+		st->busy_ps[CC_SIM_REDUCE] = sim_compute_busy_ps(&rk->gpu) +
+					     sim_compute_busy_ps(&rk->cpu_calc);
+		for (uint32_t p = 0; p < x->topo.nic_ports; p++) {
+			sim_time_ps b = sim_link_busy_ps(rk->port[p].tx);
+
+			if (b > st->busy_ps[CC_SIM_WIRE])
+				st->busy_ps[CC_SIM_WIRE] = b;
+		}
+	}
+}
+
+static int setup(struct sx *x)
+{
+	const struct cc_schedule *s = x->s;
+	int err;
+
+	x->rk = xcalloc(x, s->nranks, sizeof(*x->rk));
+	x->res->rank = calloc(s->nranks ? s->nranks : 1, sizeof(*x->res->rank));
+	if (!x->rk || !x->res->rank)
+		return -ENOMEM;
+	err = sim_topo_build(&x->topo, &x->eng, x->o->topo, s->nranks, x->f);
+	if (err)
+		return err;
+	for (uint32_t r = 0; r < s->nranks; r++)
+		if ((err = setup_rank(x, r)))
+			return err;
+	if (x->o->check) {
+		uint8_t **in = calloc(s->nranks, sizeof(*in)), **out = calloc(s->nranks, sizeof(*out));
+
+		err = in && out ? cc_check_io_init(&x->io, s) : -ENOMEM;
+		if (!err) {
+			x->io_ready = true;
+			for (uint32_t r = 0; r < s->nranks; r++) {
+				in[r] = x->rk[r].mem[0];
+				out[r] = x->rk[r].mem[1];
+			}
+			cc_check_io_fill(&x->io, x->o->seed, in, out);
+		}
+		free(in);
+		free(out);
+	}
+	return err;
+}
+
+int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
+	       struct cc_sim_result *res)
+{
+	struct sx x = { .s = s, .o = o, .f = o->fabric, .res = res };
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (!o->fabric || sim_params_validate(o->fabric) || needs_staging(s, o->fabric))
+		return -EINVAL;
+	if (o->check && cc_check_io_too_big(s, true, 0))
+		return -E2BIG;
+	err = sim_engine_init(&x.eng, o->engine_flags);
+	if (err)
+		return err;
+	res->nranks = s->nranks;
+	res->checked = o->check;
+	err = setup(&x);
+	if (!err) {
+		for (uint32_t r = 0; r < s->nranks; r++) {
+			const struct cc_rank_sched *rs = &s->ranks[r];
+
+			for (uint32_t i = 0; i < rs->nops; i++)
+				if (x.rk[r].deps_left[i] == 0)
+					op_ready(&x, r, i);
+			if (rs->nops == 0 && ++x.ranks_done == s->nranks)
+				res->time_ps = 0;
+		}
+		/* Runs until the fabric is quiet, so trailing ACKs are counted;
+		 * the collective's time is when its last op completed. */
+		sim_run(&x.eng, o->time_limit_ps ? o->time_limit_ps : SIM_TIME_NEVER);
+		res->events = sim_events_executed(&x.eng);
+		res->peak_pending = sim_pending_peak(&x.eng);
+		if (res->err.status == CC_RUN_OK && (x.ranks_done < s->nranks || x.have_err))
+			describe_stuck(&x);
+		collect(&x);
+		if (x.io_ready) {
+			uint8_t **out = calloc(s->nranks, sizeof(*out));
+
+			if (!out) {
+				err = -ENOMEM;
+			} else {
+				for (uint32_t r = 0; r < s->nranks; r++)
+					out[r] = x.rk[r].mem[1];
+				res->wrong = cc_check_io_wrong(&x.io, out);
+				free(out);
+			}
+		}
+		res->mem_bytes += sim_engine_mem_bytes(&x.eng) +
+				  (size_t)x.nslabs * SLAB_PKTS * sizeof(struct sx_pkt);
+	}
+	for (uint32_t r = 0; x.rk && r < s->nranks; r++)
+		free_rank(&x, r);
+	free(x.rk);
+	for (uint32_t i = 0; i < x.nslabs; i++)
+		free(x.slabs[i]);
+	free(x.slabs);
+	if (x.io_ready)
+		cc_check_io_free(&x.io);
+	sim_topo_destroy(&x.topo);
+	sim_engine_destroy(&x.eng);
+	if (err)
+		cc_sim_result_free(res);
+	return err;
+}
+
+void cc_sim_result_free(struct cc_sim_result *res)
+{
+	free(res->rank);
+	res->rank = NULL;
+}

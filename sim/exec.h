@@ -1,0 +1,100 @@
+/* sim/exec.h — the simulator executor: runs a schedule on a modelled fabric
+ * and says how long it took, and why.
+ *
+ * The same struct cc_schedule the data executor checks (core/exec_data.h)
+ * runs here on the models of sim/: each rank's host CPU (posting, polling),
+ * GPU or CPU (reduce, copy), RNIC (sim/rnic.h: requester, responder,
+ * completer), PCIe link (sim/pcie.h) and network ports; links and, for
+ * the star topology, one switch (sim/topo.h).  docs/sim-design.md gives the
+ * costs op by op.
+ *
+ * With `check` set, bytes move for real — at the responder's payload DMA
+ * write, at a reduce or copy's end — in the data executor's memory model,
+ * and #wrong is counted against the same reference (core/check_io.h): a
+ * timing run is a correctness run too.  Without it only the control words
+ * a wait_mem watches are carried (flags and clear-to-send credits decide
+ * the timing), so runs far larger than this machine's memory can be timed.
+ *
+ * Deterministic: the same schedule and options give the same result and the
+ * same trace, byte for byte.
+ */
+#ifndef CCLAB_SIM_EXEC_H
+#define CCLAB_SIM_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/exec_data.h"
+#include "core/schedule.h"
+#include "core/trace.h"
+#include "sim/params.h"
+#include "sim/time.h"
+#include "sim/topo.h"
+
+struct cc_sim_opts {
+	const struct sim_params *fabric;
+	enum sim_topo_kind topo;
+	uint64_t seed;            /* input values (as cc_data_opts.seed) */
+	bool check;               /* carry data and count #wrong */
+	struct cc_trace *trace;   /* NULL: no trace */
+	unsigned engine_flags;    /* sim/event.h flags (SIM_ENGINE_LIFO_TIES) */
+	sim_time_ps time_limit_ps; /* 0: none; a run still going then is stuck */
+	const struct cc_fault *faults; /* as the data executor's */
+	uint32_t nfaults;
+};
+
+/* Where time went, per rank: busy time of each kind of resource (not a
+ * critical path: resources overlap, so the parts may add up to more than
+ * the run).  wire: serialization on the rank's NIC ports (transmit);
+ * switch: packets sent by this rank, from their arrival at a switch to
+ * their last bit leaving it (queueing and forwarding); pcie: the busier
+ * PCIe direction. */
+enum cc_sim_phase {
+	CC_SIM_SOFTWARE, /* host CPU: post, doorbell, poll */
+	CC_SIM_PCIE,
+	CC_SIM_WIRE,
+	CC_SIM_SWITCH,
+	CC_SIM_REDUCE,   /* GPU (or CPU) reduce and copy */
+	CC_SIM_PHASE_COUNT
+};
+extern const char *const cc_sim_phase_name[CC_SIM_PHASE_COUNT]; /* "software", ... */
+
+struct cc_sim_rank_stats {
+	uint64_t data_bytes;  /* CC_PAYLOAD_DATA bytes its WQEs carried (as the data executor) */
+	uint64_t wire_bytes;  /* everything its NIC ports transmitted: frames + preamble/IFG, */
+	uint64_t wire_pkts;   /*   requests, ACKs, read responses, retransmissions */
+	uint64_t payload_bytes; /* payload of those packets */
+	uint64_t acks;          /* ACK / NAK packets it sent */
+	uint64_t rnr_naks;      /* RNR NAKs it sent */
+	uint64_t retx_pkts, retx_bytes; /* retransmitted (go-back-N after an RNR NAK) */
+	uint64_t wqes;          /* send WQEs its NIC executed */
+	uint64_t ops_done;
+	sim_time_ps done_ps;    /* its last op completed */
+	sim_time_ps busy_ps[CC_SIM_PHASE_COUNT];
+};
+
+struct cc_sim_result {
+	struct cc_run_error err; /* status CC_RUN_OK on success (core/exec_data.h) */
+	bool checked;           /* opts.check: wrong is meaningful */
+	uint64_t wrong;
+	sim_time_ps time_ps;    /* every rank done */
+	uint64_t events;        /* engine events executed */
+	uint64_t peak_pending;  /* most events pending at once */
+	size_t mem_bytes;       /* the simulator's own memory, buffers excluded */
+	uint32_t nranks;
+	struct cc_sim_rank_stats *rank; /* per rank */
+};
+
+/* Runs s.  Returns 0 when the run could be carried out (res->err says how it
+ * ended: a completion error, a deadlock — ops left and no event pending — or
+ * CC_RUN_DEADLOCK with "time limit" when time_limit_ps passed), -EINVAL for
+ * invalid fabric parameters or a schedule this topology cannot carry (a QP
+ * between ranks it does not connect), -E2BIG when the buffers would not fit
+ * in this machine's memory (check on), -ENOMEM.  Free with
+ * cc_sim_result_free(). */
+int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
+	       struct cc_sim_result *res);
+void cc_sim_result_free(struct cc_sim_result *res);
+
+#endif /* CCLAB_SIM_EXEC_H */

@@ -1,0 +1,238 @@
+/* sim/exec_int.h — the simulator executor's state, shared by its host side
+ * (sim/exec.c: ops, CPU, GPU, memory, completion queues) and its RNIC
+ * (sim/rnic.c: requester, responder, completer).  Internal to sim/.
+ *
+ * PSNs are kept as 32-bit counters that never wrap within a run (a QP would
+ * need 2^32 packets, 16 TiB at 4 KiB MTU); the packet carries the low 24
+ * bits, as the BTH does (IBA 9.2).
+ */
+#ifndef CCLAB_SIM_EXEC_INT_H
+#define CCLAB_SIM_EXEC_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/check_io.h"
+#include "sim/compute.h"
+#include "sim/event.h"
+#include "sim/exec.h"
+#include "sim/link.h"
+#include "sim/packet.h"
+#include "sim/pcie.h"
+#include "sim/topo.h"
+
+#define SX_NONE UINT32_MAX
+
+/* Payload DMA reads the NIC keeps ahead of a port's transmitter: enough to
+ * cover a PCIe read round trip at line rate (200 Gb/s x ~0.55 us = 14 KB,
+ * under 4 packets of 4 KiB), doubled.  Assumed, as no vendor publishes its
+ * transmit prefetch depth. */
+#define SX_TX_PREFETCH 8u
+
+/* What an sx_pkt is at the moment. */
+enum sx_pkt_kind {
+	SX_PKT_REQ,     /* request: SEND / WRITE / READ request / atomic */
+	SX_PKT_RESP,    /* response: ACK / NAK / READ response / atomic ACK */
+	SX_PKT_DOORBELL, /* token: a doorbell on its way to the NIC */
+	SX_PKT_FETCH,   /* token: WQEs being fetched */
+	SX_PKT_CQE,     /* token: a CQE on its way to host memory */
+	SX_PKT_ATOMIC,  /* token: the responder's read-modify-write */
+};
+
+/* AETH syndromes (IBA 9.7.5.2.1), the ones the model sends. */
+enum sx_aeth {
+	SX_AETH_ACK,
+	SX_AETH_RNR_NAK,
+	SX_AETH_NAK_SEQ,
+	SX_AETH_NAK_INV_REQ,
+	SX_AETH_NAK_REM_ACCESS,
+	SX_AETH_NAK_REM_OP,
+};
+
+/* A packet on the wire, or a token in one of the NIC's pipelines.  The
+ * sim_packet comes first so the models' pointers convert back. */
+struct sx_pkt {
+	struct sim_packet p;
+	enum sx_pkt_kind kind;
+	uint32_t rank, qp;  /* owner: the NIC that created it, and its QP */
+	uint32_t wqe;       /* REQ/READ resp: requester's SQ index; tokens: op or count */
+	uint32_t idx;       /* packet index in its message */
+	uint32_t epoch;     /* REQ: the QP's send epoch when made (stale after a rewind) */
+	uint32_t aeth;      /* RESP ACK/NAK: enum sx_aeth */
+	uint32_t ack_psn;   /* RESP: the PSN acknowledged or NAKed (full 32 bits) */
+	uint32_t psn;       /* full 32-bit PSN */
+	uint32_t port;      /* NIC port it leaves by */
+	bool ready;         /* payload read in (or none to read) */
+	bool last_of_msg;
+	bool retx;          /* a retransmission */
+	/* Payload: REQ at the responder, where it lands (set when accepted);
+	 * READ response, where it comes from at the responder. */
+	uint32_t buf;
+	uint64_t off;
+	/* CQE token */
+	uint32_t cq, op, byte_len, imm, status;
+	bool is_recv;
+	uint64_t old;       /* atomic: the remote word before the operation */
+	sim_time_ps t0;     /* when the NIC issued it (CQE timing, switch time) */
+	struct sx_pkt *free_next;
+};
+
+/* An entry of a send queue: one posted send WQE. */
+struct sx_wqe {
+	uint32_t op;        /* the post_send op */
+	uint32_t first_psn; /* set when the requester starts it */
+	uint32_t npsn;      /* PSNs it takes: request packets, or READ response packets */
+	uint32_t lkey, rkey; /* as resolved at post time (faults flip them) */
+	bool started, done, failed;
+	sim_time_ps t_first; /* first payload read issued (trace) */
+};
+
+/* A pending READ response at the responder. */
+struct sx_rdresp {
+	uint32_t req_rank, req_qp, wqe; /* the requester's WQE */
+	uint32_t psn;       /* first response PSN */
+	uint32_t npkts, next;
+	uint32_t buf;       /* responder memory */
+	uint64_t off;
+};
+
+struct sx_qp {
+	uint32_t rank, q, peer, peer_q, port;
+	/* send queue: every WQE ever posted (append-only) */
+	struct sx_wqe *sq;
+	uint32_t sq_n, sq_cap;
+	uint32_t rung;      /* handed to the NIC by doorbells the CPU rang */
+	uint32_t fetched;   /* WQEs the NIC holds */
+	uint32_t retired;   /* freed by reaped completions (queue-full check) */
+	/* requester */
+	uint32_t cur, cur_pkt; /* next packet to make: WQE cur, its packet cur_pkt */
+	uint32_t next_psn;  /* PSN of that packet */
+	uint32_t max_psn;   /* highest PSN + 1 ever sent (retransmission accounting) */
+	uint32_t una;       /* oldest WQE not completed */
+	uint32_t una_psn;   /* oldest unacknowledged PSN */
+	uint32_t epoch;
+	uint32_t rd_out;    /* READ / atomic WQEs started, not completed */
+	uint32_t rnr_left, retry_left;
+	uint32_t rnr_psn;   /* where to resume when the RNR timer fires */
+	bool rnr_wait;      /* stopped until the RNR timer fires */
+	bool error;
+	sim_time_ps ack_deadline; /* local ACK timeout (lazy timer) */
+	bool ack_timer_armed;
+	/* responder */
+	uint32_t epsn;
+	uint32_t since_ack;
+	bool nak_out;       /* a NAK for epsn is out: send no other until it is met */
+	uint32_t resp_recv; /* receive WQE a multi-packet SEND is filling */
+	sim_time_ps t_rx_first;
+	struct sx_rdresp *rd;  /* READ responses to send, FIFO */
+	uint32_t rd_n, rd_head, rd_cap;
+	/* receive queue: post_recv ops, append-only */
+	uint32_t *rq;
+	uint32_t rq_n, rq_head, rq_cap;
+	uint32_t rq_retired;
+};
+
+struct sx_cqe {
+	uint64_t wr_id;
+	uint32_t op, qp, status, byte_len, imm;
+	bool is_recv;
+};
+
+struct sx_cq {
+	struct sx_cqe *e;
+	uint32_t n, cap;
+};
+
+struct sx_port {
+	struct sim_link_dir *tx;
+	struct sim_pktq ctrl;   /* ACKs and NAKs waiting: they go first */
+	struct sim_pktq stage;  /* packets being read in, then sent, in order */
+	uint32_t reading;       /* of those, payload not yet read in */
+	uint32_t rr;            /* round robin: the QP to look at first */
+};
+
+struct sx_rank {
+	struct sx *x;
+	uint32_t r;
+	uint8_t **mem;          /* per buffer; NULL where not carried */
+	uint32_t *key;          /* per MR: lkey == rkey */
+	uint32_t *deps_left, *users_first, *users;
+	uint32_t ndone;
+	/* host CPU: ready ops in FIFO order, the head running */
+	uint32_t *cpu_q, cpu_head, cpu_tail, cpu_cap;
+	bool cpu_busy;
+	sim_time_ps cpu_busy_ps;
+	sim_time_ps cpu_start;
+	uint32_t *parked, nparked; /* poll_cq / wait_mem ops waiting */
+	uint32_t *sq_pos;       /* per post_send op: its index in its SQ */
+	struct sim_compute gpu, cpu_calc;
+	struct sx_qp *qp;
+	struct sx_cq *cq;
+	/* RNIC */
+	struct sim_pcie pcie;
+	struct sx_port *port;
+	struct sim_pipe db_pipe, fetch_pipe, bf_pipe, rx_pipe, cqe_pipe, atomic_pipe;
+	sim_time_ps cqe_last_due;
+	struct cc_sim_rank_stats *st;
+	sim_time_ps sw_covered;  /* switch time accounting: union covered up to */
+};
+
+struct sx {
+	const struct cc_schedule *s;
+	const struct cc_sim_opts *o;
+	const struct sim_params *f;
+	struct cc_sim_result *res;
+	struct sim_engine eng;
+	struct sim_topo topo;
+	struct sx_rank *rk;
+	struct sx_pkt *free_pkts;
+	void **slabs;
+	uint32_t nslabs, slab_cap;
+	struct cc_check_io io;
+	bool io_ready;
+	uint32_t ranks_done;
+	bool nomem;
+	bool have_err;           /* first error CQE generated */
+	struct sx_cqe first_err;
+	uint32_t first_err_rank;
+	uint64_t peak_pending;
+};
+
+/* exec.c: the host side as the NIC sees it. */
+struct sx_pkt *sx_pkt_get(struct sx *x);
+void sx_pkt_put(struct sx *x, struct sx_pkt *k);
+void sx_cqe_visible(struct sx *x, struct sx_pkt *k);
+void sx_mem_written(struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint64_t len);
+void sx_trace(struct sx *x, enum cc_trace_kind kind, uint32_t r, enum cc_trace_track track,
+	      uint32_t qp, uint32_t op, sim_time_ps t, sim_time_ps dur, uint64_t bytes);
+_Noreturn void sx_die_nomem(void);
+
+/* rnic.c: setup, doorbells, transmit, requester, completer. */
+int sx_nic_init(struct sx *x, uint32_t r);
+void sx_nic_destroy(struct sx *x, uint32_t r);
+void sx_nic_doorbell(struct sx *x, uint32_t r, uint32_t q, uint32_t nwqe);
+void sx_qp_flush(struct sx *x, uint32_t r, uint32_t q);
+void sx_wqe_fail(struct sx *x, uint32_t r, uint32_t q, uint32_t i, enum cc_wc_status st);
+void sx_cqe_push(struct sx *x, uint32_t r, struct sx_pkt *k, sim_time_ps want);
+void sx_cqe_new(struct sx *x, uint32_t r, uint32_t q, uint32_t op, bool is_recv,
+		enum cc_wc_status st, uint32_t len, uint32_t imm, sim_time_ps want);
+void sx_ack_upto(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t upto);
+void sx_wqe_response_done(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i);
+void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k);
+void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read);
+void sx_port_fill(struct sx *x, uint32_t r, uint32_t port);
+void sx_port_kick(struct sx *x, uint32_t r, uint32_t port);
+const struct cc_op_send *sx_wqe_send(const struct sx *x, uint32_t r, const struct sx_wqe *w);
+uint32_t sx_wqe_len(const struct cc_op_send *o);
+bool sx_is_rd_atomic(enum cc_opcode op);
+void sx_segment(const struct sx *x, enum sim_msg msg, uint32_t len, struct sim_wire_seg *seg);
+const struct cc_mr *sx_find_mr(const struct sx *x, uint32_t r, uint32_t key, uint64_t off,
+			       uint64_t len, uint32_t access);
+
+/* rnic_resp.c: the responder, and READ / atomic responses at the requester. */
+void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k);
+void sx_resp_read_make(struct sx *x, uint32_t r, struct sx_qp *qp);
+void sx_response_data(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt *k);
+void sx_atomic_done(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt);
+
+#endif /* CCLAB_SIM_EXEC_INT_H */

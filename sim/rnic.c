@@ -1,0 +1,793 @@
+/* sim/rnic.c — the simulated RNIC: doorbell and WQE fetch, the transmit
+ * path of each port, and the requester and completer of every QP.  The
+ * responder is in sim/rnic_resp.c.
+ *
+ * Roles as in the kernel's soft-RoCE driver (drivers/infiniband/sw/rxe):
+ * the requester (rxe_req.c) turns WQEs into packets, the completer
+ * (rxe_comp.c) turns ACKs and responses into completions, the responder
+ * (rxe_resp.c) executes requests.  What each step costs
+ * (docs/sim-design.md):
+ *
+ *   doorbell   the CPU's MMIO write reaches the NIC rnic.doorbell_ps later;
+ *              a doorbell that hands over one WQE carries it (BlueFlame,
+ *              mlx5's bf_reg), otherwise the NIC fetches the WQEs by DMA
+ *              (rnic.wqe_fetch_ps, a measured round trip); then
+ *              rnic.req_proc_ps until the requester can use them.
+ *   transmit   each port keeps SX_TX_PREFETCH packets in flight from the
+ *              arbiter to the wire: a packet whose payload is in host or
+ *              GPU memory is read over PCIe first (sim/pcie.h, MRd/CplD),
+ *              and packets leave in the order they were made.  The arbiter
+ *              picks QPs round robin, one packet at a time; ACKs and NAKs
+ *              skip the queue.  A packet goes on the wire only when the
+ *              port is idle, so the link never holds more than one.
+ *   window     a QP has at most rnic.max_outstanding_pkts unacknowledged
+ *              PSNs, and params max_rd_atomic READs / atomics outstanding
+ *              (IBA 9.5: initiator depth); a fenced WQE waits for earlier
+ *              READs and atomics to complete.
+ *   completer  ACKs are cumulative (IBA 9.7.5.1); WQEs complete in order;
+ *              a CQE is written rnic.cqe_write_ps after it is issued, and
+ *              never before an earlier CQE or the payload it reports.
+ *   errors     an RNR NAK stops the QP for the responder's RNR timer
+ *              (rnic.min_rnr_timer), then it resends from the NAKed PSN
+ *              (go-back-N), rnr_retry times (7: forever); a sequence NAK
+ *              or the local ACK timeout (4.096 us * 2^rnic.timeout_exp)
+ *              resends from the oldest unacknowledged PSN, retry_cnt
+ *              times; other NAKs end the WQE with the matching status.
+ *              A failed WQE puts the QP in the error state: every other
+ *              WQE is flushed (IBV_WC_WR_FLUSH_ERR), as IBA 10.3.1 says.
+ */
+#include "sim/exec_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "sim/model.h"
+
+#define DIE(...) sim__model_die(__FILE__, __LINE__, __VA_ARGS__)
+
+const struct cc_op_send *sx_wqe_send(const struct sx *x, uint32_t r, const struct sx_wqe *w)
+{
+	return &x->s->ranks[r].ops[w->op].u.send;
+}
+
+uint32_t sx_wqe_len(const struct cc_op_send *o)
+{
+	if (o->flags & CC_SEND_INLINE)
+		return o->sge.length < 8 ? o->sge.length : 8;
+	return o->num_sge ? o->sge.length : 0;
+}
+
+bool sx_is_rd_atomic(enum cc_opcode op)
+{
+	return op == CC_WR_RDMA_READ || op == CC_WR_ATOMIC_FETCH_ADD || op == CC_WR_ATOMIC_CMP_SWP;
+}
+
+/* The message stream a SEND / WRITE becomes (sim/wire.h). */
+static enum sim_msg msg_of(enum cc_opcode op)
+{
+	switch (op) {
+	case CC_WR_SEND: return SIM_MSG_SEND;
+	case CC_WR_SEND_WITH_IMM: return SIM_MSG_SEND_IMM;
+	case CC_WR_RDMA_WRITE: return SIM_MSG_WRITE;
+	case CC_WR_RDMA_WRITE_WITH_IMM: return SIM_MSG_WRITE_IMM;
+	default: return SIM_MSG_READ_RESP;
+	}
+}
+
+void sx_segment(const struct sx *x, enum sim_msg msg, uint32_t len, struct sim_wire_seg *seg)
+{
+	if (sim_wire_segment(msg, len, x->f->link.mtu_bytes, seg))
+		DIE("rnic: cannot segment a %u B message", len);
+}
+
+/* PSNs a WQE takes: its request packets, or its READ response packets. */
+static uint32_t wqe_npsn(const struct sx *x, const struct cc_op_send *o)
+{
+	struct sim_wire_seg seg;
+
+	if (o->opcode == CC_WR_ATOMIC_FETCH_ADD || o->opcode == CC_WR_ATOMIC_CMP_SWP)
+		return 1;
+	sx_segment(x, msg_of(o->opcode), sx_wqe_len(o), &seg);
+	return seg.npkts;
+}
+
+const struct cc_mr *sx_find_mr(const struct sx *x, uint32_t r, uint32_t key, uint64_t off,
+			       uint64_t len, uint32_t access)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+
+	for (uint32_t m = 0; m < rs->nmrs; m++) {
+		if (x->rk[r].key[m] != key)
+			continue;
+		const struct cc_mr *mr = &rs->mrs[m];
+		if ((mr->access & access) != access)
+			return NULL;
+		if (off > rs->bufs[mr->buf].size || len > rs->bufs[mr->buf].size - off)
+			return NULL;
+		return mr;
+	}
+	return NULL;
+}
+
+/* ---- completions ---- */
+
+/* Sends a CQE token towards host memory: visible at `want` at the
+ * earliest, and not before the CQEs the NIC wrote earlier. */
+void sx_cqe_push(struct sx *x, uint32_t r, struct sx_pkt *k, sim_time_ps want)
+{
+	struct sx_rank *rk = &x->rk[r];
+
+	k->kind = SX_PKT_CQE;
+	k->rank = r;
+	if (k->status != CC_WC_SUCCESS &&
+	    (!x->have_err || (x->first_err.status == CC_WC_WR_FLUSH_ERR &&
+			      k->status != CC_WC_WR_FLUSH_ERR))) {
+		x->have_err = true;
+		x->first_err = (struct sx_cqe){
+			.wr_id = k->is_recv ? x->s->ranks[r].ops[k->op].u.recv.wr_id
+					    : x->s->ranks[r].ops[k->op].u.send.wr_id,
+			.op = k->op, .qp = k->qp, .status = k->status, .is_recv = k->is_recv,
+		};
+		x->first_err_rank = r;
+	}
+	if (want < rk->cqe_last_due)
+		want = rk->cqe_last_due;
+	rk->cqe_last_due = want;
+	sim_pipe_push(&rk->cqe_pipe, &k->p, want);
+}
+
+/* A CQE for op `op` of QP q. */
+void sx_cqe_new(struct sx *x, uint32_t r, uint32_t q, uint32_t op, bool is_recv,
+		enum cc_wc_status st, uint32_t len, uint32_t imm, sim_time_ps want)
+{
+	const struct cc_qp *cq = &x->s->ranks[r].qps[q];
+	struct sx_pkt *k = sx_pkt_get(x);
+
+	k->qp = q;
+	k->op = op;
+	k->is_recv = is_recv;
+	k->cq = is_recv ? cq->recv_cq : cq->send_cq;
+	k->status = st;
+	k->byte_len = len;
+	k->imm = imm;
+	sx_cqe_push(x, r, k, want);
+}
+
+static void cqe_arrive(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
+{
+	struct sx_rank *rk = ctx;
+
+	(void)eng;
+	(void)port;
+	sx_cqe_visible(rk->x, (struct sx_pkt *)pkt);
+}
+
+/* The QP enters the error state: everything still queued is flushed. */
+void sx_qp_flush(struct sx *x, uint32_t r, uint32_t q)
+{
+	struct sx_qp *qp = &x->rk[r].qp[q];
+	sim_time_ps want = sim_now(&x->eng) + x->f->rnic.cqe_write_ps;
+
+	if (qp->error)
+		return;
+	qp->error = true;
+	qp->epoch++;
+	qp->rnr_wait = false;
+	for (uint32_t i = qp->una; i < qp->sq_n; i++) {
+		struct sx_wqe *w = &qp->sq[i];
+
+		if (!w->done && !w->failed) {
+			w->failed = true;
+			sx_cqe_new(x, r, q, w->op, false, CC_WC_WR_FLUSH_ERR, 0, 0, want);
+		}
+	}
+	qp->una = qp->cur = qp->fetched = qp->rung = qp->sq_n;
+	for (; qp->rq_head < qp->rq_n; qp->rq_head++)
+		sx_cqe_new(x, r, q, qp->rq[qp->rq_head], true, CC_WC_WR_FLUSH_ERR, 0, 0, want);
+}
+
+/* WQE i fails with st; the QP goes to error. */
+void sx_wqe_fail(struct sx *x, uint32_t r, uint32_t q, uint32_t i, enum cc_wc_status st)
+{
+	struct sx_qp *qp = &x->rk[r].qp[q];
+
+	if (qp->error || i >= qp->sq_n)
+		return;
+	qp->sq[i].failed = true;
+	sx_cqe_new(x, r, q, qp->sq[i].op, false, st, 0, 0,
+		   sim_now(&x->eng) + x->f->rnic.cqe_write_ps);
+	sx_qp_flush(x, r, q);
+}
+
+/* Completes WQEs from the oldest on, in order, while they are done. */
+static void complete_in_order(struct sx *x, uint32_t r, struct sx_qp *qp)
+{
+	sim_time_ps now = sim_now(&x->eng);
+
+	while (qp->una < qp->sq_n && qp->sq[qp->una].done) {
+		struct sx_wqe *w = &qp->sq[qp->una];
+		const struct cc_op_send *o = sx_wqe_send(x, r, w);
+		uint32_t len = sx_wqe_len(o);
+
+		if (sx_is_rd_atomic(o->opcode))
+			qp->rd_out--;
+		x->rk[r].st->wqes++;
+		if (o->payload == CC_PAYLOAD_DATA)
+			x->rk[r].st->data_bytes += len;
+		sx_trace(x, CC_TRACE_ACK, r, CC_TRACE_NIC, qp->q, w->op, now, 0, len);
+		if (o->flags & CC_SEND_SIGNALED)
+			sx_cqe_new(x, r, qp->q, w->op, false, CC_WC_SUCCESS, len, 0,
+				   now + x->f->rnic.cqe_write_ps);
+		qp->una++;
+	}
+}
+
+/* The WQE whose PSNs include psn, from the oldest outstanding on. */
+static uint32_t wqe_of_psn(const struct sx_qp *qp, uint32_t psn)
+{
+	for (uint32_t i = qp->una; i < qp->sq_n && qp->sq[i].started; i++)
+		if (psn - qp->sq[i].first_psn < qp->sq[i].npsn)
+			return i;
+	return qp->una;
+}
+
+/* Everything before PSN `upto` is acknowledged. */
+void sx_ack_upto(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t upto)
+{
+	const struct cc_qp *cq = &x->s->ranks[r].qps[qp->q];
+
+	if ((int32_t)(upto - qp->una_psn) <= 0)
+		return;
+	qp->una_psn = upto;
+	/* Forward progress: the retry counters start over (rxe_comp.c). */
+	qp->retry_left = cq->retry_cnt;
+	qp->rnr_left = cq->rnr_retry;
+	qp->ack_deadline = sim_now(&x->eng) + sim_ack_timeout_ps(x->f->rnic.timeout_exp);
+	for (uint32_t i = qp->una; i < qp->sq_n && qp->sq[i].started; i++) {
+		struct sx_wqe *w = &qp->sq[i];
+
+		if (sx_is_rd_atomic(sx_wqe_send(x, r, w)->opcode))
+			continue; /* done when its response is in memory */
+		if ((int32_t)(upto - (w->first_psn + w->npsn)) < 0)
+			break;
+		w->done = true;
+	}
+	complete_in_order(x, r, qp);
+}
+
+/* A READ or atomic WQE's response is in local memory. */
+void sx_wqe_response_done(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i)
+{
+	struct sx_wqe *w = &qp->sq[i];
+
+	if (qp->error || w->done)
+		return;
+	w->done = true;
+	/* A response acknowledges every request before it (IBA 9.7.5.1.1). */
+	sx_ack_upto(x, r, qp, w->first_psn + w->npsn);
+	complete_in_order(x, r, qp);
+	sx_port_fill(x, r, qp->port);
+}
+
+/* Go back to PSN psn: the packets after it are made and sent again. */
+static void rewind_to(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t psn)
+{
+	uint32_t i = wqe_of_psn(qp, psn);
+	struct sx_wqe *w = &qp->sq[i];
+
+	qp->epoch++; /* packets made but not sent are dropped */
+	qp->cur = i;
+	if (i >= qp->sq_n || !w->started) {
+		qp->cur_pkt = 0;
+		qp->next_psn = qp->una_psn;
+		return;
+	}
+	if (sx_is_rd_atomic(sx_wqe_send(x, r, w)->opcode))
+		psn = w->first_psn; /* a READ is asked for again whole */
+	qp->cur_pkt = psn - w->first_psn;
+	qp->next_psn = psn;
+}
+
+static void rnr_timer(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx_rank *rk = ctx;
+	struct sx_qp *qp = &rk->qp[arg];
+
+	(void)eng;
+	if (qp->error || !qp->rnr_wait)
+		return;
+	qp->rnr_wait = false;
+	rewind_to(rk->x, rk->r, qp, qp->rnr_psn);
+	sx_port_fill(rk->x, rk->r, qp->port);
+}
+
+static void ack_timer(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx_rank *rk = ctx;
+	struct sx *x = rk->x;
+	struct sx_qp *qp = &rk->qp[arg];
+	sim_time_ps now = sim_now(eng);
+
+	if (qp->error || qp->una_psn == qp->max_psn || qp->rnr_wait) {
+		qp->ack_timer_armed = false;
+		return;
+	}
+	if (now < qp->ack_deadline) {
+		if (sim_schedule(eng, qp->ack_deadline, ack_timer, rk, arg) == SIM_EVENT_NONE)
+			sx_die_nomem();
+		return;
+	}
+	/* Local ACK timeout (IBA 9.7.6.1.3): resend, or give up. */
+	if (qp->retry_left == 0) {
+		qp->ack_timer_armed = false;
+		sx_wqe_fail(x, rk->r, qp->q, wqe_of_psn(qp, qp->una_psn), CC_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->retry_left--;
+	rewind_to(x, rk->r, qp, qp->una_psn);
+	qp->ack_deadline = now + sim_ack_timeout_ps(x->f->rnic.timeout_exp);
+	if (sim_schedule(eng, qp->ack_deadline, ack_timer, rk, arg) == SIM_EVENT_NONE)
+		sx_die_nomem();
+	sx_port_fill(x, rk->r, qp->port);
+}
+
+static void arm_ack_timer(struct sx *x, uint32_t r, struct sx_qp *qp)
+{
+	sim_time_ps t = sim_ack_timeout_ps(x->f->rnic.timeout_exp);
+
+	if (t == SIM_TIME_NEVER)
+		return;
+	qp->ack_deadline = sim_now(&x->eng) + t;
+	if (qp->ack_timer_armed)
+		return;
+	qp->ack_timer_armed = true;
+	if (sim_schedule(&x->eng, qp->ack_deadline, ack_timer, &x->rk[r], qp->q) == SIM_EVENT_NONE)
+		sx_die_nomem();
+}
+
+/* The completer: an ACK, NAK or response for QP k->p.dst_qpn of rank r. */
+void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k)
+{
+	struct sx_qp *qp = &x->rk[r].qp[k->p.dst_qpn];
+	const struct cc_qp *cq = &x->s->ranks[r].qps[qp->q];
+	sim_time_ps now = sim_now(&x->eng);
+
+	if (qp->error) {
+		sx_pkt_put(x, k);
+		return;
+	}
+	switch (k->p.op) {
+	case SIM_BTH_ACK:
+		switch (k->aeth) {
+		case SX_AETH_ACK:
+			sx_ack_upto(x, r, qp, k->ack_psn + 1);
+			break;
+		case SX_AETH_RNR_NAK:
+			sx_ack_upto(x, r, qp, k->ack_psn);
+			if (qp->rnr_wait)
+				break;
+			if (qp->rnr_left == 0) {
+				sx_wqe_fail(x, r, qp->q, wqe_of_psn(qp, k->ack_psn),
+					    CC_WC_RNR_RETRY_EXC_ERR);
+				break;
+			}
+			if (cq->rnr_retry != 7)
+				qp->rnr_left--;
+			qp->rnr_wait = true;
+			qp->rnr_psn = k->ack_psn;
+			qp->epoch++;
+			if (sim_schedule(&x->eng, now + sim_rnr_timer_ps(x->f->rnic.min_rnr_timer),
+					 rnr_timer, &x->rk[r], qp->q) == SIM_EVENT_NONE)
+				sx_die_nomem();
+			break;
+		case SX_AETH_NAK_SEQ:
+			sx_ack_upto(x, r, qp, k->ack_psn);
+			if (qp->retry_left == 0) {
+				sx_wqe_fail(x, r, qp->q, wqe_of_psn(qp, k->ack_psn),
+					    CC_WC_RETRY_EXC_ERR);
+				break;
+			}
+			qp->retry_left--;
+			rewind_to(x, r, qp, k->ack_psn);
+			break;
+		default: {
+			enum cc_wc_status st = k->aeth == SX_AETH_NAK_INV_REQ ? CC_WC_REM_INV_REQ_ERR
+					       : k->aeth == SX_AETH_NAK_REM_ACCESS ? CC_WC_REM_ACCESS_ERR
+					       : CC_WC_REM_OP_ERR;
+
+			sx_ack_upto(x, r, qp, k->ack_psn);
+			sx_wqe_fail(x, r, qp->q, wqe_of_psn(qp, k->ack_psn), st);
+			break;
+		}
+		}
+		sx_pkt_put(x, k);
+		break;
+	case SIM_BTH_READ_RESP_FIRST:
+	case SIM_BTH_READ_RESP_MIDDLE:
+	case SIM_BTH_READ_RESP_LAST:
+	case SIM_BTH_READ_RESP_ONLY:
+	case SIM_BTH_ATOMIC_ACK:
+		sx_response_data(x, r, qp, k);
+		return;
+	default:
+		DIE("rnic: opcode %s at a completer", sim_bth_info[k->p.op].name);
+	}
+	sx_port_fill(x, r, qp->port);
+}
+
+/* ---- the requester: WQEs into packets ---- */
+
+/* Whether QP qp may make its next request packet now. */
+static bool req_eligible(const struct sx *x, uint32_t r, const struct sx_qp *qp)
+{
+	if (qp->error || qp->rnr_wait || qp->cur >= qp->fetched)
+		return false;
+	if (qp->next_psn - qp->una_psn >= x->f->rnic.max_outstanding_pkts)
+		return false;
+	const struct sx_wqe *w = &qp->sq[qp->cur];
+	if (w->started || qp->cur_pkt > 0)
+		return true;
+	const struct cc_op_send *o = sx_wqe_send(x, r, w);
+	if (sx_is_rd_atomic(o->opcode) && qp->rd_out >= x->f->rnic.max_rd_atomic)
+		return false;
+	if ((o->flags & CC_SEND_FENCE) && qp->rd_out > 0)
+		return false;
+	return true;
+}
+
+static void read_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done)
+{
+	struct sx_pkt *k = (struct sx_pkt *)(uintptr_t)arg;
+	struct sx_rank *rk = ctx;
+
+	(void)eng;
+	(void)done;
+	k->ready = true;
+	rk->port[k->port].reading--;
+	sx_port_kick(rk->x, rk->r, k->port);
+}
+
+/* Queues k on its port, reading its payload first when it has one in
+ * memory. */
+void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read)
+{
+	struct sx_port *pt = &x->rk[r].port[k->port];
+
+	sim_pktq_push(&pt->stage, &k->p);
+	k->ready = !needs_read;
+	if (!needs_read)
+		return;
+	pt->reading++;
+	if (sim_pcie_dma_read(&x->rk[r].pcie, k->p.payload_bytes, read_done, &x->rk[r],
+			      (uint64_t)(uintptr_t)k))
+		sx_die_nomem();
+}
+
+/* Makes the next request packet of qp and stages it. */
+static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
+{
+	struct sx_wqe *w = &qp->sq[qp->cur];
+	const struct cc_op_send *o = sx_wqe_send(x, r, w);
+	uint32_t len = sx_wqe_len(o);
+	struct sim_wire_seg seg;
+	uint32_t payload = 0, npkts = 1, advance = 1;
+	enum sim_bth_op op;
+	bool needs_read = false;
+
+	if (!w->started) {
+		/* Requester: the local side (L_Key, IBA 10.6.3.1) is checked
+		 * when the WQE is started. */
+		if (o->num_sge && !(o->flags & CC_SEND_INLINE) &&
+		    !sx_find_mr(x, r, w->lkey, o->sge.offset, len,
+				sx_is_rd_atomic(o->opcode) ? CC_ACCESS_LOCAL_WRITE : 0)) {
+			sx_wqe_fail(x, r, qp->q, qp->cur, CC_WC_LOC_PROT_ERR);
+			return;
+		}
+		w->started = true;
+		w->first_psn = qp->next_psn;
+		w->npsn = wqe_npsn(x, o);
+		w->t_first = sim_now(&x->eng);
+		if (sx_is_rd_atomic(o->opcode))
+			qp->rd_out++;
+	}
+	switch (o->opcode) {
+	case CC_WR_RDMA_READ:
+		op = SIM_BTH_READ_REQUEST;
+		advance = w->npsn;
+		break;
+	case CC_WR_ATOMIC_FETCH_ADD:
+		op = SIM_BTH_FETCH_ADD;
+		break;
+	case CC_WR_ATOMIC_CMP_SWP:
+		op = SIM_BTH_COMPARE_SWAP;
+		break;
+	default:
+		sx_segment(x, msg_of(o->opcode), len, &seg);
+		op = sim_wire_seg_pkt(&seg, qp->cur_pkt, &payload);
+		npkts = seg.npkts;
+		needs_read = payload > 0 && !(o->flags & CC_SEND_INLINE);
+		break;
+	}
+
+	struct sx_pkt *k = sx_pkt_get(x);
+	k->kind = SX_PKT_REQ;
+	k->rank = r;
+	k->qp = qp->q;
+	k->wqe = qp->cur;
+	k->idx = qp->cur_pkt;
+	k->epoch = qp->epoch;
+	k->psn = qp->next_psn;
+	k->port = qp->port;
+	k->last_of_msg = qp->cur_pkt + 1 == npkts;
+	k->retx = (int32_t)(k->psn - qp->max_psn) < 0;
+	k->p.src_node = r;
+	k->p.dst_node = qp->peer;
+	k->p.src_port = qp->port;
+	k->p.src_qpn = qp->q;
+	k->p.dst_qpn = qp->peer_q;
+	k->p.psn = k->psn & 0xffffff;
+	k->p.flow_id = r << 16 | qp->q;
+	sim_packet_size(&k->p, x->f->link.type, op, payload);
+
+	qp->next_psn += advance;
+	if ((int32_t)(qp->next_psn - qp->max_psn) > 0)
+		qp->max_psn = qp->next_psn;
+	if (++qp->cur_pkt == npkts) {
+		qp->cur++;
+		qp->cur_pkt = 0;
+	}
+	sx_port_stage(x, r, k, needs_read);
+}
+
+/* Fills port `port`'s transmit queue from its QPs, round robin: READ
+ * responses a QP owes first, then its own requests. */
+void sx_port_fill(struct sx *x, uint32_t r, uint32_t port)
+{
+	struct sx_rank *rk = &x->rk[r];
+	struct sx_port *pt = &rk->port[port];
+	uint32_t nqps = x->s->ranks[r].nqps;
+
+	while (pt->stage.count < SX_TX_PREFETCH) {
+		uint32_t tried = 0, q = pt->rr;
+
+		for (; tried < nqps; tried++, q = (q + 1) % nqps) {
+			struct sx_qp *qp = &rk->qp[q];
+
+			if (qp->port != port)
+				continue;
+			if (!qp->error && qp->rd_head < qp->rd_n) {
+				sx_resp_read_make(x, r, qp);
+				break;
+			}
+			if (req_eligible(x, r, qp)) {
+				req_make(x, r, qp);
+				break;
+			}
+		}
+		if (tried == nqps)
+			break;
+		pt->rr = (q + 1) % nqps;
+	}
+	sx_port_kick(x, r, port);
+}
+
+/* ---- the transmitter ---- */
+
+static void transmit(struct sx *x, uint32_t r, struct sx_pkt *k)
+{
+	struct sx_rank *rk = &x->rk[r];
+	sim_time_ps now = sim_now(&x->eng);
+
+	rk->st->wire_bytes += k->p.wire_bytes;
+	rk->st->wire_pkts++;
+	rk->st->payload_bytes += k->p.payload_bytes;
+	k->t0 = now;
+	if (k->kind == SX_PKT_REQ) {
+		struct sx_qp *qp = &rk->qp[k->qp];
+		struct sx_wqe *w = &qp->sq[k->wqe];
+
+		if (k->retx) {
+			rk->st->retx_pkts++;
+			rk->st->retx_bytes += k->p.wire_bytes;
+		} else {
+			uint64_t len = sx_wqe_len(sx_wqe_send(x, r, w));
+
+			if (k->idx == 0) {
+				if (w->t_first < now)
+					sx_trace(x, CC_TRACE_DMA_READ, r, CC_TRACE_NIC, k->qp, w->op,
+						 w->t_first, now - w->t_first, len);
+				sx_trace(x, CC_TRACE_TX_FIRST, r, CC_TRACE_NIC, k->qp, w->op, now,
+					 0, len);
+			}
+			if (k->last_of_msg)
+				sx_trace(x, CC_TRACE_TX_LAST, r, CC_TRACE_NIC, k->qp, w->op, now,
+					 0, len);
+		}
+		arm_ack_timer(x, r, qp);
+	}
+	sim_link_send(rk->port[k->port].tx, &k->p);
+}
+
+/* Puts the next packet on the wire if the port is idle: ACKs and NAKs
+ * first, then the head of the staged packets once its payload is in. */
+void sx_port_kick(struct sx *x, uint32_t r, uint32_t port)
+{
+	struct sx_rank *rk = &x->rk[r];
+	struct sx_port *pt = &rk->port[port];
+
+	if (!sim_link_idle_now(pt->tx))
+		return;
+	if (!sim_pktq_empty(&pt->ctrl)) {
+		transmit(x, r, (struct sx_pkt *)sim_pktq_pop(&pt->ctrl));
+		return;
+	}
+	for (;;) {
+		struct sx_pkt *k = (struct sx_pkt *)pt->stage.head;
+
+		if (!k || !k->ready)
+			return;
+		sim_pktq_pop(&pt->stage);
+		if (k->kind == SX_PKT_REQ) {
+			struct sx_qp *qp = &rk->qp[k->qp];
+
+			if (k->epoch != qp->epoch || qp->error) {
+				sx_pkt_put(x, k); /* made before a rewind or an error */
+				continue;
+			}
+		}
+		transmit(x, r, k);
+		break;
+	}
+	sx_port_fill(x, r, port);
+}
+
+static void port_sent(struct sim_engine *eng, void *ctx, uint32_t port, uint32_t frame,
+		      uint32_t wire)
+{
+	struct sx_rank *rk = ctx;
+
+	(void)eng;
+	(void)frame;
+	(void)wire;
+	sx_port_kick(rk->x, rk->r, port);
+}
+
+/* ---- doorbells and WQE fetch ---- */
+
+void sx_nic_doorbell(struct sx *x, uint32_t r, uint32_t q, uint32_t nwqe)
+{
+	struct sx_rank *rk = &x->rk[r];
+	struct sx_qp *qp = &rk->qp[q];
+	uint32_t unrung = qp->sq_n - qp->rung;
+	struct sx_pkt *k;
+
+	/* A doorbell hands over what was posted; it cannot cover more. */
+	qp->rung += nwqe < unrung ? nwqe : unrung;
+	if (qp->error)
+		return;
+	k = sx_pkt_get(x);
+	k->kind = SX_PKT_DOORBELL;
+	k->rank = r;
+	k->qp = q;
+	k->wqe = qp->rung;
+	/* BlueFlame: one WQE rides in the doorbell's MMIO write itself. */
+	k->idx = nwqe == 1 && x->f->rnic.wqe_bytes <= x->f->rnic.bf_max_bytes;
+	sim_pipe_push(&rk->db_pipe, &k->p, sim_now(&x->eng) + x->f->rnic.doorbell_ps);
+}
+
+static void doorbell_arrive(struct sim_engine *eng, void *ctx, uint32_t port,
+			    struct sim_packet *pkt)
+{
+	struct sx_rank *rk = ctx;
+	struct sx_pkt *k = (struct sx_pkt *)pkt;
+	const struct sim_rnic_params *n = &rk->x->f->rnic;
+
+	(void)port;
+	k->t0 = sim_now(eng);
+	k->kind = SX_PKT_FETCH;
+	if (k->idx)
+		sim_pipe_push(&rk->bf_pipe, pkt, sim_now(eng) + n->req_proc_ps);
+	else
+		sim_pipe_push(&rk->fetch_pipe, pkt, sim_now(eng) + n->wqe_fetch_ps + n->req_proc_ps);
+}
+
+static void wqes_fetched(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
+{
+	struct sx_rank *rk = ctx;
+	struct sx *x = rk->x;
+	struct sx_pkt *k = (struct sx_pkt *)pkt;
+	struct sx_qp *qp = &rk->qp[k->qp];
+
+	(void)port;
+	if (!qp->error && k->wqe > qp->fetched) {
+		uint32_t first = qp->fetched;
+
+		qp->fetched = k->wqe;
+		sx_trace(x, CC_TRACE_WQE_FETCH, rk->r, CC_TRACE_NIC, qp->q, qp->sq[first].op, k->t0,
+			 sim_now(eng) - k->t0, (uint64_t)(k->wqe - first) * x->f->rnic.wqe_bytes);
+		sx_port_fill(x, rk->r, qp->port);
+	}
+	sx_pkt_put(x, k);
+}
+
+/* ---- receive ---- */
+
+static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt,
+		    sim_time_ps last_ps)
+{
+	struct sx_rank *rk = ctx;
+	struct sx *x = rk->x;
+	struct sx_pkt *k = (struct sx_pkt *)pkt;
+	struct sx_rank *src = &x->rk[k->rank];
+
+	(void)port;
+	(void)last_ps;
+	/* Time in switches: from its last bit in (store-and-forward would
+	 * start there; cut-through starts earlier, which only adds) to its
+	 * last bit out, counted once per sender however many overlap. */
+	if (x->topo.nsw) {
+		sim_time_ps prop = x->f->link.prop_delay_ps;
+		sim_time_ps in = k->t0 + sim_serialize_ps(k->p.wire_bytes, x->f->link.rate_bps) + prop;
+		sim_time_ps out = sim_now(eng) - prop;
+
+		if (in < src->sw_covered)
+			in = src->sw_covered;
+		if (out > in) {
+			src->st->busy_ps[CC_SIM_SWITCH] += out - in;
+			src->sw_covered = out;
+		}
+	}
+	sim_pipe_push(&rk->rx_pipe, pkt, sim_now(eng) + x->f->rnic.resp_proc_ps);
+}
+
+static void rx_processed(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
+{
+	struct sx_rank *rk = ctx;
+	struct sx_pkt *k = (struct sx_pkt *)pkt;
+
+	(void)eng;
+	(void)port;
+	if (k->kind == SX_PKT_REQ)
+		sx_responder(rk->x, rk->r, k);
+	else
+		sx_completer(rk->x, rk->r, k);
+}
+
+/* ---- setup ---- */
+
+int sx_nic_init(struct sx *x, uint32_t r)
+{
+	struct sx_rank *rk = &x->rk[r];
+	struct sim_engine *eng = &x->eng;
+	uint32_t nports = x->topo.nic_ports;
+	int err = sim_pcie_init(&rk->pcie, eng, &x->f->pcie);
+
+	if (err)
+		return err;
+	if (nports) {
+		rk->port = calloc(nports, sizeof(*rk->port));
+		if (!rk->port)
+			return -ENOMEM;
+	}
+	for (uint32_t p = 0; p < nports; p++) {
+		rk->port[p].tx = sim_topo_nic_tx(&x->topo, r, p);
+		sim_link_on_sent(rk->port[p].tx, port_sent, rk, p);
+		sim_link_connect(sim_topo_nic_rx(&x->topo, r, p), port_rx, rk, p);
+	}
+	sim_pipe_init(&rk->db_pipe, eng, doorbell_arrive, rk, 0);
+	sim_pipe_init(&rk->bf_pipe, eng, wqes_fetched, rk, 0);
+	sim_pipe_init(&rk->fetch_pipe, eng, wqes_fetched, rk, 0);
+	sim_pipe_init(&rk->rx_pipe, eng, rx_processed, rk, 0);
+	sim_pipe_init(&rk->cqe_pipe, eng, cqe_arrive, rk, 0);
+	sim_pipe_init(&rk->atomic_pipe, eng, sx_atomic_done, rk, 0);
+	return 0;
+}
+
+void sx_nic_destroy(struct sx *x, uint32_t r)
+{
+	struct sx_rank *rk = &x->rk[r];
+
+	sim_pcie_destroy(&rk->pcie);
+	free(rk->port);
+	rk->port = NULL;
+}

@@ -1,0 +1,426 @@
+/* sim/rnic_resp.c — the simulated RNIC's responder, and the requester's
+ * side of READ and atomic responses.
+ *
+ * Checks and their order follow rxe_resp.c (check_psn → check_op_seq →
+ * check_resource → check_rkey → execute → acknowledge) and the data
+ * executor (core/exec_data_nic.c), so both executors end a bad schedule
+ * with the same completion status:
+ *   - PSN: an old PSN is a duplicate (re-ACKed, a READ answered again); a
+ *     PSN ahead of the expected one gets one sequence-error NAK (IBA
+ *     9.7.5.1.3) and is dropped;
+ *   - a SEND's first packet, or the packet of a WRITE_WITH_IMM that carries
+ *     the immediate, takes a receive WQE; none posted: RNR NAK (IBA
+ *     9.7.5.2.8), nothing accepted;
+ *   - R_Key, access and bounds over the whole message at its first packet:
+ *     NAK remote access error, the responder's QP to error (rxe
+ *     do_class_ac_error); a zero-length transfer checks no R_Key (C9-88);
+ *   - a SEND longer than the receive buffer: NAK invalid request and
+ *     IBV_WC_LOC_LEN_ERR here; a receive WQE with a bad L_Key: NAK remote
+ *     operational error and IBV_WC_LOC_PROT_ERR here.
+ * An accepted packet's payload is DMA-written over PCIe; the bytes move
+ * when that write is done, and a receive CQE follows it.  ACKs go out
+ * every rnic.ack_coalesce_pkts packets and at the end of every message.
+ */
+#include "sim/exec_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/word.h"
+#include "sim/model.h"
+
+static void send_ack(struct sx *x, uint32_t r, struct sx_qp *qp, enum sx_aeth aeth, uint32_t psn)
+{
+	struct sx_pkt *k = sx_pkt_get(x);
+	struct sx_rank *rk = &x->rk[r];
+
+	k->kind = SX_PKT_RESP;
+	k->rank = r;
+	k->qp = qp->q;
+	k->aeth = aeth;
+	k->ack_psn = psn;
+	k->port = qp->port;
+	k->p.src_node = r;
+	k->p.dst_node = qp->peer;
+	k->p.src_port = qp->port;
+	k->p.src_qpn = qp->q;
+	k->p.dst_qpn = qp->peer_q;
+	k->p.psn = psn & 0xffffff;
+	k->p.flow_id = r << 16 | qp->q;
+	sim_packet_size(&k->p, x->f->link.type, SIM_BTH_ACK, 0);
+	rk->st->acks++;
+	if (aeth == SX_AETH_RNR_NAK)
+		rk->st->rnr_naks++;
+	sim_pktq_push(&rk->port[qp->port].ctrl, &k->p);
+	sx_port_kick(x, r, qp->port);
+}
+
+/* The responder's QP fails: NAK the requester, flush here. */
+static void resp_error(struct sx *x, uint32_t r, struct sx_qp *qp, enum sx_aeth aeth, uint32_t psn)
+{
+	send_ack(x, r, qp, aeth, psn);
+	sx_qp_flush(x, r, qp->q);
+}
+
+static void copy_bytes(struct sx *x, uint32_t dr, uint32_t dbuf, uint64_t doff, uint32_t sr,
+		       uint32_t sbuf, uint64_t soff, uint32_t len)
+{
+	uint8_t *d = x->rk[dr].mem[dbuf];
+	const uint8_t *s = x->rk[sr].mem[sbuf];
+
+	if (d && s && len)
+		memcpy(d + doff, s + soff, len);
+}
+
+/* Where payload packet k of a request comes from at its requester. */
+static void req_source(struct sx *x, const struct sx_pkt *k, uint32_t *buf, uint64_t *off,
+		       bool *inl, uint64_t *value)
+{
+	const struct sx_wqe *w = &x->rk[k->rank].qp[k->qp].sq[k->wqe];
+	const struct cc_op_send *o = sx_wqe_send(x, k->rank, w);
+
+	*inl = o->flags & CC_SEND_INLINE;
+	*value = o->inline_value;
+	*buf = SX_NONE;
+	*off = o->sge.offset + (uint64_t)k->idx * x->f->link.mtu_bytes;
+	if (!*inl && o->num_sge) {
+		const struct cc_mr *mr = sx_find_mr(x, k->rank, w->lkey, o->sge.offset,
+						    sx_wqe_len(o), 0);
+		if (mr)
+			*buf = mr->buf;
+	}
+}
+
+/* The payload of request packet k is in the responder's memory. */
+static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done)
+{
+	struct sx_rank *rk = ctx;
+	struct sx *x = rk->x;
+	struct sx_pkt *k = (struct sx_pkt *)(uintptr_t)arg;
+	uint32_t len = k->p.payload_bytes;
+	uint32_t sbuf;
+	uint64_t soff, value;
+	bool inl;
+
+	(void)eng;
+	req_source(x, k, &sbuf, &soff, &inl, &value);
+	if (len && x->rk[rk->r].mem[k->buf]) {
+		if (inl) {
+			uint8_t word[8];
+
+			cc_word_store(word, value);
+			memcpy(x->rk[rk->r].mem[k->buf] + k->off, word, len);
+		} else if (sbuf != SX_NONE) {
+			copy_bytes(x, rk->r, k->buf, k->off, k->rank, sbuf, soff, len);
+		}
+	}
+	if (len)
+		sx_mem_written(x, rk->r, k->buf, k->off, len);
+	if (k->last_of_msg) {
+		struct sx_qp *qp = &rk->qp[k->p.dst_qpn];
+
+		sx_trace(x, CC_TRACE_DMA_WRITE, rk->r, CC_TRACE_NIC, qp->q, SX_NONE, qp->t_rx_first,
+			 done - qp->t_rx_first, 0);
+	}
+	if (k->last_of_msg && k->op != SX_NONE) {
+		/* A receive completion, after the payload it reports. */
+		k->qp = k->p.dst_qpn;
+		k->is_recv = true;
+		k->cq = x->s->ranks[rk->r].qps[k->qp].recv_cq;
+		k->status = CC_WC_SUCCESS;
+		sx_cqe_push(x, rk->r, k, k->t0 + x->f->rnic.cqe_write_ps > done
+					 ? k->t0 + x->f->rnic.cqe_write_ps : done);
+		return;
+	}
+	sx_pkt_put(x, k);
+}
+
+/* DMA-writes k's payload (k->buf, k->off set); fn runs when it is in. */
+static void dma_write(struct sx *x, uint32_t r, struct sx_pkt *k, uint32_t len,
+		      sim_pcie_done_fn fn)
+{
+	if (len == 0) {
+		fn(&x->eng, &x->rk[r], (uint64_t)(uintptr_t)k, sim_now(&x->eng));
+		return;
+	}
+	if (sim_pcie_dma_write(&x->rk[r].pcie, len, fn, &x->rk[r], (uint64_t)(uintptr_t)k))
+		sx_die_nomem();
+}
+
+/* Takes a receive WQE; false when none is posted. */
+static bool take_recv(struct sx_qp *qp, uint32_t *op)
+{
+	if (qp->rq_head == qp->rq_n)
+		return false;
+	*op = qp->rq[qp->rq_head++];
+	return true;
+}
+
+void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
+{
+	struct sx_rank *rk = &x->rk[r];
+	struct sx_qp *qp = &rk->qp[k->p.dst_qpn];
+	const struct sx_wqe *w = &x->rk[k->rank].qp[k->qp].sq[k->wqe];
+	const struct cc_op_send *o = sx_wqe_send(x, k->rank, w);
+	uint32_t flags = sim_bth_info[k->p.op].flags;
+	uint32_t len = sx_wqe_len(o), mtu = x->f->link.mtu_bytes;
+	sim_time_ps now = sim_now(&x->eng);
+
+	if (qp->error) {
+		sx_pkt_put(x, k); /* silently dropped: the requester times out */
+		return;
+	}
+	if ((int32_t)(k->psn - qp->epsn) < 0) {
+		/* A duplicate, after a go-back-N: acknowledged again (a READ
+		 * would be answered again; the model rewinds whole READs, so
+		 * none reaches here before its responses were sent). */
+		if (k->last_of_msg)
+			send_ack(x, r, qp, SX_AETH_ACK, qp->epsn - 1);
+		sx_pkt_put(x, k);
+		return;
+	}
+	if (k->psn != qp->epsn) {
+		if (!qp->nak_out) {
+			qp->nak_out = true;
+			send_ack(x, r, qp, SX_AETH_NAK_SEQ, qp->epsn);
+		}
+		sx_pkt_put(x, k);
+		return;
+	}
+	qp->nak_out = false;
+	k->op = SX_NONE; /* no receive completion unless set below */
+
+	if (flags & SIM_PKT_READ) {
+		const struct cc_mr *mr = len ? sx_find_mr(x, r, w->rkey, o->remote_offset, len,
+							 CC_ACCESS_REMOTE_READ) : NULL;
+		if (len && !mr) {
+			resp_error(x, r, qp, SX_AETH_NAK_REM_ACCESS, k->psn);
+			sx_pkt_put(x, k);
+			return;
+		}
+		if (qp->rd_n == qp->rd_cap) {
+			uint32_t cap = qp->rd_cap ? 2 * qp->rd_cap : 4;
+			void *p = realloc(qp->rd, cap * sizeof(*qp->rd));
+
+			if (!p)
+				sx_die_nomem();
+			qp->rd = p;
+			qp->rd_cap = cap;
+		}
+		if (qp->rd_head == qp->rd_n)
+			qp->rd_head = qp->rd_n = 0; /* drained: reuse from the start */
+		qp->rd[qp->rd_n++] = (struct sx_rdresp){
+			.req_rank = k->rank, .req_qp = k->qp, .wqe = k->wqe, .psn = k->psn,
+			.npkts = w->npsn, .buf = mr ? mr->buf : 0, .off = o->remote_offset,
+		};
+		qp->epsn += w->npsn;
+		sx_pkt_put(x, k);
+		sx_port_fill(x, r, qp->port);
+		return;
+	}
+	if (flags & SIM_PKT_ATOMIC) {
+		const struct cc_mr *mr = NULL;
+
+		if (len != 8 || (o->remote_offset & 7)) {
+			resp_error(x, r, qp, SX_AETH_NAK_INV_REQ, k->psn); /* IBA 9.4.5 */
+			sx_pkt_put(x, k);
+			return;
+		}
+		mr = sx_find_mr(x, r, w->rkey, o->remote_offset, 8, CC_ACCESS_REMOTE_ATOMIC);
+		if (!mr) {
+			resp_error(x, r, qp, SX_AETH_NAK_REM_ACCESS, k->psn);
+			sx_pkt_put(x, k);
+			return;
+		}
+		qp->epsn++;
+		k->kind = SX_PKT_ATOMIC;
+		k->buf = mr->buf;
+		k->off = o->remote_offset;
+		sim_pipe_push(&rk->atomic_pipe, &k->p, now + x->f->rnic.atomic_ps);
+		return;
+	}
+
+	/* SEND and WRITE */
+	if ((flags & SIM_PKT_SEND) && (flags & SIM_PKT_FIRST)) {
+		uint32_t rop;
+
+		if (!take_recv(qp, &rop)) {
+			qp->nak_out = true;
+			send_ack(x, r, qp, SX_AETH_RNR_NAK, k->psn);
+			sx_pkt_put(x, k);
+			return;
+		}
+		const struct cc_op_recv *rv = &x->s->ranks[r].ops[rop].u.recv;
+		uint32_t room = rv->num_sge ? rv->sge.length : 0;
+		uint32_t rkey = rv->num_sge ? x->rk[r].key[rv->sge.mr] : 0;
+		const struct cc_mr *dmr = rv->num_sge ? sx_find_mr(x, r, rkey, rv->sge.offset, room,
+								  CC_ACCESS_LOCAL_WRITE) : NULL;
+		if (len > room || (len && !dmr)) {
+			bool too_long = len > room;
+
+			sx_cqe_new(x, r, qp->q, rop, true,
+				   too_long ? CC_WC_LOC_LEN_ERR : CC_WC_LOC_PROT_ERR, 0, 0,
+				   now + x->f->rnic.cqe_write_ps);
+			resp_error(x, r, qp, too_long ? SX_AETH_NAK_INV_REQ : SX_AETH_NAK_REM_OP,
+				   k->psn);
+			sx_pkt_put(x, k);
+			return;
+		}
+		qp->resp_recv = rop;
+		qp->t_rx_first = now;
+	}
+	if ((flags & SIM_PKT_WRITE) && (flags & SIM_PKT_FIRST)) {
+		qp->t_rx_first = now;
+		if (len && !sx_find_mr(x, r, w->rkey, o->remote_offset, len,
+				       CC_ACCESS_REMOTE_WRITE)) {
+			resp_error(x, r, qp, SX_AETH_NAK_REM_ACCESS, k->psn);
+			sx_pkt_put(x, k);
+			return;
+		}
+	}
+	if ((flags & SIM_PKT_WRITE) && (flags & SIM_PKT_RWQE)) {
+		/* WRITE_WITH_IMM takes its receive WQE with the immediate, at
+		 * the last packet (rxe: RXE_RWR_MASK on WRITE_LAST_IMM). */
+		if (!take_recv(qp, &qp->resp_recv)) {
+			qp->nak_out = true;
+			send_ack(x, r, qp, SX_AETH_RNR_NAK, k->psn);
+			sx_pkt_put(x, k);
+			return;
+		}
+	}
+
+	/* Accepted. */
+	if (flags & SIM_PKT_SEND) {
+		const struct cc_op_recv *rv = &x->s->ranks[r].ops[qp->resp_recv].u.recv;
+		const struct cc_mr *dmr = sx_find_mr(x, r, x->rk[r].key[rv->sge.mr], rv->sge.offset,
+						     0, 0);
+		k->buf = rv->num_sge && dmr ? dmr->buf : 0;
+		k->off = rv->sge.offset + (uint64_t)k->idx * mtu;
+	} else {
+		const struct cc_mr *mr = len ? sx_find_mr(x, r, w->rkey, o->remote_offset, len, 0)
+					     : NULL;
+		k->buf = mr ? mr->buf : 0;
+		k->off = o->remote_offset + (uint64_t)k->idx * mtu;
+	}
+	if (flags & SIM_PKT_RCQE) {
+		k->op = qp->resp_recv;
+		k->byte_len = len;
+		k->imm = (flags & SIM_PKT_IMMDT) ? o->imm : 0;
+	}
+	k->t0 = now;
+	qp->epsn++;
+	if (k->last_of_msg)
+		sx_trace(x, CC_TRACE_RX_LAST, r, CC_TRACE_NIC, qp->q, SX_NONE, now, 0, len);
+	if (++qp->since_ack >= x->f->rnic.ack_coalesce_pkts || k->last_of_msg) {
+		qp->since_ack = 0;
+		send_ack(x, r, qp, SX_AETH_ACK, k->psn);
+	}
+	dma_write(x, r, k, k->p.payload_bytes, req_written);
+}
+
+/* The responder's read-modify-write is done: answer with the old value. */
+void sx_atomic_done(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
+{
+	struct sx_rank *rk = ctx;
+	struct sx *x = rk->x;
+	struct sx_pkt *k = (struct sx_pkt *)pkt;
+	const struct sx_wqe *w = &x->rk[k->rank].qp[k->qp].sq[k->wqe];
+	const struct cc_op_send *o = sx_wqe_send(x, k->rank, w);
+	struct sx_qp *qp = &rk->qp[k->p.dst_qpn];
+	uint8_t *word = rk->mem[k->buf] ? rk->mem[k->buf] + k->off : NULL;
+
+	(void)eng;
+	(void)port;
+	k->old = word ? cc_word_load(word) : 0;
+	if (word) {
+		if (o->opcode == CC_WR_ATOMIC_FETCH_ADD)
+			cc_word_store(word, k->old + o->compare_add);
+		else if (k->old == o->compare_add)
+			cc_word_store(word, o->swap);
+		sx_mem_written(x, rk->r, k->buf, k->off, 8);
+	}
+	/* The same packet goes back as the ATOMIC ACKNOWLEDGE. */
+	k->kind = SX_PKT_RESP;
+	k->port = qp->port;
+	k->p.src_node = rk->r;
+	k->p.dst_node = qp->peer;
+	k->p.src_qpn = qp->q;
+	k->p.dst_qpn = qp->peer_q;
+	k->last_of_msg = true;
+	sim_packet_size(&k->p, x->f->link.type, SIM_BTH_ATOMIC_ACK, 0);
+	sim_pktq_push(&rk->port[qp->port].ctrl, &k->p);
+	sx_port_kick(x, rk->r, qp->port);
+}
+
+/* The next READ response packet qp owes; stages it. */
+void sx_resp_read_make(struct sx *x, uint32_t r, struct sx_qp *qp)
+{
+	struct sx_rdresp *d = &qp->rd[qp->rd_head];
+	const struct sx_wqe *w = &x->rk[d->req_rank].qp[d->req_qp].sq[d->wqe];
+	struct sim_wire_seg seg;
+	uint32_t payload;
+	struct sx_pkt *k = sx_pkt_get(x);
+
+	sx_segment(x, SIM_MSG_READ_RESP, sx_wqe_len(sx_wqe_send(x, d->req_rank, w)), &seg);
+	k->kind = SX_PKT_RESP;
+	k->rank = r;
+	k->qp = qp->q;
+	k->wqe = d->wqe;
+	k->idx = d->next;
+	k->psn = d->psn + d->next;
+	k->port = qp->port;
+	k->buf = d->buf;
+	k->off = d->off + (uint64_t)d->next * x->f->link.mtu_bytes;
+	k->last_of_msg = d->next + 1 == d->npkts;
+	k->p.src_node = r;
+	k->p.dst_node = qp->peer;
+	k->p.src_port = qp->port;
+	k->p.src_qpn = qp->q;
+	k->p.dst_qpn = qp->peer_q;
+	k->p.psn = k->psn & 0xffffff;
+	k->p.flow_id = r << 16 | qp->q;
+	sim_packet_size(&k->p, x->f->link.type, sim_wire_seg_pkt(&seg, d->next, &payload), payload);
+	if (++d->next == d->npkts)
+		qp->rd_head++;
+	sx_port_stage(x, r, k, payload > 0);
+}
+
+/* A READ response's payload, or an atomic's old value, is in the
+ * requester's memory. */
+static void resp_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done)
+{
+	struct sx_rank *rk = ctx;
+	struct sx *x = rk->x;
+	struct sx_pkt *k = (struct sx_pkt *)(uintptr_t)arg;
+	struct sx_qp *qp = &rk->qp[k->p.dst_qpn];
+	const struct sx_wqe *w = &qp->sq[k->wqe];
+	const struct cc_op_send *o = sx_wqe_send(x, rk->r, w);
+	const struct cc_mr *mr = sx_find_mr(x, rk->r, w->lkey, o->sge.offset, sx_wqe_len(o), 0);
+	uint64_t off = o->sge.offset + (uint64_t)k->idx * x->f->link.mtu_bytes;
+	uint32_t len = k->p.op == SIM_BTH_ATOMIC_ACK ? 8 : k->p.payload_bytes;
+
+	(void)eng;
+	(void)done;
+	if (mr && rk->mem[mr->buf]) {
+		if (k->p.op == SIM_BTH_ATOMIC_ACK)
+			cc_word_store(rk->mem[mr->buf] + off, k->old);
+		else
+			copy_bytes(x, rk->r, mr->buf, off, k->rank, k->buf, k->off, len);
+	}
+	if (mr && len)
+		sx_mem_written(x, rk->r, mr->buf, off, len);
+	if (k->last_of_msg)
+		sx_wqe_response_done(x, rk->r, qp, k->wqe);
+	sx_pkt_put(x, k);
+}
+
+void sx_response_data(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt *k)
+{
+	const struct sx_wqe *w = &qp->sq[k->wqe];
+
+	if (w->done || w->failed) {
+		sx_pkt_put(x, k); /* a duplicate response */
+		return;
+	}
+	dma_write(x, r, k, k->p.op == SIM_BTH_ATOMIC_ACK ? 8 : k->p.payload_bytes, resp_written);
+}
