@@ -359,9 +359,11 @@ void sx_resp_read_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 	const struct sx_wqe *w = &x->rk[d->req_rank].qp[d->req_qp].sq[d->wqe];
 	struct sim_wire_seg seg;
 	uint32_t payload;
+	enum sim_bth_op op;
 	struct sx_pkt *k = sx_pkt_get(x);
 
 	sx_segment(x, SIM_MSG_READ_RESP, sx_wqe_len(sx_wqe_send(x, d->req_rank, w)), &seg);
+	op = sim_wire_seg_pkt(&seg, d->next, &payload);
 	k->kind = SX_PKT_RESP;
 	k->rank = r;
 	k->qp = qp->q;
@@ -379,7 +381,7 @@ void sx_resp_read_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 	k->p.dst_qpn = qp->peer_q;
 	k->p.psn = k->psn & 0xffffff;
 	k->p.flow_id = r << 16 | qp->q;
-	sim_packet_size(&k->p, x->f->link.type, sim_wire_seg_pkt(&seg, d->next, &payload), payload);
+	sim_packet_size(&k->p, x->f->link.type, op, payload);
 	if (++d->next == d->npkts)
 		qp->rd_head++;
 	sx_port_stage(x, r, k, payload > 0);

@@ -1,0 +1,499 @@
+/* tests/test_sim_exec.c — the simulator executor (sim/exec.c, sim/rnic*.c)
+ * end to end: single verbs operations against their closed forms, exact to
+ * the picosecond; RNR NAK and retry; errors as completion statuses; ring
+ * collectives against the alpha-beta bound, byte counts and determinism.
+ *
+ * Parameters: the ib-hdr preset (every latency non-zero, so every term of
+ * a formula shows).  Notation, all in ps:
+ *   ser(B)   B wire bytes at 200 Gb/s = 40 B ps (exact)
+ *   p        link propagation, 25 ns;  f: switch forwarding, 130 ns
+ *   PS PR PC post_send 100 ns, post_recv 50 ns, poll_cq 50 ns (CPU)
+ *   DB RQ RS doorbell 250 ns, requester 100 ns, responder 100 ns (NIC)
+ *   CW       CQE write 250 ns
+ *   rd(B)    PCIe DMA read of B <= 4096 bytes on an idle link:
+ *            pser(24) + L + sum of pser(c + 20) over its 256 B completions + L
+ *   wr(B)    PCIe DMA write: sum of pser(m + 24) over its 256 B TLPs + L
+ *   pser(B)  ceil(B * 8e12 / 252061538461) (Gen4 x16), L = 250 ns
+ * IB wire sizes (LRH 8, BTH 12, RETH 16, AETH 4, ImmDt 4, ICRC 4, VCRC 2):
+ *   WRITE_ONLY 4096 B: 4138;  SEND_ONLY 4096 B: 4122;  ACK: 30;
+ *   READ_REQUEST: 42;  READ_RESP_ONLY 4096 B: 4126;  WRITE_ONLY 8 B: 50.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/algo.h"
+#include "core/results.h"
+#include "sim/bound.h"
+#include "sim/exec.h"
+#include "sim/wire.h"
+
+#define NS 1000ull
+#define US 1000000ull
+#define SER(b) ((uint64_t)(b) * 40u)
+#define PROP (25 * NS)
+#define FWD (130 * NS)
+#define PS (100 * NS)
+#define PR (50 * NS)
+#define PC (50 * NS)
+#define DB (250 * NS)
+#define RQ (100 * NS)
+#define RS (100 * NS)
+#define CW (250 * NS)
+#define L (250 * NS)
+
+static uint64_t pser(uint64_t b)
+{
+	unsigned __int128 num = (unsigned __int128)b * 8u * 1000000000000ull;
+	return (uint64_t)((num + 252061538461ull - 1) / 252061538461ull);
+}
+
+static uint64_t rd(uint64_t b)
+{
+	uint64_t t = pser(24) + L + L;
+	for (uint64_t off = 0; off < b; off += 256)
+		t += pser((b - off < 256 ? b - off : 256) + 20);
+	return t;
+}
+
+static uint64_t wr(uint64_t b)
+{
+	uint64_t t = L;
+	for (uint64_t off = 0; off < b; off += 256)
+		t += pser((b - off < 256 ? b - off : 256) + 24);
+	return t;
+}
+
+/* ---- hand-built schedules: two ranks, nqp QP pairs ---- */
+
+enum { BUF_DATA, BUF_FLAG };
+enum { MR_DATA, MR_FLAG };
+
+static struct cc_schedule *pair(uint32_t nqp, uint64_t bytes, uint8_t rnr_retry)
+{
+	struct cc_coll_params p;
+	cc_coll_params_default(&p);
+	p.nranks = 2;
+	p.count = 0; /* no collective: the checker has nothing to compare */
+	struct cc_schedule *s = cc_schedule_new(&p);
+	assert_non_null(s);
+	for (uint32_t r = 0; r < 2; r++) {
+		struct cc_rank_sched *rs = &s->ranks[r];
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_GPU, CC_BUF_INPUT, bytes, -1, 0 });
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, 64, -1, 0 });
+		cc_add_mr(rs, BUF_DATA, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE |
+					CC_ACCESS_REMOTE_READ);
+		cc_add_mr(rs, BUF_FLAG, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE);
+		cc_add_cq(rs, 16);
+		for (uint32_t q = 0; q < nqp; q++)
+			cc_add_qp(rs, &(struct cc_qp){ .peer = 1 - r, .peer_qp = q, .max_send_wr = 4,
+						       .max_recv_wr = 4, .max_inline = 64,
+						       .retry_cnt = 7, .rnr_retry = rnr_retry });
+	}
+	return s;
+}
+
+static uint32_t op_add(struct cc_schedule *s, uint32_t r, struct cc_op op, uint32_t dep)
+{
+	return cc_add_op(&s->ranks[r], &op, &dep, dep == UINT32_MAX ? 0 : 1);
+}
+
+/* post_send + doorbell of one WQE on qp; returns the doorbell's index. */
+static uint32_t send_op(struct cc_schedule *s, uint32_t r, uint32_t qp, struct cc_op_send o,
+			uint32_t dep)
+{
+	o.qp = qp;
+	uint32_t i = op_add(s, r, (struct cc_op){ .kind = CC_OP_POST_SEND, .u.send = o }, dep);
+	return op_add(s, r, (struct cc_op){ .kind = CC_OP_DOORBELL, .u.doorbell = { qp, 1 } }, i);
+}
+
+static uint32_t poll_op(struct cc_schedule *s, uint32_t r, uint64_t wr_id, uint32_t dep)
+{
+	return op_add(s, r, (struct cc_op){ .kind = CC_OP_POLL_CQ, .u.poll = { 0, wr_id } }, dep);
+}
+
+static struct cc_sim_result run(const struct cc_schedule *s, enum sim_topo_kind topo,
+				const struct cc_fault *faults, uint32_t nfaults)
+{
+	struct sim_params f;
+	struct cc_sim_result res;
+	char err[200];
+
+	assert_int_equal(cc_schedule_validate(s, err, sizeof(err)), 0);
+	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
+	struct cc_sim_opts o = { .fabric = &f, .topo = topo, .seed = 1, .check = true,
+				 .faults = faults, .nfaults = nfaults,
+				 .time_limit_ps = 10 * 1000 * US };
+	assert_int_equal(cc_sim_run(s, &o, &res), 0);
+	if (res.err.status != CC_RUN_OK)
+		print_message("    -> %s\n", res.err.msg);
+	return res;
+}
+
+static struct cc_op_send write4k(uint32_t flags)
+{
+	return (struct cc_op_send){ .wr_id = 7, .opcode = CC_WR_RDMA_WRITE, .flags = flags,
+				    .num_sge = 1, .sge = { MR_DATA, 0, 4096 },
+				    .remote_mr = MR_DATA };
+}
+
+/* One signaled 4 KiB RDMA WRITE, rank 0 to rank 1, one packet. */
+static void write_one_packet(void **state)
+{
+	(void)state;
+	for (int topo = 0; topo < 2; topo++) {
+		struct cc_schedule *s = pair(1, 4096, 7);
+		poll_op(s, 0, 7, send_op(s, 0, 0, write4k(CC_SEND_SIGNALED), UINT32_MAX));
+		struct cc_sim_result res = run(s, topo, NULL, 0);
+		/* post, doorbell, BlueFlame, payload read; the packet; the
+		 * responder; its ACK back; the completer; CQE; poll.  Over the
+		 * star the data cuts through (its 64 B header, second link), the
+		 * 30 B ACK is stored and forwarded whole. */
+		uint64_t data = topo == SIM_TOPO_RING ? SER(4138) + PROP
+						      : SER(4138) + SER(64) + 2 * PROP + FWD;
+		uint64_t ack = topo == SIM_TOPO_RING ? SER(30) + PROP : 2 * SER(30) + 2 * PROP + FWD;
+		uint64_t want = PS + DB + RQ + rd(4096) + data + RS + ack + RS + CW + PC;
+
+		assert_int_equal(res.err.status, CC_RUN_OK);
+		assert_int_equal(res.time_ps, want);
+		assert_int_equal(res.rank[0].done_ps, want);
+		assert_int_equal(res.rank[0].wire_bytes, 4138);
+		assert_int_equal(res.rank[1].wire_bytes, 30);
+		assert_int_equal(res.rank[1].acks, 1);
+		assert_int_equal(res.rank[0].data_bytes, 4096);
+		cc_sim_result_free(&res);
+		cc_schedule_free(s);
+	}
+}
+
+/* A 4 KiB x 3 + 100 B WRITE: four packets whose payload reads overlap
+ * the wire; the PCIe completions (16 x pser(276) = 140 ns per 4 KiB) keep
+ * ahead of the link (165.5 ns), so after the first read the link never
+ * waits, and one ACK answers the last packet. */
+static void write_four_packets(void **state)
+{
+	(void)state;
+	uint32_t len = 3 * 4096 + 100;
+	struct cc_schedule *s = pair(1, len, 7);
+	struct cc_op_send o = write4k(CC_SEND_SIGNALED);
+
+	o.sge.length = len;
+	poll_op(s, 0, 7, send_op(s, 0, 0, o, UINT32_MAX));
+	struct cc_sim_result res = run(s, SIM_TOPO_RING, NULL, 0);
+	/* LAST with 100 B: 8 + 12 + 100 + 4 + 2 = 126 */
+	uint64_t want = PS + DB + RQ + rd(4096) + 3 * SER(4138 - 16 + 16) + SER(126) + PROP + RS +
+			SER(30) + PROP + RS + CW + PC;
+
+	/* FIRST and MIDDLE carry no RETH after the first: 4138 and 4122 */
+	want -= 2 * SER(16);
+	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_int_equal(res.time_ps, want);
+	assert_int_equal(res.rank[0].wire_pkts, 4);
+	assert_int_equal(res.rank[0].wire_bytes, 4138 + 2 * 4122 + 126);
+	assert_int_equal(res.rank[1].acks, 1);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
+/* A READ's data lands after a full round trip (request out, response
+ * back), a WRITE's after one way: rank 1 sees an 8-byte inline WRITE in
+ * its flag word one way after rank 0 posted it, while rank 0's READ of
+ * 4 KiB needs the request, the responder's read, the response and its
+ * own DMA write. */
+static void read_is_a_round_trip(void **state)
+{
+	(void)state;
+	struct cc_schedule *s = pair(1, 4096, 7);
+	struct cc_op_send o = { .wr_id = 9, .opcode = CC_WR_RDMA_READ, .flags = CC_SEND_SIGNALED,
+				.num_sge = 1, .sge = { MR_DATA, 0, 4096 }, .remote_mr = MR_DATA };
+	uint32_t db = send_op(s, 0, 0, o, UINT32_MAX);
+	poll_op(s, 0, 9, db);
+	struct cc_sim_result res = run(s, SIM_TOPO_RING, NULL, 0);
+	uint64_t read = PS + DB + RQ + SER(42) + PROP + RS + rd(4096) + SER(4126) + PROP + RS +
+			wr(4096) + CW + PC;
+
+	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_int_equal(res.rank[0].done_ps, read);
+	assert_int_equal(res.rank[1].wire_bytes, 4126); /* the response is the ACK */
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+
+	/* One way: an inline flag WRITE, seen by a wait on rank 1. */
+	s = pair(1, 4096, 7);
+	o = (struct cc_op_send){ .wr_id = 3, .opcode = CC_WR_RDMA_WRITE,
+				 .flags = CC_SEND_SIGNALED | CC_SEND_INLINE, .num_sge = 1,
+				 .sge = { MR_FLAG, 0, 8 }, .remote_mr = MR_FLAG, .inline_value = 1 };
+	poll_op(s, 0, 3, send_op(s, 0, 0, o, UINT32_MAX));
+	op_add(s, 1, (struct cc_op){ .kind = CC_OP_WAIT_MEM, .u.wait = { BUF_FLAG, 0, 1 } },
+	       UINT32_MAX);
+	res = run(s, SIM_TOPO_RING, NULL, 0);
+	uint64_t one_way = PS + DB + RQ + SER(50) + PROP + RS + wr(8) + PC;
+
+	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_int_equal(res.rank[1].done_ps, one_way);
+	/* the READ costs a round trip more: request and response flights,
+	 * the responder's payload read, and response instead of payload size */
+	assert_true(read > one_way + 2 * PROP + rd(4096));
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
+/* SEND with no receive posted: RNR NAK; the requester waits the RNR timer
+ * (code 12: 640 us), resends from the NAKed PSN and succeeds, because
+ * meanwhile rank 1 saw a flag (a WRITE on a second QP) and posted its
+ * receive.  The flag queues behind the SEND on rank 0's port. */
+static void rnr_then_success(void **state)
+{
+	(void)state;
+	struct cc_schedule *s = pair(2, 4096, 7);
+	struct cc_op_send send = { .wr_id = 5, .opcode = CC_WR_SEND, .flags = CC_SEND_SIGNALED,
+				   .num_sge = 1, .sge = { MR_DATA, 0, 4096 } };
+	struct cc_op_send flag = { .wr_id = 6, .opcode = CC_WR_RDMA_WRITE, .flags = CC_SEND_INLINE,
+				   .num_sge = 1, .sge = { MR_FLAG, 0, 8 }, .remote_mr = MR_FLAG,
+				   .inline_value = 1 };
+	uint32_t db = send_op(s, 0, 0, send, UINT32_MAX);
+	send_op(s, 0, 1, flag, db);
+	poll_op(s, 0, 5, db);
+	uint32_t w = op_add(s, 1, (struct cc_op){ .kind = CC_OP_WAIT_MEM,
+						  .u.wait = { BUF_FLAG, 0, 1 } }, UINT32_MAX);
+	uint32_t pr = op_add(s, 1, (struct cc_op){ .kind = CC_OP_POST_RECV,
+		.u.recv = { .qp = 0, .wr_id = 8, .num_sge = 1, .sge = { MR_DATA, 0, 4096 } } }, w);
+	poll_op(s, 1, 8, pr);
+
+	struct cc_sim_result res = run(s, SIM_TOPO_RING, NULL, 0);
+	uint64_t sent = PS + DB + RQ + rd(4096);                  /* SEND leaves */
+	uint64_t nak = sent + SER(4122) + PROP + RS + SER(30) + PROP + RS; /* RNR NAK in */
+	uint64_t resent = nak + 640 * US + rd(4096);               /* timer, read again */
+	uint64_t accepted = resent + SER(4122) + PROP + RS;
+	uint64_t done0 = accepted + SER(30) + PROP + RS + CW + PC;
+	uint64_t done1 = accepted + wr(4096) + PC;                 /* wr(4096) > CW */
+
+	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_int_equal(res.rank[0].done_ps, done0);
+	assert_int_equal(res.rank[1].done_ps, done1);
+	assert_int_equal(res.time_ps, done1 > done0 ? done1 : done0);
+	assert_int_equal(res.rank[1].rnr_naks, 1);
+	assert_int_equal(res.rank[0].retx_pkts, 1);
+	assert_int_equal(res.rank[0].retx_bytes, 4122);
+	/* SEND twice, the flag once; RNR NAK, the flag's ACK, the SEND's ACK */
+	assert_int_equal(res.rank[0].wire_bytes, 2 * 4122 + 50);
+	assert_int_equal(res.rank[1].wire_bytes, 3 * 30);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
+/* rnr_retry = 0 and no receive ever: IBV_WC_RNR_RETRY_EXC_ERR. */
+static void rnr_retry_exhausted(void **state)
+{
+	(void)state;
+	struct cc_schedule *s = pair(1, 4096, 0);
+	struct cc_op_send send = { .wr_id = 5, .opcode = CC_WR_SEND, .flags = CC_SEND_SIGNALED,
+				   .num_sge = 1, .sge = { MR_DATA, 0, 4096 } };
+	uint32_t db = send_op(s, 0, 0, send, UINT32_MAX);
+	poll_op(s, 0, 5, db);
+	struct cc_sim_result res = run(s, SIM_TOPO_RING, NULL, 0);
+
+	assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+	assert_int_equal(res.err.wc, CC_WC_RNR_RETRY_EXC_ERR);
+	assert_int_equal(res.err.rank, 0);
+	assert_int_equal(res.err.wr_id, 5);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
+/* A wrong R_Key: NAK, IBV_WC_REM_ACCESS_ERR, as the data executor says. */
+static void bad_rkey_is_remote_access_error(void **state)
+{
+	(void)state;
+	struct cc_schedule *s = pair(1, 4096, 7);
+	uint32_t db = send_op(s, 0, 0, write4k(CC_SEND_SIGNALED), UINT32_MAX);
+	poll_op(s, 0, 7, db);
+	struct cc_fault fault = { CC_FAULT_RKEY, 0, 0 };
+	struct cc_sim_result res = run(s, SIM_TOPO_STAR, &fault, 1);
+
+	assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+	assert_int_equal(res.err.wc, CC_WC_REM_ACCESS_ERR);
+	assert_int_equal(res.err.rank, 0);
+	assert_int_equal(res.err.op, 0);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
+/* ---- ring collectives ---- */
+
+static struct cc_schedule *ring(enum cc_coll coll, enum cc_transport t, uint32_t k, uint64_t bytes)
+{
+	struct cc_coll_params p;
+	uint64_t count, size;
+	char err[256];
+
+	cc_coll_params_default(&p);
+	p.coll = coll;
+	p.transport = t;
+	p.dtype = CC_FLOAT32;
+	p.redop = CC_SUM;
+	p.nranks = k;
+	cc_result_counts(coll, k, 4, bytes, &count, &size);
+	p.count = count;
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	return s;
+}
+
+static struct cc_sim_result sim(const struct cc_schedule *s, const char *fabric,
+				enum sim_topo_kind topo, bool check, struct cc_trace *trace)
+{
+	struct sim_params f;
+	struct cc_sim_result res;
+
+	assert_int_equal(sim_params_preset(fabric, &f), 0);
+	struct cc_sim_opts o = { .fabric = &f, .topo = topo, .seed = 3, .check = check,
+				 .trace = trace, .time_limit_ps = 60ull * 1000000 * US };
+	assert_int_equal(cc_sim_run(s, &o, &res), 0);
+	if (res.err.status != CC_RUN_OK)
+		print_message("    -> %s\n", res.err.msg);
+	assert_int_equal(res.err.status, CC_RUN_OK);
+	return res;
+}
+
+/* Large N: within 2% above the alpha-beta bound, never below. */
+static void allreduce_near_bound(void **state)
+{
+	(void)state;
+	static const uint32_t ks[] = {2, 4, 8, 16};
+
+	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		struct cc_schedule *s = ring(CC_ALLREDUCE, CC_WRITE_IMM, ks[i], 64ull << 20);
+		struct sim_params f;
+		struct cc_sim_result res = sim(s, "ib-hdr", SIM_TOPO_RING, false, NULL);
+
+		sim_params_preset("ib-hdr", &f);
+		sim_time_ps bound = sim_bound_ps(s, &f, SIM_TOPO_RING);
+		print_message("    k=%u: %.3f us, bound %.3f us, ratio %.5f\n", ks[i],
+			      res.time_ps / 1e6, bound / 1e6, (double)res.time_ps / bound);
+		assert_true(res.time_ps >= bound);
+		assert_true(res.time_ps * 100 <= bound * 102);
+		cc_sim_result_free(&res);
+		cc_schedule_free(s);
+	}
+}
+
+/* Wire bytes are data plus every header, exactly: per rank, the packets
+ * of every WQE it executed (sim_wire_msg_sum) plus its ACKs.  Data bytes
+ * are 2N(k-1)/k per rank. */
+static void wire_bytes_are_data_plus_headers(void **state)
+{
+	(void)state;
+	for (int topo = 0; topo < 2; topo++) {
+		uint32_t k = 4;
+		uint64_t n = 1 << 20;
+		struct cc_schedule *s = ring(CC_ALLREDUCE, CC_WRITE_IMM, k, n);
+		struct sim_params f;
+		struct cc_sim_result res = sim(s, "roce-100g", topo, true, NULL);
+
+		sim_params_preset("roce-100g", &f);
+		assert_int_equal(res.wrong, 0);
+		for (uint32_t r = 0; r < k; r++) {
+			const struct cc_rank_sched *rs = &s->ranks[r];
+			uint64_t want = 0, payload = 0;
+
+			for (uint32_t i = 0; i < rs->nops; i++) {
+				const struct cc_op_send *o = &rs->ops[i].u.send;
+				struct sim_wire_seg seg;
+
+				if (rs->ops[i].kind != CC_OP_POST_SEND)
+					continue;
+				assert_true(o->opcode == CC_WR_RDMA_WRITE_WITH_IMM ||
+					    o->opcode == CC_WR_RDMA_WRITE);
+				assert_int_equal(sim_wire_segment(o->opcode == CC_WR_RDMA_WRITE
+								   ? SIM_MSG_WRITE : SIM_MSG_WRITE_IMM,
+								   o->sge.length, f.link.mtu_bytes, &seg), 0);
+				want += sim_wire_msg_sum(f.link.type, &seg).wire;
+				payload += o->sge.length;
+			}
+			/* RoCEv2 ACK: preamble 8, then a 70 B frame (MAC 14, VLAN
+			 * 4, IPv4 20, UDP 8, BTH 12, AETH 4, ICRC 4, FCS 4: over
+			 * the 64 B minimum), then IFG 12 */
+			want += res.rank[r].acks * sim_wire_bytes(f.link.type, SIM_BTH_ACK, 0);
+			assert_int_equal(sim_wire_bytes(f.link.type, SIM_BTH_ACK, 0), 8 + 70 + 12);
+			assert_int_equal(res.rank[r].wire_bytes, want);
+			assert_int_equal(res.rank[r].payload_bytes, payload);
+			assert_int_equal(res.rank[r].data_bytes, 2 * n * (k - 1) / k);
+			assert_int_equal(res.rank[r].retx_pkts, 0);
+		}
+		cc_sim_result_free(&res);
+		cc_schedule_free(s);
+	}
+}
+
+/* Every collective and transport, both topologies: #wrong == 0. */
+static void collectives_correct(void **state)
+{
+	(void)state;
+	static const uint32_t ks[] = {1, 2, 3, 5};
+	static const uint64_t sizes[] = {0, 4, 1000, 1 << 20};
+
+	for (int c = 0; c < CC_COLL_COUNT; c++)
+		for (int t = 0; t < CC_TRANSPORT_COUNT; t++)
+			for (size_t ki = 0; ki < 4; ki++)
+				for (size_t si = 0; si < 4; si++)
+					for (int topo = 0; topo < 2; topo++) {
+						struct cc_schedule *s = ring(c, t, ks[ki], sizes[si] * ks[ki]);
+						struct cc_sim_result res = sim(s, "ib-ndr", topo, true, NULL);
+
+						assert_int_equal(res.wrong, 0);
+						for (uint32_t r = 0; r < ks[ki]; r++)
+							assert_int_equal(res.rank[r].ops_done,
+									 s->ranks[r].nops);
+						cc_sim_result_free(&res);
+						cc_schedule_free(s);
+					}
+}
+
+/* Same input, same output: results and trace byte for byte; and the
+ * timing does not hang on the event queue's tie order. */
+static void deterministic(void **state)
+{
+	(void)state;
+	struct cc_schedule *s = ring(CC_ALLREDUCE, CC_SEND_RECV, 3, 300000);
+	struct cc_trace t1, t2;
+
+	cc_trace_init(&t1);
+	cc_trace_init(&t2);
+	struct cc_sim_result a = sim(s, "roce-400g", SIM_TOPO_STAR, true, &t1);
+	struct cc_sim_result b = sim(s, "roce-400g", SIM_TOPO_STAR, true, &t2);
+
+	assert_int_equal(a.time_ps, b.time_ps);
+	assert_int_equal(a.events, b.events);
+	assert_memory_equal(a.rank, b.rank, a.nranks * sizeof(*a.rank));
+	assert_true(cc_trace_count(&t1) > 100);
+	assert_int_equal(cc_trace_count(&t1), cc_trace_count(&t2));
+	assert_memory_equal(t1.ev, t2.ev, t1.n * sizeof(*t1.ev));
+	cc_sim_result_free(&a);
+	cc_sim_result_free(&b);
+	cc_trace_free(&t1);
+	cc_trace_free(&t2);
+	cc_schedule_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(write_one_packet),
+		cmocka_unit_test(write_four_packets),
+		cmocka_unit_test(read_is_a_round_trip),
+		cmocka_unit_test(rnr_then_success),
+		cmocka_unit_test(rnr_retry_exhausted),
+		cmocka_unit_test(bad_rkey_is_remote_access_error),
+		cmocka_unit_test(allreduce_near_bound),
+		cmocka_unit_test(wire_bytes_are_data_plus_headers),
+		cmocka_unit_test(collectives_correct),
+		cmocka_unit_test(deterministic),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
