@@ -1,5 +1,6 @@
-/* cli/check.h — pieces of `cclab check` shared between its files: building
- * one size's schedule, and the JSON report. */
+/* cli/check.h — pieces shared between the files of `cclab check` and
+ * `cclab sim` (and `schedule`'s use of cli_build): building one size's
+ * schedule, nccl-tests' size loop and table rows, and the JSON report. */
 #ifndef CCLAB_CLI_CHECK_H
 #define CCLAB_CLI_CHECK_H
 
@@ -19,16 +20,78 @@
 int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out,
 	      uint64_t *count, uint64_t *size);
 
+/* ---- cli/loop.c: nccl-tests' size loop ---- */
+
+/* The size after `size` (src/common.cu TimeTest(): size *= stepfactor up
+ * to maxbytes), or false when the loop ends.  nccl-tests never ends a loop
+ * that starts at 0 (0 * f = 0); we go on with 1.  Overflow ends the loop. */
+bool cli_next_size(const struct cli_opts *o, uint64_t *size);
+
+/* The preamble's executor-independent lines on stdout: the collective and
+ * its parameters, the size range ("validation: 0|1" as nccl-tests' -c);
+ * then, after the command's own lines, the chunk and slot sizes. */
+void cli_preamble_begin(const struct cli_opts *o, bool validation);
+void cli_preamble_buffers(const struct cli_opts *o);
+
+/* A row of nccl-tests' table for o's collective, without a time (the
+ * caller sets time_us, wrong, unchecked, failed). */
+struct cc_result_row cli_row(const struct cli_opts *o, uint64_t size, uint64_t count);
+
+/* Prints the row, adds it to the summary, and for a failed row names the
+ * status and the executor's message on stderr. */
+void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,
+		    const struct cc_run_error *err, struct cc_results_summary *sum);
+
+/* A command's part in the loop.  ctx is the command's own state. */
+struct cli_loop {
+	/* cli_json_begin(), the command's parameters, and the "sizes" array
+	 * opened (only with --json). */
+	void (*json_begin)(struct cc_json *j, const struct cli_opts *o);
+	/* The preamble; the loop adds the "#" line and the table header. */
+	void (*preamble)(const struct cli_opts *o);
+	/* One size: build, run, print the row (cli_report_row()), add its
+	 * entry to j when j is not NULL.  Returns 0, with *ok whether the size
+	 * passed, or an exit code that ends the loop with no report written. */
+	int (*run_size)(const struct cli_opts *o, void *ctx, uint64_t bytes,
+			struct cc_results_summary *sum, struct cc_json *j, bool *ok);
+	/* NULL, or called once after the summary when every size ran: its
+	 * other outputs.  0 or an exit code; the report is written anyway and
+	 * says "ok": false. */
+	int (*finish)(const struct cli_opts *o, void *ctx);
+	void *ctx;
+};
+
+/* Runs the loop from -b to -e: opens the --json file before the first size
+ * (an unwritable path: exit 1 before any row), prints the preamble, the
+ * table and its summary, writes the report.  Returns the exit code: 0 only
+ * if every size passed, finish succeeded and the report was written. */
+int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l);
+
+/* ---- the --json report ----
+ *
+ * cli/report_json.c writes what every command shares; each command begins
+ * with cli_json_begin() plus its own parameters and opens the "sizes"
+ * array, writes one entry per size (cli_json_size_begin(), its members,
+ * cc_json_object_end()), then cli_json_end(), which closes the document
+ * with "ok", writes it to af (opened with cc_atomic_open() before the run,
+ * so an unwritable path fails at once, not after the run) and commits it;
+ * or aborts af on error.  Returns 0 or -errno. */
+
 /* "ok", "completion_error", "post_error", "deadlock". */
 const char *cli_run_status_name(enum cc_run_status st);
 
-/* The --json report: begin with the run's parameters, one entry per size,
- * then end, which writes the document to af (opened with cc_atomic_open()
- * before the run, so an unwritable path fails at once, not after the run)
- * and commits it; or aborts af on error.  Returns 0 or -errno. */
+/* Opens the top-level object: version, command, executor, and every
+ * parameter of o's collective and size loop, up to "seed". */
+void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *executor);
+/* Opens a size's object: bytes, count, dtype, redop. */
+void cli_json_size_begin(struct cc_json *j, const struct cc_result_row *row);
+/* "status", and for a failed run an "error" object. */
+void cli_json_status(struct cc_json *j, const struct cc_run_error *e);
+int cli_json_end(struct cc_json *j, struct cc_atomic_file *af, bool ok);
+
+/* cli/check_json.c: `cclab check`'s own parts. */
 void check_json_begin(struct cc_json *j, const struct cli_opts *o);
 void check_json_size(struct cc_json *j, const struct cc_result_row *row,
 		     const struct cc_schedule *s, const struct cc_data_result *res);
-int check_json_end(struct cc_json *j, struct cc_atomic_file *af, bool ok);
 
 #endif

@@ -61,6 +61,8 @@ int main(int argc, char **argv)
 		return cmd_schedule(&o);
 	case CLI_CHECK:
 		return cmd_check(&o);
+	case CLI_SIM:
+		return cmd_sim(&o);
 	default:
 		return CLI_EXIT_USAGE;
 	}

@@ -27,11 +27,17 @@ enum {
 	OPT_SEED,
 	OPT_ORDER_SEED,
 	OPT_JSON,
+	OPT_FABRIC,
+	OPT_TOPOLOGY,
+	OPT_TRACE,
+	OPT_CHECK,
 };
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
 #define FOR_CHECK (1u << CLI_CHECK)
-#define FOR_ALL (FOR_SCHEDULE | FOR_CHECK)
+#define FOR_SIM (1u << CLI_SIM)
+#define FOR_RUN (FOR_CHECK | FOR_SIM) /* the commands with nccl-tests' size loop */
+#define FOR_ALL (FOR_SCHEDULE | FOR_RUN)
 
 /* Every option of every command; a command rejects the others by name
  * ("--rank does not apply to 'cclab check'") instead of calling them
@@ -45,8 +51,8 @@ static const struct {
 	{{"transport", required_argument, NULL, 't'}, FOR_ALL},
 	{{"minbytes", required_argument, NULL, 'b'}, FOR_ALL},
 	{{"bytes", required_argument, NULL, 'b'}, FOR_ALL},
-	{{"maxbytes", required_argument, NULL, 'e'}, FOR_CHECK},
-	{{"stepfactor", required_argument, NULL, 'f'}, FOR_CHECK},
+	{{"maxbytes", required_argument, NULL, 'e'}, FOR_RUN},
+	{{"stepfactor", required_argument, NULL, 'f'}, FOR_RUN},
 	{{"datatype", required_argument, NULL, 'd'}, FOR_ALL},
 	{{"op", required_argument, NULL, 'o'}, FOR_ALL},
 	{{"rank", required_argument, NULL, OPT_RANK}, FOR_SCHEDULE},
@@ -54,9 +60,15 @@ static const struct {
 	{{"chunk-bytes", required_argument, NULL, OPT_CHUNK_BYTES}, FOR_ALL},
 	{{"slot-bytes", required_argument, NULL, OPT_SLOT_BYTES}, FOR_ALL},
 	{{"slots", required_argument, NULL, OPT_SLOTS}, FOR_ALL},
-	{{"seed", required_argument, NULL, OPT_SEED}, FOR_CHECK},
+	{{"seed", required_argument, NULL, OPT_SEED}, FOR_RUN},
+	/* The simulator's order is its clock's: no interleaving to draw. */
 	{{"order-seed", required_argument, NULL, OPT_ORDER_SEED}, FOR_CHECK},
-	{{"json", required_argument, NULL, OPT_JSON}, FOR_CHECK},
+	{{"json", required_argument, NULL, OPT_JSON}, FOR_RUN},
+	{{"fabric", required_argument, NULL, OPT_FABRIC}, FOR_SIM},
+	{{"topology", required_argument, NULL, OPT_TOPOLOGY}, FOR_SIM},
+	{{"trace", required_argument, NULL, OPT_TRACE}, FOR_SIM},
+	/* nccl-tests' -c/--check; -c is --collective here. */
+	{{"check", required_argument, NULL, OPT_CHECK}, FOR_SIM},
 	{{"help", no_argument, NULL, 'h'}, FOR_ALL},
 };
 #define NOPTS (sizeof(table) / sizeof(table[0]))
@@ -67,6 +79,7 @@ static const char short_opts[] = ":n:c:t:b:e:f:d:o:h";
 static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_SCHEDULE] = "schedule",
 	[CLI_CHECK] = "check",
+	[CLI_SIM] = "sim",
 };
 
 const char *cli_cmd_name(enum cli_cmd cmd)
@@ -112,6 +125,16 @@ static unsigned opt_cmds(int val)
 		if (table[i].opt.val == val)
 			return table[i].cmds;
 	return 0;
+}
+
+/* The number of names before the NULL that ends a table. */
+static int names_count(const char *const *names)
+{
+	int n = 0;
+
+	while (names[n])
+		n++;
+	return n;
 }
 
 /* "a, b or c" from a name table. */
@@ -223,6 +246,9 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 	o->rank = -1;
 	o->seed = CLI_DEFAULT_SEED;
 	o->order_seed = CLI_DEFAULT_SEED;
+	sim_params_preset(CLI_DEFAULT_FABRIC, &o->fabric); /* a built-in name: cannot fail */
+	o->topo = SIM_TOPO_RING;
+	o->check = true; /* nccl-tests' -c 1 */
 }
 
 /* One option's value into o; 0 or CLI_EXIT_USAGE. */
@@ -291,10 +317,32 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 	case OPT_ORDER_SEED:
 		return get_uint(c, arg, 0, UINT64_MAX, &o->order_seed);
 	case OPT_JSON:
+	case OPT_TRACE:
 		if (!*arg)
 			return bad_value(c, arg, "expected a file name");
-		o->json = arg;
+		if (val == OPT_JSON)
+			o->json = arg;
+		else
+			o->trace = arg;
 		return 0;
+	case OPT_FABRIC: {
+		const char *const *presets = sim_params_preset_names();
+
+		if (sim_params_preset(arg, &o->fabric))
+			return bad_value(c, arg, names_list(names, sizeof(names), presets,
+							    names_count(presets)));
+		return 0;
+	}
+	case OPT_TOPOLOGY:
+		if (sim_topo_kind_parse(arg, &o->topo))
+			return bad_value(c, arg, names_list(names, sizeof(names), sim_topo_kind_name,
+							    SIM_TOPO_KIND_COUNT));
+		return 0;
+	case OPT_CHECK:
+		err = get_uint(c, arg, 0, 1, &v);
+		if (!err)
+			o->check = v != 0;
+		return err;
 	case 'h':
 		o->help = true;
 		return 0;
@@ -327,6 +375,10 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 	if (o->minbytes > o->maxbytes)
 		return usage_error(cmd, "-b/--minbytes %" PRIu64 " is larger than -e/--maxbytes %"
 				   PRIu64, o->minbytes, o->maxbytes);
+	/* Two atomic writers on one path: the later rename would silently
+	 * replace the earlier file. */
+	if (o->json && o->trace && !strcmp(o->json, o->trace))
+		return usage_error(cmd, "--json and --trace name the same file '%s'", o->json);
 	if (o->rank >= 0 && (uint64_t)o->rank >= o->p.nranks)
 		return usage_error(cmd, "invalid value '%" PRId64 "' for --rank: ranks are 0 to %"
 				   PRIu32 " with -n %" PRIu32, o->rank, o->p.nranks - 1, o->p.nranks);

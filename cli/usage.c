@@ -6,14 +6,44 @@
 #include "cli/cli.h"
 #include "core/dtype.h"
 #include "core/units.h"
+#include "sim/params.h"
+#include "sim/topo.h"
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
 #define FOR_CHECK (1u << CLI_CHECK)
+#define FOR_SIM (1u << CLI_SIM)
+#define FOR_RUN (FOR_CHECK | FOR_SIM)
 
 static void names(FILE *f, const char *const *tab, int n)
 {
 	for (int i = 0; i < n; i++)
 		fprintf(f, "%s%s", i ? "|" : "", tab[i] ? tab[i] : "?");
+}
+
+/* The options only `cclab sim` has. */
+static void sim_options(FILE *f)
+{
+	const char *const *presets = sim_params_preset_names();
+	int n = 0;
+
+	while (presets[n])
+		n++;
+	fprintf(f, "      --fabric NAME       ");
+	names(f, presets, n);
+	fprintf(f, "\n"
+		   "                          (default %s); docs/fabric.md gives every value\n",
+		CLI_DEFAULT_FABRIC);
+	fprintf(f, "      --topology NAME     ");
+	names(f, sim_topo_kind_name, SIM_TOPO_KIND_COUNT);
+	fprintf(f, " (default %s): ring cables each NIC to its two\n"
+		   "                          neighbours (only they can talk), star cables\n"
+		   "                          every NIC to one switch\n",
+		sim_topo_kind_name[SIM_TOPO_RING]);
+	fprintf(f, "      --check 0|1         1: carry the data and count #wrong (default);\n"
+		   "                          0: timing only, #wrong N/A, no buffers (as\n"
+		   "                          nccl-tests' -c/--check; -c is --collective here)\n");
+	fprintf(f, "      --trace FILE        write a Chrome trace (Perfetto, chrome://tracing)\n"
+		   "                          of the LAST size only to FILE, atomically\n");
 }
 
 void cli_usage_main(FILE *f)
@@ -28,6 +58,8 @@ void cli_usage_main(FILE *f)
 		"  schedule        build one collective's schedule and print it\n"
 		"  check           run a range of sizes on the data executor and count wrong\n"
 		"                  output elements; prints nccl-tests' table\n"
+		"  sim             the same on the simulator: simulated time, algbw and busbw\n"
+		"                  of a modelled fabric (InfiniBand, RoCE) in nccl-tests' table\n"
 		"  help [COMMAND]  this text, or the options of COMMAND\n"
 		"  --version       print the version (" CCLAB_VERSION ")\n"
 		"\n"
@@ -57,6 +89,17 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 			   "Builds the schedule of one collective and prints every rank's buffers,\n"
 			   "memory regions, queues and ops (or, with --primitives, one line per\n"
 			   "NCCL primitive: rank R channel C chunk I step S PRIMITIVE).\n\n");
+	} else if (cmd == CLI_SIM) {
+		fprintf(f, "Usage: cclab sim -n K [OPTIONS]\n\n"
+			   "For each size from -b to -e, multiplying by -f (nccl-tests' loop),\n"
+			   "builds the schedule, runs it once on the discrete-event simulator (CPU,\n"
+			   "PCIe, RNIC, links and switch of --fabric, joined as --topology) and\n"
+			   "prints nccl-tests' table, out-of-place half: the simulated time in us,\n"
+			   "algbw and busbw, and #wrong (the data is carried and checked, as by\n"
+			   "'cclab check', unless --check 0).  A time below the alpha-beta lower\n"
+			   "bound or a busbw above the link rate is a model bug: reported on stderr,\n"
+			   "exit status 1.  Exit status 0 only if every run completed within those\n"
+			   "bounds with #wrong 0 (or unchecked).\n\n");
 	} else {
 		fprintf(f, "Usage: cclab check -n K [OPTIONS]\n\n"
 			   "For each size from -b to -e, multiplying by -f (nccl-tests' loop),\n"
@@ -76,7 +119,7 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	if (me & FOR_SCHEDULE)
 		fprintf(f, "  -b, --bytes SIZE        size in bytes (default %s); also --minbytes\n",
 			dflt);
-	if (me & FOR_CHECK) {
+	if (me & FOR_RUN) {
 		fprintf(f, "  -b, --minbytes SIZE     first size (default %s)\n", dflt);
 		fprintf(f, "  -e, --maxbytes SIZE     last size (default: the -b size)\n");
 		fprintf(f, "  -f, --stepfactor N      multiply the size by N >= 2 each step "
@@ -98,15 +141,18 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		slot);
 	fprintf(f, "      --slots N           slots per connection, 1 to %u (default %u)\n",
 		CLI_MAX_SLOTS, CC_DEFAULT_NSLOTS);
-	if (me & FOR_CHECK) {
+	if (me & FOR_RUN)
 		fprintf(f, "      --seed S            seed of the input values (default %u)\n",
 			CLI_DEFAULT_SEED);
+	if (me & FOR_CHECK)
 		fprintf(f, "      --order-seed S      seed of the interleaving of ranks and queues "
 			   "(default %u)\n", CLI_DEFAULT_SEED);
+	if (me & FOR_SIM)
+		sim_options(f);
+	if (me & FOR_RUN)
 		fprintf(f, "      --json FILE         also write the results to FILE as JSON; the\n"
 			   "                          file is replaced atomically, complete or not "
 			   "at all\n");
-	}
 	fprintf(f, "  -h, --help              this text\n\n");
 	fprintf(f,
 		"SIZE is a number of bytes with an optional K, M or G suffix (powers of 1024,\n"
@@ -114,4 +160,9 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		"As in nccl-tests, a size is the whole array: count = SIZE / type size for\n"
 		"allreduce, SIZE / type size / K for reducescatter and allgather (rounded\n"
 		"down).\n");
+	if (cmd == CLI_SIM)
+		fprintf(f, "\nExample: 4 ranks, 64 KiB to 256 MiB, HDR InfiniBand through one switch,\n"
+			   "with a JSON report and a trace of the 256 MiB run:\n"
+			   "  cclab sim -n 4 -b 64K -e 256M --fabric ib-hdr --topology star \\\n"
+			   "      --json sim.json --trace sim-trace.json\n");
 }

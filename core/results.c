@@ -75,12 +75,18 @@ int cc_results_format_row(char *buf, size_t len, const struct cc_result_row *row
 	const char *type = row->type ? row->type : "";
 	const char *redop = row->redop ? row->redop : "";
 	double algbw, busbw;
-	char time_str[32];
+	char time_str[32], wrong_str[32];
 
+	/* #wrong as "%5g" of a double, exactly as nccl-tests (so counts of a
+	 * million or more print as 1e+06; the JSON output has the integer);
+	 * BenchTime() prints "%5s" of "N/A" when it did not check. */
+	if (row->unchecked)
+		snprintf(wrong_str, sizeof(wrong_str), "%5s", "N/A");
+	else
+		snprintf(wrong_str, sizeof(wrong_str), "%5g", (double)row->wrong);
 	if (!cc_result_bw(row->size, row->time_us, row->busbw_factor, &algbw, &busbw))
-		return snprintf(buf, len, ROW_PREFIX_FMT "  %7s  %6s  %6s  %5g", row->size,
-				row->count, type, redop, row->root, "N/A", "N/A", "N/A",
-				(double)row->wrong);
+		return snprintf(buf, len, ROW_PREFIX_FMT "  %7s  %6s  %6s  %s", row->size,
+				row->count, type, redop, row->root, "N/A", "N/A", "N/A", wrong_str);
 	/* BenchTime(): three precisions so the time stays 7 wide. */
 	if (row->time_us >= 10000.0)
 		snprintf(time_str, sizeof(time_str), "%7.0f", row->time_us);
@@ -88,10 +94,8 @@ int cc_results_format_row(char *buf, size_t len, const struct cc_result_row *row
 		snprintf(time_str, sizeof(time_str), "%7.1f", row->time_us);
 	else
 		snprintf(time_str, sizeof(time_str), "%7.2f", row->time_us);
-	/* #wrong as "%5g" of a double, exactly as nccl-tests (so counts of a
-	 * million or more print as 1e+06; the JSON output has the integer). */
-	return snprintf(buf, len, ROW_PREFIX_FMT "  %7s  %6.2f  %6.2f  %5g", row->size, row->count,
-			type, redop, row->root, time_str, algbw, busbw, (double)row->wrong);
+	return snprintf(buf, len, ROW_PREFIX_FMT "  %7s  %6.2f  %6.2f  %s", row->size, row->count,
+			type, redop, row->root, time_str, algbw, busbw, wrong_str);
 }
 
 void cc_results_print_row(FILE *f, const struct cc_result_row *row)
@@ -119,8 +123,9 @@ void cc_results_summary_add(struct cc_results_summary *sum, const struct cc_resu
 {
 	double algbw, busbw;
 
-	/* BenchTime()/CheckData(): errors[0]++ once per test with wrongElts. */
-	if (row->wrong || row->failed)
+	/* BenchTime()/CheckData(): errors[0]++ once per test with wrongElts;
+	 * an unchecked row has none to count. */
+	if ((row->wrong && !row->unchecked) || row->failed)
 		sum->errors++;
 	if (cc_result_bw(row->size, row->time_us, row->busbw_factor, &algbw, &busbw)) {
 		sum->bw_sum += busbw;

@@ -6,7 +6,8 @@
  * closing "# Out of bounds values" / "# Avg bus bandwidth" lines), with the
  * same columns, widths and number formats, cut to the out-of-place half:
  * cclab runs each collective once, out of place.  An executor that models
- * no time prints N/A in the time, algbw and busbw columns.
+ * no time prints N/A in the time, algbw and busbw columns; a run that checks
+ * no data prints N/A in #wrong, as nccl-tests does with -c 0.
  *
  * Bandwidths follow nccl-tests' *GetBw(): algbw = size / time in GB/s
  * (1e9 B/s), where size is the table's size column; busbw = algbw * factor
@@ -53,6 +54,7 @@ struct cc_result_row {
 	double time_us;
 	double busbw_factor; /* cc_busbw_factor(coll, nranks) */
 	uint64_t wrong;      /* #wrong */
+	bool unchecked;      /* no data was checked: #wrong is N/A (nccl-tests -c 0) */
 	bool failed;         /* run failed for another reason (deadlock, ...) */
 };
 

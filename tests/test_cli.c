@@ -19,7 +19,10 @@
 
 #include <cmocka.h>
 
+#include "tests/files.h"
+
 #include "core/schedule.h"
+#include "sim/params.h"
 
 static const char *cclab;
 static char tmpdir[64];
@@ -29,28 +32,12 @@ struct run {
 	char *out, *err;
 };
 
-static char *slurp(const char *path)
+/* A file's whole text; "" when it cannot be read. */
+static char *text_of(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int c;
+	char *s = slurp(path, NULL);
 
-	if (!f)
-		return strdup("");
-	while ((c = fgetc(f)) != EOF) {
-		if (len + 2 > cap) {
-			cap = cap ? cap * 2 : 4096;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		buf[len++] = (char)c;
-	}
-	fclose(f);
-	if (!buf)
-		return strdup("");
-	buf[len] = '\0';
-	return buf;
+	return s ? s : strdup("");
 }
 
 /* Runs "$CCLAB args" (args are passed through sh). */
@@ -71,8 +58,8 @@ static struct run run_cclab(const char *fmt, ...)
 	st = system(cmd);
 	assert_true(st != -1);
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	r.out = slurp(out);
-	r.err = slurp(err);
+	r.out = text_of(out);
+	r.err = text_of(err);
 	return r;
 }
 
@@ -171,6 +158,11 @@ static void test_help(void **state)
 		"--order-seed", "--json", NULL,
 	};
 	static const char *const schedule_only[] = {"--rank", "--primitives", "-b", NULL};
+	static const char *const sim_only[] = {
+		"--minbytes", "-b", "--maxbytes", "-e", "--stepfactor", "-f", "--seed", "--json",
+		"--fabric", "--topology", "ring", "star", "--trace", "--check", "LAST size",
+		"Example", NULL,
+	};
 	struct run r;
 
 	(void)state;
@@ -179,6 +171,7 @@ static void test_help(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "schedule"));
 	assert_non_null(strstr(r.out, "check"));
+	assert_non_null(strstr(r.out, "\n  sim "));
 	run_free(&r);
 
 	r = run_cclab("--help");
@@ -196,6 +189,23 @@ static void test_help(void **state)
 	r = run_cclab("check -h");
 	assert_int_equal(r.status, 0);
 	assert_has_all(r.out, check_only);
+	run_free(&r);
+
+	r = run_cclab("sim --help");
+	assert_int_equal(r.status, 0);
+	assert_has_all(r.out, common);
+	assert_has_all(r.out, sim_only);
+	/* Every preset is listed, and --order-seed is check's alone. */
+	for (const char *const *p = sim_params_preset_names(); *p; p++)
+		if (!strstr(r.out, *p))
+			fail_msg("sim help lacks the preset '%s'", *p);
+	assert_null(strstr(r.out, "--order-seed"));
+	assert_string_equal(r.err, "");
+	run_free(&r);
+
+	r = run_cclab("check --help");
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "--fabric"));
 	run_free(&r);
 
 	r = run_cclab("schedule --help");
@@ -278,6 +288,24 @@ static void test_bad_options(void **state)
 		{"schedule -n 4 -e 1M", {"-e"}},
 		{"schedule -n 4 --json out.json", {"--json"}},
 		{"schedule -n 4 --primitives=yes", {"--primitives"}},
+		{"schedule -n 4 --fabric ib-hdr", {"--fabric"}},
+		{"check -n 4 --fabric ib-hdr", {"--fabric", "does not apply"}},
+		{"check -n 4 --topology ring", {"--topology", "does not apply"}},
+		{"check -n 4 --trace t.json", {"--trace", "does not apply"}},
+		{"check -n 4 --check 1", {"--check", "does not apply"}},
+		{"sim", {"-n", "--nranks"}},
+		{"sim -n 4 --fabric foo", {"--fabric", "'foo'", "ib-hdr"}},
+		{"sim -n 4 --fabric=", {"--fabric"}},
+		{"sim -n 4 --fabric", {"--fabric"}},
+		{"sim -n 4 --topology mesh", {"--topology", "'mesh'", "star"}},
+		{"sim -n 4 --check 2", {"--check", "'2'"}},
+		{"sim -n 4 --check yes", {"--check", "yes"}},
+		{"sim -n 4 --order-seed 3", {"--order-seed", "does not apply"}},
+		{"sim -n 4 --rank 1", {"--rank", "does not apply"}},
+		{"sim -n 4 --trace", {"--trace"}},
+		{"sim -n 4 --json same.json --trace same.json", {"--json", "--trace", "same.json"}},
+		{"sim -n 4 -b 1M -e 1K", {"-b", "-e"}},
+		{"sim -n 4 -d float7", {"-d", "float7"}},
 	};
 
 	(void)state;
@@ -382,9 +410,6 @@ static void test_check_json(void **state)
 	char path[128], cmdpath[160];
 	struct run r;
 	char *json;
-	DIR *d;
-	struct dirent *e;
-	int entries = 0;
 
 	(void)state;
 	need_binary();
@@ -392,7 +417,7 @@ static void test_check_json(void **state)
 	r = run_cclab("check -n 4 -c allgather -t send_recv -b 256 -e 1K --json '%s'", path);
 	assert_int_equal(r.status, 0);
 	run_free(&r);
-	json = slurp(path);
+	json = text_of(path);
 	assert_non_null(strstr(json, "\"collective\": \"allgather\""));
 	assert_non_null(strstr(json, "\"transport\": \"send_recv\""));
 	assert_non_null(strstr(json, "\"nranks\": 4"));
@@ -406,19 +431,13 @@ static void test_check_json(void **state)
 	r = run_cclab("check -n 4 -c allgather -t send_recv -b 256 -e 1K --json '%s'", path);
 	assert_int_equal(r.status, 0);
 	run_free(&r);
-	char *again = slurp(path);
+	char *again = text_of(path);
 
 	assert_string_equal(json, again);
 	free(again);
 	free(json);
 	/* Only our files in the directory: no temporary left behind. */
-	d = opendir(tmpdir);
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			entries++;
-	closedir(d);
-	assert_int_equal(entries, 3); /* stdout, stderr, out.json */
+	assert_int_equal(dir_entries(tmpdir), 3); /* stdout, stderr, out.json */
 	unlink(path);
 
 	/* An unwritable report path fails at once, before any row. */
@@ -428,6 +447,209 @@ static void test_check_json(void **state)
 	assert_non_null(strstr(r.err, cmdpath));
 	assert_int_equal(count_lines_starting(r.out, "   "), 0);
 	run_free(&r);
+}
+
+/* ---- cclab sim ----
+ *
+ * The simulated numbers are the executor's business (tests/test_sim_*);
+ * these tests check the command around them: the message for a bad fabric,
+ * the table's shape, N/A for --check 0, the report and the trace. */
+
+/* A bad --fabric names the option, the value and every preset. */
+static void test_sim_bad_fabric(void **state)
+{
+	struct run r;
+
+	(void)state;
+	need_binary();
+	r = run_cclab("sim -n 4 -b 64K --fabric ib-qdr");
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "--fabric"));
+	assert_non_null(strstr(r.err, "ib-qdr"));
+	for (const char *const *p = sim_params_preset_names(); *p; p++)
+		if (!strstr(r.err, *p))
+			fail_msg("message lacks the preset '%s': %s", *p, r.err);
+	run_free(&r);
+}
+
+/* The rows of nccl-tests' table in out (float sum allreduce): each with a
+ * time and bandwidths that are numbers and #wrong equal to want_wrong. */
+static int sim_rows(const char *out, const char *want_wrong)
+{
+	regex_t re;
+	regmatch_t m[7];
+	int n = 0;
+	char *copy = strdup(out), *save = NULL;
+
+	assert_int_equal(regcomp(&re, "^ +([0-9]+) +([0-9]+) +float +sum +-1 +([0-9]+(\\.[0-9]+)?)"
+				 " +[0-9]+\\.[0-9]{2} +[0-9]+\\.[0-9]{2} +([^ ]+)$", REG_EXTENDED), 0);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#')
+			continue;
+		if (regexec(&re, line, 7, m, 0))
+			fail_msg("not a timed table row: '%s'", line);
+		if (strncmp(line + m[5].rm_so, want_wrong, (size_t)(m[5].rm_eo - m[5].rm_so)) ||
+		    strlen(want_wrong) != (size_t)(m[5].rm_eo - m[5].rm_so))
+			fail_msg("#wrong is not %s: '%s'", want_wrong, line);
+		if (!(strtod(line + m[3].rm_so, NULL) > 0))
+			fail_msg("no time: '%s'", line);
+		n++;
+	}
+	regfree(&re);
+	free(copy);
+	return n;
+}
+
+static void test_sim_presets(void **state)
+{
+	static const char *const topos[] = {"ring", "star"};
+	struct run r;
+
+	(void)state;
+	need_binary();
+	for (const char *const *p = sim_params_preset_names(); *p; p++) {
+		for (size_t t = 0; t < 2; t++) {
+			r = run_cclab("sim -n 4 -b 64K -e 256K --fabric %s --topology %s", *p,
+				      topos[t]);
+			if (r.status != 0)
+				fail_msg("%s %s: exit %d\n%s%s", *p, topos[t], r.status, r.out, r.err);
+			assert_int_equal(sim_rows(r.out, "0"), 3); /* 64K, 128K, 256K */
+			assert_non_null(strstr(r.out, "       65536         16384     float     sum"));
+			assert_non_null(strstr(r.out, "      262144         65536     float     sum"));
+			assert_non_null(strstr(r.out, "# Out of bounds values : 0 OK\n"));
+			assert_non_null(strstr(r.out, *p));
+			assert_string_equal(r.err, "");
+			run_free(&r);
+		}
+	}
+}
+
+/* --check 0: nccl-tests' -c 0, "N/A" in #wrong; the times remain. */
+static void test_sim_unchecked(void **state)
+{
+	struct run r;
+
+	(void)state;
+	need_binary();
+	r = run_cclab("sim -n 4 -b 64K -e 256K --check 0");
+	if (r.status != 0)
+		fail_msg("exit %d\n%s%s", r.status, r.out, r.err);
+	assert_int_equal(sim_rows(r.out, "N/A"), 3);
+	assert_non_null(strstr(r.out, "validation: 0"));
+	assert_non_null(strstr(r.out, "# Out of bounds values : 0 OK\n"));
+	run_free(&r);
+}
+
+/* Flat per-rank arrays of four integers (or decimals) after key. */
+static int count_rank_arrays(const char *json, const char *key)
+{
+	char pat[128];
+	regex_t re;
+	regmatch_t m[1];
+	int n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\": \\[[-0-9.e+]+, [-0-9.e+]+, [-0-9.e+]+, [-0-9.e+]+\\]",
+		 key);
+	assert_int_equal(regcomp(&re, pat, REG_EXTENDED), 0);
+	for (const char *p = json; !regexec(&re, p, 1, m, 0); p += m[0].rm_eo)
+		n++;
+	regfree(&re);
+	return n;
+}
+
+static void test_sim_json_trace(void **state)
+{
+	static const char *const arrays[] = {
+		"data_bytes_sent", "wire_bytes_sent", "wire_pkts", "payload_bytes", "acks",
+		"rnr_naks", "retx_pkts", "retx_bytes", "wqes", "ops_done", "done_us", NULL,
+	};
+	char json_path[128], trace_path[128];
+	char *json, *trace, *again;
+	struct run r;
+
+	(void)state;
+	need_binary();
+	snprintf(json_path, sizeof(json_path), "%s/sim.json", tmpdir);
+	snprintf(trace_path, sizeof(trace_path), "%s/trace.json", tmpdir);
+	r = run_cclab("sim -n 4 -b 64K -e 256K --topology star --json '%s' --trace '%s'",
+		      json_path, trace_path);
+	if (r.status != 0)
+		fail_msg("exit %d\n%s%s", r.status, r.out, r.err);
+	run_free(&r);
+	json = text_of(json_path);
+	trace = text_of(trace_path);
+	assert_non_null(strstr(json, "\"command\": \"sim\""));
+	assert_non_null(strstr(json, "\"executor\": \"sim\""));
+	assert_non_null(strstr(json, "\"nranks\": 4"));
+	assert_non_null(strstr(json, "\"fabric\": {"));
+	assert_non_null(strstr(json, "\"name\": \"ib-hdr\""));
+	assert_non_null(strstr(json, "\"link.rate_bps\": "));
+	assert_non_null(strstr(json, "\"topology\": \"star\""));
+	assert_non_null(strstr(json, "\"check\": true"));
+	assert_int_equal(count_substr(json, "\"bytes\": "), 3);
+	assert_int_equal(count_substr(json, "\"time_ps\": "), 3);
+	assert_int_equal(count_substr(json, "\"bound_ps\": "), 3);
+	assert_int_equal(count_substr(json, "\"wrong\": 0,"), 3);
+	assert_int_equal(count_substr(json, "\"status\": \"ok\""), 3);
+	for (const char *const *a = arrays; *a; a++)
+		if (count_rank_arrays(json, *a) != 3)
+			fail_msg("not 3 per-rank arrays of 4 for '%s':\n%s", *a, json);
+	assert_int_equal(count_substr(json, "\"phases\": {"), 3);
+	assert_non_null(strstr(json, "\"ok\": true\n}\n"));
+	assert_non_null(strstr(trace, "{\"traceEvents\":["));
+	/* Deterministic: the same run writes the same bytes, both files. */
+	r = run_cclab("sim -n 4 -b 64K -e 256K --topology star --json '%s' --trace '%s'",
+		      json_path, trace_path);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	again = text_of(json_path);
+	assert_string_equal(json, again);
+	free(again);
+	again = text_of(trace_path);
+	assert_string_equal(trace, again);
+	free(again);
+	free(json);
+	free(trace);
+	/* No temporary left behind: stdout, stderr and the two files. */
+	assert_int_equal(dir_entries(tmpdir), 4);
+	unlink(json_path);
+	unlink(trace_path);
+
+	/* --check 0: "wrong" is null, not 0. */
+	r = run_cclab("sim -n 4 -b 64K --check 0 --json '%s'", json_path);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	json = text_of(json_path);
+	assert_non_null(strstr(json, "\"check\": false"));
+	assert_int_equal(count_substr(json, "\"wrong\": null,"), 1);
+	free(json);
+	unlink(json_path);
+}
+
+/* An unwritable report or trace path fails at once, before any row, and
+ * leaves no file. */
+static void test_sim_unwritable(void **state)
+{
+	static const char *const opts[] = {"--json", "--trace"};
+	char bad[160];
+	struct run r;
+
+	(void)state;
+	need_binary();
+	snprintf(bad, sizeof(bad), "%s/no/such/dir/r.json", tmpdir);
+	for (size_t i = 0; i < 2; i++) {
+		int before = dir_entries(tmpdir);
+
+		r = run_cclab("sim -n 4 -b 64K %s '%s'", opts[i], bad);
+		assert_int_equal(r.status, 1);
+		assert_non_null(strstr(r.err, bad));
+		assert_int_equal(count_lines_starting(r.out, "   "), 0);
+		assert_int_equal(access(bad, F_OK), -1);
+		/* Nothing new beside stdout and stderr, which run_cclab makes. */
+		assert_true(dir_entries(tmpdir) <= (before > 2 ? before : 2));
+		run_free(&r);
+	}
 }
 
 /* `schedule --primitives`: "rank R channel C chunk I step S PRIMITIVE",
@@ -568,6 +790,11 @@ int main(void)
 		cmocka_unit_test(test_check_json),
 		cmocka_unit_test(test_schedule_primitives),
 		cmocka_unit_test(test_schedule_plain),
+		cmocka_unit_test(test_sim_bad_fabric),
+		cmocka_unit_test(test_sim_presets),
+		cmocka_unit_test(test_sim_unchecked),
+		cmocka_unit_test(test_sim_json_trace),
+		cmocka_unit_test(test_sim_unwritable),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, setup, teardown);

@@ -76,6 +76,29 @@ static void test_row_without_time(void **state)
 	row_is(&row, "        1024           256     float     sum      -1      N/A     N/A     N/A     17");
 }
 
+/* nccl-tests -c 0: BenchTime() prints "%5s" of "N/A" for #wrong, with or
+ * without a time, and such a row counts no error. */
+static void test_row_unchecked(void **state)
+{
+	struct cc_result_row row = {
+		.size = 1048576, .count = 262144, .type = "float", .redop = "sum",
+		.root = -1, .time_us = 100.0, .busbw_factor = 1.5, .unchecked = true,
+	};
+	struct cc_results_summary sum = {0};
+
+	(void)state;
+	row_is(&row, "     1048576        262144     float     sum      -1    100.0   10.49   15.73    N/A");
+	row.time_us = CC_RESULT_NO_TIME;
+	row_is(&row, "     1048576        262144     float     sum      -1      N/A     N/A     N/A    N/A");
+	row.wrong = 7; /* meaningless when unchecked: neither printed nor counted */
+	row_is(&row, "     1048576        262144     float     sum      -1      N/A     N/A     N/A    N/A");
+	cc_results_summary_add(&sum, &row);
+	assert_int_equal(sum.errors, 0);
+	row.failed = true;
+	cc_results_summary_add(&sum, &row);
+	assert_int_equal(sum.errors, 1);
+}
+
 /* Runs fn(f) into a memory stream and returns the text (caller frees). */
 static char *capture(void (*fn)(FILE *f, const void *arg), const void *arg)
 {
@@ -631,6 +654,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_row_with_time),
 		cmocka_unit_test(test_row_without_time),
+		cmocka_unit_test(test_row_unchecked),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_print_row_long_names),
 		cmocka_unit_test(test_summary),

@@ -1,0 +1,196 @@
+/* cli/cmd_sim.c — `cclab sim`: nccl-tests' size loop (cli/loop.c) on the
+ * simulator executor (sim/exec.h).
+ *
+ * The same loop and table as `cclab check`, with simulated time: each size
+ * runs once on the fabric of --fabric and the topology of --topology, and
+ * its row has time (us), algbw and busbw as nccl-tests computes them, and
+ * #wrong when --check 1 (the default) carried the data.
+ *
+ * No run can beat physics: a time below the alpha-beta lower bound
+ * (sim/bound.h) or a bus bandwidth above the link rate is a bug in the
+ * model, not a fast fabric, so it is reported on stderr and the exit status
+ * is 1 even though the row looks fine.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli/sim.h"
+#include "sim/bound.h"
+
+struct sim_ctx {
+	struct cc_trace trace; /* --trace: the last size's events */
+};
+
+static void preamble(const struct cli_opts *o)
+{
+	const struct sim_link_params *l = &o->fabric.link;
+
+	cli_preamble_begin(o, o->check);
+	printf("# executor: sim (discrete-event, simulated time)  seed: %" PRIu64 "\n", o->seed);
+	printf("# fabric: %s  topology: %s  link: %s %g Gb/s  MTU: %" PRIu32 " B\n",
+	       o->fabric.name, sim_topo_kind_name[o->topo], sim_link_info[l->type].name,
+	       (double)l->rate_bps / 1e9, l->mtu_bytes);
+	cli_preamble_buffers(o);
+	printf("# out-of-place only; one run per size, no warm-up: the time is simulated\n");
+	if (!o->check)
+		printf("# --check 0: no data carried, #wrong is N/A\n");
+}
+
+/* A refusal of cc_sim_run(): the message, and the exit code. */
+static int run_refused(const struct cli_opts *o, uint64_t size, int rc)
+{
+	fprintf(stderr, "cclab sim: %" PRIu64 " bytes: ", size);
+	switch (rc) {
+	case -EINVAL:
+		/* The fabric was validated up front, so it is the topology. */
+		fprintf(stderr, "the %s topology cannot carry this schedule (a queue pair joins "
+			"ranks it does not connect)%s\n", sim_topo_kind_name[o->topo],
+			o->topo == SIM_TOPO_STAR ? "" : "; --topology star connects every pair");
+		break;
+	case -E2BIG:
+		fprintf(stderr, "the buffers of all ranks would not fit in this machine's memory "
+			"(refused up front); --check 0 times the run without carrying data\n");
+		break;
+	default:
+		fprintf(stderr, "simulator: %s\n", strerror(-rc));
+		break;
+	}
+	return CLI_EXIT_FAIL;
+}
+
+/* Whether a completed run respects physics; if not, says why on stderr. */
+static bool within_bounds(const struct cli_opts *o, const struct cc_result_row *row,
+			  sim_time_ps time_ps, sim_time_ps bound_ps)
+{
+	/* GB/s as nccl-tests' busbw: 1e9 bytes per second. */
+	double link_gbps = (double)o->fabric.link.rate_bps / 8 / 1e9;
+	char t[SIM_TIME_FMT_LEN], b[SIM_TIME_FMT_LEN];
+	double algbw, busbw;
+	bool ok = true;
+
+	fflush(stdout); /* after the row it is about */
+	if (time_ps < bound_ps) {
+		fprintf(stderr, "cclab sim: model bug: %" PRIu64 " bytes: simulated time %s (%" PRIu64
+			" ps) is below the alpha-beta lower bound %s (%" PRIu64 " ps)\n", row->size,
+			sim_time_fmt(time_ps, t, sizeof(t)), time_ps,
+			sim_time_fmt(bound_ps, b, sizeof(b)), bound_ps);
+		ok = false;
+	}
+	if (cc_result_bw(row->size, row->time_us, row->busbw_factor, &algbw, &busbw) &&
+	    busbw > link_gbps) {
+		fprintf(stderr, "cclab sim: model bug: %" PRIu64 " bytes: busbw %.6g GB/s exceeds "
+			"the link rate %.6g GB/s (%s link.rate_bps %" PRIu64 ")\n", row->size, busbw,
+			link_gbps, o->fabric.name, o->fabric.link.rate_bps);
+		ok = false;
+	}
+	return ok;
+}
+
+static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
+		    struct cc_results_summary *sum, struct cc_json *j, bool *ok)
+{
+	struct sim_ctx *c = ctx;
+	struct cc_sim_opts sopts = {
+		.fabric = &o->fabric,
+		.topo = o->topo,
+		.seed = o->seed,
+		.check = o->check,
+		.trace = o->trace ? &c->trace : NULL,
+	};
+	struct cc_sim_result res;
+	struct cc_schedule *s;
+	uint64_t count, size;
+	int rc = cli_build(o, bytes, &s, &count, &size);
+
+	if (rc)
+		return rc;
+	/* The trace keeps one size's events: each run replaces the last. */
+	if (o->trace)
+		cc_trace_clear(&c->trace);
+	memset(&res, 0, sizeof(res));
+	rc = cc_sim_run(s, &sopts, &res);
+	if (rc < 0) {
+		cc_sim_result_free(&res);
+		cc_schedule_free(s);
+		return run_refused(o, size, rc);
+	}
+
+	sim_time_ps bound_ps = sim_bound_ps(s, &o->fabric, o->topo);
+	struct cc_result_row row = cli_row(o, size, count);
+	bool bound_ok = true;
+
+	row.failed = res.err.status != CC_RUN_OK;
+	row.unchecked = !o->check;
+	row.wrong = o->check ? res.wrong : 0;
+	/* A run that stopped early has no time worth a bandwidth. */
+	if (!row.failed)
+		row.time_us = (double)res.time_ps / 1e6;
+	cli_report_row(o, &row, &res.err, sum);
+	if (!row.failed)
+		bound_ok = within_bounds(o, &row, res.time_ps, bound_ps);
+	*ok = !row.failed && row.wrong == 0 && bound_ok;
+	if (j)
+		sim_json_size(j, &row, &res, bound_ps, !row.failed, bound_ok);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+	return 0;
+}
+
+static int write_trace(const struct cli_opts *o, void *ctx)
+{
+	struct sim_ctx *c = ctx;
+	int err;
+
+	if (!o->trace)
+		return 0;
+	err = cc_trace_write_chrome(&c->trace, o->trace);
+	if (err) {
+		fprintf(stderr, "cclab sim: cannot write '%s': %s\n", o->trace, strerror(-err));
+		return CLI_EXIT_FAIL;
+	}
+	/* The file says so too (otherData.dropped), but a trace with holes
+	 * must not pass for a whole one. */
+	if (c->trace.dropped) {
+		fprintf(stderr, "cclab sim: '%s' lacks %" PRIu64 " events: out of memory while "
+			"recording\n", o->trace, c->trace.dropped);
+		return CLI_EXIT_FAIL;
+	}
+	return 0;
+}
+
+int cmd_sim(const struct cli_opts *o)
+{
+	struct cc_atomic_file probe = {0};
+	struct sim_ctx c;
+	const struct cli_loop loop = {
+		.json_begin = sim_json_begin,
+		.preamble = preamble,
+		.run_size = run_size,
+		.finish = write_trace,
+		.ctx = &c,
+	};
+	int rc, err;
+
+	/* Presets are valid; this guards the models against one that is not
+	 * (and, later, against a scenario file's values). */
+	if (sim_params_validate(&o->fabric)) {
+		fprintf(stderr, "cclab sim: fabric '%s': invalid parameters\n", o->fabric.name);
+		return CLI_EXIT_FAIL;
+	}
+	/* The trace is written after the last size; find out now, not after a
+	 * long run, that its path cannot be written. */
+	if (o->trace) {
+		err = cc_atomic_open(&probe, o->trace);
+		if (err) {
+			fprintf(stderr, "cclab sim: cannot write '%s': %s\n", o->trace,
+				strerror(-err));
+			return CLI_EXIT_FAIL;
+		}
+		cc_atomic_abort(&probe);
+	}
+	cc_trace_init(&c.trace);
+	rc = cli_loop_run(o, &loop);
+	cc_trace_free(&c.trace);
+	return rc;
+}

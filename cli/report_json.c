@@ -1,0 +1,135 @@
+/* cli/report_json.c — the parts of the --json report that `cclab check`
+ * and `cclab sim` share: the run's parameters at the top, the head of a
+ * size's entry, a run's status, and writing the finished document.
+ *
+ * One object: what ran (every parameter, so a file is self-describing),
+ * then one entry per size with per-rank arrays indexed by rank.  Integers
+ * are exact (core/results.h's writer), key order is fixed, so two runs with
+ * the same parameters give byte-identical files.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cli/check.h"
+#include "core/dtype.h"
+
+static const char *const run_status_names[] = {
+	[CC_RUN_OK] = "ok",
+	[CC_RUN_COMPLETION_ERROR] = "completion_error",
+	[CC_RUN_POST_ERROR] = "post_error",
+	[CC_RUN_DEADLOCK] = "deadlock",
+};
+
+const char *cli_run_status_name(enum cc_run_status st)
+{
+	if ((unsigned)st < sizeof(run_status_names) / sizeof(run_status_names[0]) &&
+	    run_status_names[st])
+		return run_status_names[st];
+	return "unknown";
+}
+
+void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *executor)
+{
+	const struct cc_coll_params *p = &o->p;
+
+	cc_json_object_begin(j);
+	cc_json_key(j, "cclab_version");
+	cc_json_string(j, CCLAB_VERSION);
+	cc_json_key(j, "command");
+	cc_json_string(j, cli_cmd_name(o->cmd));
+	cc_json_key(j, "executor");
+	cc_json_string(j, executor);
+	cc_json_key(j, "collective");
+	cc_json_string(j, cc_coll_name[p->coll]);
+	cc_json_key(j, "transport");
+	cc_json_string(j, cc_transport_name[p->transport]);
+	cc_json_key(j, "nranks");
+	cc_json_uint(j, p->nranks);
+	cc_json_key(j, "dtype");
+	cc_json_string(j, cc_dtype_name[p->dtype]);
+	cc_json_key(j, "redop");
+	cc_json_string(j, cli_redop_label(p));
+	cc_json_key(j, "minbytes");
+	cc_json_uint(j, o->minbytes);
+	cc_json_key(j, "maxbytes");
+	cc_json_uint(j, o->maxbytes);
+	cc_json_key(j, "stepfactor");
+	cc_json_uint(j, o->stepfactor);
+	cc_json_key(j, "chunk_bytes");
+	cc_json_uint(j, p->chunk_bytes);
+	cc_json_key(j, "slot_bytes");
+	cc_json_uint(j, p->slot_bytes);
+	cc_json_key(j, "nslots");
+	cc_json_uint(j, p->nslots);
+	cc_json_key(j, "memory");
+	cc_json_string(j, (unsigned)p->mem < CC_MEM_KIND_COUNT ? cc_mem_kind_name[p->mem] : "?");
+	cc_json_key(j, "seed");
+	cc_json_uint(j, o->seed);
+}
+
+void cli_json_size_begin(struct cc_json *j, const struct cc_result_row *row)
+{
+	cc_json_object_begin(j);
+	cc_json_key(j, "bytes");
+	cc_json_uint(j, row->size);
+	cc_json_key(j, "count");
+	cc_json_uint(j, row->count);
+	cc_json_key(j, "dtype");
+	cc_json_string(j, row->type);
+	cc_json_key(j, "redop");
+	cc_json_string(j, row->redop);
+}
+
+void cli_json_status(struct cc_json *j, const struct cc_run_error *e)
+{
+	cc_json_key(j, "status");
+	cc_json_string(j, cli_run_status_name(e->status));
+	if (e->status == CC_RUN_OK)
+		return;
+	cc_json_key(j, "error");
+	cc_json_object_begin(j);
+	if (e->status == CC_RUN_COMPLETION_ERROR) {
+		cc_json_key(j, "wc_status");
+		cc_json_string(j, cc_wc_status_name(e->wc));
+	}
+	cc_json_key(j, "rank");
+	cc_json_uint(j, e->rank);
+	cc_json_key(j, "qp");
+	cc_json_uint(j, e->qp);
+	cc_json_key(j, "op");
+	cc_json_uint(j, e->op);
+	cc_json_key(j, "wr_id");
+	cc_json_uint(j, e->wr_id);
+	/* msg is a fixed array; do not trust it to be terminated. */
+	char msg[sizeof(e->msg) + 1];
+
+	memcpy(msg, e->msg, sizeof(e->msg));
+	msg[sizeof(e->msg)] = '\0';
+	cc_json_key(j, "message");
+	cc_json_string(j, msg);
+	cc_json_object_end(j);
+}
+
+int cli_json_end(struct cc_json *j, struct cc_atomic_file *af, bool ok)
+{
+	const char *text;
+	size_t len;
+	int err;
+
+	cc_json_array_end(j);
+	cc_json_key(j, "ok");
+	cc_json_bool(j, ok);
+	cc_json_object_end(j);
+	err = cc_json_finish(j, &text, &len);
+	if (err) {
+		cc_atomic_abort(af);
+		return err;
+	}
+	errno = 0;
+	if (fwrite(text, 1, len, af->f) != len) {
+		err = errno ? -errno : -EIO;
+		cc_atomic_abort(af);
+		return err;
+	}
+	return cc_atomic_commit(af);
+}

@@ -1,0 +1,22 @@
+/* cli/sim.h — pieces of `cclab sim` shared between its files: the --json
+ * report (cli/sim_json.c) that cli/cmd_sim.c fills size by size. */
+#ifndef CCLAB_CLI_SIM_H
+#define CCLAB_CLI_SIM_H
+
+#include <stdbool.h>
+
+#include "cli/check.h"
+#include "sim/exec.h"
+
+/* cli_json_begin() plus the simulator's parameters ("fabric": every field
+ * of the resolved preset, "topology", "check"), then opens "sizes". */
+void sim_json_begin(struct cc_json *j, const struct cli_opts *o);
+
+/* One size's entry.  bound_ps is sim_bound_ps() of the schedule;
+ * bound_checked says whether the run was held against it (only completed
+ * runs are), bound_ok whether it stayed within it. */
+void sim_json_size(struct cc_json *j, const struct cc_result_row *row,
+		   const struct cc_sim_result *res, sim_time_ps bound_ps, bool bound_checked,
+		   bool bound_ok);
+
+#endif
