@@ -338,6 +338,8 @@ void sx_mem_written(struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint64
 	struct sx_rank *rk = &x->rk[r];
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
 
+	if (!rk->watched[buf])
+		return; /* the common case: payload into a buffer nobody polls */
 	for (uint32_t j = 0; j < rk->nparked;) {
 		const struct cc_op *o = &rs->ops[rk->parked[j]];
 
@@ -528,15 +530,6 @@ static void *xcalloc(struct sx *x, size_t n, size_t size)
 	return p;
 }
 
-/* Buffers a wait_mem watches: the only ones carried when not checking. */
-static bool watched(const struct cc_rank_sched *rs, uint32_t b)
-{
-	for (uint32_t i = 0; i < rs->nops; i++)
-		if (rs->ops[i].kind == CC_OP_WAIT_MEM && rs->ops[i].u.wait.buf == b)
-			return true;
-	return false;
-}
-
 static int setup_rank(struct sx *x, uint32_t r)
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
@@ -558,11 +551,16 @@ static int setup_rank(struct sx *x, uint32_t r)
 	rk->sq_pos = xcalloc(x, n, sizeof(uint32_t));
 	rk->qp = xcalloc(x, rs->nqps, sizeof(*rk->qp));
 	rk->cq = xcalloc(x, rs->ncqs, sizeof(*rk->cq));
+	rk->watched = xcalloc(x, rs->nbufs, 1);
 	if (!rk->mem || !rk->key || !rk->deps_left || !rk->users_first || !rk->users ||
-	    !rk->cpu_q || !rk->parked || !rk->sq_pos || !rk->qp || !rk->cq)
+	    !rk->cpu_q || !rk->parked || !rk->sq_pos || !rk->qp || !rk->cq || !rk->watched)
 		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		if (rs->ops[i].kind == CC_OP_WAIT_MEM)
+			rk->watched[rs->ops[i].u.wait.buf] = 1;
 	for (uint32_t b = 0; b < rs->nbufs; b++) {
-		if (!x->o->check && !watched(rs, b))
+		/* Without checking, only what a wait_mem watches is carried. */
+		if (!x->o->check && !rk->watched[b])
 			continue;
 		/* calloc: untouched staging pages cost no memory. */
 		rk->mem[b] = calloc(rs->bufs[b].size ? rs->bufs[b].size : 1, 1);
@@ -640,6 +638,7 @@ static void free_rank(struct sx *x, uint32_t r)
 	free(rk->sq_pos);
 	free(rk->qp);
 	free(rk->cq);
+	free(rk->watched);
 }
 
 /* A GPU buffer reached through host staging needs copies the schedule

@@ -155,6 +155,7 @@ struct sx_rank {
 	struct sx *x;
 	uint32_t r;
 	uint8_t **mem;          /* per buffer; NULL where not carried */
+	uint8_t *watched;       /* per buffer: some wait_mem polls a word of it */
 	uint32_t *key;          /* per MR: lkey == rkey */
 	uint32_t *deps_left, *users_first, *users;
 	uint32_t ndone;

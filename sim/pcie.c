@@ -78,40 +78,43 @@ static sim_time_ps batch_ps(const struct sim_pcie *p, const struct sim_pcie_item
 	return add_sat(n * full, last);
 }
 
-static void ser_end(struct sim_engine *eng, void *ctx, uint64_t arg);
+static void deliver(struct sim_engine *eng, void *ctx, uint64_t arg);
 
-static void dir_start(struct sim_pcie *p, enum sim_pcie_dirn d)
-{
-	struct sim_pcie_dir *dir = &p->dir[d];
-	struct sim_pcie_item *it = dir->q_head;
-	sim_time_ps now = sim_now(p->eng);
-	sim_time_ps ser = batch_ps(p, it);
-
-	if (add_sat(add_sat(now, ser), p->latency_ps) == SIM_TIME_NEVER)
-		sim__model_die(__FILE__, __LINE__, "pcie: batch of %" PRIu64 " TLPs ends beyond time's range",
-			 it->ntlp);
-	dir->q_head = it->next;
-	if (!dir->q_head)
-		dir->q_tail = NULL;
-	it->next = NULL;
-	dir->cur = it;
-	dir->cur_start = now;
-	dir->cur_end = now + ser;
-	sched(p->eng, dir->cur_end, ser_end, p, d, __LINE__);
-}
-
+/* Queues a batch: it starts serializing when the direction is free (FIFO:
+ * at the end of the previous batch, or now), and is delivered latency_ps
+ * after its last TLP left.  Both times are known at once, so the
+ * serialization needs no event of its own; due times never decrease
+ * (FIFO order, one latency), so the delay line stays sorted by appending
+ * and one event for its head suffices. */
 static void dir_push(struct sim_pcie *p, enum sim_pcie_dirn d, struct sim_pcie_item *it)
 {
 	struct sim_pcie_dir *dir = &p->dir[d];
+	sim_time_ps now = sim_now(p->eng);
+	sim_time_ps start = dir->free_at > now ? dir->free_at : now;
+	sim_time_ps ser = batch_ps(p, it);
 
+	if (add_sat(add_sat(start, ser), p->latency_ps) == SIM_TIME_NEVER)
+		sim__model_die(__FILE__, __LINE__, "pcie: batch of %" PRIu64 " TLPs ends beyond time's range",
+			 it->ntlp);
+	if (start > dir->free_at)
+		dir->seg_start = start; /* the direction was idle in between */
+	dir->free_at = start + ser;
+	dir->busy_ps += ser;
+	dir->st.tlps += it->ntlp;
+	dir->st.payload_bytes += it->payload;
+	dir->st.wire_bytes += it->payload + it->ntlp * it->oh;
+	dir->st.batches++;
+	it->due = dir->free_at + p->latency_ps;
 	it->next = NULL;
-	if (dir->q_tail)
-		dir->q_tail->next = it;
+	if (dir->fl_tail)
+		dir->fl_tail->next = it;
 	else
-		dir->q_head = it;
-	dir->q_tail = it;
-	if (!dir->cur)
-		dir_start(p, d);
+		dir->fl_head = it;
+	dir->fl_tail = it;
+	if (!dir->fl_armed && !dir->fl_running) {
+		dir->fl_armed = true;
+		sched(p->eng, it->due, deliver, p, d, __LINE__);
+	}
 }
 
 static void deliver(struct sim_engine *eng, void *ctx, uint64_t arg)
@@ -146,37 +149,6 @@ static void deliver(struct sim_engine *eng, void *ctx, uint64_t arg)
 	}
 }
 
-static void ser_end(struct sim_engine *eng, void *ctx, uint64_t arg)
-{
-	struct sim_pcie *p = ctx;
-	struct sim_pcie_dir *dir = &p->dir[arg];
-	struct sim_pcie_item *it = dir->cur;
-	sim_time_ps now = sim_now(eng);
-
-	dir->cur = NULL;
-	dir->busy_ps += dir->cur_end - dir->cur_start;
-	dir->st.tlps += it->ntlp;
-	dir->st.payload_bytes += it->payload;
-	dir->st.wire_bytes += it->payload + it->ntlp * it->oh;
-	dir->st.batches++;
-	/* Due times never decrease: batches end serializing in FIFO order and
-	 * all wait the same latency, so the delay line stays sorted by
-	 * appending and one event for its head suffices. */
-	it->due = now + p->latency_ps;
-	it->next = NULL;
-	if (dir->fl_tail)
-		dir->fl_tail->next = it;
-	else
-		dir->fl_head = it;
-	dir->fl_tail = it;
-	if (!dir->fl_armed && !dir->fl_running) {
-		dir->fl_armed = true;
-		sched(eng, it->due, deliver, p, arg, __LINE__);
-	}
-	if (dir->q_head)
-		dir_start(p, (enum sim_pcie_dirn)arg);
-}
-
 int sim_pcie_init(struct sim_pcie *p, struct sim_engine *eng, const struct sim_pcie_params *pp)
 {
 	if (!eng || !pp || pp->mps_bytes == 0 || pp->mrrs_bytes == 0)
@@ -209,8 +181,6 @@ void sim_pcie_destroy(struct sim_pcie *p)
 	for (int d = 0; d < SIM_PCIE_NDIR; d++) {
 		struct sim_pcie_dir *dir = &p->dir[d];
 
-		free_list(dir->q_head);
-		free_list(dir->cur);
 		free_list(dir->fl_head);
 		*dir = (struct sim_pcie_dir){0};
 	}
@@ -313,17 +283,19 @@ int sim_pcie_dma_read(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, v
 sim_time_ps sim_pcie_busy_ps(const struct sim_pcie *p, enum sim_pcie_dirn d)
 {
 	const struct sim_pcie_dir *dir = &p->dir[d];
-	sim_time_ps now = sim_now(p->eng), busy = dir->busy_ps;
+	sim_time_ps now = sim_now(p->eng);
 
-	if (dir->cur)
-		busy += (now < dir->cur_end ? now : dir->cur_end) - dir->cur_start;
-	return busy;
+	/* busy_ps counts every batch queued; what lies after now is the rest
+	 * of the current back-to-back run, which started at seg_start. */
+	if (dir->free_at <= now)
+		return dir->busy_ps;
+	return dir->busy_ps - (dir->free_at - (now > dir->seg_start ? now : dir->seg_start));
 }
 
 bool sim_pcie_idle(const struct sim_pcie *p)
 {
 	for (int d = 0; d < SIM_PCIE_NDIR; d++)
-		if (p->dir[d].q_head || p->dir[d].cur || p->dir[d].fl_head)
+		if (p->dir[d].fl_head)
 			return false;
 	return true;
 }

@@ -45,10 +45,13 @@
  * the FIFO serves them).
  *
  * Events (sim/event.h's head-of-line contract): per direction at most
- * SIM_PCIE_DIR_EVENTS pending — the end of the batch being serialized and
- * the delivery of the earliest batch in flight (deliveries on one direction
- * never go backwards: FIFO start, constant latency).  A write is one batch
- * whatever its size; a read is one batch per request in each direction.
+ * SIM_PCIE_DIR_EVENTS pending — the delivery of the earliest batch not yet
+ * delivered.  Nothing reacts to a batch's last TLP leaving, so its start
+ * and end are computed when it is queued (FIFO: it starts when the one
+ * before it ends) and only its delivery is an event; deliveries on one
+ * direction never go backwards (FIFO start, constant latency).  A write is
+ * one batch whatever its size; a read is one batch per request in each
+ * direction.
  * Batches are allocated at submission, none in a handler, so a running
  * simulation never fails for memory.
  */
@@ -75,18 +78,17 @@ typedef void (*sim_pcie_done_fn)(struct sim_engine *eng, void *ctx, uint64_t arg
 struct sim_pcie_item; /* one batch of TLPs (pcie.c) */
 
 struct sim_pcie_dir_stats {
-	uint64_t tlps;          /* fully serialized */
+	uint64_t tlps;          /* queued (their times are fixed then) */
 	uint64_t payload_bytes; /* data carried by those TLPs */
 	uint64_t wire_bytes;    /* payload + per-TLP overhead */
 	uint64_t batches;
 };
 
 struct sim_pcie_dir {
-	struct sim_pcie_item *q_head, *q_tail;   /* waiting to serialize */
-	struct sim_pcie_item *cur;               /* serializing, or NULL */
-	struct sim_pcie_item *fl_head, *fl_tail; /* in flight, by due time */
-	sim_time_ps cur_start, cur_end;
-	sim_time_ps busy_ps; /* completed batches */
+	struct sim_pcie_item *fl_head, *fl_tail; /* queued, serializing or in flight, by due time */
+	sim_time_ps free_at;   /* when the last queued batch's last TLP has left */
+	sim_time_ps seg_start; /* start of the back-to-back run that ends at free_at */
+	sim_time_ps busy_ps;   /* every queued batch's serialization */
 	bool fl_armed;       /* a delivery event is pending for fl_head */
 	bool fl_running;     /* inside the delivery handler */
 	struct sim_pcie_dir_stats st;
@@ -102,7 +104,7 @@ struct sim_pcie {
 };
 
 /* Engine events one link (both directions) can have pending at once. */
-#define SIM_PCIE_DIR_EVENTS 2
+#define SIM_PCIE_DIR_EVENTS 1
 #define SIM_PCIE_MAX_EVENTS (SIM_PCIE_NDIR * SIM_PCIE_DIR_EVENTS)
 
 /* 0, or -EINVAL for a NULL engine or params, or MPS / MRRS of 0. */

@@ -103,8 +103,8 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_tim
 	bool inl;
 
 	(void)eng;
-	req_source(x, k, &sbuf, &soff, &inl, &value);
 	if (len && x->rk[rk->r].mem[k->buf]) {
+		req_source(x, k, &sbuf, &soff, &inl, &value);
 		if (inl) {
 			uint8_t word[8];
 
