@@ -25,3 +25,17 @@ mkdir -p results
 say "Per-rank data bytes of the 1 MiB run, from results/demo-check.json"
 echo "ring allreduce sends 2N(k-1)/k = 2 * 1048576 * 7 / 8 = $((2 * 1048576 * 7 / 8)) bytes per rank:"
 grep -m1 '"data_bytes_sent"' results/demo-check.json
+
+say "Simulator: the same ring allreduce timed on HDR InfiniBand, 8 ranks on a ring of links"
+"$CCLAB" sim -n 8 -c allreduce -t write_imm -b 1K -e 256M -f 8 --fabric ib-hdr --topology ring
+
+say "RoCEv2 400G, 8 ranks on one switch: SEND/RECV vs RDMA WRITE WITH IMM at 64 MiB"
+"$CCLAB" sim -n 8 -b 64M --fabric roce-400g --topology star -t send_recv | grep -v '^#'
+"$CCLAB" sim -n 8 -b 64M --fabric roce-400g --topology star -t write_imm | grep -v '^#'
+
+"$CCLAB" sim -n 8 -b 64M --fabric ib-hdr --json results/demo-sim.json \
+	--trace results/demo-sim-trace.json >/dev/null
+say "Where the time went, from results/demo-sim.json (busy microseconds of rank 0)"
+grep -E '"(time_us|bound_us)"' results/demo-sim.json
+sed -n '/"phases"/,/}/p' results/demo-sim.json | sed 's/, .*\]/ ...]/'
+echo "timeline for Perfetto (ui.perfetto.dev): results/demo-sim-trace.json"

@@ -29,11 +29,15 @@ int sim_compute_init(struct sim_compute *c, struct sim_engine *eng, sim_time_ps 
 int sim_compute_init_host(struct sim_compute *c, struct sim_engine *eng,
 			  enum sim_compute_kind kind, const struct sim_host_params *h)
 {
-	if (!h)
+	int err;
+
+	if (!h || !c)
 		return -EINVAL;
 	switch (kind) {
 	case SIM_COMPUTE_GPU:
-		return sim_compute_init(c, eng, h->gpu_launch_ps, h->gpu_mem_bytes_per_s);
+		err = sim_compute_init(c, eng, h->gpu_step_ps, h->gpu_mem_bytes_per_s);
+		c->first_ps = h->gpu_launch_ps;
+		return err;
 	case SIM_COMPUTE_CPU:
 		return sim_compute_init(c, eng, h->cpu_call_ps, h->cpu_thread_bytes_per_s);
 	default:
@@ -78,6 +82,11 @@ static void start(struct sim_compute *c)
 {
 	struct sim_compute_job *j = c->q_head;
 	sim_time_ps now = sim_now(c->eng), cost = sim_compute_cost_ps(c, j->bytes);
+
+	if (!c->started) {
+		c->started = true;
+		cost = cost > SIM_TIME_NEVER - c->first_ps ? SIM_TIME_NEVER : cost + c->first_ps;
+	}
 
 	if (cost >= SIM_TIME_NEVER - now) {
 		sim__model_die(__FILE__, __LINE__, "compute: job of %" PRIu64

@@ -2,7 +2,7 @@
  * each rank's CPU and GPU, its memory and completion queues, and the run.
  *
  * Every op of a rank runs on one resource, which serves ready ops in the
- * order they became ready (docs/sim-design.md):
+ * order they became ready (docs/simulator.md):
  *   post_send, post_recv  the host CPU (NCCL's proxy thread), software.*_ps;
  *   doorbell              the CPU's MMIO store (no CPU time of its own; the
  *                         NIC sees it rnic.doorbell_ps later, sim/rnic.c);
@@ -262,8 +262,7 @@ static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_
 	const struct cc_op_calc *c = &o->u.calc;
 	struct sim_compute *dev = c->where == CC_ON_GPU ? &rk->gpu : &rk->cpu_calc;
 	size_t bytes = c->count * cc_dtype_size(c->dtype);
-	uint64_t moved = (uint64_t)(o->kind == CC_OP_REDUCE ? c->nsrc + c->ndst : 1 + c->ndst) * bytes;
-	sim_time_ps cost = sim_compute_cost_ps(dev, moved);
+	sim_time_ps cost = done - dev->cur_start; /* the job that just ended */
 	uint8_t *d0 = rk->mem[c->dst[0].buf];
 
 	(void)eng;

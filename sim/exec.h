@@ -5,7 +5,7 @@
  * runs here on the models of sim/: each rank's host CPU (posting, polling),
  * GPU or CPU (reduce, copy), RNIC (sim/rnic.h: requester, responder,
  * completer), PCIe link (sim/pcie.h) and network ports; links and, for
- * the star topology, one switch (sim/topo.h).  docs/sim-design.md gives the
+ * the star topology, one switch (sim/topo.h).  docs/simulator.md gives the
  * costs op by op.
  *
  * With `check` set, bytes move for real — at the responder's payload DMA

@@ -139,6 +139,14 @@ static const struct {
 	.poll_cq_ps = NS(50), \
 }
 
+/* GPU_STEP: NCCL launches one kernel per collective (src/enqueue.cc) and
+ * its primitives run inside it; between two steps on the network path the
+ * kernel and the proxy thread hand slots over through flags in host-mapped
+ * memory (src/transport/net.cc: the connFifo / tail words), so a step costs
+ * the GPU a read of a host flag over PCIe (a round trip, ~0.55 us for a
+ * NIC in pcie-bench) and a posted write back.  Assumed 1 us; no public
+ * per-step figure. */
+
 /* A100-class node (DGX A100): A100 SXM4 80 GB, HBM2e 2039 GB/s (NVIDIA
  * A100 datasheet); NVLink 3: 12 links, 600 GB/s both directions, so 300 GB/s
  * = 2.4 Tb/s each way; host CPU AMD EPYC 7742: 8 channels DDR4-3200 x 8 B
@@ -146,6 +154,7 @@ static const struct {
 #define HOST_A100 { \
 	.gpu_mem_bytes_per_s = GBYTE_S(2039), \
 	.gpu_launch_ps = US(5),     /* assumed: "a few us" per launch */ \
+	.gpu_step_ps = US(1),       /* assumed: see GPU_STEP above */ \
 	.nvlink_bps = GBIT(2400), \
 	.cpu_mem_bytes_per_s = UINT64_C(204800000000), \
 	.cpu_thread_bytes_per_s = GBYTE_S(20), /* assumed: one core's share */ \
@@ -160,6 +169,7 @@ static const struct {
 #define HOST_H100 { \
 	.gpu_mem_bytes_per_s = GBYTE_S(3350), \
 	.gpu_launch_ps = US(5),     /* assumed, as A100 */ \
+	.gpu_step_ps = US(1),       /* assumed, as A100 */ \
 	.nvlink_bps = GBIT(3600), \
 	.cpu_mem_bytes_per_s = UINT64_C(307200000000), \
 	.cpu_thread_bytes_per_s = GBYTE_S(20), /* assumed, as A100 */ \
@@ -442,6 +452,7 @@ const struct sim_param_field sim_param_fields[] = {
 
 	BYTES_S("host.gpu_mem_bytes_per_s", host.gpu_mem_bytes_per_s),
 	PS("host.gpu_launch_ps", host.gpu_launch_ps),
+	PS("host.gpu_step_ps", host.gpu_step_ps),
 	COUNT32("host.nvlink_links", host.nvlink_links),
 	BPS("host.nvlink_bps", host.nvlink_bps),
 	BYTES_S("host.cpu_mem_bytes_per_s", host.cpu_mem_bytes_per_s),

@@ -132,7 +132,9 @@ struct sim_pcie_params {
 /* Memory and compute on either side of the NIC. */
 struct sim_host_params {
 	uint64_t gpu_mem_bytes_per_s;  /* HBM peak; a reduce moves 3 bytes per output byte */
-	sim_time_ps gpu_launch_ps;     /* kernel launch to kernel start */
+	sim_time_ps gpu_launch_ps;     /* kernel launch to kernel start: once per collective */
+	sim_time_ps gpu_step_ps;       /* per reduce/copy inside the running kernel: its
+					* handshake with the proxy thread */
 	uint64_t nvlink_bps;           /* per GPU, per direction, all links */
 	uint64_t cpu_mem_bytes_per_s;  /* DRAM peak, one socket */
 	uint64_t cpu_thread_bytes_per_s; /* what one reducing/copying thread reaches */

@@ -6,7 +6,7 @@
  * the requester (rxe_req.c) turns WQEs into packets, the completer
  * (rxe_comp.c) turns ACKs and responses into completions, the responder
  * (rxe_resp.c) executes requests.  What each step costs
- * (docs/sim-design.md):
+ * (docs/simulator.md):
  *
  *   doorbell   the CPU's MMIO write reaches the NIC rnic.doorbell_ps later;
  *              a doorbell that hands over one WQE carries it (BlueFlame,

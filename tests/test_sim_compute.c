@@ -132,7 +132,8 @@ static void test_back_to_back(void **state)
  *   GPU: 5000000 + ceil(3145728 * 1e12 / 2039e9) = 5000000 + 1542780
  *   CPU:  100000 + 3145728 * 1e12 / 20e9        =  100000 + 157286400
  * and 4 KiB the other way round: the launch dominates a small GPU job,
- *   GPU: 5000000 + ceil(12288e12 / 2039e9) = 5006027;  CPU: 100000 + 614400 */
+ *   GPU: 1000000 + ceil(12288e12 / 2039e9) = 1006027 per step, after one
+ *   launch of 5000000;  CPU: 100000 + 614400 */
 static void test_gpu_vs_cpu_preset(void **state)
 {
 	struct sim_params sp;
@@ -148,9 +149,11 @@ static void test_gpu_vs_cpu_preset(void **state)
 	assert_int_equal(sim_compute_reduce(&gpu, 1 << 20, 2, 1, on_done, &lg, 0), 0);
 	assert_int_equal(sim_compute_reduce(&cpu, 1 << 20, 2, 1, on_done, &lc, 0), 0);
 	sim_run(&eng, SIM_TIME_NEVER);
-	assert_int_equal(lg.e[0].at, 5000000 + 1542780);
+	/* the first GPU job launches the kernel: launch + step + bytes */
+	assert_int_equal(lg.e[0].at, 5000000 + 1000000 + 1542780);
 	assert_int_equal(lc.e[0].at, 100000 + 157286400);
-	assert_int_equal(sim_compute_cost_ps(&gpu, 3 * 4096), 5000000 + 6027);
+	/* later jobs run in the launched kernel: step + bytes */
+	assert_int_equal(sim_compute_cost_ps(&gpu, 3 * 4096), 1000000 + 6027);
 	assert_int_equal(sim_compute_cost_ps(&cpu, 3 * 4096), 100000 + 614400);
 	sim_compute_destroy(&gpu);
 	sim_compute_destroy(&cpu);

@@ -374,6 +374,7 @@ static void test_print_ideal_exact(void **state)
 		"pcie.cpl_overhead_bytes=0 B\n"
 		"host.gpu_mem_bytes_per_s=0 B/s\n"
 		"host.gpu_launch_ps=0 ps\n"
+		"host.gpu_step_ps=0 ps\n"
 		"host.nvlink_links=18\n"
 		"host.nvlink_bps=0 bit/s\n"
 		"host.cpu_mem_bytes_per_s=0 B/s\n"
