@@ -30,6 +30,7 @@ enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_CMD_COUNT };
 #define CLI_MAX_RANKS 4096u
 #define CLI_MAX_SLOTS 1024u /* as core/algo.c accepts */
 #define CLI_DEFAULT_SEED 1u
+#define CLI_SIM_TIME_LIMIT_S 3600u /* simulated seconds before a run is called stuck */
 #define CLI_DEFAULT_FABRIC "ib-hdr"
 
 struct cli_opts {

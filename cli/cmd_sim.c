@@ -97,6 +97,9 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 		.seed = o->seed,
 		.check = o->check,
 		.trace = o->trace ? &c->trace : NULL,
+		/* A schedule whose peer never posts its receive retries RNR
+		 * forever (rnr_retry 7, as NCCL sets it): stop it, and say so. */
+		.time_limit_ps = CLI_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
 	};
 	struct cc_sim_result res;
 	struct cc_schedule *s;

@@ -99,7 +99,10 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 			   "'cclab check', unless --check 0).  A time below the alpha-beta lower\n"
 			   "bound or a busbw above the link rate is a model bug: reported on stderr,\n"
 			   "exit status 1.  Exit status 0 only if every run completed within those\n"
-			   "bounds with #wrong 0 (or unchecked).\n\n");
+			   "bounds with #wrong 0 (or unchecked).  A run still going after %u\n"
+			   "simulated seconds (a peer that never posts a receive, with NCCL's\n"
+			   "infinite RNR retry) is stopped and reported as stuck.\n\n",
+			   CLI_SIM_TIME_LIMIT_S);
 	} else {
 		fprintf(f, "Usage: cclab check -n K [OPTIONS]\n\n"
 			   "For each size from -b to -e, multiplying by -f (nccl-tests' loop),\n"

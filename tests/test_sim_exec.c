@@ -324,6 +324,52 @@ static void bad_rkey_is_remote_access_error(void **state)
 	cc_schedule_free(s);
 }
 
+/* Atomics and READ move the right bytes: two FETCH_ADDs (+5, +7) on rank
+ * 1's word return 0 and 5; a COMPARE_SWAP (12 -> 100) succeeds; a fenced
+ * READ brings the word back.  Each rank waits for the value it must see;
+ * a wrong value would leave the wait parked and the run deadlocked. */
+static void atomics_and_read_carry_data(void **state)
+{
+	(void)state;
+	struct cc_schedule *s = pair(1, 64, 7);
+	struct cc_op_send fa = { .wr_id = 1, .opcode = CC_WR_ATOMIC_FETCH_ADD,
+				 .flags = CC_SEND_SIGNALED, .num_sge = 1,
+				 .sge = { MR_FLAG, 0, 8 }, .remote_mr = MR_FLAG, .compare_add = 5 };
+	uint32_t d = send_op(s, 0, 0, fa, UINT32_MAX);
+	fa.wr_id = 2;
+	fa.compare_add = 7;
+	fa.sge.offset = 8; /* the second old value lands in word 1 */
+	d = send_op(s, 0, 0, fa, d);
+	struct cc_op_send cas = { .wr_id = 3, .opcode = CC_WR_ATOMIC_CMP_SWP,
+				  .flags = CC_SEND_SIGNALED, .num_sge = 1,
+				  .sge = { MR_FLAG, 16, 8 }, .remote_mr = MR_FLAG,
+				  .compare_add = 12, .swap = 100 };
+	d = send_op(s, 0, 0, cas, d);
+	struct cc_op_send rd4 = { .wr_id = 4, .opcode = CC_WR_RDMA_READ,
+				  .flags = CC_SEND_SIGNALED | CC_SEND_FENCE, .num_sge = 1,
+				  .sge = { MR_DATA, 0, 8 }, .remote_mr = MR_FLAG };
+	d = send_op(s, 0, 0, rd4, d);
+	s->ranks[1].mrs[MR_FLAG].access |= CC_ACCESS_REMOTE_ATOMIC | CC_ACCESS_REMOTE_READ;
+	uint32_t p = poll_op(s, 0, 4, d);
+	/* word 1 of rank 0's flag buffer: the second FETCH_ADD saw 5; word 2:
+	 * the CMP_SWP saw 12; rank 0's data word: the READ brought 100 */
+	p = op_add(s, 0, (struct cc_op){ .kind = CC_OP_WAIT_MEM, .u.wait = { BUF_FLAG, 8, 5 } }, p);
+	p = op_add(s, 0, (struct cc_op){ .kind = CC_OP_WAIT_MEM, .u.wait = { BUF_FLAG, 16, 12 } }, p);
+	op_add(s, 0, (struct cc_op){ .kind = CC_OP_WAIT_MEM, .u.wait = { BUF_DATA, 0, 100 } }, p);
+	op_add(s, 1, (struct cc_op){ .kind = CC_OP_WAIT_MEM, .u.wait = { BUF_FLAG, 0, 100 } },
+	       UINT32_MAX);
+	struct cc_sim_result res = run(s, SIM_TOPO_RING, NULL, 0);
+
+	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_int_equal(res.rank[0].wqes, 4);
+	/* three ATOMIC ACKNOWLEDGEs (LRH 8, BTH 12, AETH 4, AtomicAckETH 8,
+	 * ICRC 4, VCRC 2 = 38 B) and one READ_RESP_ONLY of 8 B (8 + 12 + 4 + 8
+	 * + 4 + 2 = 38 B) */
+	assert_int_equal(res.rank[1].wire_bytes, 4 * 38);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
 /* ---- ring collectives ---- */
 
 static struct cc_schedule *ring(enum cc_coll coll, enum cc_transport t, uint32_t k, uint64_t bytes)
@@ -472,6 +518,16 @@ static void deterministic(void **state)
 	assert_int_equal(a.events, b.events);
 	assert_memory_equal(a.rank, b.rank, a.nranks * sizeof(*a.rank));
 	assert_true(cc_trace_count(&t1) > 100);
+	/* every step of an RDMA operation is in the trace (write_imm has no
+	 * copies but the send's, which stage through the GPU) */
+	bool seen[CC_TRACE_KIND_COUNT] = {0};
+	for (size_t i = 0; i < t1.n; i++)
+		seen[t1.ev[i].kind] = true;
+	for (int kind = 0; kind < CC_TRACE_KIND_COUNT; kind++) {
+		if (!seen[kind])
+			print_message("    missing trace event %s\n", cc_trace_kind_name[kind]);
+		assert_true(seen[kind]);
+	}
 	assert_int_equal(cc_trace_count(&t1), cc_trace_count(&t2));
 	assert_memory_equal(t1.ev, t2.ev, t1.n * sizeof(*t1.ev));
 	cc_sim_result_free(&a);
@@ -490,6 +546,7 @@ int main(void)
 		cmocka_unit_test(rnr_then_success),
 		cmocka_unit_test(rnr_retry_exhausted),
 		cmocka_unit_test(bad_rkey_is_remote_access_error),
+		cmocka_unit_test(atomics_and_read_carry_data),
 		cmocka_unit_test(allreduce_near_bound),
 		cmocka_unit_test(wire_bytes_are_data_plus_headers),
 		cmocka_unit_test(collectives_correct),
