@@ -496,25 +496,8 @@ static int setup_rank(struct dx *x, uint32_t r)
 		if (!rk->mem[b])
 			return -ENOMEM;
 	}
-	/* Keys look like mlx5's: an MR index in the upper 24 bits, a variant
-	 * byte below; lkey == rkey.  Distinct across ranks so that a key sent
-	 * to the wrong peer is caught too. */
-	for (uint32_t m = 0; m < rs->nmrs; m++)
-		rk->key[m] = ((r * 1024u + m + 1) << 8) | (uint32_t)((x->o->seed + r) & 0x7f);
-	/* Reverse dependency lists (CSR). */
-	for (uint32_t i = 0; i < n; i++) {
-		const uint32_t *d = cc_op_deps(rs, &rs->ops[i]);
-		rk->deps_left[i] = rs->ops[i].ndeps;
-		for (uint32_t j = 0; j < rs->ops[i].ndeps; j++)
-			rk->users_first[d[j] + 2]++;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		rk->users_first[i + 2] += rk->users_first[i + 1];
-	for (uint32_t i = 0; i < n; i++) {
-		const uint32_t *d = cc_op_deps(rs, &rs->ops[i]);
-		for (uint32_t j = 0; j < rs->ops[i].ndeps; j++)
-			rk->users[rk->users_first[d[j] + 1]++] = i;
-	}
+	cc_exec_keys(rs, r, x->o->seed, rk->key);
+	cc_exec_users(rs, rk->deps_left, rk->users_first, rk->users);
 	for (uint32_t i = 0; i < n; i++)
 		if (!rk->deps_left[i])
 			rk->ready[rk->nready++] = i;

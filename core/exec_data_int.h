@@ -5,6 +5,7 @@
 #define CCLAB_CORE_EXEC_DATA_INT_H
 
 #include "check_io.h"
+#include "exec_common.h"
 #include "word.h"
 #include "exec_data.h"
 

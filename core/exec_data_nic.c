@@ -24,18 +24,7 @@
 static const struct cc_mr *find_mr(struct dx *x, uint32_t r, uint32_t key, uint64_t off,
 				   uint64_t len, uint32_t access)
 {
-	const struct cc_rank_sched *rs = &x->s->ranks[r];
-	for (uint32_t m = 0; m < rs->nmrs; m++) {
-		if (x->rk[r].key[m] != key)
-			continue;
-		const struct cc_mr *mr = &rs->mrs[m];
-		if ((mr->access & access) != access)
-			return NULL;
-		if (off > rs->bufs[mr->buf].size || len > rs->bufs[mr->buf].size - off)
-			return NULL;
-		return mr;
-	}
-	return NULL;
+	return cc_exec_find_mr(&x->s->ranks[r], x->rk[r].key, key, off, len, access);
 }
 
 static void complete(struct dx *x, uint32_t r, uint32_t q, uint32_t op, uint64_t wr_id,

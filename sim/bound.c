@@ -29,18 +29,8 @@
 
 #include <stdlib.h>
 
+#include "sim/opcode.h"
 #include "sim/wire.h"
-
-static enum sim_msg msg_of(enum cc_opcode op)
-{
-	switch (op) {
-	case CC_WR_SEND: return SIM_MSG_SEND;
-	case CC_WR_SEND_WITH_IMM: return SIM_MSG_SEND_IMM;
-	case CC_WR_RDMA_WRITE: return SIM_MSG_WRITE;
-	case CC_WR_RDMA_WRITE_WITH_IMM: return SIM_MSG_WRITE_IMM;
-	default: return SIM_MSG_READ_RESP;
-	}
-}
 
 /* Wire bytes of one data WQE, on the port that carries its payload. */
 static uint64_t data_wire_bytes(const struct cc_op_send *o, const struct sim_params *f)
@@ -49,7 +39,7 @@ static uint64_t data_wire_bytes(const struct cc_op_send *o, const struct sim_par
 
 	if (o->opcode == CC_WR_ATOMIC_FETCH_ADD || o->opcode == CC_WR_ATOMIC_CMP_SWP)
 		return 0;
-	if (sim_wire_segment(msg_of(o->opcode), o->num_sge ? o->sge.length : 0,
+	if (sim_wire_segment(sim_msg_of_opcode(o->opcode), o->num_sge ? o->sge.length : 0,
 			     f->link.mtu_bytes, &seg))
 		return 0;
 	return sim_wire_msg_sum(f->link.type, &seg).wire;

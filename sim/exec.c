@@ -51,15 +51,7 @@ struct sx_pkt *sx_pkt_get(struct sx *x)
 	struct sx_pkt *k = x->free_pkts;
 
 	if (!k) {
-		if (x->nslabs == x->slab_cap) {
-			uint32_t cap = x->slab_cap ? 2 * x->slab_cap : 16;
-			void *p = realloc(x->slabs, cap * sizeof(*x->slabs));
-
-			if (!p)
-				sx_die_nomem();
-			x->slabs = p;
-			x->slab_cap = cap;
-		}
+		SX_GROW(x->slabs, x->nslabs, x->slab_cap);
 		struct sx_pkt *slab = malloc(SLAB_PKTS * sizeof(*slab));
 		if (!slab)
 			sx_die_nomem();
@@ -305,15 +297,7 @@ void sx_cqe_visible(struct sx *x, struct sx_pkt *k)
 	};
 
 	sx_pkt_put(x, k);
-	if (cq->n == cq->cap) {
-		uint32_t cap = cq->cap ? 2 * cq->cap : 16;
-		void *p = realloc(cq->e, cap * sizeof(*cq->e));
-
-		if (!p)
-			sx_die_nomem();
-		cq->e = p;
-		cq->cap = cap;
-	}
+	SX_GROW(cq->e, cq->n, cq->cap);
 	cq->e[cq->n++] = e;
 	sx_trace(x, CC_TRACE_CQE, r, CC_TRACE_NIC, e.qp, e.op, sim_now(&x->eng), 0, e.byte_len);
 	if (e.status == CC_WC_SUCCESS && cq->n > rs->cqs[k->cq].depth) {
@@ -368,15 +352,7 @@ static void post_recv(struct sx *x, uint32_t r, uint32_t i)
 			   sim_now(&x->eng) + x->f->rnic.cqe_write_ps);
 		return;
 	}
-	if (qp->rq_n == qp->rq_cap) {
-		uint32_t cap = qp->rq_cap ? 2 * qp->rq_cap : 16;
-		void *n = realloc(qp->rq, cap * sizeof(*qp->rq));
-
-		if (!n)
-			sx_die_nomem();
-		qp->rq = n;
-		qp->rq_cap = cap;
-	}
+	SX_GROW(qp->rq, qp->rq_n, qp->rq_cap);
 	qp->rq[qp->rq_n++] = i;
 }
 
@@ -412,15 +388,7 @@ static void post_send(struct sx *x, uint32_t r, uint32_t i)
 			  "ibv_post_send: inline payload larger than max_inline_data (EINVAL)");
 		return;
 	}
-	if (qp->sq_n == qp->sq_cap) {
-		uint32_t cap = qp->sq_cap ? 2 * qp->sq_cap : 16;
-		void *n = realloc(qp->sq, cap * sizeof(*qp->sq));
-
-		if (!n)
-			sx_die_nomem();
-		qp->sq = n;
-		qp->sq_cap = cap;
-	}
+	SX_GROW(qp->sq, qp->sq_n, qp->sq_cap);
 	qp->sq[qp->sq_n] = (struct sx_wqe){
 		.op = i,
 		.lkey = (p->num_sge && !(p->flags & CC_SEND_INLINE) ? rk->key[p->sge.mr] : 0) ^
@@ -566,24 +534,9 @@ static int setup_rank(struct sx *x, uint32_t r)
 		if (!rk->mem[b])
 			return -ENOMEM;
 	}
-	/* Keys as the data executor makes them (core/exec_data.c). */
-	for (uint32_t m = 0; m < rs->nmrs; m++)
-		rk->key[m] = ((r * 1024u + m + 1) << 8) | (uint32_t)((x->o->seed + r) & 0x7f);
-	for (uint32_t i = 0; i < n; i++) {
-		const uint32_t *d = cc_op_deps(rs, &rs->ops[i]);
-
-		rk->deps_left[i] = rs->ops[i].ndeps;
-		for (uint32_t j = 0; j < rs->ops[i].ndeps; j++)
-			rk->users_first[d[j] + 2]++;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		rk->users_first[i + 2] += rk->users_first[i + 1];
-	for (uint32_t i = 0; i < n; i++) {
-		const uint32_t *d = cc_op_deps(rs, &rs->ops[i]);
-
-		for (uint32_t j = 0; j < rs->ops[i].ndeps; j++)
-			rk->users[rk->users_first[d[j] + 1]++] = i;
-	}
+	/* The data executor's keys, so a fault flips the same bits. */
+	cc_exec_keys(rs, r, x->o->seed, rk->key);
+	cc_exec_users(rs, rk->deps_left, rk->users_first, rk->users);
 	for (uint32_t q = 0; q < rs->nqps; q++) {
 		struct sx_qp *qp = &rk->qp[q];
 

@@ -11,8 +11,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "core/check_io.h"
+#include "core/exec_common.h"
 #include "sim/compute.h"
 #include "sim/event.h"
 #include "sim/exec.h"
@@ -208,6 +210,20 @@ void sx_trace(struct sx *x, enum cc_trace_kind kind, uint32_t r, enum cc_trace_t
 	      uint32_t qp, uint32_t op, sim_time_ps t, sim_time_ps dur, uint64_t bytes);
 _Noreturn void sx_die_nomem(void);
 
+/* Doubles array `arr` of `cap` elements when `n` has reached it (git's
+ * ALLOC_GROW); out of memory ends the run. */
+#define SX_GROW(arr, n, cap)                                                     \
+	do {                                                                     \
+		if ((n) >= (cap)) {                                              \
+			uint32_t ncap_ = (cap) ? 2 * (cap) : 16;                 \
+			void *p_ = realloc((arr), (size_t)ncap_ * sizeof(*(arr))); \
+			if (!p_)                                                 \
+				sx_die_nomem();                                  \
+			(arr) = p_;                                              \
+			(cap) = ncap_;                                           \
+		}                                                                \
+	} while (0)
+
 /* rnic.c: setup, doorbells, transmit, requester, completer. */
 int sx_nic_init(struct sx *x, uint32_t r);
 void sx_nic_destroy(struct sx *x, uint32_t r);
@@ -220,6 +236,8 @@ void sx_cqe_new(struct sx *x, uint32_t r, uint32_t q, uint32_t op, bool is_recv,
 void sx_ack_upto(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t upto);
 void sx_wqe_response_done(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i);
 void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k);
+void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const struct sx_qp *qp,
+		    enum sim_bth_op op, uint32_t payload);
 void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read);
 void sx_port_fill(struct sx *x, uint32_t r, uint32_t port);
 void sx_port_kick(struct sx *x, uint32_t r, uint32_t port);

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 
 #include "sim/model.h"
+#include "sim/opcode.h"
 
 #define DIE(...) sim__model_die(__FILE__, __LINE__, __VA_ARGS__)
 
@@ -62,18 +63,6 @@ bool sx_is_rd_atomic(enum cc_opcode op)
 	return op == CC_WR_RDMA_READ || op == CC_WR_ATOMIC_FETCH_ADD || op == CC_WR_ATOMIC_CMP_SWP;
 }
 
-/* The message stream a SEND / WRITE becomes (sim/wire.h). */
-static enum sim_msg msg_of(enum cc_opcode op)
-{
-	switch (op) {
-	case CC_WR_SEND: return SIM_MSG_SEND;
-	case CC_WR_SEND_WITH_IMM: return SIM_MSG_SEND_IMM;
-	case CC_WR_RDMA_WRITE: return SIM_MSG_WRITE;
-	case CC_WR_RDMA_WRITE_WITH_IMM: return SIM_MSG_WRITE_IMM;
-	default: return SIM_MSG_READ_RESP;
-	}
-}
-
 void sx_segment(const struct sx *x, enum sim_msg msg, uint32_t len, struct sim_wire_seg *seg)
 {
 	if (sim_wire_segment(msg, len, x->f->link.mtu_bytes, seg))
@@ -87,26 +76,14 @@ static uint32_t wqe_npsn(const struct sx *x, const struct cc_op_send *o)
 
 	if (o->opcode == CC_WR_ATOMIC_FETCH_ADD || o->opcode == CC_WR_ATOMIC_CMP_SWP)
 		return 1;
-	sx_segment(x, msg_of(o->opcode), sx_wqe_len(o), &seg);
+	sx_segment(x, sim_msg_of_opcode(o->opcode), sx_wqe_len(o), &seg);
 	return seg.npkts;
 }
 
 const struct cc_mr *sx_find_mr(const struct sx *x, uint32_t r, uint32_t key, uint64_t off,
 			       uint64_t len, uint32_t access)
 {
-	const struct cc_rank_sched *rs = &x->s->ranks[r];
-
-	for (uint32_t m = 0; m < rs->nmrs; m++) {
-		if (x->rk[r].key[m] != key)
-			continue;
-		const struct cc_mr *mr = &rs->mrs[m];
-		if ((mr->access & access) != access)
-			return NULL;
-		if (off > rs->bufs[mr->buf].size || len > rs->bufs[mr->buf].size - off)
-			return NULL;
-		return mr;
-	}
-	return NULL;
+	return cc_exec_find_mr(&x->s->ranks[r], x->rk[r].key, key, off, len, access);
 }
 
 /* ---- completions ---- */
@@ -417,6 +394,24 @@ void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k)
 
 /* ---- the requester: WQEs into packets ---- */
 
+/* Addresses packet k from rank r's QP qp to its peer, as opcode op with
+ * `payload` bytes, and sizes it for the fabric's link layer. */
+void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const struct sx_qp *qp,
+		    enum sim_bth_op op, uint32_t payload)
+{
+	k->rank = r;
+	k->qp = qp->q;
+	k->port = qp->port;
+	k->p.src_node = r;
+	k->p.dst_node = qp->peer;
+	k->p.src_port = qp->port;
+	k->p.src_qpn = qp->q;
+	k->p.dst_qpn = qp->peer_q;
+	k->p.psn = k->psn & 0xffffff;
+	k->p.flow_id = r << 16 | qp->q;
+	sim_packet_size(&k->p, x->f->link.type, op, payload);
+}
+
 /* Whether QP qp may make its next request packet now. */
 static bool req_eligible(const struct sx *x, uint32_t r, const struct sx_qp *qp)
 {
@@ -502,7 +497,7 @@ static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 		op = SIM_BTH_COMPARE_SWAP;
 		break;
 	default:
-		sx_segment(x, msg_of(o->opcode), len, &seg);
+		sx_segment(x, sim_msg_of_opcode(o->opcode), len, &seg);
 		op = sim_wire_seg_pkt(&seg, qp->cur_pkt, &payload);
 		npkts = seg.npkts;
 		needs_read = payload > 0 && !(o->flags & CC_SEND_INLINE);
@@ -511,23 +506,13 @@ static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 
 	struct sx_pkt *k = sx_pkt_get(x);
 	k->kind = SX_PKT_REQ;
-	k->rank = r;
-	k->qp = qp->q;
 	k->wqe = qp->cur;
 	k->idx = qp->cur_pkt;
 	k->epoch = qp->epoch;
 	k->psn = qp->next_psn;
-	k->port = qp->port;
 	k->last_of_msg = qp->cur_pkt + 1 == npkts;
 	k->retx = (int32_t)(k->psn - qp->max_psn) < 0;
-	k->p.src_node = r;
-	k->p.dst_node = qp->peer;
-	k->p.src_port = qp->port;
-	k->p.src_qpn = qp->q;
-	k->p.dst_qpn = qp->peer_q;
-	k->p.psn = k->psn & 0xffffff;
-	k->p.flow_id = r << 16 | qp->q;
-	sim_packet_size(&k->p, x->f->link.type, op, payload);
+	sx_pkt_address(x, k, r, qp, op, payload);
 
 	qp->next_psn += advance;
 	if ((int32_t)(qp->next_psn - qp->max_psn) > 0)

@@ -35,19 +35,10 @@ static void send_ack(struct sx *x, uint32_t r, struct sx_qp *qp, enum sx_aeth ae
 	struct sx_rank *rk = &x->rk[r];
 
 	k->kind = SX_PKT_RESP;
-	k->rank = r;
-	k->qp = qp->q;
 	k->aeth = aeth;
 	k->ack_psn = psn;
-	k->port = qp->port;
-	k->p.src_node = r;
-	k->p.dst_node = qp->peer;
-	k->p.src_port = qp->port;
-	k->p.src_qpn = qp->q;
-	k->p.dst_qpn = qp->peer_q;
-	k->p.psn = psn & 0xffffff;
-	k->p.flow_id = r << 16 | qp->q;
-	sim_packet_size(&k->p, x->f->link.type, SIM_BTH_ACK, 0);
+	k->psn = psn;
+	sx_pkt_address(x, k, r, qp, SIM_BTH_ACK, 0);
 	rk->st->acks++;
 	if (aeth == SX_AETH_RNR_NAK)
 		rk->st->rnr_naks++;
@@ -198,17 +189,9 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 			sx_pkt_put(x, k);
 			return;
 		}
-		if (qp->rd_n == qp->rd_cap) {
-			uint32_t cap = qp->rd_cap ? 2 * qp->rd_cap : 4;
-			void *p = realloc(qp->rd, cap * sizeof(*qp->rd));
-
-			if (!p)
-				sx_die_nomem();
-			qp->rd = p;
-			qp->rd_cap = cap;
-		}
 		if (qp->rd_head == qp->rd_n)
 			qp->rd_head = qp->rd_n = 0; /* drained: reuse from the start */
+		SX_GROW(qp->rd, qp->rd_n, qp->rd_cap);
 		qp->rd[qp->rd_n++] = (struct sx_rdresp){
 			.req_rank = k->rank, .req_qp = k->qp, .wqe = k->wqe, .psn = k->psn,
 			.npkts = w->npsn, .buf = mr ? mr->buf : 0, .off = o->remote_offset,
@@ -339,15 +322,11 @@ void sx_atomic_done(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 			cc_word_store(word, o->swap);
 		sx_mem_written(x, rk->r, k->buf, k->off, 8);
 	}
-	/* The same packet goes back as the ATOMIC ACKNOWLEDGE. */
+	/* The same packet goes back as the ATOMIC ACKNOWLEDGE, with the
+	 * requester's WQE index and its PSN still in it. */
 	k->kind = SX_PKT_RESP;
-	k->port = qp->port;
-	k->p.src_node = rk->r;
-	k->p.dst_node = qp->peer;
-	k->p.src_qpn = qp->q;
-	k->p.dst_qpn = qp->peer_q;
 	k->last_of_msg = true;
-	sim_packet_size(&k->p, x->f->link.type, SIM_BTH_ATOMIC_ACK, 0);
+	sx_pkt_address(x, k, rk->r, qp, SIM_BTH_ATOMIC_ACK, 0);
 	sim_pktq_push(&rk->port[qp->port].ctrl, &k->p);
 	sx_port_kick(x, rk->r, qp->port);
 }
@@ -365,23 +344,13 @@ void sx_resp_read_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 	sx_segment(x, SIM_MSG_READ_RESP, sx_wqe_len(sx_wqe_send(x, d->req_rank, w)), &seg);
 	op = sim_wire_seg_pkt(&seg, d->next, &payload);
 	k->kind = SX_PKT_RESP;
-	k->rank = r;
-	k->qp = qp->q;
 	k->wqe = d->wqe;
 	k->idx = d->next;
 	k->psn = d->psn + d->next;
-	k->port = qp->port;
 	k->buf = d->buf;
 	k->off = d->off + (uint64_t)d->next * x->f->link.mtu_bytes;
 	k->last_of_msg = d->next + 1 == d->npkts;
-	k->p.src_node = r;
-	k->p.dst_node = qp->peer;
-	k->p.src_port = qp->port;
-	k->p.src_qpn = qp->q;
-	k->p.dst_qpn = qp->peer_q;
-	k->p.psn = k->psn & 0xffffff;
-	k->p.flow_id = r << 16 | qp->q;
-	sim_packet_size(&k->p, x->f->link.type, op, payload);
+	sx_pkt_address(x, k, r, qp, op, payload);
 	if (++d->next == d->npkts)
 		qp->rd_head++;
 	sx_port_stage(x, r, k, payload > 0);
