@@ -48,6 +48,10 @@ static int run_refused(const struct cli_opts *o, uint64_t size, int rc)
 			"ranks it does not connect)%s\n", sim_topo_kind_name[o->topo],
 			o->topo == SIM_TOPO_STAR ? "" : "; --topology star connects every pair");
 		break;
+	case -EOPNOTSUPP:
+		fprintf(stderr, "fabric '%s' reaches GPU memory through host staging "
+			"(host.gpu_dma), which the simulator does not model yet\n", o->fabric.name);
+		break;
 	case -E2BIG:
 		fprintf(stderr, "the buffers of all ranks would not fit in this machine's memory "
 			"(refused up front); --check 0 times the run without carrying data\n");

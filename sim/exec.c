@@ -710,8 +710,10 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	if (!o->fabric || sim_params_validate(o->fabric) || needs_staging(s, o->fabric))
+	if (!o->fabric || sim_params_validate(o->fabric))
 		return -EINVAL;
+	if (needs_staging(s, o->fabric))
+		return -EOPNOTSUPP;
 	if (o->check && cc_check_io_too_big(s, true, 0))
 		return -E2BIG;
 	err = sim_engine_init(&x.eng, o->engine_flags);

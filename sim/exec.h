@@ -91,7 +91,9 @@ struct cc_sim_result {
  * CC_RUN_DEADLOCK with "time limit" when time_limit_ps passed), -EINVAL for
  * invalid fabric parameters or a schedule this topology cannot carry (a QP
  * between ranks it does not connect), -E2BIG when the buffers would not fit
- * in this machine's memory (check on), -ENOMEM.  Free with
+ * in this machine's memory (check on), -EOPNOTSUPP for GPU buffers on a
+ * fabric without GPUDirect RDMA (host staging needs copies the schedule
+ * does not have yet), -ENOMEM.  Free with
  * cc_sim_result_free(). */
 int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	       struct cc_sim_result *res);
