@@ -29,7 +29,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIB       := $(BUILD)/libcclab.a
 CCLAB     := $(BUILD)/cclab
 
-.PHONY: all tests bench test test-run asan clang demo install clean deps help
+.PHONY: all tests bench test test-run test-scripts asan clang demo install clean deps help
 all: $(CCLAB)
 
 help:
@@ -70,8 +70,14 @@ deps:
 test-run: tests
 	@CCLAB=$(CCLAB) bash tests/run.sh $(BUILD)/tests
 
+# Shell tests: the plotting scripts (gnuplot), and later the scenario
+# regressions; each prints its own count and fails loudly.
+test-scripts: $(CCLAB)
+	@CCLAB=$(CCLAB) bash tests/test_plots.sh
+
 test: deps
 	$(MAKE) test-run
+	$(MAKE) test-scripts
 	$(MAKE) asan
 
 # The sanitizer pass runs the correctness matrix in its quick form

@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# scripts/plot.sh — draw one of cclab's plots with gnuplot (docs/plots.md).
+#
+#   scripts/plot.sh busbw    OUT.png|OUT.svg RESULTS.csv [RESULTS2.csv ...] [--label TEXT ...]
+#   scripts/plot.sh timeline OUT.png|OUT.svg TRACE.csv
+#   scripts/plot.sh links    OUT.png|OUT.svg LINKS.csv
+#   options: --title TEXT (any kind), --label TEXT (busbw: legend text of the
+#            1st, 2nd, ... input, in order; the others keep their default)
+#
+# The terminal follows OUT's extension: pngcairo 1000x600 or svg 1000x600.
+# gnuplot runs scripts/plot-KIND.gp with the file names, labels and title
+# passed as gnuplot single-quoted strings through -e, so any byte but a
+# newline is safe in them (spaces, quotes, $, `, ;, \); a relative path gets
+# "./" in front so that gnuplot never reads "<cmd" or "|cmd" as a pipe.
+# The picture is written to a temporary file next to OUT and renamed onto
+# OUT only when gnuplot succeeded: OUT is never left half-written.
+#
+# Exit status: 0 written; 1 gnuplot failed (its message is above); 2 bad
+# usage, a missing or empty input, or no gnuplot.
+set -euo pipefail
+
+prog=plot.sh
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+usage() {
+	cat <<'EOF'
+usage: scripts/plot.sh busbw|timeline|links OUT.png|OUT.svg INPUT.csv [INPUT2.csv ...] [--title TEXT] [--label TEXT ...]
+  busbw     bus bandwidth vs message size, one line per results CSV (several overlaid)
+  timeline  per-rank, per-track timeline of one trace CSV
+  links     utilisation per link of one links CSV, sorted by link name
+  --title TEXT   plot title (default: from the inputs)
+  --label TEXT   busbw only, may repeat: legend text of the 1st, 2nd, ... input
+                 (default: its scenario / executor / transport, else its file name)
+EOF
+}
+
+die_usage() {
+	echo "$prog: $*" >&2
+	echo "run 'scripts/plot.sh --help' for the usage" >&2
+	exit 2
+}
+
+# ---- arguments -------------------------------------------------------------
+title=""
+have_title=0
+labels=()
+pos=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h | --help)
+		usage
+		exit 0
+		;;
+	--title)
+		[ $# -ge 2 ] || die_usage "--title needs a value"
+		title=$2
+		have_title=1
+		shift 2
+		;;
+	--title=*)
+		title=${1#--title=}
+		have_title=1
+		shift
+		;;
+	--label)
+		[ $# -ge 2 ] || die_usage "--label needs a value"
+		labels+=("$2")
+		shift 2
+		;;
+	--label=*)
+		labels+=("${1#--label=}")
+		shift
+		;;
+	--)
+		shift
+		pos+=("$@")
+		break
+		;;
+	-?*)
+		die_usage "unknown option '$1'"
+		;;
+	*)
+		pos+=("$1")
+		shift
+		;;
+	esac
+done
+
+[ ${#pos[@]} -ge 1 ] || die_usage "missing the plot kind (busbw, timeline or links)"
+kind=${pos[0]}
+case $kind in
+busbw | timeline | links) ;;
+*) die_usage "unknown plot kind '$kind' (busbw, timeline or links)" ;;
+esac
+[ ${#pos[@]} -ge 2 ] || die_usage "missing the output file (OUT.png or OUT.svg)"
+out=${pos[1]}
+inputs=("${pos[@]:2}")
+[ ${#inputs[@]} -ge 1 ] || die_usage "missing the input CSV file"
+if [ "$kind" != busbw ] && [ ${#inputs[@]} -ne 1 ]; then
+	die_usage "$kind takes exactly one input CSV (got ${#inputs[@]})"
+fi
+if [ ${#labels[@]} -gt 0 ]; then
+	[ "$kind" = busbw ] || die_usage "--label is for busbw only"
+	[ ${#labels[@]} -le ${#inputs[@]} ] ||
+		die_usage "${#labels[@]} --label values for ${#inputs[@]} input files"
+fi
+
+nl=$'\n'
+no_newline() { # WHAT VALUE
+	case $2 in
+	*"$nl"* | *$'\r'*) die_usage "$1 contains a newline; not supported" ;;
+	esac
+}
+
+case $out in
+*.png | *.PNG) term="pngcairo size 1000,600 noenhanced background rgb 'white'" ;;
+*.svg | *.SVG) term="svg size 1000,600 dynamic noenhanced background rgb 'white'" ;;
+*) die_usage "output '$out' must end in .png or .svg" ;;
+esac
+no_newline "output path" "$out"
+[ -d "$out" ] && die_usage "output '$out' is a directory"
+outdir=$(dirname -- "$out")
+[ -d "$outdir" ] || die_usage "output directory '$outdir' does not exist"
+[ -w "$outdir" ] || die_usage "output directory '$outdir' is not writable"
+
+for f in "${inputs[@]}"; do
+	no_newline "input path" "$f"
+	[ -e "$f" ] || die_usage "input '$f' does not exist"
+	[ -f "$f" ] || die_usage "input '$f' is not a regular file"
+	[ -r "$f" ] || die_usage "input '$f' is not readable"
+	[ -s "$f" ] || die_usage "input '$f' is empty"
+done
+no_newline "--title" "$title"
+for l in "${labels[@]+"${labels[@]}"}"; do no_newline "--label" "$l"; done
+
+# The columns the gnuplot script looks up by name must be in the header.
+case $kind in
+busbw) need="size_bytes busbw_gbps" ;;
+timeline) need="t_ps dur_ps kind rank track" ;;
+links) need="link kind utilisation" ;;
+esac
+for f in "${inputs[@]}"; do
+	header=$(head -n 1 -- "$f" | tr -d '\r"')
+	for c in $need; do
+		case ",$header," in
+		*",$c,"*) ;;
+		*) die_usage "input '$f' has no '$c' column; is it a $kind CSV? (docs/plots.md)" ;;
+		esac
+	done
+done
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+	echo "$prog: gnuplot not found; install gnuplot-nox (scripts/install-deps.sh)" >&2
+	exit 2
+fi
+
+script=$here/plot-$kind.gp
+[ -f "$script" ] || { echo "$prog: $script is missing" >&2; exit 2; }
+
+# ---- helpers ---------------------------------------------------------------
+# A gnuplot single-quoted string: no escapes inside but '' for one quote.
+gq() {
+	local s=${1//\'/\'\'}
+	printf "'%s'" "$s"
+}
+# A path gnuplot opens as a file, never as "<command" or "|command".
+gpath() {
+	case $1 in
+	/*) printf '%s' "$1" ;;
+	*) printf './%s' "$1" ;;
+	esac
+}
+
+# The first data row's value of the named columns, separated by \x1f (a
+# separator read does not merge; empty where the column is absent).  Understands double-quoted fields.
+first_row() { # FILE COLUMN...
+	awk -v want="${*:2}" '
+	function split_csv(line, f,    n, i, c, q, cur) {
+		n = 0; cur = ""; q = 0
+		for (i = 1; i <= length(line); i++) {
+			c = substr(line, i, 1)
+			if (q) {
+				if (c == "\"") {
+					if (substr(line, i + 1, 1) == "\"") { cur = cur c; i++ } else q = 0
+				} else cur = cur c
+			} else if (c == "\"") q = 1
+			else if (c == ",") { f[++n] = cur; cur = "" }
+			else cur = cur c
+		}
+		f[++n] = cur
+		return n
+	}
+	{ sub(/\r$/, "") }
+	NR == 1 { nh = split_csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; next }
+	NF == 0 { next }
+	{
+		split_csv($0, v)
+		nw = split(want, w, " ")
+		s = ""
+		for (i = 1; i <= nw; i++) s = s (i > 1 ? "\037" : "") ((w[i] in col) ? v[col[w[i]]] : "")
+		print s
+		exit
+	}' "$1"
+}
+
+# ---- per-kind variables ----------------------------------------------------
+tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/plot.XXXXXX")
+tmpout=""
+cleanup() {
+	rm -rf -- "$tmpdir"
+	if [ -n "$tmpout" ]; then rm -f -- "$tmpout"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+vars="nfiles=${#inputs[@]}"
+case $kind in
+busbw)
+	deflabels=()
+	colls=()
+	for f in "${inputs[@]}"; do
+		row=$(first_row "$f" scenario executor transport collective nranks) || row=""
+		IFS=$'\x1f' read -r sc ex tr coll nr <<<"$row" || true
+		l=""
+		for part in "${sc:-}" "${ex:-}" "${tr:-}"; do
+			if [ -n "$part" ]; then l=${l:+$l / }$part; fi
+		done
+		[ -n "$l" ] || l=$(basename -- "$f")
+		deflabels+=("$l")
+		colls+=("${coll:-}|${nr:-}")
+	done
+	# Inputs with the same default label get their file names added.
+	orig=("${deflabels[@]}")
+	for i in "${!orig[@]}"; do
+		for j in "${!orig[@]}"; do
+			if [ "$i" != "$j" ] && [ "${orig[$i]}" = "${orig[$j]}" ]; then
+				deflabels[i]="${orig[$i]} ($(basename -- "${inputs[$i]}"))"
+				break
+			fi
+		done
+	done
+	for i in "${!inputs[@]}"; do
+		n=$((i + 1))
+		if [ "$i" -lt ${#labels[@]} ]; then l=${labels[$i]}; else l=${deflabels[$i]}; fi
+		vars+="; file$n=$(gq "$(gpath "${inputs[$i]}")"); label$n=$(gq "$l")"
+	done
+	if [ $have_title = 0 ]; then
+		# "allreduce, 8 ranks: ..." when every input with rows agrees on them.
+		title="Bus bandwidth"
+		first="" same=1
+		for c in "${colls[@]}"; do
+			if [ "$c" = "|" ]; then continue; fi
+			if [ -z "$first" ]; then first=$c; elif [ "$c" != "$first" ]; then same=0; fi
+		done
+		coll=${first%|*} nr=${first#*|}
+		if [ $same = 1 ] && [ -n "$coll" ]; then
+			title="$coll${nr:+, $nr ranks}: bus bandwidth"
+		fi
+	fi
+	;;
+timeline)
+	vars+="; file1=$(gq "$(gpath "${inputs[0]}")")"
+	[ $have_title = 1 ] || title="Timeline: $(basename -- "${inputs[0]}")"
+	;;
+links)
+	# Sorted by link name, naturally (h0.gpu2 before h0.gpu10), header first.
+	sorted=$tmpdir/links.csv
+	{
+		head -n 1 -- "${inputs[0]}"
+		tail -n +2 -- "${inputs[0]}" | LC_ALL=C sort -s -t, -k1,1V
+	} >"$sorted"
+	vars+="; file1=$(gq "$sorted"); name1=$(gq "${inputs[0]}")"
+	[ $have_title = 1 ] || title="Link utilisation: $(basename -- "${inputs[0]}")"
+	;;
+esac
+vars+="; plottitle=$(gq "$title")"
+
+# ---- run -------------------------------------------------------------------
+base=$(basename -- "$out")
+tmpout=$(mktemp "$outdir/.${base}.XXXXXX")
+setup="set terminal $term; set output $(gq "$(gpath "$tmpout")"); $vars"
+
+rc=0
+gnuplot -e "$setup" "$script" || rc=$?
+if [ $rc -ne 0 ]; then
+	echo "$prog: gnuplot failed (exit $rc) drawing $kind; $out left as it was" >&2
+	exit 1
+fi
+if [ ! -s "$tmpout" ]; then
+	echo "$prog: gnuplot wrote nothing for $kind; $out left as it was" >&2
+	exit 1
+fi
+# mktemp made the file 0600; give it what a plain `>` would have.
+chmod "$(printf '%o' $((0666 & ~$(umask))))" "$tmpout"
+mv -f -- "$tmpout" "$out"
+tmpout=""
+echo "$prog: wrote $out"
