@@ -20,6 +20,7 @@
 
 struct sim_ctx {
 	struct cc_trace trace; /* --trace: the last size's events */
+	struct sim_net net;    /* --topology's network: every size runs on it */
 };
 
 static void preamble(const struct cli_opts *o)
@@ -98,6 +99,7 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 	struct cc_sim_opts sopts = {
 		.fabric = &o->fabric,
 		.topo = o->topo,
+		.net = &c->net,
 		.seed = o->seed,
 		.check = o->check,
 		.trace = o->trace ? &c->trace : NULL,
@@ -123,7 +125,7 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 		return run_refused(o, size, rc);
 	}
 
-	sim_time_ps bound_ps = sim_bound_ps(s, &o->fabric, o->topo);
+	sim_time_ps bound_ps = sim_bound_ps(s, &o->fabric, &c->net);
 	struct cc_result_row row = cli_row(o, size, count);
 	bool bound_ok = true;
 
@@ -169,6 +171,7 @@ static int write_trace(const struct cli_opts *o, void *ctx)
 int cmd_sim(const struct cli_opts *o)
 {
 	struct cc_atomic_file probe = {0};
+	char msg[SIM_NET_ERR_LEN];
 	struct sim_ctx c;
 	const struct cli_loop loop = {
 		.json_begin = sim_json_begin,
@@ -196,8 +199,17 @@ int cmd_sim(const struct cli_opts *o)
 		}
 		cc_atomic_abort(&probe);
 	}
+	/* One network for every size: its routes are the bound's too. */
+	rc = sim_topo_net_make(&c.net, o->topo, o->p.nranks, msg, sizeof(msg));
+	if (rc) {
+		fprintf(stderr, "cclab sim: --topology %s: %s\n", sim_topo_kind_name[o->topo],
+			msg[0] ? msg : strerror(-rc));
+		sim_net_free(&c.net);
+		return CLI_EXIT_FAIL;
+	}
 	cc_trace_init(&c.trace);
 	rc = cli_loop_run(o, &loop);
 	cc_trace_free(&c.trace);
+	sim_net_free(&c.net);
 	return rc;
 }

@@ -81,7 +81,7 @@ static int read_number(const char *s, struct number *n, const char **rest)
 	return 0;
 }
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
+uint64_t cc_gcd_u64(uint64_t a, uint64_t b)
 {
 	while (b) {
 		uint64_t t = a % b;
@@ -105,7 +105,7 @@ static int scale_exact(const struct number *n, uint64_t mult, uint64_t *out)
 
 		for (unsigned i = 0; i < n->frac_digits; i++)
 			den *= 10;
-		uint64_t g = gcd_u64(n->frac_num, den);
+		uint64_t g = cc_gcd_u64(n->frac_num, den);
 		uint64_t num = n->frac_num / g;
 
 		den /= g;

@@ -53,4 +53,7 @@ int cc_parse_time(const char *s, uint64_t *ps);
 #define CC_FMT_BYTES_LEN 32
 char *cc_format_bytes(char *buf, size_t len, uint64_t bytes);
 
+/* Greatest common divisor (Euclid); gcd(a, 0) = a, gcd(0, 0) = 0. */
+uint64_t cc_gcd_u64(uint64_t a, uint64_t b);
+
 #endif

@@ -1,24 +1,29 @@
-/* sim/bound.c — the alpha-beta lower bound (sim/bound.h).
+/* sim/bound.c — the alpha-beta lower bound (sim/bound.h), port by port.
  *
- * beta: a port serializes one packet at a time at the link rate, so no run
- * ends before the busiest NIC port has put out every collective-data packet
- * routed through it: the DATA requests (CC_PAYLOAD_DATA) its rank posts
- * to peers behind that port, segmented at the path MTU with every header
- * of sim/wire.h (sim_wire_msg_sum()), plus the READ responses it owes —
- * ser(bytes) at link.rate_bps.  ACKs, clear-to-send words and flags also
- * take the wire but are left out: a bound may only leave things out.
+ * beta: a port serializes one packet at a time at its link's rate, so no
+ * run ends before a NIC port has put out every collective-data packet
+ * routed through it: the DATA requests (CC_PAYLOAD_DATA) its rank posts on
+ * QPs whose flow leaves by that port (the executor's routing: the ECMP
+ * hash of sim_topo_qp_flow()), segmented at the QP's path MTU with every
+ * header of sim/wire.h (sim_wire_msg_sum()), plus the READ responses it
+ * owes — ser(bytes) at that link's rate.  ACKs, clear-to-send words and
+ * flags also take the wire but are left out: a bound may only leave things
+ * out.
  *
  * alpha: before that port's first data packet can start, some CPU posted a
  * WQE (software.post_send_ps), rang the doorbell (rnic.doorbell_ps), the
  * NIC had it in hand at the earliest (BlueFlame: rnic.req_proc_ps) and read
- * the payload over PCIe (a round trip, 2 x pcie.latency_ps).  After its last
- * data packet has left, the bytes still cross the path (propagation on
- * every link, each switch's forwarding latency), the receiving NIC
- * processes them (rnic.resp_proc_ps) and DMA-writes them (pcie.latency_ps),
- * and the receiver polls once (software.poll_cq_ps) before anything can
- * depend on them.  Every collective's output depends on its last data
- * packet, so the sum holds for every schedule that computes the
- * collective correctly.
+ * the payload over PCIe (a round trip, 2 x pcie.latency_ps; none on an
+ * NVLink port, where the payload goes GPU to GPU).  After its last data
+ * packet has left, the bytes still cross their path (propagation on each of
+ * its links, each switch's forwarding latency: the shortest such tail among
+ * the port's flows, since the last packet may be any of them), the
+ * receiving NIC processes them (rnic.resp_proc_ps) and DMA-writes them
+ * (pcie.latency_ps; none arriving over NVLink), and the receiver polls once
+ * (software.poll_cq_ps) before anything can depend on them.  Every
+ * collective's output depends on every data packet, so for each port the
+ * sum holds for every schedule that computes the collective correctly, and
+ * the bound is the largest of them.
  *
  * What the bound does not count, and the run pays: clear-to-send round
  * trips before the first send, ACKs and control words on the same ports,
@@ -27,66 +32,122 @@
  */
 #include "sim/bound.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "sim/opcode.h"
+#include "sim/topo.h"
 #include "sim/wire.h"
 
-/* Wire bytes of one data WQE, on the port that carries its payload. */
-static uint64_t data_wire_bytes(const struct cc_op_send *o, const struct sim_params *f)
+/* Wire bytes of one data WQE, segmented at mtu. */
+static uint64_t data_wire_bytes(const struct cc_op_send *o, const struct sim_params *f,
+				uint32_t mtu)
 {
 	struct sim_wire_seg seg;
 
 	if (o->opcode == CC_WR_ATOMIC_FETCH_ADD || o->opcode == CC_WR_ATOMIC_CMP_SWP)
 		return 0;
-	if (sim_wire_segment(sim_msg_of_opcode(o->opcode), o->num_sge ? o->sge.length : 0,
-			     f->link.mtu_bytes, &seg))
+	if (sim_wire_segment(sim_msg_of_opcode(o->opcode), o->num_sge ? o->sge.length : 0, mtu,
+			     &seg))
 		return 0;
 	return sim_wire_msg_sum(f->link.type, &seg).wire;
 }
 
-struct sim_bound sim_bound(const struct cc_schedule *s, const struct sim_params *f,
-			   enum sim_topo_kind topo)
-{
-	struct sim_topo t = {.kind = topo, .nranks = s->nranks};
-	struct sim_bound b = {0};
-	uint64_t busiest = 0, *bytes = calloc((size_t)s->nranks * 2 + 1, sizeof(*bytes));
-	uint32_t hops = 0;
+/* What one NIC port must carry, and its shortest tail. */
+struct port_load {
+	uint64_t bytes;
+	uint64_t rate_bps;
+	sim_time_ps tail_ps;  /* after its last data packet leaves */
+	bool nvlink;
+	bool used;
+};
 
-	if (!bytes)
+/* One data WQE of QP q of rank r (its payload goes from `from` to `to`,
+ * on the flow of `from`'s end of the QP) onto its port's load. */
+static void add_wqe(const struct cc_schedule *s, const struct sim_params *f,
+		    const struct sim_net *net, const uint32_t *first, struct port_load *load,
+		    uint32_t r, const struct cc_op_send *o)
+{
+	const struct cc_qp *qp = &s->ranks[r].qps[o->qp];
+	bool read = o->opcode == CC_WR_RDMA_READ; /* its payload comes towards us */
+	uint32_t from = read ? qp->peer : r, to = read ? r : qp->peer;
+	uint64_t there_flow = read ? sim_topo_qp_flow(qp->peer, qp->peer_qp)
+				   : sim_topo_qp_flow(r, o->qp);
+	uint64_t back_flow = read ? sim_topo_qp_flow(r, o->qp)
+				  : sim_topo_qp_flow(qp->peer, qp->peer_qp);
+	struct sim_topo_path there, back;
+	struct port_load *pl;
+	sim_time_ps tail;
+
+	if (sim_topo_net_path(net, f, from, to, there_flow, &there) ||
+	    sim_topo_net_path(net, f, to, from, back_flow, &back))
+		return; /* the run refuses it */
+	pl = &load[first[from] + there.first_port];
+	/* The QP's MTU: both directions' smallest, as the executor's. */
+	pl->bytes += data_wire_bytes(o, f, there.mtu < back.mtu ? there.mtu : back.mtu);
+	tail = there.prop_ps + (sim_time_ps)there.switches * f->sw.fwd_latency_ps +
+	       f->rnic.resp_proc_ps + (there.last_nvlink ? 0 : f->pcie.latency_ps) +
+	       f->soft.poll_cq_ps;
+	if (!pl->used || tail < pl->tail_ps)
+		pl->tail_ps = tail;
+	pl->rate_bps = there.first_rate_bps;
+	pl->nvlink = there.first_nvlink;
+	pl->used = true;
+}
+
+/* The bound through one port: its start, its bytes, its tail. */
+static struct sim_bound port_bound(const struct port_load *pl, const struct sim_params *f)
+{
+	struct sim_bound b;
+
+	b.beta_ps = sim_serialize_ps(pl->bytes, pl->rate_bps);
+	b.alpha_ps = f->soft.post_send_ps + f->rnic.doorbell_ps + f->rnic.req_proc_ps +
+		     (pl->nvlink ? 0 : 2 * f->pcie.latency_ps) + pl->tail_ps;
+	b.total_ps = b.alpha_ps + b.beta_ps;
+	return b;
+}
+
+struct sim_bound sim_bound(const struct cc_schedule *s, const struct sim_params *f,
+			   const struct sim_net *net)
+{
+	struct sim_bound b = {0};
+	uint32_t *first;
+	struct port_load *load;
+	size_t nports = 0;
+
+	if (!net || !net->finished || net->nranks != s->nranks)
+		return b;
+	first = calloc((size_t)s->nranks + 1, sizeof(*first));
+	for (uint32_t r = 0; first && r < s->nranks; r++) {
+		first[r] = (uint32_t)nports;
+		nports += net->nodes[net->rank_node[r]].nports;
+	}
+	load = calloc(nports ? nports : 1, sizeof(*load));
+	if (!first || !load) {
+		free(first);
+		free(load);
 		return b; /* no memory: no bound, rather than a wrong one */
+	}
 	for (uint32_t r = 0; r < s->nranks; r++) {
 		const struct cc_rank_sched *rs = &s->ranks[r];
 
 		for (uint32_t i = 0; i < rs->nops; i++) {
 			const struct cc_op *op = &rs->ops[i];
-			const struct cc_op_send *o = &op->u.send;
-			uint32_t from, to, port;
 
-			if (op->kind != CC_OP_POST_SEND || o->payload != CC_PAYLOAD_DATA)
-				continue;
-			/* A READ's payload leaves from the peer, towards us. */
-			from = o->opcode == CC_WR_RDMA_READ ? rs->qps[o->qp].peer : r;
-			to = from == r ? rs->qps[o->qp].peer : r;
-			port = sim_topo_route(&t, from, to);
-			if (port >= 2)
-				continue;
-			bytes[(size_t)from * 2 + port] += data_wire_bytes(o, f);
-			if (sim_topo_switch_hops(&t, from, to) > hops)
-				hops = sim_topo_switch_hops(&t, from, to);
+			if (op->kind == CC_OP_POST_SEND && op->u.send.payload == CC_PAYLOAD_DATA)
+				add_wqe(s, f, net, first, load, r, &op->u.send);
 		}
 	}
-	for (size_t i = 0; i < (size_t)s->nranks * 2; i++)
-		if (bytes[i] > busiest)
-			busiest = bytes[i];
-	free(bytes);
-	if (busiest == 0)
-		return b;
-	b.beta_ps = sim_serialize_ps(busiest, f->link.rate_bps);
-	b.alpha_ps = f->soft.post_send_ps + f->rnic.doorbell_ps + f->rnic.req_proc_ps +
-		     2 * f->pcie.latency_ps +
-		     (uint64_t)(hops + 1) * f->link.prop_delay_ps + hops * f->sw.fwd_latency_ps +
-		     f->rnic.resp_proc_ps + f->pcie.latency_ps + f->soft.poll_cq_ps;
-	b.total_ps = b.alpha_ps + b.beta_ps;
+	for (size_t i = 0; i < nports; i++) {
+		struct sim_bound pb;
+
+		if (load[i].bytes == 0)
+			continue;
+		pb = port_bound(&load[i], f);
+		if (pb.total_ps > b.total_ps)
+			b = pb;
+	}
+	free(first);
+	free(load);
 	return b;
 }

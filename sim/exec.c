@@ -497,6 +497,18 @@ static void *xcalloc(struct sx *x, size_t n, size_t size)
 	return p;
 }
 
+/* The QP's path MTU: the smaller of its two directions' (each flow's
+ * path may differ under ECMP), as both ends of an IB QP are given one
+ * path MTU (ibv_modify_qp IBV_QP_PATH_MTU). */
+static uint32_t qp_mtu(const struct sx *x, uint32_t r, const struct sx_qp *qp)
+{
+	const struct sim_topo *t = &x->topo;
+	uint32_t there = sim_topo_path_mtu(t, r, qp->peer, sim_topo_qp_flow(r, qp->q));
+	uint32_t back = sim_topo_path_mtu(t, qp->peer, r, sim_topo_qp_flow(qp->peer, qp->peer_q));
+
+	return there < back ? there : back;
+}
+
 static int setup_rank(struct sx *x, uint32_t r)
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
@@ -544,10 +556,14 @@ static int setup_rank(struct sx *x, uint32_t r)
 		qp->q = q;
 		qp->peer = rs->qps[q].peer;
 		qp->peer_q = rs->qps[q].peer_qp;
-		qp->port = sim_topo_route(&x->topo, r, qp->peer);
+		qp->port = sim_topo_route(&x->topo, r, qp->peer, sim_topo_qp_flow(r, q));
 		qp->retry_left = rs->qps[q].retry_cnt;
 		qp->rnr_left = rs->qps[q].rnr_retry;
 		if (qp->port == SIM_TOPO_NO_PORT)
+			return -EINVAL;
+		qp->nvlink = sim_topo_nic_port_nvlink(&x->topo, r, qp->port);
+		qp->mtu = qp_mtu(x, r, qp);
+		if (qp->mtu == 0)
 			return -EINVAL;
 	}
 	err = sim_compute_init_host(&rk->gpu, &x->eng, SIM_COMPUTE_GPU, &x->f->host);
@@ -661,7 +677,7 @@ static void collect(struct sx *x)
 		st->busy_ps[CC_SIM_PCIE] = up > down ? up : down;
 		st->busy_ps[CC_SIM_REDUCE] = sim_compute_busy_ps(&rk->gpu) +
 					     sim_compute_busy_ps(&rk->cpu_calc);
-		for (uint32_t p = 0; p < x->topo.nic_ports; p++) {
+		for (uint32_t p = 0; p < sim_topo_nic_nports(&x->topo, r); p++) {
 			sim_time_ps b = sim_link_busy_ps(rk->port[p].tx);
 
 			if (b > st->busy_ps[CC_SIM_WIRE])
@@ -679,7 +695,12 @@ static int setup(struct sx *x)
 	x->res->rank = calloc(s->nranks ? s->nranks : 1, sizeof(*x->res->rank));
 	if (!x->rk || !x->res->rank)
 		return -ENOMEM;
-	err = sim_topo_build(&x->topo, &x->eng, x->o->topo, s->nranks, x->f);
+	if (x->o->net)
+		err = x->o->net->nranks == s->nranks
+			      ? sim_topo_build_net(&x->topo, &x->eng, x->o->net, x->f)
+			      : -EINVAL;
+	else
+		err = sim_topo_build(&x->topo, &x->eng, x->o->topo, s->nranks, x->f);
 	if (err)
 		return err;
 	for (uint32_t r = 0; r < s->nranks; r++)

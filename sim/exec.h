@@ -4,9 +4,10 @@
  * The same struct cc_schedule the data executor checks (core/exec_data.h)
  * runs here on the models of sim/: each rank's host CPU (posting, polling),
  * GPU or CPU (reduce, copy), RNIC (sim/rnic.h: requester, responder,
- * completer), PCIe link (sim/pcie.h) and network ports; links and, for
- * the star topology, one switch (sim/topo.h).  docs/simulator.md gives the
- * costs op by op.
+ * completer), PCIe link (sim/pcie.h) and network ports; the links and
+ * switches of the topology (sim/topo.h: ring, star, or any network of
+ * sim/net.h, NVLink included).  docs/simulator.md gives the costs op by
+ * op.
  *
  * With `check` set, bytes move for real — at the responder's payload DMA
  * write, at a reduce or copy's end — in the data executor's memory model,
@@ -35,6 +36,10 @@
 struct cc_sim_opts {
 	const struct sim_params *fabric;
 	enum sim_topo_kind topo;
+	/* A finished network to run on instead of `topo` (sim/net.h: a
+	 * generator's or a topology file's), with exactly the schedule's
+	 * ranks; NULL: the `topo` network.  It must outlive the call. */
+	const struct sim_net *net;
 	uint64_t seed;            /* input values (as cc_data_opts.seed) */
 	bool check;               /* carry data and count #wrong */
 	struct cc_trace *trace;   /* NULL: no trace */
@@ -90,7 +95,7 @@ struct cc_sim_result {
  * ended: a completion error, a deadlock — ops left and no event pending — or
  * CC_RUN_DEADLOCK with "time limit" when time_limit_ps passed), -EINVAL for
  * invalid fabric parameters or a schedule this topology cannot carry (a QP
- * between ranks it does not connect), -E2BIG when the buffers would not fit
+ * between ranks it does not connect, or a network of another rank count), -E2BIG when the buffers would not fit
  * in this machine's memory (check on), -EOPNOTSUPP for GPU buffers on a
  * fabric without GPUDirect RDMA (host staging needs copies the schedule
  * does not have yet), -ENOMEM.  Free with

@@ -64,6 +64,7 @@ struct sx_pkt {
 	uint32_t ack_psn;   /* RESP: the PSN acknowledged or NAKed (full 32 bits) */
 	uint32_t psn;       /* full 32-bit PSN */
 	uint32_t port;      /* NIC port it leaves by */
+	bool rx_nvlink;     /* it arrived on an NVLink port: no PCIe write at the receiver */
 	bool ready;         /* payload read in (or none to read) */
 	bool last_of_msg;
 	bool retx;          /* a retransmission */
@@ -100,6 +101,8 @@ struct sx_rdresp {
 
 struct sx_qp {
 	uint32_t rank, q, peer, peer_q, port;
+	uint32_t mtu;       /* path MTU, both directions (IBA: a QP attribute both ends share) */
+	bool nvlink;        /* its port is NVLink: payloads need no PCIe read */
 	/* send queue: every WQE ever posted (append-only) */
 	struct sx_wqe *sq;
 	uint32_t sq_n, sq_cap;
@@ -244,7 +247,7 @@ void sx_port_kick(struct sx *x, uint32_t r, uint32_t port);
 const struct cc_op_send *sx_wqe_send(const struct sx *x, uint32_t r, const struct sx_wqe *w);
 uint32_t sx_wqe_len(const struct cc_op_send *o);
 bool sx_is_rd_atomic(enum cc_opcode op);
-void sx_segment(const struct sx *x, enum sim_msg msg, uint32_t len, struct sim_wire_seg *seg);
+void sx_segment(enum sim_msg msg, uint32_t len, uint32_t mtu, struct sim_wire_seg *seg);
 const struct cc_mr *sx_find_mr(const struct sx *x, uint32_t r, uint32_t key, uint64_t off,
 			       uint64_t len, uint32_t access);
 

@@ -39,7 +39,7 @@ struct sim_packet {
 	uint32_t frame_bytes; /* LRH .. VCRC, or MAC header .. FCS */
 	uint32_t wire_bytes;  /* frame + preamble + IFG: what serialization costs */
 
-	uint32_t flow_id; /* hashed by ECMP (later): one flow keeps one path */
+	uint64_t flow_id; /* hashed by ECMP (sim_net_pick): one flow keeps one path */
 	uint8_t prio;     /* IB service level / VL, or RoCE 802.1p priority */
 	void *user;       /* the creator's; models never touch it */
 

@@ -15,8 +15,9 @@
  *              rnic.req_proc_ps until the requester can use them.
  *   transmit   each port keeps SX_TX_PREFETCH packets in flight from the
  *              arbiter to the wire: a packet whose payload is in host or
- *              GPU memory is read over PCIe first (sim/pcie.h, MRd/CplD),
- *              and packets leave in the order they were made.  The arbiter
+ *              GPU memory is read over PCIe first (sim/pcie.h, MRd/CplD)
+ *              unless its port is NVLink (GPU to GPU, no PCIe), and
+ *              packets leave in the order they were made.  The arbiter
  *              picks QPs round robin, one packet at a time; ACKs and NAKs
  *              skip the queue.  A packet goes on the wire only when the
  *              port is idle, so the link never holds more than one.
@@ -63,20 +64,21 @@ bool sx_is_rd_atomic(enum cc_opcode op)
 	return op == CC_WR_RDMA_READ || op == CC_WR_ATOMIC_FETCH_ADD || op == CC_WR_ATOMIC_CMP_SWP;
 }
 
-void sx_segment(const struct sx *x, enum sim_msg msg, uint32_t len, struct sim_wire_seg *seg)
+/* Cuts a message at the QP's path MTU. */
+void sx_segment(enum sim_msg msg, uint32_t len, uint32_t mtu, struct sim_wire_seg *seg)
 {
-	if (sim_wire_segment(msg, len, x->f->link.mtu_bytes, seg))
+	if (sim_wire_segment(msg, len, mtu, seg))
 		DIE("rnic: cannot segment a %u B message", len);
 }
 
 /* PSNs a WQE takes: its request packets, or its READ response packets. */
-static uint32_t wqe_npsn(const struct sx *x, const struct cc_op_send *o)
+static uint32_t wqe_npsn(const struct sx_qp *qp, const struct cc_op_send *o)
 {
 	struct sim_wire_seg seg;
 
 	if (o->opcode == CC_WR_ATOMIC_FETCH_ADD || o->opcode == CC_WR_ATOMIC_CMP_SWP)
 		return 1;
-	sx_segment(x, sim_msg_of_opcode(o->opcode), sx_wqe_len(o), &seg);
+	sx_segment(sim_msg_of_opcode(o->opcode), sx_wqe_len(o), qp->mtu, &seg);
 	return seg.npkts;
 }
 
@@ -408,7 +410,7 @@ void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const stru
 	k->p.src_qpn = qp->q;
 	k->p.dst_qpn = qp->peer_q;
 	k->p.psn = k->psn & 0xffffff;
-	k->p.flow_id = r << 16 | qp->q;
+	k->p.flow_id = sim_topo_qp_flow(r, qp->q);
 	sim_packet_size(&k->p, x->f->link.type, op, payload);
 }
 
@@ -480,7 +482,7 @@ static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 		}
 		w->started = true;
 		w->first_psn = qp->next_psn;
-		w->npsn = wqe_npsn(x, o);
+		w->npsn = wqe_npsn(qp, o);
 		w->t_first = sim_now(&x->eng);
 		if (sx_is_rd_atomic(o->opcode))
 			qp->rd_out++;
@@ -497,10 +499,12 @@ static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 		op = SIM_BTH_COMPARE_SWAP;
 		break;
 	default:
-		sx_segment(x, sim_msg_of_opcode(o->opcode), len, &seg);
+		sx_segment(sim_msg_of_opcode(o->opcode), len, qp->mtu, &seg);
 		op = sim_wire_seg_pkt(&seg, qp->cur_pkt, &payload);
 		npkts = seg.npkts;
-		needs_read = payload > 0 && !(o->flags & CC_SEND_INLINE);
+		/* Over NVLink the peer GPU's memory is reached GPU to GPU: the
+		 * payload never crosses the NIC's PCIe link. */
+		needs_read = payload > 0 && !(o->flags & CC_SEND_INLINE) && !qp->nvlink;
 		break;
 	}
 
@@ -705,15 +709,17 @@ static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 	struct sx_pkt *k = (struct sx_pkt *)pkt;
 	struct sx_rank *src = &x->rk[k->rank];
 
-	(void)port;
 	(void)last_ps;
-	/* Time in switches: from its last bit in (store-and-forward would
-	 * start there; cut-through starts earlier, which only adds) to its
-	 * last bit out, counted once per sender however many overlap. */
+	k->rx_nvlink = sim_topo_nic_port_nvlink(&x->topo, rk->r, port);
+	/* Time in switches: from its last bit in at the first switch
+	 * (store-and-forward would start there; cut-through starts earlier,
+	 * which only adds) to its last bit out of the last, counted once per
+	 * sender however many overlap.  The first link is the one it left
+	 * by, the last the one it came in on. */
 	if (x->topo.nsw) {
-		sim_time_ps prop = x->f->link.prop_delay_ps;
-		sim_time_ps in = k->t0 + sim_serialize_ps(k->p.wire_bytes, x->f->link.rate_bps) + prop;
-		sim_time_ps out = sim_now(eng) - prop;
+		const struct sim_link_dir *first = src->port[k->port].tx;
+		sim_time_ps in = k->t0 + sim_link_ser_ps(first, k->p.wire_bytes) + first->prop_ps;
+		sim_time_ps out = sim_now(eng) - sim_topo_nic_rx(&x->topo, rk->r, port)->prop_ps;
 
 		if (in < src->sw_covered)
 			in = src->sw_covered;
@@ -744,7 +750,7 @@ int sx_nic_init(struct sx *x, uint32_t r)
 {
 	struct sx_rank *rk = &x->rk[r];
 	struct sim_engine *eng = &x->eng;
-	uint32_t nports = x->topo.nic_ports;
+	uint32_t nports = sim_topo_nic_nports(&x->topo, r);
 	int err = sim_pcie_init(&rk->pcie, eng, &x->f->pcie);
 
 	if (err)

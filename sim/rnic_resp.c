@@ -17,9 +17,10 @@
  *   - a SEND longer than the receive buffer: NAK invalid request and
  *     IBV_WC_LOC_LEN_ERR here; a receive WQE with a bad L_Key: NAK remote
  *     operational error and IBV_WC_LOC_PROT_ERR here.
- * An accepted packet's payload is DMA-written over PCIe; the bytes move
- * when that write is done, and a receive CQE follows it.  ACKs go out
- * every rnic.ack_coalesce_pkts packets and at the end of every message.
+ * An accepted packet's payload is DMA-written over PCIe (not one that came
+ * over NVLink: it is in GPU memory already); the bytes move when that write
+ * is done, and a receive CQE follows it.  ACKs go out every
+ * rnic.ack_coalesce_pkts packets and at the end of every message.
  */
 #include "sim/exec_int.h"
 
@@ -73,7 +74,7 @@ static void req_source(struct sx *x, const struct sx_pkt *k, uint32_t *buf, uint
 	*inl = o->flags & CC_SEND_INLINE;
 	*value = o->inline_value;
 	*buf = SX_NONE;
-	*off = o->sge.offset + (uint64_t)k->idx * x->f->link.mtu_bytes;
+	*off = o->sge.offset + (uint64_t)k->idx * x->rk[k->rank].qp[k->qp].mtu;
 	if (!*inl && o->num_sge) {
 		const struct cc_mr *mr = sx_find_mr(x, k->rank, w->lkey, o->sge.offset,
 						    sx_wqe_len(o), 0);
@@ -126,11 +127,13 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_tim
 	sx_pkt_put(x, k);
 }
 
-/* DMA-writes k's payload (k->buf, k->off set); fn runs when it is in. */
+/* DMA-writes k's payload (k->buf, k->off set); fn runs when it is in.  A
+ * packet that came over NVLink is already in GPU memory: NVLink carries
+ * it GPU to GPU, never across the NIC's PCIe link. */
 static void dma_write(struct sx *x, uint32_t r, struct sx_pkt *k, uint32_t len,
 		      sim_pcie_done_fn fn)
 {
-	if (len == 0) {
+	if (len == 0 || k->rx_nvlink) {
 		fn(&x->eng, &x->rk[r], (uint64_t)(uintptr_t)k, sim_now(&x->eng));
 		return;
 	}
@@ -154,7 +157,7 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 	const struct sx_wqe *w = &x->rk[k->rank].qp[k->qp].sq[k->wqe];
 	const struct cc_op_send *o = sx_wqe_send(x, k->rank, w);
 	uint32_t flags = sim_bth_info[k->p.op].flags;
-	uint32_t len = sx_wqe_len(o), mtu = x->f->link.mtu_bytes;
+	uint32_t len = sx_wqe_len(o), mtu = qp->mtu;
 	sim_time_ps now = sim_now(&x->eng);
 
 	if (qp->error) {
@@ -341,19 +344,19 @@ void sx_resp_read_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 	enum sim_bth_op op;
 	struct sx_pkt *k = sx_pkt_get(x);
 
-	sx_segment(x, SIM_MSG_READ_RESP, sx_wqe_len(sx_wqe_send(x, d->req_rank, w)), &seg);
+	sx_segment(SIM_MSG_READ_RESP, sx_wqe_len(sx_wqe_send(x, d->req_rank, w)), qp->mtu, &seg);
 	op = sim_wire_seg_pkt(&seg, d->next, &payload);
 	k->kind = SX_PKT_RESP;
 	k->wqe = d->wqe;
 	k->idx = d->next;
 	k->psn = d->psn + d->next;
 	k->buf = d->buf;
-	k->off = d->off + (uint64_t)d->next * x->f->link.mtu_bytes;
+	k->off = d->off + (uint64_t)d->next * qp->mtu;
 	k->last_of_msg = d->next + 1 == d->npkts;
 	sx_pkt_address(x, k, r, qp, op, payload);
 	if (++d->next == d->npkts)
 		qp->rd_head++;
-	sx_port_stage(x, r, k, payload > 0);
+	sx_port_stage(x, r, k, payload > 0 && !qp->nvlink); /* NVLink: as req_make */
 }
 
 /* A READ response's payload, or an atomic's old value, is in the
@@ -367,7 +370,7 @@ static void resp_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_ti
 	const struct sx_wqe *w = &qp->sq[k->wqe];
 	const struct cc_op_send *o = sx_wqe_send(x, rk->r, w);
 	const struct cc_mr *mr = sx_find_mr(x, rk->r, w->lkey, o->sge.offset, sx_wqe_len(o), 0);
-	uint64_t off = o->sge.offset + (uint64_t)k->idx * x->f->link.mtu_bytes;
+	uint64_t off = o->sge.offset + (uint64_t)k->idx * qp->mtu;
 	uint32_t len = k->p.op == SIM_BTH_ATOMIC_ACK ? 8 : k->p.payload_bytes;
 
 	(void)eng;

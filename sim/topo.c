@@ -1,5 +1,7 @@
-/* sim/topo.c — the ring and star topologies: their links, their switch, and
- * which NIC port leads where.  The wiring and the storage are in topo.h.
+/* sim/topo.c — a network (sim/net.h) as engine objects: two link
+ * directions per link, a switch per switch node routing by the network's
+ * ECMP sets, and each NIC's port table.  The wiring and storage are in
+ * topo.h.
  */
 #include "sim/topo.h"
 
@@ -25,115 +27,238 @@ int sim_topo_kind_parse(const char *s, enum sim_topo_kind *out)
 	return -EINVAL;
 }
 
-/* Ring: NIC r's port 0 cable goes to NIC r+1's port 1, so the link NIC r
- * transmits on from port 0 delivers into (r+1, 1), and the one from port 1
- * — the reverse direction of the cable to r-1 — into (r-1, 0). */
-static int build_ring(struct sim_topo *t)
+/* ---- one link's values, the fabric's where the network gives none ---- */
+
+static uint64_t link_rate(const struct sim_net_link *l, const struct sim_params *p)
 {
-	uint32_t k = t->nranks;
-
-	for (uint32_t r = 0; r < k; r++) {
-		uint32_t next = r + 1 == k ? 0 : r + 1, prev = r == 0 ? k - 1 : r - 1;
-
-		t->nic_tx[(size_t)r * 2 + 0] = &t->links[(size_t)r * 2 + 0];
-		t->nic_tx[(size_t)r * 2 + 1] = &t->links[(size_t)r * 2 + 1];
-		t->nic_rx[(size_t)next * 2 + 1] = &t->links[(size_t)r * 2 + 0];
-		t->nic_rx[(size_t)prev * 2 + 0] = &t->links[(size_t)r * 2 + 1];
-	}
-	return 0;
+	if (l->rate_bps)
+		return l->rate_bps;
+	if (l->kind == SIM_NET_LINK_NVLINK && p->host.nvlink_bps)
+		return p->host.nvlink_bps;
+	return p->link.rate_bps;
 }
 
-/* Star: links[r] NIC r -> switch port r, links[k + r] switch port r -> NIC
- * r; the switch sends to node r on port r. */
-static int build_star(struct sim_topo *t, struct sim_engine *eng, const struct sim_params *p)
+static sim_time_ps link_prop(const struct sim_net_link *l, const struct sim_params *p)
 {
-	uint32_t k = t->nranks;
-	int rc;
+	if (l->prop_ps != SIM_NET_DEFAULT_PROP)
+		return l->prop_ps;
+	return l->kind == SIM_NET_LINK_NVLINK ? SIM_TOPO_NVLINK_PROP_PS : p->link.prop_delay_ps;
+}
 
-	t->sw = calloc(1, sizeof(*t->sw));
-	if (!t->sw)
+static uint32_t link_mtu(const struct sim_net_link *l, const struct sim_params *p)
+{
+	return l->mtu ? l->mtu : p->link.mtu_bytes;
+}
+
+/* ---- build ---- */
+
+/* The direction of link li that leaves node u, and the one that enters it. */
+static struct sim_link_dir *dir_out(struct sim_topo *t, uint32_t li, uint32_t u)
+{
+	return &t->links[2 * (size_t)li + (t->net->links[li].a == u ? 0 : 1)];
+}
+
+static struct sim_link_dir *dir_in(struct sim_topo *t, uint32_t li, uint32_t u)
+{
+	return &t->links[2 * (size_t)li + (t->net->links[li].a == u ? 1 : 0)];
+}
+
+static int build_links(struct sim_topo *t, struct sim_engine *eng)
+{
+	const struct sim_net *n = t->net;
+
+	t->nlinks = 2 * (size_t)n->nlinks;
+	if (t->nlinks == 0)
+		return 0;
+	t->links = calloc(t->nlinks, sizeof(*t->links));
+	if (!t->links)
 		return -ENOMEM;
-	/* The switch takes p->sw's latency, buffer and mode; radix is the
-	 * topology's: k ports. */
-	rc = sim_switch_init(t->sw, eng, k, &p->sw);
-	if (rc) {
-		free(t->sw);
-		t->sw = NULL;
-		return rc;
-	}
-	t->nsw = 1;
-	for (uint32_t r = 0; r < k; r++) {
-		t->nic_tx[r] = &t->links[r];
-		t->nic_rx[r] = &t->links[(size_t)k + r];
-		rc = sim_switch_connect(t->sw, r, t->nic_tx[r], t->nic_rx[r]);
+	for (uint32_t i = 0; i < n->nlinks; i++) {
+		uint64_t rate = link_rate(&n->links[i], &t->fabric);
+		sim_time_ps prop = link_prop(&n->links[i], &t->fabric);
+		int rc = sim_link_init(&t->links[2 * (size_t)i], eng, rate, prop);
+
 		if (!rc)
-			rc = sim_switch_route_set(t->sw, r, r);
+			rc = sim_link_init(&t->links[2 * (size_t)i + 1], eng, rate, prop);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-int sim_topo_build(struct sim_topo *t, struct sim_engine *eng, enum sim_topo_kind kind,
-		   uint32_t nranks, const struct sim_params *p)
+/* Rank r's ports at nic_first[r]: port p transmits on the direction of its
+ * link that leaves the NIC and receives from the one that enters it. */
+static int build_nics(struct sim_topo *t)
 {
-	size_t nports, events;
+	const struct sim_net *n = t->net;
+	size_t total = 0;
+
+	t->nic_first = calloc((size_t)n->nranks + 1, sizeof(*t->nic_first));
+	if (!t->nic_first)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < n->nranks; r++) {
+		t->nic_first[r] = (uint32_t)total;
+		total += n->nodes[n->rank_node[r]].nports;
+	}
+	if (total >= UINT32_MAX)
+		return -ENOMEM;
+	t->nic_first[n->nranks] = (uint32_t)total;
+	if (total == 0)
+		return 0;
+	t->nic_tx = calloc(total, sizeof(*t->nic_tx));
+	t->nic_rx = calloc(total, sizeof(*t->nic_rx));
+	if (!t->nic_tx || !t->nic_rx)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < n->nranks; r++) {
+		uint32_t u = n->rank_node[r];
+
+		for (uint32_t p = 0; p < n->nodes[u].nports; p++) {
+			t->nic_tx[t->nic_first[r] + p] = dir_out(t, n->nodes[u].port_link[p], u);
+			t->nic_rx[t->nic_first[r] + p] = dir_in(t, n->nodes[u].port_link[p], u);
+		}
+	}
+	return 0;
+}
+
+/* A switch's routing: the network's ECMP set for the destination rank,
+ * one member by the flow's hash. */
+static uint32_t net_router(void *ctx, const struct sim_switch *sw, uint32_t in_port,
+			   const struct sim_packet *pkt)
+{
+	const struct sim_topo_sw_ctx *c = ctx;
+
+	(void)sw;
+	(void)in_port;
+	return sim_net_pick(c->net, c->node, pkt->dst_node, pkt->flow_id);
+}
+
+/* One switch for node u: its ports, wired to the link directions at u. */
+static int build_switch(struct sim_topo *t, struct sim_engine *eng, uint32_t u)
+{
+	const struct sim_net_node *v = &t->net->nodes[u];
+	struct sim_switch *sw = &t->sw[t->nsw];
+	int rc = sim_switch_init(sw, eng, v->nports, &t->fabric.sw);
+
+	if (rc)
+		return rc;
+	t->sw_ctx[t->nsw] = (struct sim_topo_sw_ctx){ .net = t->net, .node = u };
+	sim_switch_set_router(sw, net_router, &t->sw_ctx[t->nsw]);
+	t->nsw++;
+	for (uint32_t p = 0; p < v->nports && !rc; p++)
+		rc = sim_switch_connect(sw, p, dir_in(t, v->port_link[p], u),
+					dir_out(t, v->port_link[p], u));
+	return rc;
+}
+
+static int build_switches(struct sim_topo *t, struct sim_engine *eng)
+{
+	const struct sim_net *n = t->net;
+	uint32_t count = 0;
+	int rc = 0;
+
+	for (uint32_t u = 0; u < n->nnodes; u++)
+		count += n->nodes[u].kind == SIM_NET_SWITCH;
+	if (count == 0)
+		return 0;
+	t->sw = calloc(count, sizeof(*t->sw));
+	t->sw_ctx = calloc(count, sizeof(*t->sw_ctx));
+	if (!t->sw || !t->sw_ctx)
+		return -ENOMEM;
+	for (uint32_t u = 0; u < n->nnodes && !rc; u++)
+		if (n->nodes[u].kind == SIM_NET_SWITCH)
+			rc = build_switch(t, eng, u);
+	return rc;
+}
+
+/* Reserves the events the links and switches can have pending, on top of
+ * the room the engine already has (sim_engine_reserve() sets a total, and
+ * the engine offers no getter for it), so what an executor reserves for
+ * its NICs, before or after, adds up. */
+static int reserve_events(struct sim_topo *t, struct sim_engine *eng)
+{
+	size_t events = t->nlinks * SIM_LINK_MAX_EVENTS;
+	int rc;
+
+	for (uint32_t i = 0; i < t->nsw; i++)
+		events += sim_switch_max_events(t->sw[i].nports);
+	if (events == 0)
+		return 0;
+	if (events > SIZE_MAX - eng->cap)
+		return -ENOMEM;
+	rc = sim_engine_reserve(eng, (size_t)eng->cap + events);
+	if (!rc)
+		t->events = events;
+	return rc;
+}
+
+int sim_topo_build_net(struct sim_topo *t, struct sim_engine *eng, const struct sim_net *net,
+		       const struct sim_params *p)
+{
 	int rc;
 
 	if (!t)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
-	/* nranks + nsw must name a node: UINT32_MAX ranks leave no id for
-	 * the switch (and would make the switch's port count its NO_PORT). */
+	if (!eng || !net || !p || !net->finished || net->nranks == 0 || sim_params_validate(p))
+		return -EINVAL;
+	t->kind = SIM_TOPO_KIND_COUNT;
+	t->nranks = net->nranks;
+	t->net = net;
+	t->fabric = *p;
+	rc = build_links(t, eng);
+	if (!rc)
+		rc = build_nics(t);
+	if (!rc)
+		rc = build_switches(t, eng);
+	if (!rc)
+		rc = reserve_events(t, eng);
+	if (rc)
+		sim_topo_destroy(t);
+	return rc;
+}
+
+int sim_topo_net_make(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks, char *err,
+		      size_t errlen)
+{
+	if (!n)
+		return -EINVAL;
+	sim_net_init(n, NULL);
+	switch (kind) {
+	case SIM_TOPO_RING: return sim_net_ring(n, nranks, err, errlen);
+	case SIM_TOPO_STAR: return sim_net_star(n, nranks, err, errlen);
+	default: return -EINVAL;
+	}
+}
+
+int sim_topo_build(struct sim_topo *t, struct sim_engine *eng, enum sim_topo_kind kind,
+		   uint32_t nranks, const struct sim_params *p)
+{
+	char err[SIM_NET_ERR_LEN];
+	struct sim_net *net;
+	int rc;
+
+	if (!t)
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	/* UINT32_MAX ranks leave no node id for a switch (and no room for
+	 * the NIC port tables' end marker). */
 	if (!eng || !p || nranks == 0 || nranks == UINT32_MAX ||
 	    (unsigned)kind >= SIM_TOPO_KIND_COUNT || sim_params_validate(p))
 		return -EINVAL;
+	net = malloc(sizeof(*net));
+	if (!net)
+		return -ENOMEM;
+	rc = sim_topo_net_make(net, kind, nranks, err, sizeof(err));
+	if (!rc)
+		rc = sim_topo_build_net(t, eng, net, p);
+	if (rc) {
+		sim_net_free(net);
+		free(net);
+		return rc;
+	}
+	t->own = net;
 	t->kind = kind;
-	t->nranks = nranks;
-	if (kind == SIM_TOPO_RING) {
-		t->nic_ports = nranks == 1 ? 0 : 2;
-		t->nlinks = nranks == 1 ? 0 : 2 * (size_t)nranks;
-	} else {
-		t->nic_ports = 1;
-		t->nlinks = 2 * (size_t)nranks;
-	}
-	if (t->nlinks == 0)
-		return 0;
-	nports = (size_t)nranks * t->nic_ports;
-	t->links = calloc(t->nlinks, sizeof(*t->links));
-	t->nic_tx = calloc(nports, sizeof(*t->nic_tx));
-	t->nic_rx = calloc(nports, sizeof(*t->nic_rx));
-	if (!t->links || !t->nic_tx || !t->nic_rx) {
-		rc = -ENOMEM;
-		goto fail;
-	}
-	for (size_t i = 0; i < t->nlinks; i++) {
-		rc = sim_link_init(&t->links[i], eng, p->link.rate_bps, p->link.prop_delay_ps);
-		if (rc)
-			goto fail;
-	}
-	rc = kind == SIM_TOPO_RING ? build_ring(t) : build_star(t, eng, p);
-	if (rc)
-		goto fail;
-
-	events = t->nlinks * SIM_LINK_MAX_EVENTS;
-	for (uint32_t i = 0; i < t->nsw; i++)
-		events += sim_switch_max_events(t->sw[i].nports);
-	/* On top of the room the engine already has (sim_engine_reserve()
-	 * sets a total, and the engine offers no getter for it), so what an
-	 * executor reserves for its NICs, before or after, adds up. */
-	if (events > SIZE_MAX - eng->cap) {
-		rc = -ENOMEM;
-		goto fail;
-	}
-	rc = sim_engine_reserve(eng, (size_t)eng->cap + events);
-	if (rc)
-		goto fail;
-	t->events = events;
 	return 0;
-fail:
-	sim_topo_destroy(t);
-	return rc;
 }
 
 void sim_topo_destroy(struct sim_topo *t)
@@ -143,33 +268,88 @@ void sim_topo_destroy(struct sim_topo *t)
 	for (uint32_t i = 0; i < t->nsw; i++)
 		sim_switch_destroy(&t->sw[i]);
 	free(t->sw);
+	free(t->sw_ctx);
 	free(t->links);
+	free(t->nic_first);
 	free(t->nic_tx);
 	free(t->nic_rx);
+	if (t->own) {
+		sim_net_free(t->own);
+		free(t->own);
+	}
 	memset(t, 0, sizeof(*t));
 }
 
-uint32_t sim_topo_route(const struct sim_topo *t, uint32_t src, uint32_t dst)
-{
-	uint32_t k = t->nranks;
+/* ---- queries ---- */
 
-	if (src >= k || dst >= k || src == dst)
-		return SIM_TOPO_NO_PORT;
-	if (t->kind == SIM_TOPO_STAR)
-		return 0;
-	if (t->kind != SIM_TOPO_RING)
-		return SIM_TOPO_NO_PORT;
-	/* k = 2: next == prev, and port 0 is the one named first. */
-	if (dst == (src + 1 == k ? 0 : src + 1))
-		return 0;
-	if (dst == (src == 0 ? k - 1 : src - 1))
-		return 1;
-	return SIM_TOPO_NO_PORT;
+bool sim_topo_nic_port_nvlink(const struct sim_topo *t, uint32_t r, uint32_t port)
+{
+	const struct sim_net *n = t->net;
+	const struct sim_net_node *v;
+
+	if (r >= t->nranks)
+		return false;
+	v = &n->nodes[n->rank_node[r]];
+	return port < v->nports && n->links[v->port_link[port]].kind == SIM_NET_LINK_NVLINK;
 }
 
-uint32_t sim_topo_switch_hops(const struct sim_topo *t, uint32_t src, uint32_t dst)
+uint32_t sim_topo_route(const struct sim_topo *t, uint32_t src, uint32_t dst, uint64_t flow)
 {
-	(void)src;
-	(void)dst;
-	return t->kind == SIM_TOPO_STAR ? 1 : 0;
+	if (src >= t->nranks || dst >= t->nranks || src == dst)
+		return SIM_TOPO_NO_PORT;
+	return sim_net_pick(t->net, t->net->rank_node[src], dst, flow);
+}
+
+uint32_t sim_topo_hops(const struct sim_topo *t, uint32_t src, uint32_t dst)
+{
+	if (src >= t->nranks || dst >= t->nranks || src == dst)
+		return SIM_TOPO_NO_PORT;
+	return t->net->dist[(size_t)t->net->rank_node[src] * t->nranks + dst];
+}
+
+int sim_topo_net_path(const struct sim_net *net, const struct sim_params *p, uint32_t src,
+		      uint32_t dst, uint64_t flow, struct sim_topo_path *out)
+{
+	uint32_t u, t, port;
+
+	if (!net || !p || !out || !net->finished || src >= net->nranks || dst >= net->nranks ||
+	    src == dst)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->mtu = UINT32_MAX;
+	u = net->rank_node[src];
+	t = net->rank_node[dst];
+	/* Each hop is one link nearer (the ECMP sets are shortest-path), so
+	 * the walk ends within dist links. */
+	while (u != t) {
+		const struct sim_net_link *l;
+
+		port = sim_net_pick(net, u, dst, flow);
+		if (port == SIM_NET_NONE)
+			return -EINVAL;
+		l = &net->links[net->nodes[u].port_link[port]];
+		if (out->links == 0) {
+			out->first_port = port;
+			out->first_rate_bps = link_rate(l, p);
+			out->first_nvlink = l->kind == SIM_NET_LINK_NVLINK;
+		} else {
+			out->switches++;
+		}
+		out->links++;
+		out->prop_ps += link_prop(l, p);
+		if (link_mtu(l, p) < out->mtu)
+			out->mtu = link_mtu(l, p);
+		out->last_nvlink = l->kind == SIM_NET_LINK_NVLINK;
+		sim_net_peer(net, u, port, &u, NULL);
+	}
+	return 0;
+}
+
+uint32_t sim_topo_path_mtu(const struct sim_topo *t, uint32_t src, uint32_t dst, uint64_t flow)
+{
+	struct sim_topo_path path;
+
+	if (sim_topo_net_path(t->net, &t->fabric, src, dst, flow, &path))
+		return 0;
+	return path.mtu;
 }

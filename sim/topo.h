@@ -1,32 +1,49 @@
-/* sim/topo.h — the simple topologies of `cclab sim --topology`: which links
- * and switches join the ranks' NICs, and which NIC port leads to whom.
+/* sim/topo.h — the run-time topology: a network description (sim/net.h)
+ * turned into engine objects — links and switches — and which NIC port
+ * leads to whom.
  *
- * Nodes: the NIC of rank r is node r; a switch is node nranks + i.  Every
- * link has the fabric's rate, propagation delay and framing (sim/params.h
- * link section); a cable is two struct sim_link_dir, one per direction.
+ * Built from a finished struct sim_net (sim_topo_build_net(): a generator's
+ * or a topology file's), or for `cclab sim --topology ring|star` from the
+ * generator of that name (sim_topo_build(), which then owns the network):
  *
  *   ring  NIC r has two ports: port 0 is cabled to port 1 of NIC r+1 (mod
  *         k), so port 0 leads to the next rank and port 1 to the previous.
  *         With k = 2 the two NICs are joined by two cables (0.p0-1.p1 and
- *         1.p0-0.p1).  Only neighbours are reachable: there is no
- *         forwarding through a NIC.  k = 1: no links.
+ *         1.p0-0.p1), and a flow takes one of them by hash.  Only
+ *         neighbours are reachable: there is no forwarding through a NIC.
+ *         k = 1: no links.
  *   star  NIC r has one port, cabled to port r of one switch (sim/switch.h,
  *         the fabric's switch section, radix = k ports whatever the preset's
- *         radix says); the switch routes by destination node.  k = 1: the
- *         lone NIC is still cabled to the switch.
+ *         radix says).  k = 1: the lone NIC is still cabled to the switch.
+ *
+ * Links.  Every link of the network is two struct sim_link_dir, one per
+ * direction: links[2i] carries network link i from its node a to node b,
+ * links[2i + 1] from b to a.  Rate, propagation and MTU are the link's own
+ * where the network gives them, else the fabric's (sim/params.h link
+ * section); an NVLink link defaults to host.nvlink_bps (the fabric's link
+ * rate if that is 0) and to SIM_TOPO_NVLINK_PROP_PS.
+ *
+ * Switches.  One struct sim_switch per switch node (NVSwitches included),
+ * with the node's ports, switch port p = node port p, and the fabric's
+ * switch section (latency, buffer, mode).  A switch routes each packet by
+ * sim_net_pick(net, its node, pkt->dst_node, pkt->flow_id): dst_node is the
+ * destination RANK, and the hash keeps a flow (a QP) on one path.
  *
  * The topology owns its links and switches; a NIC attaches by connecting
  * the receive end of the links that lead into it (sim_link_connect() on
- * sim_topo_nic_rx()) and transmitting on sim_topo_nic_tx().
+ * sim_topo_nic_rx()) and transmitting on sim_topo_nic_tx().  Switches hold
+ * pointers to the network: it must outlive the topology.
  */
 #ifndef CCLAB_SIM_TOPO_H
 #define CCLAB_SIM_TOPO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "sim/event.h"
 #include "sim/link.h"
+#include "sim/net.h"
 #include "sim/params.h"
 #include "sim/switch.h"
 
@@ -42,55 +59,122 @@ int sim_topo_kind_parse(const char *s, enum sim_topo_kind *out);
 
 #define SIM_TOPO_NO_PORT UINT32_MAX
 
-/* Storage: the topology owns `links`, every link direction once; nic_tx
- * and nic_rx point into it, so a ring link is at once NIC r's transmit
- * link (port 0) and NIC r+1's receive link (port 1), one object.
- *   ring  links[r * 2 + port] is what NIC r transmits on from `port`:
- *         port 0 delivers into NIC r+1 port 1, port 1 into NIC r-1 port 0.
- *   star  links[r] is NIC r -> switch port r (the switch's input r),
- *         links[k + r] switch port r -> NIC r (the switch's output r). */
+/* Propagation of an NVLink link that does not give its own: 0.  The
+ * traces from a GPU to its NVSwitch are centimetres of board and
+ * backplane (under 2 ns at ~5 ns/m), small next to the NVSwitch's
+ * forwarding, which the switch latency already charges; no datasheet
+ * gives the figure, so the model adds nothing rather than invent one. */
+#define SIM_TOPO_NVLINK_PROP_PS 0
+
+/* A switch's routing context: its network and node. */
+struct sim_topo_sw_ctx {
+	const struct sim_net *net;
+	uint32_t node;
+};
+
 struct sim_topo {
-	enum sim_topo_kind kind;
+	enum sim_topo_kind kind;      /* sim_topo_build()'s; SIM_TOPO_KIND_COUNT from a net */
 	uint32_t nranks;
-	uint32_t nic_ports;           /* ports per NIC: ring 2 (0 when k = 1), star 1 */
-	struct sim_link_dir **nic_tx; /* [r * nic_ports + port]: NIC r transmits */
-	struct sim_link_dir **nic_rx; /* [r * nic_ports + port]: delivers into NIC r */
-	struct sim_link_dir *links;   /* nlinks, owned: ring 2k (0 when k = 1), star 2k */
+	const struct sim_net *net;    /* the routes */
+	struct sim_net *own;          /* the network sim_topo_build() made, or NULL */
+	struct sim_params fabric;     /* a copy: the links' defaults */
+	uint32_t *nic_first;          /* nranks + 1: rank r's ports are nic_first[r] .. [r + 1] */
+	struct sim_link_dir **nic_tx; /* [nic_first[r] + port]: NIC r transmits */
+	struct sim_link_dir **nic_rx; /* [nic_first[r] + port]: delivers into NIC r */
+	struct sim_link_dir *links;   /* nlinks = 2 per network link, owned (see above) */
 	size_t nlinks;
-	struct sim_switch *sw;        /* nsw switches, node nranks + i */
+	struct sim_switch *sw;        /* nsw switches, in node order */
+	struct sim_topo_sw_ctx *sw_ctx;
 	uint32_t nsw;
 	size_t events;                /* engine events the links and switches can have
 				       * pending: what build reserved */
 };
 
-/* Builds the links (and switch) of `kind` for nranks NICs with fabric *p on
- * engine eng; reserves their events on the engine (t->events, on top of the
- * room the engine already had, so a caller may reserve its own before or
- * after, the same way).  *t is zeroed first, so sim_topo_destroy() is safe
- * after any failure.  0, -EINVAL (nranks 0 or UINT32_MAX, a bad kind, NULL
- * pointers or parameters sim_params_validate() rejects), or -ENOMEM
+/* Builds the links and switches of finished network *net for fabric *p on
+ * engine eng; reserves their events on the engine (t->events, on top of
+ * the room the engine already had, so a caller may reserve its own before
+ * or after, the same way).  *t is zeroed first, so sim_topo_destroy() is
+ * safe after any failure.  0, -EINVAL (NULL pointers, a network not
+ * finished, or parameters sim_params_validate() rejects), or -ENOMEM
  * (nothing left allocated). */
+int sim_topo_build_net(struct sim_topo *t, struct sim_engine *eng, const struct sim_net *net,
+		       const struct sim_params *p);
+
+/* The same on the network sim_topo_net_make() generates for kind and
+ * nranks, which the topology owns.  -EINVAL also for nranks 0 or
+ * UINT32_MAX or a bad kind. */
 int sim_topo_build(struct sim_topo *t, struct sim_engine *eng, enum sim_topo_kind kind,
 		   uint32_t nranks, const struct sim_params *p);
-/* Frees what build allocated and zeroes *t; safe on a zeroed struct. */
+
+/* Initialises *n and generates the `kind` network of nranks ranks
+ * (sim_net_ring() or sim_net_star()): 0, or -EINVAL / -ENOMEM with a
+ * message in err.  Free with sim_net_free(). */
+int sim_topo_net_make(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks, char *err,
+		      size_t errlen);
+
+/* Frees what build allocated (the network too, if it made it) and zeroes
+ * *t; safe on a zeroed struct. */
 void sim_topo_destroy(struct sim_topo *t);
+
+/* Ports of rank r's NIC. */
+static inline uint32_t sim_topo_nic_nports(const struct sim_topo *t, uint32_t r)
+{
+	return t->nic_first[r + 1] - t->nic_first[r];
+}
 
 static inline struct sim_link_dir *sim_topo_nic_tx(struct sim_topo *t, uint32_t r, uint32_t port)
 {
-	return t->nic_tx[(size_t)r * t->nic_ports + port];
+	return t->nic_tx[t->nic_first[r] + port];
 }
 
 static inline struct sim_link_dir *sim_topo_nic_rx(struct sim_topo *t, uint32_t r, uint32_t port)
 {
-	return t->nic_rx[(size_t)r * t->nic_ports + port];
+	return t->nic_rx[t->nic_first[r] + port];
 }
 
-/* The port of NIC `src` whose packets reach NIC `dst`, or SIM_TOPO_NO_PORT
- * (dst unreachable, or dst == src: NIC loopback is not modelled). */
-uint32_t sim_topo_route(const struct sim_topo *t, uint32_t src, uint32_t dst);
+/* Whether port `port` of rank r's NIC is an NVLink link (to its host's
+ * NVSwitch). */
+bool sim_topo_nic_port_nvlink(const struct sim_topo *t, uint32_t r, uint32_t port);
 
-/* Switches a packet from src to dst crosses (ring 0, star 1); only
- * meaningful where sim_topo_route() finds a port. */
-uint32_t sim_topo_switch_hops(const struct sim_topo *t, uint32_t src, uint32_t dst);
+/* The flow id of QP q of rank r: what the NIC's port choice
+ * (sim_topo_route()) and every switch's ECMP hash (pkt->flow_id) see, so
+ * one QP keeps one path — as a switch hashing a RoCEv2 QP's 5-tuple does,
+ * whose UDP source port is fixed per QP. */
+static inline uint64_t sim_topo_qp_flow(uint32_t r, uint32_t q)
+{
+	return (uint64_t)r << 32 | q;
+}
+
+/* The port of NIC `src` that flow `flow` towards NIC `dst` leaves by
+ * (sim_net_pick() at src's node), or SIM_TOPO_NO_PORT (dst unreachable,
+ * out of range, or dst == src: NIC loopback is not modelled). */
+uint32_t sim_topo_route(const struct sim_topo *t, uint32_t src, uint32_t dst, uint64_t flow);
+
+/* Links on a path from src to dst (ring neighbours 1, star 2; every ECMP
+ * path is a shortest one, so any flow's), or SIM_TOPO_NO_PORT where
+ * sim_topo_route() finds none.  The switches on it: one fewer. */
+uint32_t sim_topo_hops(const struct sim_topo *t, uint32_t src, uint32_t dst);
+
+/* The path one flow takes, link by link, with the fabric's defaults
+ * applied to each link. */
+struct sim_topo_path {
+	uint32_t links, switches;
+	uint32_t first_port;      /* of src's NIC */
+	uint32_t mtu;             /* smallest link MTU on the path */
+	sim_time_ps prop_ps;      /* propagation, summed over the links */
+	uint64_t first_rate_bps;  /* of the link src transmits on */
+	bool first_nvlink;        /* src transmits on an NVLink link */
+	bool last_nvlink;         /* dst receives from an NVLink link */
+};
+
+/* Walks flow `flow` from rank src to rank dst through finished network
+ * *net, switch by switch (sim_net_pick() at each), under fabric *p.  0, or
+ * -EINVAL where sim_topo_route() would give SIM_TOPO_NO_PORT. */
+int sim_topo_net_path(const struct sim_net *net, const struct sim_params *p, uint32_t src,
+		      uint32_t dst, uint64_t flow, struct sim_topo_path *out);
+
+/* The path MTU of flow `flow` from src to dst: the smallest MTU of the
+ * links it crosses, each link's own or the fabric's; 0 without a path. */
+uint32_t sim_topo_path_mtu(const struct sim_topo *t, uint32_t src, uint32_t dst, uint64_t flow);
 
 #endif /* CCLAB_SIM_TOPO_H */

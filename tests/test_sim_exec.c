@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,8 +118,10 @@ static uint32_t poll_op(struct cc_schedule *s, uint32_t r, uint64_t wr_id, uint3
 	return op_add(s, r, (struct cc_op){ .kind = CC_OP_POLL_CQ, .u.poll = { 0, wr_id } }, dep);
 }
 
-static struct cc_sim_result run(const struct cc_schedule *s, enum sim_topo_kind topo,
-				const struct cc_fault *faults, uint32_t nfaults)
+/* Runs s on ib-hdr over `net`, or the `topo` network when net is NULL. */
+static struct cc_sim_result run_on(const struct cc_schedule *s, enum sim_topo_kind topo,
+				   const struct sim_net *net, const struct cc_fault *faults,
+				   uint32_t nfaults)
 {
 	struct sim_params f;
 	struct cc_sim_result res;
@@ -126,13 +129,19 @@ static struct cc_sim_result run(const struct cc_schedule *s, enum sim_topo_kind 
 
 	assert_int_equal(cc_schedule_validate(s, err, sizeof(err)), 0);
 	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
-	struct cc_sim_opts o = { .fabric = &f, .topo = topo, .seed = 1, .check = true,
-				 .faults = faults, .nfaults = nfaults,
+	struct cc_sim_opts o = { .fabric = &f, .topo = topo, .net = net, .seed = 1,
+				 .check = true, .faults = faults, .nfaults = nfaults,
 				 .time_limit_ps = 10 * 1000 * US };
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
 	if (res.err.status != CC_RUN_OK)
 		print_message("    -> %s\n", res.err.msg);
 	return res;
+}
+
+static struct cc_sim_result run(const struct cc_schedule *s, enum sim_topo_kind topo,
+				const struct cc_fault *faults, uint32_t nfaults)
+{
+	return run_on(s, topo, NULL, faults, nfaults);
 }
 
 static struct cc_op_send write4k(uint32_t flags)
@@ -241,6 +250,51 @@ static void read_is_a_round_trip(void **state)
 	assert_true(read > one_way + 2 * PROP + rd(4096));
 	cc_sim_result_free(&res);
 	cc_schedule_free(s);
+}
+
+/* Two GPUs of one node (railopt, 1 node x 2 GPUs): their QP runs over
+ * NVLink through the NVSwitch, so no PCIe at either end — the 4 KiB WRITE
+ * leaves without a payload read, and the inline flag lands without a DMA
+ * write.  NVLink at 2400 Gb/s: ser_nv(B) = ceil(B * 10 / 3) ps; the
+ * NVSwitch is a switch of the fabric's (f, cut-through; packets up to the
+ * 64 B header are stored and forwarded whole); NVLink propagation 0. */
+static void nvlink_skips_pcie(void **state)
+{
+	(void)state;
+	struct sim_net net;
+	char msg[SIM_NET_ERR_LEN];
+
+	sim_net_init(&net, NULL);
+	assert_int_equal(sim_net_railopt(&net, 1, 2, 0, msg, sizeof(msg)), 0);
+
+	struct cc_schedule *s = pair(1, 4096, 7);
+	poll_op(s, 0, 7, send_op(s, 0, 0, write4k(CC_SEND_SIGNALED), UINT32_MAX));
+	struct cc_sim_result res = run_on(s, SIM_TOPO_RING, &net, NULL, 0);
+	/* data: ser_nv(4138) + ser_nv(64) + f; ACK: 2 ser_nv(30) + f */
+	uint64_t want = PS + DB + RQ + (13794 + 214 + FWD) + RS + (2 * 100 + FWD) + RS + CW + PC;
+
+	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_int_equal(res.time_ps, want);
+	assert_int_equal(res.wrong, 0);
+	assert_int_equal(res.rank[0].busy_ps[CC_SIM_PCIE], 0);
+	assert_int_equal(res.rank[1].busy_ps[CC_SIM_PCIE], 0);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+
+	s = pair(1, 4096, 7);
+	struct cc_op_send o = { .wr_id = 3, .opcode = CC_WR_RDMA_WRITE,
+				.flags = CC_SEND_SIGNALED | CC_SEND_INLINE, .num_sge = 1,
+				.sge = { MR_FLAG, 0, 8 }, .remote_mr = MR_FLAG, .inline_value = 1 };
+	poll_op(s, 0, 3, send_op(s, 0, 0, o, UINT32_MAX));
+	op_add(s, 1, (struct cc_op){ .kind = CC_OP_WAIT_MEM, .u.wait = { BUF_FLAG, 0, 1 } },
+	       UINT32_MAX);
+	res = run_on(s, SIM_TOPO_RING, &net, NULL, 0);
+	/* 50 B: stored and forwarded, 2 ser_nv(50) + f; then no wr(8) */
+	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_int_equal(res.rank[1].done_ps, PS + DB + RQ + 2 * 167 + FWD + RS + PC);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+	sim_net_free(&net);
 }
 
 /* SEND with no receive posted: RNR NAK; the requester waits the RNR timer
@@ -416,10 +470,14 @@ static void allreduce_near_bound(void **state)
 	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
 		struct cc_schedule *s = ring(CC_ALLREDUCE, CC_WRITE_IMM, ks[i], 64ull << 20);
 		struct sim_params f;
+		struct sim_net net;
 		struct cc_sim_result res = sim(s, "ib-hdr", SIM_TOPO_RING, false, NULL);
 
 		sim_params_preset("ib-hdr", &f);
-		sim_time_ps bound = sim_bound_ps(s, &f, SIM_TOPO_RING);
+		sim_net_init(&net, NULL);
+		assert_int_equal(sim_net_ring(&net, ks[i], NULL, 0), 0);
+		sim_time_ps bound = sim_bound_ps(s, &f, &net);
+		sim_net_free(&net);
 		print_message("    k=%u: %.3f us, bound %.3f us, ratio %.5f\n", ks[i],
 			      res.time_ps / 1e6, bound / 1e6, (double)res.time_ps / bound);
 		assert_true(res.time_ps >= bound);
@@ -501,6 +559,60 @@ static void collectives_correct(void **state)
 					}
 }
 
+/* Ring collectives on switched networks of sim/net.h: a leaf-spine (2
+ * leaves x 4 hosts, 2 spines, 1:1: ring neighbours 3 -> 4 and 7 -> 0 cross
+ * the spines) and a rail-optimised cluster (2 nodes x 4 GPUs, 1 spine:
+ * neighbours inside a node over NVLink, 3 -> 4 and 7 -> 0 from rail 3 to
+ * rail 0 through the spine).  Every collective and transport: #wrong 0,
+ * never below the bound on the same network. */
+static void collectives_on_networks(void **state)
+{
+	(void)state;
+	struct sim_net nets[2];
+	char msg[SIM_NET_ERR_LEN];
+
+	sim_net_init(&nets[0], NULL);
+	sim_net_init(&nets[1], NULL);
+	assert_int_equal(sim_net_leafspine(&nets[0], 4, 2, 2, 1, 1, msg, sizeof(msg)), 0);
+	assert_int_equal(sim_net_railopt(&nets[1], 2, 4, 1, msg, sizeof(msg)), 0);
+	for (int n = 0; n < 2; n++)
+		for (int c = 0; c < CC_COLL_COUNT; c++)
+			for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
+				struct cc_schedule *s = ring(c, t, 8, 1 << 20);
+				struct sim_params f;
+				struct cc_sim_result res;
+
+				assert_int_equal(sim_params_preset("ib-ndr", &f), 0);
+				struct cc_sim_opts o = { .fabric = &f, .net = &nets[n], .seed = 3,
+							 .check = true,
+							 .time_limit_ps = 60ull * 1000000 * US };
+				assert_int_equal(cc_sim_run(s, &o, &res), 0);
+				if (res.err.status != CC_RUN_OK)
+					print_message("    -> %s\n", res.err.msg);
+				assert_int_equal(res.err.status, CC_RUN_OK);
+				assert_int_equal(res.wrong, 0);
+				assert_true(res.time_ps >= sim_bound_ps(s, &f, &nets[n]));
+				if (c == CC_ALLREDUCE && t == CC_WRITE_IMM)
+					print_message("    %s: allreduce 1 MiB %.3f us, bound %.3f us\n",
+						      nets[n].name, res.time_ps / 1e6,
+						      sim_bound_ps(s, &f, &nets[n]) / 1e6);
+				cc_sim_result_free(&res);
+				cc_schedule_free(s);
+			}
+	/* a network of another rank count is refused */
+	struct cc_schedule *s = ring(CC_ALLREDUCE, CC_WRITE_IMM, 4, 1 << 10);
+	struct sim_params f;
+	struct cc_sim_result res;
+
+	assert_int_equal(sim_params_preset("ib-ndr", &f), 0);
+	struct cc_sim_opts o = { .fabric = &f, .net = &nets[0], .check = true };
+	assert_int_equal(cc_sim_run(s, &o, &res), -EINVAL);
+	assert_int_equal(sim_bound_ps(s, &f, &nets[0]), 0);
+	cc_schedule_free(s);
+	sim_net_free(&nets[0]);
+	sim_net_free(&nets[1]);
+}
+
 /* Same input, same output: results and trace byte for byte; and the
  * timing does not hang on the event queue's tie order. */
 static void deterministic(void **state)
@@ -543,6 +655,7 @@ int main(void)
 		cmocka_unit_test(write_one_packet),
 		cmocka_unit_test(write_four_packets),
 		cmocka_unit_test(read_is_a_round_trip),
+		cmocka_unit_test(nvlink_skips_pcie),
 		cmocka_unit_test(rnr_then_success),
 		cmocka_unit_test(rnr_retry_exhausted),
 		cmocka_unit_test(bad_rkey_is_remote_access_error),
@@ -550,6 +663,7 @@ int main(void)
 		cmocka_unit_test(allreduce_near_bound),
 		cmocka_unit_test(wire_bytes_are_data_plus_headers),
 		cmocka_unit_test(collectives_correct),
+		cmocka_unit_test(collectives_on_networks),
 		cmocka_unit_test(deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

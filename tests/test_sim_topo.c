@@ -1,9 +1,11 @@
-/* tests/test_sim_topo.c — the ring and star topologies (sim/topo.c): kind
- * names, the route and switch-hop tables, the wiring (every link delivers
- * into the NIC port the cabling says, and one ring link is both a NIC's
- * transmit link and its neighbour's receive link), one packet's arrival time
- * to the picosecond against its closed form (written beside each
- * assertion), the event reservation, and the error paths.
+/* tests/test_sim_topo.c — the run-time topology (sim/topo.c): kind names,
+ * the route and hop tables of ring and star, the wiring (every link
+ * delivers into the NIC port the cabling says, and one ring link is both a
+ * NIC's transmit link and its neighbour's receive link), one packet's
+ * arrival time to the picosecond against its closed form (written beside
+ * each assertion) on ring, star, leaf-spine and NVLink, link values from
+ * the network or the fabric, path MTU, the event reservation, and the
+ * error paths.
  *
  * Notation: ser(B) = ceil(B * 8e12 / rate) ps; w = wire bytes of the packet;
  * p = propagation delay of one link; f = the switch's forwarding latency;
@@ -28,6 +30,7 @@
 #include "sim/wire.h"
 
 #define NO SIM_TOPO_NO_PORT
+#define ANY 2u /* a route table entry: either port (the k = 2 ring's two cables) */
 
 enum { MAXK = 8, MAXRX = 64 };
 
@@ -68,6 +71,16 @@ struct fab {
 	struct rxlog log;
 };
 
+static void fab_connect(struct fab *f)
+{
+	assert_true(f->t.nranks <= MAXK);
+	for (uint32_t r = 0; r < f->t.nranks; r++) {
+		f->nic[r] = (struct nic){&f->log, r};
+		for (uint32_t port = 0; port < sim_topo_nic_nports(&f->t, r); port++)
+			sim_link_connect(sim_topo_nic_rx(&f->t, r, port), nic_rx, &f->nic[r], port);
+	}
+}
+
 static void fab_init(struct fab *f, enum sim_topo_kind kind, uint32_t k, const char *preset)
 {
 	memset(f, 0, sizeof(*f));
@@ -75,11 +88,17 @@ static void fab_init(struct fab *f, enum sim_topo_kind kind, uint32_t k, const c
 	assert_int_equal(sim_params_preset(preset, &f->p), 0);
 	assert_int_equal(sim_engine_init(&f->eng, 0), 0);
 	assert_int_equal(sim_topo_build(&f->t, &f->eng, kind, k, &f->p), 0);
-	for (uint32_t r = 0; r < k; r++) {
-		f->nic[r] = (struct nic){&f->log, r};
-		for (uint32_t port = 0; port < f->t.nic_ports; port++)
-			sim_link_connect(sim_topo_nic_rx(&f->t, r, port), nic_rx, &f->nic[r], port);
-	}
+	fab_connect(f);
+}
+
+/* The same on a network of the caller's, which must outlive the fab. */
+static void fab_init_net(struct fab *f, const struct sim_net *net, const char *preset)
+{
+	memset(f, 0, sizeof(*f));
+	assert_int_equal(sim_params_preset(preset, &f->p), 0);
+	assert_int_equal(sim_engine_init(&f->eng, 0), 0);
+	assert_int_equal(sim_topo_build_net(&f->t, &f->eng, net, &f->p), 0);
+	fab_connect(f);
 }
 
 static void fab_fini(struct fab *f)
@@ -132,20 +151,39 @@ static void check_ring(uint32_t k, const uint32_t *route)
 	fab_init(&f, SIM_TOPO_RING, k, "ideal");
 	assert_int_equal(f.t.kind, SIM_TOPO_RING);
 	assert_int_equal(f.t.nranks, k);
-	assert_int_equal(f.t.nic_ports, k == 1 ? 0 : 2);
+	assert_non_null(f.t.own);
+	assert_ptr_equal(f.t.net, f.t.own);
 	assert_int_equal(f.t.nlinks, k == 1 ? 0 : 2 * k);
 	assert_int_equal(f.t.nsw, 0);
 	assert_null(f.t.sw);
 	/* 2 events per link, no switch */
 	assert_int_equal(f.t.events, (k == 1 ? 0 : 2 * k) * SIM_LINK_MAX_EVENTS);
 	for (uint32_t s = 0; s < k; s++) {
+		assert_int_equal(sim_topo_nic_nports(&f.t, s), k == 1 ? 0 : 2);
 		for (uint32_t d = 0; d < k; d++) {
-			assert_int_equal(sim_topo_route(&f.t, s, d), route[s * k + d]);
-			assert_int_equal(sim_topo_switch_hops(&f.t, s, d), 0);
+			bool seen[2] = {false, false};
+
+			/* flows: the route is the table's whatever the flow,
+			 * except that k = 2 spreads flows over both cables */
+			for (uint64_t flow = 0; flow < 16; flow++) {
+				uint32_t port = sim_topo_route(&f.t, s, d, flow);
+
+				if (route[s * k + d] == ANY) {
+					assert_true(port < 2);
+					seen[port] = true;
+				} else {
+					assert_int_equal(port, route[s * k + d]);
+				}
+			}
+			if (route[s * k + d] == ANY)
+				assert_true(seen[0] && seen[1]);
+			/* neighbours: one link; else none */
+			assert_int_equal(sim_topo_hops(&f.t, s, d), route[s * k + d] == NO ? NO : 1);
 		}
 		/* out of range */
-		assert_int_equal(sim_topo_route(&f.t, s, k), NO);
-		assert_int_equal(sim_topo_route(&f.t, k, s), NO);
+		assert_int_equal(sim_topo_route(&f.t, s, k, 0), NO);
+		assert_int_equal(sim_topo_route(&f.t, k, s, 0), NO);
+		assert_int_equal(sim_topo_hops(&f.t, s, k), NO);
 	}
 	fab_fini(&f);
 }
@@ -154,10 +192,10 @@ static void test_route_ring(void **state)
 {
 	/* k = 1: nothing to reach, no ports */
 	static const uint32_t r1[] = {NO};
-	/* k = 2: next == prev; port 0 */
+	/* k = 2: next == prev, two cables; a flow takes either */
 	static const uint32_t r2[] = {
-		NO, 0,
-		0, NO,
+		NO, ANY,
+		ANY, NO,
 	};
 	static const uint32_t r3[] = {
 		NO, 0, 1,
@@ -191,7 +229,6 @@ static void test_route_star(void **state)
 
 		fab_init(&f, SIM_TOPO_STAR, k, "ib-hdr");
 		assert_int_equal(f.t.kind, SIM_TOPO_STAR);
-		assert_int_equal(f.t.nic_ports, 1);
 		assert_int_equal(f.t.nlinks, 2 * k);
 		assert_int_equal(f.t.nsw, 1);
 		assert_non_null(f.t.sw);
@@ -202,17 +239,21 @@ static void test_route_star(void **state)
 		assert_int_equal(f.t.sw[0].buffer_bytes, f.p.sw.buffer_bytes);
 		/* 2 per link + the pipeline + one per input */
 		assert_int_equal(f.t.events, 2 * k * SIM_LINK_MAX_EVENTS + 1 + k);
+		/* the switch routes by the network's ECMP sets */
+		assert_non_null(f.t.sw[0].route_fn);
+		assert_int_equal(f.t.sw_ctx[0].node, k); /* after the k NICs */
 		for (uint32_t s = 0; s < k; s++) {
+			assert_int_equal(sim_topo_nic_nports(&f.t, s), 1);
+			assert_false(sim_topo_nic_port_nvlink(&f.t, s, 0));
 			for (uint32_t d = 0; d < k; d++) {
-				assert_int_equal(sim_topo_route(&f.t, s, d), s == d ? NO : 0);
-				if (s != d)
-					assert_int_equal(sim_topo_switch_hops(&f.t, s, d), 1);
+				assert_int_equal(sim_topo_route(&f.t, s, d, s * 7 + d), s == d ? NO : 0);
+				/* NIC, switch, NIC: two links */
+				assert_int_equal(sim_topo_hops(&f.t, s, d), s == d ? NO : 2);
 			}
-			assert_int_equal(sim_topo_route(&f.t, s, k), NO);
-			assert_int_equal(sim_topo_route(&f.t, k, s), NO);
-			/* the switch sends node s out of port s */
-			assert_true(s < f.t.sw[0].table_len);
-			assert_int_equal(f.t.sw[0].table[s], s);
+			assert_int_equal(sim_topo_route(&f.t, s, k, 0), NO);
+			assert_int_equal(sim_topo_route(&f.t, k, s, 0), NO);
+			/* the switch sends rank s out of port s */
+			assert_int_equal(sim_net_pick(f.t.net, k, s, 12345), s);
 			assert_ptr_equal(f.t.sw[0].ports[s].out, sim_topo_nic_rx(&f.t, s, 0));
 			assert_int_equal(f.t.sw[0].ports[s].in_rate_bps, f.p.link.rate_bps);
 		}
@@ -242,8 +283,9 @@ static void test_ring_wiring(void **state)
 			/* one object, seen from both ends */
 			assert_ptr_equal(sim_topo_nic_tx(&f.t, r, 0), sim_topo_nic_rx(&f.t, next, 1));
 			assert_ptr_equal(sim_topo_nic_tx(&f.t, r, 1), sim_topo_nic_rx(&f.t, prev, 0));
+			/* cable r joins NIC r (its a end) to NIC r+1 */
 			assert_ptr_equal(sim_topo_nic_tx(&f.t, r, 0), &f.t.links[r * 2 + 0]);
-			assert_ptr_equal(sim_topo_nic_tx(&f.t, r, 1), &f.t.links[r * 2 + 1]);
+			assert_ptr_equal(sim_topo_nic_tx(&f.t, r, 1), &f.t.links[prev * 2 + 1]);
 			for (uint32_t port = 0; port < 2; port++) {
 				struct sim_link_dir *l = sim_topo_nic_tx(&f.t, r, port);
 
@@ -292,8 +334,9 @@ static void test_star_wiring(void **state)
 	(void)state;
 	fab_init(&f, SIM_TOPO_STAR, K, "ib-hdr");
 	for (uint32_t r = 0; r < K; r++) {
-		assert_ptr_equal(sim_topo_nic_tx(&f.t, r, 0), &f.t.links[r]);
-		assert_ptr_equal(sim_topo_nic_rx(&f.t, r, 0), &f.t.links[K + r]);
+		/* cable r: NIC r -> switch, then switch -> NIC r */
+		assert_ptr_equal(sim_topo_nic_tx(&f.t, r, 0), &f.t.links[2 * r]);
+		assert_ptr_equal(sim_topo_nic_rx(&f.t, r, 0), &f.t.links[2 * r + 1]);
 		/* cut-through: the switch hears of a packet at its header */
 		assert_int_equal(sim_topo_nic_tx(&f.t, r, 0)->rx_header, SIM_SWITCH_CT_HEADER_BYTES);
 		assert_int_equal(sim_topo_nic_rx(&f.t, r, 0)->rx_header, 0);
@@ -303,7 +346,7 @@ static void test_star_wiring(void **state)
 			if (s == d)
 				continue;
 			mkpkt(&pkt[n], &f.p, s, d, (uint32_t)n);
-			sim_link_send(sim_topo_nic_tx(&f.t, s, sim_topo_route(&f.t, s, d)), &pkt[n]);
+			sim_link_send(sim_topo_nic_tx(&f.t, s, sim_topo_route(&f.t, s, d, n)), &pkt[n]);
 			n++;
 		}
 	}
@@ -331,15 +374,15 @@ static void test_single_rank(void **state)
 	assert_non_null(sim_topo_nic_tx(&f.t, 0, 0));
 	assert_non_null(sim_topo_nic_rx(&f.t, 0, 0));
 	assert_ptr_not_equal(sim_topo_nic_tx(&f.t, 0, 0), sim_topo_nic_rx(&f.t, 0, 0));
-	assert_int_equal(sim_topo_route(&f.t, 0, 0), NO);
+	assert_int_equal(sim_topo_route(&f.t, 0, 0, 0), NO);
 	fab_fini(&f);
 
 	fab_init(&f, SIM_TOPO_RING, 1, "ideal");
-	assert_int_equal(f.t.nic_ports, 0);
+	assert_int_equal(sim_topo_nic_nports(&f.t, 0), 0);
 	assert_int_equal(f.t.nlinks, 0);
 	assert_null(f.t.links);
 	assert_int_equal(f.t.events, 0);
-	assert_int_equal(sim_topo_route(&f.t, 0, 0), NO);
+	assert_int_equal(sim_topo_route(&f.t, 0, 0, 0), NO);
 	fab_fini(&f);
 }
 
@@ -355,7 +398,7 @@ static sim_time_ps one_packet(enum sim_topo_kind kind, const char *preset, uint3
 	sim_time_ps at;
 
 	fab_init(&f, kind, 3, preset);
-	port = sim_topo_route(&f.t, 0, 1);
+	port = sim_topo_route(&f.t, 0, 1, 0);
 	assert_int_equal(port, 0);
 	mkpkt(&pkt, &f.p, 0, 1, 7);
 	*wire = pkt.wire_bytes;
@@ -399,6 +442,170 @@ static void test_timing(void **state)
 	/* star: ser(w) + ser(h) + p + p + f
 	 *     = 165520 + 64 * 40 + 25000 + 25000 + 130000 = 348080 */
 	assert_int_equal(one_packet(SIM_TOPO_STAR, "ib-hdr", &w), 165520 + 2560 + 25000 + 25000 + 130000);
+}
+
+/* ---- networks of sim/net.h ---- */
+
+/* Leaf-spine, 2 leaves of 2 hosts, 1 spine, 1:1 (two uplinks per leaf):
+ * the switches and their ports, and one packet's arrival across the same
+ * leaf and across the spine. */
+static void test_leafspine(void **state)
+{
+	struct sim_net net;
+	struct fab f;
+	struct sim_packet pkt;
+	char err[SIM_NET_ERR_LEN];
+	sim_time_ps t0;
+
+	(void)state;
+	sim_net_init(&net, NULL);
+	assert_int_equal(sim_net_leafspine(&net, 2, 2, 1, 1, 1, err, sizeof(err)), 0);
+	fab_init_net(&f, &net, "ib-hdr");
+	assert_int_equal(f.t.kind, SIM_TOPO_KIND_COUNT);
+	assert_null(f.t.own);
+	/* 4 host links + 2 x 2 uplinks, two directions each */
+	assert_int_equal(f.t.nlinks, 2 * 8);
+	assert_int_equal(f.t.nsw, 3);
+	assert_int_equal(f.t.sw[0].nports, 4); /* leaf0: 2 hosts, 2 uplinks */
+	assert_int_equal(f.t.sw[1].nports, 4);
+	assert_int_equal(f.t.sw[2].nports, 4); /* spine0: 2 uplinks per leaf */
+	assert_int_equal(f.t.events, 16 * SIM_LINK_MAX_EVENTS + 3 * (1 + 4));
+	assert_int_equal(sim_topo_hops(&f.t, 0, 1), 2);
+	assert_int_equal(sim_topo_hops(&f.t, 0, 2), 4);
+	/* same leaf: as the star, ser(w) + ser(h) + 2p + f */
+	mkpkt(&pkt, &f.p, 0, 1, 1);
+	sim_link_send(sim_topo_nic_tx(&f.t, 0, sim_topo_route(&f.t, 0, 1, 0)), &pkt);
+	sim_run(&f.eng, SIM_TIME_NEVER);
+	assert_int_equal(f.log.n, 1);
+	assert_int_equal(f.log.a[0].nic, 1);
+	assert_int_equal(f.log.a[0].at, 165520 + 2560 + 2 * 25000 + 130000);
+	/* other leaf: three switches cut through, each adding ser(h) + p + f
+	 * before the last link's ser(w) + p:
+	 * 3 * (2560 + 25000 + 130000) + 165520 + 25000 = 663200 */
+	f.log.n = 0;
+	t0 = sim_now(&f.eng);
+	mkpkt(&pkt, &f.p, 0, 2, 2);
+	pkt.flow_id = 77;
+	sim_link_send(sim_topo_nic_tx(&f.t, 0, sim_topo_route(&f.t, 0, 2, 77)), &pkt);
+	sim_run(&f.eng, SIM_TIME_NEVER);
+	assert_int_equal(f.log.n, 1);
+	assert_int_equal(f.log.a[0].nic, 2);
+	assert_int_equal(f.log.a[0].at - t0, 663200);
+	fab_fini(&f);
+	sim_net_free(&net);
+}
+
+/* Rail-optimised, 2 nodes x 2 GPUs, 1 spine: port 0 of every GPU is its
+ * NVLink to the NVSwitch, port 1 its rail; NVLink links run at
+ * host.nvlink_bps (2400 Gb/s on ib-hdr) with no propagation, and a packet
+ * between the GPUs of one node crosses the NVSwitch, never the rails. */
+static void test_nvlink(void **state)
+{
+	struct sim_net net;
+	struct fab f;
+	struct sim_packet pkt;
+	char err[SIM_NET_ERR_LEN];
+	uint64_t nv;
+
+	(void)state;
+	sim_net_init(&net, NULL);
+	assert_int_equal(sim_net_railopt(&net, 2, 2, 1, err, sizeof(err)), 0);
+	fab_init_net(&f, &net, "ib-hdr");
+	nv = f.p.host.nvlink_bps;
+	assert_int_equal(nv, UINT64_C(2400000000000));
+	/* NVSwitch x 2, rail x 2, spine */
+	assert_int_equal(f.t.nsw, 5);
+	for (uint32_t r = 0; r < 4; r++) {
+		assert_int_equal(sim_topo_nic_nports(&f.t, r), 2);
+		assert_true(sim_topo_nic_port_nvlink(&f.t, r, 0));
+		assert_false(sim_topo_nic_port_nvlink(&f.t, r, 1));
+		assert_false(sim_topo_nic_port_nvlink(&f.t, r, 2)); /* no such port */
+		assert_int_equal(sim_topo_nic_tx(&f.t, r, 0)->rate_bps, nv);
+		assert_int_equal(sim_topo_nic_tx(&f.t, r, 0)->prop_ps, SIM_TOPO_NVLINK_PROP_PS);
+		assert_int_equal(sim_topo_nic_rx(&f.t, r, 0)->rate_bps, nv);
+		assert_int_equal(sim_topo_nic_tx(&f.t, r, 1)->rate_bps, f.p.link.rate_bps);
+		assert_int_equal(sim_topo_nic_tx(&f.t, r, 1)->prop_ps, f.p.link.prop_delay_ps);
+	}
+	assert_false(sim_topo_nic_port_nvlink(&f.t, 4, 0)); /* no such rank */
+	/* same node: NVLink, whatever the flow; other node: the rail */
+	for (uint64_t flow = 0; flow < 8; flow++) {
+		assert_int_equal(sim_topo_route(&f.t, 0, 1, flow), 0);
+		assert_int_equal(sim_topo_route(&f.t, 0, 2, flow), 1);
+		assert_int_equal(sim_topo_route(&f.t, 0, 3, flow), 1);
+	}
+	assert_int_equal(sim_topo_hops(&f.t, 0, 1), 2);
+	assert_int_equal(sim_topo_hops(&f.t, 0, 2), 2); /* rail 0 */
+	assert_int_equal(sim_topo_hops(&f.t, 0, 3), 4); /* rail 0, spine, rail 1 */
+	/* ser_nv(w) + ser_nv(h) + f, no propagation: ceil(4138 * 8 / 2.4) +
+	 * ceil(64 * 8 / 2.4) + 130000 = 13794 + 214 + 130000 */
+	mkpkt(&pkt, &f.p, 0, 1, 1);
+	sim_link_send(sim_topo_nic_tx(&f.t, 0, 0), &pkt);
+	sim_run(&f.eng, SIM_TIME_NEVER);
+	assert_int_equal(f.log.n, 1);
+	assert_int_equal(f.log.a[0].nic, 1);
+	assert_int_equal(f.log.a[0].port, 0);
+	assert_int_equal(f.log.a[0].at, 13794 + 214 + 130000);
+	assert_int_equal(sim_serialize_ps(4138, nv) + sim_serialize_ps(64, nv), 13794 + 214);
+	fab_fini(&f);
+
+	/* A fabric without an NVLink rate: NVLink takes the link rate. */
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(sim_params_preset("ib-hdr", &f.p), 0);
+	f.p.host.nvlink_bps = 0;
+	assert_int_equal(sim_engine_init(&f.eng, 0), 0);
+	assert_int_equal(sim_topo_build_net(&f.t, &f.eng, &net, &f.p), 0);
+	assert_int_equal(sim_topo_nic_tx(&f.t, 0, 0)->rate_bps, f.p.link.rate_bps);
+	fab_fini(&f);
+	sim_net_free(&net);
+}
+
+/* A link's own rate, propagation and MTU win over the fabric's; the path
+ * MTU is the smallest on the path; the path is walked link by link. */
+static void test_link_values(void **state)
+{
+	struct sim_net net;
+	struct fab f;
+	struct sim_topo_path path;
+	char err[SIM_NET_ERR_LEN];
+	uint32_t a, b, sw;
+
+	(void)state;
+	sim_net_init(&net, "custom");
+	assert_int_equal(sim_net_add_host(&net, "a", 1, false), 0);
+	assert_int_equal(sim_net_add_host(&net, "b", 1, false), 1);
+	a = sim_net_find(&net, "a.gpu0");
+	b = sim_net_find(&net, "b.gpu0");
+	sw = sim_net_add_switch(&net, "s");
+	assert_int_equal(sim_net_add_link(&net, a, sw, SIM_NET_LINK_NET, UINT64_C(100000000000),
+					  1000, 1024), 0);
+	assert_int_equal(sim_net_add_link(&net, sw, b, SIM_NET_LINK_NET, 0, SIM_NET_DEFAULT_PROP,
+					  0), 1);
+	assert_int_equal(sim_net_finish(&net, true, err, sizeof(err)), 0);
+	fab_init_net(&f, &net, "ib-hdr");
+	/* link 0: a -> s, s -> a at its own values; link 1 at the fabric's */
+	assert_int_equal(f.t.links[0].rate_bps, UINT64_C(100000000000));
+	assert_int_equal(f.t.links[1].prop_ps, 1000);
+	assert_int_equal(f.t.links[2].rate_bps, f.p.link.rate_bps);
+	assert_int_equal(f.t.links[3].prop_ps, f.p.link.prop_delay_ps);
+	assert_ptr_equal(sim_topo_nic_tx(&f.t, 0, 0), &f.t.links[0]);
+	assert_ptr_equal(sim_topo_nic_rx(&f.t, 1, 0), &f.t.links[2]);
+	/* the smaller MTU of the two, both ways, whatever the flow */
+	assert_int_equal(sim_topo_path_mtu(&f.t, 0, 1, 5), 1024);
+	assert_int_equal(sim_topo_path_mtu(&f.t, 1, 0, 5), 1024);
+	assert_int_equal(sim_topo_path_mtu(&f.t, 0, 0, 5), 0);
+	assert_int_equal(sim_topo_path_mtu(&f.t, 0, 2, 5), 0);
+	assert_int_equal(sim_topo_net_path(&net, &f.p, 0, 1, 9, &path), 0);
+	assert_int_equal(path.links, 2);
+	assert_int_equal(path.switches, 1);
+	assert_int_equal(path.first_port, 0);
+	assert_int_equal(path.mtu, 1024);
+	assert_int_equal(path.prop_ps, 1000 + f.p.link.prop_delay_ps);
+	assert_int_equal(path.first_rate_bps, UINT64_C(100000000000));
+	assert_false(path.first_nvlink);
+	assert_false(path.last_nvlink);
+	assert_int_equal(sim_topo_net_path(&net, &f.p, 1, 1, 9, &path), -EINVAL);
+	fab_fini(&f);
+	sim_net_free(&net);
 }
 
 /* ---- events ---- */
@@ -458,6 +665,17 @@ static void test_errors(void **state)
 	bad.sw.mode = SIM_SWITCH_MODE_COUNT;
 	assert_int_equal(sim_topo_build(&t, &eng, SIM_TOPO_STAR, 4, &bad), -EINVAL);
 	assert_memory_equal(&t, &zero, sizeof(t));
+	/* build_net: no network, or one not finished */
+	assert_int_equal(sim_topo_build_net(&t, &eng, NULL, &p), -EINVAL);
+	{
+		struct sim_net raw;
+
+		sim_net_init(&raw, "raw");
+		assert_int_equal(sim_net_add_host(&raw, "h", 2, true), 0);
+		assert_int_equal(sim_topo_build_net(&t, &eng, &raw, &p), -EINVAL);
+		assert_memory_equal(&t, &zero, sizeof(t));
+		sim_net_free(&raw);
+	}
 	/* destroy: after a failure, on a zeroed struct, twice, and NULL */
 	sim_topo_destroy(&t);
 	sim_topo_destroy(&zero);
@@ -480,6 +698,9 @@ int main(void)
 		cmocka_unit_test(test_star_wiring),
 		cmocka_unit_test(test_single_rank),
 		cmocka_unit_test(test_timing),
+		cmocka_unit_test(test_leafspine),
+		cmocka_unit_test(test_nvlink),
+		cmocka_unit_test(test_link_values),
 		cmocka_unit_test(test_reserve_adds),
 		cmocka_unit_test(test_errors),
 	};

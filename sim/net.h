@@ -1,0 +1,161 @@
+/* sim/net.h — a network as a description: hosts and their GPUs, the NIC
+ * each GPU uses, switches, links, and the routes between ranks.
+ *
+ * This is data, built by the generators (ring, star, leafspine, railopt:
+ * sim/net_gen.c) or by a topology file (sim/net_yaml.c); sim/topo.c turns
+ * it into engine objects (links, switches) for a run.  Nothing here knows
+ * about time passing.
+ *
+ * Nodes.  Every GPU is one rank, with its own RNIC: a node of kind
+ * SIM_NET_NIC (one NIC per GPU, as on rail-optimised GPU servers; NICs
+ * shared by several GPUs are not modelled).  Ranks are numbered host by
+ * host, GPU by GPU.  A switch is a node of kind SIM_NET_SWITCH: a network
+ * switch, or the NVSwitch that joins the GPUs of a host.  Only switches
+ * forward: a NIC is an end point, so on the `ring` generator (NICs cabled
+ * NIC to NIC) a rank reaches its two neighbours and nobody else.
+ *
+ * Links join two nodes, one new port on each, full duplex.  A network link
+ * (SIM_NET_LINK_NET) has the fabric's rate, propagation and MTU unless it
+ * says otherwise (0 = the fabric's value); an NVLink link
+ * (SIM_NET_LINK_NVLINK) joins a GPU to its host's NVSwitch at
+ * host.nvlink_bps unless it says otherwise.
+ *
+ * Routes (sim_net_finish()).  Shortest paths in links, through switches
+ * only.  Between two ranks of one host with NVLink, only NVLink paths count
+ * (NCCL uses NVLink, not the NIC, inside a node).  Where several next hops
+ * are equally short, all of them form the node's ECMP set for that
+ * destination, and sim_net_pick() chooses one per flow (a QP) by hash, as
+ * switches hash a flow's 5-tuple: one flow, one path.
+ */
+#ifndef CCLAB_SIM_NET_H
+#define CCLAB_SIM_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/time.h"
+
+#define SIM_NET_NONE UINT32_MAX
+#define SIM_NET_NAME_LEN 48
+#define SIM_NET_ERR_LEN 256
+
+enum sim_net_kind { SIM_NET_NIC, SIM_NET_SWITCH };
+enum sim_net_link_kind { SIM_NET_LINK_NET, SIM_NET_LINK_NVLINK };
+
+struct sim_net_node {
+	enum sim_net_kind kind;
+	char name[SIM_NET_NAME_LEN]; /* "h3.gpu2", "leaf0", "spine1", "h3.nvswitch" */
+	uint32_t rank;               /* NIC: its rank; switch: SIM_NET_NONE */
+	uint32_t host;               /* NIC or NVSwitch: its host; else SIM_NET_NONE */
+	uint32_t nports;
+	uint32_t *port_link;         /* port -> link index */
+	uint32_t cap_ports;
+};
+
+struct sim_net_link {
+	uint32_t a, a_port, b, b_port; /* nodes, and their ports for this link */
+	enum sim_net_link_kind kind;
+	uint64_t rate_bps;             /* 0: the fabric's (link.rate_bps or host.nvlink_bps) */
+	sim_time_ps prop_ps;           /* SIM_NET_DEFAULT_PROP: the fabric's link.prop_delay_ps */
+	uint32_t mtu;                  /* 0: the fabric's link.mtu_bytes */
+};
+#define SIM_NET_DEFAULT_PROP UINT64_MAX
+
+struct sim_net_host {
+	char name[SIM_NET_NAME_LEN];
+	uint32_t first_rank, ngpus;
+	uint32_t nvswitch;             /* its NVSwitch node, or SIM_NET_NONE */
+};
+
+struct sim_net {
+	char name[SIM_NET_NAME_LEN];   /* "ring", "leafspine", a file's name */
+	struct sim_net_node *nodes;
+	struct sim_net_link *links;
+	struct sim_net_host *hosts;
+	uint32_t nnodes, nlinks, nhosts, nranks;
+	uint32_t cap_nodes, cap_links, cap_hosts;
+	uint32_t *rank_node;           /* rank -> its NIC node (nranks entries) */
+	/* Routes, filled by sim_net_finish(): for node u and destination rank
+	 * d, the ports of u on a shortest path are
+	 * route_ports[route_first[u * nranks + d] .. route_first[u * nranks + d + 1]),
+	 * none where d cannot be reached from u (or u is d's NIC). */
+	uint32_t *route_first;         /* nnodes * nranks + 1 entries */
+	uint32_t *route_ports;
+	uint32_t *dist;                /* [u * nranks + d]: links on the path, or SIM_NET_NONE */
+	bool finished;
+};
+
+/* An empty network named `name`. */
+void sim_net_init(struct sim_net *n, const char *name);
+void sim_net_free(struct sim_net *n);
+
+/* Adds a host with ngpus GPUs (ranks first_rank .. first_rank + ngpus - 1,
+ * in the order hosts are added), each with its NIC node named
+ * "<host>.gpu<i>", and, when nvlink is true, an NVSwitch node
+ * "<host>.nvswitch" joined to every GPU by an NVLink link.  Returns the host
+ * index, or SIM_NET_NONE with errno = ENOMEM / EINVAL (0 GPUs, a name that
+ * does not fit or is already taken, or after sim_net_finish()). */
+uint32_t sim_net_add_host(struct sim_net *n, const char *name, uint32_t ngpus, bool nvlink);
+
+/* Adds a switch; the node index, or SIM_NET_NONE (errno as above). */
+uint32_t sim_net_add_switch(struct sim_net *n, const char *name);
+
+/* Joins nodes a and b (a != b) with a link; its index or SIM_NET_NONE. */
+uint32_t sim_net_add_link(struct sim_net *n, uint32_t a, uint32_t b, enum sim_net_link_kind kind,
+			  uint64_t rate_bps, sim_time_ps prop_ps, uint32_t mtu);
+
+/* The node named `name`, or SIM_NET_NONE. */
+uint32_t sim_net_find(const struct sim_net *n, const char *name);
+
+/* Validates and computes the routes.  all_pairs: every rank must reach
+ * every other (a switched fabric); otherwise (the ring) each rank must
+ * reach rank+1 and rank-1.  0, or -EINVAL with a message in err naming the
+ * first pair of ranks (and their nodes) without a route or the node that
+ * hangs alone ("rank 5 (h0.gpu5) cannot reach rank 12 (h1.gpu4): the
+ * topology is not connected"), or -ENOMEM. */
+int sim_net_finish(struct sim_net *n, bool all_pairs, char *err, size_t errlen);
+
+/* The ECMP set of node u towards rank d: count, and the ports in *ports. */
+uint32_t sim_net_routes(const struct sim_net *n, uint32_t u, uint32_t d, const uint32_t **ports);
+
+/* The port of u a flow towards d takes: one of the ECMP set, chosen by a
+ * hash of (flow, u) — stable for a flow, spread over flows; SIM_NET_NONE
+ * when d is unreachable from u. */
+uint32_t sim_net_pick(const struct sim_net *n, uint32_t u, uint32_t d, uint64_t flow);
+
+/* The node and port at the far end of port p of node u. */
+void sim_net_peer(const struct sim_net *n, uint32_t u, uint32_t p, uint32_t *node,
+		  uint32_t *port);
+
+/* ---- generators (sim/net_gen.c) ----
+ * Each starts from an initialised, empty network, builds it, names it, and
+ * calls sim_net_finish().  0, -EINVAL (message in err) or -ENOMEM. */
+
+/* k hosts of one GPU, NIC r cabled to NIC r+1 (two ports each; k = 2: two
+ * cables; k = 1: none). */
+int sim_net_ring(struct sim_net *n, uint32_t k, char *err, size_t errlen);
+
+/* k hosts of one GPU on one switch "sw0". */
+int sim_net_star(struct sim_net *n, uint32_t k, char *err, size_t errlen);
+
+/* Two tiers: `leaves` leaf switches with hosts_per_leaf one-GPU hosts each,
+ * and `spines` spine switches.  Oversubscription num:den is downlink to
+ * uplink capacity per leaf: each leaf has hosts_per_leaf * den / num uplinks
+ * at the link rate, spread evenly over the spines (so that count must be a
+ * whole multiple of spines; otherwise -EINVAL saying which numbers would
+ * work).  Names: leaf<i>, spine<j>, h<n>. */
+int sim_net_leafspine(struct sim_net *n, uint32_t hosts_per_leaf, uint32_t leaves,
+		      uint32_t spines, uint32_t oversub_num, uint32_t oversub_den, char *err,
+		      size_t errlen);
+
+/* Rail-optimised GPU cluster: `nodes` hosts of gpus_per_node GPUs, each GPU
+ * with its own NIC; GPU g of every host is cabled to rail leaf "rail<g>";
+ * every rail leaf has as many uplinks as hosts (rails are not
+ * oversubscribed), dealt round robin over the `spines` spines (a spine
+ * beyond the number of hosts gets none); an NVSwitch per host joins its
+ * GPUs.  With spines = 0, ranks on different rails of different
+ * hosts cannot reach each other (all_pairs fails). */
+int sim_net_railopt(struct sim_net *n, uint32_t nodes, uint32_t gpus_per_node, uint32_t spines,
+		    char *err, size_t errlen);
+
+#endif /* CCLAB_SIM_NET_H */
