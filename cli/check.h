@@ -37,10 +37,19 @@ void cli_preamble_buffers(const struct cli_opts *o);
  * caller sets time_us, wrong, unchecked, failed). */
 struct cc_result_row cli_row(const struct cli_opts *o, uint64_t size, uint64_t count);
 
+/* Where a size's results go besides stdout: the --json report (NULL
+ * without) and the --csv file (NULL without). */
+struct cli_sink {
+	struct cc_json *j;
+	FILE *csv;
+};
+
 /* Prints the row, adds it to the summary, and for a failed row names the
- * status and the executor's message on stderr. */
+ * status and the executor's message on stderr; with --csv, writes its CSV
+ * line (bound_us < 0: none). */
 void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,
-		    const struct cc_run_error *err, struct cc_results_summary *sum);
+		    const struct cc_run_error *err, struct cc_results_summary *sum,
+		    const struct cli_sink *out, double bound_us);
 
 /* A command's part in the loop.  ctx is the command's own state. */
 struct cli_loop {
@@ -50,10 +59,10 @@ struct cli_loop {
 	/* The preamble; the loop adds the "#" line and the table header. */
 	void (*preamble)(const struct cli_opts *o);
 	/* One size: build, run, print the row (cli_report_row()), add its
-	 * entry to j when j is not NULL.  Returns 0, with *ok whether the size
+	 * entry to out->j when not NULL.  Returns 0, with *ok whether the size
 	 * passed, or an exit code that ends the loop with no report written. */
 	int (*run_size)(const struct cli_opts *o, void *ctx, uint64_t bytes,
-			struct cc_results_summary *sum, struct cc_json *j, bool *ok);
+			struct cc_results_summary *sum, const struct cli_sink *out, bool *ok);
 	/* NULL, or called once after the summary when every size ran: its
 	 * other outputs.  0 or an exit code; the report is written anyway and
 	 * says "ok": false. */

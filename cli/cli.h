@@ -17,11 +17,13 @@
 #include "sim/params.h"
 #include "sim/topo.h"
 
+struct cc_scenario; /* sim/scenario.h */
+
 #define CCLAB_VERSION "0.1.0"
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
-enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_CMD_COUNT };
+enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_CMD_COUNT };
 
 /* nccl-tests' defaults (src/common.cu): -b 32M, -e = -b, -f 2 here (1 there,
  * with -i stepping, which cclab does not offer), float, sum. */
@@ -30,6 +32,7 @@ enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_CMD_COUNT };
 #define CLI_MAX_RANKS 4096u
 #define CLI_MAX_SLOTS 1024u /* as core/algo.c accepts */
 #define CLI_DEFAULT_SEED 1u
+#define CLI_MAX_SETS 64u
 #define CLI_SIM_TIME_LIMIT_S 3600u /* simulated seconds before a run is called stuck */
 #define CLI_DEFAULT_FABRIC "ib-hdr"
 
@@ -42,11 +45,20 @@ struct cli_opts {
 	bool chunk_given;        /* --chunk-bytes on the command line */
 	uint64_t seed, order_seed;
 	const char *json;        /* --json FILE, or NULL */
+	const char *csv;         /* --csv FILE, or NULL */
 	/* sim only */
 	struct sim_params fabric; /* --fabric NAME, resolved (sim_params_preset) */
 	enum sim_topo_kind topo;  /* --topology */
 	const char *trace;        /* --trace FILE, or NULL */
+	const char *links;        /* --links FILE: per-link CSV of the last size, or NULL */
 	bool check;               /* --check: carry data and count #wrong */
+	/* run only */
+	const char *scenario_path;
+	const char *sets[CLI_MAX_SETS]; /* --set KEY=VALUE, in order */
+	uint32_t nsets;
+	/* Set by `cclab run` for the command it runs: the network, check_max
+	 * and expectations come from it. */
+	const struct cc_scenario *scenario;
 	bool help;
 };
 
@@ -69,6 +81,7 @@ void cli_usage_hint(enum cli_cmd cmd);
 int cmd_schedule(const struct cli_opts *o);
 int cmd_check(const struct cli_opts *o);
 int cmd_sim(const struct cli_opts *o);
+int cmd_run(const struct cli_opts *o);
 
 /* nccl-tests' redop column: the op's name, "none" for all-gather. */
 const char *cli_redop_label(const struct cc_coll_params *p);

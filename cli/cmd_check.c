@@ -23,7 +23,7 @@ static void preamble(const struct cli_opts *o)
 }
 
 static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
-		    struct cc_results_summary *sum, struct cc_json *j, bool *ok)
+		    struct cc_results_summary *sum, const struct cli_sink *out, bool *ok)
 {
 	struct cc_data_opts dopts = {.seed = o->seed, .order_seed = o->order_seed};
 	struct cc_data_result res;
@@ -48,10 +48,10 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 
 	row.wrong = res.wrong;
 	row.failed = res.err.status != CC_RUN_OK;
-	cli_report_row(o, &row, &res.err, sum);
+	cli_report_row(o, &row, &res.err, sum, out, -1);
 	*ok = !row.failed && row.wrong == 0;
-	if (j)
-		check_json_size(j, &row, s, &res);
+	if (out->j)
+		check_json_size(out->j, &row, s, &res);
 	cc_data_result_free(&res);
 	cc_schedule_free(s);
 	return 0;

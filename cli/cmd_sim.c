@@ -13,15 +13,25 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/sim.h"
 #include "sim/bound.h"
+#include "sim/scenario.h"
 
 struct sim_ctx {
 	struct cc_trace trace; /* --trace: the last size's events */
-	struct sim_net net;    /* --topology's network: every size runs on it */
+	struct cc_sim_result last; /* --links: the last size's link counters */
+	struct sim_net own;    /* --topology's network, when no scenario gives one */
+	const struct sim_net *net; /* what every size runs on */
 };
+
+/* Whether `bytes` carries data: --check, and a scenario's `check: SIZE`. */
+static bool checked(const struct cli_opts *o, uint64_t bytes)
+{
+	return o->check && (!o->scenario || bytes <= o->scenario->check_max);
+}
 
 static void preamble(const struct cli_opts *o)
 {
@@ -29,13 +39,18 @@ static void preamble(const struct cli_opts *o)
 
 	cli_preamble_begin(o, o->check);
 	printf("# executor: sim (discrete-event, simulated time)  seed: %" PRIu64 "\n", o->seed);
+	if (o->scenario)
+		printf("# scenario: %s (%s)\n", o->scenario->name, o->scenario->file);
 	printf("# fabric: %s  topology: %s  link: %s %g Gb/s  MTU: %" PRIu32 " B\n",
-	       o->fabric.name, sim_topo_kind_name[o->topo], sim_link_info[l->type].name,
-	       (double)l->rate_bps / 1e9, l->mtu_bytes);
+	       o->fabric.name, o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo],
+	       sim_link_info[l->type].name, (double)l->rate_bps / 1e9, l->mtu_bytes);
 	cli_preamble_buffers(o);
 	printf("# out-of-place only; one run per size, no warm-up: the time is simulated\n");
 	if (!o->check)
 		printf("# --check 0: no data carried, #wrong is N/A\n");
+	else if (o->scenario && o->scenario->check_max != UINT64_MAX)
+		printf("# check: data carried up to %" PRIu64 " bytes; larger sizes timed only, "
+		       "#wrong N/A\n", o->scenario->check_max);
 }
 
 /* A refusal of cc_sim_run(): the message, and the exit code. */
@@ -64,12 +79,31 @@ static int run_refused(const struct cli_opts *o, uint64_t size, int rc)
 	return CLI_EXIT_FAIL;
 }
 
+/* The fastest link of the network, bits/s: no rank can send faster.  A
+ * link's rate of 0 is the fabric's (NVLink: host.nvlink_bps). */
+static uint64_t fastest_link(const struct sim_params *f, const struct sim_net *net)
+{
+	uint64_t best = f->link.rate_bps;
+
+	for (uint32_t i = 0; i < net->nlinks; i++) {
+		const struct sim_net_link *l = &net->links[i];
+		uint64_t rate = l->rate_bps;
+
+		if (!rate && l->kind == SIM_NET_LINK_NVLINK)
+			rate = f->host.nvlink_bps;
+		if (rate > best)
+			best = rate;
+	}
+	return best;
+}
+
 /* Whether a completed run respects physics; if not, says why on stderr. */
-static bool within_bounds(const struct cli_opts *o, const struct cc_result_row *row,
-			  sim_time_ps time_ps, sim_time_ps bound_ps)
+static bool within_bounds(const struct cli_opts *o, const struct sim_net *net,
+			  const struct cc_result_row *row, sim_time_ps time_ps, sim_time_ps bound_ps)
 {
 	/* GB/s as nccl-tests' busbw: 1e9 bytes per second. */
-	double link_gbps = (double)o->fabric.link.rate_bps / 8 / 1e9;
+	uint64_t rate = fastest_link(&o->fabric, net);
+	double link_gbps = (double)rate / 8 / 1e9;
 	char t[SIM_TIME_FMT_LEN], b[SIM_TIME_FMT_LEN];
 	double algbw, busbw;
 	bool ok = true;
@@ -85,23 +119,66 @@ static bool within_bounds(const struct cli_opts *o, const struct cc_result_row *
 	if (cc_result_bw(row->size, row->time_us, row->busbw_factor, &algbw, &busbw) &&
 	    busbw > link_gbps) {
 		fprintf(stderr, "cclab sim: model bug: %" PRIu64 " bytes: busbw %.6g GB/s exceeds "
-			"the link rate %.6g GB/s (%s link.rate_bps %" PRIu64 ")\n", row->size, busbw,
-			link_gbps, o->fabric.name, o->fabric.link.rate_bps);
+			"the fastest link, %.6g GB/s (%" PRIu64 " bit/s)\n", row->size, busbw,
+			link_gbps, rate);
 		ok = false;
 	}
 	return ok;
 }
 
+/* A scenario's `expect:` entry for this size, if any: every bound it sets,
+ * each failure named on stderr with the scenario's line. */
+static bool meets_expectation(const struct cli_opts *o, const struct cc_result_row *row,
+			      const struct cc_sim_result *res)
+{
+	const struct cc_expect *x = cc_scenario_expect(o->scenario, row->size);
+	char a[SIM_TIME_FMT_LEN], b[SIM_TIME_FMT_LEN];
+	double algbw, busbw = 0;
+	bool ok = true;
+
+	if (!x)
+		return true;
+	cc_result_bw(row->size, row->time_us, row->busbw_factor, &algbw, &busbw);
+	fflush(stdout);
+	if (res->time_ps < x->time_min_ps || res->time_ps > x->time_max_ps) {
+		bool low = res->time_ps < x->time_min_ps;
+
+		fprintf(stderr, "cclab run: %s: %" PRIu64 " bytes: time %s is %s the expected %s "
+			"%s\n", x->where, row->size, sim_time_fmt(res->time_ps, a, sizeof(a)),
+			low ? "below" : "above", low ? "min" : "max",
+			sim_time_fmt(low ? x->time_min_ps : x->time_max_ps, b, sizeof(b)));
+		ok = false;
+	}
+	if (busbw * 8e9 < (double)x->busbw_min_bps || busbw * 8e9 > (double)x->busbw_max_bps) {
+		bool low = busbw * 8e9 < (double)x->busbw_min_bps;
+
+		fprintf(stderr, "cclab run: %s: %" PRIu64 " bytes: busbw %.4g GB/s is %s the "
+			"expected %s %.4g GB/s\n", x->where, row->size, busbw,
+			low ? "below" : "above", low ? "min" : "max",
+			(double)(low ? x->busbw_min_bps : x->busbw_max_bps) / 8e9);
+		ok = false;
+	}
+	for (uint32_t r = 0; x->data_bytes != UINT64_MAX && r < res->nranks; r++)
+		if (res->rank[r].data_bytes != x->data_bytes) {
+			fprintf(stderr, "cclab run: %s: %" PRIu64 " bytes: rank %u sent %" PRIu64
+				" data bytes, expected %" PRIu64 "\n", x->where, row->size, r,
+				res->rank[r].data_bytes, x->data_bytes);
+			ok = false;
+			break;
+		}
+	return ok;
+}
+
 static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
-		    struct cc_results_summary *sum, struct cc_json *j, bool *ok)
+		    struct cc_results_summary *sum, const struct cli_sink *out, bool *ok)
 {
 	struct sim_ctx *c = ctx;
 	struct cc_sim_opts sopts = {
 		.fabric = &o->fabric,
 		.topo = o->topo,
-		.net = &c->net,
+		.net = c->net,
 		.seed = o->seed,
-		.check = o->check,
+		.check = checked(o, bytes),
 		.trace = o->trace ? &c->trace : NULL,
 		/* A schedule whose peer never posts its receive retries RNR
 		 * forever (rnr_retry 7, as NCCL sets it): stop it, and say so. */
@@ -125,25 +202,59 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 		return run_refused(o, size, rc);
 	}
 
-	sim_time_ps bound_ps = sim_bound_ps(s, &o->fabric, &c->net);
+	sim_time_ps bound_ps = sim_bound_ps(s, &o->fabric, c->net);
 	struct cc_result_row row = cli_row(o, size, count);
 	bool bound_ok = true;
 
 	row.failed = res.err.status != CC_RUN_OK;
-	row.unchecked = !o->check;
-	row.wrong = o->check ? res.wrong : 0;
+	row.unchecked = !sopts.check;
+	row.wrong = sopts.check ? res.wrong : 0;
 	/* A run that stopped early has no time worth a bandwidth. */
 	if (!row.failed)
 		row.time_us = (double)res.time_ps / 1e6;
-	cli_report_row(o, &row, &res.err, sum);
+	cli_report_row(o, &row, &res.err, sum, out, (double)bound_ps / 1e6);
 	if (!row.failed)
-		bound_ok = within_bounds(o, &row, res.time_ps, bound_ps);
+		bound_ok = within_bounds(o, c->net, &row, res.time_ps, bound_ps);
 	*ok = !row.failed && row.wrong == 0 && bound_ok;
-	if (j)
-		sim_json_size(j, &row, &res, bound_ps, !row.failed, bound_ok);
+	if (!row.failed && o->scenario)
+		*ok = meets_expectation(o, &row, &res) && *ok;
+	if (out->j)
+		sim_json_size(out->j, &row, &res, bound_ps, !row.failed, bound_ok);
+	if (o->links) { /* keep this size's links for --links, drop the last */
+		free(c->last.links);
+		c->last.links = res.links;
+		c->last.nlinks = res.nlinks;
+		c->last.time_ps = res.time_ps;
+		res.links = NULL;
+	}
 	cc_sim_result_free(&res);
 	cc_schedule_free(s);
 	return 0;
+}
+
+/* --links: one CSV line per link direction (docs/plots.md). */
+static int write_links(const struct cli_opts *o, const struct cc_sim_result *last)
+{
+	struct cc_atomic_file af;
+	int err = cc_atomic_open(&af, o->links);
+
+	if (!err) {
+		fputs("link,from,to,kind,rate_bps,tx_bytes,busy_us,utilisation,peak_queue_bytes\n",
+		      af.f);
+		for (uint32_t i = 0; i < last->nlinks; i++) {
+			const struct cc_sim_link_stats *l = &last->links[i];
+
+			fprintf(af.f, "%s->%s,%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64 "\n",
+				l->from, l->to, l->from, l->to, l->nvlink ? "nvlink" : "net",
+				l->rate_bps, l->tx_bytes, (double)l->busy_ps / 1e6,
+				last->time_ps ? (double)l->busy_ps / (double)last->time_ps : 0.0,
+				l->peak_queue_bytes);
+		}
+		err = cc_atomic_commit(&af);
+	}
+	if (err)
+		fprintf(stderr, "cclab sim: cannot write '%s': %s\n", o->links, strerror(-err));
+	return err ? CLI_EXIT_FAIL : 0;
 }
 
 static int write_trace(const struct cli_opts *o, void *ctx)
@@ -151,6 +262,8 @@ static int write_trace(const struct cli_opts *o, void *ctx)
 	struct sim_ctx *c = ctx;
 	int err;
 
+	if (o->links && write_links(o, &c->last))
+		return CLI_EXIT_FAIL;
 	if (!o->trace)
 		return 0;
 	err = cc_trace_write_chrome(&c->trace, o->trace);
@@ -188,28 +301,37 @@ int cmd_sim(const struct cli_opts *o)
 		fprintf(stderr, "cclab sim: fabric '%s': invalid parameters\n", o->fabric.name);
 		return CLI_EXIT_FAIL;
 	}
-	/* The trace is written after the last size; find out now, not after a
-	 * long run, that its path cannot be written. */
-	if (o->trace) {
-		err = cc_atomic_open(&probe, o->trace);
+	/* The trace and links are written after the last size; find out now,
+	 * not after a long run, that their paths cannot be written. */
+	for (int i = 0; i < 2; i++) {
+		const char *path = i ? o->links : o->trace;
+
+		if (!path)
+			continue;
+		err = cc_atomic_open(&probe, path);
 		if (err) {
-			fprintf(stderr, "cclab sim: cannot write '%s': %s\n", o->trace,
-				strerror(-err));
+			fprintf(stderr, "cclab sim: cannot write '%s': %s\n", path, strerror(-err));
 			return CLI_EXIT_FAIL;
 		}
 		cc_atomic_abort(&probe);
 	}
 	/* One network for every size: its routes are the bound's too. */
-	rc = sim_topo_net_make(&c.net, o->topo, o->p.nranks, msg, sizeof(msg));
-	if (rc) {
-		fprintf(stderr, "cclab sim: --topology %s: %s\n", sim_topo_kind_name[o->topo],
-			msg[0] ? msg : strerror(-rc));
-		sim_net_free(&c.net);
-		return CLI_EXIT_FAIL;
+	sim_net_init(&c.own, "");
+	c.net = o->scenario ? &o->scenario->net : &c.own;
+	if (!o->scenario) {
+		rc = sim_topo_net_make(&c.own, o->topo, o->p.nranks, msg, sizeof(msg));
+		if (rc) {
+			fprintf(stderr, "cclab sim: --topology %s: %s\n",
+				sim_topo_kind_name[o->topo], msg[0] ? msg : strerror(-rc));
+			sim_net_free(&c.own);
+			return CLI_EXIT_FAIL;
+		}
 	}
 	cc_trace_init(&c.trace);
+	memset(&c.last, 0, sizeof(c.last));
 	rc = cli_loop_run(o, &loop);
 	cc_trace_free(&c.trace);
-	sim_net_free(&c.net);
+	free(c.last.links);
+	sim_net_free(&c.own);
 	return rc;
 }

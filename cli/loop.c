@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/check.h"
 #include "core/algo.h"
 #include "core/dtype.h"
 #include "core/units.h"
+#include "sim/scenario.h"
 
 bool cli_next_size(const struct cli_opts *o, uint64_t *size)
 {
@@ -63,11 +65,53 @@ struct cc_result_row cli_row(const struct cli_opts *o, uint64_t size, uint64_t c
 	};
 }
 
+/* Names for the CSV's scenario and topology columns. */
+static const char *cli_csv_scenario_name(const struct cli_opts *o)
+{
+	return o->scenario ? o->scenario->name : "";
+}
+
+static const char *cli_topology_name(const struct cli_opts *o)
+{
+	return o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo];
+}
+
+/* The --csv columns; docs/plots.md and scripts/plot-busbw.gp read them. */
+static const char csv_header[] = "scenario,executor,fabric,topology,collective,transport,"
+				 "nranks,dtype,redop,size_bytes,count,time_us,algbw_gbps,"
+				 "busbw_gbps,bound_us,wrong,status\n";
+
+static void csv_row(const struct cli_opts *o, FILE *f, const struct cc_result_row *row,
+		    const struct cc_run_error *err, double bound_us)
+{
+	bool sim = o->cmd == CLI_SIM;
+	double algbw, busbw;
+
+	fprintf(f, "%s,%s,%s,%s,%s,%s,%" PRIu32 ",%s,%s,%" PRIu64 ",%" PRIu64 ",",
+		cli_csv_scenario_name(o), sim ? "sim" : "data", sim ? o->fabric.name : "",
+		sim ? cli_topology_name(o) : "", cc_coll_name[o->p.coll],
+		cc_transport_name[o->p.transport], o->p.nranks, cc_dtype_name[o->p.dtype],
+		cli_redop_label(&o->p), row->size, row->count);
+	if (!row->failed && cc_result_bw(row->size, row->time_us, row->busbw_factor, &algbw, &busbw))
+		fprintf(f, "%.6g,%.6g,%.6g,", row->time_us, algbw, busbw);
+	else
+		fputs(",,,", f);
+	if (bound_us >= 0)
+		fprintf(f, "%.6g", bound_us);
+	if (row->unchecked)
+		fprintf(f, ",N/A,%s\n", cli_run_status_name(err->status));
+	else
+		fprintf(f, ",%" PRIu64 ",%s\n", row->wrong, cli_run_status_name(err->status));
+}
+
 void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,
-		    const struct cc_run_error *err, struct cc_results_summary *sum)
+		    const struct cc_run_error *err, struct cc_results_summary *sum,
+		    const struct cli_sink *out, double bound_us)
 {
 	cc_results_print_row(stdout, row);
 	cc_results_summary_add(sum, row);
+	if (out->csv)
+		csv_row(o, out->csv, row, err, bound_us);
 	if (!row->failed)
 		return;
 	fflush(stdout); /* keep the row and its error in order on a terminal */
@@ -76,46 +120,107 @@ void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,
 		cli_run_status_name(err->status), (int)sizeof(err->msg), err->msg);
 }
 
+/* Sizes in the sweep, for the progress line. */
+static uint32_t count_sizes(const struct cli_opts *o)
+{
+	uint64_t size = o->minbytes;
+	uint32_t n = 1;
+
+	while (cli_next_size(o, &size))
+		n++;
+	return n;
+}
+
+/* A progress line on stderr, only when stderr is a terminal (a log or a
+ * pipe gets nothing): which size of how many is running. */
+static void progress(bool on, uint32_t i, uint32_t n, uint64_t size)
+{
+	char b[CC_FMT_BYTES_LEN];
+
+	if (!on)
+		return;
+	if (i == n) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	fprintf(stderr, "\r\033[K[%u/%u] %s ...", i + 1, n, cc_format_bytes(b, sizeof(b), size));
+	fflush(stderr);
+}
+
+/* Opens --json and --csv before the run, so a bad path fails at once. */
+static int open_outputs(const struct cli_opts *o, struct cc_atomic_file *jf,
+			struct cc_atomic_file *cf)
+{
+	const char *cmd = cli_cmd_name(o->cmd);
+	int err;
+
+	if (o->json && (err = cc_atomic_open(jf, o->json))) {
+		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd, o->json, strerror(-err));
+		return CLI_EXIT_FAIL;
+	}
+	if (o->csv && (err = cc_atomic_open(cf, o->csv))) {
+		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd, o->csv, strerror(-err));
+		if (o->json)
+			cc_atomic_abort(jf);
+		return CLI_EXIT_FAIL;
+	}
+	if (o->csv)
+		fputs(csv_header, cf->f);
+	return 0;
+}
+
 int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 {
 	const char *cmd = cli_cmd_name(o->cmd);
 	struct cc_results_summary sum = {0};
-	struct cc_atomic_file af = {0};
+	struct cc_atomic_file af = {0}, cf = {0};
 	struct cc_json j;
-	bool all_ok = true;
+	struct cli_sink out = {0};
+	bool all_ok = true, tty = isatty(STDERR_FILENO);
 	uint64_t size = o->minbytes;
+	uint32_t nsizes = count_sizes(o), i = 0;
 	int rc = 0, err;
 
-	/* Open the report first: a bad --json path fails before the run. */
-	if (o->json && (err = cc_atomic_open(&af, o->json))) {
-		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd, o->json, strerror(-err));
-		return CLI_EXIT_FAIL;
-	}
+	if ((rc = open_outputs(o, &af, &cf)))
+		return rc;
 	cc_json_init(&j);
-	if (o->json)
+	if (o->json) {
 		l->json_begin(&j, o);
+		out.j = &j;
+	}
+	out.csv = o->csv ? cf.f : NULL;
 	l->preamble(o);
 	printf("#\n");
 	cc_results_print_header(stdout);
 	do {
 		bool ok = false;
 
-		rc = l->run_size(o, l->ctx, size, &sum, o->json ? &j : NULL, &ok);
+		progress(tty, i++, nsizes, size);
+		rc = l->run_size(o, l->ctx, size, &sum, &out, &ok);
 		if (rc)
 			break;
 		all_ok = all_ok && ok;
 	} while (cli_next_size(o, &size));
+	progress(tty, nsizes, nsizes, 0);
 	if (rc) {
-		/* No report: the file is complete or absent, never partial. */
+		/* No report: the files are complete or absent, never partial. */
 		if (o->json)
 			cc_atomic_abort(&af);
+		if (o->csv)
+			cc_atomic_abort(&cf);
 		cc_json_free(&j);
 		return rc;
 	}
 	cc_results_print_summary(stdout, &sum);
+	if (o->csv && (err = cc_atomic_commit(&cf))) {
+		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd, o->csv, strerror(-err));
+		rc = CLI_EXIT_FAIL;
+	}
+	if (l->finish) {
+		int frc = l->finish(o, l->ctx);
 
-	if (l->finish)
-		rc = l->finish(o, l->ctx);
+		rc = rc ? rc : frc;
+	}
 	if (o->json && (err = cli_json_end(&j, &af, all_ok && !rc))) {
 		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd, o->json, strerror(-err));
 		rc = CLI_EXIT_FAIL;

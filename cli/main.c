@@ -63,6 +63,8 @@ int main(int argc, char **argv)
 		return cmd_check(&o);
 	case CLI_SIM:
 		return cmd_sim(&o);
+	case CLI_RUN:
+		return cmd_run(&o);
 	default:
 		return CLI_EXIT_USAGE;
 	}

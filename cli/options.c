@@ -31,13 +31,17 @@ enum {
 	OPT_TOPOLOGY,
 	OPT_TRACE,
 	OPT_CHECK,
+	OPT_CSV,
+	OPT_SET,
+	OPT_LINKS,
 };
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
 #define FOR_CHECK (1u << CLI_CHECK)
 #define FOR_SIM (1u << CLI_SIM)
-#define FOR_RUN (FOR_CHECK | FOR_SIM) /* the commands with nccl-tests' size loop */
-#define FOR_ALL (FOR_SCHEDULE | FOR_RUN)
+#define FOR_RUN (1u << CLI_RUN)
+#define FOR_LOOP (FOR_CHECK | FOR_SIM) /* the commands with nccl-tests' size loop */
+#define FOR_ALL (FOR_SCHEDULE | FOR_LOOP)
 
 /* Every option of every command; a command rejects the others by name
  * ("--rank does not apply to 'cclab check'") instead of calling them
@@ -51,8 +55,8 @@ static const struct {
 	{{"transport", required_argument, NULL, 't'}, FOR_ALL},
 	{{"minbytes", required_argument, NULL, 'b'}, FOR_ALL},
 	{{"bytes", required_argument, NULL, 'b'}, FOR_ALL},
-	{{"maxbytes", required_argument, NULL, 'e'}, FOR_RUN},
-	{{"stepfactor", required_argument, NULL, 'f'}, FOR_RUN},
+	{{"maxbytes", required_argument, NULL, 'e'}, FOR_LOOP},
+	{{"stepfactor", required_argument, NULL, 'f'}, FOR_LOOP},
 	{{"datatype", required_argument, NULL, 'd'}, FOR_ALL},
 	{{"op", required_argument, NULL, 'o'}, FOR_ALL},
 	{{"rank", required_argument, NULL, OPT_RANK}, FOR_SCHEDULE},
@@ -60,16 +64,19 @@ static const struct {
 	{{"chunk-bytes", required_argument, NULL, OPT_CHUNK_BYTES}, FOR_ALL},
 	{{"slot-bytes", required_argument, NULL, OPT_SLOT_BYTES}, FOR_ALL},
 	{{"slots", required_argument, NULL, OPT_SLOTS}, FOR_ALL},
-	{{"seed", required_argument, NULL, OPT_SEED}, FOR_RUN},
+	{{"seed", required_argument, NULL, OPT_SEED}, FOR_LOOP},
 	/* The simulator's order is its clock's: no interleaving to draw. */
 	{{"order-seed", required_argument, NULL, OPT_ORDER_SEED}, FOR_CHECK},
-	{{"json", required_argument, NULL, OPT_JSON}, FOR_RUN},
+	{{"json", required_argument, NULL, OPT_JSON}, FOR_LOOP | FOR_RUN},
+	{{"csv", required_argument, NULL, OPT_CSV}, FOR_LOOP | FOR_RUN},
+	{{"set", required_argument, NULL, OPT_SET}, FOR_RUN},
+	{{"links", required_argument, NULL, OPT_LINKS}, FOR_SIM | FOR_RUN},
 	{{"fabric", required_argument, NULL, OPT_FABRIC}, FOR_SIM},
 	{{"topology", required_argument, NULL, OPT_TOPOLOGY}, FOR_SIM},
-	{{"trace", required_argument, NULL, OPT_TRACE}, FOR_SIM},
+	{{"trace", required_argument, NULL, OPT_TRACE}, FOR_SIM | FOR_RUN},
 	/* nccl-tests' -c/--check; -c is --collective here. */
 	{{"check", required_argument, NULL, OPT_CHECK}, FOR_SIM},
-	{{"help", no_argument, NULL, 'h'}, FOR_ALL},
+	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN},
 };
 #define NOPTS (sizeof(table) / sizeof(table[0]))
 
@@ -80,6 +87,7 @@ static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_SCHEDULE] = "schedule",
 	[CLI_CHECK] = "check",
 	[CLI_SIM] = "sim",
+	[CLI_RUN] = "run",
 };
 
 const char *cli_cmd_name(enum cli_cmd cmd)
@@ -318,12 +326,25 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		return get_uint(c, arg, 0, UINT64_MAX, &o->order_seed);
 	case OPT_JSON:
 	case OPT_TRACE:
+	case OPT_CSV:
+	case OPT_LINKS:
 		if (!*arg)
 			return bad_value(c, arg, "expected a file name");
 		if (val == OPT_JSON)
 			o->json = arg;
+		else if (val == OPT_CSV)
+			o->csv = arg;
+		else if (val == OPT_LINKS)
+			o->links = arg;
 		else
 			o->trace = arg;
+		return 0;
+	case OPT_SET:
+		if (!strchr(arg, '='))
+			return bad_value(c, arg, "expected KEY=VALUE, such as sizes.max=1GiB");
+		if (o->nsets == CLI_MAX_SETS)
+			return bad_value(c, arg, "too many --set options");
+		o->sets[o->nsets++] = arg;
 		return 0;
 	case OPT_FABRIC: {
 		const char *const *presets = sim_params_preset_names();
@@ -365,6 +386,21 @@ static int usage_error(enum cli_cmd cmd, const char *fmt, ...)
 }
 
 /* Checks that need every option: required ones, and relations. */
+/* Two atomic writers on one path: the later rename would silently
+ * replace the earlier file. */
+static int same_outputs(enum cli_cmd cmd, const struct cli_opts *o)
+{
+	const char *const out[] = {o->json, o->csv, o->trace, o->links};
+	static const char *const name[] = {"--json", "--csv", "--trace", "--links"};
+
+	for (int i = 0; i < 4; i++)
+		for (int j = i + 1; j < 4; j++)
+			if (out[i] && out[j] && !strcmp(out[i], out[j]))
+				return usage_error(cmd, "%s and %s name the same file '%s'", name[i],
+						   name[j], out[i]);
+	return 0;
+}
+
 static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 {
 	if (!o->p.nranks)
@@ -375,10 +411,8 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 	if (o->minbytes > o->maxbytes)
 		return usage_error(cmd, "-b/--minbytes %" PRIu64 " is larger than -e/--maxbytes %"
 				   PRIu64, o->minbytes, o->maxbytes);
-	/* Two atomic writers on one path: the later rename would silently
-	 * replace the earlier file. */
-	if (o->json && o->trace && !strcmp(o->json, o->trace))
-		return usage_error(cmd, "--json and --trace name the same file '%s'", o->json);
+	if (same_outputs(cmd, o))
+		return CLI_EXIT_USAGE;
 	if (o->rank >= 0 && (uint64_t)o->rank >= o->p.nranks)
 		return usage_error(cmd, "invalid value '%" PRId64 "' for --rank: ranks are 0 to %"
 				   PRIu32 " with -n %" PRIu32, o->rank, o->p.nranks - 1, o->p.nranks);
@@ -434,10 +468,19 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		if (apply(&ctx, c, optarg, o, &have_e))
 			return CLI_EXIT_USAGE;
 	}
+	/* `cclab run` takes the scenario file, and nothing else, as its
+	 * argument; everything else comes from that file. */
+	if (cmd == CLI_RUN && optind < argc && !o->scenario_path)
+		o->scenario_path = argv[optind++];
 	if (optind < argc)
 		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (o->help)
 		return 0;
+	if (cmd == CLI_RUN) {
+		if (!o->scenario_path)
+			return usage_error(cmd, "missing the scenario file (cclab run SCENARIO.yaml)");
+		return same_outputs(cmd, o) ? CLI_EXIT_USAGE : 0;
+	}
 	/* Without --chunk-bytes, a chunk is 4 slots as in NCCL (its
 	 * ALLREDUCE_CHUNKSTEPS), or fewer when there are too few slots for
 	 * a chunk that large to make progress (core/algo.c). */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/sim.h"
+#include "sim/scenario.h"
 
 /* The text of an enum field's value, or NULL when out of range.  link.type
  * has no names table in sim_param_fields[]: its names are sim_link_info[]
@@ -61,9 +62,14 @@ void sim_json_begin(struct cc_json *j, const struct cli_opts *o)
 	cc_json_key(j, "fabric");
 	fabric_json(j, &o->fabric);
 	cc_json_key(j, "topology");
-	cc_json_string(j, sim_topo_kind_name[o->topo]);
+	cc_json_string(j, o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo]);
 	cc_json_key(j, "check");
 	cc_json_bool(j, o->check);
+	if (o->scenario) {
+		/* Every default filled in: the file says how it was produced. */
+		cc_json_key(j, "scenario");
+		cc_scenario_json(j, o->scenario);
+	}
 	cc_json_key(j, "sizes");
 	cc_json_array_begin(j);
 }

@@ -12,12 +12,18 @@
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
 #define FOR_CHECK (1u << CLI_CHECK)
 #define FOR_SIM (1u << CLI_SIM)
-#define FOR_RUN (FOR_CHECK | FOR_SIM)
+#define FOR_LOOP (FOR_CHECK | FOR_SIM)
 
 static void names(FILE *f, const char *const *tab, int n)
 {
 	for (int i = 0; i < n; i++)
 		fprintf(f, "%s%s", i ? "|" : "", tab[i] ? tab[i] : "?");
+}
+
+static void links_option(FILE *f)
+{
+	fprintf(f, "      --links FILE        write every link's bytes, busy time and utilisation\n"
+		   "                          in the LAST size as CSV (scripts/plot.sh links)\n");
 }
 
 /* The options only `cclab sim` has. */
@@ -44,6 +50,40 @@ static void sim_options(FILE *f)
 		   "                          nccl-tests' -c/--check; -c is --collective here)\n");
 	fprintf(f, "      --trace FILE        write a Chrome trace (Perfetto, chrome://tracing)\n"
 		   "                          of the LAST size only to FILE, atomically\n");
+	links_option(f);
+}
+
+/* --json and --csv, which every command with the size loop has. */
+static void output_options(FILE *f)
+{
+	fprintf(f, "      --json FILE         also write the results to FILE as JSON; the\n"
+		   "                          file is replaced atomically, complete or not at all\n");
+	fprintf(f, "      --csv FILE          also write one CSV line per size to FILE\n"
+		   "                          (scripts/plot.sh busbw draws it), atomically\n");
+}
+
+/* `cclab run`: the scenario says everything else. */
+static void run_usage(FILE *f)
+{
+	fprintf(f, "Usage: cclab run SCENARIO.yaml [--set KEY=VALUE]... [OPTIONS]\n\n"
+		   "Runs what the scenario file says: the collective on its topology and\n"
+		   "fabric, for its sizes, with its executors (sim, data), and holds the\n"
+		   "results to its expectations.  docs/yaml.md documents every key; a bad\n"
+		   "file is reported with its file:line:col, exit status 2, nothing run.\n"
+		   "Exit status 1 when a run fails, #wrong is not 0, a time is below the\n"
+		   "bound, or an expectation is not met (each named on stderr).\n\n"
+		   "Options:\n"
+		   "      --set KEY=VALUE     set a key before the file is read, as if written\n"
+		   "                          in it (repeatable): sizes.max=1GiB,\n"
+		   "                          transport=send_recv, fabric.link.prop_delay_ps=2us\n");
+	output_options(f);
+	links_option(f);
+	fprintf(f, "      --trace FILE        write a Chrome trace of the LAST size's simulation\n"
+		   "  -h, --help              this text\n\n"
+		   "With both executors, the files describe the simulator's run.\n\n"
+		   "Example:\n"
+		   "  cclab run scenarios/demo.yaml --csv demo.csv\n"
+		   "  scripts/plot.sh busbw demo.png demo.csv\n");
 }
 
 void cli_usage_main(FILE *f)
@@ -60,6 +100,8 @@ void cli_usage_main(FILE *f)
 		"                  output elements; prints nccl-tests' table\n"
 		"  sim             the same on the simulator: simulated time, algbw and busbw\n"
 		"                  of a modelled fabric (InfiniBand, RoCE) in nccl-tests' table\n"
+		"  run SCENARIO    run a scenario file (YAML: topology, fabric, collective,\n"
+		"                  sizes, expectations; docs/yaml.md) on its executors\n"
 		"  help [COMMAND]  this text, or the options of COMMAND\n"
 		"  --version       print the version (" CCLAB_VERSION ")\n"
 		"\n"
@@ -84,6 +126,10 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	cc_format_bytes(slot, sizeof(slot), CC_DEFAULT_SLOT_BYTES);
 	cc_format_bytes(dflt, sizeof(dflt), CLI_DEFAULT_BYTES);
 
+	if (cmd == CLI_RUN) {
+		run_usage(f);
+		return;
+	}
 	if (cmd == CLI_SCHEDULE) {
 		fprintf(f, "Usage: cclab schedule -n K [OPTIONS]\n\n"
 			   "Builds the schedule of one collective and prints every rank's buffers,\n"
@@ -122,7 +168,7 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	if (me & FOR_SCHEDULE)
 		fprintf(f, "  -b, --bytes SIZE        size in bytes (default %s); also --minbytes\n",
 			dflt);
-	if (me & FOR_RUN) {
+	if (me & FOR_LOOP) {
 		fprintf(f, "  -b, --minbytes SIZE     first size (default %s)\n", dflt);
 		fprintf(f, "  -e, --maxbytes SIZE     last size (default: the -b size)\n");
 		fprintf(f, "  -f, --stepfactor N      multiply the size by N >= 2 each step "
@@ -144,7 +190,7 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		slot);
 	fprintf(f, "      --slots N           slots per connection, 1 to %u (default %u)\n",
 		CLI_MAX_SLOTS, CC_DEFAULT_NSLOTS);
-	if (me & FOR_RUN)
+	if (me & FOR_LOOP)
 		fprintf(f, "      --seed S            seed of the input values (default %u)\n",
 			CLI_DEFAULT_SEED);
 	if (me & FOR_CHECK)
@@ -152,10 +198,8 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 			   "(default %u)\n", CLI_DEFAULT_SEED);
 	if (me & FOR_SIM)
 		sim_options(f);
-	if (me & FOR_RUN)
-		fprintf(f, "      --json FILE         also write the results to FILE as JSON; the\n"
-			   "                          file is replaced atomically, complete or not "
-			   "at all\n");
+	if (me & FOR_LOOP)
+		output_options(f);
 	fprintf(f, "  -h, --help              this text\n\n");
 	fprintf(f,
 		"SIZE is a number of bytes with an optional K, M or G suffix (powers of 1024,\n"

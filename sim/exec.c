@@ -664,8 +664,37 @@ static void describe_stuck(struct sx *x)
 	}
 }
 
+/* Every link direction's counters, named by the nodes it joins (the
+ * topology keeps network link i as links[2i], a to b, and links[2i + 1]). */
+static void collect_links(struct sx *x)
+{
+	const struct sim_net *net = x->topo.net;
+	struct cc_sim_result *res = x->res;
+
+	res->links = calloc(x->topo.nlinks ? x->topo.nlinks : 1, sizeof(*res->links));
+	if (!res->links)
+		return; /* counters are extras: a run without them is still a run */
+	res->nlinks = (uint32_t)x->topo.nlinks;
+	for (uint32_t i = 0; i < res->nlinks; i++) {
+		const struct sim_net_link *nl = &net->links[i / 2];
+		const struct sim_link_dir *l = &x->topo.links[i];
+		struct cc_sim_link_stats *st = &res->links[i];
+		uint32_t from = i % 2 ? nl->b : nl->a, to = i % 2 ? nl->a : nl->b;
+
+		snprintf(st->from, sizeof(st->from), "%s", net->nodes[from].name);
+		snprintf(st->to, sizeof(st->to), "%s", net->nodes[to].name);
+		st->nvlink = nl->kind == SIM_NET_LINK_NVLINK;
+		st->rate_bps = l->rate_bps;
+		st->tx_pkts = l->st.tx_pkts;
+		st->tx_bytes = l->st.tx_bytes;
+		st->busy_ps = sim_link_busy_ps(l);
+		st->peak_queue_bytes = l->st.txq_peak_bytes;
+	}
+}
+
 static void collect(struct sx *x)
 {
+	collect_links(x);
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
 		struct sx_rank *rk = &x->rk[r];
 		struct cc_sim_rank_stats *st = rk->st;
@@ -794,5 +823,8 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 void cc_sim_result_free(struct cc_sim_result *res)
 {
 	free(res->rank);
+	free(res->links);
 	res->rank = NULL;
+	res->links = NULL;
+	res->nlinks = 0;
 }

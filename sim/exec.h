@@ -79,6 +79,16 @@ struct cc_sim_rank_stats {
 	sim_time_ps busy_ps[CC_SIM_PHASE_COUNT];
 };
 
+/* One direction of one link of the network, over the whole run. */
+struct cc_sim_link_stats {
+	char from[SIM_NET_NAME_LEN], to[SIM_NET_NAME_LEN]; /* node names */
+	bool nvlink;
+	uint64_t rate_bps;
+	uint64_t tx_pkts, tx_bytes; /* wire bytes serialized */
+	sim_time_ps busy_ps;        /* serializing */
+	uint64_t peak_queue_bytes;  /* most wire bytes waiting to start on it */
+};
+
 struct cc_sim_result {
 	struct cc_run_error err; /* status CC_RUN_OK on success (core/exec_data.h) */
 	bool checked;           /* opts.check: wrong is meaningful */
@@ -89,6 +99,8 @@ struct cc_sim_result {
 	size_t mem_bytes;       /* the simulator's own memory, buffers excluded */
 	uint32_t nranks;
 	struct cc_sim_rank_stats *rank; /* per rank */
+	struct cc_sim_link_stats *links; /* per link direction of the network */
+	uint32_t nlinks;
 };
 
 /* Runs s.  Returns 0 when the run could be carried out (res->err says how it

@@ -20,79 +20,10 @@
 #include <cmocka.h>
 
 #include "tests/files.h"
+#include "tests/run_cclab.h"
 
 #include "core/schedule.h"
 #include "sim/params.h"
-
-static const char *cclab;
-static char tmpdir[64];
-
-struct run {
-	int status; /* exit status, or -1 if it did not exit normally */
-	char *out, *err;
-};
-
-/* A file's whole text; "" when it cannot be read. */
-static char *text_of(const char *path)
-{
-	char *s = slurp(path, NULL);
-
-	return s ? s : strdup("");
-}
-
-/* Runs "$CCLAB args" (args are passed through sh). */
-__attribute__((format(printf, 1, 2)))
-static struct run run_cclab(const char *fmt, ...)
-{
-	char args[1024], cmd[2048], out[128], err[128];
-	struct run r;
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(out, sizeof(out), "%s/stdout", tmpdir);
-	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
-	snprintf(cmd, sizeof(cmd), "'%s' %s >'%s' 2>'%s' </dev/null", cclab, args, out, err);
-	st = system(cmd);
-	assert_true(st != -1);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	r.out = text_of(out);
-	r.err = text_of(err);
-	return r;
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-static int count_lines_starting(const char *text, const char *prefix)
-{
-	int n = 0;
-	size_t plen = strlen(prefix);
-
-	for (const char *p = text; *p;) {
-		if (!strncmp(p, prefix, plen))
-			n++;
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-		p++;
-	}
-	return n;
-}
-
-static int count_substr(const char *text, const char *s)
-{
-	int n = 0;
-
-	for (const char *p = text; (p = strstr(p, s)); p += strlen(s))
-		n++;
-	return n;
-}
 
 static int setup(void **state)
 {

@@ -1,0 +1,77 @@
+/* cli/cmd_run.c — `cclab run SCENARIO.yaml`: everything a scenario file
+ * says (sim/scenario.h, docs/yaml.md), run with the executors it lists.
+ *
+ * The scenario fills the same options `cclab sim` and `cclab check` take
+ * on the command line, so a scenario and its command line give the same
+ * table; what only a scenario has — a topology file, fabric overrides,
+ * `check: SIZE`, expectations — reaches cmd_sim through o->scenario.
+ * Output files (--json, --csv, --trace) describe the simulator's run; with
+ * `executors: [data]` alone, the data executor's (it has no trace).
+ * A bad scenario is a usage error: exit 2, its file:line:col on stderr,
+ * nothing run, nothing written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "sim/scenario.h"
+
+/* The command-line options a scenario stands for. */
+static void from_scenario(const struct cli_opts *in, const struct cc_scenario *sc,
+			  enum cc_executor e, bool outputs, struct cli_opts *o)
+{
+	*o = *in;
+	o->cmd = e == CC_EXEC_SIM ? CLI_SIM : CLI_CHECK;
+	o->p = sc->p;
+	o->chunk_given = sc->chunk_given;
+	o->minbytes = sc->minbytes;
+	o->maxbytes = sc->maxbytes;
+	o->stepfactor = sc->stepfactor;
+	o->seed = sc->seed;
+	o->order_seed = sc->seed;
+	o->fabric = sc->fabric;
+	o->check = sc->check_max > 0;
+	o->scenario = sc;
+	/* The data executor always carries data: it runs the sizes the
+	 * scenario checks, no larger. */
+	if (e == CC_EXEC_DATA && sc->check_max < o->maxbytes)
+		o->maxbytes = sc->check_max < o->minbytes ? o->minbytes : sc->check_max;
+	if (!outputs || e == CC_EXEC_DATA)
+		o->trace = o->links = NULL;
+	if (!outputs)
+		o->json = o->csv = NULL;
+}
+
+int cmd_run(const struct cli_opts *in)
+{
+	struct cc_scenario sc;
+	struct cy_error err;
+	int worst = CLI_EXIT_OK;
+	int rc = cc_scenario_load(in->scenario_path, in->sets, in->nsets, &sc, &err);
+
+	if (rc) {
+		fprintf(stderr, "cclab run: %s\n", err.msg);
+		return rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+	}
+	for (int e = 0; e < CC_EXECUTOR_COUNT; e++) {
+		struct cli_opts o;
+
+		if (!sc.executor[e])
+			continue;
+		/* Files are the simulator's when it runs, else the data
+		 * executor's. */
+		from_scenario(in, &sc, (enum cc_executor)e,
+			      e == CC_EXEC_SIM || !sc.executor[CC_EXEC_SIM], &o);
+		if (e == CC_EXEC_DATA && in->trace && !sc.executor[CC_EXEC_SIM])
+			fprintf(stderr, "cclab run: --trace ignored: the data executor models no "
+				"time\n");
+		rc = e == CC_EXEC_SIM ? cmd_sim(&o) : cmd_check(&o);
+		if (rc > worst)
+			worst = rc;
+		if (rc == CLI_EXIT_USAGE)
+			break;
+	}
+	cc_scenario_free(&sc);
+	return worst;
+}

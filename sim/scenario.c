@@ -1,0 +1,510 @@
+/* sim/scenario.c — scenario files (sim/scenario.h, docs/yaml.md). */
+#include "sim/scenario.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dtype.h"
+#include "sim/net_yaml.h"
+
+const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
+	[CC_EXEC_SIM] = "sim",
+	[CC_EXEC_DATA] = "data",
+};
+
+static const char *const top_keys[] = {
+	"name", "description", "topology", "fabric", "collective", "algorithm", "transport",
+	"dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes", "slots", "seed",
+	"executors", "check", "expect", NULL,
+};
+
+static const char *const algorithms[] = {"ring", NULL};
+
+#define MAX_RANKS 4096u
+#define MAX_SLOTS 1024u
+
+/* ---- fabric: a preset, then any field of sim/params.h by section ---- */
+
+/* The sections of sim/params.h's field table, as scenario keys. */
+static const char *const sections[] = {"link", "switch", "rnic", "pcie", "host", "software",
+				       NULL};
+
+/* One field's value, read by its unit. */
+static int field_value(const struct cy_node *v, const struct sim_param_field *f, const char *key,
+		       uint64_t *out, struct cy_error *err)
+{
+	if (f->kind == SIM_PARAM_ENUM) {
+		const char *link_names[SIM_LINK_COUNT];
+		const char *const *names = f->names;
+		unsigned idx;
+		int rc;
+
+		if (!names) { /* link.type: its names are sim/wire.h's table */
+			for (unsigned i = 0; i < SIM_LINK_COUNT; i++)
+				link_names[i] = sim_link_info[i].name;
+			names = link_names;
+		}
+		rc = cy_enum(v, key, names, f->nnames, &idx, err);
+		if (!rc)
+			*out = idx;
+		return rc;
+	}
+	if (!strcmp(f->unit, "bit/s"))
+		return cy_rate(v, key, out, err);
+	if (!strcmp(f->unit, "B/s")) {
+		uint64_t bits;
+		int rc = cy_rate(v, key, &bits, err);
+
+		if (!rc && bits % 8)
+			return cy_fail(err, v, "'%s': %s is not a whole number of bytes per second",
+				       key, v->str);
+		*out = bits / 8;
+		return rc;
+	}
+	if (!strcmp(f->unit, "ps"))
+		return cy_time(v, key, out, err);
+	if (!strcmp(f->unit, "B"))
+		return cy_size(v, key, 0, f->size == 8 ? UINT64_MAX : f->size == 4 ? UINT32_MAX
+									  : UINT8_MAX,
+			       out, err);
+	return cy_uint(v, key, 0, f->size == 8 ? UINT64_MAX : f->size == 4 ? UINT32_MAX : UINT8_MAX,
+		       out, err);
+}
+
+static int read_section(const struct cy_node *m, const char *section, struct sim_params *fp,
+			struct cy_error *err)
+{
+	const char *members[64];
+	char what[48];
+	size_t n = 0, plen = strlen(section);
+
+	for (size_t i = 0; i < sim_param_field_count && n + 1 < 64; i++)
+		if (!strncmp(sim_param_fields[i].key, section, plen) &&
+		    sim_param_fields[i].key[plen] == '.')
+			members[n++] = sim_param_fields[i].key + plen + 1;
+	members[n] = NULL;
+	snprintf(what, sizeof(what), "'fabric.%s'", section);
+	int rc = cy_check_map(m, what, members, err);
+
+	for (size_t i = 0; !rc && i < m->n; i++) {
+		char key[96];
+		uint64_t v;
+
+		snprintf(key, sizeof(key), "%s.%s", section, m->keys[i]->str);
+		const struct sim_param_field *f = sim_param_field_find(key);
+		rc = field_value(m->vals[i], f, key, &v, err);
+		/* The one value whose range is not its width's. */
+		if (!rc && !strcmp(key, "link.mtu_bytes") && (v < 256 || v > 4096 || (v & (v - 1))))
+			return cy_fail(err, m->vals[i], "'%s': %llu is not an IB path MTU; expected "
+				       "256, 512, 1024, 2048 or 4096", key, (unsigned long long)v);
+		if (!rc)
+			sim_param_field_set(fp, f, v);
+	}
+	return rc;
+}
+
+static int read_fabric(const struct cy_node *f, struct sim_params *fp, struct cy_error *err)
+{
+	const char *allowed[16];
+	const char *const *presets = sim_params_preset_names();
+	size_t n = 0;
+	const struct cy_node *v;
+	const char *name;
+	unsigned idx;
+	unsigned npresets = 0;
+	int rc;
+
+	allowed[n++] = "preset";
+	for (size_t i = 0; sections[i]; i++)
+		allowed[n++] = sections[i];
+	allowed[n] = NULL;
+	rc = cy_check_map(f, "'fabric'", allowed, err);
+	if (!rc)
+		rc = cy_require(f, "'fabric'", "preset", &v, err);
+	while (presets[npresets])
+		npresets++;
+	if (!rc)
+		rc = cy_enum(v, "preset", presets, npresets, &idx, err);
+	if (rc)
+		return rc;
+	name = presets[idx];
+	sim_params_preset(name, fp);
+	for (size_t i = 0; sections[i] && !rc; i++)
+		if ((v = cy_get(f, sections[i])))
+			rc = read_section(v, sections[i], fp, err);
+	if (!rc && sim_params_validate(fp))
+		return cy_fail(err, f, "these fabric parameters cannot run: a link rate of 0, an "
+			       "MTU that is not 256..4096, a zero window or WQE size, or an IBA "
+			       "code out of range (docs/fabric.md)");
+	return rc;
+}
+
+/* ---- sizes and expectations ---- */
+
+static int read_sizes(const struct cy_node *s, struct cc_scenario *sc, struct cy_error *err)
+{
+	static const char *const keys[] = {"min", "max", "factor", NULL};
+	const struct cy_node *v;
+	int rc;
+
+	if (s->kind == CY_SCALAR) { /* one size */
+		rc = cy_size(s, "sizes", 0, UINT64_MAX, &sc->minbytes, err);
+		sc->maxbytes = sc->minbytes;
+		return rc;
+	}
+	rc = cy_check_map(s, "'sizes'", keys, err);
+	if (!rc)
+		rc = cy_require(s, "'sizes'", "min", &v, err);
+	if (!rc)
+		rc = cy_size(v, "min", 0, UINT64_MAX, &sc->minbytes, err);
+	sc->maxbytes = sc->minbytes;
+	if (!rc && (v = cy_get(s, "max")))
+		rc = cy_size(v, "max", 0, UINT64_MAX, &sc->maxbytes, err);
+	if (!rc && (v = cy_get(s, "factor")))
+		rc = cy_uint(v, "factor", 2, 1024, &sc->stepfactor, err);
+	if (!rc && sc->maxbytes < sc->minbytes)
+		return cy_fail(err, cy_get(s, "max"), "'max' (%llu bytes) is below 'min' (%llu "
+			       "bytes)", (unsigned long long)sc->maxbytes,
+			       (unsigned long long)sc->minbytes);
+	return rc;
+}
+
+/* {min: X, max: Y} of times or rates. */
+static int read_range(const struct cy_node *m, const char *key, bool rate, uint64_t *lo,
+		      uint64_t *hi, struct cy_error *err)
+{
+	static const char *const keys[] = {"min", "max", NULL};
+	char what[48];
+	const struct cy_node *v;
+	int rc;
+
+	snprintf(what, sizeof(what), "'%s'", key);
+	rc = cy_check_map(m, what, keys, err);
+	if (!rc && !cy_get(m, "min") && !cy_get(m, "max"))
+		return cy_fail(err, m, "'%s': give 'min', 'max' or both", key);
+	if (!rc && (v = cy_get(m, "min")))
+		rc = rate ? cy_rate(v, "min", lo, err) : cy_time(v, "min", lo, err);
+	if (!rc && (v = cy_get(m, "max")))
+		rc = rate ? cy_rate(v, "max", hi, err) : cy_time(v, "max", hi, err);
+	if (!rc && *hi < *lo)
+		return cy_fail(err, m, "'%s': max is below min", key);
+	return rc;
+}
+
+static int read_expect(const struct cy_node *list, struct cc_scenario *sc, struct cy_error *err)
+{
+	static const char *const keys[] = {"size", "time", "busbw", "data_bytes_per_rank", NULL};
+
+	if (list->kind != CY_SEQ)
+		return cy_fail(err, list, "'expect': expected a list of {size, time, busbw, "
+			       "data_bytes_per_rank}, found %s", cy_kind_name(list));
+	sc->expect = calloc(list->n ? list->n : 1, sizeof(*sc->expect));
+	if (!sc->expect)
+		return -ENOMEM;
+	for (size_t i = 0; i < list->n; i++) {
+		const struct cy_node *e = list->vals[i], *v;
+		struct cc_expect *x = &sc->expect[sc->nexpect];
+		int rc = cy_check_map(e, "an expectation", keys, err);
+
+		*x = (struct cc_expect){ .line = e->line, .time_max_ps = UINT64_MAX,
+					 .busbw_max_bps = UINT64_MAX, .data_bytes = UINT64_MAX };
+		snprintf(x->where, sizeof(x->where), "%s:%u", e->file, e->line);
+		if (!rc)
+			rc = cy_require(e, "an expectation", "size", &v, err);
+		if (!rc)
+			rc = cy_size(v, "size", 0, UINT64_MAX, &x->size, err);
+		if (!rc && (v = cy_get(e, "time")))
+			rc = read_range(v, "time", false, &x->time_min_ps, &x->time_max_ps, err);
+		if (!rc && (v = cy_get(e, "busbw")))
+			rc = read_range(v, "busbw", true, &x->busbw_min_bps, &x->busbw_max_bps, err);
+		if (!rc && (v = cy_get(e, "data_bytes_per_rank")))
+			rc = cy_size(v, "data_bytes_per_rank", 0, UINT64_MAX, &x->data_bytes, err);
+		if (rc)
+			return rc;
+		for (uint32_t j = 0; j < sc->nexpect; j++)
+			if (sc->expect[j].size == x->size)
+				return cy_fail(err, e, "a second expectation for size %llu (the first "
+					       "is on line %u)", (unsigned long long)x->size,
+					       sc->expect[j].line);
+		sc->nexpect++;
+	}
+	return 0;
+}
+
+/* ---- the rest ---- */
+
+static int read_executors(const struct cy_node *v, struct cc_scenario *sc, struct cy_error *err)
+{
+	memset(sc->executor, 0, sizeof(sc->executor));
+	if (v->kind != CY_SEQ || v->n == 0)
+		return cy_fail(err, v, "'executors': expected a non-empty list of sim and data, "
+			       "found %s", cy_kind_name(v));
+	for (size_t i = 0; i < v->n; i++) {
+		unsigned e;
+		int rc = cy_enum(v->vals[i], "executors", cc_executor_name, CC_EXECUTOR_COUNT, &e,
+				 err);
+
+		if (rc)
+			return rc;
+		if (sc->executor[e])
+			return cy_fail(err, v->vals[i], "'%s' is listed twice", cc_executor_name[e]);
+		sc->executor[e] = true;
+	}
+	return 0;
+}
+
+/* check: true, false, or a size up to which the data is carried. */
+static int read_check(const struct cy_node *v, struct cc_scenario *sc, struct cy_error *err)
+{
+	struct cy_error ignored;
+	bool b;
+
+	if (v->kind == CY_SCALAR && !cy_bool(v, "check", &b, &ignored)) {
+		sc->check_max = b ? UINT64_MAX : 0;
+		return 0;
+	}
+	if (v->kind == CY_SCALAR && !cy_size(v, "check", 0, UINT64_MAX, &sc->check_max, &ignored))
+		return 0;
+	return cy_fail(err, v, "'check': expected true, false, or a size up to which the data is "
+		       "carried and checked (such as 64MiB)");
+}
+
+static int read_enum_key(const struct cy_node *doc, const char *key, const char *const *names,
+			 unsigned count, unsigned *out, struct cy_error *err)
+{
+	const struct cy_node *v = cy_get(doc, key);
+
+	return v ? cy_enum(v, key, names, count, out, err) : 0;
+}
+
+/* Whether nccl-tests' size loop (cli/loop.c: 0 is followed by 1) runs
+ * `size`. */
+static bool in_sweep(const struct cc_scenario *sc, uint64_t size)
+{
+	uint64_t s = sc->minbytes;
+
+	for (;;) {
+		if (s == size)
+			return true;
+		uint64_t next = s == 0 ? 1 : s * sc->stepfactor;
+
+		if ((s && next / sc->stepfactor != s) || next > sc->maxbytes || next <= s)
+			return false;
+		s = next;
+	}
+}
+
+static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario *sc,
+		    struct cy_error *err)
+{
+	const struct cy_node *v;
+	unsigned coll = CC_ALLREDUCE, tr = CC_WRITE_IMM, dt = CC_FLOAT32, op = CC_SUM, alg = 0;
+	uint64_t x;
+	int rc = cy_check_map(d, "the scenario", top_keys, err);
+
+	if (!rc && (v = cy_get(d, "name"))) {
+		const char *name;
+
+		rc = cy_string(v, "name", &name, err);
+		if (!rc)
+			snprintf(sc->name, sizeof(sc->name), "%s", name);
+	}
+	if (!rc && (v = cy_get(d, "description")))
+		rc = cy_string(v, "description", &(const char *){NULL}, err);
+	if (!rc)
+		rc = read_enum_key(d, "collective", cc_coll_name, CC_COLL_COUNT, &coll, err);
+	if (!rc)
+		rc = read_enum_key(d, "algorithm", algorithms, 1, &alg, err);
+	if (!rc)
+		rc = read_enum_key(d, "transport", cc_transport_name, CC_TRANSPORT_COUNT, &tr, err);
+	if (!rc)
+		rc = read_enum_key(d, "dtype", cc_dtype_name, CC_DTYPE_COUNT, &dt, err);
+	if (!rc)
+		rc = read_enum_key(d, "redop", cc_redop_name, CC_REDOP_COUNT, &op, err);
+	sc->p.coll = coll;
+	sc->p.transport = tr;
+	sc->p.dtype = dt;
+	sc->p.redop = op;
+	if (!rc && (v = cy_get(d, "fabric")))
+		rc = read_fabric(v, &sc->fabric, err);
+	else if (!rc)
+		sim_params_preset("ib-hdr", &sc->fabric);
+	if (!rc)
+		rc = cy_require(d, "the scenario", "sizes", &v, err);
+	if (!rc)
+		rc = read_sizes(v, sc, err);
+	if (!rc && (v = cy_get(d, "chunk_bytes"))) {
+		rc = cy_size(v, "chunk_bytes", 1, UINT32_MAX, &sc->p.chunk_bytes, err);
+		sc->chunk_given = true;
+	}
+	if (!rc && (v = cy_get(d, "slot_bytes")))
+		rc = cy_size(v, "slot_bytes", 1, UINT32_MAX, &sc->p.slot_bytes, err);
+	if (!rc && (v = cy_get(d, "slots")) && !(rc = cy_uint(v, "slots", 1, MAX_SLOTS, &x, err)))
+		sc->p.nslots = (uint32_t)x;
+	if (!rc && (v = cy_get(d, "seed")))
+		rc = cy_uint(v, "seed", 0, UINT64_MAX, &sc->seed, err);
+	if (!rc && (v = cy_get(d, "executors")))
+		rc = read_executors(v, sc, err);
+	if (!rc && (v = cy_get(d, "check")))
+		rc = read_check(v, sc, err);
+	if (!rc)
+		rc = cy_require(d, "the scenario", "topology", &v, err);
+	if (!rc)
+		rc = sim_net_from_yaml(&sc->net, v, dir, err);
+	if (rc)
+		return rc;
+	sc->p.nranks = sc->net.nranks;
+	if ((v = cy_get(d, "ranks"))) {
+		rc = cy_uint(v, "ranks", 1, MAX_RANKS, &x, err);
+		if (!rc && x != sc->net.nranks)
+			return cy_fail(err, v, "'ranks': %llu, but the topology has %u GPUs (one rank "
+				       "per GPU); leave 'ranks' out to use them all",
+				       (unsigned long long)x, sc->net.nranks);
+	}
+	if (!rc && (v = cy_get(d, "expect")))
+		rc = read_expect(v, sc, err);
+	for (uint32_t i = 0; !rc && i < sc->nexpect; i++)
+		if (!in_sweep(sc, sc->expect[i].size)) {
+			const struct cy_node *e = v->vals[i];
+
+			return cy_fail(err, cy_get(e, "size"), "'size': %llu bytes is not a size of "
+				       "the sweep (min %llu, max %llu, factor %llu), so it would never "
+				       "be checked", (unsigned long long)sc->expect[i].size,
+				       (unsigned long long)sc->minbytes,
+				       (unsigned long long)sc->maxbytes,
+				       (unsigned long long)sc->stepfactor);
+		}
+	return rc;
+}
+
+static void defaults(struct cc_scenario *sc, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+
+	memset(sc, 0, sizeof(*sc));
+	cc_coll_params_default(&sc->p);
+	snprintf(sc->file, sizeof(sc->file), "%s", path);
+	snprintf(sc->name, sizeof(sc->name), "%s", base ? base + 1 : path);
+	len = strlen(sc->name);
+	if (len > 5 && !strcmp(sc->name + len - 5, ".yaml"))
+		sc->name[len - 5] = '\0';
+	sc->stepfactor = 2;
+	sc->seed = 1;
+	sc->executor[CC_EXEC_SIM] = true;
+	sc->check_max = UINT64_MAX;
+	sim_net_init(&sc->net, "");
+}
+
+int cc_scenario_load(const char *path, const char *const *sets, uint32_t nsets,
+		     struct cc_scenario *sc, struct cy_error *err)
+{
+	struct cy_doc doc = {0};
+	char dir[1024];
+	const char *slash = strrchr(path, '/');
+	int rc;
+
+	defaults(sc, path);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path + 1) : 0, path);
+	rc = cy_load_file(path, &doc, err);
+	for (uint32_t i = 0; !rc && i < nsets; i++)
+		rc = cy_set(&doc, sets[i], err);
+	if (!rc)
+		rc = read_doc(doc.root, dir, sc, err);
+	/* Without --chunk-bytes, 4 slots per chunk as NCCL, or fewer when
+	 * there are too few slots (the rule of `cclab check`). */
+	if (!rc && !sc->chunk_given) {
+		uint64_t n = 2ull * sc->p.nslots - 1 < 4 ? 2ull * sc->p.nslots - 1 : 4;
+
+		sc->p.chunk_bytes = sc->p.slot_bytes * n;
+	}
+	cy_free(&doc);
+	if (rc)
+		cc_scenario_free(sc);
+	return rc;
+}
+
+void cc_scenario_free(struct cc_scenario *sc)
+{
+	sim_net_free(&sc->net);
+	free(sc->expect);
+	sc->expect = NULL;
+	sc->nexpect = 0;
+}
+
+const struct cc_expect *cc_scenario_expect(const struct cc_scenario *sc, uint64_t size)
+{
+	for (uint32_t i = 0; sc && i < sc->nexpect; i++)
+		if (sc->expect[i].size == size)
+			return &sc->expect[i];
+	return NULL;
+}
+
+void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
+{
+	cc_json_object_begin(j);
+	cc_json_key(j, "name");
+	cc_json_string(j, sc->name);
+	cc_json_key(j, "file");
+	cc_json_string(j, sc->file);
+	cc_json_key(j, "topology");
+	cc_json_object_begin(j);
+	cc_json_key(j, "name");
+	cc_json_string(j, sc->net.name);
+	cc_json_key(j, "hosts");
+	cc_json_uint(j, sc->net.nhosts);
+	cc_json_key(j, "ranks");
+	cc_json_uint(j, sc->net.nranks);
+	cc_json_key(j, "nodes");
+	cc_json_uint(j, sc->net.nnodes);
+	cc_json_key(j, "links");
+	cc_json_uint(j, sc->net.nlinks);
+	cc_json_object_end(j);
+	cc_json_key(j, "algorithm");
+	cc_json_string(j, "ring");
+	cc_json_key(j, "executors");
+	cc_json_array_begin_flat(j);
+	for (int e = 0; e < CC_EXECUTOR_COUNT; e++)
+		if (sc->executor[e])
+			cc_json_string(j, cc_executor_name[e]);
+	cc_json_array_end(j);
+	cc_json_key(j, "check_max_bytes");
+	if (sc->check_max == UINT64_MAX)
+		cc_json_null(j);
+	else
+		cc_json_uint(j, sc->check_max);
+	cc_json_key(j, "expect");
+	cc_json_array_begin(j);
+	for (uint32_t i = 0; i < sc->nexpect; i++) {
+		const struct cc_expect *x = &sc->expect[i];
+
+		cc_json_object_begin(j);
+		cc_json_key(j, "size");
+		cc_json_uint(j, x->size);
+		cc_json_key(j, "time_min_ps");
+		cc_json_uint(j, x->time_min_ps);
+		cc_json_key(j, "time_max_ps");
+		if (x->time_max_ps == UINT64_MAX)
+			cc_json_null(j);
+		else
+			cc_json_uint(j, x->time_max_ps);
+		cc_json_key(j, "busbw_min_bps");
+		cc_json_uint(j, x->busbw_min_bps);
+		cc_json_key(j, "busbw_max_bps");
+		if (x->busbw_max_bps == UINT64_MAX)
+			cc_json_null(j);
+		else
+			cc_json_uint(j, x->busbw_max_bps);
+		cc_json_key(j, "data_bytes_per_rank");
+		if (x->data_bytes == UINT64_MAX)
+			cc_json_null(j);
+		else
+			cc_json_uint(j, x->data_bytes);
+		cc_json_object_end(j);
+	}
+	cc_json_array_end(j);
+	cc_json_object_end(j);
+}

@@ -1,0 +1,70 @@
+/* sim/scenario.h — a scenario file: what to run (collective, sizes, ...),
+ * on what (a topology and a fabric), with which executors, and what the
+ * results must be (expectations for regression).  docs/yaml.md documents
+ * every key with its unit, default and source; scenarios/ has examples.
+ *
+ * Loading is strict (core/yaml.h): an unknown key, a wrong type or unit, a
+ * value out of range, a missing required key, a topology that is not
+ * connected or has fewer GPUs than the scenario's ranks — each stops the
+ * load with file:line:col and what was expected.  Command-line overrides
+ * (`--set sizes.max=1GiB`) are applied to the document before it is read,
+ * so they pass the same checks; their messages name the --set.
+ */
+#ifndef CCLAB_SIM_SCENARIO_H
+#define CCLAB_SIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/results.h"
+#include "core/schedule.h"
+#include "core/yaml.h"
+#include "sim/net.h"
+#include "sim/params.h"
+
+/* Bounds a run's results must meet at one size (an `expect:` entry). */
+struct cc_expect {
+	uint64_t size;                     /* the size column, bytes */
+	uint32_t line;                     /* of the entry, for messages */
+	char where[160];                   /* "file:line" of the entry (a --set's too) */
+	uint64_t time_min_ps, time_max_ps; /* 0, UINT64_MAX: unbounded */
+	uint64_t busbw_min_bps, busbw_max_bps;
+	uint64_t data_bytes;               /* every rank's data bytes; UINT64_MAX: any */
+};
+
+enum cc_executor { CC_EXEC_SIM, CC_EXEC_DATA, CC_EXECUTOR_COUNT };
+extern const char *const cc_executor_name[CC_EXECUTOR_COUNT];
+
+#define CC_SCENARIO_NAME_LEN 64
+
+struct cc_scenario {
+	char name[CC_SCENARIO_NAME_LEN];
+	char file[1024];
+	struct cc_coll_params p;   /* coll, transport, dtype, redop, nranks, chunk, slots */
+	bool chunk_given;
+	uint64_t minbytes, maxbytes, stepfactor;
+	uint64_t seed;
+	bool executor[CC_EXECUTOR_COUNT];
+	uint64_t check_max;        /* sizes above it run without data (sim); UINT64_MAX: all */
+	struct sim_params fabric;  /* preset + overrides, validated */
+	struct sim_net net;        /* finished */
+	struct cc_expect *expect;
+	uint32_t nexpect;
+};
+
+/* Loads `path`, applying sets[0 .. nsets) ("key.path=value") first.
+ * 0, or an error code with err filled (-EINVAL for the file's content,
+ * -ENOENT/-EACCES for a file that cannot be read, -ENOMEM).  On error the
+ * scenario holds nothing to free. */
+int cc_scenario_load(const char *path, const char *const *sets, uint32_t nsets,
+		     struct cc_scenario *sc, struct cy_error *err);
+void cc_scenario_free(struct cc_scenario *sc);
+
+/* The scenario as resolved — every default filled in — as one JSON
+ * object, so a result file says exactly how it was produced. */
+void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc);
+
+/* The expectation for `size`, or NULL. */
+const struct cc_expect *cc_scenario_expect(const struct cc_scenario *sc, uint64_t size);
+
+#endif /* CCLAB_SIM_SCENARIO_H */

@@ -1,0 +1,103 @@
+/* tests/run_cclab.h — runs the cclab binary as a user would, for the
+ * tests that check its exit codes, messages and files (test_cli.c,
+ * test_scenarios.c).  The binary's path comes from $CCLAB (tests/run.sh
+ * sets it); stdout and stderr go to files of the test's private temporary
+ * directory, `tmpdir`, which the test creates.  Include after <cmocka.h>
+ * and tests/files.h. */
+#ifndef CCLAB_TESTS_RUN_CCLAB_H
+#define CCLAB_TESTS_RUN_CCLAB_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *cclab;
+static char tmpdir[64];
+
+struct run {
+	int status; /* exit status, or -1 if it did not exit normally */
+	char *out, *err;
+};
+
+/* A file's whole text; "" when it cannot be read. */
+static inline char *text_of(const char *path)
+{
+	char *s = slurp(path, NULL);
+
+	return s ? s : strdup("");
+}
+
+/* Runs "$CCLAB args" (args are passed through sh). */
+__attribute__((format(printf, 1, 2)))
+static inline struct run run_cclab(const char *fmt, ...)
+{
+	char args[1024], cmd[2048], out[128], err[128];
+	struct run r;
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(out, sizeof(out), "%s/stdout", tmpdir);
+	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
+	snprintf(cmd, sizeof(cmd), "'%s' %s >'%s' 2>'%s' </dev/null", cclab, args, out, err);
+	st = system(cmd);
+	assert_true(st != -1);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r.out = text_of(out);
+	r.err = text_of(err);
+	return r;
+}
+
+static inline void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static inline int count_lines_starting(const char *text, const char *prefix)
+{
+	int n = 0;
+	size_t plen = strlen(prefix);
+
+	for (const char *p = text; *p;) {
+		if (!strncmp(p, prefix, plen))
+			n++;
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return n;
+}
+
+static inline int count_substr(const char *text, const char *s)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, s)); p += strlen(s))
+		n++;
+	return n;
+}
+
+/* Rows of nccl-tests' table in a command's output: lines not starting
+ * with '#'. */
+static inline int count_rows(const char *text)
+{
+	int n = 0;
+
+	for (const char *p = text; *p;) {
+		if (*p != '#' && *p != '\n')
+			n++;
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return n;
+}
+
+#endif /* CCLAB_TESTS_RUN_CCLAB_H */
