@@ -49,7 +49,9 @@ static void sim_options(FILE *f)
 		   "                          0: timing only, #wrong N/A, no buffers (as\n"
 		   "                          nccl-tests' -c/--check; -c is --collective here)\n");
 	fprintf(f, "      --trace FILE        write a Chrome trace (Perfetto, chrome://tracing)\n"
-		   "                          of the LAST size only to FILE, atomically\n");
+		   "                          of the LAST size only to FILE, atomically; a FILE\n"
+		   "                          ending in .csv gets one CSV line per event instead\n"
+		   "                          (scripts/plot.sh timeline)\n");
 	links_option(f);
 }
 
@@ -79,6 +81,7 @@ static void run_usage(FILE *f)
 	output_options(f);
 	links_option(f);
 	fprintf(f, "      --trace FILE        write a Chrome trace of the LAST size's simulation\n"
+		   "                          (FILE.csv: CSV, one line per event)\n"
 		   "  -h, --help              this text\n\n"
 		   "With both executors, the files describe the simulator's run.\n\n"
 		   "Example:\n"

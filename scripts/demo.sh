@@ -15,11 +15,17 @@ say "NCCL's ring allreduce on 4 ranks: 2k-1 = 7 primitive steps per rank"
 
 say "scenarios/demo.yaml: ring allreduce, 8 ranks on one switch, RoCEv2 100G"
 "$CCLAB" run scenarios/demo.yaml --csv "$OUT/demo.csv" --json "$OUT/demo.json" \
-	--links "$OUT/demo-links.csv" --trace "$OUT/demo-trace.json"
+	--links "$OUT/demo-links.csv"
 
 say "The same scenario on RoCEv2 400G (--set fabric.preset=roce-400g), for the plot"
 "$CCLAB" run scenarios/demo.yaml --set fabric.preset=roce-400g --set check=false \
 	--csv "$OUT/demo-400g.csv" | grep -v '^#'
+
+say "One 1 MiB allreduce, traced: every post, doorbell, DMA, packet, CQE, poll and reduce"
+for t in json csv; do
+	"$CCLAB" run scenarios/demo.yaml --set sizes=1MiB --trace "$OUT/demo-trace.$t" >/dev/null
+done
+echo "$(($(wc -l <"$OUT/demo-trace.csv") - 1)) events in $OUT/demo-trace.csv and $OUT/demo-trace.json"
 
 echo
 echo "ring allreduce sends 2N(k-1)/k = 2 * 1048576 * 7 / 8 = $((2 * 1048576 * 7 / 8)) bytes per rank at 1 MiB:"
@@ -32,8 +38,10 @@ if command -v gnuplot >/dev/null; then
 		--title "ring allreduce, 8 ranks, one switch: simulated busbw"
 	bash scripts/plot.sh links "$OUT/demo-links.png" "$OUT/demo-links.csv" \
 		--title "link utilisation, 1 GiB allreduce, RoCEv2 100G"
-	echo "plots: $OUT/demo-busbw.png $OUT/demo-links.png"
+	bash scripts/plot.sh timeline "$OUT/demo-timeline.png" "$OUT/demo-trace.csv" \
+		--title "1 MiB ring allreduce, 8 ranks: every rank's CPU, GPU and NIC"
+	echo "plots: $OUT/demo-busbw.png $OUT/demo-links.png $OUT/demo-timeline.png"
 else
 	echo "gnuplot not found: no plots (scripts/install-deps.sh installs gnuplot-nox)"
 fi
-echo "timeline for Perfetto (ui.perfetto.dev): $OUT/demo-trace.json (the 1 GiB run)"
+echo "timeline for Perfetto (ui.perfetto.dev): $OUT/demo-trace.json"

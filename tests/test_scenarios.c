@@ -215,6 +215,17 @@ static void overrides_and_files(void **state)
 				    "peak_queue_bytes\nh0.gpu0->sw0,h0.gpu0,sw0,net,100000000000,"));
 	assert_int_equal(count_substr(csv, "\n"), 1 + 16);
 	free(csv);
+	/* --trace FILE.csv: one line per event, in core/trace.h's columns */
+	snprintf(a, sizeof(a), "%s/trace.csv", tmpdir);
+	r = run_cclab("run scenarios/demo.yaml --set sizes=64KiB --trace '%s'", a);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	csv = slurp(a, NULL);
+	assert_non_null(csv);
+	assert_non_null(strstr(csv, "t_ps,dur_ps,kind,rank,track,qp,wr_id,bytes,op,prim,channel,"
+				    "chunk,step,slice\n"));
+	assert_true(count_substr(csv, ",reduce_begin,") > 0);
+	free(csv);
 	/* a --set that is not KEY=VALUE, and one the scenario refuses */
 	r = run_cclab("run scenarios/demo.yaml --set sizes");
 	assert_int_equal(r.status, 2);
