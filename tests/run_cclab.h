@@ -83,21 +83,12 @@ static inline int count_substr(const char *text, const char *s)
 	return n;
 }
 
-/* Rows of nccl-tests' table in a command's output: lines not starting
- * with '#'. */
+/* Rows of nccl-tests' table in a command's output: the lines that are
+ * neither comments ('#') nor empty. */
 static inline int count_rows(const char *text)
 {
-	int n = 0;
-
-	for (const char *p = text; *p;) {
-		if (*p != '#' && *p != '\n')
-			n++;
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-		p++;
-	}
-	return n;
+	return count_lines_starting(text, "") - count_lines_starting(text, "#") -
+	       count_lines_starting(text, "\n");
 }
 
 #endif /* CCLAB_TESTS_RUN_CCLAB_H */
