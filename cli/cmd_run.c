@@ -34,9 +34,9 @@ static void from_scenario(const struct cli_opts *in, const struct cc_scenario *s
 	o->check = sc->check_max > 0;
 	o->scenario = sc;
 	/* The data executor always carries data: it runs the sizes the
-	 * scenario checks, no larger. */
+	 * scenario checks, no larger (cmd_run skips it when that is none). */
 	if (e == CC_EXEC_DATA && sc->check_max < o->maxbytes)
-		o->maxbytes = sc->check_max < o->minbytes ? o->minbytes : sc->check_max;
+		o->maxbytes = sc->check_max;
 	if (!outputs || e == CC_EXEC_DATA)
 		o->trace = o->links = NULL;
 	if (!outputs)
@@ -59,6 +59,12 @@ int cmd_run(const struct cli_opts *in)
 
 		if (!sc.executor[e])
 			continue;
+		if (e == CC_EXEC_DATA && sc.check_max < sc.minbytes) {
+			fprintf(stderr, "cclab run: the data executor is listed but no size is "
+				"checked (check: %s): skipped\n", sc.check_max ? "a size below "
+				"sizes.min" : "false");
+			continue;
+		}
 		/* Files are the simulator's when it runs, else the data
 		 * executor's. */
 		from_scenario(in, &sc, (enum cc_executor)e,
