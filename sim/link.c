@@ -94,7 +94,8 @@ static void link_start(struct sim_link_dir *l)
 
 	if (l->rx_header && l->rx_header < pkt->wire_bytes)
 		head = sim_serialize_ps(l->rx_header, l->rate_bps);
-	if (l->prop_ps > SIM_TIME_NEVER - now || ser > SIM_TIME_NEVER - now - l->prop_ps)
+	if (l->prop_ps > SIM_TIME_NEVER - now - l->rx_delay_ps ||
+	    ser > SIM_TIME_NEVER - now - l->prop_ps - l->rx_delay_ps)
 		sim__model_die(__FILE__, __LINE__, "link: packet of %" PRIu32 " B ends beyond time's range",
 			       pkt->wire_bytes);
 	l->busy = true;
@@ -104,7 +105,7 @@ static void link_start(struct sim_link_dir *l)
 	l->cur_wire = pkt->wire_bytes;
 	pkt->tail = l->tx_end + l->prop_ps;
 	sched(l->eng, l->tx_end, link_ser_end, l, __FILE__, __LINE__);
-	sim_pipe_push(&l->wire, pkt, now + head + l->prop_ps);
+	sim_pipe_push(&l->wire, pkt, now + head + l->prop_ps + l->rx_delay_ps);
 }
 
 static void link_ser_end(struct sim_engine *eng, void *ctx, uint64_t arg)
@@ -148,6 +149,8 @@ void sim_link_on_sent(struct sim_link_dir *l, sim_link_sent_fn fn, void *ctx, ui
 }
 
 void sim_link_set_rx_header(struct sim_link_dir *l, uint32_t bytes) { l->rx_header = bytes; }
+
+void sim_link_set_rx_delay(struct sim_link_dir *l, sim_time_ps ps) { l->rx_delay_ps = ps; }
 
 void sim_link_send_loc(struct sim_link_dir *l, struct sim_packet *pkt, const char *file, int line)
 {

@@ -77,7 +77,7 @@ static inline uint64_t sim_pipe_count(const struct sim_pipe *p) { return p->q.co
 
 /* Delivery to the far end: (ctx, port) is the receiving node and port.
  * last_ps is when the packet's last bit arrives: sim_now() unless the
- * receiver asked for early delivery. */
+ * receiver asked for early delivery (rx_header) or a delay (rx_delay). */
 typedef void (*sim_link_rx_fn)(struct sim_engine *eng, void *ctx, uint32_t port,
 			       struct sim_packet *pkt, sim_time_ps last_ps);
 
@@ -100,6 +100,7 @@ struct sim_link_dir {
 	uint64_t rate_bps;
 	sim_time_ps prop_ps;
 	uint32_t rx_header;  /* 0: deliver at the last bit */
+	sim_time_ps rx_delay_ps; /* the receiver's own fixed delay (sim_link_set_rx_delay) */
 
 	sim_link_rx_fn rx_fn;
 	void *rx_ctx;
@@ -141,6 +142,13 @@ void sim_link_on_sent(struct sim_link_dir *l, sim_link_sent_fn fn, void *ctx, ui
 /* Deliver once the first `bytes` bytes on the wire (preamble included) have
  * arrived, not the last; 0 restores last-bit delivery.  Set before traffic. */
 void sim_link_set_rx_header(struct sim_link_dir *l, uint32_t bytes);
+
+/* The receiver processes every packet a fixed `ps` after it arrives (an
+ * RNIC's receive pipeline): fold that into the delay line, so the packet
+ * is delivered ps later and the receiver needs no event of its own per
+ * packet.  The receiver's last_ps still says when the last bit arrived.
+ * Set before traffic. */
+void sim_link_set_rx_delay(struct sim_link_dir *l, sim_time_ps ps);
 
 /* Queues pkt for transmission; it starts now if the link is idle and not
  * paused.  Sending on an unconnected link aborts (a wiring bug). */

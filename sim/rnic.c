@@ -709,7 +709,7 @@ static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 	struct sx_pkt *k = (struct sx_pkt *)pkt;
 	struct sx_rank *src = &x->rk[k->rank];
 
-	(void)last_ps;
+	(void)eng;
 	k->rx_nvlink = sim_topo_nic_port_nvlink(&x->topo, rk->r, port);
 	/* Time in switches: from its last bit in at the first switch
 	 * (store-and-forward would start there; cut-through starts earlier,
@@ -719,7 +719,7 @@ static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 	if (x->topo.nsw) {
 		const struct sim_link_dir *first = src->port[k->port].tx;
 		sim_time_ps in = k->t0 + sim_link_ser_ps(first, k->p.wire_bytes) + first->prop_ps;
-		sim_time_ps out = sim_now(eng) - sim_topo_nic_rx(&x->topo, rk->r, port)->prop_ps;
+		sim_time_ps out = last_ps - sim_topo_nic_rx(&x->topo, rk->r, port)->prop_ps;
 
 		if (in < src->sw_covered)
 			in = src->sw_covered;
@@ -728,16 +728,8 @@ static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 			src->sw_covered = out;
 		}
 	}
-	sim_pipe_push(&rk->rx_pipe, pkt, sim_now(eng) + x->f->rnic.resp_proc_ps);
-}
-
-static void rx_processed(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
-{
-	struct sx_rank *rk = ctx;
-	struct sx_pkt *k = (struct sx_pkt *)pkt;
-
-	(void)eng;
-	(void)port;
+	/* The link delivered it rnic.resp_proc_ps after its last bit (the
+	 * receive pipeline, sim_link_set_rx_delay()): process it now. */
 	if (k->kind == SX_PKT_REQ)
 		sx_responder(rk->x, rk->r, k);
 	else
@@ -764,11 +756,11 @@ int sx_nic_init(struct sx *x, uint32_t r)
 		rk->port[p].tx = sim_topo_nic_tx(&x->topo, r, p);
 		sim_link_on_sent(rk->port[p].tx, port_sent, rk, p);
 		sim_link_connect(sim_topo_nic_rx(&x->topo, r, p), port_rx, rk, p);
+		sim_link_set_rx_delay(sim_topo_nic_rx(&x->topo, r, p), x->f->rnic.resp_proc_ps);
 	}
 	sim_pipe_init(&rk->db_pipe, eng, doorbell_arrive, rk, 0);
 	sim_pipe_init(&rk->bf_pipe, eng, wqes_fetched, rk, 0);
 	sim_pipe_init(&rk->fetch_pipe, eng, wqes_fetched, rk, 0);
-	sim_pipe_init(&rk->rx_pipe, eng, rx_processed, rk, 0);
 	sim_pipe_init(&rk->cqe_pipe, eng, cqe_arrive, rk, 0);
 	sim_pipe_init(&rk->atomic_pipe, eng, sx_atomic_done, rk, 0);
 	return 0;
