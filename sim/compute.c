@@ -35,8 +35,10 @@ int sim_compute_init_host(struct sim_compute *c, struct sim_engine *eng,
 		return -EINVAL;
 	switch (kind) {
 	case SIM_COMPUTE_GPU:
+		/* The kernel is launched when the collective starts and can run
+		 * its first step once launched, whatever that step waits for. */
 		err = sim_compute_init(c, eng, h->gpu_step_ps, h->gpu_mem_bytes_per_s);
-		c->first_ps = h->gpu_launch_ps;
+		c->ready_ps = sim_now(eng) + h->gpu_launch_ps;
 		return err;
 	case SIM_COMPUTE_CPU:
 		return sim_compute_init(c, eng, h->cpu_call_ps, h->cpu_thread_bytes_per_s);
@@ -83,11 +85,8 @@ static void start(struct sim_compute *c)
 	struct sim_compute_job *j = c->q_head;
 	sim_time_ps now = sim_now(c->eng), cost = sim_compute_cost_ps(c, j->bytes);
 
-	if (!c->started) {
-		c->started = true;
-		cost = cost > SIM_TIME_NEVER - c->first_ps ? SIM_TIME_NEVER : cost + c->first_ps;
-	}
-
+	if (now < c->ready_ps)
+		now = c->ready_ps; /* the kernel is still being launched */
 	if (cost >= SIM_TIME_NEVER - now) {
 		sim__model_die(__FILE__, __LINE__, "compute: job of %" PRIu64
 			       " B ends beyond time's range", j->bytes);

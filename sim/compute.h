@@ -3,8 +3,9 @@
  *
  * Cost of one job (docs/simulator.md, "One schedule, timed"):
  *   overhead + ceil((bytes read + bytes written) * 1e12 / bandwidth) ps
- * with overhead = host.gpu_step_ps (a step of the collective's one kernel;
- * the kernel's launch, host.gpu_launch_ps, is paid once, by the first job)
+ * with overhead = host.gpu_step_ps (a step of the collective's one kernel,
+ * which is launched when the collective starts: no job starts before
+ * host.gpu_launch_ps has passed)
  * or host.cpu_call_ps, and bandwidth = host.gpu_mem_bytes_per_s or
  * host.cpu_thread_bytes_per_s.  Reduce and copy are memory-bound (a few
  * flops per byte, far under either device's flop:byte ratio), so traffic
@@ -51,8 +52,7 @@ struct sim_compute_stats {
 struct sim_compute {
 	struct sim_engine *eng;
 	sim_time_ps overhead_ps;
-	sim_time_ps first_ps; /* paid once, by the first job (a kernel's launch) */
-	bool started;         /* the first job has started */
+	sim_time_ps ready_ps; /* no job starts before: the kernel's launch (GPU) */
 	uint64_t bytes_per_s; /* 0: unlimited */
 	struct sim_compute_job *q_head, *q_tail; /* waiting */
 	struct sim_compute_job *cur;             /* running, or NULL */
@@ -69,8 +69,9 @@ int sim_compute_init(struct sim_compute *c, struct sim_engine *eng, sim_time_ps 
 		     uint64_t bytes_per_s);
 
 /* The GPU or one CPU thread of a host section.  The GPU runs the
- * collective as NCCL does, in one persistent kernel: its first job pays
- * host.gpu_launch_ps, every job host.gpu_step_ps.  A CPU thread pays
+ * collective as NCCL does, in one persistent kernel, launched when the
+ * collective starts (now): no job starts before host.gpu_launch_ps has
+ * passed, and every job pays host.gpu_step_ps.  A CPU thread pays
  * host.cpu_call_ps per job.  0, or -EINVAL for a NULL argument or a bad
  * kind. */
 int sim_compute_init_host(struct sim_compute *c, struct sim_engine *eng,
@@ -80,7 +81,7 @@ int sim_compute_init_host(struct sim_compute *c, struct sim_engine *eng,
 void sim_compute_destroy(struct sim_compute *c);
 
 /* overhead + ceil(bytes_moved * 1e12 / bandwidth), saturating at
- * SIM_TIME_NEVER; the first job adds first_ps. */
+ * SIM_TIME_NEVER (the launch wait, ready_ps, is not part of it). */
 sim_time_ps sim_compute_cost_ps(const struct sim_compute *c, uint64_t bytes_moved);
 
 /* Queues a job moving `bytes_moved` bytes; fn (may be NULL) at its end.

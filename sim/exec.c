@@ -82,11 +82,15 @@ void sx_trace(struct sx *x, enum cc_trace_kind kind, uint32_t r, enum cc_trace_t
 	if (!x->o->trace)
 		return;
 	o = op == SX_NONE ? NULL : &x->s->ranks[r].ops[op];
-	e = (struct cc_trace_event){
-		.t_ps = t, .dur_ps = dur, .kind = kind, .rank = r, .track = track,
-		.qp = qp == SX_NONE ? CC_TRACE_NONE : qp, .bytes = bytes,
-		.op = op == SX_NONE ? CC_TRACE_NONE : op,
-	};
+	memset(&e, 0, sizeof(e));
+	e.t_ps = t;
+	e.dur_ps = dur;
+	e.kind = kind;
+	e.rank = r;
+	e.track = track;
+	e.qp = qp == SX_NONE ? CC_TRACE_NONE : qp;
+	e.bytes = bytes;
+	e.op = op == SX_NONE ? CC_TRACE_NONE : op;
 	if (o) {
 		e.tag = o->tag;
 		e.wr_id = o->kind == CC_OP_POST_SEND ? o->u.send.wr_id

@@ -67,6 +67,7 @@ struct sx_pkt {
 	bool rx_nvlink;     /* it arrived on an NVLink port: no PCIe write at the receiver */
 	bool ready;         /* payload read in (or none to read) */
 	bool last_of_msg;
+	bool ackreq;        /* BTH AckReq: the requester wants an ACK for it */
 	bool retx;          /* a retransmission */
 	/* Payload: REQ at the responder, where it lands (set when accepted);
 	 * READ response, where it comes from at the responder. */
@@ -85,6 +86,7 @@ struct sx_wqe {
 	uint32_t op;        /* the post_send op */
 	uint32_t first_psn; /* set when the requester starts it */
 	uint32_t npsn;      /* PSNs it takes: request packets, or READ response packets */
+	uint32_t resp_next; /* READ / atomic: the response PSN expected next */
 	uint32_t lkey, rkey; /* as resolved at post time (faults flip them) */
 	bool started, done, failed;
 	sim_time_ps t_first; /* first payload read issued (trace) */

@@ -287,7 +287,9 @@ static void ack_timer(struct sim_engine *eng, void *ctx, uint64_t arg)
 	struct sx_qp *qp = &rk->qp[arg];
 	sim_time_ps now = sim_now(eng);
 
-	if (qp->error || qp->una_psn == qp->max_psn || qp->rnr_wait) {
+	/* Nothing unacknowledged and no READ or atomic waiting for its
+	 * response: the timer has nothing to guard. */
+	if (qp->error || (qp->una_psn == qp->max_psn && qp->rd_out == 0) || qp->rnr_wait) {
 		qp->ack_timer_armed = false;
 		return;
 	}
@@ -491,12 +493,15 @@ static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 	case CC_WR_RDMA_READ:
 		op = SIM_BTH_READ_REQUEST;
 		advance = w->npsn;
+		w->resp_next = w->first_psn; /* asked (again) from the start */
 		break;
 	case CC_WR_ATOMIC_FETCH_ADD:
 		op = SIM_BTH_FETCH_ADD;
+		w->resp_next = w->first_psn;
 		break;
 	case CC_WR_ATOMIC_CMP_SWP:
 		op = SIM_BTH_COMPARE_SWAP;
+		w->resp_next = w->first_psn;
 		break;
 	default:
 		sx_segment(sim_msg_of_opcode(o->opcode), len, qp->mtu, &seg);
@@ -518,6 +523,11 @@ static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 	k->retx = (int32_t)(k->psn - qp->max_psn) < 0;
 	sx_pkt_address(x, k, r, qp, op, payload);
 
+	/* BTH AckReq (IBA 9.2): on a message's last packet, and on the one
+	 * that fills the window, so the responder's coalescing can never leave
+	 * a full window waiting for an ACK. */
+	k->ackreq = k->last_of_msg ||
+		    qp->next_psn + advance - qp->una_psn >= x->f->rnic.max_outstanding_pkts;
 	qp->next_psn += advance;
 	if ((int32_t)(qp->next_psn - qp->max_psn) > 0)
 		qp->max_psn = qp->next_psn;

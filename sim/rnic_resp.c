@@ -150,6 +150,33 @@ static bool take_recv(struct sx_qp *qp, uint32_t *op)
 	return true;
 }
 
+/* A READ request: its responses join the QP's queue (the transmitter
+ * reads them from memory as it sends them).  `fresh`: the expected PSN,
+ * which the READ's response PSNs then take. */
+static void queue_read(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt *k,
+		       const struct sx_wqe *w, const struct cc_op_send *o, uint32_t len, bool fresh)
+{
+	const struct cc_mr *mr = len ? sx_find_mr(x, r, w->rkey, o->remote_offset, len,
+						 CC_ACCESS_REMOTE_READ) : NULL;
+
+	if (len && !mr) {
+		resp_error(x, r, qp, SX_AETH_NAK_REM_ACCESS, k->psn);
+		sx_pkt_put(x, k);
+		return;
+	}
+	if (qp->rd_head == qp->rd_n)
+		qp->rd_head = qp->rd_n = 0; /* drained: reuse from the start */
+	SX_GROW(qp->rd, qp->rd_n, qp->rd_cap);
+	qp->rd[qp->rd_n++] = (struct sx_rdresp){
+		.req_rank = k->rank, .req_qp = k->qp, .wqe = k->wqe, .psn = k->psn,
+		.npkts = w->npsn, .buf = mr ? mr->buf : 0, .off = o->remote_offset,
+	};
+	if (fresh)
+		qp->epsn += w->npsn;
+	sx_pkt_put(x, k);
+	sx_port_fill(x, r, qp->port);
+}
+
 void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 {
 	struct sx_rank *rk = &x->rk[r];
@@ -164,11 +191,20 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 		sx_pkt_put(x, k); /* silently dropped: the requester times out */
 		return;
 	}
-	if ((int32_t)(k->psn - qp->epsn) < 0) {
-		/* A duplicate, after a go-back-N: acknowledged again (a READ
-		 * would be answered again; the model rewinds whole READs, so
-		 * none reaches here before its responses were sent). */
-		if (k->last_of_msg)
+	bool dup = (int32_t)(k->psn - qp->epsn) < 0;
+
+	if (dup && (flags & SIM_PKT_READ)) {
+		/* A READ asked again (its responses were lost, or the requester
+		 * timed out): answered again from memory (IBA 9.7.5.1.4). */
+		queue_read(x, r, qp, k, w, o, len, false);
+		return;
+	}
+	if (dup) {
+		/* Any other duplicate, after a go-back-N: acknowledged again if
+		 * it asks for it.  (An atomic would need its cached result,
+		 * IBA 9.7.5.1.5; the model keeps none, so a lost atomic ACK is
+		 * not recovered.) */
+		if (k->ackreq)
 			send_ack(x, r, qp, SX_AETH_ACK, qp->epsn - 1);
 		sx_pkt_put(x, k);
 		return;
@@ -185,23 +221,7 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 	k->op = SX_NONE; /* no receive completion unless set below */
 
 	if (flags & SIM_PKT_READ) {
-		const struct cc_mr *mr = len ? sx_find_mr(x, r, w->rkey, o->remote_offset, len,
-							 CC_ACCESS_REMOTE_READ) : NULL;
-		if (len && !mr) {
-			resp_error(x, r, qp, SX_AETH_NAK_REM_ACCESS, k->psn);
-			sx_pkt_put(x, k);
-			return;
-		}
-		if (qp->rd_head == qp->rd_n)
-			qp->rd_head = qp->rd_n = 0; /* drained: reuse from the start */
-		SX_GROW(qp->rd, qp->rd_n, qp->rd_cap);
-		qp->rd[qp->rd_n++] = (struct sx_rdresp){
-			.req_rank = k->rank, .req_qp = k->qp, .wqe = k->wqe, .psn = k->psn,
-			.npkts = w->npsn, .buf = mr ? mr->buf : 0, .off = o->remote_offset,
-		};
-		qp->epsn += w->npsn;
-		sx_pkt_put(x, k);
-		sx_port_fill(x, r, qp->port);
+		queue_read(x, r, qp, k, w, o, len, true);
 		return;
 	}
 	if (flags & SIM_PKT_ATOMIC) {
@@ -297,7 +317,7 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 	qp->epsn++;
 	if (k->last_of_msg)
 		sx_trace(x, CC_TRACE_RX_LAST, r, CC_TRACE_NIC, qp->q, SX_NONE, now, 0, len);
-	if (++qp->since_ack >= x->f->rnic.ack_coalesce_pkts || k->last_of_msg) {
+	if (++qp->since_ack >= x->f->rnic.ack_coalesce_pkts || k->ackreq) {
 		qp->since_ack = 0;
 		send_ack(x, r, qp, SX_AETH_ACK, k->psn);
 	}
@@ -390,11 +410,15 @@ static void resp_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_ti
 
 void sx_response_data(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt *k)
 {
-	const struct sx_wqe *w = &qp->sq[k->wqe];
+	struct sx_wqe *w = &qp->sq[k->wqe];
 
-	if (w->done || w->failed) {
-		sx_pkt_put(x, k); /* a duplicate response */
+	/* A duplicate, or a response after a lost one: dropped.  A gap is a
+	 * sequence error (IBA 9.7.5.1.3); the requester asks again when its
+	 * ACK timer fires, which stays armed while the READ is out. */
+	if (w->done || w->failed || k->psn != w->resp_next) {
+		sx_pkt_put(x, k);
 		return;
 	}
+	w->resp_next++;
 	dma_write(x, r, k, k->p.op == SIM_BTH_ATOMIC_ACK ? 8 : k->p.payload_bytes, resp_written);
 }
