@@ -52,7 +52,9 @@ int cmd_run(const struct cli_opts *in)
 
 	if (rc) {
 		fprintf(stderr, "cclab run: %s\n", err.msg);
-		return rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+		/* Bad input, a file that is not there included, is a usage
+		 * error; only running out of memory is a failure. */
+		return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 	}
 	for (int e = 0; e < CC_EXECUTOR_COUNT; e++) {
 		struct cli_opts o;

@@ -56,13 +56,16 @@ static void preamble(const struct cli_opts *o)
 /* A refusal of cc_sim_run(): the message, and the exit code. */
 static int run_refused(const struct cli_opts *o, uint64_t size, int rc)
 {
-	fprintf(stderr, "cclab sim: %" PRIu64 " bytes: ", size);
+	/* Under `cclab run` the advice is about the scenario, not options. */
+	const struct cc_scenario *sc = o->scenario;
+
+	fprintf(stderr, "cclab %s: %" PRIu64 " bytes: ", sc ? "run" : "sim", size);
 	switch (rc) {
 	case -EINVAL:
 		/* The fabric was validated up front, so it is the topology. */
 		fprintf(stderr, "the %s topology cannot carry this schedule (a queue pair joins "
-			"ranks it does not connect)%s\n", sim_topo_kind_name[o->topo],
-			o->topo == SIM_TOPO_STAR ? "" : "; --topology star connects every pair");
+			"ranks it does not connect)%s\n", sc ? sc->net.name : sim_topo_kind_name[o->topo],
+			sc || o->topo == SIM_TOPO_STAR ? "" : "; --topology star connects every pair");
 		break;
 	case -EOPNOTSUPP:
 		fprintf(stderr, "fabric '%s' reaches GPU memory through host staging "
@@ -70,7 +73,8 @@ static int run_refused(const struct cli_opts *o, uint64_t size, int rc)
 		break;
 	case -E2BIG:
 		fprintf(stderr, "the buffers of all ranks would not fit in this machine's memory "
-			"(refused up front); --check 0 times the run without carrying data\n");
+			"(refused up front); %s times the run without carrying data\n",
+			sc ? "a smaller 'check: SIZE' (or false)" : "--check 0");
 		break;
 	default:
 		fprintf(stderr, "simulator: %s\n", strerror(-rc));

@@ -561,8 +561,15 @@ static int setup_rank(struct sx *x, uint32_t r)
 		qp->peer = rs->qps[q].peer;
 		qp->peer_q = rs->qps[q].peer_qp;
 		qp->port = sim_topo_route(&x->topo, r, qp->peer, sim_topo_qp_flow(r, q));
-		qp->retry_left = rs->qps[q].retry_cnt;
-		qp->rnr_left = rs->qps[q].rnr_retry;
+		/* The schedule asks for retry counts (NCCL: 7 and 7); the fabric's
+		 * rnic.retry_cnt / rnic.rnr_retry are the deployment's ceiling,
+		 * as NCCL_IB_RETRY_CNT is: the smaller of the two holds. */
+		qp->retry_max = rs->qps[q].retry_cnt < x->f->rnic.retry_cnt ? rs->qps[q].retry_cnt
+									      : x->f->rnic.retry_cnt;
+		qp->rnr_max = rs->qps[q].rnr_retry < x->f->rnic.rnr_retry ? rs->qps[q].rnr_retry
+									   : x->f->rnic.rnr_retry;
+		qp->retry_left = qp->retry_max;
+		qp->rnr_left = qp->rnr_max;
 		if (qp->port == SIM_TOPO_NO_PORT)
 			return -EINVAL;
 		qp->nvlink = sim_topo_nic_port_nvlink(&x->topo, r, qp->port);

@@ -119,7 +119,9 @@ struct sx_qp {
 	uint32_t una_psn;   /* oldest unacknowledged PSN */
 	uint32_t epoch;
 	uint32_t rd_out;    /* READ / atomic WQEs started, not completed */
+	uint32_t fetching;  /* doorbells whose WQEs are being fetched by DMA */
 	uint32_t rnr_left, retry_left;
+	uint8_t rnr_max, retry_max; /* the QP's rnr_retry / retry_cnt (rnic.c resets to them) */
 	uint32_t rnr_psn;   /* where to resume when the RNR timer fires */
 	bool rnr_wait;      /* stopped until the RNR timer fires */
 	bool error;

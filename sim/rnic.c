@@ -155,7 +155,9 @@ void sx_qp_flush(struct sx *x, uint32_t r, uint32_t q)
 	for (uint32_t i = qp->una; i < qp->sq_n; i++) {
 		struct sx_wqe *w = &qp->sq[i];
 
-		if (!w->done && !w->failed) {
+		/* Done but not completed (behind an unfinished READ) counts:
+		 * a WQE completes in order or is flushed (IBA 10.3.1). */
+		if (!w->failed) {
 			w->failed = true;
 			sx_cqe_new(x, r, q, w->op, false, CC_WC_WR_FLUSH_ERR, 0, 0, want);
 		}
@@ -213,14 +215,12 @@ static uint32_t wqe_of_psn(const struct sx_qp *qp, uint32_t psn)
 /* Everything before PSN `upto` is acknowledged. */
 void sx_ack_upto(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t upto)
 {
-	const struct cc_qp *cq = &x->s->ranks[r].qps[qp->q];
-
 	if ((int32_t)(upto - qp->una_psn) <= 0)
 		return;
 	qp->una_psn = upto;
 	/* Forward progress: the retry counters start over (rxe_comp.c). */
-	qp->retry_left = cq->retry_cnt;
-	qp->rnr_left = cq->rnr_retry;
+	qp->retry_left = qp->retry_max;
+	qp->rnr_left = qp->rnr_max;
 	qp->ack_deadline = sim_now(&x->eng) + sim_ack_timeout_ps(x->f->rnic.timeout_exp);
 	for (uint32_t i = qp->una; i < qp->sq_n && qp->sq[i].started; i++) {
 		struct sx_wqe *w = &qp->sq[i];
@@ -330,7 +330,6 @@ static void arm_ack_timer(struct sx *x, uint32_t r, struct sx_qp *qp)
 void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k)
 {
 	struct sx_qp *qp = &x->rk[r].qp[k->p.dst_qpn];
-	const struct cc_qp *cq = &x->s->ranks[r].qps[qp->q];
 	sim_time_ps now = sim_now(&x->eng);
 
 	if (qp->error) {
@@ -352,7 +351,7 @@ void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k)
 					    CC_WC_RNR_RETRY_EXC_ERR);
 				break;
 			}
-			if (cq->rnr_retry != 7)
+			if (qp->rnr_max != 7)
 				qp->rnr_left--;
 			qp->rnr_wait = true;
 			qp->rnr_psn = k->ack_psn;
@@ -681,13 +680,21 @@ static void doorbell_arrive(struct sim_engine *eng, void *ctx, uint32_t port,
 	struct sx_pkt *k = (struct sx_pkt *)pkt;
 	const struct sim_rnic_params *n = &rk->x->f->rnic;
 
+	struct sx_qp *qp = &rk->qp[k->qp];
+
 	(void)port;
 	k->t0 = sim_now(eng);
 	k->kind = SX_PKT_FETCH;
-	if (k->idx)
+	/* A BlueFlame WQE must not overtake WQEs of the same QP still being
+	 * fetched: the NIC takes a QP's doorbells in order, so behind a fetch
+	 * it waits for that fetch too. */
+	if (k->idx && qp->fetching == 0) {
 		sim_pipe_push(&rk->bf_pipe, pkt, sim_now(eng) + n->req_proc_ps);
-	else
-		sim_pipe_push(&rk->fetch_pipe, pkt, sim_now(eng) + n->wqe_fetch_ps + n->req_proc_ps);
+		return;
+	}
+	k->idx = 0;
+	qp->fetching++;
+	sim_pipe_push(&rk->fetch_pipe, pkt, sim_now(eng) + n->wqe_fetch_ps + n->req_proc_ps);
 }
 
 static void wqes_fetched(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
@@ -698,6 +705,8 @@ static void wqes_fetched(struct sim_engine *eng, void *ctx, uint32_t port, struc
 	struct sx_qp *qp = &rk->qp[k->qp];
 
 	(void)port;
+	if (!k->idx)
+		qp->fetching--; /* it came by DMA, not BlueFlame */
 	if (!qp->error && k->wqe > qp->fetched) {
 		uint32_t first = qp->fetched;
 

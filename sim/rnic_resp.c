@@ -110,9 +110,11 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_tim
 		sx_mem_written(x, rk->r, k->buf, k->off, len);
 	if (k->last_of_msg) {
 		struct sx_qp *qp = &rk->qp[k->p.dst_qpn];
+		const struct sx_wqe *w = &x->rk[k->rank].qp[k->qp].sq[k->wqe];
 
-		sx_trace(x, CC_TRACE_DMA_WRITE, rk->r, CC_TRACE_NIC, qp->q, SX_NONE, qp->t_rx_first,
-			 done - qp->t_rx_first, 0);
+		/* The message's bytes; the op is the receive it fills, if any. */
+		sx_trace(x, CC_TRACE_DMA_WRITE, rk->r, CC_TRACE_NIC, qp->q, k->op, qp->t_rx_first,
+			 done - qp->t_rx_first, sx_wqe_len(sx_wqe_send(x, k->rank, w)));
 	}
 	if (k->last_of_msg && k->op != SX_NONE) {
 		/* A receive completion, after the payload it reports. */
@@ -298,8 +300,8 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 	/* Accepted. */
 	if (flags & SIM_PKT_SEND) {
 		const struct cc_op_recv *rv = &x->s->ranks[r].ops[qp->resp_recv].u.recv;
-		const struct cc_mr *dmr = sx_find_mr(x, r, x->rk[r].key[rv->sge.mr], rv->sge.offset,
-						     0, 0);
+		const struct cc_mr *dmr = rv->num_sge ? sx_find_mr(x, r, x->rk[r].key[rv->sge.mr],
+								   rv->sge.offset, 0, 0) : NULL;
 		k->buf = rv->num_sge && dmr ? dmr->buf : 0;
 		k->off = rv->sge.offset + (uint64_t)k->idx * mtu;
 	} else {

@@ -56,7 +56,13 @@ static int field_value(const struct cy_node *v, const struct sim_param_field *f,
 		return cy_rate(v, key, out, err);
 	if (!strcmp(f->unit, "B/s")) {
 		uint64_t bits;
-		int rc = cy_rate(v, key, &bits, err);
+		int rc;
+
+		/* A plain number is bytes per second, as the key says and as the
+		 * --json report prints it; with a unit it is a rate ("2039GB/s"). */
+		if (v->kind == CY_SCALAR && !v->quoted && v->len && strspn(v->str, "0123456789") == v->len)
+			return cy_uint(v, key, 1, UINT64_MAX, out, err);
+		rc = cy_rate(v, key, &bits, err);
 
 		if (!rc && bits % 8)
 			return cy_fail(err, v, "'%s': %s is not a whole number of bytes per second",
@@ -266,10 +272,13 @@ static int read_check(const struct cy_node *v, struct cc_scenario *sc, struct cy
 		sc->check_max = b ? UINT64_MAX : 0;
 		return 0;
 	}
-	if (v->kind == CY_SCALAR && !cy_size(v, "check", 0, UINT64_MAX, &sc->check_max, &ignored))
+	/* A size needs its unit here: "check: 1" would read as one byte and
+	 * check nothing, the opposite of `cclab sim --check 1`. */
+	if (v->kind == CY_SCALAR && strspn(v->str, "0123456789") != v->len &&
+	    !cy_size(v, "check", 0, UINT64_MAX, &sc->check_max, &ignored))
 		return 0;
-	return cy_fail(err, v, "'check': expected true, false, or a size up to which the data is "
-		       "carried and checked (such as 64MiB)");
+	return cy_fail(err, v, "'check': expected true, false, or a size with its unit up to which "
+		       "the data is carried and checked (such as 64MiB)");
 }
 
 static int read_enum_key(const struct cy_node *doc, const char *key, const char *const *names,

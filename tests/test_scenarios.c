@@ -240,7 +240,7 @@ static void overrides_and_files(void **state)
 	assert_int_equal(r.status, 2);
 	run_free(&r);
 	r = run_cclab("run no-such.yaml");
-	assert_int_equal(r.status, 1);
+	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "no-such.yaml: cannot read: No such file or directory"));
 	run_free(&r);
 }
