@@ -706,6 +706,13 @@ static void collect_links(struct sx *x)
 static void collect(struct sx *x)
 {
 	collect_links(x);
+	for (uint32_t s = 0; s < x->topo.nsw; s++) {
+		const struct sim_switch *sw = &x->topo.sw[s];
+
+		x->res->switch_drops += sw->no_route;
+		for (uint32_t p = 0; p < sw->nports; p++)
+			x->res->switch_drops += sw->ports[p].st.drops;
+	}
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
 		struct sx_rank *rk = &x->rk[r];
 		struct cc_sim_rank_stats *st = rk->st;

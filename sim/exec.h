@@ -96,6 +96,7 @@ struct cc_sim_result {
 	sim_time_ps time_ps;    /* every rank done */
 	uint64_t events;        /* engine events executed */
 	uint64_t peak_pending;  /* most events pending at once */
+	uint64_t switch_drops;  /* packets switches dropped (buffer full, no route) */
 	size_t mem_bytes;       /* the simulator's own memory, buffers excluded */
 	uint32_t nranks;
 	struct cc_sim_rank_stats *rank; /* per rank */
