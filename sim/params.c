@@ -22,6 +22,7 @@
 #include "sim/params.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -551,34 +552,58 @@ void sim_params_print(FILE *out, const struct sim_params *p)
 	}
 }
 
+/* One rule per line: the key it is about, whether it is broken, why. */
+const char *sim_params_invalid(const struct sim_params *p, const char **key)
+{
+	static const char *const none = "";
+	const struct sim_link_params *l = &p->link;
+	const struct sim_rnic_params *r = &p->rnic;
+	const struct sim_pcie_params *e = &p->pcie;
+	const struct {
+		const char *key;
+		bool bad;
+		const char *why;
+	} rules[] = {
+		{"name", !memchr(p->name, '\0', sizeof(p->name)), "is not terminated"},
+		{"link.rate_bps", l->rate_bps == 0, "must be above 0"},
+		{"link.type", (unsigned)l->type >= SIM_LINK_COUNT, "is out of range"},
+		{"link.flow_ctrl", (unsigned)l->flow_ctrl >= SIM_FC_COUNT, "is out of range"},
+		{"link.mtu_bytes", l->mtu_bytes < 256 || l->mtu_bytes > 4096 ||
+				   (l->mtu_bytes & (l->mtu_bytes - 1)),
+		 "must be an IB path MTU: 256, 512, 1024, 2048 or 4096"},
+		{"switch.mode", (unsigned)p->sw.mode >= SIM_SWITCH_MODE_COUNT, "is out of range"},
+		{"rnic.wqe_bytes", r->wqe_bytes == 0, "must be above 0"},
+		{"rnic.cqe_bytes", r->cqe_bytes == 0, "must be above 0"},
+		{"rnic.ack_coalesce_pkts", r->ack_coalesce_pkts == 0, "must be above 0"},
+		{"rnic.max_outstanding_pkts", r->max_outstanding_pkts == 0 ||
+					      r->max_outstanding_pkts > (UINT32_C(1) << 23),
+		 "must be 1 to 8388608 (half the 24-bit PSN space, IBA 9.7.2)"},
+		{"rnic.max_rd_atomic", r->max_rd_atomic == 0, "must be above 0"},
+		{"rnic.min_rnr_timer", r->min_rnr_timer > 31, "is an IBA code, 0 to 31"},
+		{"rnic.rnr_retry", r->rnr_retry > 7, "is 0 to 7 (7: forever)"},
+		{"rnic.retry_cnt", r->retry_cnt > 7, "is 0 to 7"},
+		{"rnic.timeout_exp", r->timeout_exp > 31, "is an IBA code, 0 to 31"},
+		{"pcie.gen", (unsigned)e->gen >= SIM_PCIE_GEN_COUNT, "is out of range"},
+		{"pcie.lanes", e->lanes == 0, "must be above 0"},
+		{"pcie.mps_bytes", e->mps_bytes == 0, "must be above 0"},
+		{"pcie.mrrs_bytes", e->mrrs_bytes == 0, "must be above 0"},
+		{"host.gpu_dma", (unsigned)p->host.gpu_dma >= SIM_GPU_DMA_COUNT, "is out of range"},
+	};
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (rules[i].bad) {
+			*key = rules[i].key;
+			return rules[i].why;
+		}
+	*key = none;
+	return NULL;
+}
+
 int sim_params_validate(const struct sim_params *p)
 {
-	if (!p || !memchr(p->name, '\0', sizeof(p->name)))
-		return -EINVAL;
-	const struct sim_link_params *l = &p->link;
-	if (l->rate_bps == 0 || (unsigned)l->type >= SIM_LINK_COUNT ||
-	    (unsigned)l->flow_ctrl >= SIM_FC_COUNT)
-		return -EINVAL;
-	if (l->mtu_bytes < 256 || l->mtu_bytes > 4096 || (l->mtu_bytes & (l->mtu_bytes - 1)))
-		return -EINVAL;
-	if ((unsigned)p->sw.mode >= SIM_SWITCH_MODE_COUNT)
-		return -EINVAL;
+	const char *key;
 
-	const struct sim_rnic_params *r = &p->rnic;
-	if (r->wqe_bytes == 0 || r->cqe_bytes == 0 || r->ack_coalesce_pkts == 0 ||
-	    r->max_outstanding_pkts == 0 || r->max_outstanding_pkts > (UINT32_C(1) << 23) ||
-	    r->max_rd_atomic == 0)
-		return -EINVAL;
-	if (r->min_rnr_timer > 31 || r->rnr_retry > 7 || r->retry_cnt > 7 || r->timeout_exp > 31)
-		return -EINVAL;
-
-	const struct sim_pcie_params *e = &p->pcie;
-	if ((unsigned)e->gen >= SIM_PCIE_GEN_COUNT || e->lanes == 0 || e->mps_bytes == 0 ||
-	    e->mrrs_bytes == 0)
-		return -EINVAL;
-	if ((unsigned)p->host.gpu_dma >= SIM_GPU_DMA_COUNT)
-		return -EINVAL;
-	return 0;
+	return !p || sim_params_invalid(p, &key) ? -EINVAL : 0;
 }
 
 uint64_t sim_link_signal_rate_bps(const struct sim_link_params *l)

@@ -179,6 +179,11 @@ void sim_params_print(FILE *f, const struct sim_params *p);
  * range, a zero window or WQE size, or a name without its NUL. */
 int sim_params_validate(const struct sim_params *p);
 
+/* The first rule of sim_params_validate() that p breaks: the reason ("must
+ * be above 0"), with *key the field ("rnic.wqe_bytes"); NULL when p is
+ * valid. */
+const char *sim_params_invalid(const struct sim_params *p, const char **key);
+
 /* The field table: key, unit as printed, where the value lives.  Keys are
  * "name" and "<section>.<member>" with the sections link, switch (member
  * `sw`), rnic, pcie, host and software (member `soft`).  The scenario loader

@@ -141,10 +141,24 @@ static int read_fabric(const struct cy_node *f, struct sim_params *fp, struct cy
 	for (size_t i = 0; sections[i] && !rc; i++)
 		if ((v = cy_get(f, sections[i])))
 			rc = read_section(v, sections[i], fp, err);
-	if (!rc && sim_params_validate(fp))
-		return cy_fail(err, f, "these fabric parameters cannot run: a link rate of 0, an "
-			       "MTU that is not 256..4096, a zero window or WQE size, or an IBA "
-			       "code out of range (docs/fabric.md)");
+	const char *key, *why = rc ? NULL : sim_params_invalid(fp, &key);
+
+	if (why) {
+		/* At the value that breaks it when the file (or a --set) gave
+		 * it, else at the fabric: the preset's own value. */
+		const char *dot = strchr(key, '.');
+		const struct cy_node *at = f;
+
+		if (dot) {
+			char section[16];
+
+			snprintf(section, sizeof(section), "%.*s", (int)(dot - key), key);
+			v = cy_get(cy_get(f, section), dot + 1);
+			if (v)
+				at = v;
+		}
+		return cy_fail(err, at, "'%s' %s (docs/fabric.md)", key, why);
+	}
 	return rc;
 }
 
