@@ -84,6 +84,7 @@ static const struct {
 	{"wire_pkts", offsetof(struct cc_sim_rank_stats, wire_pkts)},
 	{"payload_bytes", offsetof(struct cc_sim_rank_stats, payload_bytes)},
 	{"acks", offsetof(struct cc_sim_rank_stats, acks)},
+	{"lost_pkts", offsetof(struct cc_sim_rank_stats, lost_pkts)},
 	{"rnr_naks", offsetof(struct cc_sim_rank_stats, rnr_naks)},
 	{"retx_pkts", offsetof(struct cc_sim_rank_stats, retx_pkts)},
 	{"retx_bytes", offsetof(struct cc_sim_rank_stats, retx_bytes)},

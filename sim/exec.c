@@ -699,6 +699,7 @@ static void collect_links(struct sx *x)
 		st->tx_pkts = l->st.tx_pkts;
 		st->tx_bytes = l->st.tx_bytes;
 		st->busy_ps = sim_link_busy_ps(l);
+		st->lost = l->st.lost;
 		st->peak_queue_bytes = l->st.txq_peak_bytes;
 	}
 }
@@ -733,6 +734,49 @@ static void collect(struct sx *x)
 	}
 }
 
+/* A packet lost on a link or dropped by a switch: back to the pool,
+ * counted against the rank that sent it; the transport recovers (a
+ * sequence NAK or the ACK timeout, then go-back-N). */
+static void packet_lost(struct sim_engine *eng, void *ctx, struct sim_packet *pkt)
+{
+	struct sx *x = ctx;
+	struct sx_pkt *k = (struct sx_pkt *)pkt;
+
+	(void)eng;
+	x->rk[k->rank].st->lost_pkts++;
+	sx_pkt_put(x, k);
+}
+
+static void switch_dropped(struct sim_engine *eng, void *ctx, const struct sim_switch *sw,
+			   uint32_t port, struct sim_packet *pkt)
+{
+	(void)sw;
+	(void)port;
+	packet_lost(eng, ctx, pkt);
+}
+
+/* splitmix64's finaliser: a link's seed from the run's and its index, so
+ * the links' loss streams start far apart (seeds that differ by a Weyl
+ * step would give the links one stream, shifted). */
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Every link loses link.loss_ppb of its packets, each link drawing from
+ * its own generator seeded by the run's seed and its index; switches hand
+ * their drops back too. */
+static void wire_losses(struct sx *x)
+{
+	for (size_t i = 0; i < x->topo.nlinks; i++)
+		sim_link_set_loss(&x->topo.links[i], x->f->link.loss_ppb,
+				  mix64(mix64(x->o->seed) ^ mix64(i + 1)), packet_lost, x);
+	for (uint32_t s = 0; s < x->topo.nsw; s++)
+		sim_switch_on_drop(&x->topo.sw[s], switch_dropped, x);
+}
+
 static int setup(struct sx *x)
 {
 	const struct cc_schedule *s = x->s;
@@ -750,6 +794,7 @@ static int setup(struct sx *x)
 		err = sim_topo_build(&x->topo, &x->eng, x->o->topo, s->nranks, x->f);
 	if (err)
 		return err;
+	wire_losses(x);
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if ((err = setup_rank(x, r)))
 			return err;

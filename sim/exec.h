@@ -72,7 +72,8 @@ struct cc_sim_rank_stats {
 	uint64_t payload_bytes; /* payload of those packets */
 	uint64_t acks;          /* ACK / NAK packets it sent */
 	uint64_t rnr_naks;      /* RNR NAKs it sent */
-	uint64_t retx_pkts, retx_bytes; /* retransmitted (go-back-N after an RNR NAK) */
+	uint64_t retx_pkts, retx_bytes; /* retransmitted (go-back-N after a NAK or timeout) */
+	uint64_t lost_pkts;     /* of the packets it sent: lost on a link or dropped by a switch */
 	uint64_t wqes;          /* send WQEs its NIC executed */
 	uint64_t ops_done;
 	sim_time_ps done_ps;    /* its last op completed */
@@ -85,6 +86,7 @@ struct cc_sim_link_stats {
 	bool nvlink;
 	uint64_t rate_bps;
 	uint64_t tx_pkts, tx_bytes; /* wire bytes serialized */
+	uint64_t lost;              /* packets lost on it (link.loss_ppb) */
 	sim_time_ps busy_ps;        /* serializing */
 	uint64_t peak_queue_bytes;  /* most wire bytes waiting to start on it */
 };

@@ -69,11 +69,27 @@ void sim_pipe_push_loc(struct sim_pipe *p, struct sim_packet *pkt, sim_time_ps d
 
 /* ---- link ---- */
 
+/* splitmix64: the loss draws, one stream per link. */
+static uint64_t loss_draw(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 static void link_deliver(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
 {
 	struct sim_link_dir *l = ctx;
 
 	(void)port;
+	if (l->loss_ppb && loss_draw(&l->loss_rng) % 1000000000 < l->loss_ppb) {
+		l->st.lost++;
+		if (l->lost_fn)
+			l->lost_fn(eng, l->lost_ctx, pkt);
+		return;
+	}
 	l->st.rx_pkts++;
 	l->st.rx_bytes += pkt->wire_bytes;
 	l->rx_fn(eng, l->rx_ctx, l->rx_port, pkt, pkt->tail);
@@ -151,6 +167,15 @@ void sim_link_on_sent(struct sim_link_dir *l, sim_link_sent_fn fn, void *ctx, ui
 void sim_link_set_rx_header(struct sim_link_dir *l, uint32_t bytes) { l->rx_header = bytes; }
 
 void sim_link_set_rx_delay(struct sim_link_dir *l, sim_time_ps ps) { l->rx_delay_ps = ps; }
+
+void sim_link_set_loss(struct sim_link_dir *l, uint64_t ppb, uint64_t seed, sim_link_lost_fn fn,
+		       void *ctx)
+{
+	l->loss_ppb = ppb;
+	l->loss_rng = seed;
+	l->lost_fn = fn;
+	l->lost_ctx = ctx;
+}
 
 void sim_link_send_loc(struct sim_link_dir *l, struct sim_packet *pkt, const char *file, int line)
 {

@@ -87,12 +87,17 @@ typedef void (*sim_link_rx_fn)(struct sim_engine *eng, void *ctx, uint32_t port,
 typedef void (*sim_link_sent_fn)(struct sim_engine *eng, void *ctx, uint32_t port,
 				 uint32_t frame_bytes, uint32_t wire_bytes);
 
+/* A packet the link lost (sim_link_set_loss()): it goes back to its owner
+ * instead of reaching the receiver. */
+typedef void (*sim_link_lost_fn)(struct sim_engine *eng, void *ctx, struct sim_packet *pkt);
+
 struct sim_link_stats {
 	uint64_t tx_pkts, tx_bytes;   /* fully serialized; wire bytes */
 	uint64_t rx_pkts, rx_bytes;   /* delivered; wire bytes */
 	uint64_t txq_peak_bytes;      /* most wire bytes waiting to start */
 	uint64_t txq_peak_pkts;
 	uint64_t pauses;              /* transitions to paused */
+	uint64_t lost;                /* packets lost (sim_link_set_loss()) */
 };
 
 struct sim_link_dir {
@@ -101,6 +106,10 @@ struct sim_link_dir {
 	sim_time_ps prop_ps;
 	uint32_t rx_header;  /* 0: deliver at the last bit */
 	sim_time_ps rx_delay_ps; /* the receiver's own fixed delay (sim_link_set_rx_delay) */
+	uint64_t loss_ppb;       /* sim_link_set_loss() */
+	uint64_t loss_rng;
+	sim_link_lost_fn lost_fn;
+	void *lost_ctx;
 
 	sim_link_rx_fn rx_fn;
 	void *rx_ctx;
@@ -149,6 +158,13 @@ void sim_link_set_rx_header(struct sim_link_dir *l, uint32_t bytes);
  * packet.  The receiver's last_ps still says when the last bit arrived.
  * Set before traffic. */
 void sim_link_set_rx_delay(struct sim_link_dir *l, sim_time_ps ps);
+
+/* Random loss: each packet is lost with probability ppb / 1e9, drawn
+ * when it would be delivered (a receiver drops a corrupted frame on its
+ * CRC), from a generator seeded by `seed` alone, so a run is repeatable.
+ * fn gets each lost packet back.  ppb 0 (the default) loses nothing. */
+void sim_link_set_loss(struct sim_link_dir *l, uint64_t ppb, uint64_t seed, sim_link_lost_fn fn,
+		       void *ctx);
 
 /* Queues pkt for transmission; it starts now if the link is idle and not
  * paused.  Sending on an unconnected link aborts (a wiring bug). */

@@ -418,6 +418,7 @@ const struct sim_param_field sim_param_fields[] = {
 	PS("link.prop_delay_ps", link.prop_delay_ps),
 	BYTES32("link.mtu_bytes", link.mtu_bytes),
 	ENUMF("link.flow_ctrl", link.flow_ctrl, sim_flow_ctrl_name, SIM_FC_COUNT),
+	FIELD("link.loss_ppb", link.loss_ppb, SIM_PARAM_U64, ""),
 
 	ENUMF("switch.mode", sw.mode, sim_switch_mode_name, SIM_SWITCH_MODE_COUNT),
 	PS("switch.fwd_latency_ps", sw.fwd_latency_ps),
@@ -568,6 +569,7 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key)
 		{"link.rate_bps", l->rate_bps == 0, "must be above 0"},
 		{"link.type", (unsigned)l->type >= SIM_LINK_COUNT, "is out of range"},
 		{"link.flow_ctrl", (unsigned)l->flow_ctrl >= SIM_FC_COUNT, "is out of range"},
+		{"link.loss_ppb", l->loss_ppb > 1000000000, "is per 10^9: 0 to 1000000000"},
 		{"link.mtu_bytes", l->mtu_bytes < 256 || l->mtu_bytes > 4096 ||
 				   (l->mtu_bytes & (l->mtu_bytes - 1)),
 		 "must be an IB path MTU: 256, 512, 1024, 2048 or 4096"},

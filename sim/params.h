@@ -85,6 +85,7 @@ struct sim_link_params {
 	uint32_t enc_data_bits, enc_code_bits; /* PCS block code: 64/66 */
 	uint32_t fec_num, fec_den;             /* FEC + transcoding: 33/34, or 1/1 */
 	uint32_t mtu_bytes;       /* path MTU: 256, 512, 1024, 2048 or 4096 */
+	uint64_t loss_ppb;        /* packets lost on every link, per 10^9 (seeded): 1e-3 = 1000000 */
 };
 
 struct sim_switch_params {

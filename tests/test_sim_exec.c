@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -486,6 +487,46 @@ static void ack_coalescing_wider_than_window(void **state)
 	cc_schedule_free(s);
 }
 
+/* Random loss on every link (link.loss_ppb): the RC transport recovers
+ * by go-back-N (sequence NAKs, and the local ACK timeout for a lost tail),
+ * every byte still arrives right, and the time grows with the loss rate. */
+static void loss_recovered_and_costly(void **state)
+{
+	(void)state;
+	static const uint64_t ppb[] = {0, 100000, 1000000, 5000000}; /* 0, 1e-4, 1e-3, 5e-3 */
+	struct cc_schedule *s = ring(CC_ALLREDUCE, CC_WRITE_IMM, 4, 4 << 20);
+	sim_time_ps prev = 0;
+
+	for (size_t i = 0; i < sizeof(ppb) / sizeof(ppb[0]); i++) {
+		struct sim_params f;
+		struct cc_sim_result res;
+		uint64_t lost = 0, retx = 0;
+
+		sim_params_preset("roce-100g", &f);
+		f.link.loss_ppb = ppb[i];
+		f.rnic.timeout_exp = 8; /* 1 ms: a lost tail costs that, not 1 s */
+		struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 3,
+					 .check = true, .time_limit_ps = 60ull * 1000000 * US };
+		assert_int_equal(cc_sim_run(s, &o, &res), 0);
+		assert_int_equal(res.err.status, CC_RUN_OK);
+		assert_int_equal(res.wrong, 0);
+		for (uint32_t r = 0; r < 4; r++) {
+			lost += res.rank[r].lost_pkts;
+			retx += res.rank[r].retx_pkts;
+		}
+		print_message("    %" PRIu64 " ppb: %.1f us, %" PRIu64 " lost, %" PRIu64 " resent\n", ppb[i],
+			      res.time_ps / 1e6, lost, retx);
+		if (ppb[i] == 0)
+			assert_true(lost == 0 && retx == 0);
+		else
+			assert_true(lost > 0 && retx >= lost);
+		assert_true(res.time_ps >= prev);
+		prev = res.time_ps;
+		cc_sim_result_free(&res);
+	}
+	cc_schedule_free(s);
+}
+
 /* Large N: within 2% above the alpha-beta bound, never below. */
 static void allreduce_near_bound(void **state)
 {
@@ -697,6 +738,7 @@ int main(void)
 		cmocka_unit_test(atomics_and_read_carry_data),
 		cmocka_unit_test(allreduce_near_bound),
 		cmocka_unit_test(ack_coalescing_wider_than_window),
+		cmocka_unit_test(loss_recovered_and_costly),
 		cmocka_unit_test(wire_bytes_are_data_plus_headers),
 		cmocka_unit_test(collectives_correct),
 		cmocka_unit_test(collectives_on_networks),

@@ -343,6 +343,7 @@ static void test_print_ideal_exact(void **state)
 		"link.prop_delay_ps=0 ps\n"
 		"link.mtu_bytes=4096 B\n"
 		"link.flow_ctrl=credit\n"
+		"link.loss_ppb=0\n"
 		"switch.mode=cut-through\n"
 		"switch.fwd_latency_ps=0 ps\n"
 		"switch.buffer_bytes=0 B\n"
