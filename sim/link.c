@@ -96,6 +96,7 @@ static void link_deliver(struct sim_engine *eng, void *ctx, uint32_t port, struc
 }
 
 static void link_ser_end(struct sim_engine *eng, void *ctx, uint64_t arg);
+static bool may_start(struct sim_link_dir *l);
 
 /* Puts the head of the FIFO on the wire.  The packet enters the delay line
  * now, at its delivery time (last bit, or header for a cut-through
@@ -114,6 +115,8 @@ static void link_start(struct sim_link_dir *l)
 	    ser > SIM_TIME_NEVER - now - l->prop_ps - l->rx_delay_ps)
 		sim__model_die(__FILE__, __LINE__, "link: packet of %" PRIu32 " B ends beyond time's range",
 			       pkt->wire_bytes);
+	if (l->credit_on)
+		l->credits -= pkt->frame_bytes;
 	l->busy = true;
 	l->tx_start = now;
 	l->tx_end = now + ser;
@@ -136,7 +139,7 @@ static void link_ser_end(struct sim_engine *eng, void *ctx, uint64_t arg)
 	/* The sender hears first: it may pause the link or queue more. */
 	if (l->sent_fn)
 		l->sent_fn(eng, l->sent_ctx, l->sent_port, l->cur_frame, l->cur_wire);
-	if (!l->busy && !l->paused && !sim_pktq_empty(&l->txq))
+	if (may_start(l))
 		link_start(l);
 }
 
@@ -168,6 +171,32 @@ void sim_link_set_rx_header(struct sim_link_dir *l, uint32_t bytes) { l->rx_head
 
 void sim_link_set_rx_delay(struct sim_link_dir *l, sim_time_ps ps) { l->rx_delay_ps = ps; }
 
+/* Whether the head packet may start now: not paused, not busy, and with
+ * credits for it when the link runs IB flow control. */
+static bool may_start(struct sim_link_dir *l)
+{
+	if (l->busy || l->paused || sim_pktq_empty(&l->txq))
+		return false;
+	if (l->credit_on && l->credits < l->txq.head->frame_bytes) {
+		l->st.credit_stalls++;
+		return false;
+	}
+	return true;
+}
+
+void sim_link_set_credits(struct sim_link_dir *l, uint64_t bytes)
+{
+	l->credit_on = true;
+	l->credits = bytes;
+}
+
+void sim_link_add_credits(struct sim_link_dir *l, uint64_t bytes)
+{
+	l->credits += bytes;
+	if (may_start(l))
+		link_start(l);
+}
+
 void sim_link_set_loss(struct sim_link_dir *l, uint64_t ppb, uint64_t seed, sim_link_lost_fn fn,
 		       void *ctx)
 {
@@ -186,7 +215,7 @@ void sim_link_send_loc(struct sim_link_dir *l, struct sim_packet *pkt, const cha
 		l->st.txq_peak_bytes = l->txq.bytes;
 	if (l->txq.count > l->st.txq_peak_pkts)
 		l->st.txq_peak_pkts = l->txq.count;
-	if (!l->busy && !l->paused)
+	if (may_start(l))
 		link_start(l);
 }
 
@@ -203,7 +232,7 @@ void sim_link_set_paused(struct sim_link_dir *l, bool paused)
 		return;
 	}
 	l->paused_ps += now - l->paused_since;
-	if (!l->busy && !sim_pktq_empty(&l->txq))
+	if (may_start(l))
 		link_start(l);
 }
 

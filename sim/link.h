@@ -98,6 +98,7 @@ struct sim_link_stats {
 	uint64_t txq_peak_pkts;
 	uint64_t pauses;              /* transitions to paused */
 	uint64_t lost;                /* packets lost (sim_link_set_loss()) */
+	uint64_t credit_stalls;       /* times the head packet waited for credits */
 };
 
 struct sim_link_dir {
@@ -107,6 +108,8 @@ struct sim_link_dir {
 	uint32_t rx_header;  /* 0: deliver at the last bit */
 	sim_time_ps rx_delay_ps; /* the receiver's own fixed delay (sim_link_set_rx_delay) */
 	uint64_t loss_ppb;       /* sim_link_set_loss() */
+	bool credit_on;          /* sim_link_set_credits(): IB link-level flow control */
+	uint64_t credits;        /* bytes the receiver has room for */
 	uint64_t loss_rng;
 	sim_link_lost_fn lost_fn;
 	void *lost_ctx;
@@ -165,6 +168,14 @@ void sim_link_set_rx_delay(struct sim_link_dir *l, sim_time_ps ps);
  * fn gets each lost packet back.  ppb 0 (the default) loses nothing. */
 void sim_link_set_loss(struct sim_link_dir *l, uint64_t ppb, uint64_t seed, sim_link_lost_fn fn,
 		       void *ctx);
+
+/* IB link-level flow control (IBA 7.9): the sender starts a packet only
+ * when the receiver has advertised room for its frame bytes, `bytes` to
+ * begin with; each packet sent takes its frame bytes, and the receiver
+ * gives them back (sim_link_add_credits()) as it frees the buffer.  A
+ * packet waiting for credits holds the FIFO (no overtaking, one VL). */
+void sim_link_set_credits(struct sim_link_dir *l, uint64_t bytes);
+void sim_link_add_credits(struct sim_link_dir *l, uint64_t bytes);
 
 /* Queues pkt for transmission; it starts now if the link is idle and not
  * paused.  Sending on an unconnected link aborts (a wiring bug). */

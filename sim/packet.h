@@ -48,6 +48,7 @@ struct sim_packet {
 	sim_time_ps due;  /* when the holder hands it on */
 	sim_time_ps tail; /* link: when its last bit reaches the receiver */
 	uint32_t hop;     /* switch: the output port chosen for it */
+	uint32_t in_port; /* switch: the port it came in on */
 };
 
 /* Sets op and the three sizes of a packet of opcode op carrying `payload`

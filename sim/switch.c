@@ -33,6 +33,22 @@ static void to_output(struct sim_switch *sw, struct sim_packet *pkt)
 	struct sim_switch_port *o = &sw->ports[pkt->hop];
 
 	o->held_pkts--;
+	if (sw->release_fn) { /* remember its input until its last bit leaves */
+		if (o->from_n == o->from_cap) {
+			uint32_t cap = o->from_cap ? 2 * o->from_cap : 64;
+			uint32_t *p = malloc((size_t)cap * sizeof(*p));
+
+			if (!p)
+				sim__model_die(__FILE__, __LINE__, "switch: out of memory");
+			for (uint32_t i = 0; i < o->from_n; i++)
+				p[i] = o->from[(o->from_head + i) % o->from_cap];
+			free(o->from);
+			o->from = p;
+			o->from_cap = cap;
+			o->from_head = 0;
+		}
+		o->from[(o->from_head + o->from_n++) % o->from_cap] = pkt->in_port;
+	}
 	sim_link_send(o->out, pkt);
 }
 
@@ -105,6 +121,7 @@ static void switch_rx(struct sim_engine *eng, void *ctx, uint32_t in_port, struc
 		o->st.peak_bytes = o->depth_bytes;
 	o->held_pkts++;
 	pkt->hop = out;
+	pkt->in_port = in_port;
 	if (ct) {
 		o->st.cut_through++;
 		enter_pipeline(sw, pkt);
@@ -131,6 +148,13 @@ static void switch_sent(struct sim_engine *eng, void *ctx, uint32_t port, uint32
 	sw->used_bytes -= frame_bytes;
 	o->st.tx_pkts++;
 	o->st.tx_bytes += frame_bytes;
+	if (sw->release_fn && o->from_n) {
+		uint32_t in = o->from[o->from_head];
+
+		o->from_head = (o->from_head + 1) % o->from_cap;
+		o->from_n--;
+		sw->release_fn(sw->release_ctx, sw, in, frame_bytes);
+	}
 }
 
 int sim_switch_init(struct sim_switch *sw, struct sim_engine *eng, uint32_t nports,
@@ -158,6 +182,8 @@ int sim_switch_init(struct sim_switch *sw, struct sim_engine *eng, uint32_t npor
 
 void sim_switch_destroy(struct sim_switch *sw)
 {
+	for (uint32_t i = 0; sw->ports && i < sw->nports; i++)
+		free(sw->ports[i].from);
 	free(sw->ports);
 	free(sw->table);
 	sw->ports = NULL;
@@ -207,6 +233,12 @@ void sim_switch_set_router(struct sim_switch *sw, sim_switch_route_fn fn, void *
 {
 	sw->route_fn = fn;
 	sw->route_ctx = ctx;
+}
+
+void sim_switch_on_release(struct sim_switch *sw, sim_switch_release_fn fn, void *ctx)
+{
+	sw->release_fn = fn;
+	sw->release_ctx = ctx;
 }
 
 void sim_switch_on_drop(struct sim_switch *sw, sim_switch_drop_fn fn, void *ctx)

@@ -78,6 +78,12 @@ typedef uint32_t (*sim_switch_route_fn)(void *ctx, const struct sim_switch *sw, 
 typedef void (*sim_switch_drop_fn)(struct sim_engine *eng, void *ctx, const struct sim_switch *sw,
 				   uint32_t port, struct sim_packet *pkt);
 
+/* A packet that came in on in_port has left the switch (its last bit out
+ * of its output): its frame bytes are free again — what IB flow control
+ * returns to the sender on that input as credits. */
+typedef void (*sim_switch_release_fn)(void *ctx, const struct sim_switch *sw, uint32_t in_port,
+				      uint32_t frame_bytes);
+
 /* Per output port; bytes are frame bytes. */
 struct sim_switch_port_stats {
 	uint64_t tx_pkts, tx_bytes; /* forwarded: last bit sent */
@@ -92,6 +98,9 @@ struct sim_switch_port {
 	struct sim_pipe saf;    /* packets of this input waiting for their last bit */
 	uint64_t depth_bytes;   /* held for this output: admitted, not fully sent */
 	uint64_t held_pkts;     /* of those, still inside the switch (not handed to out) */
+	/* With a release hook: the input port of each packet handed to `out`
+	 * and not yet sent, in order (a ring; the link serves them FIFO). */
+	uint32_t *from, from_head, from_n, from_cap;
 	struct sim_switch_port_stats st;
 };
 
@@ -112,6 +121,8 @@ struct sim_switch {
 	uint32_t table_len;
 	sim_switch_drop_fn drop_fn;
 	void *drop_ctx;
+	sim_switch_release_fn release_fn;
+	void *release_ctx;
 	uint64_t no_route;        /* unroutable packets dropped */
 };
 
@@ -139,6 +150,9 @@ void sim_switch_set_router(struct sim_switch *sw, sim_switch_route_fn fn, void *
 
 /* Where drops go (NULL: nowhere; the packet is just forgotten). */
 void sim_switch_on_drop(struct sim_switch *sw, sim_switch_drop_fn fn, void *ctx);
+
+/* Where releases go (NULL: nowhere), for credit-based flow control. */
+void sim_switch_on_release(struct sim_switch *sw, sim_switch_release_fn fn, void *ctx);
 
 /* Engine events one switch can have pending, links excluded. */
 static inline size_t sim_switch_max_events(uint32_t nports) { return 1 + (size_t)nports; }

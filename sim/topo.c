@@ -132,6 +132,35 @@ static uint32_t net_router(void *ctx, const struct sim_switch *sw, uint32_t in_p
 	return sim_net_pick(c->net, c->node, pkt->dst_node, pkt->flow_id);
 }
 
+/* A packet from in_port left the switch: its room goes back to the sender
+ * on that input as credits.  Returned at once: the flow-control packet's
+ * own flight back (a link's propagation) is not modelled. */
+static void return_credits(void *ctx, const struct sim_switch *sw, uint32_t in_port,
+			   uint32_t frame_bytes)
+{
+	struct sim_topo_sw_ctx *c = ctx;
+
+	(void)sw;
+	if (c->in[in_port])
+		sim_link_add_credits(c->in[in_port], frame_bytes);
+}
+
+/* IB link-level flow control (IBA 7.9): every input of the switch gets an
+ * equal share of its buffer as credits, at least one largest frame, so a
+ * sender never sends what the switch could not hold and the switch never
+ * drops (with more inputs than a frame each fits, the buffer is
+ * over-committed by that much). */
+static void credit_inputs(struct sim_topo *t, struct sim_switch *sw, struct sim_topo_sw_ctx *c)
+{
+	uint64_t share = t->fabric.sw.buffer_bytes / sw->nports;
+	uint64_t frame = (uint64_t)t->fabric.link.mtu_bytes + 128; /* MTU + every header */
+
+	for (uint32_t p = 0; p < sw->nports; p++)
+		if (c->in[p])
+			sim_link_set_credits(c->in[p], share > frame ? share : frame);
+	sim_switch_on_release(sw, return_credits, c);
+}
+
 /* One switch for node u: its ports, wired to the link directions at u. */
 static int build_switch(struct sim_topo *t, struct sim_engine *eng, uint32_t u)
 {
@@ -141,12 +170,20 @@ static int build_switch(struct sim_topo *t, struct sim_engine *eng, uint32_t u)
 
 	if (rc)
 		return rc;
-	t->sw_ctx[t->nsw] = (struct sim_topo_sw_ctx){ .net = t->net, .node = u };
-	sim_switch_set_router(sw, net_router, &t->sw_ctx[t->nsw]);
+	struct sim_topo_sw_ctx *c = &t->sw_ctx[t->nsw];
+
+	*c = (struct sim_topo_sw_ctx){ .net = t->net, .node = u };
+	sim_switch_set_router(sw, net_router, c);
 	t->nsw++;
-	for (uint32_t p = 0; p < v->nports && !rc; p++)
-		rc = sim_switch_connect(sw, p, dir_in(t, v->port_link[p], u),
-					dir_out(t, v->port_link[p], u));
+	c->in = calloc(v->nports ? v->nports : 1, sizeof(*c->in));
+	if (!c->in)
+		return -ENOMEM;
+	for (uint32_t p = 0; p < v->nports && !rc; p++) {
+		c->in[p] = dir_in(t, v->port_link[p], u);
+		rc = sim_switch_connect(sw, p, c->in[p], dir_out(t, v->port_link[p], u));
+	}
+	if (!rc && t->fabric.link.flow_ctrl == SIM_FC_CREDIT && t->fabric.sw.buffer_bytes)
+		credit_inputs(t, sw, c);
 	return rc;
 }
 
@@ -265,8 +302,10 @@ void sim_topo_destroy(struct sim_topo *t)
 {
 	if (!t)
 		return;
-	for (uint32_t i = 0; i < t->nsw; i++)
+	for (uint32_t i = 0; i < t->nsw; i++) {
 		sim_switch_destroy(&t->sw[i]);
+		free(t->sw_ctx[i].in);
+	}
 	free(t->sw);
 	free(t->sw_ctx);
 	free(t->links);

@@ -70,6 +70,7 @@ int sim_topo_kind_parse(const char *s, enum sim_topo_kind *out);
 struct sim_topo_sw_ctx {
 	const struct sim_net *net;
 	uint32_t node;
+	struct sim_link_dir **in; /* per port: the link into it (credits go back on it) */
 };
 
 struct sim_topo {

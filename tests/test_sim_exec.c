@@ -425,6 +425,83 @@ static void atomics_and_read_carry_data(void **state)
 	cc_schedule_free(s);
 }
 
+/* n senders each WRITE `bytes` into rank 0 at once, through one switch
+ * whose buffer is small: the output port to rank 0 is the bottleneck. */
+static struct cc_schedule *incast(uint32_t n, uint32_t bytes)
+{
+	struct cc_coll_params p;
+
+	cc_coll_params_default(&p);
+	p.nranks = n + 1;
+	p.count = 0;
+	struct cc_schedule *s = cc_schedule_new(&p);
+	assert_non_null(s);
+	for (uint32_t r = 0; r <= n; r++) {
+		struct cc_rank_sched *rs = &s->ranks[r];
+
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_GPU, CC_BUF_INPUT,
+						       r ? bytes : (uint64_t)n * bytes, -1, 0 });
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, 64, -1, 0 });
+		cc_add_mr(rs, BUF_DATA, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE);
+		cc_add_mr(rs, BUF_FLAG, CC_ACCESS_LOCAL_WRITE);
+		cc_add_cq(rs, 16);
+		for (uint32_t q = 0; q < (r ? 1 : n); q++)
+			cc_add_qp(rs, &(struct cc_qp){ .peer = r ? 0 : q + 1, .peer_qp = r ? r - 1 : 0,
+						       .max_send_wr = 4, .max_recv_wr = 4,
+						       .max_inline = 64, .retry_cnt = 7,
+						       .rnr_retry = 7 });
+	}
+	for (uint32_t r = 1; r <= n; r++) {
+		struct cc_op_send o = { .wr_id = 1, .opcode = CC_WR_RDMA_WRITE,
+					.flags = CC_SEND_SIGNALED, .num_sge = 1,
+					.sge = { MR_DATA, 0, bytes }, .remote_mr = MR_DATA,
+					.remote_offset = (uint64_t)(r - 1) * bytes };
+		poll_op(s, r, 1, send_op(s, r, 0, o, UINT32_MAX));
+	}
+	return s;
+}
+
+/* Incast into a 256 KiB switch buffer.  IB credits: the senders wait for
+ * room, nothing is dropped, and the bottleneck port runs full.  Without
+ * flow control: tail drops, go-back-N retransmissions, and still every
+ * WRITE completes. */
+static void incast_credits_and_drops(void **state)
+{
+	(void)state;
+	for (int fc = 0; fc < 2; fc++) {
+		struct cc_schedule *s = incast(4, 1 << 20);
+		struct sim_params f;
+		struct cc_sim_result res;
+		uint64_t lost = 0, retx = 0;
+
+		sim_params_preset("ib-hdr", &f);
+		f.sw.buffer_bytes = 256 << 10;
+		f.link.flow_ctrl = fc ? SIM_FC_NONE : SIM_FC_CREDIT;
+		f.rnic.timeout_exp = 8;
+		struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1, .check = true,
+					 .time_limit_ps = 60ull * 1000000 * US };
+		assert_int_equal(cc_sim_run(s, &o, &res), 0);
+		assert_int_equal(res.err.status, CC_RUN_OK);
+		for (uint32_t r = 0; r <= 4; r++) {
+			lost += res.rank[r].lost_pkts;
+			retx += res.rank[r].retx_pkts;
+		}
+		print_message("    %s: %.1f us, %" PRIu64 " dropped, %" PRIu64 " resent\n",
+			      fc ? "no flow control" : "IB credits", res.time_ps / 1e6,
+			      res.switch_drops, retx);
+		/* 4 MiB into one 200 Gb/s port takes at least 4 x 256 x 4138 B */
+		assert_true(res.time_ps > 4ull * 256 * SER(4138));
+		if (fc == 0) {
+			assert_int_equal(res.switch_drops, 0);
+			assert_int_equal(retx, 0);
+		} else {
+			assert_true(res.switch_drops > 0 && lost == res.switch_drops && retx > 0);
+		}
+		cc_sim_result_free(&res);
+		cc_schedule_free(s);
+	}
+}
+
 /* ---- ring collectives ---- */
 
 static struct cc_schedule *ring(enum cc_coll coll, enum cc_transport t, uint32_t k, uint64_t bytes)
@@ -739,6 +816,7 @@ int main(void)
 		cmocka_unit_test(allreduce_near_bound),
 		cmocka_unit_test(ack_coalescing_wider_than_window),
 		cmocka_unit_test(loss_recovered_and_costly),
+		cmocka_unit_test(incast_credits_and_drops),
 		cmocka_unit_test(wire_bytes_are_data_plus_headers),
 		cmocka_unit_test(collectives_correct),
 		cmocka_unit_test(collectives_on_networks),
