@@ -85,9 +85,14 @@ static void link_deliver(struct sim_engine *eng, void *ctx, uint32_t port, struc
 
 	(void)port;
 	if (l->loss_ppb && loss_draw(&l->loss_rng) % 1000000000 < l->loss_ppb) {
+		uint32_t frame = pkt->frame_bytes;
+
 		l->st.lost++;
 		if (l->lost_fn)
 			l->lost_fn(eng, l->lost_ctx, pkt);
+		/* The receiver discarded it: its buffer room comes back. */
+		if (l->credit_on)
+			sim_link_add_credits(l, frame);
 		return;
 	}
 	l->st.rx_pkts++;
@@ -178,9 +183,12 @@ static bool may_start(struct sim_link_dir *l)
 	if (l->busy || l->paused || sim_pktq_empty(&l->txq))
 		return false;
 	if (l->credit_on && l->credits < l->txq.head->frame_bytes) {
-		l->st.credit_stalls++;
+		if (!l->credit_blocked)
+			l->st.credit_stalls++;
+		l->credit_blocked = true;
 		return false;
 	}
+	l->credit_blocked = false;
 	return true;
 }
 

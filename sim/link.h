@@ -109,6 +109,7 @@ struct sim_link_dir {
 	sim_time_ps rx_delay_ps; /* the receiver's own fixed delay (sim_link_set_rx_delay) */
 	uint64_t loss_ppb;       /* sim_link_set_loss() */
 	bool credit_on;          /* sim_link_set_credits(): IB link-level flow control */
+	bool credit_blocked;     /* the head packet is waiting for credits */
 	uint64_t credits;        /* bytes the receiver has room for */
 	uint64_t loss_rng;
 	sim_link_lost_fn lost_fn;

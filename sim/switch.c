@@ -21,10 +21,16 @@ static uint32_t route(const struct sim_switch *sw, uint32_t in_port, const struc
 	return port;
 }
 
-static void drop(struct sim_switch *sw, uint32_t port, struct sim_packet *pkt)
+/* A dropped packet leaves the switch too: with flow control its room goes
+ * back to its input (read before the owner reuses the packet). */
+static void drop(struct sim_switch *sw, uint32_t in_port, uint32_t port, struct sim_packet *pkt)
 {
+	uint32_t frame = pkt->frame_bytes;
+
 	if (sw->drop_fn)
 		sw->drop_fn(sw->eng, sw->drop_ctx, sw, port, pkt);
+	if (sw->release_fn)
+		sw->release_fn(sw->release_ctx, sw, in_port, frame);
 }
 
 /* The packet leaves the switch for its output link's FIFO. */
@@ -100,7 +106,7 @@ static void switch_rx(struct sim_engine *eng, void *ctx, uint32_t in_port, struc
 
 	if (out == SIM_SWITCH_NO_PORT) {
 		sw->no_route++;
-		drop(sw, out, pkt);
+		drop(sw, in_port, out, pkt);
 		return;
 	}
 	o = &sw->ports[out];
@@ -108,7 +114,7 @@ static void switch_rx(struct sim_engine *eng, void *ctx, uint32_t in_port, struc
 	if (sw->buffer_bytes && pkt->frame_bytes > sw->buffer_bytes - sw->used_bytes) {
 		o->st.drops++;
 		o->st.drop_bytes += pkt->frame_bytes;
-		drop(sw, out, pkt);
+		drop(sw, in_port, out, pkt);
 		return;
 	}
 	ct = sw->mode == SIM_SWITCH_CUT_THROUGH && last_ps > sim_now(eng) &&
