@@ -225,8 +225,8 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 		fflush(stdout);
 		fprintf(stderr, "cclab %s: %" PRIu64 " bytes: %" PRIu64 " packets dropped at full "
 			"switch buffers and resent (go-back-N)%s\n", o->scenario ? "run" : "sim",
-			row.size, res.switch_drops, o->fabric.link.flow_ctrl == SIM_FC_PFC
-			? "; PFC, which would prevent it, is not modelled yet" : "");
+			row.size, res.switch_drops, o->fabric.link.flow_ctrl == SIM_FC_NONE
+			? "; link.flow_ctrl credit or pfc would prevent it" : "");
 	}
 	*ok = !row.failed && row.wrong == 0 && bound_ok;
 	if (!row.failed && o->scenario)

@@ -166,6 +166,8 @@ void sim_json_size(struct cc_json *j, const struct cc_result_row *row,
 	cc_json_uint(j, res->peak_pending);
 	cc_json_key(j, "switch_drops");
 	cc_json_uint(j, res->switch_drops);
+	cc_json_key(j, "pause_frames");
+	cc_json_uint(j, res->pause_frames);
 	cc_json_key(j, "mem_bytes");
 	cc_json_uint(j, res->mem_bytes);
 	for (size_t i = 0; i < sizeof(rank_counters) / sizeof(rank_counters[0]); i++)

@@ -711,8 +711,10 @@ static void collect(struct sx *x)
 		const struct sim_switch *sw = &x->topo.sw[s];
 
 		x->res->switch_drops += sw->no_route;
-		for (uint32_t p = 0; p < sw->nports; p++)
+		for (uint32_t p = 0; p < sw->nports; p++) {
 			x->res->switch_drops += sw->ports[p].st.drops;
+			x->res->pause_frames += sw->ports[p].st.pause_frames;
+		}
 	}
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
 		struct sx_rank *rk = &x->rk[r];

@@ -99,6 +99,7 @@ struct cc_sim_result {
 	uint64_t events;        /* engine events executed */
 	uint64_t peak_pending;  /* most events pending at once */
 	uint64_t switch_drops;  /* packets switches dropped (buffer full, no route) */
+	uint64_t pause_frames;  /* PFC PAUSE frames switches sent */
 	size_t mem_bytes;       /* the simulator's own memory, buffers excluded */
 	uint32_t nranks;
 	struct cc_sim_rank_stats *rank; /* per rank */

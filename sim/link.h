@@ -192,6 +192,15 @@ void sim_link_set_paused(struct sim_link_dir *l, bool paused);
  * first — so a model's decision does not hang on the tie-break). */
 bool sim_link_idle_now(const struct sim_link_dir *l);
 
+/* True if nothing waits to start and nothing is being serialized past
+ * now, paused or not: a sender that keeps one packet queued (an RNIC's
+ * transmitter) hands over the next one now, and it starts when the link
+ * may (a resume, credits) — its sent callback then asks for more. */
+static inline bool sim_link_can_queue(const struct sim_link_dir *l)
+{
+	return sim_pktq_empty(&l->txq) && (!l->busy || l->tx_end <= sim_now(l->eng));
+}
+
 /* Serialization time of `bytes` bytes on this link. */
 static inline sim_time_ps sim_link_ser_ps(const struct sim_link_dir *l, uint32_t bytes)
 {

@@ -613,7 +613,7 @@ void sx_port_kick(struct sx *x, uint32_t r, uint32_t port)
 	struct sx_rank *rk = &x->rk[r];
 	struct sx_port *pt = &rk->port[port];
 
-	if (!sim_link_idle_now(pt->tx))
+	if (!sim_link_can_queue(pt->tx))
 		return;
 	if (!sim_pktq_empty(&pt->ctrl)) {
 		transmit(x, r, (struct sx_pkt *)sim_pktq_pop(&pt->ctrl));

@@ -21,6 +21,50 @@ static uint32_t route(const struct sim_switch *sw, uint32_t in_port, const struc
 	return port;
 }
 
+/* PFC's PAUSE (or resume) reaches the upstream sender one propagation
+ * after the switch decides: arg 1 pauses, 0 resumes. */
+static void pfc_apply(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	(void)eng;
+	sim_link_set_paused(ctx, arg != 0);
+}
+
+static void pfc_send(struct sim_switch *sw, struct sim_switch_port *p, bool pause)
+{
+	p->xoff = pause;
+	if (pause)
+		p->st.pause_frames++;
+	if (sim_schedule(sw->eng, sim_now(sw->eng) + p->in->prop_ps, pfc_apply, p->in, pause) ==
+	    SIM_EVENT_NONE)
+		sim__model_die(__FILE__, __LINE__, "switch: cannot schedule a PAUSE (errno %d)", errno);
+}
+
+/* Bytes from in_port come in (add) or leave: PFC watches them. */
+static void in_account(struct sim_switch *sw, uint32_t in_port, uint32_t frame, bool add)
+{
+	struct sim_switch_port *p = &sw->ports[in_port];
+
+	if (!sw->pfc_xoff || !p->in)
+		return;
+	if (add) {
+		p->in_bytes += frame;
+		if (!p->xoff && p->in_bytes > sw->pfc_xoff)
+			pfc_send(sw, p, true);
+	} else {
+		p->in_bytes -= frame;
+		if (p->xoff && p->in_bytes <= sw->pfc_xon)
+			pfc_send(sw, p, false);
+	}
+}
+
+/* A held packet from in_port has left: PFC and credits hear of it. */
+static void released(struct sim_switch *sw, uint32_t in_port, uint32_t frame)
+{
+	in_account(sw, in_port, frame, false);
+	if (sw->release_fn)
+		sw->release_fn(sw->release_ctx, sw, in_port, frame);
+}
+
 /* A dropped packet leaves the switch too: with flow control its room goes
  * back to its input (read before the owner reuses the packet). */
 static void drop(struct sim_switch *sw, uint32_t in_port, uint32_t port, struct sim_packet *pkt)
@@ -39,7 +83,7 @@ static void to_output(struct sim_switch *sw, struct sim_packet *pkt)
 	struct sim_switch_port *o = &sw->ports[pkt->hop];
 
 	o->held_pkts--;
-	if (sw->release_fn) { /* remember its input until its last bit leaves */
+	if (sw->release_fn || sw->pfc_xoff) { /* remember its input until its last bit leaves */
 		if (o->from_n == o->from_cap) {
 			uint32_t cap = o->from_cap ? 2 * o->from_cap : 64;
 			uint32_t *p = malloc((size_t)cap * sizeof(*p));
@@ -128,6 +172,7 @@ static void switch_rx(struct sim_engine *eng, void *ctx, uint32_t in_port, struc
 	o->held_pkts++;
 	pkt->hop = out;
 	pkt->in_port = in_port;
+	in_account(sw, in_port, pkt->frame_bytes, true);
 	if (ct) {
 		o->st.cut_through++;
 		enter_pipeline(sw, pkt);
@@ -154,12 +199,12 @@ static void switch_sent(struct sim_engine *eng, void *ctx, uint32_t port, uint32
 	sw->used_bytes -= frame_bytes;
 	o->st.tx_pkts++;
 	o->st.tx_bytes += frame_bytes;
-	if (sw->release_fn && o->from_n) {
+	if (o->from_n) {
 		uint32_t in = o->from[o->from_head];
 
 		o->from_head = (o->from_head + 1) % o->from_cap;
 		o->from_n--;
-		sw->release_fn(sw->release_ctx, sw, in, frame_bytes);
+		released(sw, in, frame_bytes);
 	}
 }
 
@@ -204,6 +249,7 @@ int sim_switch_connect(struct sim_switch *sw, uint32_t port, struct sim_link_dir
 		return -EINVAL;
 	if (in) {
 		sim_link_connect(in, switch_rx, sw, port);
+		sw->ports[port].in = in;
 		sim_link_set_rx_header(in, sw->mode == SIM_SWITCH_CUT_THROUGH ? sw->ct_header_bytes : 0);
 		sw->ports[port].in_rate_bps = in->rate_bps;
 	}
@@ -239,6 +285,12 @@ void sim_switch_set_router(struct sim_switch *sw, sim_switch_route_fn fn, void *
 {
 	sw->route_fn = fn;
 	sw->route_ctx = ctx;
+}
+
+void sim_switch_set_pfc(struct sim_switch *sw, uint64_t xoff, uint64_t xon)
+{
+	sw->pfc_xoff = xoff;
+	sw->pfc_xon = xon;
 }
 
 void sim_switch_on_release(struct sim_switch *sw, sim_switch_release_fn fn, void *ctx)

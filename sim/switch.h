@@ -90,6 +90,7 @@ struct sim_switch_port_stats {
 	uint64_t drops, drop_bytes; /* tail drops of packets routed here */
 	uint64_t cut_through;       /* packets that cut through (the rest: store-and-forward) */
 	uint64_t peak_bytes;        /* most bytes held for this port at once */
+	uint64_t pause_frames;      /* PFC XOFF frames sent upstream on this input */
 };
 
 struct sim_switch_port {
@@ -101,6 +102,9 @@ struct sim_switch_port {
 	/* With a release hook: the input port of each packet handed to `out`
 	 * and not yet sent, in order (a ring; the link serves them FIFO). */
 	uint32_t *from, from_head, from_n, from_cap;
+	struct sim_link_dir *in;    /* the link into this port, or NULL */
+	uint64_t in_bytes;          /* held, having come in on this port (PFC's count) */
+	bool xoff;                  /* PFC: the upstream sender is (being) paused */
 	struct sim_switch_port_stats st;
 };
 
@@ -123,6 +127,7 @@ struct sim_switch {
 	void *drop_ctx;
 	sim_switch_release_fn release_fn;
 	void *release_ctx;
+	uint64_t pfc_xoff, pfc_xon; /* sim_switch_set_pfc(); xoff 0: no PFC */
 	uint64_t no_route;        /* unroutable packets dropped */
 };
 
@@ -150,6 +155,14 @@ void sim_switch_set_router(struct sim_switch *sw, sim_switch_route_fn fn, void *
 
 /* Where drops go (NULL: nowhere; the packet is just forgotten). */
 void sim_switch_on_drop(struct sim_switch *sw, sim_switch_drop_fn fn, void *ctx);
+
+/* Priority flow control (IEEE 802.1Qbb, one priority): when the bytes held
+ * that came in on a port pass xoff, the switch sends a PAUSE upstream,
+ * which stops the sender one link propagation later (a packet on the wire
+ * finishes); when they fall to xon, a resume follows the same way.  The
+ * bytes that still arrive meanwhile are the headroom the caller must leave
+ * below the buffer (sim/topo.c sizes it).  Set before traffic. */
+void sim_switch_set_pfc(struct sim_switch *sw, uint64_t xoff, uint64_t xon);
 
 /* Where releases go (NULL: nowhere), for credit-based flow control. */
 void sim_switch_on_release(struct sim_switch *sw, sim_switch_release_fn fn, void *ctx);

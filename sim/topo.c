@@ -161,6 +161,25 @@ static void credit_inputs(struct sim_topo *t, struct sim_switch *sw, struct sim_
 	sim_switch_on_release(sw, return_credits, c);
 }
 
+/* PFC thresholds from the buffer (the rule of thumb of vendors' "lossless
+ * buffer" sizing): each input gets an equal share; above XOFF, it must
+ * still absorb what arrives while the PAUSE travels upstream and the
+ * sender stops — a round trip of propagation at line rate, plus a frame
+ * being sent at each end — so XOFF = share - headroom, and XON two
+ * frames lower.  With those, a switch never drops. */
+static void pfc_thresholds(const struct sim_topo *t, struct sim_switch *sw)
+{
+	const struct sim_link_params *l = &t->fabric.link;
+	uint64_t share = t->fabric.sw.buffer_bytes / sw->nports;
+	uint64_t frame = (uint64_t)l->mtu_bytes + 128; /* MTU + every header */
+	uint64_t flight = (uint64_t)((unsigned __int128)2 * l->prop_delay_ps * l->rate_bps /
+				     (8 * SIM_PS_PER_S));
+	uint64_t headroom = flight + 2 * frame;
+	uint64_t xoff = share > headroom + frame ? share - headroom : frame;
+
+	sim_switch_set_pfc(sw, xoff, xoff > 2 * frame ? xoff - 2 * frame : 0);
+}
+
 /* One switch for node u: its ports, wired to the link directions at u. */
 static int build_switch(struct sim_topo *t, struct sim_engine *eng, uint32_t u)
 {
@@ -184,6 +203,8 @@ static int build_switch(struct sim_topo *t, struct sim_engine *eng, uint32_t u)
 	}
 	if (!rc && t->fabric.link.flow_ctrl == SIM_FC_CREDIT && t->fabric.sw.buffer_bytes)
 		credit_inputs(t, sw, c);
+	if (!rc && t->fabric.link.flow_ctrl == SIM_FC_PFC && t->fabric.sw.buffer_bytes)
+		pfc_thresholds(t, sw);
 	return rc;
 }
 

@@ -461,14 +461,16 @@ static struct cc_schedule *incast(uint32_t n, uint32_t bytes)
 	return s;
 }
 
-/* Incast into a 256 KiB switch buffer.  IB credits: the senders wait for
- * room, nothing is dropped, and the bottleneck port runs full.  Without
- * flow control: tail drops, go-back-N retransmissions, and still every
- * WRITE completes. */
+/* Incast into a 256 KiB switch buffer.  IB credits, or PFC: the senders
+ * wait (for room, or while paused), nothing is dropped, and the bottleneck
+ * port runs full.  Without flow control: tail drops, go-back-N
+ * retransmissions, and still every WRITE completes. */
 static void incast_credits_and_drops(void **state)
 {
 	(void)state;
-	for (int fc = 0; fc < 2; fc++) {
+	static const enum sim_flow_ctrl fcs[] = {SIM_FC_CREDIT, SIM_FC_PFC, SIM_FC_NONE};
+
+	for (int fc = 0; fc < 3; fc++) {
 		struct cc_schedule *s = incast(4, 1 << 20);
 		struct sim_params f;
 		struct cc_sim_result res;
@@ -476,7 +478,7 @@ static void incast_credits_and_drops(void **state)
 
 		sim_params_preset("ib-hdr", &f);
 		f.sw.buffer_bytes = 256 << 10;
-		f.link.flow_ctrl = fc ? SIM_FC_NONE : SIM_FC_CREDIT;
+		f.link.flow_ctrl = fcs[fc];
 		f.rnic.timeout_exp = 8;
 		struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1, .check = true,
 					 .time_limit_ps = 60ull * 1000000 * US };
@@ -486,14 +488,15 @@ static void incast_credits_and_drops(void **state)
 			lost += res.rank[r].lost_pkts;
 			retx += res.rank[r].retx_pkts;
 		}
-		print_message("    %s: %.1f us, %" PRIu64 " dropped, %" PRIu64 " resent\n",
-			      fc ? "no flow control" : "IB credits", res.time_ps / 1e6,
-			      res.switch_drops, retx);
+		print_message("    %s: %.1f us, %" PRIu64 " dropped, %" PRIu64 " resent, %" PRIu64
+			      " PAUSE frames\n", sim_flow_ctrl_name[fcs[fc]], res.time_ps / 1e6,
+			      res.switch_drops, retx, res.pause_frames);
 		/* 4 MiB into one 200 Gb/s port takes at least 4 x 256 x 4138 B */
 		assert_true(res.time_ps > 4ull * 256 * SER(4138));
-		if (fc == 0) {
+		if (fcs[fc] != SIM_FC_NONE) { /* lossless */
 			assert_int_equal(res.switch_drops, 0);
 			assert_int_equal(retx, 0);
+			assert_true(fcs[fc] == SIM_FC_CREDIT || res.pause_frames > 0);
 		} else {
 			assert_true(res.switch_drops > 0 && lost == res.switch_drops && retx > 0);
 		}
