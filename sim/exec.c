@@ -700,6 +700,9 @@ static void collect_links(struct sx *x)
 		st->tx_bytes = l->st.tx_bytes;
 		st->busy_ps = sim_link_busy_ps(l);
 		st->lost = l->st.lost;
+		st->pauses = l->st.pauses;
+		st->paused_ps = sim_link_paused_ps(l);
+		st->credit_stalls = l->st.credit_stalls;
 		st->peak_queue_bytes = l->st.txq_peak_bytes;
 	}
 }

@@ -87,6 +87,9 @@ struct cc_sim_link_stats {
 	uint64_t rate_bps;
 	uint64_t tx_pkts, tx_bytes; /* wire bytes serialized */
 	uint64_t lost;              /* packets lost on it (link.loss_ppb) */
+	uint64_t pauses;            /* times PFC paused its sender */
+	sim_time_ps paused_ps;      /* time its sender was paused */
+	uint64_t credit_stalls;     /* times its head packet waited for IB credits */
 	sim_time_ps busy_ps;        /* serializing */
 	uint64_t peak_queue_bytes;  /* most wire bytes waiting to start on it */
 };

@@ -212,7 +212,8 @@ static void overrides_and_files(void **state)
 	csv = slurp(a, NULL);
 	assert_non_null(csv);
 	assert_non_null(strstr(csv, "link,from,to,kind,rate_bps,tx_bytes,busy_us,utilisation,"
-				    "peak_queue_bytes\nh0.gpu0->sw0,h0.gpu0,sw0,net,100000000000,"));
+				    "peak_queue_bytes,lost,pauses,paused_us,credit_stalls\n"
+				    "h0.gpu0->sw0,h0.gpu0,sw0,net,100000000000,"));
 	assert_int_equal(count_substr(csv, "\n"), 1 + 16);
 	free(csv);
 	/* --trace FILE.csv: one line per event, in core/trace.h's columns */
