@@ -22,9 +22,8 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 
 /* ---- cli/loop.c: nccl-tests' size loop ---- */
 
-/* The size after `size` (src/common.cu TimeTest(): size *= stepfactor up
- * to maxbytes), or false when the loop ends.  nccl-tests never ends a loop
- * that starts at 0 (0 * f = 0); we go on with 1.  Overflow ends the loop. */
+/* The size after `size` in o's sweep (cc_result_next_size()), or false
+ * when the loop ends. */
 bool cli_next_size(const struct cli_opts *o, uint64_t *size);
 
 /* The preamble's executor-independent lines on stdout: the collective and

@@ -16,16 +16,7 @@
 
 bool cli_next_size(const struct cli_opts *o, uint64_t *size)
 {
-	uint64_t next;
-
-	if (*size == 0)
-		next = 1;
-	else if (__builtin_mul_overflow(*size, o->stepfactor, &next))
-		return false;
-	if (next > o->maxbytes)
-		return false;
-	*size = next;
-	return true;
+	return cc_result_next_size(size, o->stepfactor, o->maxbytes);
 }
 
 void cli_preamble_begin(const struct cli_opts *o, bool validation)

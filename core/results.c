@@ -41,6 +41,20 @@ void cc_result_counts(enum cc_coll coll, uint32_t nranks, size_t eltsize, uint64
 	}
 }
 
+bool cc_result_next_size(uint64_t *size, uint64_t stepfactor, uint64_t maxbytes)
+{
+	uint64_t next;
+
+	if (*size == 0)
+		next = 1;
+	else if (__builtin_mul_overflow(*size, stepfactor, &next))
+		return false;
+	if (next > maxbytes)
+		return false;
+	*size = next;
+	return true;
+}
+
 bool cc_result_bw(uint64_t size, double time_us, double busbw_factor, double *algbw,
 		  double *busbw)
 {

@@ -36,6 +36,12 @@
 void cc_result_counts(enum cc_coll coll, uint32_t nranks, size_t eltsize, uint64_t bytes,
 		      uint64_t *count, uint64_t *size);
 
+/* The size after `size` in nccl-tests' loop (src/common.cu TimeTest():
+ * size *= stepfactor while size <= maxbytes), or false when the loop ends.
+ * nccl-tests never ends a loop that starts at 0 (0 * f = 0); we go on
+ * with 1.  Overflow ends the loop. */
+bool cc_result_next_size(uint64_t *size, uint64_t stepfactor, uint64_t maxbytes);
+
 /* algbw and busbw in GB/s for `size` bytes in time_us microseconds.
  * Returns false (and stores nothing) when the time is unknown or not
  * positive. */

@@ -303,21 +303,16 @@ static int read_enum_key(const struct cy_node *doc, const char *key, const char 
 	return v ? cy_enum(v, key, names, count, out, err) : 0;
 }
 
-/* Whether nccl-tests' size loop (cli/loop.c: 0 is followed by 1) runs
- * `size`. */
+/* Whether nccl-tests' size loop (cc_result_next_size()) runs `size`. */
 static bool in_sweep(const struct cc_scenario *sc, uint64_t size)
 {
 	uint64_t s = sc->minbytes;
 
-	for (;;) {
+	do {
 		if (s == size)
 			return true;
-		uint64_t next = s == 0 ? 1 : s * sc->stepfactor;
-
-		if ((s && next / sc->stepfactor != s) || next > sc->maxbytes || next <= s)
-			return false;
-		s = next;
-	}
+	} while (cc_result_next_size(&s, sc->stepfactor, sc->maxbytes));
+	return false;
 }
 
 static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario *sc,
