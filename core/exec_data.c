@@ -70,9 +70,7 @@ void dx_set_error(struct dx *x, enum cc_run_status st, enum cc_wc_status wc, uin
 	if (e->status != CC_RUN_OK)
 		return; /* keep the first */
 	const struct cc_op *o = &x->s->ranks[r].ops[op];
-	uint64_t wr_id = o->kind == CC_OP_POST_SEND ? o->u.send.wr_id
-			 : o->kind == CC_OP_POST_RECV ? o->u.recv.wr_id
-			 : o->kind == CC_OP_POLL_CQ ? o->u.poll.wr_id : 0;
+	uint64_t wr_id = cc_op_wr_id(o);
 	e->status = st;
 	e->wc = wc;
 	e->rank = r;

@@ -306,6 +306,18 @@ static inline const uint32_t *cc_op_deps(const struct cc_rank_sched *r, const st
 	return op->ndeps ? r->deps + op->dep_first : NULL;
 }
 
+/* The wr_id an op carries: its WQE's (post_send, post_recv) or the one it
+ * polls for (poll_cq); 0 for the other kinds. */
+static inline uint64_t cc_op_wr_id(const struct cc_op *o)
+{
+	switch (o->kind) {
+	case CC_OP_POST_SEND: return o->u.send.wr_id;
+	case CC_OP_POST_RECV: return o->u.recv.wr_id;
+	case CC_OP_POLL_CQ: return o->u.poll.wr_id;
+	default: return 0;
+	}
+}
+
 /* Structural check: indices in range, dependencies on earlier ops only,
  * peers connected both ways.  Returns 0 or -EINVAL with a message in err. */
 int cc_schedule_validate(const struct cc_schedule *s, char *err, size_t errlen);

@@ -93,9 +93,7 @@ void sx_trace(struct sx *x, enum cc_trace_kind kind, uint32_t r, enum cc_trace_t
 	e.op = op == SX_NONE ? CC_TRACE_NONE : op;
 	if (o) {
 		e.tag = o->tag;
-		e.wr_id = o->kind == CC_OP_POST_SEND ? o->u.send.wr_id
-			  : o->kind == CC_OP_POST_RECV ? o->u.recv.wr_id
-			  : o->kind == CC_OP_POLL_CQ ? o->u.poll.wr_id : 0;
+		e.wr_id = cc_op_wr_id(o);
 	}
 	cc_trace_append(x->o->trace, &e);
 }
@@ -112,9 +110,7 @@ static void set_error(struct sx *x, enum cc_run_status st, enum cc_wc_status wc,
 	if (e->status != CC_RUN_OK)
 		return; /* keep the first */
 	o = &x->s->ranks[r].ops[op];
-	wr_id = o->kind == CC_OP_POST_SEND ? o->u.send.wr_id
-		: o->kind == CC_OP_POST_RECV ? o->u.recv.wr_id
-		: o->kind == CC_OP_POLL_CQ ? o->u.poll.wr_id : 0;
+	wr_id = cc_op_wr_id(o);
 	*e = (struct cc_run_error){ .status = st, .wc = wc, .rank = r, .qp = qp, .op = op,
 				    .wr_id = wr_id };
 	snprintf(e->msg, sizeof(e->msg), "rank %u qp %u op %u (%s) wr_id %" PRIu64 " at %" PRIu64
@@ -296,7 +292,7 @@ void sx_cqe_visible(struct sx *x, struct sx_pkt *k)
 	struct sx_cq *cq = &rk->cq[k->cq];
 	const struct cc_op *o = &rs->ops[k->op];
 	struct sx_cqe e = {
-		.wr_id = k->is_recv ? o->u.recv.wr_id : o->u.send.wr_id, .op = k->op, .qp = k->qp,
+		.wr_id = cc_op_wr_id(o), .op = k->op, .qp = k->qp,
 		.status = k->status, .byte_len = k->byte_len, .imm = k->imm, .is_recv = k->is_recv,
 	};
 

@@ -103,8 +103,7 @@ void sx_cqe_push(struct sx *x, uint32_t r, struct sx_pkt *k, sim_time_ps want)
 			      k->status != CC_WC_WR_FLUSH_ERR))) {
 		x->have_err = true;
 		x->first_err = (struct sx_cqe){
-			.wr_id = k->is_recv ? x->s->ranks[r].ops[k->op].u.recv.wr_id
-					    : x->s->ranks[r].ops[k->op].u.send.wr_id,
+			.wr_id = cc_op_wr_id(&x->s->ranks[r].ops[k->op]),
 			.op = k->op, .qp = k->qp, .status = k->status, .is_recv = k->is_recv,
 		};
 		x->first_err_rank = r;
