@@ -83,18 +83,14 @@ static int run_refused(const struct cli_opts *o, uint64_t size, int rc)
 	return CLI_EXIT_FAIL;
 }
 
-/* The fastest link of the network, bits/s: no rank can send faster.  A
- * link's rate of 0 is the fabric's (NVLink: host.nvlink_bps). */
+/* The fastest link of the network, bits/s: no rank can send faster. */
 static uint64_t fastest_link(const struct sim_params *f, const struct sim_net *net)
 {
 	uint64_t best = f->link.rate_bps;
 
 	for (uint32_t i = 0; i < net->nlinks; i++) {
-		const struct sim_net_link *l = &net->links[i];
-		uint64_t rate = l->rate_bps;
+		uint64_t rate = sim_topo_link_rate(&net->links[i], f);
 
-		if (!rate && l->kind == SIM_NET_LINK_NVLINK)
-			rate = f->host.nvlink_bps;
 		if (rate > best)
 			best = rate;
 	}

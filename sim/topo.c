@@ -29,7 +29,7 @@ int sim_topo_kind_parse(const char *s, enum sim_topo_kind *out)
 
 /* ---- one link's values, the fabric's where the network gives none ---- */
 
-static uint64_t link_rate(const struct sim_net_link *l, const struct sim_params *p)
+uint64_t sim_topo_link_rate(const struct sim_net_link *l, const struct sim_params *p)
 {
 	if (l->rate_bps)
 		return l->rate_bps;
@@ -74,7 +74,7 @@ static int build_links(struct sim_topo *t, struct sim_engine *eng)
 	if (!t->links)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n->nlinks; i++) {
-		uint64_t rate = link_rate(&n->links[i], &t->fabric);
+		uint64_t rate = sim_topo_link_rate(&n->links[i], &t->fabric);
 		sim_time_ps prop = link_prop(&n->links[i], &t->fabric);
 		int rc = sim_link_init(&t->links[2 * (size_t)i], eng, rate, prop);
 
@@ -390,7 +390,7 @@ int sim_topo_net_path(const struct sim_net *net, const struct sim_params *p, uin
 		l = &net->links[net->nodes[u].port_link[port]];
 		if (out->links == 0) {
 			out->first_port = port;
-			out->first_rate_bps = link_rate(l, p);
+			out->first_rate_bps = sim_topo_link_rate(l, p);
 			out->first_nvlink = l->kind == SIM_NET_LINK_NVLINK;
 		} else {
 			out->switches++;

@@ -146,6 +146,10 @@ static inline uint64_t sim_topo_qp_flow(uint32_t r, uint32_t q)
 	return (uint64_t)r << 32 | q;
 }
 
+/* A network link's rate: its own, else the fabric's (host.nvlink_bps for
+ * NVLink, when set; link.rate_bps otherwise). */
+uint64_t sim_topo_link_rate(const struct sim_net_link *l, const struct sim_params *p);
+
 /* The port of NIC `src` that flow `flow` towards NIC `dst` leaves by
  * (sim_net_pick() at src's node), or SIM_TOPO_NO_PORT (dst unreachable,
  * out of range, or dst == src: NIC loopback is not modelled). */
