@@ -201,11 +201,9 @@ struct sx {
 	struct cc_check_io io;
 	bool io_ready;
 	uint32_t ranks_done;
-	bool nomem;
 	bool have_err;           /* first error CQE generated */
 	struct sx_cqe first_err;
 	uint32_t first_err_rank;
-	uint64_t peak_pending;
 };
 
 /* exec.c: the host side as the NIC sees it. */
