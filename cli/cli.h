@@ -52,6 +52,11 @@ struct cli_opts {
 	const char *trace;        /* --trace FILE, or NULL */
 	const char *links;        /* --links FILE: per-link CSV of the last size, or NULL */
 	bool check;               /* --check: carry data and count #wrong */
+	/* --gpu-dma (schedule, check, sim): how the NIC reaches GPU memory;
+	 * host-staging puts the staging buffers in host memory (and, for
+	 * sim, sets the fabric's host.gpu_dma whatever --fabric says). */
+	bool gpu_dma_given;
+	enum sim_gpu_dma gpu_dma;
 	/* run only */
 	const char *scenario_path;
 	const char *sets[CLI_MAX_SETS]; /* --set KEY=VALUE, in order */

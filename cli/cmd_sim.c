@@ -67,9 +67,11 @@ static int run_refused(const struct cli_opts *o, uint64_t size, int rc)
 			"ranks it does not connect)%s\n", sc ? sc->net.name : sim_topo_kind_name[o->topo],
 			sc || o->topo == SIM_TOPO_STAR ? "" : "; --topology star connects every pair");
 		break;
-	case -EOPNOTSUPP:
-		fprintf(stderr, "fabric '%s' reaches GPU memory through host staging "
-			"(host.gpu_dma), which the simulator does not model yet\n", o->fabric.name);
+	case -EFAULT:
+		/* cli_build() stages in host memory on such a fabric; only a
+		 * schedule built some other way gets here. */
+		fprintf(stderr, "fabric '%s' has no GPUDirect RDMA (host.gpu_dma host-staging), "
+			"but the schedule registers GPU memory with the NIC\n", o->fabric.name);
 		break;
 	case -E2BIG:
 		fprintf(stderr, "the buffers of all ranks would not fit in this machine's memory "

@@ -41,6 +41,9 @@ void cli_preamble_buffers(const struct cli_opts *o)
 	cc_format_bytes(slot, sizeof(slot), p->slot_bytes);
 	printf("# chunk: %s (%" PRIu64 " B)  slot: %s (%" PRIu64 " B)  slots: %" PRIu32 "\n", chunk,
 	       p->chunk_bytes, slot, p->slot_bytes, p->nslots);
+	if (p->mem == CC_MEM_GPU && cc_coll_stage_mem(p) == CC_MEM_HOST)
+		printf("# staging: host memory (no GPUDirect RDMA): the GPU reads and writes the "
+		       "staging slots across its PCIe link\n");
 }
 
 struct cc_result_row cli_row(const struct cli_opts *o, uint64_t size, uint64_t count)

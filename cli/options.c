@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "core/dtype.h"
 #include "core/units.h"
+#include "sim/exec.h"
 
 enum {
 	OPT_RANK = 256,
@@ -34,6 +35,7 @@ enum {
 	OPT_CSV,
 	OPT_SET,
 	OPT_LINKS,
+	OPT_GPU_DMA,
 };
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
@@ -76,6 +78,7 @@ static const struct {
 	{{"trace", required_argument, NULL, OPT_TRACE}, FOR_SIM | FOR_RUN},
 	/* nccl-tests' -c/--check; -c is --collective here. */
 	{{"check", required_argument, NULL, OPT_CHECK}, FOR_SIM},
+	{{"gpu-dma", required_argument, NULL, OPT_GPU_DMA}, FOR_ALL},
 	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN},
 };
 #define NOPTS (sizeof(table) / sizeof(table[0]))
@@ -364,6 +367,15 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		if (!err)
 			o->check = v != 0;
 		return err;
+	case OPT_GPU_DMA:
+		for (int i = 0; i < SIM_GPU_DMA_COUNT; i++)
+			if (!strcmp(arg, sim_gpu_dma_name[i])) {
+				o->gpu_dma = (enum sim_gpu_dma)i;
+				o->gpu_dma_given = true;
+				return 0;
+			}
+		return bad_value(c, arg, names_list(names, sizeof(names), sim_gpu_dma_name,
+						    SIM_GPU_DMA_COUNT));
 	case 'h':
 		o->help = true;
 		return 0;
@@ -481,6 +493,11 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 			return usage_error(cmd, "missing the scenario file (cclab run SCENARIO.yaml)");
 		return same_outputs(cmd, o) ? CLI_EXIT_USAGE : 0;
 	}
+	/* --gpu-dma overrides the fabric, whichever of it and --fabric came
+	 * first; the schedule's staging follows the fabric (sim/exec.h). */
+	if (o->gpu_dma_given)
+		o->fabric.host.gpu_dma = o->gpu_dma;
+	cc_sim_stage_for(&o->p, &o->fabric);
 	/* Without --chunk-bytes, a chunk is 4 slots as in NCCL (its
 	 * ALLREDUCE_CHUNKSTEPS), or fewer when there are too few slots for
 	 * a chunk that large to make progress (core/algo.c). */

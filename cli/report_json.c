@@ -63,6 +63,10 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cc_json_uint(j, p->nslots);
 	cc_json_key(j, "memory");
 	cc_json_string(j, (unsigned)p->mem < CC_MEM_KIND_COUNT ? cc_mem_kind_name[p->mem] : "?");
+	/* host: staging without GPUDirect RDMA (core/schedule.h stage_mem) */
+	cc_json_key(j, "stage_memory");
+	cc_json_string(j, (unsigned)cc_coll_stage_mem(p) < CC_MEM_KIND_COUNT
+				  ? cc_mem_kind_name[cc_coll_stage_mem(p)] : "?");
 	cc_json_key(j, "seed");
 	cc_json_uint(j, o->seed);
 }

@@ -90,6 +90,9 @@ static const struct {
 	{"retx_bytes", offsetof(struct cc_sim_rank_stats, retx_bytes)},
 	{"wqes", offsetof(struct cc_sim_rank_stats, wqes)},
 	{"ops_done", offsetof(struct cc_sim_rank_stats, ops_done)},
+	/* Host staging: what the GPU's kernel moved across its PCIe link. */
+	{"gpu_host_read_bytes", offsetof(struct cc_sim_rank_stats, gpu_host_read_bytes)},
+	{"gpu_host_write_bytes", offsetof(struct cc_sim_rank_stats, gpu_host_write_bytes)},
 };
 
 static uint64_t rank_u64(const struct cc_sim_result *res, uint32_t r, size_t offset)

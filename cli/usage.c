@@ -193,6 +193,12 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		slot);
 	fprintf(f, "      --slots N           slots per connection, 1 to %u (default %u)\n",
 		CLI_MAX_SLOTS, CC_DEFAULT_NSLOTS);
+	fprintf(f, "      --gpu-dma MODE      NIC access to GPU memory (default: %s):\n"
+		   "                          %s, or %s: staging buffers in\n"
+		   "                          pinned host memory that the GPU reads and writes\n"
+		   "                          across its PCIe link (NCCL_NET_GDR_LEVEL=LOC)\n",
+		me & FOR_SIM ? "the fabric's" : sim_gpu_dma_name[SIM_GPU_DMA_GPUDIRECT],
+		sim_gpu_dma_name[SIM_GPU_DMA_GPUDIRECT], sim_gpu_dma_name[SIM_GPU_DMA_HOST_STAGING]);
 	if (me & FOR_LOOP)
 		fprintf(f, "      --seed S            seed of the input values (default %u)\n",
 			CLI_DEFAULT_SEED);

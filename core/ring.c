@@ -79,9 +79,20 @@ static void setup_rank(struct ring *g, uint32_t r)
 	cc_add_buffer(rs, &(struct cc_buffer){ p->mem, CC_BUF_OUTPUT, cc_coll_out_count(p) * g->es, -1, 0 });
 	if (g->k == 1)
 		return;
-	cc_add_buffer(rs, &(struct cc_buffer){ p->mem, CC_BUF_SEND_STAGE, stage, (int32_t)next, 0 });
-	cc_add_buffer(rs, &(struct cc_buffer){ p->mem, CC_BUF_RECV_STAGE, stage, (int32_t)prev, 0 });
-	/* Control words live in host memory: the proxy thread polls them. */
+	/* Staging follows the user buffers, or sits in host memory when the
+	 * NIC cannot reach GPU memory (no GPUDirect RDMA): NCCL's net
+	 * transport then allocates its Simple buffers with cudaHostAlloc and
+	 * the kernel reads and writes them through the GPU mapping
+	 * (src/transport/net.cc, sendProxyConnect / recvProxyConnect).  The
+	 * reduces and copies still run on the GPU (`where` follows mem). */
+	enum cc_mem_kind smem = cc_coll_stage_mem(p);
+	cc_add_buffer(rs, &(struct cc_buffer){ smem, CC_BUF_SEND_STAGE, stage, (int32_t)next, 0 });
+	cc_add_buffer(rs, &(struct cc_buffer){ smem, CC_BUF_RECV_STAGE, stage, (int32_t)prev, 0 });
+	/* Control words live in host memory whatever the staging: the proxy
+	 * thread polls them.  NCCL too: net_ib.cc's clear-to-send fifo is
+	 * host memory registered with the NIC, and net.cc places sendMem /
+	 * recvMem (head, tail, connFifo) in host memory with or without
+	 * GPUDirect RDMA (GDRCopy's optional head in GPU memory aside). */
 	cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_CTS, words, (int32_t)next, 0 });
 	cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, words, (int32_t)prev, 0 });
 

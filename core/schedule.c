@@ -112,6 +112,7 @@ void cc_coll_params_default(struct cc_coll_params *p)
 	p->slot_bytes = CC_DEFAULT_SLOT_BYTES;
 	p->nslots = CC_DEFAULT_NSLOTS;
 	p->mem = CC_MEM_GPU;
+	p->stage_mem = p->mem; /* GPUDirect RDMA: staging where the user buffers are */
 }
 
 uint64_t cc_coll_in_count(const struct cc_coll_params *p)

@@ -269,7 +269,16 @@ struct cc_coll_params {
 	uint64_t chunk_bytes; /* elements per chunk = chunk_bytes / dtype size */
 	uint64_t slot_bytes;  /* staging slot = largest message */
 	uint32_t nslots;      /* slots per connection (NCCL_STEPS) */
-	enum cc_mem_kind mem; /* where user and staging buffers live */
+	enum cc_mem_kind mem; /* where the user buffers live (and the staging
+			       * buffers, unless stage_mem moves them) */
+	/* Where the send and receive staging buffers live: cc_coll_stage_mem().
+	 * CC_MEM_HOST with GPU user buffers is NCCL without GPUDirect RDMA
+	 * (src/transport/net.cc sendProxyConnect / recvProxyConnect: a
+	 * connection's Simple-protocol buffers go to pinned, GPU-mapped host
+	 * memory, cudaHostAlloc, when ncclTopoCheckGdr says no), so the
+	 * kernel's primitives read and write them across the GPU's PCIe link
+	 * and the NIC DMAs host memory.  The default is `mem`. */
+	enum cc_mem_kind stage_mem;
 };
 
 /* Defaults: NCCL's Simple protocol with a 4 MiB buffer and NCCL_STEPS = 8
@@ -284,6 +293,14 @@ struct cc_schedule {
 	uint32_t nranks;
 	struct cc_rank_sched *ranks;
 };
+
+/* Where the staging buffers of p live: host memory when stage_mem or mem
+ * says host (a CPU that reduces host user buffers has no use for GPU
+ * staging), else GPU memory. */
+static inline enum cc_mem_kind cc_coll_stage_mem(const struct cc_coll_params *p)
+{
+	return p->stage_mem == CC_MEM_HOST ? CC_MEM_HOST : p->mem;
+}
 
 /* Input and output element counts of one rank's user buffers. */
 uint64_t cc_coll_in_count(const struct cc_coll_params *p);

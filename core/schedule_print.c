@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 /* The "format=" of the header line. */
-#define CC_PRINT_FORMAT 1
+#define CC_PRINT_FORMAT 2 /* 2: the header's stage_mem */
 
 struct flag_name {
 	uint32_t bit;
@@ -84,10 +84,11 @@ static void print_header(FILE *f, const struct cc_schedule *s)
 	fprintf(f,
 		"schedule format=%d coll=%s transport=%s ranks=%" PRIu32
 		" dtype=%s redop=%s count=%" PRIu64 " chunk_bytes=%" PRIu64
-		" slot_bytes=%" PRIu64 " slots=%" PRIu32 " mem=%s\n",
+		" slot_bytes=%" PRIu64 " slots=%" PRIu32 " mem=%s stage_mem=%s\n",
 		CC_PRINT_FORMAT, NAME(cc_coll_name, p->coll), NAME(cc_transport_name, p->transport),
 		s->nranks, NAME(cc_dtype_name, p->dtype), NAME(cc_redop_name, p->redop), p->count,
-		p->chunk_bytes, p->slot_bytes, p->nslots, NAME(cc_mem_kind_name, p->mem));
+		p->chunk_bytes, p->slot_bytes, p->nslots, NAME(cc_mem_kind_name, p->mem),
+		NAME(cc_mem_kind_name, cc_coll_stage_mem(p)));
 }
 
 static void print_sge(FILE *f, const struct cc_sge *sge)

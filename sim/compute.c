@@ -11,6 +11,7 @@
 struct sim_compute_job {
 	struct sim_compute_job *next;
 	uint64_t bytes;
+	sim_time_ps other_ps; /* sim_compute_submit_with() */
 	sim_compute_done_fn fn;
 	void *ctx;
 	uint64_t arg;
@@ -85,6 +86,10 @@ static void start(struct sim_compute *c)
 	struct sim_compute_job *j = c->q_head;
 	sim_time_ps now = sim_now(c->eng), cost = sim_compute_cost_ps(c, j->bytes);
 
+	if (j->other_ps > cost - c->overhead_ps) /* the other path is the slower */
+		cost = j->other_ps > SIM_TIME_NEVER - c->overhead_ps ? SIM_TIME_NEVER
+								     : c->overhead_ps + j->other_ps;
+
 	if (now < c->ready_ps)
 		now = c->ready_ps; /* the kernel is still being launched */
 	if (cost >= SIM_TIME_NEVER - now) {
@@ -129,13 +134,20 @@ static void job_end(struct sim_engine *eng, void *ctx, uint64_t arg)
 int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_done_fn fn,
 		       void *ctx, uint64_t arg)
 {
+	return sim_compute_submit_with(c, bytes_moved, 0, fn, ctx, arg);
+}
+
+int sim_compute_submit_with(struct sim_compute *c, uint64_t bytes_moved, sim_time_ps other_ps,
+			    sim_compute_done_fn fn, void *ctx, uint64_t arg)
+{
 	struct sim_compute_job *j = c->free;
 
 	if (j)
 		c->free = j->next;
 	else if (!(j = malloc(sizeof(*j))))
 		return -ENOMEM;
-	*j = (struct sim_compute_job){.bytes = bytes_moved, .fn = fn, .ctx = ctx, .arg = arg};
+	*j = (struct sim_compute_job){.bytes = bytes_moved, .other_ps = other_ps, .fn = fn,
+				      .ctx = ctx, .arg = arg};
 	if (c->q_tail)
 		c->q_tail->next = j;
 	else

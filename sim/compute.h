@@ -15,7 +15,10 @@
  * and writes d*n — 2 sources, 1 destination: 3n; 2 destinations: 4n; a copy
  * to d destinations moves (1 + d) n.  Bandwidth 0 is unlimited: only the
  * overhead counts.  Integer math throughout, rounded up: a job never ends
- * before its last byte could have moved.
+ * before its last byte could have moved.  A GPU job whose operands are
+ * partly in pinned host memory moves those across the GPU's PCIe link
+ * instead, at the same time (sim_compute_submit_with(), sim/gpu_host.h):
+ * overhead + max(memory time of the rest, that link's time).
  *
  * Jobs run one at a time in submission order (one stream, one proxy
  * thread), each starting when the previous one ends; a completion callback
@@ -88,6 +91,16 @@ sim_time_ps sim_compute_cost_ps(const struct sim_compute *c, uint64_t bytes_move
  * 0 or -ENOMEM. */
 int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_done_fn fn,
 		       void *ctx, uint64_t arg);
+
+/* A job whose memory traffic goes two ways at once: bytes_moved through
+ * this resource's own memory (bandwidth above) and, alongside, a stream
+ * elsewhere that takes other_ps (a GPU's loads and stores to pinned host
+ * memory across its PCIe link, sim/gpu_host.h).  The SMs issue both, so
+ * they overlap and the slower bounds the job:
+ *   overhead + max(ceil(bytes_moved * 1e12 / bandwidth), other_ps).
+ * other_ps 0 is sim_compute_submit(). */
+int sim_compute_submit_with(struct sim_compute *c, uint64_t bytes_moved, sim_time_ps other_ps,
+			    sim_compute_done_fn fn, void *ctx, uint64_t arg);
 
 /* A reduce of n bytes from nsrc sources into ndst destinations: (nsrc +
  * ndst) * n bytes.  -EINVAL for nsrc < 1, ndst < 1 or an overflowing size. */

@@ -11,7 +11,10 @@
  *                         (software.poll_cq_ps), as a busy-polling proxy
  *                         thread sees it at its next poll;
  *   reduce, copy          the GPU (host.gpu_*), or a CPU thread for host
- *                         buffers (host.cpu_*): sim/compute.h.
+ *                         buffers (host.cpu_*): sim/compute.h; a GPU op's
+ *                         operands in host memory (staging without
+ *                         GPUDirect RDMA) cross the GPU's PCIe link,
+ *                         sim/gpu_host.h.
  * Bytes move when the op that moves them ends — a reduce or copy at its
  * end, a payload when its DMA write is done — so the data seen is the data
  * a real run would see if the schedule guards its buffers (which the data
@@ -34,6 +37,7 @@ const char *const cc_sim_phase_name[CC_SIM_PHASE_COUNT] = {
 	[CC_SIM_WIRE] = "wire",
 	[CC_SIM_SWITCH] = "switch",
 	[CC_SIM_REDUCE] = "reduce",
+	[CC_SIM_GPU_PCIE] = "gpu_pcie",
 };
 
 _Noreturn void sx_die_nomem(void)
@@ -209,6 +213,31 @@ static void unpark(struct sx *x, uint32_t r, uint32_t j)
 
 static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done);
 
+/* A reduce or copy on the GPU whose operands are partly in host memory
+ * (staging without GPUDirect RDMA): the operands in GPU memory go through
+ * HBM, the others across the GPU's PCIe link, both at once
+ * (sim/gpu_host.h); every operand moves the op's n bytes once. */
+static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, uint32_t i,
+			    uint64_t n)
+{
+	const struct cc_op_calc *c = &rs->ops[i].u.calc;
+	uint64_t hbm = 0, rd = 0, wr = 0;
+
+	for (int j = 0; j < c->nsrc + c->ndst; j++) {
+		const struct cc_mref *m = j < c->nsrc ? &c->src[j] : &c->dst[j - c->nsrc];
+
+		if (rs->bufs[m->buf].mem == CC_MEM_GPU)
+			hbm += n;
+		else if (j < c->nsrc)
+			rd += n;
+		else
+			wr += n;
+	}
+	if (sim_compute_submit_with(&rk->gpu, hbm, sim_gpu_host_charge(&rk->gpu_host, rd, wr),
+				    calc_done, rk, i))
+		sx_die_nomem();
+}
+
 static void op_ready(struct sx *x, uint32_t r, uint32_t i)
 {
 	struct sx_rank *rk = &x->rk[r];
@@ -218,11 +247,18 @@ static void op_ready(struct sx *x, uint32_t r, uint32_t i)
 	case CC_OP_REDUCE:
 	case CC_OP_COPY: {
 		const struct cc_op_calc *c = &o->u.calc;
-		struct sim_compute *dev = c->where == CC_ON_GPU ? &rk->gpu : &rk->cpu_calc;
 		uint64_t n = c->count * cc_dtype_size(c->dtype);
-		int err = o->kind == CC_OP_REDUCE
-				  ? sim_compute_reduce(dev, n, c->nsrc, c->ndst, calc_done, rk, i)
-				  : sim_compute_copy(dev, n, c->ndst, calc_done, rk, i);
+		int err;
+
+		if (c->where == CC_ON_GPU) {
+			gpu_calc_submit(rk, &x->s->ranks[r], i, n);
+			return;
+		}
+		/* A CPU thread: host memory at its own rate (a CPU reading GPU
+		 * memory is not a schedule any builder makes). */
+		err = o->kind == CC_OP_REDUCE
+			      ? sim_compute_reduce(&rk->cpu_calc, n, c->nsrc, c->ndst, calc_done, rk, i)
+			      : sim_compute_copy(&rk->cpu_calc, n, c->ndst, calc_done, rk, i);
 		if (err)
 			sx_die_nomem();
 		return;
@@ -573,6 +609,7 @@ static int setup_rank(struct sx *x, uint32_t r)
 		if (qp->mtu == 0)
 			return -EINVAL;
 	}
+	sim_gpu_host_init(&rk->gpu_host, &x->f->pcie);
 	err = sim_compute_init_host(&rk->gpu, &x->eng, SIM_COMPUTE_GPU, &x->f->host);
 	if (!err)
 		err = sim_compute_init_host(&rk->cpu_calc, &x->eng, SIM_COMPUTE_CPU, &x->f->host);
@@ -616,16 +653,26 @@ static void free_rank(struct sx *x, uint32_t r)
 	free(rk->watched);
 }
 
-/* A GPU buffer reached through host staging needs copies the schedule
- * does not have yet. */
-static bool needs_staging(const struct cc_schedule *s, const struct sim_params *f)
+void cc_sim_stage_for(struct cc_coll_params *p, const struct sim_params *f)
+{
+	if (f->host.gpu_dma == SIM_GPU_DMA_HOST_STAGING)
+		p->stage_mem = CC_MEM_HOST;
+}
+
+/* A memory region over GPU memory on a host without GPUDirect RDMA: the
+ * NIC cannot reach it, and ibv_reg_mr would have failed (no peer-memory
+ * client: EFAULT), so the run cannot start. */
+static bool nic_needs_gdr(const struct cc_schedule *s, const struct sim_params *f)
 {
 	if (f->host.gpu_dma != SIM_GPU_DMA_HOST_STAGING)
 		return false;
-	for (uint32_t r = 0; r < s->nranks; r++)
-		for (uint32_t b = 0; b < s->ranks[r].nbufs; b++)
-			if (s->ranks[r].bufs[b].mem == CC_MEM_GPU)
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		const struct cc_rank_sched *rs = &s->ranks[r];
+
+		for (uint32_t m = 0; m < rs->nmrs; m++)
+			if (rs->bufs[rs->mrs[m].buf].mem == CC_MEM_GPU)
 				return true;
+	}
 	return false;
 }
 
@@ -726,6 +773,11 @@ static void collect(struct sx *x)
 		st->busy_ps[CC_SIM_PCIE] = up > down ? up : down;
 		st->busy_ps[CC_SIM_REDUCE] = sim_compute_busy_ps(&rk->gpu) +
 					     sim_compute_busy_ps(&rk->cpu_calc);
+		const sim_time_ps *gp = rk->gpu_host.busy_ps; /* host staging */
+		st->busy_ps[CC_SIM_GPU_PCIE] = gp[SIM_PCIE_UP] > gp[SIM_PCIE_DOWN] ? gp[SIM_PCIE_UP]
+										: gp[SIM_PCIE_DOWN];
+		st->gpu_host_read_bytes = rk->gpu_host.bytes[SIM_PCIE_DOWN];
+		st->gpu_host_write_bytes = rk->gpu_host.bytes[SIM_PCIE_UP];
 		for (uint32_t p = 0; p < sim_topo_nic_nports(&x->topo, r); p++) {
 			sim_time_ps b = sim_link_busy_ps(rk->port[p].tx);
 
@@ -826,8 +878,8 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	memset(res, 0, sizeof(*res));
 	if (!o->fabric || sim_params_validate(o->fabric))
 		return -EINVAL;
-	if (needs_staging(s, o->fabric))
-		return -EOPNOTSUPP;
+	if (nic_needs_gdr(s, o->fabric))
+		return -EFAULT;
 	if (o->check && cc_check_io_too_big(s, true, 0))
 		return -E2BIG;
 	err = sim_engine_init(&x.eng, o->engine_flags);

@@ -61,6 +61,7 @@ enum cc_sim_phase {
 	CC_SIM_WIRE,
 	CC_SIM_SWITCH,
 	CC_SIM_REDUCE,   /* GPU (or CPU) reduce and copy */
+	CC_SIM_GPU_PCIE, /* the GPU's PCIe link to staging in host memory, busier direction */
 	CC_SIM_PHASE_COUNT
 };
 extern const char *const cc_sim_phase_name[CC_SIM_PHASE_COUNT]; /* "software", ... */
@@ -75,6 +76,8 @@ struct cc_sim_rank_stats {
 	uint64_t retx_pkts, retx_bytes; /* retransmitted (go-back-N after a NAK or timeout) */
 	uint64_t lost_pkts;     /* of the packets it sent: lost on a link or dropped by a switch */
 	uint64_t wqes;          /* send WQEs its NIC executed */
+	uint64_t gpu_host_read_bytes;  /* its GPU's loads from host memory (staging) */
+	uint64_t gpu_host_write_bytes; /* its GPU's stores to host memory (staging) */
 	uint64_t ops_done;
 	sim_time_ps done_ps;    /* its last op completed */
 	sim_time_ps busy_ps[CC_SIM_PHASE_COUNT];
@@ -115,12 +118,18 @@ struct cc_sim_result {
  * CC_RUN_DEADLOCK with "time limit" when time_limit_ps passed), -EINVAL for
  * invalid fabric parameters or a schedule this topology cannot carry (a QP
  * between ranks it does not connect, or a network of another rank count), -E2BIG when the buffers would not fit
- * in this machine's memory (check on), -EOPNOTSUPP for GPU buffers on a
- * fabric without GPUDirect RDMA (host staging needs copies the schedule
- * does not have yet), -ENOMEM.  Free with
- * cc_sim_result_free(). */
+ * in this machine's memory (check on), -EFAULT for a memory region over GPU
+ * memory on a fabric without GPUDirect RDMA (host.gpu_dma host-staging:
+ * ibv_reg_mr would fail; build with cc_sim_stage_for()), -ENOMEM.  Free
+ * with cc_sim_result_free(). */
 int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	       struct cc_sim_result *res);
 void cc_sim_result_free(struct cc_sim_result *res);
+
+/* The schedule parameters for fabric f: on a host without GPUDirect RDMA
+ * (host.gpu_dma host-staging) the staging buffers move to host memory
+ * (stage_mem, core/schedule.h), as NCCL's net transport does; otherwise p
+ * is left as it is.  What `cclab sim`, `cclab run` and scenarios build. */
+void cc_sim_stage_for(struct cc_coll_params *p, const struct sim_params *f);
 
 #endif /* CCLAB_SIM_EXEC_H */

@@ -18,6 +18,7 @@
 #include "sim/compute.h"
 #include "sim/event.h"
 #include "sim/exec.h"
+#include "sim/gpu_host.h"
 #include "sim/link.h"
 #include "sim/packet.h"
 #include "sim/pcie.h"
@@ -176,6 +177,7 @@ struct sx_rank {
 	uint32_t *parked, nparked; /* poll_cq / wait_mem ops waiting */
 	uint32_t *sq_pos;       /* per post_send op: its index in its SQ */
 	struct sim_compute gpu, cpu_calc;
+	struct sim_gpu_host gpu_host; /* the GPU's PCIe link to staging in host memory */
 	struct sx_qp *qp;
 	struct sx_cq *cq;
 	/* RNIC */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/dtype.h"
+#include "sim/exec.h"
 #include "sim/net_yaml.h"
 
 const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
@@ -350,6 +351,8 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = read_fabric(v, &sc->fabric, err);
 	else if (!rc)
 		sim_params_preset("ib-hdr", &sc->fabric);
+	/* fabric.host.gpu_dma host-staging: staging in host memory. */
+	cc_sim_stage_for(&sc->p, &sc->fabric);
 	if (!rc)
 		rc = cy_require(d, "the scenario", "sizes", &v, err);
 	if (!rc)

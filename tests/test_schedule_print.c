@@ -114,9 +114,9 @@ static void test_header(void **state)
 
 	assert_true(!strncmp(out, "schedule ", 9));
 	assert_string_equal(line_starting(out, "schedule "),
-			    "schedule format=1 coll=allreduce transport=write_imm ranks=2 "
+			    "schedule format=2 coll=allreduce transport=write_imm ranks=2 "
 			    "dtype=float redop=sum count=16 chunk_bytes=2097152 "
-			    "slot_bytes=524288 slots=8 mem=gpu");
+			    "slot_bytes=524288 slots=8 mem=gpu stage_mem=gpu");
 	free(out);
 	cc_schedule_free(s);
 
@@ -139,9 +139,9 @@ static void test_header(void **state)
 	/* The header comes first, whichever rank is asked for. */
 	assert_true(!strncmp(out, "schedule ", 9));
 	assert_string_equal(line_starting(out, "schedule "),
-			    "schedule format=1 coll=reducescatter transport=send_recv ranks=3 "
+			    "schedule format=2 coll=reducescatter transport=send_recv ranks=3 "
 			    "dtype=double redop=max count=7 chunk_bytes=64 slot_bytes=16 slots=4 "
-			    "mem=host");
+			    "mem=host stage_mem=host");
 	/* Host buffers: reduce/copy run on the CPU. */
 	assert_true(strstr(out, " on=cpu ") != NULL);
 	assert_null(strstr(out, " on=gpu "));
@@ -155,8 +155,9 @@ static void test_setup_lines(void **state)
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_IMM, 2, 16, 0, 0, 0);
 	char *out = capture(cc_schedule_print, s, 0);
 	static const char *const want[] = {
-		"schedule format=1 coll=allreduce transport=write_imm ranks=2 dtype=float "
-		"redop=sum count=16 chunk_bytes=2097152 slot_bytes=524288 slots=8 mem=gpu",
+		"schedule format=2 coll=allreduce transport=write_imm ranks=2 dtype=float "
+		"redop=sum count=16 chunk_bytes=2097152 slot_bytes=524288 slots=8 mem=gpu "
+		"stage_mem=gpu",
 		"r0 rank bufs=6 mrs=4 cqs=1 qps=2 ops=20",
 		"r0 buf 0 role=input mem=gpu size=64 peer=- ch=0",
 		"r0 buf 1 role=output mem=gpu size=64 peer=- ch=0",
@@ -602,7 +603,7 @@ static void test_handmade_ops(void **state)
  * missing but never reordered.  "!" marks a required key. */
 static const char *const header_keys[] = { "!format", "!coll", "!transport", "!ranks", "!dtype",
 					   "!redop", "!count", "!chunk_bytes", "!slot_bytes",
-					   "!slots", "!mem", NULL };
+					   "!slots", "!mem", "!stage_mem", NULL };
 static const char *const rank_keys[] = { "!bufs", "!mrs", "!cqs", "!qps", "!ops", NULL };
 static const char *const buf_keys[] = { "!role", "!mem", "!size", "!peer", "!ch", NULL };
 static const char *const mr_keys[] = { "!buf", "!access", NULL };
