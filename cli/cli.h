@@ -23,7 +23,9 @@ struct cc_scenario; /* sim/scenario.h */
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
-enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_CMD_COUNT };
+/* CLI_P2P has its own options (cli/p2p_options.c): cli_parse() is not
+ * for it. */
+enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_CMD_COUNT };
 
 /* nccl-tests' defaults (src/common.cu): -b 32M, -e = -b, -f 2 here (1 there,
  * with -i stepping, which cclab does not offer), float, sum. */
@@ -76,6 +78,17 @@ enum cli_cmd cli_cmd_lookup(const char *name);
  * that names the option and its value, and a hint. */
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o);
 
+/* Values checked as every command checks them, for a command with its own
+ * parser (cli/p2p_options.c): 0, or CLI_EXIT_USAGE after the message of
+ * cli_parse() naming the option as written (opt, "--fabric") and value. */
+int cli_opt_bad_value(enum cli_cmd cmd, const char *opt, const char *value, const char *why);
+int cli_opt_uint(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t max,
+		 uint64_t *out);
+int cli_opt_size(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t *out);
+int cli_opt_fabric(enum cli_cmd cmd, const char *opt, const char *arg, struct sim_params *out);
+int cli_opt_topology(enum cli_cmd cmd, const char *opt, const char *arg,
+		     enum sim_topo_kind *out);
+
 /* cli/usage.c */
 void cli_usage_main(FILE *f);
 void cli_usage(FILE *f, enum cli_cmd cmd);
@@ -87,6 +100,8 @@ int cmd_schedule(const struct cli_opts *o);
 int cmd_check(const struct cli_opts *o);
 int cmd_sim(const struct cli_opts *o);
 int cmd_run(const struct cli_opts *o);
+/* `cclab p2p`, with its own arguments: argv[0] is "p2p" (cli/cmd_p2p.c). */
+int cmd_p2p(int argc, char **argv);
 
 /* nccl-tests' redop column: the op's name, "none" for all-gather. */
 const char *cli_redop_label(const struct cc_coll_params *p);

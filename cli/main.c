@@ -49,6 +49,8 @@ int main(int argc, char **argv)
 		cli_usage_hint(CLI_CMD_COUNT);
 		return CLI_EXIT_USAGE;
 	}
+	if (cmd == CLI_P2P) /* its own options: perftest's, not nccl-tests' */
+		return cmd_p2p(argc - 1, argv + 1);
 	rc = cli_parse(cmd, argc - 1, argv + 1, &o);
 	if (rc)
 		return rc;

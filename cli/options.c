@@ -91,6 +91,7 @@ static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_CHECK] = "check",
 	[CLI_SIM] = "sim",
 	[CLI_RUN] = "run",
+	[CLI_P2P] = "p2p",
 };
 
 const char *cli_cmd_name(enum cli_cmd cmd)
@@ -349,19 +350,10 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 			return bad_value(c, arg, "too many --set options");
 		o->sets[o->nsets++] = arg;
 		return 0;
-	case OPT_FABRIC: {
-		const char *const *presets = sim_params_preset_names();
-
-		if (sim_params_preset(arg, &o->fabric))
-			return bad_value(c, arg, names_list(names, sizeof(names), presets,
-							    names_count(presets)));
-		return 0;
-	}
+	case OPT_FABRIC:
+		return cli_opt_fabric(c->cmd, c->opt, arg, &o->fabric);
 	case OPT_TOPOLOGY:
-		if (sim_topo_kind_parse(arg, &o->topo))
-			return bad_value(c, arg, names_list(names, sizeof(names), sim_topo_kind_name,
-							    SIM_TOPO_KIND_COUNT));
-		return 0;
+		return cli_opt_topology(c->cmd, c->opt, arg, &o->topo);
 	case OPT_CHECK:
 		err = get_uint(c, arg, 0, 1, &v);
 		if (!err)
@@ -381,6 +373,53 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		return 0;
 	}
 	return bad_value(c, arg ? arg : "", "internal error: unhandled option");
+}
+
+/* ---- for commands with their own parser (cli/cli.h) ---- */
+
+int cli_opt_bad_value(enum cli_cmd cmd, const char *opt, const char *value, const char *why)
+{
+	struct parse_ctx c = {.cmd = cmd, .opt = opt};
+
+	return bad_value(&c, value, why);
+}
+
+int cli_opt_uint(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t max,
+		 uint64_t *out)
+{
+	struct parse_ctx c = {.cmd = cmd, .opt = opt};
+
+	return get_uint(&c, arg, min, max, out);
+}
+
+int cli_opt_size(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t *out)
+{
+	struct parse_ctx c = {.cmd = cmd, .opt = opt};
+
+	return get_size(&c, arg, min, out);
+}
+
+int cli_opt_fabric(enum cli_cmd cmd, const char *opt, const char *arg, struct sim_params *out)
+{
+	const char *const *presets = sim_params_preset_names();
+	char names[160];
+
+	if (sim_params_preset(arg, out))
+		return cli_opt_bad_value(cmd, opt, arg, names_list(names, sizeof(names), presets,
+								   names_count(presets)));
+	return 0;
+}
+
+int cli_opt_topology(enum cli_cmd cmd, const char *opt, const char *arg,
+		     enum sim_topo_kind *out)
+{
+	char names[160];
+
+	if (sim_topo_kind_parse(arg, out))
+		return cli_opt_bad_value(cmd, opt, arg, names_list(names, sizeof(names),
+								   sim_topo_kind_name,
+								   SIM_TOPO_KIND_COUNT));
+	return 0;
 }
 
 __attribute__((format(printf, 2, 3)))

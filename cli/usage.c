@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/p2p.h"
 #include "core/dtype.h"
 #include "core/units.h"
 #include "sim/params.h"
@@ -105,6 +106,8 @@ void cli_usage_main(FILE *f)
 		"                  of a modelled fabric (InfiniBand, RoCE) in nccl-tests' table\n"
 		"  run SCENARIO    run a scenario file (YAML: topology, fabric, collective,\n"
 		"                  sizes, expectations; docs/yaml.md) on its executors\n"
+		"  p2p             one verbs operation between two ranks, timed as perftest\n"
+		"                  does (ib_write_bw, ib_read_lat, ...) on the simulator\n"
 		"  help [COMMAND]  this text, or the options of COMMAND\n"
 		"  --version       print the version (" CCLAB_VERSION ")\n"
 		"\n"
@@ -131,6 +134,10 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 
 	if (cmd == CLI_RUN) {
 		run_usage(f);
+		return;
+	}
+	if (cmd == CLI_P2P) {
+		p2p_usage(f);
 		return;
 	}
 	if (cmd == CLI_SCHEDULE) {

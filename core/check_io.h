@@ -3,7 +3,12 @@
  * moves real bytes (the data executor, the simulator), so they check alike.
  *
  * Convention of every schedule builder: buffer 0 of a rank is its input
- * (CC_BUF_INPUT), buffer 1 its output (CC_BUF_OUTPUT). */
+ * (CC_BUF_INPUT), buffer 1 its output (CC_BUF_OUTPUT).
+ *
+ * A schedule that computes no collective (core/p2p.h, the tests' hand-built
+ * ones) says so with params.count 0: then nothing is filled or compared and
+ * #wrong is 0, so every executor runs it like any other.  Its ranks still
+ * need buffers 0 and 1, which the executors hand to these functions. */
 #ifndef CCLAB_CORE_CHECK_IO_H
 #define CCLAB_CORE_CHECK_IO_H
 

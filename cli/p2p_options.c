@@ -1,0 +1,297 @@
+/* cli/p2p_options.c — `cclab p2p`'s options and help.
+ *
+ * Flags follow perftest's (src/perftest_parameters.c usage()): -s/--size,
+ * -a/--all, -n/--iters, -t/--tx-depth, -Q/--cq-mod, -r/--rx-depth; the
+ * test is --op and --mode here rather than the program's name.  --fabric
+ * and --topology are cclab sim's (cli/options.c checks them for both).
+ * Every value is checked in full; a bad one stops with exit status 2 and a
+ * message naming the option and the value.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli/p2p.h"
+
+enum {
+	OPT_OP = 256,
+	OPT_MODE,
+	OPT_MEM,
+	OPT_FABRIC,
+	OPT_TOPOLOGY,
+	OPT_JSON,
+	OPT_TRACE,
+};
+
+static const struct option longopts[] = {
+	{"op", required_argument, NULL, OPT_OP},
+	{"mode", required_argument, NULL, OPT_MODE},
+	{"size", required_argument, NULL, 's'},
+	{"all", no_argument, NULL, 'a'},
+	{"iters", required_argument, NULL, 'n'},
+	{"tx-depth", required_argument, NULL, 't'},
+	{"cq-mod", required_argument, NULL, 'Q'},
+	{"rx-depth", required_argument, NULL, 'r'},
+	{"mem", required_argument, NULL, OPT_MEM},
+	{"fabric", required_argument, NULL, OPT_FABRIC},
+	{"topology", required_argument, NULL, OPT_TOPOLOGY},
+	{"json", required_argument, NULL, OPT_JSON},
+	{"trace", required_argument, NULL, OPT_TRACE},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* ':' first: a missing argument returns ':' rather than '?'. */
+static const char short_opts[] = ":s:an:t:Q:r:h";
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cclab p2p: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cli_usage_hint(CLI_P2P);
+	return CLI_EXIT_USAGE;
+}
+
+/* "a, b or c" */
+static void list(char *buf, size_t len, const char *const *names, int n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && off < len; i++) {
+		int w = snprintf(buf + off, len - off, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
+				 names[i]);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+static int get_u32(const char *opt, const char *arg, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+	int rc = cli_opt_uint(CLI_P2P, opt, arg, 1, max, &v);
+
+	if (!rc)
+		*out = (uint32_t)v;
+	return rc;
+}
+
+struct given {
+	bool op, mode, size, iters, tx_depth;
+	uint32_t iters_v, tx_depth_v, cq_mod, rx_depth;
+	enum cc_mem_kind mem;
+	uint64_t size_v;
+};
+
+static int apply(int c, const char *opt, const char *arg, struct p2p_opts *o, struct given *g)
+{
+	char names[160];
+
+	switch (c) {
+	case OPT_OP:
+		if (cc_p2p_op_parse(arg, &o->p.op)) {
+			list(names, sizeof(names), cc_p2p_op_name, CC_P2P_OP_COUNT);
+			return cli_opt_bad_value(CLI_P2P, opt, arg, names);
+		}
+		g->op = true;
+		return 0;
+	case OPT_MODE:
+		if (cc_p2p_mode_parse(arg, &o->p.mode)) {
+			list(names, sizeof(names), cc_p2p_mode_name, CC_P2P_MODE_COUNT);
+			return cli_opt_bad_value(CLI_P2P, opt, arg, names);
+		}
+		g->mode = true;
+		return 0;
+	case 's':
+		g->size = true;
+		return cli_opt_size(CLI_P2P, opt, arg, 1, &g->size_v);
+	case 'a':
+		o->all = true;
+		return 0;
+	case 'n':
+		g->iters = true;
+		return get_u32(opt, arg, CC_P2P_MAX_ITERS, &g->iters_v);
+	case 't':
+		g->tx_depth = true;
+		return get_u32(opt, arg, CC_P2P_MAX_DEPTH, &g->tx_depth_v);
+	case 'Q':
+		return get_u32(opt, arg, CC_P2P_MAX_DEPTH, &g->cq_mod);
+	case 'r':
+		return get_u32(opt, arg, CC_P2P_MAX_DEPTH, &g->rx_depth);
+	case OPT_MEM:
+		for (int m = 0; m < CC_MEM_KIND_COUNT; m++)
+			if (!strcmp(arg, cc_mem_kind_name[m])) {
+				g->mem = (enum cc_mem_kind)m;
+				return 0;
+			}
+		list(names, sizeof(names), cc_mem_kind_name, CC_MEM_KIND_COUNT);
+		return cli_opt_bad_value(CLI_P2P, opt, arg, names);
+	case OPT_FABRIC:
+		return cli_opt_fabric(CLI_P2P, opt, arg, &o->fabric);
+	case OPT_TOPOLOGY:
+		return cli_opt_topology(CLI_P2P, opt, arg, &o->topo);
+	case OPT_JSON:
+	case OPT_TRACE:
+		if (!*arg)
+			return cli_opt_bad_value(CLI_P2P, opt, arg, "expected a file name");
+		*(c == OPT_JSON ? &o->json : &o->trace) = arg;
+		return 0;
+	case 'h':
+		o->help = true;
+		return 0;
+	}
+	return cli_opt_bad_value(CLI_P2P, opt, arg ? arg : "", "internal error: unhandled option");
+}
+
+/* perftest's defaults for the test, then what was given. */
+static int finish(struct p2p_opts *o, const struct given *g)
+{
+	struct cc_p2p_params p;
+	char err[256];
+	uint64_t size;
+
+	if (!g->op) {
+		char names[160];
+
+		list(names, sizeof(names), cc_p2p_op_name, CC_P2P_OP_COUNT);
+		return usage_error("missing --op (%s)", names);
+	}
+	if (g->size && o->all)
+		return usage_error("-s/--size and -a/--all exclude each other");
+	if (o->json && o->trace && !strcmp(o->json, o->trace))
+		return usage_error("--json and --trace name the same file '%s'", o->json);
+	cc_p2p_params_default(&p, o->p.op, o->p.mode);
+	if (g->size)
+		p.size = g->size_v;
+	else if (o->all)
+		p.size = cc_p2p_is_atomic(p.op) ? CC_P2P_ATOMIC_BYTES : CC_P2P_ALL_MIN;
+	if (g->iters)
+		p.iters = g->iters_v;
+	if (g->tx_depth)
+		p.tx_depth = g->tx_depth_v;
+	if (g->cq_mod)
+		p.cq_mod = g->cq_mod;
+	if (g->rx_depth)
+		p.rx_depth = g->rx_depth;
+	p.mem = g->mem;
+	o->p = p;
+	/* Every size of the sweep, before anything runs. */
+	size = p.size;
+	do {
+		p.size = size;
+		if (cc_p2p_check(&p, err, sizeof(err))) {
+			/* The depths and counts were range-checked as they were
+			 * read; what is left is the size, or too few lat iterations. */
+			bool iters = p.mode == CC_P2P_LAT && p.iters < 2;
+
+			return usage_error("%s: %s", iters ? "-n/--iters" : "-s/--size", err);
+		}
+	} while (p2p_next_size(o, &size));
+	return 0;
+}
+
+int p2p_parse(int argc, char **argv, struct p2p_opts *o)
+{
+	struct given g = { .mem = CC_MEM_HOST };
+
+	memset(o, 0, sizeof(*o));
+	cc_p2p_params_default(&o->p, CC_P2P_WRITE, CC_P2P_BW);
+	sim_params_preset(CLI_DEFAULT_FABRIC, &o->fabric); /* built in: cannot fail */
+	o->topo = P2P_DEFAULT_TOPOLOGY;
+	opterr = 0;
+	optind = 0; /* glibc: full reinitialisation */
+	for (;;) {
+		int longindex = -1;
+		int c = getopt_long(argc, argv, short_opts, longopts, &longindex);
+		char opt[48];
+
+		if (c == -1)
+			break;
+		if (c == '?') {
+			const char *word = argv[optind - 1];
+
+			if (!strncmp(word, "--", 2)) {
+				if (optopt && strchr(word, '='))
+					return usage_error("option '%s' takes no value", word);
+				return usage_error("unknown or ambiguous option '%s'", word);
+			}
+			return usage_error("unknown option '-%c'", optopt);
+		}
+		if (c == ':')
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		if (longindex >= 0)
+			snprintf(opt, sizeof(opt), "--%s", longopts[longindex].name);
+		else
+			snprintf(opt, sizeof(opt), "-%c", c);
+		if (apply(c, opt, optarg, o, &g))
+			return CLI_EXIT_USAGE;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->help)
+		return 0;
+	return finish(o, &g);
+}
+
+bool p2p_next_size(const struct p2p_opts *o, uint64_t *size)
+{
+	/* -a doubles up to 8 MiB, as perftest; atomics have one size. */
+	if (!o->all || cc_p2p_is_atomic(o->p.op) || *size >= CC_P2P_ALL_MAX)
+		return false;
+	*size *= 2;
+	return true;
+}
+
+void p2p_usage(FILE *f)
+{
+	char ops[160];
+
+	list(ops, sizeof(ops), cc_p2p_op_name, CC_P2P_OP_COUNT);
+	fprintf(f,
+		"Usage: cclab p2p --op OP [--mode bw|lat] [-s SIZE | -a] [OPTIONS]\n"
+		"\n"
+		"One verbs operation between two ranks, timed on the simulator the way\n"
+		"perftest measures it (docs/p2p.md): rank 0 is the client, rank 1 the\n"
+		"server, one RC QP pair.  bw: rank 0 keeps up to --tx-depth WQEs in flight\n"
+		"(ib_*_bw); prints #bytes #iterations BW peak[MB/sec] BW average[MB/sec]\n"
+		"MsgRate[Mpps], MB = 2^20 bytes as perftest.  lat: write, write_imm and\n"
+		"send ping-pong and report half the round trip; read and the atomics\n"
+		"wait for each completion and report all of it (ib_*_lat); prints\n"
+		"#bytes #iterations t_min t_max t_typical t_avg [usec].\n"
+		"Exit status 0 only if every run completed within the model's bounds.\n"
+		"\n"
+		"Options:\n"
+		"      --op OP             %s (required)\n"
+		"      --mode MODE         bw or lat (default bw)\n"
+		"  -s, --size SIZE         bytes per message (default 65536 for bw, 2 for lat,\n"
+		"                          8 for the atomics, which take no other)\n"
+		"  -a, --all               every size from 2 B to 8 MiB, doubling (perftest -a)\n"
+		"  -n, --iters N           iterations, 1 to %u (default %u for bw, %u for lat;\n"
+		"                          lat needs 2)\n"
+		"  -t, --tx-depth N        WQEs in flight on rank 0 (default %u for bw, %u for lat)\n"
+		"  -Q, --cq-mod N          signal every Nth WQE (default %u, at most tx-depth)\n"
+		"  -r, --rx-depth N        receives kept posted (default %u)\n"
+		"      --mem KIND          host or gpu buffers (default host; gpu: --use_cuda)\n"
+		"      --fabric NAME       a preset of 'cclab sim' (default %s; docs/fabric.md)\n"
+		"      --topology NAME     star: through one switch (default); ring: back to back\n"
+		"      --json FILE         also write the results (and every fabric parameter)\n"
+		"                          to FILE as JSON, atomically\n"
+		"      --trace FILE        a Chrome trace of the LAST size's run (FILE.csv: CSV)\n"
+		"  -h, --help              this text\n"
+		"\n"
+		"SIZE is a number of bytes with an optional K, M or G suffix (powers of 1024).\n"
+		"\n"
+		"Example: RDMA READ latency vs WRITE on HDR InfiniBand through one switch:\n"
+		"  cclab p2p --op read --mode lat -s 8 --fabric ib-hdr\n"
+		"  cclab p2p --op write --mode lat -s 8 --fabric ib-hdr\n",
+		ops, CC_P2P_MAX_ITERS, CC_P2P_ITERS_BW, CC_P2P_ITERS_LAT, CC_P2P_TX_DEPTH_BW,
+		CC_P2P_TX_DEPTH_LAT, CC_P2P_CQ_MOD, CC_P2P_RX_DEPTH, CLI_DEFAULT_FABRIC);
+}
