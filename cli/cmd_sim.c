@@ -251,17 +251,17 @@ static int write_links(const struct cli_opts *o, const struct cc_sim_result *las
 
 	if (!err) {
 		fputs("link,from,to,kind,rate_bps,tx_bytes,busy_us,utilisation,peak_queue_bytes,"
-		      "lost,pauses,paused_us,credit_stalls\n", af.f);
+		      "lost,pauses,paused_us,credit_stalls,ecn_marks,flows\n", af.f);
 		for (uint32_t i = 0; i < last->nlinks; i++) {
 			const struct cc_sim_link_stats *l = &last->links[i];
 
 			fprintf(af.f, "%s->%s,%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64
-				",%" PRIu64 ",%" PRIu64 ",%.6f,%" PRIu64 "\n",
+				",%" PRIu64 ",%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
 				l->from, l->to, l->from, l->to, l->nvlink ? "nvlink" : "net",
 				l->rate_bps, l->tx_bytes, (double)l->busy_ps / 1e6,
 				last->time_ps ? (double)l->busy_ps / (double)last->time_ps : 0.0,
 				l->peak_queue_bytes, l->lost, l->pauses, (double)l->paused_ps / 1e6,
-				l->credit_stalls);
+				l->credit_stalls, l->ecn_marks, l->flows);
 		}
 		err = cc_atomic_commit(&af);
 	}

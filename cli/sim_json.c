@@ -88,6 +88,10 @@ static const struct {
 	{"rnr_naks", offsetof(struct cc_sim_rank_stats, rnr_naks)},
 	{"retx_pkts", offsetof(struct cc_sim_rank_stats, retx_pkts)},
 	{"retx_bytes", offsetof(struct cc_sim_rank_stats, retx_bytes)},
+	{"ecn_rx", offsetof(struct cc_sim_rank_stats, ecn_rx)},
+	{"cnps_sent", offsetof(struct cc_sim_rank_stats, cnps_sent)},
+	{"cnps_rx", offsetof(struct cc_sim_rank_stats, cnps_rx)},
+	{"rate_cuts", offsetof(struct cc_sim_rank_stats, rate_cuts)},
 	{"wqes", offsetof(struct cc_sim_rank_stats, wqes)},
 	{"ops_done", offsetof(struct cc_sim_rank_stats, ops_done)},
 	/* Host staging: what the GPU's kernel moved across its PCIe link. */
@@ -171,6 +175,8 @@ void sim_json_size(struct cc_json *j, const struct cc_result_row *row,
 	cc_json_uint(j, res->switch_drops);
 	cc_json_key(j, "pause_frames");
 	cc_json_uint(j, res->pause_frames);
+	cc_json_key(j, "ecn_marks");
+	cc_json_uint(j, res->ecn_marks);
 	cc_json_key(j, "mem_bytes");
 	cc_json_uint(j, res->mem_bytes);
 	for (size_t i = 0; i < sizeof(rank_counters) / sizeof(rank_counters[0]); i++)

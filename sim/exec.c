@@ -605,6 +605,7 @@ static int setup_rank(struct sx *x, uint32_t r)
 		if (qp->port == SIM_TOPO_NO_PORT)
 			return -EINVAL;
 		qp->nvlink = sim_topo_nic_port_nvlink(&x->topo, r, qp->port);
+		sim_dcqcn_init(&qp->cc, sim_topo_nic_tx(&x->topo, r, qp->port)->rate_bps);
 		qp->mtu = qp_mtu(x, r, qp);
 		if (qp->mtu == 0)
 			return -EINVAL;
@@ -631,6 +632,7 @@ static void free_rank(struct sx *x, uint32_t r)
 			free(rk->qp[q].sq);
 			free(rk->qp[q].rq);
 			free(rk->qp[q].rd);
+			free(rk->qp[q].sr_psn);
 		}
 	if (rk->cq)
 		for (uint32_t c = 0; c < rs->ncqs; c++)
@@ -747,7 +749,19 @@ static void collect_links(struct sx *x)
 		st->paused_ps = sim_link_paused_ps(l);
 		st->credit_stalls = l->st.credit_stalls;
 		st->peak_queue_bytes = l->st.txq_peak_bytes;
+		st->ecn_marks = l->st.ecn_marks;
 	}
+	/* ECMP: how many QPs' packets each link direction carries. */
+	for (uint32_t r = 0; r < x->s->nranks; r++)
+		for (uint32_t q = 0; q < x->s->ranks[r].nqps; q++) {
+			const struct sx_qp *qp = &x->rk[r].qp[q];
+			size_t dirs[64];
+			uint32_t n = sim_topo_path(&x->topo, r, qp->port, qp->peer,
+						   sim_topo_qp_flow(r, q), dirs, 64);
+
+			for (uint32_t i = 0; i < n; i++)
+				res->links[dirs[i]].flows++;
+		}
 }
 
 static void collect(struct sx *x)
@@ -760,6 +774,7 @@ static void collect(struct sx *x)
 		for (uint32_t p = 0; p < sw->nports; p++) {
 			x->res->switch_drops += sw->ports[p].st.drops;
 			x->res->pause_frames += sw->ports[p].st.pause_frames;
+			x->res->ecn_marks += sw->ports[p].st.ecn_marks;
 		}
 	}
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
@@ -769,6 +784,8 @@ static void collect(struct sx *x)
 		sim_time_ps down = sim_pcie_busy_ps(&rk->pcie, SIM_PCIE_DOWN);
 
 		st->ops_done = rk->ndone;
+		for (uint32_t q = 0; q < x->s->ranks[r].nqps; q++)
+			st->rate_cuts += rk->qp[q].cc.cuts;
 		st->busy_ps[CC_SIM_SOFTWARE] = rk->cpu_busy_ps;
 		st->busy_ps[CC_SIM_PCIE] = up > down ? up : down;
 		st->busy_ps[CC_SIM_REDUCE] = sim_compute_busy_ps(&rk->gpu) +
@@ -830,6 +847,16 @@ static void wire_losses(struct sx *x)
 		sim_switch_on_drop(&x->topo.sw[s], switch_dropped, x);
 }
 
+/* ECN marking on every switch, each drawing from its own generator. */
+static void wire_ecn(struct sx *x)
+{
+	const struct sim_switch_params *p = &x->f->sw;
+
+	for (uint32_t s = 0; s < x->topo.nsw; s++)
+		sim_switch_set_ecn(&x->topo.sw[s], p->ecn_kmin_bytes, p->ecn_kmax_bytes,
+				   p->ecn_pmax_pct, mix64(mix64(x->o->seed) ^ mix64(~(uint64_t)s)));
+}
+
 static int setup(struct sx *x)
 {
 	const struct cc_schedule *s = x->s;
@@ -848,6 +875,7 @@ static int setup(struct sx *x)
 	if (err)
 		return err;
 	wire_losses(x);
+	wire_ecn(x);
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if ((err = setup_rank(x, r)))
 			return err;

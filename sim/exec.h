@@ -75,6 +75,9 @@ struct cc_sim_rank_stats {
 	uint64_t rnr_naks;      /* RNR NAKs it sent */
 	uint64_t retx_pkts, retx_bytes; /* retransmitted (go-back-N after a NAK or timeout) */
 	uint64_t lost_pkts;     /* of the packets it sent: lost on a link or dropped by a switch */
+	uint64_t ecn_rx;        /* CE-marked packets it received */
+	uint64_t cnps_sent, cnps_rx; /* congestion notifications (DCQCN NP / RP) */
+	uint64_t rate_cuts;     /* DCQCN rate decreases of its QPs */
 	uint64_t wqes;          /* send WQEs its NIC executed */
 	uint64_t gpu_host_read_bytes;  /* its GPU's loads from host memory (staging) */
 	uint64_t gpu_host_write_bytes; /* its GPU's stores to host memory (staging) */
@@ -93,6 +96,8 @@ struct cc_sim_link_stats {
 	uint64_t pauses;            /* times PFC paused its sender */
 	sim_time_ps paused_ps;      /* time its sender was paused */
 	uint64_t credit_stalls;     /* times its head packet waited for IB credits */
+	uint64_t ecn_marks;         /* packets the switch feeding it marked CE */
+	uint32_t flows;             /* QPs whose route crosses it (ECMP: > 1 is a collision) */
 	sim_time_ps busy_ps;        /* serializing */
 	uint64_t peak_queue_bytes;  /* most wire bytes waiting to start on it */
 };
@@ -106,6 +111,7 @@ struct cc_sim_result {
 	uint64_t peak_pending;  /* most events pending at once */
 	uint64_t switch_drops;  /* packets switches dropped (buffer full, no route) */
 	uint64_t pause_frames;  /* PFC PAUSE frames switches sent */
+	uint64_t ecn_marks;     /* packets switches marked CE */
 	size_t mem_bytes;       /* the simulator's own memory, buffers excluded */
 	uint32_t nranks;
 	struct cc_sim_rank_stats *rank; /* per rank */

@@ -16,6 +16,7 @@
 #include "core/check_io.h"
 #include "core/exec_common.h"
 #include "sim/compute.h"
+#include "sim/dcqcn.h"
 #include "sim/event.h"
 #include "sim/exec.h"
 #include "sim/gpu_host.h"
@@ -40,6 +41,7 @@ enum sx_pkt_kind {
 	SX_PKT_FETCH,   /* token: WQEs being fetched */
 	SX_PKT_CQE,     /* token: a CQE on its way to host memory */
 	SX_PKT_ATOMIC,  /* token: the responder's read-modify-write */
+	SX_PKT_CNP,     /* congestion notification, NP to RP */
 };
 
 /* AETH syndromes (IBA 9.7.5.2.1), the ones the model sends. */
@@ -128,10 +130,20 @@ struct sx_qp {
 	bool error;
 	sim_time_ps ack_deadline; /* local ACK timeout (lazy timer) */
 	bool ack_timer_armed;
+	uint32_t *sr_psn;   /* selective repeat: PSNs a NAK asked for, to resend first */
+	uint32_t sr_n, sr_cap;
+	/* DCQCN: this QP's rate as a reaction point, the pacing it sets,
+	 * and when it last sent a CNP as a notification point */
+	struct sim_dcqcn cc;
+	sim_time_ps pace_last;  /* the previous paced packet was made then, */
+	uint32_t pace_bytes;    /* of this many wire bytes */
+	sim_time_ps cnp_last;
+	bool cnp_sent;
 	/* responder */
 	uint32_t epsn;
 	uint32_t since_ack;
 	bool nak_out;       /* a NAK for epsn is out: send no other until it is met */
+	struct sim_pktq ooo; /* selective repeat: packets past epsn, by PSN */
 	uint32_t resp_recv; /* receive WQE a multi-packet SEND is filling */
 	sim_time_ps t_rx_first;
 	struct sx_rdresp *rd;  /* READ responses to send, FIFO */
@@ -159,6 +171,7 @@ struct sx_port {
 	struct sim_pktq stage;  /* packets being read in, then sent, in order */
 	uint32_t reading;       /* of those, payload not yet read in */
 	uint32_t rr;            /* round robin: the QP to look at first */
+	sim_time_ps wake_at;    /* a paced QP's wake-up is scheduled then; 0: none */
 };
 
 struct sx_rank {
@@ -260,5 +273,6 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k);
 void sx_resp_read_make(struct sx *x, uint32_t r, struct sx_qp *qp);
 void sx_response_data(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt *k);
 void sx_atomic_done(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt);
+void sx_responder_drain(struct sx *x, uint32_t r, struct sx_qp *qp);
 
 #endif /* CCLAB_SIM_EXEC_INT_H */

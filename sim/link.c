@@ -120,6 +120,8 @@ static void link_start(struct sim_link_dir *l)
 	    ser > SIM_TIME_NEVER - now - l->prop_ps - l->rx_delay_ps)
 		sim__model_die(__FILE__, __LINE__, "link: packet of %" PRIu32 " B ends beyond time's range",
 			       pkt->wire_bytes);
+	if (l->start_fn)
+		l->start_fn(l->start_ctx, l->start_port, pkt);
 	if (l->credit_on)
 		l->credits -= pkt->frame_bytes;
 	l->busy = true;
@@ -163,6 +165,13 @@ void sim_link_connect(struct sim_link_dir *l, sim_link_rx_fn fn, void *ctx, uint
 	l->rx_fn = fn;
 	l->rx_ctx = ctx;
 	l->rx_port = port;
+}
+
+void sim_link_on_start(struct sim_link_dir *l, sim_link_start_fn fn, void *ctx, uint32_t port)
+{
+	l->start_fn = fn;
+	l->start_ctx = ctx;
+	l->start_port = port;
 }
 
 void sim_link_on_sent(struct sim_link_dir *l, sim_link_sent_fn fn, void *ctx, uint32_t port)

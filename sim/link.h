@@ -87,6 +87,11 @@ typedef void (*sim_link_rx_fn)(struct sim_engine *eng, void *ctx, uint32_t port,
 typedef void (*sim_link_sent_fn)(struct sim_engine *eng, void *ctx, uint32_t port,
 				 uint32_t frame_bytes, uint32_t wire_bytes);
 
+/* The sender's notice that pkt starts on the wire now (leaves the FIFO):
+ * the last moment it may still change the packet (a switch marks ECN at
+ * dequeue). */
+typedef void (*sim_link_start_fn)(void *ctx, uint32_t port, struct sim_packet *pkt);
+
 /* A packet the link lost (sim_link_set_loss()): it goes back to its owner
  * instead of reaching the receiver. */
 typedef void (*sim_link_lost_fn)(struct sim_engine *eng, void *ctx, struct sim_packet *pkt);
@@ -99,6 +104,7 @@ struct sim_link_stats {
 	uint64_t pauses;              /* transitions to paused */
 	uint64_t lost;                /* packets lost (sim_link_set_loss()) */
 	uint64_t credit_stalls;       /* times the head packet waited for credits */
+	uint64_t ecn_marks;           /* packets the switch feeding it marked CE (sim/switch.h) */
 };
 
 struct sim_link_dir {
@@ -121,6 +127,9 @@ struct sim_link_dir {
 	sim_link_sent_fn sent_fn;
 	void *sent_ctx;
 	uint32_t sent_port;
+	sim_link_start_fn start_fn;
+	void *start_ctx;
+	uint32_t start_port;
 
 	struct sim_pktq txq;   /* waiting to serialize */
 	struct sim_pipe wire;  /* serializing or propagating, by arrival */
@@ -151,6 +160,9 @@ void sim_link_connect(struct sim_link_dir *l, sim_link_rx_fn fn, void *ctx, uint
 
 /* The sending end's notice of each packet's last bit leaving (optional). */
 void sim_link_on_sent(struct sim_link_dir *l, sim_link_sent_fn fn, void *ctx, uint32_t port);
+
+/* The sending end's notice of each packet leaving the FIFO (optional). */
+void sim_link_on_start(struct sim_link_dir *l, sim_link_start_fn fn, void *ctx, uint32_t port);
 
 /* Deliver once the first `bytes` bytes on the wire (preamble included) have
  * arrived, not the last; 0 restores last-bit delivery.  Set before traffic. */

@@ -41,6 +41,7 @@ struct sim_packet {
 
 	uint64_t flow_id; /* hashed by ECMP (sim_net_pick): one flow keeps one path */
 	uint8_t prio;     /* IB service level / VL, or RoCE 802.1p priority */
+	bool ecn_ce;      /* ECN Congestion Experienced: a switch marked it (RFC 3168) */
 	void *user;       /* the creator's; models never touch it */
 
 	/* Scratch of the current holder (see the top of this file). */

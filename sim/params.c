@@ -113,7 +113,35 @@ static const struct {
 	.rnr_retry = 7,             /* NCCL ncclIbRtsQp: retry forever */ \
 	.retry_cnt = 7,             /* NCCL_IB_RETRY_CNT default */ \
 	.timeout_exp = 18,          /* NCCL_IB_TIMEOUT default (v2.19): 1.07 s */ \
+	.selective_repeat = 0,      /* IBA RC: go-back-N */ \
 }
+
+/* DCQCN as ConnectX-4 and later run it, with the firmware's defaults
+ * (mlxconfig -q ROCE_CC_* on a ConnectX-6 Dx, the same values as NVIDIA's
+ * "DCQCN CC Parameters" page).  `on` is 1 for RoCE (the firmware enables
+ * it on RoCE priorities), 0 for InfiniBand, whose congestion control
+ * (IBA Annex A10) is off unless the subnet manager turns it on. */
+#define DCQCN_CONNECTX(on) { \
+	.dcqcn = (on), \
+	.cnp_interval_ps = US(4),   /* MIN_TIME_BETWEEN_CNPS 4 us */ \
+	.alpha_period_ps = US(1),   /* DCE_TCP_RTT 1 us */ \
+	.alpha_g = 1019,            /* DCE_TCP_G */ \
+	.initial_alpha = 1023,      /* INITIAL_ALPHA_VALUE */ \
+	.rate_gd = 11,              /* RPG_GD: alpha/2^11 of a 10-bit alpha = alpha/2 */ \
+	.rate_reduce_period_ps = US(4), /* RATE_REDUCE_MONITOR_PERIOD */ \
+	.min_dec_pct = 50,          /* RPG_MIN_DEC_FAC */ \
+	.threshold = 1,             /* RPG_THRESHOLD */ \
+	.min_rate_bps = UINT64_C(1000000),  /* RPG_MIN_RATE 1 Mb/s */ \
+	.time_reset_ps = US(300),   /* RPG_TIME_RESET */ \
+	.byte_reset_bytes = 32767,  /* RPG_BYTE_RESET */ \
+	.ai_rate_bps = UINT64_C(5000000),   /* RPG_AI_RATE 5 Mb/s */ \
+	.hai_rate_bps = UINT64_C(50000000), /* RPG_HAI_RATE 50 Mb/s */ \
+}
+
+/* ECN marking of a Spectrum switch in Cumulus Linux's RoCE mode (its
+ * traffic.conf defaults for the RoCE traffic class): 150 KB to 1.5 MB,
+ * probability rising to 100 %. */
+#define ECN_SPECTRUM .ecn_kmin_bytes = 150000, .ecn_kmax_bytes = 1500000, .ecn_pmax_pct = 100
 
 /* PCIe x16 of the given generation; MPS 256 / MRRS 4096 as lspci shows on
  * a ConnectX-6 Dx in a Gen4 x16 slot (NVIDIA/l2fwd-nv issue 6); TLP
@@ -210,6 +238,7 @@ static const struct preset presets[] = {
 			.radix = 40,               /* QM8700: 40 x HDR QSFP56 */
 		},
 		.rnic = RNIC_CONNECTX,
+		.cc = DCQCN_CONNECTX(0),
 		.pcie = PCIE_X16(SIM_PCIE_GEN4, UINT64_C(252061538461)),
 		.host = HOST_A100,
 		.soft = SOFT_VERBS,
@@ -239,6 +268,7 @@ static const struct preset presets[] = {
 			.radix = 64,               /* QM9700: 32 OSFP = 64 x NDR */
 		},
 		.rnic = RNIC_CONNECTX,
+		.cc = DCQCN_CONNECTX(0),
 		.pcie = PCIE_X16(SIM_PCIE_GEN5, UINT64_C(504123076923)),
 		.host = HOST_H100,
 		.soft = SOFT_VERBS,
@@ -268,9 +298,11 @@ static const struct preset presets[] = {
 			.fwd_latency_ps = NS(300),
 			.buffer_bytes = MIB(16),   /* Spectrum: 16 MB packet memory */
 			.mode = SIM_SWITCH_CUT_THROUGH,
+			ECN_SPECTRUM,
 			.radix = 32,               /* SN2700: 32 x 100GbE */
 		},
 		.rnic = RNIC_CONNECTX,
+		.cc = DCQCN_CONNECTX(1),
 		.pcie = PCIE_X16(SIM_PCIE_GEN4, UINT64_C(252061538461)),
 		.host = HOST_A100,
 		.soft = SOFT_VERBS,
@@ -297,9 +329,11 @@ static const struct preset presets[] = {
 			 * shared buffer for the SN5600; not confirmed. */
 			.buffer_bytes = MIB(128),
 			.mode = SIM_SWITCH_CUT_THROUGH,
+			ECN_SPECTRUM,
 			.radix = 128,              /* SN5600: 64 x 800G = 128 x 400G */
 		},
 		.rnic = RNIC_CONNECTX,
+		.cc = DCQCN_CONNECTX(1),
 		.pcie = PCIE_X16(SIM_PCIE_GEN5, UINT64_C(504123076923)),
 		.host = HOST_H100,
 		.soft = SOFT_VERBS,
@@ -424,6 +458,9 @@ const struct sim_param_field sim_param_fields[] = {
 	PS("switch.fwd_latency_ps", sw.fwd_latency_ps),
 	BYTES64("switch.buffer_bytes", sw.buffer_bytes),
 	COUNT32("switch.radix", sw.radix),
+	BYTES64("switch.ecn_kmin_bytes", sw.ecn_kmin_bytes),
+	BYTES64("switch.ecn_kmax_bytes", sw.ecn_kmax_bytes),
+	FIELD("switch.ecn_pmax_pct", sw.ecn_pmax_pct, SIM_PARAM_U64, ""),
 
 	PS("rnic.doorbell_ps", rnic.doorbell_ps),
 	PS("rnic.wqe_fetch_ps", rnic.wqe_fetch_ps),
@@ -442,6 +479,22 @@ const struct sim_param_field sim_param_fields[] = {
 	CODE8("rnic.rnr_retry", rnic.rnr_retry),
 	CODE8("rnic.retry_cnt", rnic.retry_cnt),
 	CODE8("rnic.timeout_exp", rnic.timeout_exp),
+	CODE8("rnic.selective_repeat", rnic.selective_repeat),
+
+	COUNT32("cc.dcqcn", cc.dcqcn),
+	PS("cc.cnp_interval_ps", cc.cnp_interval_ps),
+	PS("cc.alpha_period_ps", cc.alpha_period_ps),
+	COUNT32("cc.alpha_g", cc.alpha_g),
+	COUNT32("cc.initial_alpha", cc.initial_alpha),
+	COUNT32("cc.rate_gd", cc.rate_gd),
+	PS("cc.rate_reduce_period_ps", cc.rate_reduce_period_ps),
+	COUNT32("cc.min_dec_pct", cc.min_dec_pct),
+	COUNT32("cc.threshold", cc.threshold),
+	BPS("cc.min_rate_bps", cc.min_rate_bps),
+	PS("cc.time_reset_ps", cc.time_reset_ps),
+	BYTES64("cc.byte_reset_bytes", cc.byte_reset_bytes),
+	BPS("cc.ai_rate_bps", cc.ai_rate_bps),
+	BPS("cc.hai_rate_bps", cc.hai_rate_bps),
 
 	ENUMF("pcie.gen", pcie.gen, sim_pcie_gen_name, SIM_PCIE_GEN_COUNT),
 	COUNT32("pcie.lanes", pcie.lanes),
@@ -585,6 +638,20 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key)
 		{"rnic.rnr_retry", r->rnr_retry > 7, "is 0 to 7 (7: forever)"},
 		{"rnic.retry_cnt", r->retry_cnt > 7, "is 0 to 7"},
 		{"rnic.timeout_exp", r->timeout_exp > 31, "is an IBA code, 0 to 31"},
+		{"rnic.selective_repeat", r->selective_repeat > 1, "is 0 (go-back-N) or 1"},
+		{"switch.ecn_kmax_bytes", p->sw.ecn_kmin_bytes && p->sw.ecn_kmax_bytes <= p->sw.ecn_kmin_bytes,
+		 "must be above switch.ecn_kmin_bytes"},
+		{"switch.ecn_pmax_pct", p->sw.ecn_pmax_pct > 100, "is a percentage, 0 to 100"},
+		{"cc.dcqcn", p->cc.dcqcn > 1, "is 0 (off) or 1"},
+		{"cc.alpha_g", p->cc.dcqcn && p->cc.alpha_g > 1023, "is /1024: 0 to 1023"},
+		{"cc.initial_alpha", p->cc.dcqcn && p->cc.initial_alpha > 1023, "is /1024: 0 to 1023"},
+		{"cc.rate_gd", p->cc.dcqcn && (p->cc.rate_gd < 10 || p->cc.rate_gd > 20),
+		 "is 10 to 20 (11: a cut of alpha/2)"},
+		{"cc.min_dec_pct", p->cc.min_dec_pct > 100, "is a percentage, 0 to 100"},
+		{"cc.alpha_period_ps", p->cc.dcqcn && p->cc.alpha_period_ps == 0, "must be above 0"},
+		{"cc.time_reset_ps", p->cc.dcqcn && p->cc.time_reset_ps == 0, "must be above 0"},
+		{"cc.byte_reset_bytes", p->cc.dcqcn && p->cc.byte_reset_bytes == 0, "must be above 0"},
+		{"cc.min_rate_bps", p->cc.dcqcn && p->cc.min_rate_bps == 0, "must be above 0"},
 		{"pcie.gen", (unsigned)e->gen >= SIM_PCIE_GEN_COUNT, "is out of range"},
 		{"pcie.lanes", e->lanes == 0, "must be above 0"},
 		{"pcie.mps_bytes", e->mps_bytes == 0, "must be above 0"},

@@ -93,6 +93,12 @@ struct sim_switch_params {
 	uint64_t buffer_bytes;      /* packet memory of the whole switch; 0: unlimited */
 	enum sim_switch_mode mode;
 	uint32_t radix;             /* ports at the link rate */
+	/* ECN marking on an egress queue, RED-style (RFC 3168 CE bit; the
+	 * switch side of DCQCN): none below kmin bytes queued, every packet
+	 * from kmax on, a probability rising linearly to pmax in between.
+	 * kmin 0: no marking. */
+	uint64_t ecn_kmin_bytes, ecn_kmax_bytes;
+	uint64_t ecn_pmax_pct;
 };
 
 /* The RDMA NIC.  Latencies are from the event to its effect (see
@@ -116,6 +122,31 @@ struct sim_rnic_params {
 	uint8_t rnr_retry;         /* 0..7; 7 = retry forever */
 	uint8_t retry_cnt;         /* 0..7 transport retries after a timeout */
 	uint8_t timeout_exp;       /* local ACK timeout 4.096 us * 2^exp; 0 = none */
+	uint8_t selective_repeat;  /* 1: the responder keeps packets past a gap and the
+				    * requester resends only what a NAK names; 0: go-back-N.
+				    * The struct's only padding follows it (7 bytes). */
+};
+
+/* RoCE congestion control: DCQCN (Zhu et al., "Congestion Control for
+ * Large-Scale RDMA Deployments", SIGCOMM 2015) as ConnectX firmware runs
+ * it, per QP.  Names follow the firmware's (mlxconfig ROCE_CC_*, sysfs
+ * ecn/roce_np and roce_rp); sim/dcqcn.h has the state machine. */
+struct sim_cc_params {
+	sim_time_ps cnp_interval_ps; /* NP min_time_between_cnps, per QP */
+	sim_time_ps alpha_period_ps; /* dce_tcp_rtt: alpha is updated once per period */
+	sim_time_ps rate_reduce_period_ps; /* rate_reduce_monitor_period: one cut per period */
+	sim_time_ps time_reset_ps;   /* rpg_time_reset: rate increase timer */
+	uint64_t byte_reset_bytes;   /* rpg_byte_reset: rate increase byte counter */
+	uint64_t min_rate_bps;       /* rpg_min_rate */
+	uint64_t ai_rate_bps;        /* rpg_ai_rate: additive increase step */
+	uint64_t hai_rate_bps;       /* rpg_hai_rate: hyper increase step */
+	uint32_t dcqcn;              /* 1: receivers send CNPs for CE-marked packets, senders
+				      * follow DCQCN's rate; 0: ECN marks are ignored */
+	uint32_t alpha_g;            /* dce_tcp_g, /1024: alpha = g*alpha (+ 1 - g with a CNP) */
+	uint32_t initial_alpha;      /* initial_alpha_value, /1024 */
+	uint32_t rate_gd;            /* rpg_gd: a cut takes rate * alpha / 2^gd (alpha /1024) */
+	uint32_t min_dec_pct;        /* rpg_min_dec_fac: a cut keeps at least this % */
+	uint32_t threshold;          /* rpg_threshold: F, stages of fast recovery */
 };
 
 /* The RNIC's PCIe link, and the TLP costs a DMA pays on it. */
@@ -158,6 +189,7 @@ struct sim_params {
 	struct sim_link_params link;
 	struct sim_switch_params sw;
 	struct sim_rnic_params rnic;
+	struct sim_cc_params cc;
 	struct sim_pcie_params pcie;
 	struct sim_host_params host;
 	struct sim_sw_params soft;
@@ -187,7 +219,7 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key);
 
 /* The field table: key, unit as printed, where the value lives.  Keys are
  * "name" and "<section>.<member>" with the sections link, switch (member
- * `sw`), rnic, pcie, host and software (member `soft`).  The scenario loader
+ * `sw`), rnic, cc, pcie, host and software (member `soft`).  The scenario loader
  * will set fields through it; the tests check that it covers every byte of
  * struct sim_params, so a new member cannot be left out of the output. */
 enum sim_param_kind {

@@ -162,6 +162,9 @@ void sx_qp_flush(struct sx *x, uint32_t r, uint32_t q)
 		}
 	}
 	qp->una = qp->cur = qp->fetched = qp->rung = qp->sq_n;
+	qp->sr_n = 0;
+	while (!sim_pktq_empty(&qp->ooo))
+		sx_pkt_put(x, (struct sx_pkt *)sim_pktq_pop(&qp->ooo));
 	for (; qp->rq_head < qp->rq_n; qp->rq_head++)
 		sx_cqe_new(x, r, q, qp->rq[qp->rq_head], true, CC_WC_WR_FLUSH_ERR, 0, 0, want);
 }
@@ -211,12 +214,39 @@ static uint32_t wqe_of_psn(const struct sx_qp *qp, uint32_t psn)
 	return qp->una;
 }
 
+/* The requester's cursor is behind an acknowledged PSN — it went back
+ * (an RNR NAK, a timeout) while the responder, holding the packets past a
+ * gap (selective repeat), acknowledged further: it goes on from `upto`,
+ * not resending what the peer has. */
+static void skip_acked(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t upto)
+{
+	uint32_t i = qp->cur;
+
+	if ((int32_t)(qp->next_psn - upto) >= 0)
+		return;
+	while (i < qp->sq_n && qp->sq[i].started &&
+	       (int32_t)(upto - (qp->sq[i].first_psn + qp->sq[i].npsn)) >= 0)
+		i++;
+	qp->cur = i;
+	qp->cur_pkt = 0;
+	qp->next_psn = upto;
+	if (i < qp->sq_n && qp->sq[i].started) {
+		const struct sx_wqe *w = &qp->sq[i];
+
+		if (sx_is_rd_atomic(sx_wqe_send(x, r, w)->opcode))
+			qp->next_psn = w->first_psn; /* a READ is asked for whole */
+		else
+			qp->cur_pkt = upto - w->first_psn;
+	}
+}
+
 /* Everything before PSN `upto` is acknowledged. */
 void sx_ack_upto(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t upto)
 {
 	if ((int32_t)(upto - qp->una_psn) <= 0)
 		return;
 	qp->una_psn = upto;
+	skip_acked(x, r, qp, upto);
 	/* Forward progress: the retry counters start over (rxe_comp.c). */
 	qp->retry_left = qp->retry_max;
 	qp->rnr_left = qp->rnr_max;
@@ -254,6 +284,7 @@ static void rewind_to(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t psn)
 	struct sx_wqe *w = &qp->sq[i];
 
 	qp->epoch++; /* packets made but not sent are dropped */
+	qp->sr_n = 0; /* and so are single resends: everything goes again */
 	qp->cur = i;
 	if (i >= qp->sq_n || !w->started) {
 		qp->cur_pkt = 0;
@@ -359,16 +390,27 @@ void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k)
 					 rnr_timer, &x->rk[r], qp->q) == SIM_EVENT_NONE)
 				sx_die_nomem();
 			break;
-		case SX_AETH_NAK_SEQ:
+		case SX_AETH_NAK_SEQ: {
+			uint32_t i = wqe_of_psn(qp, k->ack_psn);
+
 			sx_ack_upto(x, r, qp, k->ack_psn);
 			if (qp->retry_left == 0) {
-				sx_wqe_fail(x, r, qp->q, wqe_of_psn(qp, k->ack_psn),
-					    CC_WC_RETRY_EXC_ERR);
+				sx_wqe_fail(x, r, qp->q, i, CC_WC_RETRY_EXC_ERR);
 				break;
 			}
 			qp->retry_left--;
-			rewind_to(x, r, qp, k->ack_psn);
+			/* Selective repeat resends the packet named; go-back-N
+			 * (and a READ or atomic, asked again whole) everything
+			 * from it on. */
+			if (x->f->rnic.selective_repeat && i < qp->sq_n && qp->sq[i].started &&
+			    !sx_is_rd_atomic(sx_wqe_send(x, r, &qp->sq[i])->opcode)) {
+				SX_GROW(qp->sr_psn, qp->sr_n, qp->sr_cap);
+				qp->sr_psn[qp->sr_n++] = k->ack_psn;
+			} else {
+				rewind_to(x, r, qp, k->ack_psn);
+			}
 			break;
+		}
 		default: {
 			enum cc_wc_status st = k->aeth == SX_AETH_NAK_INV_REQ ? CC_WC_REM_INV_REQ_ERR
 					       : k->aeth == SX_AETH_NAK_REM_ACCESS ? CC_WC_REM_ACCESS_ERR
@@ -449,7 +491,14 @@ static void read_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_
 void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read)
 {
 	struct sx_port *pt = &x->rk[r].port[k->port];
+	struct sx_qp *qp = &x->rk[r].qp[k->qp];
 
+	if (qp->cc.limited) {
+		/* DCQCN: the next packet waits for this one's time at the rate. */
+		qp->pace_last = sim_now(&x->eng);
+		qp->pace_bytes = k->p.wire_bytes;
+		sim_dcqcn_sent(&qp->cc, &x->f->cc, k->p.wire_bytes, qp->pace_last);
+	}
 	sim_pktq_push(&pt->stage, &k->p);
 	k->ready = !needs_read;
 	if (!needs_read)
@@ -460,37 +509,47 @@ void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read)
 		sx_die_nomem();
 }
 
-/* Makes the next request packet of qp and stages it. */
-static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
+/* Starts WQE qp->cur on its first packet: the local side (L_Key, IBA
+ * 10.6.3.1) is checked now.  False if it failed. */
+static bool req_start(struct sx *x, uint32_t r, struct sx_qp *qp)
 {
 	struct sx_wqe *w = &qp->sq[qp->cur];
 	const struct cc_op_send *o = sx_wqe_send(x, r, w);
-	uint32_t len = sx_wqe_len(o);
+
+	if (o->num_sge && !(o->flags & CC_SEND_INLINE) &&
+	    !sx_find_mr(x, r, w->lkey, o->sge.offset, sx_wqe_len(o),
+			sx_is_rd_atomic(o->opcode) ? CC_ACCESS_LOCAL_WRITE : 0)) {
+		sx_wqe_fail(x, r, qp->q, qp->cur, CC_WC_LOC_PROT_ERR);
+		return false;
+	}
+	w->started = true;
+	w->first_psn = qp->next_psn;
+	w->npsn = wqe_npsn(qp, o);
+	w->t_first = sim_now(&x->eng);
+	if (sx_is_rd_atomic(o->opcode))
+		qp->rd_out++;
+	return true;
+}
+
+/* Makes request packet `idx` of started WQE i, at PSN psn, and stages it;
+ * *npkts is the WQE's packet count and *advance the PSNs the packet takes
+ * (a READ request takes its responses'). */
+static void req_packet(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i, uint32_t idx,
+		       uint32_t psn, uint32_t *npkts, uint32_t *advance)
+{
+	struct sx_wqe *w = &qp->sq[i];
+	const struct cc_op_send *o = sx_wqe_send(x, r, w);
 	struct sim_wire_seg seg;
-	uint32_t payload = 0, npkts = 1, advance = 1;
+	uint32_t payload = 0;
 	enum sim_bth_op op;
 	bool needs_read = false;
 
-	if (!w->started) {
-		/* Requester: the local side (L_Key, IBA 10.6.3.1) is checked
-		 * when the WQE is started. */
-		if (o->num_sge && !(o->flags & CC_SEND_INLINE) &&
-		    !sx_find_mr(x, r, w->lkey, o->sge.offset, len,
-				sx_is_rd_atomic(o->opcode) ? CC_ACCESS_LOCAL_WRITE : 0)) {
-			sx_wqe_fail(x, r, qp->q, qp->cur, CC_WC_LOC_PROT_ERR);
-			return;
-		}
-		w->started = true;
-		w->first_psn = qp->next_psn;
-		w->npsn = wqe_npsn(qp, o);
-		w->t_first = sim_now(&x->eng);
-		if (sx_is_rd_atomic(o->opcode))
-			qp->rd_out++;
-	}
+	*npkts = 1;
+	*advance = 1;
 	switch (o->opcode) {
 	case CC_WR_RDMA_READ:
 		op = SIM_BTH_READ_REQUEST;
-		advance = w->npsn;
+		*advance = w->npsn;
 		w->resp_next = w->first_psn; /* asked (again) from the start */
 		break;
 	case CC_WR_ATOMIC_FETCH_ADD:
@@ -502,9 +561,9 @@ static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 		w->resp_next = w->first_psn;
 		break;
 	default:
-		sx_segment(sim_msg_of_opcode(o->opcode), len, qp->mtu, &seg);
-		op = sim_wire_seg_pkt(&seg, qp->cur_pkt, &payload);
-		npkts = seg.npkts;
+		sx_segment(sim_msg_of_opcode(o->opcode), sx_wqe_len(o), qp->mtu, &seg);
+		op = sim_wire_seg_pkt(&seg, idx, &payload);
+		*npkts = seg.npkts;
 		/* Over NVLink the peer GPU's memory is reached GPU to GPU: the
 		 * payload never crosses the NIC's PCIe link. */
 		needs_read = payload > 0 && !(o->flags & CC_SEND_INLINE) && !qp->nvlink;
@@ -513,19 +572,31 @@ static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 
 	struct sx_pkt *k = sx_pkt_get(x);
 	k->kind = SX_PKT_REQ;
-	k->wqe = qp->cur;
-	k->idx = qp->cur_pkt;
+	k->wqe = i;
+	k->idx = idx;
 	k->epoch = qp->epoch;
-	k->psn = qp->next_psn;
-	k->last_of_msg = qp->cur_pkt + 1 == npkts;
-	k->retx = (int32_t)(k->psn - qp->max_psn) < 0;
+	k->psn = psn;
+	k->last_of_msg = idx + 1 == *npkts;
+	k->retx = (int32_t)(psn - qp->max_psn) < 0;
 	sx_pkt_address(x, k, r, qp, op, payload);
 
-	/* BTH AckReq (IBA 9.2): on a message's last packet, and on the one
-	 * that fills the window, so the responder's coalescing can never leave
-	 * a full window waiting for an ACK. */
-	k->ackreq = k->last_of_msg ||
-		    qp->next_psn + advance - qp->una_psn >= x->f->rnic.max_outstanding_pkts;
+	/* BTH AckReq (IBA 9.2): on a message's last packet, on the one that
+	 * fills the window, so the responder's coalescing can never leave a
+	 * full window waiting for an ACK, and on a selective resend, which
+	 * the requester is waiting on. */
+	k->ackreq = k->last_of_msg || psn != qp->next_psn ||
+		    psn + *advance - qp->una_psn >= x->f->rnic.max_outstanding_pkts;
+	sx_port_stage(x, r, k, needs_read);
+}
+
+/* Makes the next request packet of qp and stages it. */
+static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
+{
+	uint32_t npkts, advance;
+
+	if (!qp->sq[qp->cur].started && !req_start(x, r, qp))
+		return;
+	req_packet(x, r, qp, qp->cur, qp->cur_pkt, qp->next_psn, &npkts, &advance);
 	qp->next_psn += advance;
 	if ((int32_t)(qp->next_psn - qp->max_psn) > 0)
 		qp->max_psn = qp->next_psn;
@@ -533,7 +604,58 @@ static void req_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 		qp->cur++;
 		qp->cur_pkt = 0;
 	}
-	sx_port_stage(x, r, k, needs_read);
+}
+
+/* Selective repeat: resends the one packet a sequence NAK named. */
+static void req_resend(struct sx *x, uint32_t r, struct sx_qp *qp)
+{
+	uint32_t psn = qp->sr_psn[--qp->sr_n];
+	uint32_t i = wqe_of_psn(qp, psn), npkts, advance;
+
+	if (i >= qp->sq_n || !qp->sq[i].started || (int32_t)(psn - qp->una_psn) < 0)
+		return; /* acknowledged meanwhile */
+	req_packet(x, r, qp, i, psn - qp->sq[i].first_psn, psn, &npkts, &advance);
+}
+
+/* DCQCN pacing: a rate-limited QP may make its next packet once the one
+ * before has had its time at the QP's rate — the rate as it is now, so a
+ * rate that recovered meanwhile shortens the wait, as a NIC's rate
+ * limiter re-reads its rate.  *at: when it may, if not now. */
+static bool qp_paced(struct sx *x, struct sx_qp *qp, sim_time_ps *at)
+{
+	sim_time_ps now = sim_now(&x->eng);
+
+	if (!qp->cc.limited || !qp->pace_bytes)
+		return false;
+	uint64_t rate = sim_dcqcn_rate(&qp->cc, &x->f->cc, now);
+
+	if (!qp->cc.limited)
+		return false;
+	*at = qp->pace_last + sim_serialize_ps(qp->pace_bytes, rate);
+	return *at > now;
+}
+
+static void pace_wake(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx_rank *rk = ctx;
+	struct sx_port *pt = &rk->port[arg];
+
+	if (pt->wake_at != sim_now(eng))
+		return; /* superseded by an earlier wake-up */
+	pt->wake_at = 0;
+	sx_port_fill(rk->x, rk->r, (uint32_t)arg);
+}
+
+/* Wakes port `port` at t, unless a wake-up is due sooner. */
+static void pace_wake_at(struct sx *x, uint32_t r, uint32_t port, sim_time_ps t)
+{
+	struct sx_port *pt = &x->rk[r].port[port];
+
+	if (pt->wake_at && pt->wake_at <= t)
+		return;
+	pt->wake_at = t;
+	if (sim_schedule(&x->eng, t, pace_wake, &x->rk[r], port) == SIM_EVENT_NONE)
+		sx_die_nomem();
 }
 
 /* Fills port `port`'s transmit queue from its QPs, round robin: READ
@@ -543,28 +665,39 @@ void sx_port_fill(struct sx *x, uint32_t r, uint32_t port)
 	struct sx_rank *rk = &x->rk[r];
 	struct sx_port *pt = &rk->port[port];
 	uint32_t nqps = x->s->ranks[r].nqps;
+	sim_time_ps wake = SIM_TIME_NEVER;
 
 	while (pt->stage.count < SX_TX_PREFETCH) {
 		uint32_t tried = 0, q = pt->rr;
 
 		for (; tried < nqps; tried++, q = (q + 1) % nqps) {
 			struct sx_qp *qp = &rk->qp[q];
+			bool resp = !qp->error && qp->rd_head < qp->rd_n;
+			bool resend = !qp->error && !qp->rnr_wait && qp->sr_n;
 
-			if (qp->port != port)
+			if (qp->port != port || !(resp || resend || req_eligible(x, r, qp)))
 				continue;
-			if (!qp->error && qp->rd_head < qp->rd_n) {
+			sim_time_ps at;
+
+			if (qp_paced(x, qp, &at)) {
+				if (at < wake)
+					wake = at;
+				continue;
+			}
+			if (resp)
 				sx_resp_read_make(x, r, qp);
-				break;
-			}
-			if (req_eligible(x, r, qp)) {
+			else if (resend)
+				req_resend(x, r, qp);
+			else
 				req_make(x, r, qp);
-				break;
-			}
+			break;
 		}
 		if (tried == nqps)
 			break;
 		pt->rr = (q + 1) % nqps;
 	}
+	if (wake != SIM_TIME_NEVER && pt->stage.count < SX_TX_PREFETCH)
+		pace_wake_at(x, r, port, wake);
 	sx_port_kick(x, r, port);
 }
 
@@ -719,6 +852,40 @@ static void wqes_fetched(struct sim_engine *eng, void *ctx, uint32_t port, struc
 
 /* ---- receive ---- */
 
+/* DCQCN's notification point: a CE-marked packet for local QP qp asks its
+ * sender to slow down — a CNP to the peer QP, at most one per
+ * cc.cnp_interval_ps (NVIDIA min_time_between_cnps).  CNPs skip the data
+ * queue, as they ride a strict-priority class (Cumulus: TC 6). */
+static void ecn_marked(struct sx *x, uint32_t r, struct sx_qp *qp)
+{
+	sim_time_ps now = sim_now(&x->eng);
+	struct sx_rank *rk = &x->rk[r];
+	struct sx_pkt *k;
+
+	rk->st->ecn_rx++;
+	if (!x->f->cc.dcqcn || (qp->cnp_sent && now - qp->cnp_last < x->f->cc.cnp_interval_ps))
+		return;
+	qp->cnp_sent = true;
+	qp->cnp_last = now;
+	k = sx_pkt_get(x);
+	k->kind = SX_PKT_CNP;
+	sx_pkt_address(x, k, r, qp, SIM_BTH_CNP, 0);
+	rk->st->cnps_sent++;
+	sim_pktq_push(&rk->port[qp->port].ctrl, &k->p);
+	sx_port_kick(x, r, qp->port);
+}
+
+/* DCQCN's reaction point: the QP the CNP names cuts its rate. */
+static void cnp_arrive(struct sx *x, uint32_t r, struct sx_pkt *k)
+{
+	struct sx_qp *qp = &x->rk[r].qp[k->p.dst_qpn];
+
+	x->rk[r].st->cnps_rx++;
+	if (x->f->cc.dcqcn && !qp->error)
+		sim_dcqcn_cnp(&qp->cc, &x->f->cc, sim_now(&x->eng));
+	sx_pkt_put(x, k);
+}
+
 static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt,
 		    sim_time_ps last_ps)
 {
@@ -748,10 +915,20 @@ static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 	}
 	/* The link delivered it rnic.resp_proc_ps after its last bit (the
 	 * receive pipeline, sim_link_set_rx_delay()): process it now. */
-	if (k->kind == SX_PKT_REQ)
-		sx_responder(rk->x, rk->r, k);
-	else
-		sx_completer(rk->x, rk->r, k);
+	if (k->kind == SX_PKT_CNP) {
+		cnp_arrive(x, rk->r, k);
+		return;
+	}
+	if (k->p.ecn_ce)
+		ecn_marked(x, rk->r, &rk->qp[k->p.dst_qpn]);
+	if (k->kind == SX_PKT_REQ) {
+		struct sx_qp *qp = &rk->qp[k->p.dst_qpn];
+
+		sx_responder(x, rk->r, k);
+		sx_responder_drain(x, rk->r, qp);
+	} else {
+		sx_completer(x, rk->r, k);
+	}
 }
 
 /* ---- setup ---- */

@@ -179,6 +179,57 @@ static void queue_read(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt
 	sx_port_fill(x, r, qp->port);
 }
 
+/* Selective repeat: a packet past a gap waits in the QP's reorder
+ * buffer, in PSN order, until the gap is filled (as IRN's receiver and
+ * ConnectX-7's out-of-order placement keep them, instead of dropping
+ * them as go-back-N must).  False if it is not kept: a duplicate of one
+ * held, or beyond the window. */
+static bool ooo_keep(struct sx_qp *qp, struct sx_pkt *k, uint32_t window)
+{
+	struct sim_packet **at = &qp->ooo.head;
+
+	if (k->psn - qp->epsn >= window)
+		return false;
+	for (; *at; at = &(*at)->next) {
+		int32_t d = (int32_t)(k->psn - ((struct sx_pkt *)*at)->psn);
+
+		if (d == 0)
+			return false;
+		if (d < 0)
+			break;
+	}
+	k->p.next = *at;
+	*at = &k->p;
+	if (!k->p.next)
+		qp->ooo.tail = &k->p;
+	qp->ooo.count++;
+	qp->ooo.bytes += k->p.wire_bytes;
+	return true;
+}
+
+/* After a packet was handled: the kept packets that now follow in order
+ * are handled too; then an ACK for all of them (the requester waits on
+ * it), and a NAK if another gap remains. */
+void sx_responder_drain(struct sx *x, uint32_t r, struct sx_qp *qp)
+{
+	bool drained = false;
+
+	while (!qp->error && qp->ooo.head && ((struct sx_pkt *)qp->ooo.head)->psn == qp->epsn) {
+		sx_responder(x, r, (struct sx_pkt *)sim_pktq_pop(&qp->ooo));
+		drained = true;
+	}
+	if (!drained || qp->error)
+		return;
+	if (qp->since_ack) {
+		qp->since_ack = 0;
+		send_ack(x, r, qp, SX_AETH_ACK, qp->epsn - 1);
+	}
+	if (qp->ooo.head && !qp->nak_out) {
+		qp->nak_out = true;
+		send_ack(x, r, qp, SX_AETH_NAK_SEQ, qp->epsn);
+	}
+}
+
 void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 {
 	struct sx_rank *rk = &x->rk[r];
@@ -216,7 +267,8 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 			qp->nak_out = true;
 			send_ack(x, r, qp, SX_AETH_NAK_SEQ, qp->epsn);
 		}
-		sx_pkt_put(x, k);
+		if (!x->f->rnic.selective_repeat || !ooo_keep(qp, k, x->f->rnic.max_outstanding_pkts))
+			sx_pkt_put(x, k);
 		return;
 	}
 	qp->nak_out = false;

@@ -30,7 +30,7 @@ static const char *const algorithms[] = {"ring", NULL};
 /* ---- fabric: a preset, then any field of sim/params.h by section ---- */
 
 /* The sections of sim/params.h's field table, as scenario keys. */
-static const char *const sections[] = {"link", "switch", "rnic", "pcie", "host", "software",
+static const char *const sections[] = {"link", "switch", "rnic", "cc", "pcie", "host", "software",
 				       NULL};
 
 /* One field's value, read by its unit. */

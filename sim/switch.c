@@ -129,6 +129,43 @@ static void saf_release(struct sim_engine *eng, void *ctx, uint32_t port, struct
 	enter_pipeline(ctx, pkt);
 }
 
+/* splitmix64 (Steele, Lea and Flood 2014): one step of the switch's
+ * generator for ECN draws. */
+static uint64_t ecn_draw(struct sim_switch *sw)
+{
+	uint64_t z = (sw->ecn_rng += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* RED on the output queue a packet leaves behind as it starts on the
+ * wire (DCQCN's CP, Zhu et al. 2015 section 3.1, marking at dequeue):
+ * marks it CE with probability 0 at kmin or below, pmax * (q - kmin) /
+ * (kmax - kmin) between, 1 at kmax and above. */
+static void ecn_mark(void *ctx, uint32_t port, struct sim_packet *pkt)
+{
+	struct sim_switch *sw = ctx;
+	struct sim_switch_port *o = &sw->ports[port];
+	uint64_t q = o->depth_bytes - pkt->frame_bytes;
+
+	if (!sw->ecn_kmin || q <= sw->ecn_kmin || pkt->ecn_ce)
+		return;
+	if (q < sw->ecn_kmax) {
+		/* p = pmax% * (q - kmin) / (kmax - kmin), drawn in parts per 2^32 */
+		unsigned __int128 p = (unsigned __int128)(q - sw->ecn_kmin) * sw->ecn_pmax_pct
+				      << 32;
+		uint64_t thresh = (uint64_t)(p / ((unsigned __int128)(sw->ecn_kmax - sw->ecn_kmin) * 100));
+
+		if ((ecn_draw(sw) >> 32) >= thresh)
+			return;
+	}
+	pkt->ecn_ce = true;
+	o->st.ecn_marks++;
+	o->out->st.ecn_marks++;
+}
+
 /* May pkt, whose header is in on in_port, cut through to out_port now?
  * See switch.h for the conditions and where they come from. */
 static bool may_cut_through(const struct sim_switch *sw, uint32_t in_port, uint32_t out_port)
@@ -253,8 +290,10 @@ int sim_switch_connect(struct sim_switch *sw, uint32_t port, struct sim_link_dir
 		sim_link_set_rx_header(in, sw->mode == SIM_SWITCH_CUT_THROUGH ? sw->ct_header_bytes : 0);
 		sw->ports[port].in_rate_bps = in->rate_bps;
 	}
-	if (out)
+	if (out) {
 		sim_link_on_sent(out, switch_sent, sw, port);
+		sim_link_on_start(out, ecn_mark, sw, port);
+	}
 	sw->ports[port].out = out;
 	return 0;
 }
@@ -291,6 +330,15 @@ void sim_switch_set_pfc(struct sim_switch *sw, uint64_t xoff, uint64_t xon)
 {
 	sw->pfc_xoff = xoff;
 	sw->pfc_xon = xon;
+}
+
+void sim_switch_set_ecn(struct sim_switch *sw, uint64_t kmin, uint64_t kmax, uint64_t pmax_pct,
+			uint64_t seed)
+{
+	sw->ecn_kmin = kmin;
+	sw->ecn_kmax = kmax;
+	sw->ecn_pmax_pct = pmax_pct;
+	sw->ecn_rng = seed;
 }
 
 void sim_switch_on_release(struct sim_switch *sw, sim_switch_release_fn fn, void *ctx)

@@ -413,3 +413,29 @@ uint32_t sim_topo_path_mtu(const struct sim_topo *t, uint32_t src, uint32_t dst,
 		return 0;
 	return path.mtu;
 }
+
+uint32_t sim_topo_path(const struct sim_topo *t, uint32_t src, uint32_t port, uint32_t dst,
+		       uint64_t flow, size_t *dirs, uint32_t max)
+{
+	const struct sim_net *n = t->net;
+	const struct sim_link_dir *l = t->nic_tx[t->nic_first[src] + port];
+	uint32_t count = 0;
+
+	/* Bounded by the node count: a route never visits a node twice. */
+	for (uint32_t hop = 0; l && count < max && hop <= n->nnodes; hop++) {
+		size_t d = (size_t)(l - t->links);
+		const struct sim_net_link *nl = &n->links[d / 2];
+		uint32_t u = d % 2 ? nl->a : nl->b; /* the node it enters */
+		uint32_t p;
+
+		dirs[count++] = d;
+		if (n->nodes[u].rank != SIM_NET_NONE)
+			break; /* a NIC: the end */
+		p = sim_net_pick(n, u, dst, flow);
+		if (p == SIM_NET_NONE)
+			return 0;
+		uint32_t li = n->nodes[u].port_link[p];
+		l = &t->links[2 * (size_t)li + (n->links[li].a == u ? 0 : 1)];
+	}
+	return count;
+}

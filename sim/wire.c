@@ -77,6 +77,9 @@ const struct sim_bth_info sim_bth_info[SIM_BTH_OP_COUNT] = {
 	[SIM_BTH_FETCH_ADD] = {"FETCH_ADD",
 		SIM_PKT_FIRST | SIM_PKT_LAST | SIM_PKT_ATMETH | SIM_PKT_REQ | SIM_PKT_ATOMIC,
 		HDR(SIM_ATMETH_BYTES)},
+	/* CNP: from the notification point (the receiving NIC) to the QP
+	 * whose packet was marked; neither request nor response. */
+	[SIM_BTH_CNP] = {"CNP", SIM_PKT_FIRST | SIM_PKT_LAST | SIM_PKT_CNP, HDR(SIM_CNP_BYTES)},
 };
 
 /* IB: LRH (7.7), optional GRH (8.3), ICRC + VCRC (7.8).

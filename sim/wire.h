@@ -25,6 +25,7 @@ enum {
 	SIM_AETH_BYTES = 4,    /* ACK ETH: syndrome 1, MSN 3 */
 	SIM_ATMETH_BYTES = 28, /* atomic ETH: VA 8, R_Key 4, swap/add 8, compare 8 */
 	SIM_ATMACK_BYTES = 8,  /* atomic ACK ETH: original remote data */
+	SIM_CNP_BYTES = 16,    /* CNP: reserved, after the BTH */
 };
 
 /* RC BTH opcodes with their IBA values (transport bits 7:5 = 000 for RC). */
@@ -50,7 +51,12 @@ enum sim_bth_op {
 	SIM_BTH_ATOMIC_ACK = 0x12,
 	SIM_BTH_COMPARE_SWAP = 0x13,
 	SIM_BTH_FETCH_ADD = 0x14,
-	SIM_BTH_OP_COUNT /* 0x15 is reserved; SEND_*_WITH_INVALIDATE unused */
+	/* RoCEv2's Congestion Notification Packet: BTH opcode 0x81 (the CNP
+	 * transport class) on the wire, kept at the next free index here so
+	 * the tables stay dense.  BTH + 16 reserved bytes (RoCEv2 Annex A17
+	 * 17.9.3). */
+	SIM_BTH_CNP = 0x15,
+	SIM_BTH_OP_COUNT /* SEND_*_WITH_INVALIDATE unused */
 };
 
 /* Per-opcode flags (rxe's RXE_*_MASK, the ones a model needs). */
@@ -72,6 +78,7 @@ enum {
 	SIM_PKT_ATOMIC = 1u << 14,
 	SIM_PKT_RWQE = 1u << 15, /* consumes a receive WQE (rxe RXE_RWR_MASK) */
 	SIM_PKT_RCQE = 1u << 16, /* completes a receive WQE (rxe RXE_COMP_MASK) */
+	SIM_PKT_CNP = 1u << 17,  /* congestion notification: 16 reserved bytes */
 };
 
 struct sim_bth_info {

@@ -212,7 +212,7 @@ static void overrides_and_files(void **state)
 	csv = slurp(a, NULL);
 	assert_non_null(csv);
 	assert_non_null(strstr(csv, "link,from,to,kind,rate_bps,tx_bytes,busy_us,utilisation,"
-				    "peak_queue_bytes,lost,pauses,paused_us,credit_stalls\n"
+				    "peak_queue_bytes,lost,pauses,paused_us,credit_stalls,ecn_marks,flows\n"
 				    "h0.gpu0->sw0,h0.gpu0,sw0,net,100000000000,"));
 	assert_int_equal(count_substr(csv, "\n"), 1 + 16);
 	free(csv);

@@ -34,6 +34,7 @@
 #include "sim/bound.h"
 #include "sim/exec.h"
 #include "sim/wire.h"
+#include "tests/sim_sched.h"
 
 #define NS 1000ull
 #define US 1000000ull
@@ -425,106 +426,7 @@ static void atomics_and_read_carry_data(void **state)
 	cc_schedule_free(s);
 }
 
-/* n senders each WRITE `bytes` into rank 0 at once, through one switch
- * whose buffer is small: the output port to rank 0 is the bottleneck. */
-static struct cc_schedule *incast(uint32_t n, uint32_t bytes)
-{
-	struct cc_coll_params p;
-
-	cc_coll_params_default(&p);
-	p.nranks = n + 1;
-	p.count = 0;
-	struct cc_schedule *s = cc_schedule_new(&p);
-	assert_non_null(s);
-	for (uint32_t r = 0; r <= n; r++) {
-		struct cc_rank_sched *rs = &s->ranks[r];
-
-		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_GPU, CC_BUF_INPUT,
-						       r ? bytes : (uint64_t)n * bytes, -1, 0 });
-		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, 64, -1, 0 });
-		cc_add_mr(rs, BUF_DATA, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE);
-		cc_add_mr(rs, BUF_FLAG, CC_ACCESS_LOCAL_WRITE);
-		cc_add_cq(rs, 16);
-		for (uint32_t q = 0; q < (r ? 1 : n); q++)
-			cc_add_qp(rs, &(struct cc_qp){ .peer = r ? 0 : q + 1, .peer_qp = r ? r - 1 : 0,
-						       .max_send_wr = 4, .max_recv_wr = 4,
-						       .max_inline = 64, .retry_cnt = 7,
-						       .rnr_retry = 7 });
-	}
-	for (uint32_t r = 1; r <= n; r++) {
-		struct cc_op_send o = { .wr_id = 1, .opcode = CC_WR_RDMA_WRITE,
-					.flags = CC_SEND_SIGNALED, .num_sge = 1,
-					.sge = { MR_DATA, 0, bytes }, .remote_mr = MR_DATA,
-					.remote_offset = (uint64_t)(r - 1) * bytes };
-		poll_op(s, r, 1, send_op(s, r, 0, o, UINT32_MAX));
-	}
-	return s;
-}
-
-/* Incast into a 256 KiB switch buffer.  IB credits, or PFC: the senders
- * wait (for room, or while paused), nothing is dropped, and the bottleneck
- * port runs full.  Without flow control: tail drops, go-back-N
- * retransmissions, and still every WRITE completes. */
-static void incast_credits_and_drops(void **state)
-{
-	(void)state;
-	static const enum sim_flow_ctrl fcs[] = {SIM_FC_CREDIT, SIM_FC_PFC, SIM_FC_NONE};
-
-	for (int fc = 0; fc < 3; fc++) {
-		struct cc_schedule *s = incast(4, 1 << 20);
-		struct sim_params f;
-		struct cc_sim_result res;
-		uint64_t lost = 0, retx = 0;
-
-		sim_params_preset("ib-hdr", &f);
-		f.sw.buffer_bytes = 256 << 10;
-		f.link.flow_ctrl = fcs[fc];
-		f.rnic.timeout_exp = 8;
-		struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1, .check = true,
-					 .time_limit_ps = 60ull * 1000000 * US };
-		assert_int_equal(cc_sim_run(s, &o, &res), 0);
-		assert_int_equal(res.err.status, CC_RUN_OK);
-		for (uint32_t r = 0; r <= 4; r++) {
-			lost += res.rank[r].lost_pkts;
-			retx += res.rank[r].retx_pkts;
-		}
-		print_message("    %s: %.1f us, %" PRIu64 " dropped, %" PRIu64 " resent, %" PRIu64
-			      " PAUSE frames\n", sim_flow_ctrl_name[fcs[fc]], res.time_ps / 1e6,
-			      res.switch_drops, retx, res.pause_frames);
-		/* 4 MiB into one 200 Gb/s port takes at least 4 x 256 x 4138 B */
-		assert_true(res.time_ps > 4ull * 256 * SER(4138));
-		if (fcs[fc] != SIM_FC_NONE) { /* lossless */
-			assert_int_equal(res.switch_drops, 0);
-			assert_int_equal(retx, 0);
-			assert_true(fcs[fc] == SIM_FC_CREDIT || res.pause_frames > 0);
-		} else {
-			assert_true(res.switch_drops > 0 && lost == res.switch_drops && retx > 0);
-		}
-		cc_sim_result_free(&res);
-		cc_schedule_free(s);
-	}
-}
-
 /* ---- ring collectives ---- */
-
-static struct cc_schedule *ring(enum cc_coll coll, enum cc_transport t, uint32_t k, uint64_t bytes)
-{
-	struct cc_coll_params p;
-	uint64_t count, size;
-	char err[256];
-
-	cc_coll_params_default(&p);
-	p.coll = coll;
-	p.transport = t;
-	p.dtype = CC_FLOAT32;
-	p.redop = CC_SUM;
-	p.nranks = k;
-	cc_result_counts(coll, k, 4, bytes, &count, &size);
-	p.count = count;
-	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
-	assert_non_null(s);
-	return s;
-}
 
 static struct cc_sim_result sim(const struct cc_schedule *s, const char *fabric,
 				enum sim_topo_kind topo, bool check, struct cc_trace *trace)
@@ -548,7 +450,7 @@ static struct cc_sim_result sim(const struct cc_schedule *s, const char *fabric,
 static void ack_coalescing_wider_than_window(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = ring(CC_ALLREDUCE, CC_WRITE_IMM, 4, 4 << 20);
+	struct cc_schedule *s = ring_sched(CC_ALLREDUCE, CC_WRITE_IMM, 4, 4 << 20);
 	struct sim_params f;
 	struct cc_sim_result res;
 
@@ -567,46 +469,6 @@ static void ack_coalescing_wider_than_window(void **state)
 	cc_schedule_free(s);
 }
 
-/* Random loss on every link (link.loss_ppb): the RC transport recovers
- * by go-back-N (sequence NAKs, and the local ACK timeout for a lost tail),
- * every byte still arrives right, and the time grows with the loss rate. */
-static void loss_recovered_and_costly(void **state)
-{
-	(void)state;
-	static const uint64_t ppb[] = {0, 100000, 1000000, 5000000}; /* 0, 1e-4, 1e-3, 5e-3 */
-	struct cc_schedule *s = ring(CC_ALLREDUCE, CC_WRITE_IMM, 4, 4 << 20);
-	sim_time_ps prev = 0;
-
-	for (size_t i = 0; i < sizeof(ppb) / sizeof(ppb[0]); i++) {
-		struct sim_params f;
-		struct cc_sim_result res;
-		uint64_t lost = 0, retx = 0;
-
-		sim_params_preset("roce-100g", &f);
-		f.link.loss_ppb = ppb[i];
-		f.rnic.timeout_exp = 8; /* 1 ms: a lost tail costs that, not 1 s */
-		struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 3,
-					 .check = true, .time_limit_ps = 60ull * 1000000 * US };
-		assert_int_equal(cc_sim_run(s, &o, &res), 0);
-		assert_int_equal(res.err.status, CC_RUN_OK);
-		assert_int_equal(res.wrong, 0);
-		for (uint32_t r = 0; r < 4; r++) {
-			lost += res.rank[r].lost_pkts;
-			retx += res.rank[r].retx_pkts;
-		}
-		print_message("    %" PRIu64 " ppb: %.1f us, %" PRIu64 " lost, %" PRIu64 " resent\n", ppb[i],
-			      res.time_ps / 1e6, lost, retx);
-		if (ppb[i] == 0)
-			assert_true(lost == 0 && retx == 0);
-		else
-			assert_true(lost > 0 && retx >= lost);
-		assert_true(res.time_ps >= prev);
-		prev = res.time_ps;
-		cc_sim_result_free(&res);
-	}
-	cc_schedule_free(s);
-}
-
 /* Large N: within 2% above the alpha-beta bound, never below. */
 static void allreduce_near_bound(void **state)
 {
@@ -614,7 +476,7 @@ static void allreduce_near_bound(void **state)
 	static const uint32_t ks[] = {2, 4, 8, 16};
 
 	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
-		struct cc_schedule *s = ring(CC_ALLREDUCE, CC_WRITE_IMM, ks[i], 64ull << 20);
+		struct cc_schedule *s = ring_sched(CC_ALLREDUCE, CC_WRITE_IMM, ks[i], 64ull << 20);
 		struct sim_params f;
 		struct sim_net net;
 		struct cc_sim_result res = sim(s, "ib-hdr", SIM_TOPO_RING, false, NULL);
@@ -642,7 +504,7 @@ static void wire_bytes_are_data_plus_headers(void **state)
 	for (int topo = 0; topo < 2; topo++) {
 		uint32_t k = 4;
 		uint64_t n = 1 << 20;
-		struct cc_schedule *s = ring(CC_ALLREDUCE, CC_WRITE_IMM, k, n);
+		struct cc_schedule *s = ring_sched(CC_ALLREDUCE, CC_WRITE_IMM, k, n);
 		struct sim_params f;
 		struct cc_sim_result res = sim(s, "roce-100g", topo, true, NULL);
 
@@ -693,7 +555,7 @@ static void collectives_correct(void **state)
 			for (size_t ki = 0; ki < 4; ki++)
 				for (size_t si = 0; si < 4; si++)
 					for (int topo = 0; topo < 2; topo++) {
-						struct cc_schedule *s = ring(c, t, ks[ki], sizes[si] * ks[ki]);
+						struct cc_schedule *s = ring_sched(c, t, ks[ki], sizes[si] * ks[ki]);
 						struct cc_sim_result res = sim(s, "ib-ndr", topo, true, NULL);
 
 						assert_int_equal(res.wrong, 0);
@@ -724,7 +586,7 @@ static void collectives_on_networks(void **state)
 	for (int n = 0; n < 2; n++)
 		for (int c = 0; c < CC_COLL_COUNT; c++)
 			for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
-				struct cc_schedule *s = ring(c, t, 8, 1 << 20);
+				struct cc_schedule *s = ring_sched(c, t, 8, 1 << 20);
 				struct sim_params f;
 				struct cc_sim_result res;
 
@@ -746,7 +608,7 @@ static void collectives_on_networks(void **state)
 				cc_schedule_free(s);
 			}
 	/* a network of another rank count is refused */
-	struct cc_schedule *s = ring(CC_ALLREDUCE, CC_WRITE_IMM, 4, 1 << 10);
+	struct cc_schedule *s = ring_sched(CC_ALLREDUCE, CC_WRITE_IMM, 4, 1 << 10);
 	struct sim_params f;
 	struct cc_sim_result res;
 
@@ -764,7 +626,7 @@ static void collectives_on_networks(void **state)
 static void deterministic(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = ring(CC_ALLREDUCE, CC_SEND_RECV, 3, 300000);
+	struct cc_schedule *s = ring_sched(CC_ALLREDUCE, CC_SEND_RECV, 3, 300000);
 	struct cc_trace t1, t2;
 
 	cc_trace_init(&t1);
@@ -818,8 +680,6 @@ int main(void)
 		cmocka_unit_test(atomics_and_read_carry_data),
 		cmocka_unit_test(allreduce_near_bound),
 		cmocka_unit_test(ack_coalescing_wider_than_window),
-		cmocka_unit_test(loss_recovered_and_costly),
-		cmocka_unit_test(incast_credits_and_drops),
 		cmocka_unit_test(wire_bytes_are_data_plus_headers),
 		cmocka_unit_test(collectives_correct),
 		cmocka_unit_test(collectives_on_networks),

@@ -40,6 +40,7 @@ static void test_opcode_table(void **state)
 		{SIM_BTH_ATOMIC_ACK, 0x12, 12 + 4 + 8, "ATOMIC_ACKNOWLEDGE"},
 		{SIM_BTH_COMPARE_SWAP, 0x13, 12 + 28, "COMPARE_SWAP"},
 		{SIM_BTH_FETCH_ADD, 0x14, 12 + 28, "FETCH_ADD"},
+		{SIM_BTH_CNP, 0x15, 12 + 16, "CNP"},
 	};
 	(void)state;
 
@@ -52,13 +53,15 @@ static void test_opcode_table(void **state)
 		/* the flags name exactly the extended headers counted */
 		unsigned ext = (b->flags & SIM_PKT_RETH ? 16 : 0) + (b->flags & SIM_PKT_IMMDT ? 4 : 0) +
 			       (b->flags & SIM_PKT_AETH ? 4 : 0) + (b->flags & SIM_PKT_ATMETH ? 28 : 0) +
-			       (b->flags & SIM_PKT_ATMACK ? 8 : 0);
+			       (b->flags & SIM_PKT_ATMACK ? 8 : 0) + (b->flags & SIM_PKT_CNP ? 16 : 0);
 		assert_int_equal(b->hdr_bytes, 12 + ext);
 		/* a packet is exactly one of: first/last/only, middle */
 		unsigned pos = b->flags & (SIM_PKT_FIRST | SIM_PKT_MIDDLE | SIM_PKT_LAST);
 		assert_true(pos != 0);
 		assert_true(!(pos & SIM_PKT_MIDDLE) || pos == SIM_PKT_MIDDLE);
-		assert_true(!!(b->flags & SIM_PKT_REQ) != !!(b->flags & SIM_PKT_RESP));
+		/* a request or a response, or else a CNP */
+		assert_true((b->flags & SIM_PKT_CNP) ? !(b->flags & (SIM_PKT_REQ | SIM_PKT_RESP))
+						     : !!(b->flags & SIM_PKT_REQ) != !!(b->flags & SIM_PKT_RESP));
 	}
 	/* which packets need a receive WQE (rxe RXE_RWR_MASK) */
 	assert_true(sim_bth_info[SIM_BTH_SEND_FIRST].flags & SIM_PKT_RWQE);

@@ -1,0 +1,72 @@
+/* tests/sim_sched.h — schedules the simulator tests share: a ring
+ * collective from the core, and an incast built by hand.  Include after
+ * cmocka.h. */
+#ifndef CCLAB_TESTS_SIM_SCHED_H
+#define CCLAB_TESTS_SIM_SCHED_H
+
+#include "core/algo.h"
+#include "core/results.h"
+#include "sim/exec.h"
+
+/* A ring collective of k ranks, `bytes` in nccl-tests' size column, float32 sum. */
+static inline struct cc_schedule *ring_sched(enum cc_coll coll, enum cc_transport t, uint32_t k,
+					     uint64_t bytes)
+{
+	struct cc_coll_params p;
+	uint64_t count, size;
+	char err[256];
+
+	cc_coll_params_default(&p);
+	p.coll = coll;
+	p.transport = t;
+	p.dtype = CC_FLOAT32;
+	p.redop = CC_SUM;
+	p.nranks = k;
+	cc_result_counts(coll, k, 4, bytes, &count, &size);
+	p.count = count;
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	return s;
+}
+
+/* n senders (ranks 1..n) each RDMA WRITE `bytes` into rank 0 at once, one
+ * signaled WQE each: on a star, the switch port to rank 0 is the
+ * bottleneck.  Buffer 0 is the data, MR 0 over it. */
+static inline struct cc_schedule *incast_sched(uint32_t n, uint32_t bytes)
+{
+	struct cc_coll_params p;
+
+	cc_coll_params_default(&p);
+	p.nranks = n + 1;
+	p.count = 0; /* no collective: the checker has nothing to compare */
+	struct cc_schedule *s = cc_schedule_new(&p);
+	assert_non_null(s);
+	for (uint32_t r = 0; r <= n; r++) {
+		struct cc_rank_sched *rs = &s->ranks[r];
+
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_GPU, CC_BUF_INPUT,
+						       r ? bytes : (uint64_t)n * bytes, -1, 0 });
+		cc_add_mr(rs, 0, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE);
+		cc_add_cq(rs, 16);
+		for (uint32_t q = 0; q < (r ? 1 : n); q++)
+			cc_add_qp(rs, &(struct cc_qp){ .peer = r ? 0 : q + 1, .peer_qp = r ? r - 1 : 0,
+						       .max_send_wr = 4, .max_recv_wr = 4,
+						       .max_inline = 64, .retry_cnt = 7,
+						       .rnr_retry = 7 });
+	}
+	for (uint32_t r = 1; r <= n; r++) {
+		struct cc_rank_sched *rs = &s->ranks[r];
+		struct cc_op post = { .kind = CC_OP_POST_SEND, .u.send = {
+			.qp = 0, .wr_id = 1, .opcode = CC_WR_RDMA_WRITE, .flags = CC_SEND_SIGNALED,
+			.num_sge = 1, .sge = { 0, 0, bytes }, .remote_mr = 0,
+			.remote_offset = (uint64_t)(r - 1) * bytes } };
+		uint32_t i = cc_add_op(rs, &post, NULL, 0);
+		struct cc_op db = { .kind = CC_OP_DOORBELL, .u.doorbell = { 0, 1 } };
+		uint32_t d = cc_add_op(rs, &db, &i, 1);
+		struct cc_op poll = { .kind = CC_OP_POLL_CQ, .u.poll = { 0, 1 } };
+		cc_add_op(rs, &poll, &d, 1);
+	}
+	return s;
+}
+
+#endif /* CCLAB_TESTS_SIM_SCHED_H */
