@@ -7,7 +7,9 @@
  *     what is wrong, what was expected), and writes no result file;
  *   - the regression scenarios (tests/scenarios/, YAML files) meet their
  *     `expect:` blocks; a missed expectation exits 1 and names it;
- *   - --set overrides, --csv rows, and two runs giving identical files.
+ *   - --set overrides, --csv rows, and two runs giving identical files;
+ *   - the seeds' claims (scenarios/seeds/, docs/seed-claims.md) hold their
+ *     stored expectations, and NCCL's ring loop is 2k-1 primitive steps.
  * Runs from the repository root (tests/run.sh does); the cclab binary is
  * $CCLAB, so the sanitizer pass checks the loader under ASan too. */
 #include <dirent.h>
@@ -68,7 +70,7 @@ static void shipped_files_load(void **state)
 	};
 	static const char *const scen[] = {
 		"scenarios/demo.yaml", "scenarios/ndr-leafspine-64.yaml",
-		"scenarios/roce400-railopt-2x8.yaml", "scenarios/write-vs-send-roce100.yaml",
+		"scenarios/roce400-railopt-2x8.yaml", "scenarios/seeds/04-write.yaml",
 		"tests/scenarios/ring-hdr-allreduce.yaml",
 		"tests/scenarios/leafspine-ndr-reducescatter.yaml",
 		"tests/scenarios/railopt-roce400-allgather.yaml", "tests/scenarios/two-nodes-file.yaml",
@@ -246,6 +248,64 @@ static void overrides_and_files(void **state)
 	run_free(&r);
 }
 
+/* Every seed-claim scenario meets its stored expectation, so a model
+ * change that moves a claim's figure is noticed (docs/seed-claims.md). */
+static void seed_claims_hold(void **state)
+{
+	DIR *d = opendir("scenarios/seeds");
+	struct dirent *e;
+	int n = 0;
+
+	(void)state;
+	need_cclab();
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		struct run r;
+
+		if (!strstr(e->d_name, ".yaml"))
+			continue;
+		r = run_cclab("run scenarios/seeds/%s", e->d_name);
+		if (r.status != 0)
+			fail_msg("%s: exit %d\n%s%s", e->d_name, r.status, r.out, r.err);
+		assert_non_null(strstr(r.out, "# Out of bounds values : 0 OK"));
+		run_free(&r);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 11);
+}
+
+/* Claim 2: rank 0's loop of an 8-rank ring allreduce is 2k-1 = 15
+ * primitives, in NCCL's order (src/device/all_reduce.h runRing). */
+static void seed_ring_steps(void **state)
+{
+	static const char *const want[] = {
+		"send", "recvReduceSend", "recvReduceSend", "recvReduceSend", "recvReduceSend",
+		"recvReduceSend", "recvReduceSend", "recvReduceCopySend", "recvCopySend",
+		"recvCopySend", "recvCopySend", "recvCopySend", "recvCopySend", "recvCopySend", "recv",
+	};
+	struct run r;
+	const char *p;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("schedule -n 8 -b 1MiB --primitives --rank 0");
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_substr(r.out, "\n"), 15);
+	p = r.out;
+	for (size_t i = 0; i < 15; i++) {
+		const char *eol = strchr(p, '\n');
+		char tail[64];
+
+		assert_non_null(eol);
+		snprintf(tail, sizeof(tail), "step %zu %s\n", i, want[i]);
+		assert_true((size_t)(eol + 1 - p) >= strlen(tail));
+		assert_memory_equal(eol + 1 - strlen(tail), tail, strlen(tail));
+		p = eol + 1;
+	}
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +313,8 @@ int main(void)
 		cmocka_unit_test(broken_corpus),
 		cmocka_unit_test(regressions_hold),
 		cmocka_unit_test(overrides_and_files),
+		cmocka_unit_test(seed_claims_hold),
+		cmocka_unit_test(seed_ring_steps),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
