@@ -537,9 +537,11 @@ static int prepare_io(struct dx *x, uint8_t ***in, uint8_t ***out)
 	*out = calloc(x->s->nranks, sizeof(**out));
 	if (!*in || !*out)
 		return -ENOMEM;
+	/* Buffers 0 and 1 are a collective's input and output; a schedule
+	 * of no collective (count 0, hand-built) may have fewer. */
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
-		(*in)[r] = x->rk[r].mem[0];
-		(*out)[r] = x->rk[r].mem[1];
+		(*in)[r] = x->s->ranks[r].nbufs > 0 ? x->rk[r].mem[0] : NULL;
+		(*out)[r] = x->s->ranks[r].nbufs > 1 ? x->rk[r].mem[1] : NULL;
 	}
 	cc_check_io_fill(&x->io, x->o->seed, *in, *out);
 	return 0;

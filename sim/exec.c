@@ -885,9 +885,10 @@ static int setup(struct sx *x)
 		err = in && out ? cc_check_io_init(&x->io, s) : -ENOMEM;
 		if (!err) {
 			x->io_ready = true;
+			/* Input and output, as the data executor takes them. */
 			for (uint32_t r = 0; r < s->nranks; r++) {
-				in[r] = x->rk[r].mem[0];
-				out[r] = x->rk[r].mem[1];
+				in[r] = s->ranks[r].nbufs > 0 ? x->rk[r].mem[0] : NULL;
+				out[r] = s->ranks[r].nbufs > 1 ? x->rk[r].mem[1] : NULL;
 			}
 			cc_check_io_fill(&x->io, x->o->seed, in, out);
 		}
@@ -941,7 +942,7 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 				err = -ENOMEM;
 			} else {
 				for (uint32_t r = 0; r < s->nranks; r++)
-					out[r] = x.rk[r].mem[1];
+					out[r] = s->ranks[r].nbufs > 1 ? x.rk[r].mem[1] : NULL;
 				res->wrong = cc_check_io_wrong(&x.io, out);
 				free(out);
 			}

@@ -8,9 +8,11 @@
 #include "core/results.h"
 #include "sim/exec.h"
 
-/* A ring collective of k ranks, `bytes` in nccl-tests' size column, float32 sum. */
-static inline struct cc_schedule *ring_sched(enum cc_coll coll, enum cc_transport t, uint32_t k,
-					     uint64_t bytes)
+/* A ring collective of k ranks, `bytes` in nccl-tests' size column, float32
+ * sum, its staging buffers in `stage` memory (CC_MEM_HOST: no GPUDirect RDMA). */
+static inline struct cc_schedule *ring_sched_staged(enum cc_coll coll, enum cc_transport t,
+						    uint32_t k, uint64_t bytes,
+						    enum cc_mem_kind stage)
 {
 	struct cc_coll_params p;
 	uint64_t count, size;
@@ -19,14 +21,20 @@ static inline struct cc_schedule *ring_sched(enum cc_coll coll, enum cc_transpor
 	cc_coll_params_default(&p);
 	p.coll = coll;
 	p.transport = t;
-	p.dtype = CC_FLOAT32;
-	p.redop = CC_SUM;
 	p.nranks = k;
-	cc_result_counts(coll, k, 4, bytes, &count, &size);
+	p.stage_mem = stage;
+	cc_result_counts(coll, k, cc_dtype_size(p.dtype), bytes, &count, &size);
 	p.count = count;
 	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
 	assert_non_null(s);
 	return s;
+}
+
+/* The same with GPUDirect RDMA: staging beside the user buffers. */
+static inline struct cc_schedule *ring_sched(enum cc_coll coll, enum cc_transport t, uint32_t k,
+					     uint64_t bytes)
+{
+	return ring_sched_staged(coll, t, k, bytes, CC_MEM_GPU);
 }
 
 /* n senders (ranks 1..n) each RDMA WRITE `bytes` into rank 0 at once, one

@@ -32,6 +32,7 @@
 #include "sim/gpu_host.h"
 #include "sim/pcie.h"
 #include "tests/files.h"
+#include "tests/sim_sched.h"
 #include "tests/run_cclab.h"
 
 #define US 1000000ull
@@ -89,25 +90,6 @@ static struct sim_params fabric(const char *name, bool staging)
 	return f;
 }
 
-static struct cc_schedule *ring(enum cc_coll coll, enum cc_transport t, uint32_t k,
-				uint64_t bytes, enum cc_mem_kind stage)
-{
-	struct cc_coll_params p;
-	uint64_t count, size;
-	char err[256];
-
-	cc_coll_params_default(&p);
-	p.coll = coll;
-	p.transport = t;
-	p.nranks = k;
-	p.stage_mem = stage;
-	cc_result_counts(coll, k, 4, bytes, &count, &size);
-	p.count = count;
-	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
-	assert_non_null(s);
-	return s;
-}
-
 static struct cc_sim_result sim(const struct cc_schedule *s, const struct sim_params *f, bool check)
 {
 	struct cc_sim_result res;
@@ -144,7 +126,7 @@ static void staging_buffers_in_host_memory(void **state)
 	p.stage_mem = CC_MEM_GPU;
 	assert_int_equal(cc_coll_stage_mem(&p), CC_MEM_HOST);
 
-	struct cc_schedule *s = ring(CC_ALLREDUCE, CC_WRITE_FLAG, 3, 4096, CC_MEM_HOST);
+	struct cc_schedule *s = ring_sched_staged(CC_ALLREDUCE, CC_WRITE_FLAG, 3, 4096, CC_MEM_HOST);
 	for (uint32_t r = 0; r < 3; r++) {
 		const struct cc_rank_sched *rs = &s->ranks[r];
 
@@ -171,7 +153,7 @@ static void data_executor_right(void **state)
 	for (int c = 0; c < CC_COLL_COUNT; c++)
 		for (int t = 0; t < CC_TRANSPORT_COUNT; t++)
 			for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-				struct cc_schedule *s = ring((enum cc_coll)c, (enum cc_transport)t,
+				struct cc_schedule *s = ring_sched_staged((enum cc_coll)c, (enum cc_transport)t,
 							     4, sizes[z], CC_MEM_HOST);
 				struct cc_data_opts o = { .seed = 7, .order_seed = 11 + z };
 				struct cc_data_result res;
@@ -195,7 +177,7 @@ static void simulator_right(void **state)
 
 	for (int c = 0; c < CC_COLL_COUNT; c++)
 		for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
-			struct cc_schedule *s = ring((enum cc_coll)c, (enum cc_transport)t, 4,
+			struct cc_schedule *s = ring_sched_staged((enum cc_coll)c, (enum cc_transport)t, 4,
 						     3u << 20, CC_MEM_HOST);
 			struct cc_sim_result res = sim(s, &f, true);
 
@@ -357,8 +339,8 @@ static void k2_allreduce_exact(void **state)
 	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
 		for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
 			struct sim_params gdr = fabric(presets[i], false), stg = fabric(presets[i], true);
-			struct cc_schedule *a = ring(CC_ALLREDUCE, CC_WRITE_IMM, 2, sizes[z], CC_MEM_GPU);
-			struct cc_schedule *b = ring(CC_ALLREDUCE, CC_WRITE_IMM, 2, sizes[z], CC_MEM_HOST);
+			struct cc_schedule *a = ring_sched_staged(CC_ALLREDUCE, CC_WRITE_IMM, 2, sizes[z], CC_MEM_GPU);
+			struct cc_schedule *b = ring_sched_staged(CC_ALLREDUCE, CC_WRITE_IMM, 2, sizes[z], CC_MEM_HOST);
 			struct cc_sim_result ra = sim(a, &gdr, true), rb = sim(b, &stg, true);
 			uint64_t n = sizes[z] / 2;
 			int64_t want = delta(&stg, n, 1, 0, 1) + delta(&stg, n, 2, 1, 1) +
@@ -399,8 +381,8 @@ static void large_allreduce_slower(void **state)
 	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
 		struct sim_params gdr = fabric(presets[i], false), stg = fabric(presets[i], true);
 		const struct sim_host_params *h = &stg.host;
-		struct cc_schedule *a = ring(CC_ALLREDUCE, CC_WRITE_IMM, k, N, CC_MEM_GPU);
-		struct cc_schedule *b = ring(CC_ALLREDUCE, CC_WRITE_IMM, k, N, CC_MEM_HOST);
+		struct cc_schedule *a = ring_sched_staged(CC_ALLREDUCE, CC_WRITE_IMM, k, N, CC_MEM_GPU);
+		struct cc_schedule *b = ring_sched_staged(CC_ALLREDUCE, CC_WRITE_IMM, k, N, CC_MEM_HOST);
 		struct cc_sim_result ra = sim(a, &gdr, false), rb = sim(b, &stg, false);
 		uint64_t tw = host_ps(&stg.pcie, 0, S), trw = host_ps(&stg.pcie, S, S);
 		uint64_t tr = host_ps(&stg.pcie, S, 0), h1 = hbm(h, S), h2 = hbm(h, 2 * S);
@@ -446,8 +428,8 @@ static void fabric_and_schedule_must_agree(void **state)
 {
 	(void)state;
 	struct sim_params gdr = fabric("ib-hdr", false), stg = fabric("ib-hdr", true);
-	struct cc_schedule *a = ring(CC_ALLREDUCE, CC_WRITE_IMM, 2, 4096, CC_MEM_GPU);
-	struct cc_schedule *b = ring(CC_ALLREDUCE, CC_WRITE_IMM, 2, 4096, CC_MEM_HOST);
+	struct cc_schedule *a = ring_sched_staged(CC_ALLREDUCE, CC_WRITE_IMM, 2, 4096, CC_MEM_GPU);
+	struct cc_schedule *b = ring_sched_staged(CC_ALLREDUCE, CC_WRITE_IMM, 2, 4096, CC_MEM_HOST);
 	struct cc_sim_opts o = { .fabric = &stg, .topo = SIM_TOPO_RING, .check = true };
 	struct cc_sim_result res;
 
