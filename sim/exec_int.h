@@ -197,6 +197,7 @@ struct sx_rank {
 	struct sim_pcie pcie;
 	struct sx_port *port;
 	struct sim_pipe db_pipe, fetch_pipe, bf_pipe, cqe_pipe, atomic_pipe;
+	sim_time_ps atomic_free;  /* the responder's atomic unit is free from then */
 	sim_time_ps cqe_last_due;
 	struct cc_sim_rank_stats *st;
 	sim_time_ps sw_covered;  /* switch time accounting: union covered up to */
