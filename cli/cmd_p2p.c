@@ -2,236 +2,21 @@
  * simulator (core/p2p.h builds the schedule, core/p2p_report.h turns the
  * run's timestamps into perftest's columns; docs/p2p.md).
  *
- * Each size runs once, with the data not carried (a p2p schedule has no
- * collective to check; the data executor, `make test`'s test_p2p, checks
- * the schedule itself).  The trace of the run gives perftest's stamps:
- * rank 0's "post" events are tposted, its "poll" events of send
- * completions tcompleted.
- *
- * As `cclab sim` does, a result no fabric could give is a model bug, not a
- * fast fabric: a run below the alpha-beta lower bound (sim/bound.h), or a
- * payload rate above the fastest link, is reported on stderr, exit 1.
+ * The options (cli/p2p_options.c) name the test, the fabric and the
+ * topology; the sweep itself is cli/p2p_run.c's, which `cclab run` uses
+ * too for a scenario with a `p2p:` section.
  */
-#include <errno.h>
-#include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "cli/check.h"
 #include "cli/p2p.h"
-#include "sim/bound.h"
-
-struct p2p_ctx {
-	struct sim_net net;    /* --topology's, for every size and the bound */
-	struct cc_trace trace; /* this size's events: the stamps, and --trace */
-	struct cc_json j;
-};
-
-static const char dashes[] =
-	"---------------------------------------------------------------------------------------\n";
-
-static void preamble(const struct p2p_opts *o)
-{
-	const struct cc_p2p_params *p = &o->p;
-	const struct sim_link_params *l = &o->fabric.link;
-	bool pp = cc_p2p_is_pingpong(p->op, p->mode);
-	const char *inl = "none (perftest's default for this test)";
-
-	if (pp)
-		inl = p->op == CC_P2P_SEND ? "messages <= 8 B (perftest: <= 236 B)"
-					   : "messages <= 8 B (perftest: <= 220 B)";
-	printf("# cclab %s p2p: %s %s, as %s: %s, rank 0 (client) to rank 1 (server), "
-	       "one RC QP pair\n", CCLAB_VERSION, cc_p2p_op_name[p->op], cc_p2p_mode_name[p->mode],
-	       cc_p2p_tool(p->op, p->mode), cc_opcode_name[cc_p2p_opcode(p->op, p->mode)]);
-	printf("# fabric: %s  topology: %s  link: %s %g Gb/s  MTU: %" PRIu32 " B\n", o->fabric.name,
-	       sim_topo_kind_name[o->topo], sim_link_info[l->type].name,
-	       (double)l->rate_bps / 1e9, l->mtu_bytes);
-	printf("# iterations: %" PRIu32 "  tx depth: %" PRIu32 "  cq moderation: %" PRIu32
-	       "  rx depth: %" PRIu32 "  memory: %s  inline: %s\n", p->iters, p->tx_depth,
-	       cc_p2p_cq_mod(p), p->rx_depth, cc_mem_kind_name[p->mem], inl);
-	if (p->mode == CC_P2P_BW)
-		printf("# executor: sim (simulated time, one run per size); MB = 2^20 bytes; "
-		       "average over tposted[0] .. tcompleted[last]\n");
-	else
-		printf("# executor: sim (simulated time, one run per size); t over the %" PRIu32
-		       " deltas tposted[i+1] - tposted[i], %s\n", p->iters - 1,
-		       pp ? "halved: a half round trip" : "the whole operation");
-	if (p->op == CC_P2P_WRITE && p->mode == CC_P2P_LAT)
-		printf("# write lat: WRITE_WITH_IMM ping-pong polling the receive CQ "
-		       "(ib_write_lat polls the buffer's last byte; docs/p2p.md)\n");
-	fputs(dashes, stdout);
-	cc_p2p_print_header(stdout, p->mode);
-}
-
-/* Simulated time after which a run counts as stuck (a peer that never
- * posts a receive, retried forever): ten times what the link needs for
- * each message plus 1 ms per iteration, at least 1 s.  An honest run
- * takes a small fraction of it, a stuck one ends long before `cclab sim`'s
- * fixed hour, and a large -n is not cut short. */
-static sim_time_ps time_limit(const struct p2p_opts *o, uint64_t size)
-{
-	double ser_ps = (double)size * 8 * 1e12 / (double)o->fabric.link.rate_bps;
-	double lim = (double)o->p.iters * (1e9 + 10 * ser_ps);
-
-	if (lim < 1e12)
-		lim = 1e12;
-	return lim >= 1e19 ? (sim_time_ps)1e19 : (sim_time_ps)lim;
-}
-
-/* The fastest link of the network, bit/s: no payload goes faster. */
-static uint64_t fastest_link(const struct sim_params *f, const struct sim_net *net)
-{
-	uint64_t best = f->link.rate_bps;
-
-	for (uint32_t i = 0; i < net->nlinks; i++) {
-		uint64_t rate = sim_topo_link_rate(&net->links[i], f);
-
-		if (rate > best)
-			best = rate;
-	}
-	return best;
-}
-
-/* Physics: says on stderr what a completed run broke; false if anything. */
-static bool within_bounds(const struct p2p_opts *o, const struct p2p_ctx *c,
-			  const struct p2p_row *row)
-{
-	double link = (double)fastest_link(&o->fabric, &c->net) / 8 / 1048576; /* MB/s */
-	bool ok = true;
-
-	fflush(stdout); /* after the row it is about */
-	if (row->res->time_ps < row->bound_ps) {
-		fprintf(stderr, "cclab p2p: model bug: %" PRIu64 " bytes: the run took %" PRIu64
-			" ps, below the alpha-beta lower bound %" PRIu64 " ps\n", row->size,
-			row->res->time_ps, row->bound_ps);
-		ok = false;
-	}
-	if (o->p.mode == CC_P2P_BW && (row->bw.avg_mib_s > link || row->bw.peak_mib_s > link)) {
-		fprintf(stderr, "cclab p2p: model bug: %" PRIu64 " bytes: %.2f MB/sec (peak %.2f) "
-			"exceeds the fastest link, %.2f MB/sec\n", row->size, row->bw.avg_mib_s,
-			row->bw.peak_mib_s, link);
-		ok = false;
-	}
-	return ok;
-}
-
-/* A refusal of cc_sim_run(); exit status 1. */
-static int refused(const struct p2p_opts *o, uint64_t size, int rc)
-{
-	fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: ", size);
-	if (rc == -EINVAL)
-		fprintf(stderr, "the %s topology cannot carry the QP between the two ranks\n",
-			sim_topo_kind_name[o->topo]);
-	else if (rc == -EOPNOTSUPP)
-		fprintf(stderr, "fabric '%s' reaches GPU memory through host staging, which the "
-			"simulator does not model for this schedule; use --mem host\n",
-			o->fabric.name);
-	else
-		fprintf(stderr, "simulator: %s\n", strerror(-rc));
-	return CLI_EXIT_FAIL;
-}
-
-/* perftest's figures from the run's trace; false if its stamps are missing. */
-static bool figures(const struct p2p_opts *o, const struct cc_schedule *s,
-		    const struct cc_trace *tr, struct p2p_row *row)
-{
-	struct cc_p2p_params p = o->p;
-	struct cc_p2p_times t;
-	int rc;
-
-	p.size = row->size;
-	if (cc_p2p_times_init(&t, p.iters))
-		return false;
-	rc = cc_p2p_times_from_trace(&t, s, tr);
-	if (!rc)
-		rc = p.mode == CC_P2P_BW ? cc_p2p_bw_compute(&p, &t, &row->bw)
-					 : cc_p2p_lat_compute(&p, &t, &row->lat);
-	cc_p2p_times_free(&t);
-	return rc == 0;
-}
-
-/* One size: build, run, print its row, add its JSON entry.  Returns 0
- * with *ok, or an exit status that ends the sweep. */
-static int run_size(const struct p2p_opts *o, struct p2p_ctx *c, uint64_t size, bool *ok)
-{
-	struct cc_p2p_params p = o->p;
-	struct cc_sim_opts so = {
-		.fabric = &o->fabric,
-		.topo = o->topo,
-		.net = &c->net,
-		.seed = 1,
-		.check = false, /* nothing to check: no collective (core/p2p.h) */
-		.trace = &c->trace,
-		.time_limit_ps = time_limit(o, size),
-	};
-	struct cc_sim_result res;
-	struct p2p_row row = { .size = size, .res = &res };
-	struct cc_schedule *s;
-	char err[256];
-	int rc;
-
-	p.size = size;
-	s = cc_build_p2p(&p, err, sizeof(err));
-	if (!s) { /* parameters were checked: only memory is left */
-		fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: %s\n", size, err);
-		return CLI_EXIT_FAIL;
-	}
-	cc_trace_clear(&c->trace);
-	rc = cc_sim_run(s, &so, &res);
-	if (rc < 0) {
-		cc_schedule_free(s);
-		return refused(o, size, rc);
-	}
-	row.bound_ps = sim_bound_ps(s, &o->fabric, &c->net);
-	row.failed = res.err.status != CC_RUN_OK || !figures(o, s, &c->trace, &row);
-	if (row.failed) {
-		cc_p2p_print_failed_row(stdout, p.mode, size, p.iters);
-		fflush(stdout);
-		if (res.err.status != CC_RUN_OK)
-			fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: %s: %.*s\n", size,
-				cli_run_status_name(res.err.status), (int)sizeof(res.err.msg),
-				res.err.msg);
-		else
-			fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: the trace lacks timestamps "
-				"(%" PRIu64 " events dropped: out of memory)\n", size,
-				c->trace.dropped);
-	} else {
-		if (p.mode == CC_P2P_BW)
-			cc_p2p_print_bw_row(stdout, size, p.iters, &row.bw);
-		else
-			cc_p2p_print_lat_row(stdout, size, p.iters, &row.lat);
-		row.model_bug = !within_bounds(o, c, &row);
-	}
-	*ok = !row.failed && !row.model_bug;
-	if (o->json)
-		p2p_json_size(&c->j, o, &row);
-	cc_sim_result_free(&res);
-	cc_schedule_free(s);
-	return 0;
-}
-
-static int write_trace(const struct p2p_opts *o, const struct cc_trace *tr)
-{
-	size_t n = strlen(o->trace);
-	int err = n >= 4 && !strcmp(o->trace + n - 4, ".csv") ? cc_trace_write_csv(tr, o->trace)
-							       : cc_trace_write_chrome(tr, o->trace);
-
-	if (err)
-		fprintf(stderr, "cclab p2p: cannot write '%s': %s\n", o->trace, strerror(-err));
-	return err ? CLI_EXIT_FAIL : 0;
-}
 
 int cmd_p2p(int argc, char **argv)
 {
 	struct p2p_opts o;
-	struct p2p_ctx c;
-	struct cc_atomic_file af = {0};
+	struct sim_net net;
 	char msg[SIM_NET_ERR_LEN];
-	bool all_ok = true;
-	uint64_t size;
-	int rc, err;
+	int rc = p2p_parse(argc, argv, &o);
 
-	rc = p2p_parse(argc, argv, &o);
 	if (rc)
 		return rc;
 	if (o.help) {
@@ -242,56 +27,16 @@ int cmd_p2p(int argc, char **argv)
 		fprintf(stderr, "cclab p2p: fabric '%s': invalid parameters\n", o.fabric.name);
 		return CLI_EXIT_FAIL;
 	}
-	/* Unwritable result paths fail now, not after the runs. */
-	if (o.trace) {
-		err = cc_atomic_open(&af, o.trace);
-		if (err) {
-			fprintf(stderr, "cclab p2p: cannot write '%s': %s\n", o.trace, strerror(-err));
-			return CLI_EXIT_FAIL;
-		}
-		cc_atomic_abort(&af);
-	}
-	if (o.json && (err = cc_atomic_open(&af, o.json))) {
-		fprintf(stderr, "cclab p2p: cannot write '%s': %s\n", o.json, strerror(-err));
-		return CLI_EXIT_FAIL;
-	}
-	sim_net_init(&c.net, "");
-	rc = sim_topo_net_make(&c.net, o.topo, 2, msg, sizeof(msg));
+	/* One network for every size: its routes are the bound's too. */
+	sim_net_init(&net, "");
+	rc = sim_topo_net_make(&net, o.topo, o.p.nranks, msg, sizeof(msg));
 	if (rc) {
 		fprintf(stderr, "cclab p2p: --topology %s: %s\n", sim_topo_kind_name[o.topo],
 			msg[0] ? msg : strerror(-rc));
-		sim_net_free(&c.net);
-		if (o.json)
-			cc_atomic_abort(&af);
+		sim_net_free(&net);
 		return CLI_EXIT_FAIL;
 	}
-	cc_trace_init(&c.trace);
-	cc_json_init(&c.j);
-	if (o.json)
-		p2p_json_begin(&c.j, &o);
-	preamble(&o);
-	size = o.p.size;
-	do {
-		bool ok = false;
-
-		rc = run_size(&o, &c, size, &ok);
-		all_ok = all_ok && ok;
-	} while (!rc && p2p_next_size(&o, &size));
-	fputs(dashes, stdout);
-	if (!rc && o.trace && write_trace(&o, &c.trace))
-		rc = CLI_EXIT_FAIL;
-	if (o.json) {
-		if (rc) {
-			cc_atomic_abort(&af);
-		} else if ((err = cli_json_end(&c.j, &af, all_ok))) {
-			fprintf(stderr, "cclab p2p: cannot write '%s': %s\n", o.json, strerror(-err));
-			rc = CLI_EXIT_FAIL;
-		}
-	}
-	cc_json_free(&c.j);
-	cc_trace_free(&c.trace);
-	sim_net_free(&c.net);
-	if (rc)
-		return rc;
-	return all_ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	rc = p2p_run(&o, &net);
+	sim_net_free(&net);
+	return rc;
 }

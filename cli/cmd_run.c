@@ -7,6 +7,9 @@
  * `check: SIZE`, expectations — reaches cmd_sim through o->scenario.
  * Output files (--json, --csv, --trace) describe the simulator's run; with
  * `executors: [data]` alone, the data executor's (it has no trace).
+ * A scenario with `p2p:` runs `cclab p2p`'s sweep (cli/p2p_run.c) on its
+ * network and fabric instead, and holds perftest's figures to its
+ * expectations (cli/p2p_expect.c).
  * A bad scenario is a usage error: exit 2, its file:line:col on stderr,
  * nothing run, nothing written.
  */
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/p2p.h"
 #include "sim/scenario.h"
 
 /* The command-line options a scenario stands for. */
@@ -43,6 +47,27 @@ static void from_scenario(const struct cli_opts *in, const struct cc_scenario *s
 		o->json = o->csv = NULL;
 }
 
+/* A p2p scenario: what `cclab p2p` would take from its options. */
+static int run_p2p(const struct cli_opts *in, const struct cc_scenario *sc)
+{
+	struct p2p_opts o = {
+		.p = sc->p2p,
+		.fabric = sc->fabric,
+		.topo = P2P_DEFAULT_TOPOLOGY, /* unused: the scenario's network runs */
+		.seed = sc->seed,
+		.json = in->json,
+		.trace = in->trace,
+		.csv = in->csv,
+		.scenario = sc,
+	};
+
+	/* Link counters are the collective path's (cli/cmd_sim.c). */
+	if (in->links)
+		fprintf(stderr, "cclab run: --links ignored: a p2p scenario writes no link "
+			"counters\n");
+	return p2p_run(&o, &sc->net);
+}
+
 int cmd_run(const struct cli_opts *in)
 {
 	struct cc_scenario sc;
@@ -55,6 +80,11 @@ int cmd_run(const struct cli_opts *in)
 		/* Bad input, a file that is not there included, is a usage
 		 * error; only running out of memory is a failure. */
 		return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+	}
+	if (sc.is_p2p) {
+		worst = run_p2p(in, &sc);
+		cc_scenario_free(&sc);
+		return worst;
 	}
 	for (int e = 0; e < CC_EXECUTOR_COUNT; e++) {
 		struct cli_opts o;

@@ -85,26 +85,12 @@ static int run_refused(const struct cli_opts *o, uint64_t size, int rc)
 	return CLI_EXIT_FAIL;
 }
 
-/* The fastest link of the network, bits/s: no rank can send faster. */
-static uint64_t fastest_link(const struct sim_params *f, const struct sim_net *net)
-{
-	uint64_t best = f->link.rate_bps;
-
-	for (uint32_t i = 0; i < net->nlinks; i++) {
-		uint64_t rate = sim_topo_link_rate(&net->links[i], f);
-
-		if (rate > best)
-			best = rate;
-	}
-	return best;
-}
-
 /* Whether a completed run respects physics; if not, says why on stderr. */
 static bool within_bounds(const struct cli_opts *o, const struct sim_net *net,
 			  const struct cc_result_row *row, sim_time_ps time_ps, sim_time_ps bound_ps)
 {
 	/* GB/s as nccl-tests' busbw: 1e9 bytes per second. */
-	uint64_t rate = fastest_link(&o->fabric, net);
+	uint64_t rate = sim_topo_fastest_rate(net, &o->fabric);
 	double link_gbps = (double)rate / 8 / 1e9;
 	char t[SIM_TIME_FMT_LEN], b[SIM_TIME_FMT_LEN];
 	double algbw, busbw;

@@ -1,6 +1,9 @@
-/* cli/p2p.h — `cclab p2p`: perftest's point-to-point tests (core/p2p.h) on
- * the simulator.  Options (cli/p2p_options.c), the run and its table
- * (cli/cmd_p2p.c), the --json report (cli/p2p_json.c). */
+/* cli/p2p.h — perftest's point-to-point tests (core/p2p.h) on the
+ * simulator, for `cclab p2p` and for `cclab run` on a scenario with a
+ * `p2p:` section.  Options (cli/p2p_options.c), the run and its table
+ * (cli/p2p_run.c), the command (cli/cmd_p2p.c), the --json report
+ * (cli/p2p_json.c), --csv (cli/p2p_csv.c), a scenario's expectations
+ * (cli/p2p_expect.c). */
 #ifndef CCLAB_CLI_P2P_H
 #define CCLAB_CLI_P2P_H
 
@@ -18,13 +21,19 @@
  * claims it checks are stated): star. */
 #define P2P_DEFAULT_TOPOLOGY SIM_TOPO_STAR
 
+struct cc_scenario; /* sim/scenario.h */
+
 struct p2p_opts {
 	struct cc_p2p_params p; /* size: the -s size, or the first of -a */
 	bool all;               /* -a: CC_P2P_ALL_MIN .. CC_P2P_ALL_MAX, doubling */
 	struct sim_params fabric;
-	enum sim_topo_kind topo;
-	const char *json, *trace;
+	enum sim_topo_kind topo; /* without a scenario */
+	uint64_t seed;          /* the simulator's (loss, ECMP, ECN draws); 1 */
+	const char *json, *trace, *csv;
 	bool help;
+	/* Set by `cclab run`: the scenario's sizes (min, max, factor), its
+	 * network's name and its expectations; NULL for `cclab p2p`. */
+	const struct cc_scenario *scenario;
 };
 
 /* Parses argv[1..argc) (argv[0] is "p2p"): 0 (o->help set for --help), or
@@ -34,8 +43,22 @@ struct p2p_opts {
 int p2p_parse(int argc, char **argv, struct p2p_opts *o);
 void p2p_usage(FILE *f);
 
-/* The sizes of the sweep: the first, then each next one; false at the end. */
+/* The sizes of the sweep: the first, then each next one; false at the end.
+ * -a doubles; a scenario steps as nccl-tests (cc_result_next_size()). */
 bool p2p_next_size(const struct p2p_opts *o, uint64_t *size);
+
+/* "p2p", or "run" under `cclab run`: the prefix of every message. */
+const char *p2p_cmd(const struct p2p_opts *o);
+/* The network's name: the scenario's topology, or --topology. */
+const char *p2p_topology_name(const struct p2p_opts *o);
+
+/* Runs every size of o on net (the test between ranks 0 and 1; net has
+ * o->p.nranks ranks): the preamble, perftest's table, the closing
+ * "# Out of bounds values : N OK|FAILED" line (N: sizes whose run failed,
+ * as nccl-tests counts), the --json, --csv and --trace files, all or
+ * nothing.  Returns the exit status: 0 only if every size ran within the
+ * model's bounds and met its expectation. */
+int p2p_run(const struct p2p_opts *o, const struct sim_net *net);
 
 /* One size's outcome, for the report. */
 struct p2p_row {
@@ -53,5 +76,14 @@ struct p2p_row {
  * with "ok" and commits the file atomically. */
 void p2p_json_begin(struct cc_json *j, const struct p2p_opts *o);
 void p2p_json_size(struct cc_json *j, const struct p2p_opts *o, const struct p2p_row *row);
+
+/* --csv: the header, and one line per size (cli/p2p_csv.c). */
+void p2p_csv_header(FILE *f);
+void p2p_csv_row(FILE *f, const struct p2p_opts *o, const struct p2p_row *row);
+
+/* A scenario's `expect:` entry for the row's size, if any: every bound it
+ * sets, each miss named on stderr with the entry's file:line.  True
+ * without a scenario, an entry or a completed run (cli/p2p_expect.c). */
+bool p2p_meets_expectation(const struct p2p_opts *o, const struct p2p_row *row);
 
 #endif /* CCLAB_CLI_P2P_H */

@@ -1,43 +1,15 @@
 /* cli/p2p_json.c — `cclab p2p --json`: what ran (every parameter, every
- * fabric field as resolved), then one entry per size with perftest's
- * figures, exact picoseconds beside them, and the per-rank counters.
+ * fabric field as resolved, and under `cclab run` the resolved scenario),
+ * then one entry per size with perftest's figures, exact picoseconds
+ * beside them, and the per-rank counters.
  * Key order is fixed and integers exact, so equal runs give equal files;
  * the file is written atomically (core/results.h). */
 #include <string.h>
 
 #include "cli/check.h"
 #include "cli/p2p.h"
-
-/* Every field of the fabric by its scenario key, through the field table
- * (sim/params.h), which covers every byte of struct sim_params: numbers as
- * integers, enums and strings as text.  The same rule as cli/sim_json.c's
- * (static there): link.type's names are sim_link_info[] (sim/wire.h). */
-static void fabric_json(struct cc_json *j, const struct sim_params *f)
-{
-	cc_json_object_begin(j);
-	for (size_t i = 0; i < sim_param_field_count; i++) {
-		const struct sim_param_field *fd = &sim_param_fields[i];
-		uint64_t v;
-
-		cc_json_key(j, fd->key);
-		if (fd->kind == SIM_PARAM_STR) {
-			char s[SIM_PARAMS_NAME_LEN + 1];
-			size_t n = strnlen((const char *)f + fd->offset,
-					   fd->size < sizeof(s) - 1 ? fd->size : sizeof(s) - 1);
-
-			memcpy(s, (const char *)f + fd->offset, n);
-			s[n] = '\0';
-			cc_json_string(j, s);
-			continue;
-		}
-		v = sim_param_field_get(f, fd);
-		if (fd->kind == SIM_PARAM_ENUM && v < fd->nnames)
-			cc_json_string(j, fd->names ? fd->names[v] : sim_link_info[v].name);
-		else
-			cc_json_uint(j, v);
-	}
-	cc_json_object_end(j);
-}
+#include "cli/sim.h"
+#include "sim/scenario.h"
 
 void p2p_json_begin(struct cc_json *j, const struct p2p_opts *o)
 {
@@ -71,9 +43,15 @@ void p2p_json_begin(struct cc_json *j, const struct p2p_opts *o)
 	cc_json_key(j, "mb_bytes"); /* perftest's MB */
 	cc_json_uint(j, 1u << 20);
 	cc_json_key(j, "topology");
-	cc_json_string(j, sim_topo_kind_name[o->topo]);
+	cc_json_string(j, p2p_topology_name(o));
 	cc_json_key(j, "fabric");
-	fabric_json(j, &o->fabric);
+	sim_fabric_json(j, &o->fabric);
+	if (o->scenario) {
+		cc_json_key(j, "seed");
+		cc_json_uint(j, o->seed);
+		cc_json_key(j, "scenario");
+		cc_scenario_json(j, o->scenario);
+	}
 	cc_json_key(j, "sizes");
 	cc_json_array_begin(j);
 }

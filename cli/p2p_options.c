@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli/p2p.h"
+#include "sim/scenario.h"
 
 enum {
 	OPT_OP = 256,
@@ -22,6 +23,7 @@ enum {
 	OPT_TOPOLOGY,
 	OPT_JSON,
 	OPT_TRACE,
+	OPT_CSV,
 };
 
 static const struct option longopts[] = {
@@ -38,6 +40,7 @@ static const struct option longopts[] = {
 	{"topology", required_argument, NULL, OPT_TOPOLOGY},
 	{"json", required_argument, NULL, OPT_JSON},
 	{"trace", required_argument, NULL, OPT_TRACE},
+	{"csv", required_argument, NULL, OPT_CSV},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -140,9 +143,10 @@ static int apply(int c, const char *opt, const char *arg, struct p2p_opts *o, st
 		return cli_opt_topology(CLI_P2P, opt, arg, &o->topo);
 	case OPT_JSON:
 	case OPT_TRACE:
+	case OPT_CSV:
 		if (!*arg)
 			return cli_opt_bad_value(CLI_P2P, opt, arg, "expected a file name");
-		*(c == OPT_JSON ? &o->json : &o->trace) = arg;
+		*(c == OPT_JSON ? &o->json : c == OPT_TRACE ? &o->trace : &o->csv) = arg;
 		return 0;
 	case 'h':
 		o->help = true;
@@ -168,6 +172,10 @@ static int finish(struct p2p_opts *o, const struct given *g)
 		return usage_error("-s/--size and -a/--all exclude each other");
 	if (o->json && o->trace && !strcmp(o->json, o->trace))
 		return usage_error("--json and --trace name the same file '%s'", o->json);
+	if (o->csv && ((o->json && !strcmp(o->csv, o->json)) ||
+		       (o->trace && !strcmp(o->csv, o->trace))))
+		return usage_error("--csv and --%s name the same file '%s'",
+				   o->json && !strcmp(o->csv, o->json) ? "json" : "trace", o->csv);
 	cc_p2p_params_default(&p, o->p.op, o->p.mode);
 	if (g->size)
 		p.size = g->size_v;
@@ -206,6 +214,7 @@ int p2p_parse(int argc, char **argv, struct p2p_opts *o)
 	cc_p2p_params_default(&o->p, CC_P2P_WRITE, CC_P2P_BW);
 	sim_params_preset(CLI_DEFAULT_FABRIC, &o->fabric); /* built in: cannot fail */
 	o->topo = P2P_DEFAULT_TOPOLOGY;
+	o->seed = 1;
 	opterr = 0;
 	optind = 0; /* glibc: full reinitialisation */
 	for (;;) {
@@ -243,6 +252,9 @@ int p2p_parse(int argc, char **argv, struct p2p_opts *o)
 
 bool p2p_next_size(const struct p2p_opts *o, uint64_t *size)
 {
+	/* A scenario's sizes: min, max, factor, as a collective's. */
+	if (o->scenario)
+		return cc_result_next_size(size, o->scenario->stepfactor, o->scenario->maxbytes);
 	/* -a doubles up to 8 MiB, as perftest; atomics have one size. */
 	if (!o->all || cc_p2p_is_atomic(o->p.op) || *size >= CC_P2P_ALL_MAX)
 		return false;
@@ -284,6 +296,7 @@ void p2p_usage(FILE *f)
 		"      --topology NAME     star: through one switch (default); ring: back to back\n"
 		"      --json FILE         also write the results (and every fabric parameter)\n"
 		"                          to FILE as JSON, atomically\n"
+		"      --csv FILE          also write one CSV line per size to FILE, atomically\n"
 		"      --trace FILE        a Chrome trace of the LAST size's run (FILE.csv: CSV)\n"
 		"  -h, --help              this text\n"
 		"\n"

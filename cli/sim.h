@@ -8,6 +8,10 @@
 #include "cli/check.h"
 #include "sim/exec.h"
 
+/* Every field of the fabric, by its key ("link.rate_bps"), in the field
+ * table's order: what `sim`, `run` and `p2p` record as "fabric". */
+void sim_fabric_json(struct cc_json *j, const struct sim_params *p);
+
 /* cli_json_begin() plus the simulator's parameters ("fabric": every field
  * of the resolved preset, "topology", "check"), then opens "sizes". */
 void sim_json_begin(struct cc_json *j, const struct cli_opts *o);

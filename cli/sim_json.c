@@ -25,7 +25,7 @@ static const char *enum_name(const struct sim_param_field *f, uint64_t v)
 /* Every field of the fabric, by its key ("link.rate_bps"), in the field
  * table's order: numbers as integers, enums and strings as text, so the
  * object reads back into exactly the struct that was simulated. */
-static void fabric_json(struct cc_json *j, const struct sim_params *p)
+void sim_fabric_json(struct cc_json *j, const struct sim_params *p)
 {
 	cc_json_object_begin(j);
 	for (size_t i = 0; i < sim_param_field_count; i++) {
@@ -60,7 +60,7 @@ void sim_json_begin(struct cc_json *j, const struct cli_opts *o)
 	cc_json_key(j, "in_place");
 	cc_json_bool(j, false);
 	cc_json_key(j, "fabric");
-	fabric_json(j, &o->fabric);
+	sim_fabric_json(j, &o->fabric);
 	cc_json_key(j, "topology");
 	cc_json_string(j, o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo]);
 	cc_json_key(j, "check");

@@ -103,6 +103,7 @@ void cc_p2p_params_default(struct cc_p2p_params *p, enum cc_p2p_op op, enum cc_p
 	p->cq_mod = CC_P2P_CQ_MOD;
 	p->rx_depth = CC_P2P_RX_DEPTH;
 	p->mem = CC_MEM_HOST;
+	p->nranks = 2;
 }
 
 uint32_t cc_p2p_cq_mod(const struct cc_p2p_params *p)
@@ -165,6 +166,9 @@ int cc_p2p_check(const struct cc_p2p_params *p, char *err, size_t errlen)
 	if (p->cq_mod == 0 || p->cq_mod > CC_P2P_MAX_DEPTH)
 		return bad(err, errlen, "cq moderation %u out of range 1..%u", p->cq_mod,
 			   CC_P2P_MAX_DEPTH);
+	if (p->nranks == 1 || p->nranks > CC_P2P_MAX_RANKS)
+		return bad(err, errlen, "%u ranks: a p2p test needs 2 to %u (ranks 0 and 1 run it)",
+			   p->nranks, CC_P2P_MAX_RANKS);
 	return 0;
 }
 
@@ -432,7 +436,8 @@ struct cc_schedule *cc_build_p2p(const struct cc_p2p_params *p, char *err, size_
 	/* No collective: count 0, so the reference check has nothing to
 	 * fill or count (core/check_io.h). */
 	cc_coll_params_default(&cp);
-	cp.nranks = 2;
+	/* Ranks past 1 stay empty: no buffers, no QPs, no ops. */
+	cp.nranks = p->nranks > 2 ? p->nranks : 2;
 	cp.count = 0;
 	cp.mem = p->mem;
 	g.cm = cc_p2p_cq_mod(p);

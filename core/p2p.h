@@ -120,6 +120,10 @@ int cc_p2p_is_pingpong(enum cc_p2p_op op, enum cc_p2p_mode mode);
 #define CC_P2P_MAX_BYTES (UINT64_C(1) << 31)
 #define CC_P2P_MAX_DEPTH 32768u
 #define CC_P2P_MAX_ITERS 100000u
+/* Ranks of the schedule: ranks 0 and 1 run the test, any others idle, so
+ * it runs on a network with more GPUs (a scenario's topology; sim/exec.h
+ * wants the network's rank count).  As many as a scenario may have. */
+#define CC_P2P_MAX_RANKS 4096u
 /* perftest -a: 2 B to 8 MiB, doubling (MAX_SIZE 8388608). */
 #define CC_P2P_ALL_MIN 2u
 #define CC_P2P_ALL_MAX (UINT64_C(8) << 20)
@@ -133,6 +137,7 @@ struct cc_p2p_params {
 	uint32_t cq_mod;   /* signal every cq_mod-th WQE (and the last) */
 	uint32_t rx_depth; /* receives kept posted (max_recv_wr) */
 	enum cc_mem_kind mem;
+	uint32_t nranks;   /* ranks of the schedule: 0 or 2, or more idle ones beyond rank 1 */
 };
 
 /* perftest's defaults for op and mode. */

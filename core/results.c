@@ -147,10 +147,14 @@ void cc_results_summary_add(struct cc_results_summary *sum, const struct cc_resu
 	}
 }
 
+void cc_results_print_errors(FILE *f, uint32_t errors)
+{
+	fprintf(f, "# Out of bounds values : %" PRIu32 " %s\n", errors, errors ? "FAILED" : "OK");
+}
+
 void cc_results_print_summary(FILE *f, const struct cc_results_summary *sum)
 {
-	fprintf(f, "# Out of bounds values : %" PRIu32 " %s\n", sum->errors,
-		sum->errors ? "FAILED" : "OK");
+	cc_results_print_errors(f, sum->errors);
 	/* nccl-tests: "%g %s" with an empty verdict unless NCCL_TESTS_MIN_BW is
 	 * set, hence the trailing space. */
 	if (sum->bw_count)

@@ -88,6 +88,9 @@ void cc_results_summary_add(struct cc_results_summary *sum, const struct cc_resu
 /* "# Out of bounds values : N OK|FAILED", "# Avg bus bandwidth    : X ",
  * "#".  X is N/A when no row had a time. */
 void cc_results_print_summary(FILE *f, const struct cc_results_summary *sum);
+/* Its first line alone, for tables that have no bus bandwidth (cclab p2p):
+ * scripts look for it after every run. */
+void cc_results_print_errors(FILE *f, uint32_t errors);
 
 /* ---- JSON ----
  *

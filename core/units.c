@@ -229,6 +229,22 @@ done:
 	return err;
 }
 
+/* Message rates (perftest's MsgRate, printed in Mpps): SI prefix and
+ * "pps", the unit required, so a bare number cannot be misread as Mpps. */
+static const struct unit_suffix msg_rate_suffixes[] = {
+	{"pps", 1},
+	{"kpps", UINT64_C(1000)},
+	{"Kpps", UINT64_C(1000)},
+	{"Mpps", UINT64_C(1000000)},
+	{"Gpps", UINT64_C(1000000000)},
+};
+
+int cc_parse_msg_rate(const char *s, uint64_t *per_s)
+{
+	return parse_suffixed(s, msg_rate_suffixes,
+			      sizeof(msg_rate_suffixes) / sizeof(msg_rate_suffixes[0]), false, per_s);
+}
+
 /* Times, in picoseconds (sim/time.h's unit). */
 static const struct unit_suffix time_suffixes[] = {
 	{"ps", 1},

@@ -40,6 +40,10 @@ int cc_parse_size(const char *s, uint64_t *out);
  * bare prefix ("100G") is rejected as ambiguous. */
 int cc_parse_rate(const char *s, uint64_t *bits_per_s);
 
+/* Message rates: "9.2Mpps", "500kpps", "120pps"; messages per second.
+ * Prefixes k/K, M, G (SI); the unit pps is required. */
+int cc_parse_msg_rate(const char *s, uint64_t *per_s);
+
 /* Times: "600ns", "1us", "1.5us", "2ms", "1s", "250ps"; picoseconds.  Units
  * ps, ns, us (also the micro signs U+00B5 and U+03BC followed by s), ms, s.
  * A unit is required, except for "0". */

@@ -974,6 +974,16 @@ static const struct num_type time_type = {
 	.format = format_plain,
 };
 
+static const struct num_type msg_rate_type = {
+	.what = "a message rate such as 9.2Mpps",
+	.noun = "a message rate",
+	.help = "a number with a unit: pps, kpps, Mpps, Gpps (such as 9.2Mpps)",
+	.base = "messages per second",
+	.limit = "less than 18446744073Gpps",
+	.parse = cc_parse_msg_rate,
+	.format = format_plain,
+};
+
 #define RANGE_LEN 96
 
 /* "1 to 4096", "at least 4", "at most 1GiB", "more than zero". */
@@ -1104,6 +1114,11 @@ int cy_rate(const struct cy_node *n, const char *key, uint64_t *bits_per_s,
 int cy_time(const struct cy_node *n, const char *key, uint64_t *ps, struct cy_error *err)
 {
 	return read_number(n, key, &time_type, 0, UINT64_MAX, ps, err);
+}
+
+int cy_msg_rate(const struct cy_node *n, const char *key, uint64_t *per_s, struct cy_error *err)
+{
+	return read_number(n, key, &msg_rate_type, 0, UINT64_MAX, per_s, err);
 }
 
 int cy_bool(const struct cy_node *n, const char *key, bool *out, struct cy_error *err)

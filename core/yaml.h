@@ -121,6 +121,8 @@ int cy_rate(const struct cy_node *n, const char *key, uint64_t *bits_per_s,
 	    struct cy_error *err);
 /* A time (cc_parse_time: "1us", "600ns", "0"), picoseconds. */
 int cy_time(const struct cy_node *n, const char *key, uint64_t *ps, struct cy_error *err);
+/* A message rate (cc_parse_msg_rate: "9.2Mpps"), messages per second. */
+int cy_msg_rate(const struct cy_node *n, const char *key, uint64_t *per_s, struct cy_error *err);
 /* true/false only. */
 int cy_bool(const struct cy_node *n, const char *key, bool *out, struct cy_error *err);
 /* One of names[0 .. count) (NULL entries skipped); the index. */

@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "sim/exec.h"
 #include "sim/net_yaml.h"
+#include "sim/scenario_int.h"
 
 const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
 	[CC_EXEC_SIM] = "sim",
@@ -17,9 +18,9 @@ const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
 };
 
 static const char *const top_keys[] = {
-	"name", "description", "topology", "fabric", "collective", "algorithm", "transport",
-	"dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes", "slots", "seed",
-	"executors", "check", "expect", NULL,
+	"name", "description", "topology", "fabric", "collective", "p2p", "algorithm",
+	"transport", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes", "slots",
+	"seed", "executors", "check", "expect", NULL,
 };
 
 static const char *const algorithms[] = {"ring", NULL};
@@ -193,9 +194,8 @@ static int read_sizes(const struct cy_node *s, struct cc_scenario *sc, struct cy
 	return rc;
 }
 
-/* {min: X, max: Y} of times or rates. */
-static int read_range(const struct cy_node *m, const char *key, bool rate, uint64_t *lo,
-		      uint64_t *hi, struct cy_error *err)
+int cc_scenario_read_range(const struct cy_node *m, const char *key, cc_scenario_value_fn value,
+			   uint64_t *lo, uint64_t *hi, struct cy_error *err)
 {
 	static const char *const keys[] = {"min", "max", NULL};
 	char what[48];
@@ -207,9 +207,9 @@ static int read_range(const struct cy_node *m, const char *key, bool rate, uint6
 	if (!rc && !cy_get(m, "min") && !cy_get(m, "max"))
 		return cy_fail(err, m, "'%s': give 'min', 'max' or both", key);
 	if (!rc && (v = cy_get(m, "min")))
-		rc = rate ? cy_rate(v, "min", lo, err) : cy_time(v, "min", lo, err);
+		rc = value(v, "min", lo, err);
 	if (!rc && (v = cy_get(m, "max")))
-		rc = rate ? cy_rate(v, "max", hi, err) : cy_time(v, "max", hi, err);
+		rc = value(v, "max", hi, err);
 	if (!rc && *hi < *lo)
 		return cy_fail(err, m, "'%s': max is below min", key);
 	return rc;
@@ -217,30 +217,41 @@ static int read_range(const struct cy_node *m, const char *key, bool rate, uint6
 
 static int read_expect(const struct cy_node *list, struct cc_scenario *sc, struct cy_error *err)
 {
-	static const char *const keys[] = {"size", "time", "busbw", "data_bytes_per_rank", NULL};
+	/* A collective's or a p2p test's (sim/scenario_p2p.c). */
+	const char *const *keys = cc_scenario_expect_keys(sc);
 
 	if (list->kind != CY_SEQ)
-		return cy_fail(err, list, "'expect': expected a list of {size, time, busbw, "
-			       "data_bytes_per_rank}, found %s", cy_kind_name(list));
+		return cy_fail(err, list, "'expect': expected a list of {%s}, found %s",
+			       sc->is_p2p ? "size, lat, bw, msg_rate"
+					  : "size, time, busbw, data_bytes_per_rank",
+			       cy_kind_name(list));
 	sc->expect = calloc(list->n ? list->n : 1, sizeof(*sc->expect));
 	if (!sc->expect)
 		return -ENOMEM;
 	for (size_t i = 0; i < list->n; i++) {
 		const struct cy_node *e = list->vals[i], *v;
 		struct cc_expect *x = &sc->expect[sc->nexpect];
-		int rc = cy_check_map(e, "an expectation", keys, err);
+		int rc = e->kind == CY_MAP ? cc_scenario_expect_kind(e, sc, err) : 0;
 
+		if (!rc)
+			rc = cy_check_map(e, "an expectation", keys, err);
 		*x = (struct cc_expect){ .line = e->line, .time_max_ps = UINT64_MAX,
-					 .busbw_max_bps = UINT64_MAX, .data_bytes = UINT64_MAX };
+					 .busbw_max_bps = UINT64_MAX, .data_bytes = UINT64_MAX,
+					 .lat_max_ps = UINT64_MAX, .bw_max_bps = UINT64_MAX,
+					 .rate_max_pps = UINT64_MAX };
 		snprintf(x->where, sizeof(x->where), "%s:%u", e->file, e->line);
 		if (!rc)
 			rc = cy_require(e, "an expectation", "size", &v, err);
 		if (!rc)
 			rc = cy_size(v, "size", 0, UINT64_MAX, &x->size, err);
+		if (!rc && sc->is_p2p)
+			rc = cc_scenario_p2p_expect(e, sc, x, err);
 		if (!rc && (v = cy_get(e, "time")))
-			rc = read_range(v, "time", false, &x->time_min_ps, &x->time_max_ps, err);
+			rc = cc_scenario_read_range(v, "time", cy_time, &x->time_min_ps,
+						    &x->time_max_ps, err);
 		if (!rc && (v = cy_get(e, "busbw")))
-			rc = read_range(v, "busbw", true, &x->busbw_min_bps, &x->busbw_max_bps, err);
+			rc = cc_scenario_read_range(v, "busbw", cy_rate, &x->busbw_min_bps,
+						    &x->busbw_max_bps, err);
 		if (!rc && (v = cy_get(e, "data_bytes_per_rank")))
 			rc = cy_size(v, "data_bytes_per_rank", 0, UINT64_MAX, &x->data_bytes, err);
 		if (rc)
@@ -333,6 +344,10 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	}
 	if (!rc && (v = cy_get(d, "description")))
 		rc = cy_string(v, "description", &(const char *){NULL}, err);
+	/* A p2p test instead of a collective: the collective's keys below
+	 * are then absent (refused), their defaults unused. */
+	if (!rc && cy_get(d, "p2p"))
+		rc = cc_scenario_p2p_read(d, sc, err);
 	if (!rc)
 		rc = read_enum_key(d, "collective", cc_coll_name, CC_COLL_COUNT, &coll, err);
 	if (!rc)
@@ -353,10 +368,12 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		sim_params_preset("ib-hdr", &sc->fabric);
 	/* fabric.host.gpu_dma host-staging: staging in host memory. */
 	cc_sim_stage_for(&sc->p, &sc->fabric);
-	if (!rc)
-		rc = cy_require(d, "the scenario", "sizes", &v, err);
-	if (!rc)
+	if (!rc && (v = cy_get(d, "sizes")))
 		rc = read_sizes(v, sc, err);
+	else if (!rc && !sc->is_p2p) /* a p2p test has perftest's default */
+		rc = cy_require(d, "the scenario", "sizes", &v, err);
+	if (!rc && sc->is_p2p)
+		rc = cc_scenario_p2p_sizes(d, sc, err);
 	if (!rc && (v = cy_get(d, "chunk_bytes"))) {
 		rc = cy_size(v, "chunk_bytes", 1, UINT32_MAX, &sc->p.chunk_bytes, err);
 		sc->chunk_given = true;
@@ -375,6 +392,8 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = cy_require(d, "the scenario", "topology", &v, err);
 	if (!rc)
 		rc = sim_net_from_yaml(&sc->net, v, dir, err);
+	if (!rc && sc->is_p2p)
+		rc = cc_scenario_p2p_net(d, sc, err);
 	if (rc)
 		return rc;
 	sc->p.nranks = sc->net.nranks;
@@ -464,39 +483,9 @@ const struct cc_expect *cc_scenario_expect(const struct cc_scenario *sc, uint64_
 	return NULL;
 }
 
-void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
+/* The expectations, by the scenario's kind. */
+static void expect_json(struct cc_json *j, const struct cc_scenario *sc)
 {
-	cc_json_object_begin(j);
-	cc_json_key(j, "name");
-	cc_json_string(j, sc->name);
-	cc_json_key(j, "file");
-	cc_json_string(j, sc->file);
-	cc_json_key(j, "topology");
-	cc_json_object_begin(j);
-	cc_json_key(j, "name");
-	cc_json_string(j, sc->net.name);
-	cc_json_key(j, "hosts");
-	cc_json_uint(j, sc->net.nhosts);
-	cc_json_key(j, "ranks");
-	cc_json_uint(j, sc->net.nranks);
-	cc_json_key(j, "nodes");
-	cc_json_uint(j, sc->net.nnodes);
-	cc_json_key(j, "links");
-	cc_json_uint(j, sc->net.nlinks);
-	cc_json_object_end(j);
-	cc_json_key(j, "algorithm");
-	cc_json_string(j, "ring");
-	cc_json_key(j, "executors");
-	cc_json_array_begin_flat(j);
-	for (int e = 0; e < CC_EXECUTOR_COUNT; e++)
-		if (sc->executor[e])
-			cc_json_string(j, cc_executor_name[e]);
-	cc_json_array_end(j);
-	cc_json_key(j, "check_max_bytes");
-	if (sc->check_max == UINT64_MAX)
-		cc_json_null(j);
-	else
-		cc_json_uint(j, sc->check_max);
 	cc_json_key(j, "expect");
 	cc_json_array_begin(j);
 	for (uint32_t i = 0; i < sc->nexpect; i++) {
@@ -505,6 +494,11 @@ void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 		cc_json_object_begin(j);
 		cc_json_key(j, "size");
 		cc_json_uint(j, x->size);
+		if (sc->is_p2p) {
+			cc_scenario_p2p_expect_json(j, x);
+			cc_json_object_end(j);
+			continue;
+		}
 		cc_json_key(j, "time_min_ps");
 		cc_json_uint(j, x->time_min_ps);
 		cc_json_key(j, "time_max_ps");
@@ -527,5 +521,49 @@ void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 		cc_json_object_end(j);
 	}
 	cc_json_array_end(j);
+}
+
+void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
+{
+	cc_json_object_begin(j);
+	cc_json_key(j, "name");
+	cc_json_string(j, sc->name);
+	cc_json_key(j, "file");
+	cc_json_string(j, sc->file);
+	cc_json_key(j, "topology");
+	cc_json_object_begin(j);
+	cc_json_key(j, "name");
+	cc_json_string(j, sc->net.name);
+	cc_json_key(j, "hosts");
+	cc_json_uint(j, sc->net.nhosts);
+	cc_json_key(j, "ranks");
+	cc_json_uint(j, sc->net.nranks);
+	cc_json_key(j, "nodes");
+	cc_json_uint(j, sc->net.nnodes);
+	cc_json_key(j, "links");
+	cc_json_uint(j, sc->net.nlinks);
+	cc_json_object_end(j);
+	if (sc->is_p2p) {
+		cc_scenario_p2p_json(j, sc);
+		cc_json_key(j, "seed");
+		cc_json_uint(j, sc->seed);
+		expect_json(j, sc);
+		cc_json_object_end(j);
+		return;
+	}
+	cc_json_key(j, "algorithm");
+	cc_json_string(j, "ring");
+	cc_json_key(j, "executors");
+	cc_json_array_begin_flat(j);
+	for (int e = 0; e < CC_EXECUTOR_COUNT; e++)
+		if (sc->executor[e])
+			cc_json_string(j, cc_executor_name[e]);
+	cc_json_array_end(j);
+	cc_json_key(j, "check_max_bytes");
+	if (sc->check_max == UINT64_MAX)
+		cc_json_null(j);
+	else
+		cc_json_uint(j, sc->check_max);
+	expect_json(j, sc);
 	cc_json_object_end(j);
 }

@@ -1,4 +1,5 @@
-/* sim/scenario.h — a scenario file: what to run (collective, sizes, ...),
+/* sim/scenario.h — a scenario file: what to run (a collective, or with a
+ * `p2p:` section one of perftest's point-to-point tests; sizes, ...),
  * on what (a topology and a fabric), with which executors, and what the
  * results must be (expectations for regression).  docs/yaml.md documents
  * every key with its unit, default and source; scenarios/ has examples.
@@ -16,20 +17,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/p2p.h"
 #include "core/results.h"
 #include "core/schedule.h"
 #include "core/yaml.h"
 #include "sim/net.h"
 #include "sim/params.h"
 
-/* Bounds a run's results must meet at one size (an `expect:` entry). */
+/* Bounds a run's results must meet at one size (an `expect:` entry).
+ * Every min is 0 and every max UINT64_MAX when unbounded. */
 struct cc_expect {
 	uint64_t size;                     /* the size column, bytes */
 	uint32_t line;                     /* of the entry, for messages */
 	char where[160];                   /* "file:line" of the entry (a --set's too) */
-	uint64_t time_min_ps, time_max_ps; /* 0, UINT64_MAX: unbounded */
+	/* a collective's */
+	uint64_t time_min_ps, time_max_ps;
 	uint64_t busbw_min_bps, busbw_max_bps;
 	uint64_t data_bytes;               /* every rank's data bytes; UINT64_MAX: any */
+	/* a p2p test's, perftest's columns (docs/yaml.md): t_avg as printed
+	 * (half the round trip for a ping-pong), in ps; BW average in SI bit/s
+	 * (perftest prints MB/sec = 2^20 B/s); MsgRate in messages per second */
+	uint64_t lat_min_ps, lat_max_ps;
+	uint64_t bw_min_bps, bw_max_bps;
+	uint64_t rate_min_pps, rate_max_pps;
 };
 
 enum cc_executor { CC_EXEC_SIM, CC_EXEC_DATA, CC_EXECUTOR_COUNT };
@@ -50,6 +60,11 @@ struct cc_scenario {
 	struct sim_net net;        /* finished */
 	struct cc_expect *expect;
 	uint32_t nexpect;
+	/* `p2p:` given: one of perftest's tests between ranks 0 and 1 instead
+	 * of a collective (p, chunk_given, executor and check_max unused).
+	 * p2p.size is the first size; p2p.nranks the topology's GPUs. */
+	bool is_p2p;
+	struct cc_p2p_params p2p;
 };
 
 /* Loads `path`, applying sets[0 .. nsets) ("key.path=value") first.

@@ -439,3 +439,16 @@ uint32_t sim_topo_path(const struct sim_topo *t, uint32_t src, uint32_t port, ui
 	}
 	return count;
 }
+
+uint64_t sim_topo_fastest_rate(const struct sim_net *net, const struct sim_params *f)
+{
+	uint64_t best = f->link.rate_bps;
+
+	for (uint32_t i = 0; i < net->nlinks; i++) {
+		uint64_t rate = sim_topo_link_rate(&net->links[i], f);
+
+		if (rate > best)
+			best = rate;
+	}
+	return best;
+}

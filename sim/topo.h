@@ -182,6 +182,10 @@ int sim_topo_net_path(const struct sim_net *net, const struct sim_params *p, uin
  * links it crosses, each link's own or the fabric's; 0 without a path. */
 uint32_t sim_topo_path_mtu(const struct sim_topo *t, uint32_t src, uint32_t dst, uint64_t flow);
 
+/* The fastest link of network net, bit/s (the fabric's link rate at
+ * least): no rank sends payload faster. */
+uint64_t sim_topo_fastest_rate(const struct sim_net *net, const struct sim_params *f);
+
 /* The link directions (indices into t->links) a packet of flow `flow`
  * takes from rank src's NIC port `port` to rank dst, switches routing it
  * by sim_net_pick() as they do in the run; at most max of them are

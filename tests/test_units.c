@@ -210,6 +210,31 @@ static void test_times(void **state)
 	time_err("99999999999999999999999ps", -ERANGE);
 }
 
+/* perftest's MsgRate: SI prefixes, "pps" required. */
+static void test_msg_rates(void **state)
+{
+	uint64_t v = SENTINEL;
+
+	(void)state;
+	assert_int_equal(cc_parse_msg_rate("9.2Mpps", &v), 0);
+	assert_true(v == UINT64_C(9200000));
+	assert_int_equal(cc_parse_msg_rate("9.185745Mpps", &v), 0);
+	assert_true(v == UINT64_C(9185745));
+	assert_int_equal(cc_parse_msg_rate("500kpps", &v), 0);
+	assert_true(v == UINT64_C(500000));
+	assert_int_equal(cc_parse_msg_rate("120pps", &v), 0);
+	assert_true(v == 120);
+	assert_int_equal(cc_parse_msg_rate("1Gpps", &v), 0);
+	assert_true(v == UINT64_C(1000000000));
+	v = SENTINEL;
+	assert_int_equal(cc_parse_msg_rate("9.2", &v), -EINVAL);     /* a unit is required */
+	assert_int_equal(cc_parse_msg_rate("9.2Mbps", &v), -EINVAL); /* a bit rate */
+	assert_int_equal(cc_parse_msg_rate("9.2mpps", &v), -EINVAL); /* milli: no */
+	assert_int_equal(cc_parse_msg_rate("1.5pps", &v), -EINVAL);  /* not whole */
+	assert_int_equal(cc_parse_msg_rate("-1Mpps", &v), -EINVAL);
+	assert_true(v == SENTINEL);
+}
+
 static void fmt_is(uint64_t bytes, const char *want)
 {
 	char buf[CC_FMT_BYTES_LEN];
@@ -255,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_rates_range),
 		cmocka_unit_test(test_times),
+		cmocka_unit_test(test_msg_rates),
 		cmocka_unit_test(test_format_bytes),
 	};
 
