@@ -33,9 +33,15 @@
  *              (go-back-N), rnr_retry times (7: forever); a sequence NAK
  *              or the local ACK timeout (4.096 us * 2^rnic.timeout_exp)
  *              resends from the oldest unacknowledged PSN, retry_cnt
- *              times; other NAKs end the WQE with the matching status.
+ *              times — or, with rnic.selective_repeat, a NAK resends only
+ *              the packet it names; other NAKs end the WQE with the
+ *              matching status.
  *              A failed WQE puts the QP in the error state: every other
  *              WQE is flushed (IBV_WC_WR_FLUSH_ERR), as IBA 10.3.1 says.
+ *   DCQCN      a CE-marked packet makes the receiving QP send its peer a
+ *              CNP (at most one per cc.cnp_interval_ps); the peer's rate
+ *              follows sim/dcqcn.h, and the arbiter paces a limited QP's
+ *              packets at it, waking the port when the next may go.
  */
 #include "sim/exec_int.h"
 

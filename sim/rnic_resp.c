@@ -7,7 +7,8 @@
  * with the same completion status:
  *   - PSN: an old PSN is a duplicate (re-ACKed, a READ answered again); a
  *     PSN ahead of the expected one gets one sequence-error NAK (IBA
- *     9.7.5.1.3) and is dropped;
+ *     9.7.5.1.3) and is dropped — or, with rnic.selective_repeat, kept
+ *     in PSN order until the gap is filled;
  *   - a SEND's first packet, or the packet of a WRITE_WITH_IMM that carries
  *     the immediate, takes a receive WQE; none posted: RNR NAK (IBA
  *     9.7.5.2.8), nothing accepted;
