@@ -144,6 +144,47 @@ static void double_or_null(struct cc_json *j, const char *key, bool have, double
 		cc_json_null(j);
 }
 
+/* Every link direction's counters, as --links writes them (docs/plots.md):
+ * per-link bytes, queue peak, losses, pauses, ECN marks, ECMP flows. */
+static void links_json(struct cc_json *j, const struct cc_sim_result *res)
+{
+	cc_json_key(j, "links");
+	cc_json_array_begin(j);
+	for (uint32_t i = 0; i < res->nlinks; i++) {
+		const struct cc_sim_link_stats *l = &res->links[i];
+
+		cc_json_object_begin(j);
+		cc_json_key(j, "from");
+		cc_json_string(j, l->from);
+		cc_json_key(j, "to");
+		cc_json_string(j, l->to);
+		cc_json_key(j, "kind");
+		cc_json_string(j, l->nvlink ? "nvlink" : "net");
+		cc_json_key(j, "rate_bps");
+		cc_json_uint(j, l->rate_bps);
+		cc_json_key(j, "tx_pkts");
+		cc_json_uint(j, l->tx_pkts);
+		cc_json_key(j, "tx_bytes");
+		cc_json_uint(j, l->tx_bytes);
+		time_pair(j, "busy_us", "busy_ps", l->busy_ps);
+		cc_json_key(j, "peak_queue_bytes");
+		cc_json_uint(j, l->peak_queue_bytes);
+		cc_json_key(j, "lost");
+		cc_json_uint(j, l->lost);
+		cc_json_key(j, "pauses");
+		cc_json_uint(j, l->pauses);
+		time_pair(j, "paused_us", "paused_ps", l->paused_ps);
+		cc_json_key(j, "credit_stalls");
+		cc_json_uint(j, l->credit_stalls);
+		cc_json_key(j, "ecn_marks");
+		cc_json_uint(j, l->ecn_marks);
+		cc_json_key(j, "flows");
+		cc_json_uint(j, l->flows);
+		cc_json_object_end(j);
+	}
+	cc_json_array_end(j);
+}
+
 void sim_json_size(struct cc_json *j, const struct cc_result_row *row,
 		   const struct cc_sim_result *res, sim_time_ps bound_ps, bool bound_checked,
 		   bool bound_ok)
@@ -192,5 +233,6 @@ void sim_json_size(struct cc_json *j, const struct cc_result_row *row,
 			 (size_t)p * sizeof(sim_time_ps), true);
 	}
 	cc_json_object_end(j);
+	links_json(j, res);
 	cc_json_object_end(j);
 }

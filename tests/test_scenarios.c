@@ -197,6 +197,11 @@ static void overrides_and_files(void **state)
 	assert_non_null(strstr(ja, "\"scenario\": {"));
 	assert_non_null(strstr(ja, "\"link.prop_delay_ps\": 1000000"));
 	assert_non_null(strstr(ja, "\"transport\": \"send_recv\""));
+	/* per size, every link direction's counters: the first is h0's uplink,
+	 * which carries rank 0's two QPs (to its ring neighbours) */
+	assert_non_null(strstr(ja, "\"links\": [\n"));
+	assert_non_null(strstr(ja, "\"from\": \"h0.gpu0\",\n"));
+	assert_non_null(strstr(ja, "\"flows\": 2\n"));
 	assert_non_null(strstr(csv, "scenario,executor,fabric,topology,collective,transport,"
 				    "nranks,dtype,redop,size_bytes,count,time_us,algbw_gbps,"
 				    "busbw_gbps,bound_us,wrong,status\n"
