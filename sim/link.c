@@ -253,6 +253,26 @@ void sim_link_set_paused(struct sim_link_dir *l, bool paused)
 		link_start(l);
 }
 
+static void pause_expire(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sim_link_dir *l = ctx;
+
+	(void)arg;
+	if (l->paused && l->pause_until == sim_now(eng))
+		sim_link_set_paused(l, false); /* not renewed meanwhile */
+}
+
+void sim_link_pause_quanta(struct sim_link_dir *l, uint32_t quanta)
+{
+	if (quanta == 0) {
+		sim_link_set_paused(l, false);
+		return;
+	}
+	l->pause_until = sim_now(l->eng) + sim_serialize_ps((uint64_t)quanta * 64, l->rate_bps);
+	sim_link_set_paused(l, true);
+	sched(l->eng, l->pause_until, pause_expire, l, __FILE__, __LINE__);
+}
+
 bool sim_link_idle_now(const struct sim_link_dir *l)
 {
 	return !l->paused && sim_pktq_empty(&l->txq) &&

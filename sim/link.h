@@ -143,12 +143,13 @@ struct sim_link_dir {
 	sim_time_ps busy_ps;     /* completed serializations */
 	sim_time_ps paused_ps;   /* completed pauses */
 	sim_time_ps paused_since;
+	sim_time_ps pause_until;   /* sim_link_pause_quanta(): when the pause expires */
 	struct sim_link_stats st;
 };
 
 /* Engine events one link can have pending at once: reserve
  * links * SIM_LINK_MAX_EVENTS with sim_engine_reserve(). */
-#define SIM_LINK_MAX_EVENTS 2
+#define SIM_LINK_MAX_EVENTS 2 /* plus one per PAUSE frame's expiry */
 
 /* 0, or -EINVAL for a NULL engine or a zero rate.  The link starts
  * unconnected, unpaused and empty. */
@@ -197,6 +198,11 @@ void sim_link_send_loc(struct sim_link_dir *l, struct sim_packet *pkt, const cha
 
 /* Stops (true) or resumes (false) starting packets; idempotent. */
 void sim_link_set_paused(struct sim_link_dir *l, bool paused);
+
+/* A PAUSE frame of `quanta` 512-bit times arrived (IEEE 802.1Qbb): stops
+ * starting packets until that much time at the link's rate has passed —
+ * a later frame restarts the timer, quanta 0 resumes at once. */
+void sim_link_pause_quanta(struct sim_link_dir *l, uint32_t quanta);
 
 /* True if a packet handed over now could start now: not paused, nothing
  * waiting, and no serialization ending after sim_now() (one ending exactly

@@ -143,6 +143,11 @@ static const struct {
  * probability rising to 100 %. */
 #define ECN_SPECTRUM .ecn_kmin_bytes = 150000, .ecn_kmax_bytes = 1500000, .ecn_pmax_pct = 100
 
+/* PFC pause time: 0xFFFF quanta, the largest a PAUSE frame holds and what
+ * switches and mlx5 send (refreshed while congested, cancelled by a
+ * zero-quanta frame at XON).  Used when link.flow_ctrl is pfc. */
+#define PFC_QUANTA_MAX 65535
+
 /* PCIe x16 of the given generation; MPS 256 / MRRS 4096 as lspci shows on
  * a ConnectX-6 Dx in a Gen4 x16 slot (NVIDIA/l2fwd-nv issue 6); TLP
  * overheads from pcie-model: 4 B header DW0 + 12 B (MWr/MRd, 64-bit
@@ -235,6 +240,7 @@ static const struct preset presets[] = {
 			.fwd_latency_ps = NS(130), /* Quantum QM8700 brief, as quoted */
 			.buffer_bytes = MIB(16),   /* assumed: not published */
 			.mode = SIM_SWITCH_CUT_THROUGH,
+			.pfc_quanta = PFC_QUANTA_MAX,
 			.radix = 40,               /* QM8700: 40 x HDR QSFP56 */
 		},
 		.rnic = RNIC_CONNECTX,
@@ -265,6 +271,7 @@ static const struct preset presets[] = {
 			.fwd_latency_ps = NS(150),
 			.buffer_bytes = MIB(32),   /* assumed: not published */
 			.mode = SIM_SWITCH_CUT_THROUGH,
+			.pfc_quanta = PFC_QUANTA_MAX,
 			.radix = 64,               /* QM9700: 32 OSFP = 64 x NDR */
 		},
 		.rnic = RNIC_CONNECTX,
@@ -298,6 +305,7 @@ static const struct preset presets[] = {
 			.fwd_latency_ps = NS(300),
 			.buffer_bytes = MIB(16),   /* Spectrum: 16 MB packet memory */
 			.mode = SIM_SWITCH_CUT_THROUGH,
+			.pfc_quanta = PFC_QUANTA_MAX,
 			ECN_SPECTRUM,
 			.radix = 32,               /* SN2700: 32 x 100GbE */
 		},
@@ -329,6 +337,7 @@ static const struct preset presets[] = {
 			 * shared buffer for the SN5600; not confirmed. */
 			.buffer_bytes = MIB(128),
 			.mode = SIM_SWITCH_CUT_THROUGH,
+			.pfc_quanta = PFC_QUANTA_MAX,
 			ECN_SPECTRUM,
 			.radix = 128,              /* SN5600: 64 x 800G = 128 x 400G */
 		},
@@ -460,7 +469,8 @@ const struct sim_param_field sim_param_fields[] = {
 	COUNT32("switch.radix", sw.radix),
 	BYTES64("switch.ecn_kmin_bytes", sw.ecn_kmin_bytes),
 	BYTES64("switch.ecn_kmax_bytes", sw.ecn_kmax_bytes),
-	FIELD("switch.ecn_pmax_pct", sw.ecn_pmax_pct, SIM_PARAM_U64, ""),
+	COUNT32("switch.ecn_pmax_pct", sw.ecn_pmax_pct),
+	COUNT32("switch.pfc_quanta", sw.pfc_quanta),
 
 	PS("rnic.doorbell_ps", rnic.doorbell_ps),
 	PS("rnic.wqe_fetch_ps", rnic.wqe_fetch_ps),
@@ -642,6 +652,7 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key)
 		{"switch.ecn_kmax_bytes", p->sw.ecn_kmin_bytes && p->sw.ecn_kmax_bytes <= p->sw.ecn_kmin_bytes,
 		 "must be above switch.ecn_kmin_bytes"},
 		{"switch.ecn_pmax_pct", p->sw.ecn_pmax_pct > 100, "is a percentage, 0 to 100"},
+		{"switch.pfc_quanta", p->sw.pfc_quanta > 65535, "is 0 to 65535 (a PAUSE frame's 16 bits)"},
 		{"cc.dcqcn", p->cc.dcqcn > 1, "is 0 (off) or 1"},
 		{"cc.alpha_g", p->cc.dcqcn && p->cc.alpha_g > 1023, "is /1024: 0 to 1023"},
 		{"cc.initial_alpha", p->cc.dcqcn && p->cc.initial_alpha > 1023, "is /1024: 0 to 1023"},

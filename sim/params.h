@@ -98,7 +98,12 @@ struct sim_switch_params {
 	 * from kmax on, a probability rising linearly to pmax in between.
 	 * kmin 0: no marking. */
 	uint64_t ecn_kmin_bytes, ecn_kmax_bytes;
-	uint64_t ecn_pmax_pct;
+	uint32_t ecn_pmax_pct;
+	/* PFC: the pause time a PAUSE frame asks for, in quanta of 512 bit
+	 * times (IEEE 802.1Qbb); the switch sends it again at half that while
+	 * still above XOFF, and a zero-quanta frame at XON.  0: pause until
+	 * the resume, with no expiry. */
+	uint32_t pfc_quanta;
 };
 
 /* The RDMA NIC.  Latencies are from the event to its effect (see

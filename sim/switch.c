@@ -21,20 +21,47 @@ static uint32_t route(const struct sim_switch *sw, uint32_t in_port, const struc
 	return port;
 }
 
-/* PFC's PAUSE (or resume) reaches the upstream sender one propagation
- * after the switch decides: arg 1 pauses, 0 resumes. */
+/* A PAUSE frame (arg: its quanta; 0 resumes) reaches the upstream sender
+ * one propagation after the switch sends it. */
 static void pfc_apply(struct sim_engine *eng, void *ctx, uint64_t arg)
 {
+	struct sim_link_dir *l = ctx;
+
 	(void)eng;
-	sim_link_set_paused(ctx, arg != 0);
+	if (arg == UINT64_MAX)
+		sim_link_set_paused(l, true); /* quanta 0 configured: until resumed */
+	else
+		sim_link_pause_quanta(l, (uint32_t)arg);
+}
+
+static void pfc_send(struct sim_switch *sw, struct sim_switch_port *p, bool pause);
+
+/* While the input stays above XON, its PAUSE is sent again before the
+ * pause it asked for runs out (at half its time), as switches refresh. */
+static void pfc_refresh(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sim_switch *sw = ctx;
+	struct sim_switch_port *p = &sw->ports[arg];
+
+	if (p->xoff && p->refresh_at == sim_now(eng))
+		pfc_send(sw, p, true);
 }
 
 static void pfc_send(struct sim_switch *sw, struct sim_switch_port *p, bool pause)
 {
+	sim_time_ps now = sim_now(sw->eng);
+	uint64_t quanta = pause ? (sw->pfc_quanta ? sw->pfc_quanta : UINT64_MAX) : 0;
+
 	p->xoff = pause;
 	if (pause)
 		p->st.pause_frames++;
-	if (sim_schedule(sw->eng, sim_now(sw->eng) + p->in->prop_ps, pfc_apply, p->in, pause) ==
+	if (sim_schedule(sw->eng, now + p->in->prop_ps, pfc_apply, p->in, quanta) ==
+	    SIM_EVENT_NONE)
+		sim__model_die(__FILE__, __LINE__, "switch: cannot schedule a PAUSE (errno %d)", errno);
+	if (!pause || !sw->pfc_quanta)
+		return;
+	p->refresh_at = now + sim_serialize_ps(sw->pfc_quanta * 64u, p->in->rate_bps) / 2;
+	if (sim_schedule(sw->eng, p->refresh_at, pfc_refresh, sw, (uint64_t)(p - sw->ports)) ==
 	    SIM_EVENT_NONE)
 		sim__model_die(__FILE__, __LINE__, "switch: cannot schedule a PAUSE (errno %d)", errno);
 }
@@ -326,13 +353,14 @@ void sim_switch_set_router(struct sim_switch *sw, sim_switch_route_fn fn, void *
 	sw->route_ctx = ctx;
 }
 
-void sim_switch_set_pfc(struct sim_switch *sw, uint64_t xoff, uint64_t xon)
+void sim_switch_set_pfc(struct sim_switch *sw, uint64_t xoff, uint64_t xon, uint32_t quanta)
 {
+	sw->pfc_quanta = quanta;
 	sw->pfc_xoff = xoff;
 	sw->pfc_xon = xon;
 }
 
-void sim_switch_set_ecn(struct sim_switch *sw, uint64_t kmin, uint64_t kmax, uint64_t pmax_pct,
+void sim_switch_set_ecn(struct sim_switch *sw, uint64_t kmin, uint64_t kmax, uint32_t pmax_pct,
 			uint64_t seed)
 {
 	sw->ecn_kmin = kmin;

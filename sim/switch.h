@@ -101,7 +101,7 @@ struct sim_switch_port_stats {
 	uint64_t drops, drop_bytes; /* tail drops of packets routed here */
 	uint64_t cut_through;       /* packets that cut through (the rest: store-and-forward) */
 	uint64_t peak_bytes;        /* most bytes held for this port at once */
-	uint64_t pause_frames;      /* PFC XOFF frames sent upstream on this input */
+	uint64_t pause_frames;      /* PFC PAUSE frames (not resumes) sent upstream on this input */
 	uint64_t ecn_marks;         /* packets routed here marked CE */
 };
 
@@ -117,6 +117,7 @@ struct sim_switch_port {
 	struct sim_link_dir *in;    /* the link into this port, or NULL */
 	uint64_t in_bytes;          /* held, having come in on this port (PFC's count) */
 	bool xoff;                  /* PFC: the upstream sender is (being) paused */
+	sim_time_ps refresh_at;     /* PFC: when the PAUSE is due to be sent again */
 	struct sim_switch_port_stats st;
 };
 
@@ -140,8 +141,9 @@ struct sim_switch {
 	sim_switch_release_fn release_fn;
 	void *release_ctx;
 	uint64_t pfc_xoff, pfc_xon; /* sim_switch_set_pfc(); xoff 0: no PFC */
+	uint32_t pfc_quanta;
 	uint64_t ecn_kmin, ecn_kmax; /* sim_switch_set_ecn(); kmin 0: no marking */
-	uint64_t ecn_pmax_pct;
+	uint32_t ecn_pmax_pct;
 	uint64_t ecn_rng;
 	uint64_t no_route;        /* unroutable packets dropped */
 };
@@ -172,17 +174,19 @@ void sim_switch_set_router(struct sim_switch *sw, sim_switch_route_fn fn, void *
 void sim_switch_on_drop(struct sim_switch *sw, sim_switch_drop_fn fn, void *ctx);
 
 /* Priority flow control (IEEE 802.1Qbb, one priority): when the bytes held
- * that came in on a port pass xoff, the switch sends a PAUSE upstream,
- * which stops the sender one link propagation later (a packet on the wire
- * finishes); when they fall to xon, a resume follows the same way.  The
- * bytes that still arrive meanwhile are the headroom the caller must leave
- * below the buffer (sim/topo.c sizes it).  Set before traffic. */
-void sim_switch_set_pfc(struct sim_switch *sw, uint64_t xoff, uint64_t xon);
+ * that came in on a port pass xoff, the switch sends a PAUSE of `quanta`
+ * 512-bit times upstream, which stops the sender one link propagation
+ * later (a packet on the wire finishes) for that long; while still above
+ * xon it sends the PAUSE again at half that time; at xon, a zero-quanta
+ * PAUSE resumes the sender the same way.  quanta 0: pause until resumed.
+ * The bytes that still arrive meanwhile are the headroom the caller must
+ * leave below the buffer (sim/topo.c sizes it).  Set before traffic. */
+void sim_switch_set_pfc(struct sim_switch *sw, uint64_t xoff, uint64_t xon, uint32_t quanta);
 
 /* ECN marking on the output queues (see above): kmin 0 turns it off;
  * kmax > kmin, pmax_pct <= 100.  `seed` starts the switch's generator.
  * Set before traffic. */
-void sim_switch_set_ecn(struct sim_switch *sw, uint64_t kmin, uint64_t kmax, uint64_t pmax_pct,
+void sim_switch_set_ecn(struct sim_switch *sw, uint64_t kmin, uint64_t kmax, uint32_t pmax_pct,
 			uint64_t seed);
 
 /* Where releases go (NULL: nowhere), for credit-based flow control. */

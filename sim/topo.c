@@ -177,7 +177,7 @@ static void pfc_thresholds(const struct sim_topo *t, struct sim_switch *sw)
 	uint64_t headroom = flight + 2 * frame;
 	uint64_t xoff = share > headroom + frame ? share - headroom : frame;
 
-	sim_switch_set_pfc(sw, xoff, xoff > 2 * frame ? xoff - 2 * frame : 0);
+	sim_switch_set_pfc(sw, xoff, xoff > 2 * frame ? xoff - 2 * frame : 0, t->fabric.sw.pfc_quanta);
 }
 
 /* One switch for node u: its ports, wired to the link directions at u. */

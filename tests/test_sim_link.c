@@ -269,6 +269,46 @@ static void ev_pause(struct sim_engine *eng, void *ctx, uint64_t arg)
 	sim_link_set_paused(ctx, arg != 0);
 }
 
+static void ev_pause_quanta(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	(void)eng;
+	sim_link_pause_quanta(ctx, (uint32_t)arg);
+}
+
+/* PAUSE frames with quanta (IEEE 802.1Qbb): 100 quanta at 200 Gb/s are
+ * 100 x 512 bits = 256 ns; a second frame before the expiry restarts the
+ * timer from its own arrival; a zero-quanta frame resumes at once. */
+static void test_pause_quanta(void **state)
+{
+	struct sim_engine eng;
+	struct sim_link_dir l;
+	struct rx_log log = {0};
+	struct sim_packet *p = mkpkts(2, SIM_LINK_IB, SIM_BTH_WRITE_ONLY, 4096);
+	const sim_time_ps prop = 5000, ser = 4138 * 40, q100 = 256000;
+
+	(void)state;
+	setup_link(&eng, &l, G200, prop, &log);
+	sim_link_pause_quanta(&l, 100);
+	sim_link_send(&l, &p[0]);
+	sim_schedule(&eng, 200000, ev_pause_quanta, &l, 100); /* renewed at 200 ns */
+	sim_run(&eng, SIM_TIME_NEVER);
+	assert_int_equal(log.n, 1);
+	assert_int_equal(log.e[0].at, 200000 + q100 + ser + prop); /* the renewal's expiry */
+	assert_int_equal(l.st.pauses, 1);
+	assert_int_equal(sim_link_paused_ps(&l), 200000 + q100);
+	/* a resume (quanta 0) ends a long pause early */
+	sim_time_ps t0 = sim_now(&eng);
+	sim_link_pause_quanta(&l, 65535);
+	sim_link_send(&l, &p[1]);
+	sim_schedule(&eng, t0 + 1000, ev_pause_quanta, &l, 0);
+	sim_run(&eng, SIM_TIME_NEVER);
+	assert_int_equal(log.n, 2);
+	assert_int_equal(log.e[1].at, t0 + 1000 + ser + prop);
+	free(log.e);
+	free(p);
+	sim_engine_destroy(&eng);
+}
+
 static void test_pause_before_send(void **state)
 {
 	struct sim_engine eng;
@@ -612,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_packet_sizes),
 		cmocka_unit_test(test_init_errors),
 		cmocka_unit_test(test_one_packet),
+		cmocka_unit_test(test_pause_quanta),
 		cmocka_unit_test(test_back_to_back),
 		cmocka_unit_test(test_sent_callback_refills),
 		cmocka_unit_test(test_header_delivery),

@@ -356,6 +356,7 @@ static void test_print_ideal_exact(void **state)
 		"switch.ecn_kmin_bytes=0 B\n"
 		"switch.ecn_kmax_bytes=0 B\n"
 		"switch.ecn_pmax_pct=0\n"
+		"switch.pfc_quanta=0\n"
 		"rnic.doorbell_ps=0 ps\n"
 		"rnic.wqe_fetch_ps=0 ps\n"
 		"rnic.wqe_bytes=64 B\n"
