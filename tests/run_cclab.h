@@ -2,7 +2,8 @@
  * tests that check its exit codes, messages and files (test_cli.c,
  * test_scenarios.c).  The binary's path comes from $CCLAB (tests/run.sh
  * sets it); stdout and stderr go to files of the test's private temporary
- * directory, `tmpdir`, which the test creates.  Include after <cmocka.h>
+ * directory, `tmpdir`, which run_cclab_begin() creates and run_cclab_end()
+ * removes with all in it.  Include after <cmocka.h>
  * and tests/files.h. */
 #ifndef CCLAB_TESTS_RUN_CCLAB_H
 #define CCLAB_TESTS_RUN_CCLAB_H
@@ -20,6 +21,31 @@ struct run {
 	int status; /* exit status, or -1 if it did not exit normally */
 	char *out, *err;
 };
+
+/* A cmocka group's setup: $CCLAB, and a fresh private tmpdir
+ * /tmp/cclab-test-NAME.XXXXXX.  0, or -1 if it cannot be made. */
+static inline int run_cclab_begin(const char *name)
+{
+	cclab = getenv("CCLAB");
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/cclab-test-%s.XXXXXX", name);
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+/* The group's teardown: tmpdir and everything the tests left in it. */
+static inline int run_cclab_end(void)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Skips the test (cmocka prints SKIPPED) when $CCLAB does not name the binary. */
+static inline void need_cclab(void)
+{
+	if (!cclab)
+		skip();
+}
 
 /* A file's whole text; "" when it cannot be read. */
 static inline char *text_of(const char *path)

@@ -28,24 +28,13 @@
 static int setup(void **state)
 {
 	(void)state;
-	cclab = getenv("CCLAB");
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/cclab-test-cli.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	return 0;
+	return run_cclab_begin("cli");
 }
 
 static int teardown(void **state)
 {
-	char path[128];
-
 	(void)state;
-	snprintf(path, sizeof(path), "%s/stdout", tmpdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
-	unlink(path);
-	rmdir(tmpdir);
-	return 0;
+	return run_cclab_end();
 }
 
 static void need_binary(void)

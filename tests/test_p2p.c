@@ -729,23 +729,13 @@ static void report_arithmetic(void **state)
 static int cli_setup(void **state)
 {
 	(void)state;
-	cclab = getenv("CCLAB");
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/cclab-test-p2p.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return run_cclab_begin("p2p");
 }
 
 static int cli_teardown(void **state)
 {
-	char path[128];
-	static const char *const names[] = {"stdout", "stderr", "r.json", "t.json", "out1"};
-
 	(void)state;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
-		unlink(path);
-	}
-	rmdir(tmpdir);
-	return 0;
+	return run_cclab_end();
 }
 
 static void need_binary(void)

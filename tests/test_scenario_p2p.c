@@ -32,25 +32,15 @@
 static int setup(void **state)
 {
 	(void)state;
-	cclab = getenv("CCLAB");
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/cclab-test-sp2p.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return run_cclab_begin("sp2p");
 }
 
 static int teardown(void **state)
 {
-	char cmd[160];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return run_cclab_end();
 }
 
-static void need_cclab(void)
-{
-	if (!cclab)
-		skip(); /* prints SKIP: the binary is not known without $CCLAB */
-}
 
 /* A scenario file in the temporary directory; its path in buf. */
 static void write_file(char *buf, size_t len, const char *name, const char *text)

@@ -37,25 +37,15 @@
 static int setup(void **state)
 {
 	(void)state;
-	cclab = getenv("CCLAB");
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/cclab-test-scen.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return run_cclab_begin("scen");
 }
 
 static int teardown(void **state)
 {
-	char cmd[160];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return run_cclab_end();
 }
 
-static void need_cclab(void)
-{
-	if (!cclab)
-		skip(); /* prints SKIP: the binary is not known without $CCLAB */
-}
 
 /* Every shipped file loads, through the library itself. */
 static void shipped_files_load(void **state)

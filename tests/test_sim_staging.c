@@ -447,23 +447,13 @@ static void fabric_and_schedule_must_agree(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	cclab = getenv("CCLAB");
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/cclab-test-stg.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return run_cclab_begin("stg");
 }
 
 static int teardown(void **state)
 {
-	static const char *const names[] = { "stdout", "stderr", "r.json" };
-	char path[128];
-
 	(void)state;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
-		unlink(path);
-	}
-	rmdir(tmpdir);
-	return 0;
+	return run_cclab_end();
 }
 
 /* --gpu-dma on schedule, check and sim; --set on a scenario. */
