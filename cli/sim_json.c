@@ -88,6 +88,7 @@ static const struct {
 	{"rnr_naks", offsetof(struct cc_sim_rank_stats, rnr_naks)},
 	{"retx_pkts", offsetof(struct cc_sim_rank_stats, retx_pkts)},
 	{"retx_bytes", offsetof(struct cc_sim_rank_stats, retx_bytes)},
+	{"timeouts", offsetof(struct cc_sim_rank_stats, timeouts)},
 	{"ecn_rx", offsetof(struct cc_sim_rank_stats, ecn_rx)},
 	{"cnps_sent", offsetof(struct cc_sim_rank_stats, cnps_sent)},
 	{"cnps_rx", offsetof(struct cc_sim_rank_stats, cnps_rx)},

@@ -74,6 +74,7 @@ struct cc_sim_rank_stats {
 	uint64_t acks;          /* ACK / NAK packets it sent */
 	uint64_t rnr_naks;      /* RNR NAKs it sent */
 	uint64_t retx_pkts, retx_bytes; /* retransmitted (go-back-N after a NAK or timeout) */
+	uint64_t timeouts;      /* local ACK timeouts its QPs took (IBA 9.7.6.1.3) */
 	uint64_t lost_pkts;     /* of the packets it sent: lost on a link or dropped by a switch */
 	uint64_t ecn_rx;        /* CE-marked packets it received */
 	uint64_t cnps_sent, cnps_rx; /* congestion notifications (DCQCN NP / RP) */

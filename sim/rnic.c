@@ -335,6 +335,7 @@ static void ack_timer(struct sim_engine *eng, void *ctx, uint64_t arg)
 		return;
 	}
 	/* Local ACK timeout (IBA 9.7.6.1.3): resend, or give up. */
+	rk->st->timeouts++;
 	if (qp->retry_left == 0) {
 		qp->ack_timer_armed = false;
 		sx_wqe_fail(x, rk->r, qp->q, wqe_of_psn(qp, qp->una_psn), CC_WC_RETRY_EXC_ERR);
@@ -757,17 +758,23 @@ void sx_port_kick(struct sx *x, uint32_t r, uint32_t port)
 		transmit(x, r, (struct sx_pkt *)sim_pktq_pop(&pt->ctrl));
 		return;
 	}
-	for (;;) {
+	for (bool dropped = false;;) {
 		struct sx_pkt *k = (struct sx_pkt *)pt->stage.head;
 
-		if (!k || !k->ready)
+		if (!k || !k->ready) {
+			/* Dropping stale packets made room: fill it, or the
+			 * port would wait for an unrelated event (a timeout). */
+			if (dropped)
+				sx_port_fill(x, r, port);
 			return;
+		}
 		sim_pktq_pop(&pt->stage);
 		if (k->kind == SX_PKT_REQ) {
 			struct sx_qp *qp = &rk->qp[k->qp];
 
 			if (k->epoch != qp->epoch || qp->error) {
 				sx_pkt_put(x, k); /* made before a rewind or an error */
+				dropped = true;
 				continue;
 			}
 		}

@@ -252,6 +252,7 @@ static void retry_exhausted_on_timeout(void **state)
 	assert_int_equal(res.rank[1].wire_pkts, 3);  /* sent, then resent twice */
 	assert_int_equal(res.rank[1].retx_pkts, 2);
 	assert_int_equal(res.rank[1].lost_pkts, 3);
+	assert_int_equal(res.rank[1].timeouts, 3); /* two resends, then the end */
 	/* three timeouts of 8.192 us each, after the first packet left (the
 	 * message says when: "... at T ps: ...") */
 	const char *at = strstr(res.err.msg, " at ");
