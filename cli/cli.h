@@ -23,9 +23,9 @@ struct cc_scenario; /* sim/scenario.h */
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
-/* CLI_P2P has its own options (cli/p2p_options.c): cli_parse() is not
- * for it. */
-enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_CMD_COUNT };
+/* CLI_P2P has its own options (cli/p2p_options.c), CLI_DEVICES none:
+ * cli_parse() is not for them. */
+enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, CLI_CMD_COUNT };
 
 /* nccl-tests' defaults (src/common.cu): -b 32M, -e = -b, -f 2 here (1 there,
  * with -i stepping, which cclab does not offer), float, sum. */
@@ -102,6 +102,9 @@ int cmd_sim(const struct cli_opts *o);
 int cmd_run(const struct cli_opts *o);
 /* `cclab p2p`, with its own arguments: argv[0] is "p2p" (cli/cmd_p2p.c). */
 int cmd_p2p(int argc, char **argv);
+/* `cclab devices`: the RDMA devices, ports and GIDs (cli/cmd_devices.c). */
+int cmd_devices(int argc, char **argv);
+void devices_usage(FILE *f);
 
 /* nccl-tests' redop column: the op's name, "none" for all-gather. */
 const char *cli_redop_label(const struct cc_coll_params *p);

@@ -51,6 +51,8 @@ int main(int argc, char **argv)
 	}
 	if (cmd == CLI_P2P) /* its own options: perftest's, not nccl-tests' */
 		return cmd_p2p(argc - 1, argv + 1);
+	if (cmd == CLI_DEVICES)
+		return cmd_devices(argc - 1, argv + 1);
 	rc = cli_parse(cmd, argc - 1, argv + 1, &o);
 	if (rc)
 		return rc;

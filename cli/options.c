@@ -92,6 +92,7 @@ static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_SIM] = "sim",
 	[CLI_RUN] = "run",
 	[CLI_P2P] = "p2p",
+	[CLI_DEVICES] = "devices",
 };
 
 const char *cli_cmd_name(enum cli_cmd cmd)

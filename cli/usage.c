@@ -110,6 +110,7 @@ void cli_usage_main(FILE *f)
 		"                  sizes, expectations; docs/yaml.md) on its executors\n"
 		"  p2p             one verbs operation between two ranks, timed as perftest\n"
 		"                  does (ib_write_bw, ib_read_lat, ...) on the simulator\n"
+		"  devices         this host's RDMA devices, ports and GIDs (libibverbs)\n"
 		"  help [COMMAND]  this text, or the options of COMMAND\n"
 		"  --version       print the version (" CCLAB_VERSION ")\n"
 		"\n"
@@ -140,6 +141,10 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	}
 	if (cmd == CLI_P2P) {
 		p2p_usage(f);
+		return;
+	}
+	if (cmd == CLI_DEVICES) {
+		devices_usage(f);
 		return;
 	}
 	if (cmd == CLI_SCHEDULE) {

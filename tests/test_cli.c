@@ -698,9 +698,35 @@ static void test_schedule_plain(void **state)
 	run_free(&r);
 }
 
+/* `cclab devices`: a table where libibverbs finds devices; here, without
+ * kernel RDMA support, exit 1 and a message that says why and what to do. */
+static void devices(void **state)
+{
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("devices");
+	if (r.status == 0) {
+		assert_non_null(strstr(r.out, "device"));
+		assert_non_null(strstr(r.out, "port"));
+	} else {
+		assert_int_equal(r.status, 1);
+		assert_non_null(strstr(r.err, "cclab devices: no RDMA device"));
+		assert_non_null(strstr(r.err, "rdma"));
+		assert_string_equal(r.out, "");
+	}
+	run_free(&r);
+	r = run_cclab("devices --bogus");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "unexpected argument '--bogus'"));
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(devices),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_no_command),

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backend/verbs_attr.h"
+#include "backend/verbs_dev.h"
 
 static struct cc_verbs_peer peer(void)
 {
@@ -203,6 +204,40 @@ static void range_checks(void **state)
 	assert_null(cc_verbs_cfg_invalid(&c, &p, &field));
 }
 
+/* The default GID: RoCE v2 with an IPv4 address first, then any RoCE v2,
+ * then RoCE v1; none on an InfiniBand port (addressed by LID). */
+static void default_gid_choice(void **state)
+{
+	struct cc_verbs_port p = { .num = 1, .link_layer = IBV_LINK_LAYER_ETHERNET };
+	char buf[64];
+
+	(void)state;
+	/* index 0: link-local fe80::, RoCE v1 and v2; index 2, 3: ::ffff:10.0.0.1 */
+	p.gids[0] = (struct cc_verbs_gid){ .index = 0, .type = IBV_GID_TYPE_ROCE_V1 };
+	p.gids[0].gid.raw[0] = 0xfe, p.gids[0].gid.raw[1] = 0x80, p.gids[0].gid.raw[15] = 1;
+	p.gids[1] = p.gids[0], p.gids[1].index = 1, p.gids[1].type = IBV_GID_TYPE_ROCE_V2;
+	p.gids[2] = (struct cc_verbs_gid){ .index = 2, .type = IBV_GID_TYPE_ROCE_V1 };
+	p.gids[2].gid.raw[10] = p.gids[2].gid.raw[11] = 0xff;
+	p.gids[2].gid.raw[12] = 10, p.gids[2].gid.raw[15] = 1;
+	p.gids[3] = p.gids[2], p.gids[3].index = 3, p.gids[3].type = IBV_GID_TYPE_ROCE_V2;
+	p.ngids = 4;
+	assert_int_equal(cc_verbs_default_gid(&p), 3);
+	cc_verbs_gid_str(&p.gids[3].gid, buf, sizeof(buf));
+	assert_string_equal(buf, "::ffff:10.0.0.1");
+	cc_verbs_gid_str(&p.gids[0].gid, buf, sizeof(buf));
+	assert_string_equal(buf, "fe80:0000:0000:0000:0000:0000:0000:0001");
+	p.ngids = 2; /* no IPv4 GID: the first v2 */
+	assert_int_equal(cc_verbs_default_gid(&p), 1);
+	p.ngids = 1; /* v1 only */
+	assert_int_equal(cc_verbs_default_gid(&p), 0);
+	p.ngids = 0;
+	assert_int_equal(cc_verbs_default_gid(&p), -1);
+	p.ngids = 4;
+	p.link_layer = IBV_LINK_LAYER_INFINIBAND;
+	assert_int_equal(cc_verbs_default_gid(&p), -1);
+	assert_string_equal(cc_verbs_gid_type_name(IBV_GID_TYPE_ROCE_V2), "RoCE v2");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +248,7 @@ int main(void)
 		cmocka_unit_test(path_mtu),
 		cmocka_unit_test(from_schedule),
 		cmocka_unit_test(range_checks),
+		cmocka_unit_test(default_gid_choice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
