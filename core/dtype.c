@@ -8,6 +8,7 @@
  * are handled as their unsigned bit patterns throughout.
  */
 #include "core/dtype.h"
+#include "core/splitmix.h"
 
 #include <errno.h>
 #include <math.h>
@@ -509,21 +510,9 @@ void cc_postdiv(void *buf, size_t count, enum cc_dtype t, uint32_t divisor)
 
 /* ---- input generation ---------------------------------------------------- */
 
-/* splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
- * generators", OOPSLA 2014; Vigna's public-domain C version): a 64-bit
- * finaliser applied to a counter, so value i is computed without values
- * 0 .. i-1 and any sub-range can be filled on its own. */
-static uint64_t splitmix64(uint64_t z)
-{
-	z += UINT64_C(0x9e3779b97f4a7c15);
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 static uint64_t elem_hash(uint64_t key, uint64_t i)
 {
-	return splitmix64(key + i * UINT64_C(0x9e3779b97f4a7c15));
+	return cc_splitmix64(key + i * CC_SPLITMIX_GAMMA);
 }
 
 /* Significand precision p (IEEE 754 binary16 11, bfloat16 8, binary32 24,
@@ -626,7 +615,7 @@ static void fill_int(void *buf, size_t first, size_t count, size_t sz, uint64_t 
 void cc_fill_input(void *buf, size_t first, size_t count, enum cc_dtype t, enum cc_redop op,
 		   uint32_t rank, uint32_t nranks, uint64_t seed)
 {
-	uint64_t key = splitmix64(seed ^ splitmix64(rank));
+	uint64_t key = cc_splitmix64(seed ^ cc_splitmix64(rank));
 
 	/* buf[k] receives element first + k: a caller filling part of a
 	 * larger buffer passes the address of that part. */

@@ -30,6 +30,7 @@
 
 #include "core/word.h"
 #include "sim/model.h"
+#include "core/splitmix.h"
 
 const char *const cc_sim_phase_name[CC_SIM_PHASE_COUNT] = {
 	[CC_SIM_SOFTWARE] = "software",
@@ -825,16 +826,6 @@ static void switch_dropped(struct sim_engine *eng, void *ctx, const struct sim_s
 	packet_lost(eng, ctx, pkt);
 }
 
-/* splitmix64's finaliser: a link's seed from the run's and its index, so
- * the links' loss streams start far apart (seeds that differ by a Weyl
- * step would give the links one stream, shifted). */
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* Every link loses link.loss_ppb of its packets, each link drawing from
  * its own generator seeded by the run's seed and its index; switches hand
  * their drops back too. */
@@ -842,7 +833,7 @@ static void wire_losses(struct sx *x)
 {
 	for (size_t i = 0; i < x->topo.nlinks; i++)
 		sim_link_set_loss(&x->topo.links[i], x->f->link.loss_ppb,
-				  mix64(mix64(x->o->seed) ^ mix64(i + 1)), packet_lost, x);
+				  cc_mix64(cc_mix64(x->o->seed) ^ cc_mix64(i + 1)), packet_lost, x);
 	for (uint32_t s = 0; s < x->topo.nsw; s++)
 		sim_switch_on_drop(&x->topo.sw[s], switch_dropped, x);
 }
@@ -854,7 +845,7 @@ static void wire_ecn(struct sx *x)
 
 	for (uint32_t s = 0; s < x->topo.nsw; s++)
 		sim_switch_set_ecn(&x->topo.sw[s], p->ecn_kmin_bytes, p->ecn_kmax_bytes,
-				   p->ecn_pmax_pct, mix64(mix64(x->o->seed) ^ mix64(~(uint64_t)s)));
+				   p->ecn_pmax_pct, cc_mix64(cc_mix64(x->o->seed) ^ cc_mix64(~(uint64_t)s)));
 }
 
 static int setup(struct sx *x)

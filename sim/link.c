@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "core/splitmix.h"
 
 /* A handler cannot return an error to anyone: running out of event slots in
  * the middle of a run ends it (executors reserve SIM_LINK_MAX_EVENTS per
@@ -69,22 +70,12 @@ void sim_pipe_push_loc(struct sim_pipe *p, struct sim_packet *pkt, sim_time_ps d
 
 /* ---- link ---- */
 
-/* splitmix64: the loss draws, one stream per link. */
-static uint64_t loss_draw(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static void link_deliver(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
 {
 	struct sim_link_dir *l = ctx;
 
 	(void)port;
-	if (l->loss_ppb && loss_draw(&l->loss_rng) % 1000000000 < l->loss_ppb) {
+	if (l->loss_ppb && cc_splitmix64_next(&l->loss_rng) % 1000000000 < l->loss_ppb) {
 		uint32_t frame = pkt->frame_bytes;
 
 		l->st.lost++;

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/splitmix.h"
 
 /* ---- builder ---- */
 
@@ -646,18 +647,6 @@ uint32_t sim_net_routes(const struct sim_net *n, uint32_t u, uint32_t d, const u
 	return n->route_first[i + 1] - n->route_first[i];
 }
 
-/* splitmix64's finaliser (Steele, Lea and Flood, "Fast splittable
- * pseudorandom number generators", OOPSLA 2014): every input bit moves
- * every output bit, so consecutive flow ids (QP numbers) spread evenly. */
-static uint64_t splitmix64(uint64_t x)
-{
-	uint64_t z = x + UINT64_C(0x9e3779b97f4a7c15);
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 uint32_t sim_net_pick(const struct sim_net *n, uint32_t u, uint32_t d, uint64_t flow)
 {
 	const uint32_t *ports;
@@ -671,5 +660,5 @@ uint32_t sim_net_pick(const struct sim_net *n, uint32_t u, uint32_t d, uint64_t 
 	 * differently so that successive tiers do not pick in lockstep
 	 * (hash polarization).  Integer arithmetic only: the same choice on
 	 * every machine. */
-	return ports[splitmix64(flow ^ ((uint64_t)u * UINT64_C(0x9e3779b97f4a7c15))) % cnt];
+	return ports[cc_splitmix64(flow ^ ((uint64_t)u * CC_SPLITMIX_GAMMA)) % cnt];
 }

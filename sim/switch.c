@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/splitmix.h"
 
 static uint32_t route(const struct sim_switch *sw, uint32_t in_port, const struct sim_packet *pkt)
 {
@@ -156,17 +157,6 @@ static void saf_release(struct sim_engine *eng, void *ctx, uint32_t port, struct
 	enter_pipeline(ctx, pkt);
 }
 
-/* splitmix64 (Steele, Lea and Flood 2014): one step of the switch's
- * generator for ECN draws. */
-static uint64_t ecn_draw(struct sim_switch *sw)
-{
-	uint64_t z = (sw->ecn_rng += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 /* RED on the output queue a packet leaves behind as it starts on the
  * wire (DCQCN's CP, Zhu et al. 2015 section 3.1, marking at dequeue):
  * marks it CE with probability 0 at kmin or below, pmax * (q - kmin) /
@@ -185,7 +175,7 @@ static void ecn_mark(void *ctx, uint32_t port, struct sim_packet *pkt)
 				      << 32;
 		uint64_t thresh = (uint64_t)(p / ((unsigned __int128)(sw->ecn_kmax - sw->ecn_kmin) * 100));
 
-		if ((ecn_draw(sw) >> 32) >= thresh)
+		if ((cc_splitmix64_next(&sw->ecn_rng) >> 32) >= thresh)
 			return;
 	}
 	pkt->ecn_ce = true;
