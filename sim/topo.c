@@ -52,15 +52,22 @@ static uint32_t link_mtu(const struct sim_net_link *l, const struct sim_params *
 
 /* ---- build ---- */
 
-/* The direction of link li that leaves node u, and the one that enters it. */
+/* The index in t->links of the direction of link li that leaves node u
+ * (links[2i] runs from the link's node a), and the directions themselves:
+ * the one that leaves u and the one that enters it. */
+static size_t dir_out_index(const struct sim_topo *t, uint32_t li, uint32_t u)
+{
+	return 2 * (size_t)li + (t->net->links[li].a == u ? 0 : 1);
+}
+
 static struct sim_link_dir *dir_out(struct sim_topo *t, uint32_t li, uint32_t u)
 {
-	return &t->links[2 * (size_t)li + (t->net->links[li].a == u ? 0 : 1)];
+	return &t->links[dir_out_index(t, li, u)];
 }
 
 static struct sim_link_dir *dir_in(struct sim_topo *t, uint32_t li, uint32_t u)
 {
-	return &t->links[2 * (size_t)li + (t->net->links[li].a == u ? 1 : 0)];
+	return &t->links[dir_out_index(t, li, u) ^ 1];
 }
 
 static int build_links(struct sim_topo *t, struct sim_engine *eng)
@@ -434,8 +441,7 @@ uint32_t sim_topo_path(const struct sim_topo *t, uint32_t src, uint32_t port, ui
 		p = sim_net_pick(n, u, dst, flow);
 		if (p == SIM_NET_NONE)
 			return 0;
-		uint32_t li = n->nodes[u].port_link[p];
-		l = &t->links[2 * (size_t)li + (n->links[li].a == u ? 0 : 1)];
+		l = &t->links[dir_out_index(t, n->nodes[u].port_link[p], u)];
 	}
 	return count;
 }
