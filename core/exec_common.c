@@ -1,6 +1,10 @@
 /* core/exec_common.c — see exec_common.h. */
 #include "exec_common.h"
 
+#include <string.h>
+
+#include "dtype.h"
+
 void cc_exec_users(const struct cc_rank_sched *rs, uint32_t *deps_left, uint32_t *users_first,
 		   uint32_t *users)
 {
@@ -45,4 +49,23 @@ const struct cc_mr *cc_exec_find_mr(const struct cc_rank_sched *rs, const uint32
 		return mr;
 	}
 	return NULL;
+}
+
+uint64_t cc_exec_calc_host(const struct cc_op *o, uint8_t *const *mem)
+{
+	const struct cc_op_calc *c = &o->u.calc;
+	size_t bytes = c->count * cc_dtype_size(c->dtype);
+	uint8_t *d0 = mem[c->dst[0].buf] + c->dst[0].offset;
+	const uint8_t *s0 = mem[c->src[0].buf] + c->src[0].offset;
+
+	if (o->kind == CC_OP_REDUCE) {
+		cc_reduce(d0, s0, mem[c->src[1].buf] + c->src[1].offset, c->count, c->dtype, c->redop);
+		if (c->postdiv > 1)
+			cc_postdiv(d0, c->count, c->dtype, c->postdiv);
+	} else {
+		memmove(d0, s0, bytes);
+	}
+	if (c->ndst == 2)
+		memmove(mem[c->dst[1].buf] + c->dst[1].offset, d0, bytes);
+	return bytes;
 }

@@ -302,24 +302,11 @@ static int wait_mem(struct dx *x, uint32_t r, uint32_t i)
 static void calc(struct dx *x, uint32_t r, uint32_t i)
 {
 	const struct cc_op *o = &x->s->ranks[r].ops[i];
-	const struct cc_op_calc *c = &o->u.calc;
-	uint8_t **mem = x->rk[r].mem;
-	size_t bytes = c->count * cc_dtype_size(c->dtype);
-	uint8_t *d0 = mem[c->dst[0].buf] + c->dst[0].offset;
-	const uint8_t *s0 = mem[c->src[0].buf] + c->src[0].offset;
+	uint64_t bytes = cc_exec_calc_host(o, x->rk[r].mem);
 
-	if (o->kind == CC_OP_REDUCE) {
-		cc_reduce(d0, s0, mem[c->src[1].buf] + c->src[1].offset, c->count, c->dtype, c->redop);
-		if (c->postdiv > 1)
-			cc_postdiv(d0, c->count, c->dtype, c->postdiv);
-	} else {
-		memmove(d0, s0, bytes);
-	}
-	if (c->ndst == 2)
-		memmove(mem[c->dst[1].buf] + c->dst[1].offset, d0, bytes);
 	/* A wait_mem may watch what this op wrote. */
-	for (int j = 0; j < c->ndst; j++)
-		dx_mem_written(x, r, c->dst[j].buf, c->dst[j].offset, bytes);
+	for (int j = 0; j < o->u.calc.ndst; j++)
+		dx_mem_written(x, r, o->u.calc.dst[j].buf, o->u.calc.dst[j].offset, bytes);
 }
 
 static void op_done(struct dx *x, uint32_t r, uint32_t i)
