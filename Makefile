@@ -30,13 +30,21 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIB       := $(BUILD)/libcclab.a
 CCLAB     := $(BUILD)/cclab
 
-.PHONY: all tests bench test test-run test-scripts asan clang demo install clean deps help
+.PHONY: all tests bench test test-run test-scripts test-cuda asan clang demo install clean deps help
 all: $(CCLAB)
+
+# The CUDA module (backend/cuda/): the real one when nvcc is found, else a
+# stand-in whose every call says cclab was built without CUDA.
+include backend/cuda/cuda.mk
+$(LIB): $(GPU_OBJ)
+LDLIBS_ALL += $(GPU_LDLIBS)
+CPPFLAGS_ALL += $(GPU_CPPFLAGS)
 
 help:
 	@echo "make            build $(BUILD)/cclab"
 	@echo "make test       install deps, build, run every test (gcc), then under ASan+UBSan (clang)"
 	@echo "make asan       the test suite under ASan+UBSan in build-asan/"
+	@echo "make test-cuda  the CUDA kernels against the CPU reference (SKIP without a GPU)"
 	@echo "make clang      build warning-free with clang in build-clang/"
 	@echo "make bench      build the benchmarks in $(BUILD)/bench/"
 	@echo "make demo       install deps, build, show a schedule and check collectives"
@@ -79,12 +87,20 @@ test-scripts: $(CCLAB)
 test: deps
 	$(MAKE) test-run
 	$(MAKE) test-scripts
+	$(MAKE) test-cuda
 	$(MAKE) asan
 
+# On a GPU: every dtype x redop kernel against core/dtype.c and the memory
+# bandwidth they reach; without one, SKIP (after the CPU run of the
+# kernels' per-thread code when nvcc is there).
+test-cuda: $(CUDA_TEST_BINS)
+	@NVCC="$(CUDA_NVCC)" bash scripts/test-cuda.sh $(CUDA_TEST)
+
 # The sanitizer pass runs the correctness matrix in its quick form
-# (docs/testing.md): the full one already ran uninstrumented.
+# (docs/testing.md): the full one already ran uninstrumented.  Without the
+# CUDA module: nvcc's objects would not be instrumented anyway.
 asan:
-	CCLAB_MATRIX=$${CCLAB_MATRIX:-quick} $(MAKE) test-run BUILD=build-asan CC=clang OPT="-O1 -g" \
+	CCLAB_MATRIX=$${CCLAB_MATRIX:-quick} $(MAKE) test-run BUILD=build-asan CC=clang CCLAB_CUDA=0 OPT="-O1 -g" \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 clang:
