@@ -25,7 +25,7 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
 /* CLI_P2P has its own options (cli/p2p_options.c), CLI_DEVICES none:
  * cli_parse() is not for them. */
-enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, CLI_CMD_COUNT };
+enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, CLI_COMPARE, CLI_CMD_COUNT };
 
 /* nccl-tests' defaults (src/common.cu): -b 32M, -e = -b, -f 2 here (1 there,
  * with -i stepping, which cclab does not offer), float, sum. */
@@ -37,6 +37,13 @@ enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, 
 #define CLI_MAX_SETS 64u
 #define CLI_SIM_TIME_LIMIT_S 3600u /* simulated seconds before a run is called stuck */
 #define CLI_DEFAULT_FABRIC "ib-hdr"
+/* The verbs executor (cclab run without a scenario): nccl-tests' -w 5 -n 20,
+ * and how long no progress may last before a rank gives up. */
+#define CLI_DEFAULT_WARMUP 5u
+#define CLI_DEFAULT_ITERS 20u
+#define CLI_MAX_ITERS 1000000u
+#define CLI_DEFAULT_TIMEOUT_S 10u
+#define CLI_DEVICE_NAME_MAX 64
 
 struct cli_opts {
 	enum cli_cmd cmd;
@@ -59,6 +66,18 @@ struct cli_opts {
 	 * sim, sets the fabric's host.gpu_dma whatever --fabric says). */
 	bool gpu_dma_given;
 	enum sim_gpu_dma gpu_dma;
+	/* --memory host|gpu: where the user buffers live */
+	bool memory_given;
+	/* run without a scenario: the verbs executor (cli/cmd_verbs.c) */
+	bool verbs;
+	const char *device;       /* --device, or NULL: the first active one */
+	uint8_t port;             /* --port, 0: the device's first active port */
+	int gid_index;            /* --gid-index, -1: RoCE v2 IPv4 GID (RoCE), LID (IB) */
+	uint32_t mtu;             /* --mtu, 0: the port's active MTU */
+	const char *bootstrap;    /* --bootstrap HOST:PORT, or NULL: CCLAB_BOOTSTRAP */
+	uint32_t warmup, iters;   /* -w/--warmup, --iters */
+	uint32_t timeout_s;       /* --timeout: no progress this long is an error */
+	bool no_progress;         /* no progress line on stderr (ranks other than 0) */
 	/* run only */
 	const char *scenario_path;
 	const char *sets[CLI_MAX_SETS]; /* --set KEY=VALUE, in order */
@@ -100,11 +119,16 @@ int cmd_schedule(const struct cli_opts *o);
 int cmd_check(const struct cli_opts *o);
 int cmd_sim(const struct cli_opts *o);
 int cmd_run(const struct cli_opts *o);
+/* `cclab run` without a scenario: the verbs executor (cli/cmd_verbs.c). */
+int cmd_verbs(const struct cli_opts *o);
 /* `cclab p2p`, with its own arguments: argv[0] is "p2p" (cli/cmd_p2p.c). */
 int cmd_p2p(int argc, char **argv);
 /* `cclab devices`: the RDMA devices, ports and GIDs (cli/cmd_devices.c). */
 int cmd_devices(int argc, char **argv);
 void devices_usage(FILE *f);
+/* `cclab compare`: a measured result file beside a predicted one (cli/cmd_compare.c). */
+int cmd_compare(int argc, char **argv);
+void compare_usage(FILE *f);
 
 /* nccl-tests' redop column: the op's name, "none" for all-gather. */
 const char *cli_redop_label(const struct cc_coll_params *p);

@@ -73,8 +73,11 @@ int cmd_run(const struct cli_opts *in)
 	struct cc_scenario sc;
 	struct cy_error err;
 	int worst = CLI_EXIT_OK;
-	int rc = cc_scenario_load(in->scenario_path, in->sets, in->nsets, &sc, &err);
+	int rc;
 
+	if (in->verbs)
+		return cmd_verbs(in);
+	rc = cc_scenario_load(in->scenario_path, in->sets, in->nsets, &sc, &err);
 	if (rc) {
 		fprintf(stderr, "cclab run: %s\n", err.msg);
 		/* Bad input, a file that is not there included, is a usage

@@ -81,8 +81,10 @@ static void csv_row(const struct cli_opts *o, FILE *f, const struct cc_result_ro
 	bool sim = o->cmd == CLI_SIM;
 	double algbw, busbw;
 
+	/* The verbs executor's "fabric" is the device it ran on. */
 	fprintf(f, "%s,%s,%s,%s,%s,%s,%" PRIu32 ",%s,%s,%" PRIu64 ",%" PRIu64 ",",
-		cli_csv_scenario_name(o), sim ? "sim" : "data", sim ? o->fabric.name : "",
+		cli_csv_scenario_name(o), o->verbs ? "verbs" : sim ? "sim" : "data",
+		sim ? o->fabric.name : o->verbs && o->device ? o->device : "",
 		sim ? cli_topology_name(o) : "", cc_coll_name[o->p.coll],
 		cc_transport_name[o->p.transport], o->p.nranks, cc_dtype_name[o->p.dtype],
 		cli_redop_label(&o->p), row->size, row->count);
@@ -170,7 +172,7 @@ int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 	struct cc_atomic_file af = {0}, cf = {0};
 	struct cc_json j;
 	struct cli_sink out = {0};
-	bool all_ok = true, tty = isatty(STDERR_FILENO);
+	bool all_ok = true, tty = !o->no_progress && isatty(STDERR_FILENO);
 	uint64_t size = o->minbytes;
 	uint32_t nsizes = count_sizes(o), i = 0;
 	int rc = 0, err;

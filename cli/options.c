@@ -36,13 +36,25 @@ enum {
 	OPT_SET,
 	OPT_LINKS,
 	OPT_GPU_DMA,
+	OPT_MEMORY,
+	OPT_DEVICE,
+	OPT_PORT,
+	OPT_GID_INDEX,
+	OPT_MTU,
+	OPT_BOOTSTRAP,
+	OPT_ITERS,
+	OPT_TIMEOUT,
 };
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
 #define FOR_CHECK (1u << CLI_CHECK)
 #define FOR_SIM (1u << CLI_SIM)
 #define FOR_RUN (1u << CLI_RUN)
-#define FOR_LOOP (FOR_CHECK | FOR_SIM) /* the commands with nccl-tests' size loop */
+/* `cclab run` without a scenario runs the verbs executor: the collective
+ * and size loop options apply to it, with its own (FOR_VERBS).  With a
+ * scenario they are refused, since the file says them. */
+#define FOR_VERBS (1u << CLI_CMD_COUNT)
+#define FOR_LOOP (FOR_CHECK | FOR_SIM | FOR_VERBS) /* the commands with nccl-tests' size loop */
 #define FOR_ALL (FOR_SCHEDULE | FOR_LOOP)
 
 /* Every option of every command; a command rejects the others by name
@@ -77,14 +89,24 @@ static const struct {
 	{{"topology", required_argument, NULL, OPT_TOPOLOGY}, FOR_SIM},
 	{{"trace", required_argument, NULL, OPT_TRACE}, FOR_SIM | FOR_RUN},
 	/* nccl-tests' -c/--check; -c is --collective here. */
-	{{"check", required_argument, NULL, OPT_CHECK}, FOR_SIM},
+	{{"check", required_argument, NULL, OPT_CHECK}, FOR_SIM | FOR_VERBS},
 	{{"gpu-dma", required_argument, NULL, OPT_GPU_DMA}, FOR_ALL},
+	{{"memory", required_argument, NULL, OPT_MEMORY}, FOR_ALL},
+	/* The verbs executor's own (backend/verbs_exec.h, backend/launch.h). */
+	{{"device", required_argument, NULL, OPT_DEVICE}, FOR_VERBS},
+	{{"port", required_argument, NULL, OPT_PORT}, FOR_VERBS},
+	{{"gid-index", required_argument, NULL, OPT_GID_INDEX}, FOR_VERBS},
+	{{"mtu", required_argument, NULL, OPT_MTU}, FOR_VERBS},
+	{{"bootstrap", required_argument, NULL, OPT_BOOTSTRAP}, FOR_VERBS},
+	{{"warmup", required_argument, NULL, 'w'}, FOR_VERBS},
+	{{"iters", required_argument, NULL, OPT_ITERS}, FOR_VERBS},
+	{{"timeout", required_argument, NULL, OPT_TIMEOUT}, FOR_VERBS},
 	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN},
 };
 #define NOPTS (sizeof(table) / sizeof(table[0]))
 
 /* ':' first: a missing argument returns ':' rather than '?'. */
-static const char short_opts[] = ":n:c:t:b:e:f:d:o:h";
+static const char short_opts[] = ":n:c:t:b:e:f:d:o:w:h";
 
 static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_SCHEDULE] = "schedule",
@@ -93,6 +115,7 @@ static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_RUN] = "run",
 	[CLI_P2P] = "p2p",
 	[CLI_DEVICES] = "devices",
+	[CLI_COMPARE] = "compare",
 };
 
 const char *cli_cmd_name(enum cli_cmd cmd)
@@ -262,6 +285,10 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 	sim_params_preset(CLI_DEFAULT_FABRIC, &o->fabric); /* a built-in name: cannot fail */
 	o->topo = SIM_TOPO_RING;
 	o->check = true; /* nccl-tests' -c 1 */
+	o->gid_index = -1;
+	o->warmup = CLI_DEFAULT_WARMUP;
+	o->iters = CLI_DEFAULT_ITERS;
+	o->timeout_s = CLI_DEFAULT_TIMEOUT_S;
 }
 
 /* One option's value into o; 0 or CLI_EXIT_USAGE. */
@@ -369,6 +396,58 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 			}
 		return bad_value(c, arg, names_list(names, sizeof(names), sim_gpu_dma_name,
 						    SIM_GPU_DMA_COUNT));
+	case OPT_MEMORY:
+		for (int i = 0; i < CC_MEM_KIND_COUNT; i++)
+			if (!strcmp(arg, cc_mem_kind_name[i])) {
+				o->p.mem = (enum cc_mem_kind)i;
+				o->memory_given = true;
+				return 0;
+			}
+		return bad_value(c, arg, names_list(names, sizeof(names), cc_mem_kind_name,
+						    CC_MEM_KIND_COUNT));
+	case OPT_DEVICE:
+		if (!*arg || strlen(arg) >= CLI_DEVICE_NAME_MAX)
+			return bad_value(c, arg, "expected an RDMA device name, such as mlx5_0 or "
+				       "rxe0 (cclab devices lists them)");
+		o->device = arg;
+		return 0;
+	case OPT_PORT:
+		err = get_uint(c, arg, 1, 255, &v);
+		if (!err)
+			o->port = (uint8_t)v;
+		return err;
+	case OPT_GID_INDEX:
+		err = get_uint(c, arg, 0, 255, &v);
+		if (!err)
+			o->gid_index = (int)v;
+		return err;
+	case OPT_MTU:
+		err = get_uint(c, arg, 256, 4096, &v);
+		if (!err && (v & (v - 1)))
+			return bad_value(c, arg, "an IB MTU is 256, 512, 1024, 2048 or 4096 bytes");
+		if (!err)
+			o->mtu = (uint32_t)v;
+		return err;
+	case OPT_BOOTSTRAP:
+		if (!*arg)
+			return bad_value(c, arg, "expected HOST:PORT, rank 0's address");
+		o->bootstrap = arg;
+		return 0;
+	case 'w':
+		err = get_uint(c, arg, 0, CLI_MAX_ITERS, &v);
+		if (!err)
+			o->warmup = (uint32_t)v;
+		return err;
+	case OPT_ITERS:
+		err = get_uint(c, arg, 1, CLI_MAX_ITERS, &v);
+		if (!err)
+			o->iters = (uint32_t)v;
+		return err;
+	case OPT_TIMEOUT:
+		err = get_uint(c, arg, 1, 3600, &v);
+		if (!err)
+			o->timeout_s = (uint32_t)v;
+		return err;
 	case 'h':
 		o->help = true;
 		return 0;
@@ -455,7 +534,7 @@ static int same_outputs(enum cli_cmd cmd, const struct cli_opts *o)
 
 static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 {
-	if (!o->p.nranks)
+	if (!o->p.nranks && !o->verbs)
 		return usage_error(cmd, "missing -n/--nranks (the number of ranks, 1 to %u)",
 				   CLI_MAX_RANKS);
 	if (!have_e)
@@ -474,6 +553,7 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 {
 	struct option longopts[NOPTS + 1];
+	int verbs_opt = 0; /* the first option only the verbs executor takes */
 	bool have_e = false;
 	char label[48];
 
@@ -510,7 +590,12 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		} else {
 			snprintf(label, sizeof(label), "-%c", c);
 		}
-		if (!(opt_cmds(c) & (1u << cmd))) {
+		/* cclab run's verbs options are checked once the scenario
+		 * argument (or its absence) is known. */
+		if (cmd == CLI_RUN && (opt_cmds(c) & FOR_VERBS) && !(opt_cmds(c) & FOR_RUN)) {
+			if (!verbs_opt)
+				verbs_opt = c;
+		} else if (!(opt_cmds(c) & (1u << cmd))) {
 			char what[48];
 
 			return usage_error(cmd, "option %s does not apply to 'cclab %s'",
@@ -528,16 +613,32 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (o->help)
 		return 0;
-	if (cmd == CLI_RUN) {
-		if (!o->scenario_path)
-			return usage_error(cmd, "missing the scenario file (cclab run SCENARIO.yaml)");
+	if (cmd == CLI_RUN && o->scenario_path) {
+		if (verbs_opt)
+			return usage_error(cmd, "option %s applies to 'cclab run' without a scenario "
+					   "(the verbs executor); the scenario file says it, or --set "
+					   "changes it", opt_label(verbs_opt, label, sizeof(label)));
 		return same_outputs(cmd, o) ? CLI_EXIT_USAGE : 0;
 	}
-	/* --gpu-dma overrides the fabric, whichever of it and --fabric came
-	 * first; the schedule's staging follows the fabric (sim/exec.h). */
-	if (o->gpu_dma_given)
-		o->fabric.host.gpu_dma = o->gpu_dma;
-	cc_sim_stage_for(&o->p, &o->fabric);
+	if (cmd == CLI_RUN) {
+		/* The verbs executor: host buffers unless --memory gpu, since
+		 * a GPU is what the machine may lack; ranks may come from the
+		 * launcher (-n then must agree, cli/cmd_verbs.c). */
+		if (!o->memory_given)
+			o->p.mem = CC_MEM_HOST;
+		o->p.stage_mem = o->p.mem;
+		o->verbs = true;
+		if (o->nsets || o->links)
+			return usage_error(cmd, "%s applies to 'cclab run SCENARIO.yaml' only",
+					   o->nsets ? "--set" : "--links");
+	} else {
+		/* --gpu-dma overrides the fabric, whichever of it and --fabric
+		 * came first; the schedule's staging follows the fabric
+		 * (sim/exec.h). */
+		if (o->gpu_dma_given)
+			o->fabric.host.gpu_dma = o->gpu_dma;
+		cc_sim_stage_for(&o->p, &o->fabric);
+	}
 	/* Without --chunk-bytes, a chunk is 4 slots as in NCCL (its
 	 * ALLREDUCE_CHUNKSTEPS), or fewer when there are too few slots for
 	 * a chunk that large to make progress (core/algo.c). */

@@ -65,19 +65,20 @@ static void output_options(FILE *f)
 		   "                          (scripts/plot.sh busbw draws it), atomically\n");
 }
 
-/* `cclab run`: the scenario says everything else. */
+/* `cclab run`: a scenario file, or the verbs executor on real RNICs. */
 static void run_usage(FILE *f)
 {
-	fprintf(f, "Usage: cclab run SCENARIO.yaml [--set KEY=VALUE]... [OPTIONS]\n\n"
-		   "Runs what the scenario file says: the collective on its topology and\n"
-		   "fabric, for its sizes, with its executors (sim, data), and holds the\n"
+	fprintf(f, "Usage: cclab run SCENARIO.yaml [--set KEY=VALUE]... [OPTIONS]\n"
+		   "       cclab run [-n K] [COLLECTIVE OPTIONS] [VERBS OPTIONS]\n\n"
+		   "With a scenario: runs what the file says: the collective on its topology\n"
+		   "and fabric, for its sizes, with its executors (sim, data), and holds the\n"
 		   "results to its expectations.  With a p2p: section it runs one of\n"
 		   "perftest's tests instead, as 'cclab p2p' does, on the scenario's\n"
 		   "topology (ranks 0 and 1) and fabric.  docs/yaml.md documents every key;\n"
 		   "a bad file is reported with its file:line:col, exit status 2, nothing run.\n"
 		   "Exit status 1 when a run fails, #wrong is not 0, a time is below the\n"
 		   "bound, or an expectation is not met (each named on stderr).\n\n"
-		   "Options:\n"
+		   "Scenario options:\n"
 		   "      --set KEY=VALUE     set a key before the file is read, as if written\n"
 		   "                          in it (repeatable): sizes.max=1GiB,\n"
 		   "                          transport=send_recv, fabric.link.prop_delay_ps=2us\n");
@@ -87,9 +88,35 @@ static void run_usage(FILE *f)
 		   "                          (FILE.csv: CSV, one line per event)\n"
 		   "  -h, --help              this text\n\n"
 		   "With both executors, the files describe the simulator's run.\n\n"
-		   "Example:\n"
+		   "Without a scenario: the same schedules on real RDMA devices through\n"
+		   "libibverbs (docs/backend.md, docs/cluster.md), one process per rank:\n"
+		   "under srun or mpirun the launcher gives the ranks (rank 0's address from\n"
+		   "--bootstrap or CCLAB_BOOTSTRAP); otherwise -n K starts K ranks on this\n"
+		   "host.  Each size runs -w warm-up and --iters timed iterations; the table\n"
+		   "is nccl-tests' (time: each rank's mean, averaged over ranks).  The\n"
+		   "collective options are 'cclab sim's: -c -t -b -e -f -d -o --chunk-bytes\n"
+		   "--slot-bytes --slots --seed --check --memory --json --csv --trace\n"
+		   "(--trace: the last iteration of the LAST size, every rank).\n\n"
+		   "Verbs options:\n"
+		   "  -n, --nranks K          ranks (default: the launcher's, else 1)\n"
+		   "      --device NAME       RDMA device (default: the first with an active\n"
+		   "                          port; cclab devices lists them)\n"
+		   "      --port N            its port (default: the first active one)\n"
+		   "      --gid-index N       GID to address QPs by (default: a RoCE v2 GID\n"
+		   "                          holding an IPv4 address; the LID on InfiniBand)\n"
+		   "      --mtu BYTES         path MTU (default: the port's active MTU)\n"
+		   "      --bootstrap H:P     rank 0's TCP rendezvous (default: $CCLAB_BOOTSTRAP)\n"
+		   "  -w, --warmup N          untimed iterations per size (default %u)\n"
+		   "      --iters N           timed iterations per size (default %u)\n"
+		   "      --timeout S         seconds without progress before a rank reports\n"
+		   "                          what it waits for and from whom (default %u)\n\n"
+		   "Examples:\n"
 		   "  cclab run scenarios/demo.yaml --csv demo.csv\n"
-		   "  scripts/plot.sh busbw demo.png demo.csv\n");
+		   "  scripts/plot.sh busbw demo.png demo.csv\n"
+		   "  cclab run -n 4 -b 4 -e 4M --device rxe0 --json measured.json\n"
+		   "  srun -N 2 --ntasks-per-node 8 cclab run -b 1M -e 1G \\\n"
+		   "      --bootstrap node01:29500 --json measured.json\n",
+		CLI_DEFAULT_WARMUP, CLI_DEFAULT_ITERS, CLI_DEFAULT_TIMEOUT_S);
 }
 
 void cli_usage_main(FILE *f)
@@ -108,9 +135,12 @@ void cli_usage_main(FILE *f)
 		"                  of a modelled fabric (InfiniBand, RoCE) in nccl-tests' table\n"
 		"  run SCENARIO    run a scenario file (YAML: topology, fabric, collective,\n"
 		"                  sizes, expectations; docs/yaml.md) on its executors\n"
+		"  run -n K        without a scenario: the collective on real RDMA devices\n"
+		"                  (libibverbs), K local ranks or the launcher's (srun, mpirun)\n"
 		"  p2p             one verbs operation between two ranks, timed as perftest\n"
 		"                  does (ib_write_bw, ib_read_lat, ...) on the simulator\n"
 		"  devices         this host's RDMA devices, ports and GIDs (libibverbs)\n"
+		"  compare M P     a measured result file (M.json) beside a predicted one\n"
 		"  help [COMMAND]  this text, or the options of COMMAND\n"
 		"  --version       print the version (" CCLAB_VERSION ")\n"
 		"\n"
@@ -147,6 +177,7 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		devices_usage(f);
 		return;
 	}
+	if (cmd == CLI_COMPARE) { compare_usage(f); return; }
 	if (cmd == CLI_SCHEDULE) {
 		fprintf(f, "Usage: cclab schedule -n K [OPTIONS]\n\n"
 			   "Builds the schedule of one collective and prints every rank's buffers,\n"
@@ -213,6 +244,7 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		   "                          across its PCIe link (NCCL_NET_GDR_LEVEL=LOC)\n",
 		me & FOR_SIM ? "the fabric's" : sim_gpu_dma_name[SIM_GPU_DMA_GPUDIRECT],
 		sim_gpu_dma_name[SIM_GPU_DMA_GPUDIRECT], sim_gpu_dma_name[SIM_GPU_DMA_HOST_STAGING]);
+	fprintf(f, "      --memory host|gpu   where the user buffers live (default gpu)\n");
 	if (me & FOR_LOOP)
 		fprintf(f, "      --seed S            seed of the input values (default %u)\n",
 			CLI_DEFAULT_SEED);

@@ -723,10 +723,64 @@ static void devices(void **state)
 	run_free(&r);
 }
 
+/* `cclab run` without a scenario, the verbs executor: its options are
+ * checked first (exit 2 naming them); then, without an RDMA device, one
+ * "no RDMA device" line and exit 1, nothing on stdout, no file left. */
+static void run_verbs(void **state)
+{
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("run -n 2 -b 1M --mtu 1000");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "invalid value '1000' for --mtu"));
+	run_free(&r);
+	r = run_cclab("run -n 2 --iters 0");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "invalid value '0' for --iters"));
+	run_free(&r);
+	r = run_cclab("run -n 2 --set ranks=4");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--set applies to 'cclab run SCENARIO.yaml' only"));
+	run_free(&r);
+	r = run_cclab("run scenarios/demo.yaml --device mlx5_0");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "option --device applies to 'cclab run' without a "
+				      "scenario"));
+	run_free(&r);
+	/* A launcher's world and -n disagree; a launcher without rank 0's
+	 * address. */
+	/* (run_cclab runs "$CCLAB ARGS" through sh: --version, then ours.) */
+	r = run_cclab("--version >/dev/null; CCLAB_RANK=1 CCLAB_WORLD_SIZE=2 %s run -n 4", cclab);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "-n 4, but the launcher (local) started 2 ranks"));
+	run_free(&r);
+	r = run_cclab("--version >/dev/null; CCLAB_RANK=1 CCLAB_WORLD_SIZE=2 %s run -b 1M", cclab);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "2 ranks from local need rank 0's address"));
+	run_free(&r);
+
+	char json[300];
+	snprintf(json, sizeof(json), "%s/verbs.json", tmpdir);
+	r = run_cclab("run -n 2 -b 1M --json %s", json);
+	if (r.status == 1 && strstr(r.err, "no RDMA device")) {
+		assert_string_equal(r.out, "");
+		assert_int_equal(access(json, F_OK), -1);
+		/* said once, not once per rank */
+		assert_null(strstr(strstr(r.err, "no RDMA device") + 1, "no RDMA device"));
+	} else {
+		print_message("SKIP: an RDMA device is present; the soft-RoCE VM tests "
+			      "(scripts/softroce/) cover real runs\n");
+	}
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(devices),
+		cmocka_unit_test(run_verbs),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_no_command),

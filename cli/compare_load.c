@@ -1,0 +1,279 @@
+/* cli/compare_load.c — reads the --json result files of `cclab sim` and
+ * `cclab run` for `cclab compare` (cli/compare.h), and says whether two
+ * of them compare.
+ *
+ * JSON is YAML's flow syntax, so the project's loader (core/yaml.h) reads
+ * it and every complaint carries file:line:col.  Only the keys compare
+ * uses are checked; any other key is ignored, because the files grow with
+ * every executor and a newer file must still compare. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/compare.h"
+
+#define WHAT "the result file"
+
+/* JSON's null, as the loader keeps it: the plain scalar "null". */
+static bool is_null(const struct cy_node *n)
+{
+	return n && n->kind == CY_SCALAR && !n->quoted && !strcmp(n->str, "null");
+}
+
+/* JSON's number grammar (RFC 8259 section 6), checked before strtod(),
+ * which would also take "nan", "inf", hex and leading spaces. */
+static bool json_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return false;
+	if (*s == '.') {
+		if (!(*++s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
+}
+
+/* A number or null (NaN) at n; a missing key is an error only if `need`.
+ * The C locale is in force (cclab never calls setlocale()), so strtod()
+ * reads '.' as the decimal point on every machine. */
+static int number_or_null(const struct cy_node *m, const char *key, bool need, double *out,
+			  struct cy_error *err)
+{
+	const struct cy_node *n = cy_get(m, key);
+	char *end;
+	double v;
+
+	*out = NAN;
+	if (!n) {
+		if (need)
+			return cy_require(m, "a size entry", key, &n, err);
+		return 0;
+	}
+	if (is_null(n))
+		return 0;
+	if (n->kind != CY_SCALAR || n->quoted || !json_number(n->str))
+		return cy_fail(err, n, "'%s': expected a number or null, found %s", key,
+			       cy_kind_name(n));
+	errno = 0;
+	v = strtod(n->str, &end);
+	if (*end || !isfinite(v))
+		return cy_fail(err, n, "'%s': the number '%s' is out of range", key, n->str);
+	*out = v;
+	return 0;
+}
+
+static int get_string(const struct cy_node *m, const char *what, const char *key,
+		      const char **out, struct cy_error *err)
+{
+	const struct cy_node *n;
+	int rc = cy_require(m, what, key, &n, err);
+
+	return rc ? rc : cy_string(n, key, out, err);
+}
+
+static int get_uint(const struct cy_node *m, const char *what, const char *key, uint64_t min,
+		    uint64_t *out, struct cy_error *err)
+{
+	const struct cy_node *n;
+	int rc = cy_require(m, what, key, &n, err);
+
+	return rc ? rc : cy_uint(n, key, min, UINT64_MAX, out, err);
+}
+
+static int load_size(const struct cy_node *e, struct cmp_size *s, struct cy_error *err)
+{
+	const struct cy_node *w;
+	int rc;
+
+	if (e->kind != CY_MAP)
+		return cy_fail(err, e, "expected a size entry (a mapping with 'bytes', "
+				       "'time_us', ...), found %s", cy_kind_name(e));
+	if ((rc = get_uint(e, "a size entry", "bytes", 0, &s->bytes, err)) ||
+	    (rc = get_uint(e, "a size entry", "count", 0, &s->count, err)) ||
+	    (rc = get_string(e, "a size entry", "dtype", &s->dtype, err)) ||
+	    (rc = get_string(e, "a size entry", "redop", &s->redop, err)) ||
+	    (rc = get_string(e, "a size entry", "status", &s->status, err)) ||
+	    (rc = number_or_null(e, "time_us", true, &s->time_us, err)) ||
+	    (rc = number_or_null(e, "busbw_gbps", true, &s->busbw, err)) ||
+	    (rc = number_or_null(e, "time_min_us", false, &s->time_min_us, err)) ||
+	    (rc = number_or_null(e, "time_max_us", false, &s->time_max_us, err)) ||
+	    (rc = number_or_null(e, "bound_us", false, &s->bound_us, err)) ||
+	    (rc = cy_require(e, "a size entry", "wrong", &w, err)))
+		return rc;
+	s->wrong_known = !is_null(w);
+	if (s->wrong_known && (rc = cy_uint(w, "wrong", 0, UINT64_MAX, &s->wrong, err)))
+		return rc;
+	return 0;
+}
+
+/* Where the run ran: the simulator's fabric by name, the verbs executor's
+ * device; a file with neither (or null) still compares, shown as "?". */
+static int load_where(struct cmp_file *f, const struct cy_node *root, struct cy_error *err)
+{
+	const struct cy_node *fab = cy_get(root, "fabric"), *dev = cy_get(root, "device");
+
+	f->where = "?";
+	if (fab && !is_null(fab)) {
+		if (fab->kind != CY_MAP)
+			return cy_fail(err, fab, "'fabric': expected a mapping with 'name', found %s",
+				       cy_kind_name(fab));
+		return get_string(fab, "'fabric'", "name", &f->where, err);
+	}
+	if (dev && !is_null(dev))
+		return cy_string(dev, "device", &f->where, err);
+	return 0;
+}
+
+static int load_sizes(struct cmp_file *f, const struct cy_node *root, struct cy_error *err)
+{
+	const struct cy_node *seq;
+	int rc = cy_require(root, WHAT, "sizes", &seq, err);
+
+	if (rc)
+		return rc;
+	if (seq->kind != CY_SEQ)
+		return cy_fail(err, seq, "'sizes': expected a list of size entries, found %s",
+			       cy_kind_name(seq));
+	if (!seq->n)
+		return cy_fail(err, seq, "'sizes' is empty: the run measured no size");
+	f->sizes = calloc(seq->n, sizeof(*f->sizes));
+	if (!f->sizes) {
+		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", f->path);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < seq->n; i++) {
+		if ((rc = load_size(seq->vals[i], &f->sizes[i], err)))
+			return rc;
+		/* Matching is by size: a second entry for one would be ambiguous. */
+		for (size_t j = 0; j < i; j++)
+			if (f->sizes[j].bytes == f->sizes[i].bytes)
+				return cy_fail(err, seq->vals[i], "size %llu bytes appears twice "
+					       "in 'sizes'", (unsigned long long)f->sizes[i].bytes);
+		f->nsizes = i + 1;
+	}
+	return 0;
+}
+
+static int load(struct cmp_file *f, struct cy_error *err)
+{
+	const struct cy_node *root = f->doc.root;
+	const char *const str_keys[] = {"command", "executor", "collective", "transport",
+					"dtype", "redop", "memory"};
+	const char **const str_out[] = {&f->command, &f->executor, &f->collective, &f->transport,
+					&f->dtype, &f->redop, &f->memory};
+	int rc;
+
+	if (!root || root->kind != CY_MAP)
+		return cy_fail(err, root, "expected a result file of 'cclab sim --json' or 'cclab "
+				       "run --json' (a mapping with 'sizes'), found %s",
+			       cy_kind_name(root));
+	/* 'sizes' first: a file without it is not a result file at all, and
+	 * that is the most useful thing to say about it. */
+	if ((rc = load_sizes(f, root, err)))
+		return rc;
+	for (size_t i = 0; i < sizeof(str_keys) / sizeof(str_keys[0]); i++)
+		if ((rc = get_string(root, WHAT, str_keys[i], str_out[i], err)))
+			return rc;
+	if ((rc = get_uint(root, WHAT, "nranks", 1, &f->nranks, err)) ||
+	    (rc = get_uint(root, WHAT, "chunk_bytes", 0, &f->chunk_bytes, err)) ||
+	    (rc = get_uint(root, WHAT, "slot_bytes", 0, &f->slot_bytes, err)) ||
+	    (rc = get_uint(root, WHAT, "nslots", 0, &f->nslots, err)))
+		return rc;
+	return load_where(f, root, err);
+}
+
+int cmp_file_load(const char *path, struct cmp_file *f, struct cy_error *err)
+{
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	rc = cy_load_file(path, &f->doc, err);
+	if (rc)
+		return rc;
+	rc = load(f, err);
+	if (rc)
+		cmp_file_free(f);
+	return rc;
+}
+
+void cmp_file_free(struct cmp_file *f)
+{
+	free(f->sizes);
+	f->sizes = NULL;
+	f->nsizes = 0;
+	cy_free(&f->doc);
+}
+
+int cmp_check_comparable(const struct cmp_file *m, const struct cmp_file *p)
+{
+	const char *const must[] = {"collective", "dtype", "redop"};
+	const char *const mv[] = {m->collective, m->dtype, m->redop};
+	const char *const pv[] = {p->collective, p->dtype, p->redop};
+	const char *const may[] = {"transport", "memory"};
+	const char *const mw[] = {m->transport, m->memory}, *const pw[] = {p->transport, p->memory};
+	const char *const nums[] = {"chunk_bytes", "slot_bytes", "nslots"};
+	const uint64_t mn[] = {m->chunk_bytes, m->slot_bytes, m->nslots};
+	const uint64_t pn[] = {p->chunk_bytes, p->slot_bytes, p->nslots};
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(mv[i], pv[i])) {
+			fprintf(stderr, "cclab compare: %s differs: measured %s (%s), predicted %s "
+				"(%s); only runs of the same collective, nranks, dtype and redop "
+				"compare\n", must[i], mv[i], m->path, pv[i], p->path);
+			return CLI_EXIT_USAGE;
+		}
+	if (m->nranks != p->nranks) {
+		fprintf(stderr, "cclab compare: nranks differs: measured %" PRIu64 " (%s), predicted %"
+			PRIu64 " (%s); only runs of the same collective, nranks, dtype and redop "
+			"compare\n", m->nranks, m->path, p->nranks, p->path);
+		return CLI_EXIT_USAGE;
+	}
+	for (int i = 0; i < 2; i++)
+		if (strcmp(mw[i], pw[i]))
+			fprintf(stderr, "cclab compare: %s differs: measured %s, predicted %s\n", may[i],
+				mw[i], pw[i]);
+	for (int i = 0; i < 3; i++)
+		if (mn[i] != pn[i])
+			fprintf(stderr, "cclab compare: %s differs: measured %" PRIu64 ", predicted %"
+				PRIu64 "\n", nums[i], mn[i], pn[i]);
+	return CLI_EXIT_OK;
+}
+
+const struct cmp_size *cmp_file_find(const struct cmp_file *f, uint64_t bytes)
+{
+	for (size_t i = 0; i < f->nsizes; i++)
+		if (f->sizes[i].bytes == bytes)
+			return &f->sizes[i];
+	return NULL;
+}
+
+bool cmp_error_pct(double measured, double predicted, double *pct)
+{
+	if (!(measured > 0) || !isfinite(measured) || !isfinite(predicted))
+		return false;
+	*pct = (predicted - measured) / measured * 100.0;
+	return isfinite(*pct);
+}
