@@ -100,8 +100,8 @@ struct cc_verbs_run_opts {
 	uint64_t seed;          /* inputs: core/reference.h */
 	bool check;             /* compare the output with the reference */
 	struct cc_trace *trace; /* NULL, or the last timed iteration's events */
-	/* Faults injected by tests (core/exec_data.h): CC_FAULT_RKEY sends a
-	 * post_send with a corrupted rkey, as the data executor does. */
+	/* Faults injected by tests (core/exec_data.h): a post op of this
+	 * rank with a corrupted rkey or lkey, as the data executor does. */
 	const struct cc_fault *faults;
 	uint32_t nfaults;
 };

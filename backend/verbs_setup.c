@@ -387,6 +387,17 @@ out:
 	return rc;
 }
 
+/* The key the test's faults leave on op i (exec_data.h: a stale or
+ * mistyped key, flipped as the data executor flips it). */
+static uint32_t faulted(const struct vx *x, uint32_t i, enum cc_fault_kind k, uint32_t key)
+{
+	for (uint32_t f = 0; f < x->o->nfaults; f++)
+		if (x->o->faults[f].rank == x->rank && x->o->faults[f].op == i &&
+		    x->o->faults[f].kind == k)
+			key ^= 0x80;
+	return key;
+}
+
 /* The WR of every post op, built once: a doorbell only links and posts. */
 static void prepare_wrs(struct vx *x)
 {
@@ -402,7 +413,8 @@ static void prepare_wrs(struct vx *x)
 			if (p->num_sge)
 				*sg = (struct ibv_sge){
 					.addr = (uintptr_t)(x->mem[rs->mrs[p->sge.mr].buf] + p->sge.offset),
-					.length = p->sge.length, .lkey = x->mr[p->sge.mr]->lkey };
+					.length = p->sge.length,
+					.lkey = faulted(x, i, CC_FAULT_LKEY, x->mr[p->sge.mr]->lkey) };
 			x->rwr[i] = (struct ibv_recv_wr){ .wr_id = i, .sg_list = sg,
 							  .num_sge = (int)p->num_sge };
 			continue;
@@ -440,7 +452,8 @@ static void prepare_wrs(struct vx *x)
 		} else if (p->num_sge) {
 			*sg = (struct ibv_sge){
 				.addr = (uintptr_t)(x->mem[rs->mrs[p->sge.mr].buf] + p->sge.offset),
-				.length = p->sge.length, .lkey = x->mr[p->sge.mr]->lkey };
+				.length = p->sge.length,
+				.lkey = faulted(x, i, CC_FAULT_LKEY, x->mr[p->sge.mr]->lkey) };
 		}
 		if (p->opcode == CC_WR_SEND_WITH_IMM || p->opcode == CC_WR_RDMA_WRITE_WITH_IMM)
 			w->imm_data = htobe32(p->imm);
@@ -448,11 +461,7 @@ static void prepare_wrs(struct vx *x)
 		const struct vx_rmr *rm = p->remote_mr < x->nrmr[peer] ? &x->rmr[peer][p->remote_mr]
 								       : NULL;
 		uint64_t raddr = rm ? rm->addr + p->remote_offset : 0;
-		uint32_t rkey = rm ? rm->rkey : 0;
-		for (uint32_t f = 0; f < x->o->nfaults; f++)
-			if (x->o->faults[f].rank == x->rank && x->o->faults[f].op == i &&
-			    x->o->faults[f].kind == CC_FAULT_RKEY)
-				rkey ^= 0x80; /* as exec_data.c: a stale or mistyped key */
+		uint32_t rkey = faulted(x, i, CC_FAULT_RKEY, rm ? rm->rkey : 0);
 		if (p->opcode == CC_WR_ATOMIC_FETCH_ADD || p->opcode == CC_WR_ATOMIC_CMP_SWP) {
 			w->wr.atomic.remote_addr = raddr;
 			w->wr.atomic.rkey = rkey;

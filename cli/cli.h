@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/exec_data.h"
 #include "core/schedule.h"
 #include "sim/params.h"
 #include "sim/topo.h"
@@ -44,6 +45,7 @@ enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, 
 #define CLI_MAX_ITERS 1000000u
 #define CLI_DEFAULT_TIMEOUT_S 10u
 #define CLI_DEVICE_NAME_MAX 64
+#define CLI_MAX_FAULTS 8u
 
 struct cli_opts {
 	enum cli_cmd cmd;
@@ -78,6 +80,10 @@ struct cli_opts {
 	uint32_t warmup, iters;   /* -w/--warmup, --iters */
 	uint32_t timeout_s;       /* --timeout: no progress this long is an error */
 	bool no_progress;         /* no progress line on stderr (ranks other than 0) */
+	/* --fault rkey|lkey:RANK:OP: a corrupted key on that WQE, to see the
+	 * error path a real RNIC takes (tests of the verbs executor) */
+	struct cc_fault faults[CLI_MAX_FAULTS];
+	uint32_t nfaults;
 	/* run only */
 	const char *scenario_path;
 	const char *sets[CLI_MAX_SETS]; /* --set KEY=VALUE, in order */

@@ -155,7 +155,8 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 {
 	struct vrun *c = ctx;
 	struct cc_verbs_run_opts ro = { .warmup = o->warmup, .iters = o->iters, .seed = o->seed,
-					.check = o->check, .trace = o->trace ? &c->trace : NULL };
+					.check = o->check, .trace = o->trace ? &c->trace : NULL,
+					.faults = o->faults, .nfaults = o->nfaults };
 	struct cc_verbs_result res;
 	struct cc_schedule *s;
 	uint64_t count, size;

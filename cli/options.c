@@ -44,6 +44,7 @@ enum {
 	OPT_BOOTSTRAP,
 	OPT_ITERS,
 	OPT_TIMEOUT,
+	OPT_FAULT,
 };
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
@@ -101,6 +102,7 @@ static const struct {
 	{{"warmup", required_argument, NULL, 'w'}, FOR_VERBS},
 	{{"iters", required_argument, NULL, OPT_ITERS}, FOR_VERBS},
 	{{"timeout", required_argument, NULL, OPT_TIMEOUT}, FOR_VERBS},
+	{{"fault", required_argument, NULL, OPT_FAULT}, FOR_VERBS},
 	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN},
 };
 #define NOPTS (sizeof(table) / sizeof(table[0]))
@@ -448,6 +450,22 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		if (!err)
 			o->timeout_s = (uint32_t)v;
 		return err;
+	case OPT_FAULT: {
+		/* KIND:RANK:OP, as exec_data.h's struct cc_fault. */
+		char kind[8];
+		unsigned rank, op;
+		int end = 0;
+		if (sscanf(arg, "%7[a-z]:%u:%u%n", kind, &rank, &op, &end) != 3 || arg[end] ||
+		    (strcmp(kind, "rkey") && strcmp(kind, "lkey")))
+			return bad_value(c, arg, "expected rkey:RANK:OP or lkey:RANK:OP (OP: the "
+				       "index of a post op in 'cclab schedule --rank RANK')");
+		if (o->nfaults == CLI_MAX_FAULTS)
+			return bad_value(c, arg, "too many --fault options");
+		o->faults[o->nfaults++] = (struct cc_fault){
+			.kind = strcmp(kind, "rkey") ? CC_FAULT_LKEY : CC_FAULT_RKEY,
+			.rank = rank, .op = op };
+		return 0;
+	}
 	case 'h':
 		o->help = true;
 		return 0;
