@@ -30,7 +30,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIB       := $(BUILD)/libcclab.a
 CCLAB     := $(BUILD)/cclab
 
-.PHONY: all tests bench test test-run test-scripts test-cuda asan clang demo install clean deps help
+.PHONY: all tests bench test test-run test-scripts test-cuda test-softroce asan clang demo install clean deps help
 all: $(CCLAB)
 
 # The CUDA module (backend/cuda/): the real one when nvcc is found, else a
@@ -45,6 +45,7 @@ help:
 	@echo "make test       install deps, build, run every test (gcc), then under ASan+UBSan (clang)"
 	@echo "make asan       the test suite under ASan+UBSan in build-asan/"
 	@echo "make test-cuda  the CUDA kernels against the CPU reference (SKIP without a GPU)"
+	@echo "make test-softroce  the verbs executor on soft-RoCE in a qemu VM (SKIP without qemu)"
 	@echo "make clang      build warning-free with clang in build-clang/"
 	@echo "make bench      build the benchmarks in $(BUILD)/bench/"
 	@echo "make demo       install deps, build, show a schedule and check collectives"
@@ -88,6 +89,7 @@ test: deps
 	$(MAKE) test-run
 	$(MAKE) test-scripts
 	$(MAKE) test-cuda
+	$(MAKE) test-softroce
 	$(MAKE) asan
 
 # On a GPU: every dtype x redop kernel against core/dtype.c and the memory
@@ -95,6 +97,15 @@ test: deps
 # kernels' per-thread code when nvcc is there).
 test-cuda: $(CUDA_TEST_BINS)
 	@NVCC="$(CUDA_NVCC)" bash scripts/test-cuda.sh $(CUDA_TEST)
+
+# The verbs executor on a real verbs stack: rdma_rxe in a qemu VM booting
+# Debian's kernel (scripts/softroce/, docs/softroce.md).  Exit 77 from the
+# runner is its SKIP: no qemu, no kernel package to be had.
+test-softroce: $(CCLAB)
+	@bash scripts/softroce/run.sh --out $(BUILD)/softroce --plan scripts/softroce/verbs-tests.sh \
+		-- $(CCLAB); rc=$$?; if [ $$rc = 77 ]; then echo "test-softroce: SKIP"; \
+		elif [ $$rc != 0 ]; then echo "test-softroce: FAIL ($(BUILD)/softroce has the logs)"; \
+		exit $$rc; fi
 
 # The sanitizer pass runs the correctness matrix in its quick form
 # (docs/testing.md): the full one already ran uninstrumented.  Without the

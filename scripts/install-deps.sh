@@ -12,7 +12,17 @@ set -euo pipefail
 #  libcmocka-dev     unit tests (cmocka: a Debian C test library)
 #  libibverbs-dev    the real verbs backend (rdma-core)
 #  gnuplot-nox       plots
-PKGS=(build-essential clang pkg-config libyaml-dev libcmocka-dev libibverbs-dev gnuplot-nox)
+#  qemu-system-x86   the soft-RoCE VM (scripts/softroce/), software emulation where KVM is not real
+#  busybox-static    the VM's initramfs: static, runs before the host's root is mounted
+#  ibverbs-utils     ibv_devices / ibv_devinfo / ibv_rc_pingpong, run in the VM from the host's root
+#  ibverbs-providers the rxe (soft-RoCE) provider that libibverbs loads in the VM
+#  perftest          ib_write_bw / ib_write_lat for the VM's smoke test
+#  iproute2          ip and rdma: set up eth0 and `rdma link add rxe0` (busybox's ip cannot)
+#  kmod              depmod/modprobe: the module list of the VM's kernel (downloaded, never installed)
+#  cpio              packs the VM's initramfs
+#  xz-utils          unpacks the VM kernel's vmlinux: booting it directly saves ~6 s under emulation
+PKGS=(build-essential clang pkg-config libyaml-dev libcmocka-dev libibverbs-dev gnuplot-nox
+	qemu-system-x86 busybox-static ibverbs-utils ibverbs-providers perftest iproute2 kmod cpio xz-utils)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# scripts/softroce/verbs-tests.sh — the verbs executor on a real verbs stack:
+# a plan for scripts/softroce/run.sh, run inside the VM on rxe0 (soft-RoCE),
+# all ranks on the one device in loopback.  `make test-softroce` runs it:
+#
+#     scripts/softroce/run.sh --plan scripts/softroce/verbs-tests.sh -- build/cclab
+#
+# What it asserts (each line "ok" or "FAIL"; exit 1 if any failed):
+#   1. #wrong 0 for k = 2, 3, 4 x allreduce, reduce-scatter, all-gather x
+#      write_imm, send_recv, write_flag, 4 B to 1 MiB; and other dtypes and
+#      operators;
+#   2. --json / --trace of a run, the per-rank data bytes 2N(k-1)/k, and
+#      cclab compare of it against cclab sim's prediction;
+#   3. the error paths: a corrupted rkey -> IBV_WC_REM_ACCESS_ERR naming the
+#      rank and op, a corrupted lkey -> a local error, a rank killed
+#      mid-run -> the others exit non-zero naming it within the timeout, a
+#      device or GID that is not there -> a message that says so.
+# Absolute times mean nothing under emulation (docs/softroce.md).
+set -u
+
+CCLAB=${1:-build/cclab}
+DEV=${CCLAB_SOFTROCE_DEV:-rxe0}
+OUT=${OUT:-/tmp}
+pass=0
+fail=0
+
+ok() {
+	pass=$((pass + 1))
+	echo "ok   $*"
+}
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL $*"
+}
+# check NAME COND...: ok when the command succeeds.
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else bad "$name"; fi
+}
+has() { grep -q -- "$1" "$2"; }
+
+run() { "$CCLAB" run --device "$DEV" "$@"; }
+
+# 1. correctness
+for k in 2 3 4; do
+	for c in allreduce reducescatter allgather; do
+		for t in write_imm send_recv write_flag; do
+			log=$OUT/k$k-$c-$t.log
+			run -n "$k" -c "$c" -t "$t" -b 4 -e 1M -f 64 -w 1 --iters 2 --timeout 30 >"$log" 2>&1
+			rc=$?
+			check "k=$k $c $t: exit $rc, #wrong 0" \
+				test $rc = 0 -a "$(grep -c 'Out of bounds values : 0 OK' "$log")" = 1
+		done
+	done
+done
+for dto in "half max" "bfloat16 sum" "int8 prod" "uint64 min" "double avg" "int32 avg"; do
+	set -- $dto
+	log=$OUT/k3-$1-$2.log
+	run -n 3 -d "$1" -o "$2" -b 4 -e 64K -f 16 -w 1 --iters 2 >"$log" 2>&1
+	check "k=3 allreduce $1 $2: #wrong 0" has 'Out of bounds values : 0 OK' "$log"
+done
+
+# 2. files, byte counts, and the comparison with the simulator
+run -n 4 -b 64K -e 256K -f 4 -w 1 --iters 3 --json "$OUT/measured.json" \
+	--trace "$OUT/measured.csv" >"$OUT/measured.log" 2>&1
+check "run --json --trace: exit 0" test $? = 0
+check "json: executor verbs, ok" has '"executor": "verbs"' "$OUT/measured.json"
+# 2N(k-1)/k per rank: 64 KiB, k = 4 -> 98304 bytes.
+check "json: 98304 data bytes per rank at 64 KiB" \
+	has '"data_bytes_sent": \[98304, 98304, 98304, 98304\]' "$OUT/measured.json"
+check "trace: events of 4 ranks" test "$(cut -d, -f4 "$OUT/measured.csv" | sort -u | grep -c '^[0-9]')" = 4
+"$CCLAB" sim -n 4 -b 64K -e 256K -f 4 --memory host --fabric roce-100g --topology star \
+	--json "$OUT/predicted.json" --trace "$OUT/predicted.csv" >/dev/null 2>&1
+"$CCLAB" compare "$OUT/measured.json" "$OUT/predicted.json" --trace-measured "$OUT/measured.csv" \
+	--trace-predicted "$OUT/predicted.csv" >"$OUT/compare.log" 2>&1
+check "compare: exit 0" test $? = 0
+check "compare: 7 primitive steps (k = 4)" \
+	test "$(grep -cE '^ +[0-6] +(send|recvReduceSend|recvReduceCopySend|recvCopySend|recv) ' "$OUT/compare.log")" = 7
+check "compare: post->cqe measured" has 'post->cqe' "$OUT/compare.log"
+
+# 3. error paths
+op=$("$CCLAB" schedule -n 2 -b 64K --rank 1 --memory host | awk '/RDMA_WRITE_WITH_IMM/ { print $3; exit }')
+run -n 2 -b 64K -w 0 --iters 1 --fault "rkey:1:$op" >"$OUT/rkey.out" 2>"$OUT/rkey.err"
+check "wrong rkey: exit 1" test $? = 1
+check "wrong rkey: IBV_WC_REM_ACCESS_ERR on rank 1 op $op" \
+	grep -q "rank 1 QP [0-9]* (to rank 0): op $op (post_send RDMA_WRITE_WITH_IMM.*IBV_WC_REM_ACCESS_ERR" "$OUT/rkey.err"
+run -n 2 -b 64K -w 0 --iters 1 --fault "lkey:1:$op" >"$OUT/lkey.out" 2>"$OUT/lkey.err"
+# mlx5 reports a bad lkey as IBV_WC_LOC_PROT_ERR; rxe's requester, which
+# fails the copy out of the MR, as IBV_WC_LOC_QP_OP_ERR.
+check "wrong lkey: a local error on rank 1 op $op" \
+	grep -q "rank 1 .*op $op .*IBV_WC_LOC_\(PROT\|QP_OP\)_ERR" "$OUT/lkey.err"
+
+run -n 4 -b 4M -w 2 --iters 1000 --timeout 5 >"$OUT/kill.out" 2>"$OUT/kill.err" &
+job=$!
+sleep 5
+pkill -KILL -n -f "cclab run --device $DEV -n 4 -b 4M"
+t0=$(date +%s)
+wait $job
+rc=$?
+took=$(($(date +%s) - t0))
+check "rank killed: exit $rc != 0, after $took s (timeout 5 s)" test $rc != 0 -a $took -le 20
+check "rank killed: named" grep -q "rank 3 .*\(killed\|closed the connection\)" "$OUT/kill.err"
+
+run -n 2 --device nosuch -b 4 >/dev/null 2>"$OUT/nodev.err"
+check "unknown device: exit 1, named" grep -q "no RDMA device 'nosuch'" "$OUT/nodev.err"
+run -n 2 --gid-index 9 -b 4 >/dev/null 2>"$OUT/gid.err"
+check "missing GID: named" grep -q "has no GID at index 9" "$OUT/gid.err"
+
+echo "verbs-tests: $pass passed, $fail failed"
+[ "$fail" = 0 ]
