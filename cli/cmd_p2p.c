@@ -23,6 +23,8 @@ int cmd_p2p(int argc, char **argv)
 		p2p_usage(stdout);
 		return CLI_EXIT_OK;
 	}
+	if (o.device)
+		return p2p_verbs(&o);
 	if (sim_params_validate(&o.fabric)) {
 		fprintf(stderr, "cclab p2p: fabric '%s': invalid parameters\n", o.fabric.name);
 		return CLI_EXIT_FAIL;

@@ -26,13 +26,9 @@
 #include "cli/verbs.h"
 
 struct vrun {
-	uint32_t rank, world;
-	enum cc_launcher launcher;
-	struct cc_verbs_ctx v;
-	struct cc_boot b;
+	struct verbs_session s;
 	struct cc_trace trace; /* this rank's events of the last size */
 	struct cc_verbs_rank_stats *stats;
-	char (*where)[128];    /* per rank: "host pid device" for the preamble */
 	enum cc_verbs_clock clock;
 };
 
@@ -45,16 +41,16 @@ static void preamble(const struct cli_opts *o)
 	char gid[64] = "LID";
 
 	cli_preamble_begin(o, o->check);
-	if (c->v.gid_index >= 0)
-		cc_verbs_gid_str(&c->v.gid, gid, sizeof(gid));
-	printf("# executor: verbs on %s port %u (%s, %s%s%d), launcher %s\n", c->v.device,
-	       c->v.port, c->v.roce ? "RoCE" : "InfiniBand", gid, c->v.gid_index >= 0 ? " index " : "",
-	       c->v.gid_index >= 0 ? c->v.gid_index : c->v.lid, cc_launcher_name[c->launcher]);
+	if (c->s.v.gid_index >= 0)
+		cc_verbs_gid_str(&c->s.v.gid, gid, sizeof(gid));
+	printf("# executor: verbs on %s port %u (%s, %s%s%d), launcher %s\n", c->s.v.device,
+	       c->s.v.port, c->s.v.roce ? "RoCE" : "InfiniBand", gid, c->s.v.gid_index >= 0 ? " index " : "",
+	       c->s.v.gid_index >= 0 ? c->s.v.gid_index : c->s.v.lid, cc_launcher_name[c->s.launcher]);
 	printf("# warmup iters: %u iters: %u timeout: %u s  seed: %" PRIu64 "\n", o->warmup,
 	       o->iters, o->timeout_s, o->seed);
 	printf("#\n# Using devices\n");
-	for (uint32_t r = 0; r < c->world; r++)
-		printf("#  Rank %2u %s\n", r, c->where[r]);
+	for (uint32_t r = 0; r < c->s.world; r++)
+		printf("#  Rank %2u %s\n", r, c->s.where[r]);
 	cli_preamble_buffers(o);
 }
 
@@ -67,23 +63,23 @@ static void json_begin(struct cc_json *j, const struct cli_opts *o)
 	cc_json_key(j, "in_place");
 	cc_json_bool(j, false);
 	cc_json_key(j, "device");
-	cc_json_string(j, c->v.device);
+	cc_json_string(j, c->s.v.device);
 	cc_json_key(j, "port");
-	cc_json_uint(j, c->v.port);
+	cc_json_uint(j, c->s.v.port);
 	cc_json_key(j, "link_layer");
-	cc_json_string(j, c->v.roce ? "Ethernet" : "InfiniBand");
+	cc_json_string(j, c->s.v.roce ? "Ethernet" : "InfiniBand");
 	cc_json_key(j, "gid_index");
-	cc_json_int(j, c->v.gid_index);
-	if (c->v.gid_index >= 0)
-		cc_verbs_gid_str(&c->v.gid, gid, sizeof(gid));
+	cc_json_int(j, c->s.v.gid_index);
+	if (c->s.v.gid_index >= 0)
+		cc_verbs_gid_str(&c->s.v.gid, gid, sizeof(gid));
 	cc_json_key(j, "gid");
 	cc_json_string(j, gid);
 	cc_json_key(j, "lid");
-	cc_json_uint(j, c->v.lid);
+	cc_json_uint(j, c->s.v.lid);
 	cc_json_key(j, "active_mtu");
-	cc_json_uint(j, 128u << c->v.active_mtu);
+	cc_json_uint(j, 128u << c->s.v.active_mtu);
 	cc_json_key(j, "launcher");
-	cc_json_string(j, cc_launcher_name[c->launcher]);
+	cc_json_string(j, cc_launcher_name[c->s.launcher]);
 	cc_json_key(j, "warmup");
 	cc_json_uint(j, o->warmup);
 	cc_json_key(j, "iters");
@@ -92,8 +88,8 @@ static void json_begin(struct cc_json *j, const struct cli_opts *o)
 	cc_json_bool(j, o->check);
 	cc_json_key(j, "ranks");
 	cc_json_array_begin(j);
-	for (uint32_t r = 0; r < c->world; r++)
-		cc_json_string(j, c->where[r]);
+	for (uint32_t r = 0; r < c->s.world; r++)
+		cc_json_string(j, c->s.where[r]);
 	cc_json_array_end(j);
 	cc_json_key(j, "sizes");
 	cc_json_array_begin(j);
@@ -105,7 +101,7 @@ static void per_rank(struct cc_json *j, const char *key, const struct vrun *c, s
 {
 	cc_json_key(j, key);
 	cc_json_array_begin_flat(j);
-	for (uint32_t r = 0; r < c->world; r++) {
+	for (uint32_t r = 0; r < c->s.world; r++) {
 		uint64_t v;
 		memcpy(&v, (const char *)&c->stats[r] + off, sizeof(v));
 		if (us)
@@ -166,15 +162,15 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 	if (rc)
 		return rc;
 	cc_trace_clear(&c->trace);
-	rc = cc_verbs_run(&c->v, &c->b, s, &ro, &res, err, sizeof(err));
+	rc = cc_verbs_run(&c->s.v, &c->s.b, s, &ro, &res, err, sizeof(err));
 	if (!rc)
-		rc = cc_verbs_gather_stats(&c->b, &res, c->stats, err, sizeof(err));
+		rc = cc_verbs_gather_stats(&c->s.b, &res, c->stats, err, sizeof(err));
 	cc_schedule_free(s);
 	if (rc) {
 		/* Rank 0 speaks for all, unless the bootstrap itself failed:
 		 * then rank 0 may be the one that is gone. */
-		if (c->rank == 0 || c->b.failed)
-			fprintf(stderr, "cclab run: rank %u, %" PRIu64 " bytes: %s\n", c->rank, size,
+		if (c->s.rank == 0 || c->s.b.failed)
+			fprintf(stderr, "cclab run: rank %u, %" PRIu64 " bytes: %s\n", c->s.rank, size,
 				err);
 		cc_verbs_result_free(&res);
 		return CLI_EXIT_FAIL;
@@ -183,9 +179,9 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 
 	struct cc_result_row row = cli_row(o, size, count);
 	double mean = 0, lo = 0, hi = 0;
-	for (uint32_t r = 0; r < c->world; r++) {
+	for (uint32_t r = 0; r < c->s.world; r++) {
 		const struct cc_verbs_rank_stats *st = &c->stats[r];
-		mean += (double)st->mean_ns / 1e3 / c->world;
+		mean += (double)st->mean_ns / 1e3 / c->s.world;
 		lo = r == 0 || (double)st->min_ns / 1e3 < lo ? (double)st->min_ns / 1e3 : lo;
 		hi = (double)st->max_ns / 1e3 > hi ? (double)st->max_ns / 1e3 : hi;
 		row.wrong += st->wrong;
@@ -210,13 +206,13 @@ static int finish(const struct cli_opts *o, void *ctx)
 	char err[512];
 	int rc;
 
-	if (!o->trace && !(c->rank && c->trace.n))
+	if (!o->trace && !(c->s.rank && c->trace.n))
 		return 0;
 	cc_trace_init(&all);
-	rc = cc_verbs_gather_trace(&c->b, &c->trace, &all, err, sizeof(err));
+	rc = cc_verbs_gather_trace(&c->s.b, &c->trace, &all, err, sizeof(err));
 	if (rc) {
-		fprintf(stderr, "cclab run: rank %u: gathering the trace: %s\n", c->rank, err);
-	} else if (c->rank == 0) {
+		fprintf(stderr, "cclab run: rank %u: gathering the trace: %s\n", c->s.rank, err);
+	} else if (c->s.rank == 0) {
 		size_t n = strlen(o->trace);
 		rc = n >= 4 && !strcmp(o->trace + n - 4, ".csv") ? cc_trace_write_csv(&all, o->trace)
 								  : cc_trace_write_chrome(&all, o->trace);
@@ -230,7 +226,8 @@ static int finish(const struct cli_opts *o, void *ctx)
 /* After the device is open: every rank's host, pid and device, or the
  * reason it could not open one, so one rank's missing device stops all
  * at once, named. */
-static int exchange_where(struct vrun *c, int open_rc, const char *open_err)
+static int exchange_where(struct verbs_session *s, const char *cmd, int open_rc,
+			  const char *open_err)
 {
 	char me[128], host[64] = "?", err[512];
 	struct cc_boot_blobs all = {0};
@@ -240,19 +237,19 @@ static int exchange_where(struct vrun *c, int open_rc, const char *open_err)
 	if (open_rc)
 		snprintf(me, sizeof(me), "!%.126s", open_err);
 	else
-		snprintf(me, sizeof(me), "Pid %6ld on %.40s device %.40s port %u", (long)getpid(), host,
-			 c->v.device, c->v.port);
-	if ((rc = cc_boot_allgather(&c->b, me, strlen(me), &all, err, sizeof(err)))) {
-		fprintf(stderr, "cclab run: rank %u: bootstrap: %s\n", c->rank, err);
+		snprintf(me, sizeof(me), "Pid %6ld on %.40s device %.40s port %u", (long)getpid(),
+			 host, s->v.device, s->v.port);
+	if ((rc = cc_boot_allgather(&s->b, me, strlen(me), &all, err, sizeof(err)))) {
+		fprintf(stderr, "cclab %s: rank %u: bootstrap: %s\n", cmd, s->rank, err);
 		return CLI_EXIT_FAIL;
 	}
 	for (uint32_t r = 0; r < all.n && !rc; r++) {
-		size_t n = all.len[r] < sizeof(c->where[r]) - 1 ? all.len[r] : sizeof(c->where[r]) - 1;
-		memcpy(c->where[r], all.data[r], n);
-		c->where[r][n] = '\0';
-		if (c->where[r][0] == '!') {
-			if (c->rank == 0)
-				fprintf(stderr, "cclab run: rank %u: %s\n", r, c->where[r] + 1);
+		size_t n = all.len[r] < sizeof(s->where[r]) - 1 ? all.len[r] : sizeof(s->where[r]) - 1;
+		memcpy(s->where[r], all.data[r], n);
+		s->where[r][n] = '\0';
+		if (s->where[r][0] == '!') {
+			if (s->rank == 0)
+				fprintf(stderr, "cclab %s: rank %u: %s\n", cmd, r, s->where[r] + 1);
 			rc = CLI_EXIT_FAIL;
 		}
 	}
@@ -260,18 +257,52 @@ static int exchange_where(struct vrun *c, int open_rc, const char *open_err)
 	return rc;
 }
 
-int verbs_rank_main(const struct cli_opts *in, uint32_t rank, uint32_t world,
-		    enum cc_launcher launcher, const struct cc_rendezvous *addr, int listen_fd)
+int verbs_session_open(struct verbs_session *s, const char *cmd, const struct cc_verbs_opts *vo,
+		       int boot_timeout_ms, uint32_t rank, uint32_t world,
+		       enum cc_launcher launcher, const struct cc_rendezvous *addr, int listen_fd)
 {
-	struct cli_opts o = *in;
-	struct vrun c = { .rank = rank, .world = world, .launcher = launcher };
+	struct cc_boot_opts bo = { .timeout_ms = boot_timeout_ms, .log = stderr };
+	char err[512];
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->rank = rank;
+	s->world = world;
+	s->launcher = launcher;
+	if (!(s->where = calloc(world, sizeof(*s->where)))) {
+		fprintf(stderr, "cclab %s: out of memory\n", cmd);
+		return CLI_EXIT_FAIL;
+	}
+	if (cc_boot_open(&s->b, addr, listen_fd, rank, world, &bo, err, sizeof(err))) {
+		fprintf(stderr, "cclab %s: rank %u: bootstrap: %s\n", cmd, rank, err);
+		free(s->where);
+		s->where = NULL;
+		return CLI_EXIT_FAIL;
+	}
+	rc = cc_verbs_open(vo, &s->v, err, sizeof(err));
+	if ((rc = exchange_where(s, cmd, rc, err)))
+		verbs_session_close(s);
+	return rc;
+}
+
+void verbs_session_close(struct verbs_session *s)
+{
+	if (!s->where)
+		return;
+	cc_verbs_close(&s->v);
+	cc_boot_close(&s->b);
+	free(s->where);
+	s->where = NULL;
+}
+
+/* One rank of `cclab run`: the size loop on its session. */
+static int run_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher launcher,
+		    const struct cc_rendezvous *addr, int listen_fd)
+{
+	struct cli_opts o = *(const struct cli_opts *)ctx;
+	struct vrun c = {0};
 	struct cc_verbs_opts vo = { .device = o.device, .port = o.port, .gid_index = o.gid_index,
 				    .mtu_bytes = o.mtu, .timeout_ms = (int)o.timeout_s * 1000 };
-	/* A rank may stall for the verbs timeout before it reaches the next
-	 * exchange: the bootstrap waits longer than that. */
-	struct cc_boot_opts bo = { .timeout_ms = (int)(2 * o.timeout_s + 20) * 1000,
-				   .log = stderr };
-	char err[512];
 	int rc;
 
 	o.p.nranks = world;
@@ -282,23 +313,19 @@ int verbs_rank_main(const struct cli_opts *in, uint32_t rank, uint32_t world,
 		if (!freopen("/dev/null", "w", stdout))
 			return CLI_EXIT_FAIL;
 	}
-	c.stats = calloc(world, sizeof(*c.stats));
-	c.where = calloc(world, sizeof(*c.where));
-	if (!c.stats || !c.where) {
+	if (!(c.stats = calloc(world, sizeof(*c.stats)))) {
 		fprintf(stderr, "cclab run: out of memory\n");
-		free(c.stats);
-		free(c.where);
 		return CLI_EXIT_FAIL;
 	}
-	cc_trace_init(&c.trace);
-	if ((rc = cc_boot_open(&c.b, addr, listen_fd, rank, world, &bo, err, sizeof(err)))) {
-		fprintf(stderr, "cclab run: rank %u: bootstrap: %s\n", rank, err);
-		rc = CLI_EXIT_FAIL;
-		goto out_free;
+	/* A rank may stall for the verbs timeout before it reaches the next
+	 * exchange: the bootstrap waits longer than that. */
+	rc = verbs_session_open(&c.s, "run", &vo, (int)(2 * o.timeout_s + 20) * 1000, rank, world,
+				launcher, addr, listen_fd);
+	if (rc) {
+		free(c.stats);
+		return rc;
 	}
-	int orc = cc_verbs_open(&vo, &c.v, err, sizeof(err));
-	if ((rc = exchange_where(&c, orc, err)))
-		goto out;
+	cc_trace_init(&c.trace);
 	g_run = &c;
 	const struct cli_loop loop = {
 		.json_begin = json_begin,
@@ -309,17 +336,14 @@ int verbs_rank_main(const struct cli_opts *in, uint32_t rank, uint32_t world,
 	};
 	rc = cli_loop_run(&o, &loop);
 	g_run = NULL;
-out:
-	cc_verbs_close(&c.v);
-	cc_boot_close(&c.b);
-out_free:
+	verbs_session_close(&c.s);
 	cc_trace_free(&c.trace);
 	free(c.stats);
-	free(c.where);
 	return rc;
 }
 
-int cmd_verbs(const struct cli_opts *o)
+int verbs_launch(const char *cmd, uint32_t nranks, uint32_t dflt, const char *bootstrap,
+		 uint32_t timeout_s, verbs_rank_fn fn, void *ctx)
 {
 	struct cc_launch l;
 	struct cc_rendezvous addr = { .host = "127.0.0.1", .kind = CC_HOST_IPV4 };
@@ -327,40 +351,46 @@ int cmd_verbs(const struct cli_opts *o)
 	int rc;
 
 	if ((rc = cc_launch_detect(NULL, &l, err, sizeof(err)))) {
-		fprintf(stderr, "cclab run: %s\n", err);
+		fprintf(stderr, "cclab %s: %s\n", cmd, err);
 		return CLI_EXIT_USAGE;
 	}
 	if (l.size > 1) {
-		if (o->p.nranks && o->p.nranks != l.size) {
-			fprintf(stderr, "cclab run: -n %u, but the launcher (%s) started %u ranks\n",
-				o->p.nranks, cc_launcher_name[l.launcher], l.size);
+		if (nranks && nranks != l.size) {
+			fprintf(stderr, "cclab %s: -n %u, but the launcher (%s) started %u ranks\n",
+				cmd, nranks, cc_launcher_name[l.launcher], l.size);
 			return CLI_EXIT_USAGE;
 		}
-		rc = cc_rendezvous_get(o->bootstrap, NULL, &addr, err, sizeof(err));
+		rc = cc_rendezvous_get(bootstrap, NULL, &addr, err, sizeof(err));
 		if (rc == -ENOENT) {
-			fprintf(stderr, "cclab run: %u ranks from %s need rank 0's address: "
+			fprintf(stderr, "cclab %s: %u ranks from %s need rank 0's address: "
 				"--bootstrap HOST:PORT or %s=HOST:PORT (HOST: the node of rank 0, "
-				"PORT: a free TCP port; docs/cluster.md)\n", l.size,
+				"PORT: a free TCP port; docs/cluster.md)\n", cmd, l.size,
 				cc_launcher_name[l.launcher], CC_BOOTSTRAP_ENV);
 			return CLI_EXIT_USAGE;
 		}
 		if (rc) {
-			fprintf(stderr, "cclab run: %s\n", err);
+			fprintf(stderr, "cclab %s: %s\n", cmd, err);
 			return CLI_EXIT_USAGE;
 		}
-		return verbs_rank_main(o, l.rank, l.size, l.launcher, &addr, -1);
+		return fn(ctx, l.rank, l.size, l.launcher, &addr, -1);
 	}
-	/* This process alone: -n K ranks on this host.  Say "no RDMA device"
-	 * once, here, rather than from each of K ranks. */
+	/* This process alone: the ranks on this host.  Say "no RDMA device"
+	 * once, here, rather than from each rank. */
 	struct cc_verbs_dev *devs;
 	uint32_t n;
 	if (cc_verbs_devices(&devs, &n, err, sizeof(err))) {
-		fprintf(stderr, "cclab run: %s\n", err);
+		fprintf(stderr, "cclab %s: %s\n", cmd, err);
 		return CLI_EXIT_FAIL;
 	}
 	cc_verbs_devices_free(devs, n);
-	uint32_t k = o->p.nranks ? o->p.nranks : 1;
+	uint32_t k = nranks ? nranks : dflt;
 	if (k == 1)
-		return verbs_rank_main(o, 0, 1, CC_LAUNCH_LOCAL, &addr, -1);
-	return verbs_launch_local(o, k, (int)(3 * o->timeout_s + 20) * 1000);
+		return fn(ctx, 0, 1, CC_LAUNCH_LOCAL, &addr, -1);
+	return verbs_launch_local(cmd, k, (int)(3 * timeout_s + 20) * 1000, fn, ctx);
+}
+
+int cmd_verbs(const struct cli_opts *o)
+{
+	return verbs_launch("run", o->p.nranks, 1, o->bootstrap, o->timeout_s, run_rank,
+			    (void *)o);
 }

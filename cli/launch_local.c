@@ -1,5 +1,5 @@
-/* cli/launch_local.c — `cclab run -n K` without a launcher: K ranks on this
- * host, each a forked copy of this process, connected through a bootstrap
+/* cli/launch_local.c — `cclab run -n K` (and `cclab p2p --device`) without
+ * a launcher: K ranks on this host, each a forked copy of this process, connected through a bootstrap
  * listener on 127.0.0.1 that the parent opens first (port 0: any free
  * port), so rank 0 cannot lose a race for it.
  *
@@ -41,8 +41,8 @@ static void set_env(const char *name, unsigned long v)
 	setenv(name, s, 1);
 }
 
-static int child(const struct cli_opts *o, uint32_t rank, uint32_t k,
-		 const struct cc_rendezvous *addr, int listen_fd)
+static int child(uint32_t rank, uint32_t k, const struct cc_rendezvous *addr, int listen_fd,
+		 verbs_rank_fn fn, void *ctx)
 {
 	char boot[300];
 
@@ -54,10 +54,10 @@ static int child(const struct cli_opts *o, uint32_t rank, uint32_t k,
 	setenv(CC_BOOTSTRAP_ENV, boot, 1);
 	if (rank != 0 && listen_fd >= 0)
 		close(listen_fd);
-	return verbs_rank_main(o, rank, k, CC_LAUNCH_LOCAL, addr, rank == 0 ? listen_fd : -1);
+	return fn(ctx, rank, k, CC_LAUNCH_LOCAL, addr, rank == 0 ? listen_fd : -1);
 }
 
-int verbs_launch_local(const struct cli_opts *o, uint32_t k, int grace_ms)
+int verbs_launch_local(const char *cmd, uint32_t k, int grace_ms, verbs_rank_fn fn, void *ctx)
 {
 	struct cc_rendezvous addr = { .host = "127.0.0.1", .kind = CC_HOST_IPV4 };
 	pid_t *pid = calloc(k, sizeof(*pid));
@@ -67,11 +67,11 @@ int verbs_launch_local(const struct cli_opts *o, uint32_t k, int grace_ms)
 	char err[256];
 
 	if (!pid) {
-		fprintf(stderr, "cclab run: out of memory\n");
+		fprintf(stderr, "cclab %s: out of memory\n", cmd);
 		return CLI_EXIT_FAIL;
 	}
 	if (cc_boot_listen(&addr, &fd, &addr.port, err, sizeof(err))) {
-		fprintf(stderr, "cclab run: bootstrap: %s\n", err);
+		fprintf(stderr, "cclab %s: bootstrap: %s\n", cmd, err);
 		free(pid);
 		return CLI_EXIT_FAIL;
 	}
@@ -80,13 +80,13 @@ int verbs_launch_local(const struct cli_opts *o, uint32_t k, int grace_ms)
 	for (uint32_t r = 0; r < k; r++) {
 		pid[r] = fork();
 		if (pid[r] == 0) {
-			int rc = child(o, r, k, &addr, fd);
+			int rc = child(r, k, &addr, fd, fn, ctx);
 			fflush(stdout);
 			fflush(stderr);
 			_exit(rc);
 		}
 		if (pid[r] < 0) {
-			fprintf(stderr, "cclab run: fork of rank %u: %s\n", r, strerror(errno));
+			fprintf(stderr, "cclab %s: fork of rank %u: %s\n", cmd, r, strerror(errno));
 			worst = CLI_EXIT_FAIL;
 			kill_at = now_ms();
 			break;
@@ -104,8 +104,9 @@ int verbs_launch_local(const struct cli_opts *o, uint32_t k, int grace_ms)
 			if (kill_at && now_ms() >= kill_at) {
 				for (uint32_t r = 0; r < k; r++)
 					if (pid[r] > 0) {
-						fprintf(stderr, "cclab run: rank %u still running %d ms "
-							"after another rank failed: killed\n", r, grace_ms);
+						fprintf(stderr, "cclab %s: rank %u still running %d ms "
+							"after another rank failed: killed\n", cmd, r,
+							grace_ms);
 						kill(pid[r], SIGKILL);
 					}
 				kill_at = UINT64_MAX;
@@ -125,7 +126,7 @@ int verbs_launch_local(const struct cli_opts *o, uint32_t k, int grace_ms)
 		if (WIFEXITED(st))
 			rc = WEXITSTATUS(st);
 		else if (WIFSIGNALED(st))
-			fprintf(stderr, "cclab run: rank %u was killed by signal %d (%s)\n", r,
+			fprintf(stderr, "cclab %s: rank %u was killed by signal %d (%s)\n", cmd, r,
 				WTERMSIG(st), strsignal(WTERMSIG(st)));
 		if (rc > worst)
 			worst = rc;

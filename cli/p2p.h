@@ -31,6 +31,15 @@ struct p2p_opts {
 	uint64_t seed;          /* the simulator's (loss, ECMP, ECN draws); 1 */
 	const char *json, *trace, *csv;
 	bool help;
+	/* --device: on a real RNIC (cli/p2p_verbs.c), with cclab run's
+	 * --port, --gid-index, --bootstrap and --timeout (verbs_opt: one of
+	 * those was given) */
+	const char *device;
+	uint8_t port;
+	int gid_index;
+	const char *bootstrap;
+	uint32_t timeout_s;
+	bool verbs_opt;
 	/* Set by `cclab run`: the scenario's sizes (min, max, factor), its
 	 * network's name and its expectations; NULL for `cclab p2p`. */
 	const struct cc_scenario *scenario;
@@ -85,5 +94,8 @@ void p2p_csv_row(FILE *f, const struct p2p_opts *o, const struct p2p_row *row);
  * sets, each miss named on stderr with the entry's file:line.  True
  * without a scenario, an entry or a completed run (cli/p2p_expect.c). */
 bool p2p_meets_expectation(const struct p2p_opts *o, const struct p2p_row *row);
+
+/* `cclab p2p --device`: the test on a real RNIC (cli/p2p_verbs.c). */
+int p2p_verbs(const struct p2p_opts *o);
 
 #endif /* CCLAB_CLI_P2P_H */

@@ -24,6 +24,11 @@ enum {
 	OPT_JSON,
 	OPT_TRACE,
 	OPT_CSV,
+	OPT_DEVICE,
+	OPT_PORT,
+	OPT_GID_INDEX,
+	OPT_BOOTSTRAP,
+	OPT_TIMEOUT,
 };
 
 static const struct option longopts[] = {
@@ -41,6 +46,12 @@ static const struct option longopts[] = {
 	{"json", required_argument, NULL, OPT_JSON},
 	{"trace", required_argument, NULL, OPT_TRACE},
 	{"csv", required_argument, NULL, OPT_CSV},
+	/* On a real RNIC (cli/p2p_verbs.c) instead of the simulator. */
+	{"device", required_argument, NULL, OPT_DEVICE},
+	{"port", required_argument, NULL, OPT_PORT},
+	{"gid-index", required_argument, NULL, OPT_GID_INDEX},
+	{"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -88,7 +99,7 @@ static int get_u32(const char *opt, const char *arg, uint32_t max, uint32_t *out
 }
 
 struct given {
-	bool op, mode, size, iters, tx_depth;
+	bool op, mode, size, iters, tx_depth, fabric_topo;
 	uint32_t iters_v, tx_depth_v, cq_mod, rx_depth;
 	enum cc_mem_kind mem;
 	uint64_t size_v;
@@ -138,8 +149,10 @@ static int apply(int c, const char *opt, const char *arg, struct p2p_opts *o, st
 		list(names, sizeof(names), cc_mem_kind_name, CC_MEM_KIND_COUNT);
 		return cli_opt_bad_value(CLI_P2P, opt, arg, names);
 	case OPT_FABRIC:
+		g->fabric_topo = true;
 		return cli_opt_fabric(CLI_P2P, opt, arg, &o->fabric);
 	case OPT_TOPOLOGY:
+		g->fabric_topo = true;
 		return cli_opt_topology(CLI_P2P, opt, arg, &o->topo);
 	case OPT_JSON:
 	case OPT_TRACE:
@@ -148,6 +161,38 @@ static int apply(int c, const char *opt, const char *arg, struct p2p_opts *o, st
 			return cli_opt_bad_value(CLI_P2P, opt, arg, "expected a file name");
 		*(c == OPT_JSON ? &o->json : c == OPT_TRACE ? &o->trace : &o->csv) = arg;
 		return 0;
+	case OPT_DEVICE:
+		if (!*arg || strlen(arg) >= CLI_DEVICE_NAME_MAX)
+			return cli_opt_bad_value(CLI_P2P, opt, arg, "expected an RDMA device name "
+						 "(cclab devices lists them)");
+		o->device = arg;
+		return 0;
+	case OPT_PORT:
+	case OPT_GID_INDEX: {
+		uint64_t v;
+		if (cli_opt_uint(CLI_P2P, opt, arg, c == OPT_PORT ? 1 : 0, 255, &v))
+			return CLI_EXIT_USAGE;
+		if (c == OPT_PORT)
+			o->port = (uint8_t)v;
+		else
+			o->gid_index = (int)v;
+		o->verbs_opt = true;
+		return 0;
+	}
+	case OPT_BOOTSTRAP:
+		if (!*arg)
+			return cli_opt_bad_value(CLI_P2P, opt, arg, "expected HOST:PORT");
+		o->bootstrap = arg;
+		o->verbs_opt = true;
+		return 0;
+	case OPT_TIMEOUT: {
+		uint64_t v;
+		if (cli_opt_uint(CLI_P2P, opt, arg, 1, 3600, &v))
+			return CLI_EXIT_USAGE;
+		o->timeout_s = (uint32_t)v;
+		o->verbs_opt = true;
+		return 0;
+	}
 	case 'h':
 		o->help = true;
 		return 0;
@@ -170,6 +215,13 @@ static int finish(struct p2p_opts *o, const struct given *g)
 	}
 	if (g->size && o->all)
 		return usage_error("-s/--size and -a/--all exclude each other");
+	if (o->verbs_opt && !o->device)
+		return usage_error("--port, --gid-index, --bootstrap and --timeout need --device "
+				   "(a run on a real RNIC)");
+	if (o->device && (o->json || o->csv || o->trace || g->fabric_topo))
+		return usage_error("%s applies to the simulator, not to a run with --device",
+				   o->json ? "--json" : o->csv ? "--csv" : o->trace ? "--trace"
+				   : "--fabric/--topology");
 	if (o->json && o->trace && !strcmp(o->json, o->trace))
 		return usage_error("--json and --trace name the same file '%s'", o->json);
 	if (o->csv && ((o->json && !strcmp(o->csv, o->json)) ||
@@ -215,6 +267,8 @@ int p2p_parse(int argc, char **argv, struct p2p_opts *o)
 	sim_params_preset(CLI_DEFAULT_FABRIC, &o->fabric); /* built in: cannot fail */
 	o->topo = P2P_DEFAULT_TOPOLOGY;
 	o->seed = 1;
+	o->gid_index = -1;
+	o->timeout_s = CLI_DEFAULT_TIMEOUT_S;
 	opterr = 0;
 	optind = 0; /* glibc: full reinitialisation */
 	for (;;) {
@@ -298,13 +352,20 @@ void p2p_usage(FILE *f)
 		"                          to FILE as JSON, atomically\n"
 		"      --csv FILE          also write one CSV line per size to FILE, atomically\n"
 		"      --trace FILE        a Chrome trace of the LAST size's run (FILE.csv: CSV)\n"
+		"      --device NAME       run on this RDMA device instead of the simulator:\n"
+		"                          two local ranks on it (loopback), or the two ranks\n"
+		"                          of srun / mpirun (docs/cluster.md)\n"
+		"      --port N, --gid-index N, --bootstrap HOST:PORT, --timeout S\n"
+		"                          as 'cclab run' (with --device only)\n"
 		"  -h, --help              this text\n"
 		"\n"
 		"SIZE is a number of bytes with an optional K, M or G suffix (powers of 1024).\n"
 		"\n"
 		"Example: RDMA READ latency vs WRITE on HDR InfiniBand through one switch:\n"
 		"  cclab p2p --op read --mode lat -s 8 --fabric ib-hdr\n"
-		"  cclab p2p --op write --mode lat -s 8 --fabric ib-hdr\n",
+		"  cclab p2p --op write --mode lat -s 8 --fabric ib-hdr\n"
+		"and the same measured on a device:\n"
+		"  cclab p2p --op read --mode lat -s 8 --device mlx5_0\n",
 		ops, CC_P2P_MAX_ITERS, CC_P2P_ITERS_BW, CC_P2P_ITERS_LAT, CC_P2P_TX_DEPTH_BW,
 		CC_P2P_TX_DEPTH_LAT, CC_P2P_CQ_MOD, CC_P2P_RX_DEPTH, CLI_DEFAULT_FABRIC);
 }

@@ -5,16 +5,44 @@
 
 #include <stdint.h>
 
+#include "backend/bootstrap.h"
 #include "backend/launch.h"
+#include "backend/verbs_exec.h"
 #include "cli/cli.h"
 
-/* One rank's whole run: bootstrap, device, the size loop, the report
- * (rank 0 only).  listen_fd: rank 0's bootstrap listener when the caller
- * opened it, else -1.  Returns the exit code. */
-int verbs_rank_main(const struct cli_opts *o, uint32_t rank, uint32_t world,
-		    enum cc_launcher launcher, const struct cc_rendezvous *addr, int listen_fd);
+/* What every rank of a verbs command holds: its place in the job, the
+ * bootstrap, the open device, and every rank's "Pid N on HOST device D
+ * port P" for the preamble (nccl-tests' "Using devices" lines). */
+struct verbs_session {
+	uint32_t rank, world;
+	enum cc_launcher launcher;
+	struct cc_boot b;
+	struct cc_verbs_ctx v;
+	char (*where)[128];
+};
+
+/* Joins the job and opens the device; a rank that cannot open its device
+ * tells the others, and every rank stops with that reason (printed by
+ * rank 0).  Returns 0 or an exit code, with the session closed. */
+int verbs_session_open(struct verbs_session *s, const char *cmd, const struct cc_verbs_opts *vo,
+		       int boot_timeout_ms, uint32_t rank, uint32_t world,
+		       enum cc_launcher launcher, const struct cc_rendezvous *addr, int listen_fd);
+void verbs_session_close(struct verbs_session *s);
+
+/* A command's rank: called in each forked child by verbs_launch_local(),
+ * or once under a launcher.  Returns the rank's exit code. */
+typedef int (*verbs_rank_fn)(void *ctx, uint32_t rank, uint32_t world,
+			     enum cc_launcher launcher, const struct cc_rendezvous *addr,
+			     int listen_fd);
+
+/* Where the ranks come from: the launcher's world (then rank 0's address
+ * from `bootstrap` or CCLAB_BOOTSTRAP; `nranks`, when not 0, must agree),
+ * else `nranks` (0: `dflt`) local ranks forked here.  Without an RDMA
+ * device it says so once and returns CLI_EXIT_FAIL. */
+int verbs_launch(const char *cmd, uint32_t nranks, uint32_t dflt, const char *bootstrap,
+		 uint32_t timeout_s, verbs_rank_fn fn, void *ctx);
 
 /* K local ranks, forked; returns the worst exit code of theirs. */
-int verbs_launch_local(const struct cli_opts *o, uint32_t k, int grace_ms);
+int verbs_launch_local(const char *cmd, uint32_t k, int grace_ms, verbs_rank_fn fn, void *ctx);
 
 #endif /* CCLAB_CLI_VERBS_H */

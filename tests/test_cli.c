@@ -761,6 +761,17 @@ static void run_verbs(void **state)
 	assert_non_null(strstr(r.err, "2 ranks from local need rank 0's address"));
 	run_free(&r);
 
+	/* cclab p2p on a device: its options need --device, the simulator's
+	 * refuse it. */
+	r = run_cclab("p2p --op write --timeout 5");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "need --device"));
+	run_free(&r);
+	r = run_cclab("p2p --op write --device mlx5_0 --fabric ib-hdr");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--fabric/--topology applies to the simulator"));
+	run_free(&r);
+
 	char json[300];
 	snprintf(json, sizeof(json), "%s/verbs.json", tmpdir);
 	r = run_cclab("run -n 2 -b 1M --json %s", json);
@@ -769,6 +780,10 @@ static void run_verbs(void **state)
 		assert_int_equal(access(json, F_OK), -1);
 		/* said once, not once per rank */
 		assert_null(strstr(strstr(r.err, "no RDMA device") + 1, "no RDMA device"));
+		run_free(&r);
+		r = run_cclab("p2p --op read --device rxe0");
+		assert_int_equal(r.status, 1);
+		assert_non_null(strstr(r.err, "cclab p2p: no RDMA device"));
 	} else {
 		print_message("SKIP: an RDMA device is present; the soft-RoCE VM tests "
 			      "(scripts/softroce/) cover real runs\n");

@@ -9,7 +9,7 @@
 #   1. #wrong 0 for k = 2, 3, 4 x allreduce, reduce-scatter, all-gather x
 #      write_imm, send_recv, write_flag, 4 B to 1 MiB; and other dtypes and
 #      operators;
-#   2. --json / --trace of a run, the per-rank data bytes 2N(k-1)/k, and
+#   2. cclab p2p --device for perftest's bw and lat tests; --json / --trace of a run, the per-rank data bytes 2N(k-1)/k, and
 #      cclab compare of it against cclab sim's prediction;
 #   3. the error paths: a corrupted rkey -> IBV_WC_REM_ACCESS_ERR naming the
 #      rank and op, a corrupted lkey -> a local error, a rank killed
@@ -78,6 +78,15 @@ check "compare: exit 0" test $? = 0
 check "compare: 7 primitive steps (k = 4)" \
 	test "$(grep -cE '^ +[0-6] +(send|recvReduceSend|recvReduceCopySend|recvCopySend|recv) ' "$OUT/compare.log")" = 7
 check "compare: post->cqe measured" has 'post->cqe' "$OUT/compare.log"
+
+# perftest's tests on the verbs executor (cclab p2p --device), each with a row
+for t in "write bw 65536" "send bw 65536" "read bw 65536" "fetch_add bw 8" "cmp_swap lat 8" \
+	"write lat 2" "send lat 64" "read lat 8"; do
+	set -- $t
+	log=$OUT/p2p-$1-$2.log
+	"$CCLAB" p2p --device "$DEV" --op "$1" --mode "$2" -s "$3" -n 100 >"$log" 2>&1
+	check "p2p $1 $2 $3 B: exit 0, a row" test $? = 0 -a "$(grep -cE "^ +$3 +100 " "$log")" = 1
+done
 
 # 3. error paths
 op=$("$CCLAB" schedule -n 2 -b 64K --rank 1 --memory host | awk '/RDMA_WRITE_WITH_IMM/ { print $3; exit }')
