@@ -127,7 +127,6 @@ static void on_wc(struct vx *x, uint32_t c, uint64_t wr_id, enum ibv_wc_status s
 	struct vx_cqe *e = tab_slot(x, c, cc_op_wr_id(o), false);
 	*e = (struct vx_cqe){ .wr_id = cc_op_wr_id(o), .cq = c, .state = VX_PRESENT, .qp = q,
 			      .op = op, .bytes = bytes };
-	e->t_ps = t_ns;
 	trace(x, CC_TRACE_CQE, CC_TRACE_NIC, q, op, t_ns, 0, bytes);
 }
 

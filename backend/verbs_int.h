@@ -37,7 +37,6 @@ struct vx_cqe {
 	uint64_t wr_id; /* the schedule's */
 	uint32_t cq;
 	uint8_t state;  /* VX_EMPTY, VX_PRESENT, VX_REAPED */
-	uint64_t t_ps;  /* when it completed, on the iteration's clock */
 	uint32_t qp, op, bytes;
 };
 enum { VX_EMPTY, VX_PRESENT, VX_REAPED };

@@ -638,6 +638,10 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 					   "changes it", opt_label(verbs_opt, label, sizeof(label)));
 		return same_outputs(cmd, o) ? CLI_EXIT_USAGE : 0;
 	}
+	if (cmd == CLI_RUN && argc <= 1)
+		return usage_error(cmd, "missing the scenario file (cclab run SCENARIO.yaml), or "
+				   "options for a run on this host's RDMA devices (cclab run -n K "
+				   "...)");
 	if (cmd == CLI_RUN) {
 		/* The verbs executor: host buffers unless --memory gpu, since
 		 * a GPU is what the machine may lack; ranks may come from the

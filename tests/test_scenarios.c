@@ -234,9 +234,10 @@ static void overrides_and_files(void **state)
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "unknown key 'factr' in 'sizes' (did you mean 'factor'?)"));
 	run_free(&r);
-	/* no scenario, a missing one */
+	/* no scenario (and no option for the verbs executor), a missing one */
 	r = run_cclab("run");
 	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "missing the scenario file"));
 	run_free(&r);
 	r = run_cclab("run no-such.yaml");
 	assert_int_equal(r.status, 2);
