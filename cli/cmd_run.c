@@ -6,7 +6,10 @@
  * table; what only a scenario has — a topology file, fabric overrides,
  * `check: SIZE`, expectations — reaches cmd_sim through o->scenario.
  * Output files (--json, --csv, --trace) describe the simulator's run; with
- * `executors: [data]` alone, the data executor's (it has no trace).
+ * `executors: [data]` alone, the data executor's (it has no trace); with
+ * `verbs` listed, the measured run's (cli/cmd_verbs.c: this host's RDMA
+ * devices, or the launcher's ranks), and when `sim` is listed too a
+ * predicted-vs-measured table (cclab compare) closes the output.
  * A scenario with `p2p:` runs `cclab p2p`'s sweep (cli/p2p_run.c) on its
  * network and fabric instead, and holds perftest's figures to its
  * expectations (cli/p2p_expect.c).
@@ -15,7 +18,11 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "backend/launch.h"
 
 #include "cli/cli.h"
 #include "cli/p2p.h"
@@ -26,7 +33,8 @@ static void from_scenario(const struct cli_opts *in, const struct cc_scenario *s
 			  enum cc_executor e, bool outputs, struct cli_opts *o)
 {
 	*o = *in;
-	o->cmd = e == CC_EXEC_SIM ? CLI_SIM : CLI_CHECK;
+	o->cmd = e == CC_EXEC_SIM ? CLI_SIM : e == CC_EXEC_VERBS ? CLI_RUN : CLI_CHECK;
+	o->verbs = e == CC_EXEC_VERBS;
 	o->p = sc->p;
 	o->chunk_given = sc->chunk_given;
 	o->minbytes = sc->minbytes;
@@ -43,6 +51,8 @@ static void from_scenario(const struct cli_opts *in, const struct cc_scenario *s
 		o->maxbytes = sc->check_max;
 	if (!outputs || e == CC_EXEC_DATA)
 		o->trace = o->links = NULL;
+	if (e == CC_EXEC_VERBS)
+		o->links = NULL;
 	if (!outputs)
 		o->json = o->csv = NULL;
 }
@@ -68,11 +78,90 @@ static int run_p2p(const struct cli_opts *in, const struct cc_scenario *sc)
 	return p2p_run(&o, &sc->net);
 }
 
+/* Measured beside predicted: `cclab compare` on the two runs' reports. */
+static int compare_runs(const char *measured, const char *predicted)
+{
+	char *argv[] = { "compare", (char *)measured, (char *)predicted, NULL };
+
+	printf("#\n# predicted (sim) beside measured (verbs), cclab compare %s %s\n", measured,
+	       predicted);
+	fflush(stdout);
+	return cmd_compare(3, argv);
+}
+
+/* The scenario's executors in the order they run: verbs first, so the
+ * other ranks of a launcher do not wait on rank 0's simulation, then sim,
+ * then data.  Under a launcher only rank 0 runs sim and data. */
+static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc)
+{
+	static const enum cc_executor order[] = { CC_EXEC_VERBS, CC_EXEC_SIM, CC_EXEC_DATA };
+	bool verbs = sc->executor[CC_EXEC_VERBS], sim = sc->executor[CC_EXEC_SIM];
+	char tmp[] = "/tmp/cclab-run-XXXXXX", measured[64], predicted[64];
+	bool compare = verbs && sim, other_rank = false;
+	struct cc_launch l;
+	char err[256];
+	int worst = CLI_EXIT_OK, rc;
+
+	if (verbs && !cc_launch_detect(NULL, &l, err, sizeof(err)))
+		other_rank = l.size > 1 && l.rank != 0;
+	if (compare && !other_rank && !mkdtemp(tmp)) {
+		fprintf(stderr, "cclab run: %s: %s (for the comparison's files)\n", tmp,
+			strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	snprintf(measured, sizeof(measured), "%s/measured.json", tmp);
+	snprintf(predicted, sizeof(predicted), "%s/predicted.json", tmp);
+	compare = compare && !other_rank;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		enum cc_executor e = order[i];
+		struct cli_opts o;
+
+		if (!sc->executor[e] || (other_rank && e != CC_EXEC_VERBS))
+			continue;
+		if (e == CC_EXEC_DATA && sc->check_max < sc->minbytes) {
+			fprintf(stderr, "cclab run: the data executor is listed but no size is "
+				"checked (check: %s): skipped\n", sc->check_max ? "a size below "
+				"sizes.min" : "false");
+			continue;
+		}
+		/* Files are the measured run's when verbs runs, else the
+		 * simulator's, else the data executor's. */
+		from_scenario(in, sc, e, verbs ? e == CC_EXEC_VERBS : e == CC_EXEC_SIM || !sim, &o);
+		if (e == CC_EXEC_DATA && in->trace && !sim && !verbs)
+			fprintf(stderr, "cclab run: --trace ignored: the data executor models no "
+				"time\n");
+		if (e == CC_EXEC_SIM && verbs)
+			o.links = in->links;
+		if (compare && e == CC_EXEC_VERBS && !o.json)
+			o.json = measured;
+		if (compare && e == CC_EXEC_SIM)
+			o.json = predicted;
+		rc = e == CC_EXEC_SIM ? cmd_sim(&o) : e == CC_EXEC_VERBS ? cmd_verbs(&o) : cmd_check(&o);
+		if (compare && e == CC_EXEC_VERBS && in->json)
+			snprintf(measured, sizeof(measured), "%s", in->json);
+		if (rc > worst)
+			worst = rc;
+		if (rc == CLI_EXIT_USAGE || (e == CC_EXEC_VERBS && rc))
+			compare = false;
+		if (rc == CLI_EXIT_USAGE)
+			break;
+	}
+	if (compare)
+		compare_runs(measured, predicted);
+	if (verbs && sim && !other_rank) {
+		/* measured.json is the user's file when --json named one. */
+		if (strncmp(measured, tmp, strlen(tmp)) == 0)
+			unlink(measured);
+		unlink(predicted);
+		rmdir(tmp);
+	}
+	return worst;
+}
+
 int cmd_run(const struct cli_opts *in)
 {
 	struct cc_scenario sc;
 	struct cy_error err;
-	int worst = CLI_EXIT_OK;
 	int rc;
 
 	if (in->verbs)
@@ -85,34 +174,15 @@ int cmd_run(const struct cli_opts *in)
 		return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 	}
 	if (sc.is_p2p) {
-		worst = run_p2p(in, &sc);
-		cc_scenario_free(&sc);
-		return worst;
-	}
-	for (int e = 0; e < CC_EXECUTOR_COUNT; e++) {
-		struct cli_opts o;
-
-		if (!sc.executor[e])
-			continue;
-		if (e == CC_EXEC_DATA && sc.check_max < sc.minbytes) {
-			fprintf(stderr, "cclab run: the data executor is listed but no size is "
-				"checked (check: %s): skipped\n", sc.check_max ? "a size below "
-				"sizes.min" : "false");
-			continue;
-		}
-		/* Files are the simulator's when it runs, else the data
-		 * executor's. */
-		from_scenario(in, &sc, (enum cc_executor)e,
-			      e == CC_EXEC_SIM || !sc.executor[CC_EXEC_SIM], &o);
-		if (e == CC_EXEC_DATA && in->trace && !sc.executor[CC_EXEC_SIM])
-			fprintf(stderr, "cclab run: --trace ignored: the data executor models no "
-				"time\n");
-		rc = e == CC_EXEC_SIM ? cmd_sim(&o) : cmd_check(&o);
-		if (rc > worst)
-			worst = rc;
-		if (rc == CLI_EXIT_USAGE)
-			break;
+		rc = run_p2p(in, &sc);
+	} else if (sc.executor[CC_EXEC_VERBS] && sc.p.mem != CC_MEM_HOST) {
+		fprintf(stderr, "cclab run: %s: the verbs executor needs 'memory: host' (it does not "
+			"register GPU buffers yet); add it to the file or --set memory=host\n",
+			sc.file);
+		rc = CLI_EXIT_USAGE;
+	} else {
+		rc = run_executors(in, &sc);
 	}
 	cc_scenario_free(&sc);
-	return worst;
+	return rc;
 }

@@ -93,16 +93,17 @@ static const struct {
 	{{"check", required_argument, NULL, OPT_CHECK}, FOR_SIM | FOR_VERBS},
 	{{"gpu-dma", required_argument, NULL, OPT_GPU_DMA}, FOR_ALL},
 	{{"memory", required_argument, NULL, OPT_MEMORY}, FOR_ALL},
-	/* The verbs executor's own (backend/verbs_exec.h, backend/launch.h). */
-	{{"device", required_argument, NULL, OPT_DEVICE}, FOR_VERBS},
-	{{"port", required_argument, NULL, OPT_PORT}, FOR_VERBS},
-	{{"gid-index", required_argument, NULL, OPT_GID_INDEX}, FOR_VERBS},
-	{{"mtu", required_argument, NULL, OPT_MTU}, FOR_VERBS},
-	{{"bootstrap", required_argument, NULL, OPT_BOOTSTRAP}, FOR_VERBS},
-	{{"warmup", required_argument, NULL, 'w'}, FOR_VERBS},
-	{{"iters", required_argument, NULL, OPT_ITERS}, FOR_VERBS},
-	{{"timeout", required_argument, NULL, OPT_TIMEOUT}, FOR_VERBS},
-	{{"fault", required_argument, NULL, OPT_FAULT}, FOR_VERBS},
+	/* The verbs executor's own (backend/verbs_exec.h, backend/launch.h),
+	 * for a scenario that lists it too. */
+	{{"device", required_argument, NULL, OPT_DEVICE}, FOR_VERBS | FOR_RUN},
+	{{"port", required_argument, NULL, OPT_PORT}, FOR_VERBS | FOR_RUN},
+	{{"gid-index", required_argument, NULL, OPT_GID_INDEX}, FOR_VERBS | FOR_RUN},
+	{{"mtu", required_argument, NULL, OPT_MTU}, FOR_VERBS | FOR_RUN},
+	{{"bootstrap", required_argument, NULL, OPT_BOOTSTRAP}, FOR_VERBS | FOR_RUN},
+	{{"warmup", required_argument, NULL, 'w'}, FOR_VERBS | FOR_RUN},
+	{{"iters", required_argument, NULL, OPT_ITERS}, FOR_VERBS | FOR_RUN},
+	{{"timeout", required_argument, NULL, OPT_TIMEOUT}, FOR_VERBS | FOR_RUN},
+	{{"fault", required_argument, NULL, OPT_FAULT}, FOR_VERBS | FOR_RUN},
 	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN},
 };
 #define NOPTS (sizeof(table) / sizeof(table[0]))
@@ -633,9 +634,9 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		return 0;
 	if (cmd == CLI_RUN && o->scenario_path) {
 		if (verbs_opt)
-			return usage_error(cmd, "option %s applies to 'cclab run' without a scenario "
-					   "(the verbs executor); the scenario file says it, or --set "
-					   "changes it", opt_label(verbs_opt, label, sizeof(label)));
+			return usage_error(cmd, "option %s applies to 'cclab run' without a scenario; "
+					   "the scenario file says it, or --set changes it",
+					   opt_label(verbs_opt, label, sizeof(label)));
 		return same_outputs(cmd, o) ? CLI_EXIT_USAGE : 0;
 	}
 	if (cmd == CLI_RUN && argc <= 1)

@@ -15,12 +15,13 @@
 const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
 	[CC_EXEC_SIM] = "sim",
 	[CC_EXEC_DATA] = "data",
+	[CC_EXEC_VERBS] = "verbs",
 };
 
 static const char *const top_keys[] = {
 	"name", "description", "topology", "fabric", "collective", "p2p", "algorithm",
 	"transport", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes", "slots",
-	"seed", "executors", "check", "expect", NULL,
+	"seed", "executors", "check", "expect", "memory", NULL,
 };
 
 static const char *const algorithms[] = {"ring", NULL};
@@ -272,8 +273,8 @@ static int read_executors(const struct cy_node *v, struct cc_scenario *sc, struc
 {
 	memset(sc->executor, 0, sizeof(sc->executor));
 	if (v->kind != CY_SEQ || v->n == 0)
-		return cy_fail(err, v, "'executors': expected a non-empty list of sim and data, "
-			       "found %s", cy_kind_name(v));
+		return cy_fail(err, v, "'executors': expected a non-empty list of sim, data and "
+			       "verbs, found %s", cy_kind_name(v));
 	for (size_t i = 0; i < v->n; i++) {
 		unsigned e;
 		int rc = cy_enum(v->vals[i], "executors", cc_executor_name, CC_EXECUTOR_COUNT, &e,
@@ -366,6 +367,12 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = read_fabric(v, &sc->fabric, err);
 	else if (!rc)
 		sim_params_preset("ib-hdr", &sc->fabric);
+	if (!rc && (v = cy_get(d, "memory"))) {
+		unsigned m = 0;
+		rc = cy_enum(v, "memory", cc_mem_kind_name, CC_MEM_KIND_COUNT, &m, err);
+		sc->p.mem = (enum cc_mem_kind)m;
+		sc->p.stage_mem = sc->p.mem;
+	}
 	/* fabric.host.gpu_dma host-staging: staging in host memory. */
 	cc_sim_stage_for(&sc->p, &sc->fabric);
 	if (!rc && (v = cy_get(d, "sizes")))

@@ -42,7 +42,9 @@ struct cc_expect {
 	uint64_t rate_min_pps, rate_max_pps;
 };
 
-enum cc_executor { CC_EXEC_SIM, CC_EXEC_DATA, CC_EXECUTOR_COUNT };
+/* verbs: the schedule on this host's (or the launcher's) RDMA devices,
+ * measured (cli/cmd_verbs.c); its ranks ignore the scenario's topology. */
+enum cc_executor { CC_EXEC_SIM, CC_EXEC_DATA, CC_EXEC_VERBS, CC_EXECUTOR_COUNT };
 extern const char *const cc_executor_name[CC_EXECUTOR_COUNT];
 
 #define CC_SCENARIO_NAME_LEN 64

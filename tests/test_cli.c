@@ -744,10 +744,16 @@ static void run_verbs(void **state)
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "--set applies to 'cclab run SCENARIO.yaml' only"));
 	run_free(&r);
-	r = run_cclab("run scenarios/demo.yaml --device mlx5_0");
+	r = run_cclab("run scenarios/demo.yaml -n 3");
 	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "option --device applies to 'cclab run' without a "
+	assert_non_null(strstr(r.err, "option -n/--nranks applies to 'cclab run' without a "
 				      "scenario"));
+	run_free(&r);
+	/* executor verbs wants host buffers, said before anything runs */
+	r = run_cclab("run scenarios/verbs-local-4.yaml --set memory=gpu");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "the verbs executor needs 'memory: host'"));
+	assert_string_equal(r.out, "");
 	run_free(&r);
 	/* A launcher's world and -n disagree; a launcher without rank 0's
 	 * address. */

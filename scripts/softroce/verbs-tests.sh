@@ -79,6 +79,13 @@ check "compare: 7 primitive steps (k = 4)" \
 	test "$(grep -cE '^ +[0-6] +(send|recvReduceSend|recvReduceCopySend|recvCopySend|recv) ' "$OUT/compare.log")" = 7
 check "compare: post->cqe measured" has 'post->cqe' "$OUT/compare.log"
 
+# a scenario with executors [verbs, sim]: both tables, then the comparison
+"$CCLAB" run scenarios/verbs-local-4.yaml --device "$DEV" -w 1 --iters 2 >"$OUT/scenario.log" 2>&1
+check "scenario verbs+sim: exit 0" test $? = 0
+check "scenario verbs+sim: measured, predicted, compared" \
+	test "$(grep -c 'Out of bounds values : 0 OK' "$OUT/scenario.log")" = 2 -a \
+	"$(grep -c '^# cclab compare: measured verbs (rxe0) vs predicted sim (roce-100g)' "$OUT/scenario.log")" = 1
+
 # perftest's tests on the verbs executor (cclab p2p --device), each with a row
 for t in "write bw 65536" "send bw 65536" "read bw 65536" "fetch_add bw 8" "cmp_swap lat 8" \
 	"write lat 2" "send lat 64" "read lat 8"; do
