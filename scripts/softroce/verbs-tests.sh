@@ -55,6 +55,7 @@ for k in 2 3 4; do
 	done
 done
 for dto in "half max" "bfloat16 sum" "int8 prod" "uint64 min" "double avg" "int32 avg"; do
+	# shellcheck disable=SC2086 # split into dtype and op on purpose
 	set -- $dto
 	log=$OUT/k3-$1-$2.log
 	run -n 3 -d "$1" -o "$2" -b 4 -e 64K -f 16 -w 1 --iters 2 >"$log" 2>&1
@@ -89,6 +90,7 @@ check "scenario verbs+sim: measured, predicted, compared" \
 # perftest's tests on the verbs executor (cclab p2p --device), each with a row
 for t in "write bw 65536" "send bw 65536" "read bw 65536" "fetch_add bw 8" "cmp_swap lat 8" \
 	"write lat 2" "send lat 64" "read lat 8"; do
+	# shellcheck disable=SC2086 # split into op, mode and size on purpose
 	set -- $t
 	log=$OUT/p2p-$1-$2.log
 	"$CCLAB" p2p --device "$DEV" --op "$1" --mode "$2" -s "$3" -n 100 >"$log" 2>&1
