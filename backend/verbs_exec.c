@@ -345,7 +345,8 @@ static void report_stall(struct vx *x, uint32_t i, uint64_t idle_ms)
 			q = p->u.recv.qp;
 	}
 	set_error(x, CC_RUN_DEADLOCK, CC_WC_SUCCESS, q, i,
-		  "no progress for %" PRIu64 " ms: its completion (CQ %u) never came%s", idle_ms,
+		  "no progress for %" PRIu64 " ms: its completion (CQ %u) never came%s; a "
+		  "slow link may need a longer --timeout", idle_ms,
 		  o->kind == CC_OP_POLL_CQ ? o->u.poll.cq : 0,
 		  q < x->rs->nqps ? " from that peer (dead, stopped, or its QP in error)" : "");
 }

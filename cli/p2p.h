@@ -72,7 +72,8 @@ int p2p_run(const struct p2p_opts *o, const struct sim_net *net);
 /* One size's outcome, for the report. */
 struct p2p_row {
 	uint64_t size;
-	const struct cc_sim_result *res;
+	const struct cc_sim_result *res; /* the simulator's run; NULL on a device */
+	const struct cc_run_error *err;  /* how the run ended */
 	bool failed;        /* the run did not complete, or its stamps are missing */
 	bool model_bug;     /* below the bound, or faster than the link */
 	sim_time_ps bound_ps;
@@ -85,6 +86,20 @@ struct p2p_row {
  * with "ok" and commits the file atomically. */
 void p2p_json_begin(struct cc_json *j, const struct p2p_opts *o);
 void p2p_json_size(struct cc_json *j, const struct p2p_opts *o, const struct p2p_row *row);
+
+/* The sweep's files (cli/p2p_files.c): --json and --csv opened before the
+ * first size, one row each per size, committed (rc 0) or dropped at the
+ * end; 0 or an exit code after a message. */
+struct p2p_files {
+	struct cc_atomic_file jf, cf;
+	struct cc_json j;
+	FILE *csv; /* --csv's temporary file, or NULL */
+};
+int p2p_files_open(const struct p2p_opts *o, struct p2p_files *f);
+void p2p_files_row(struct p2p_files *f, const struct p2p_opts *o, const struct p2p_row *row);
+int p2p_files_close(const struct p2p_opts *o, struct p2p_files *f, int rc, bool all_ok);
+/* --trace: the last size's events, Chrome JSON or (FILE.csv) CSV. */
+int p2p_write_trace(const struct p2p_opts *o, const struct cc_trace *tr);
 
 /* --csv: the header, and one line per size (cli/p2p_csv.c). */
 void p2p_csv_header(FILE *f);

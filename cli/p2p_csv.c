@@ -17,10 +17,12 @@ void p2p_csv_header(FILE *f)
 
 void p2p_csv_row(FILE *f, const struct p2p_opts *o, const struct p2p_row *row)
 {
-	const char *status = cli_run_status_name(row->res->err.status);
+	const char *status = cli_run_status_name(row->err->status);
 
-	fprintf(f, "%s,sim,%s,%s,%s,%s,%" PRIu64 ",%" PRIu32 ",",
-		o->scenario ? o->scenario->name : "", o->fabric.name, p2p_topology_name(o),
+	/* On a device: executor verbs, the device in the fabric column. */
+	fprintf(f, "%s,%s,%s,%s,%s,%s,%" PRIu64 ",%" PRIu32 ",",
+		o->scenario ? o->scenario->name : "", o->device ? "verbs" : "sim",
+		o->device ? o->device : o->fabric.name, o->device ? "" : p2p_topology_name(o),
 		cc_p2p_op_name[o->p.op], cc_p2p_mode_name[o->p.mode], row->size, o->p.iters);
 	if (row->failed)
 		fputs(",,,,,,,", f);
@@ -31,7 +33,10 @@ void p2p_csv_row(FILE *f, const struct p2p_opts *o, const struct p2p_row *row)
 		fprintf(f, ",,,%.9g,%.9g,%.9g,%.9g,", row->lat.min_us, row->lat.max_us,
 			row->lat.typical_us, row->lat.avg_us);
 	/* A run that completed but left no stamps has nothing to show. */
-	if (row->failed && row->res->err.status == CC_RUN_OK)
+	if (row->failed && row->err->status == CC_RUN_OK)
 		status = "no_timestamps";
-	fprintf(f, "%.9g,%s\n", (double)row->bound_ps / 1e6, status);
+	if (row->res)
+		fprintf(f, "%.9g,%s\n", (double)row->bound_ps / 1e6, status);
+	else
+		fprintf(f, ",%s\n", status); /* no bound for a measurement */
 }

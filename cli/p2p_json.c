@@ -1,5 +1,6 @@
 /* cli/p2p_json.c — `cclab p2p --json`: what ran (every parameter, every
- * fabric field as resolved, and under `cclab run` the resolved scenario),
+ * fabric field as resolved — or the device, for a run on one — and under
+ * `cclab run` the resolved scenario),
  * then one entry per size with perftest's figures, exact picoseconds
  * beside them, and the per-rank counters.
  * Key order is fixed and integers exact, so equal runs give equal files;
@@ -21,7 +22,7 @@ void p2p_json_begin(struct cc_json *j, const struct p2p_opts *o)
 	cc_json_key(j, "command");
 	cc_json_string(j, "p2p");
 	cc_json_key(j, "executor");
-	cc_json_string(j, "sim");
+	cc_json_string(j, o->device ? "verbs" : "sim");
 	cc_json_key(j, "op");
 	cc_json_string(j, cc_p2p_op_name[p->op]);
 	cc_json_key(j, "mode");
@@ -42,10 +43,15 @@ void p2p_json_begin(struct cc_json *j, const struct p2p_opts *o)
 	cc_json_string(j, cc_mem_kind_name[p->mem]);
 	cc_json_key(j, "mb_bytes"); /* perftest's MB */
 	cc_json_uint(j, 1u << 20);
-	cc_json_key(j, "topology");
-	cc_json_string(j, p2p_topology_name(o));
-	cc_json_key(j, "fabric");
-	sim_fabric_json(j, &o->fabric);
+	if (o->device) { /* measured: the device is the fabric */
+		cc_json_key(j, "device");
+		cc_json_string(j, o->device);
+	} else {
+		cc_json_key(j, "topology");
+		cc_json_string(j, p2p_topology_name(o));
+		cc_json_key(j, "fabric");
+		sim_fabric_json(j, &o->fabric);
+	}
 	if (o->scenario) {
 		cc_json_key(j, "seed");
 		cc_json_uint(j, o->seed);
@@ -90,13 +96,15 @@ void p2p_json_size(struct cc_json *j, const struct p2p_opts *o, const struct p2p
 	cc_json_uint(j, row->size);
 	cc_json_key(j, "iterations");
 	cc_json_uint(j, o->p.iters);
-	cli_json_status(j, &row->res->err);
-	cc_json_key(j, "run_ps"); /* every op of both ranks done */
-	cc_json_uint(j, row->res->time_ps);
-	cc_json_key(j, "bound_ps");
-	cc_json_uint(j, row->bound_ps);
-	cc_json_key(j, "model_bug");
-	cc_json_bool(j, row->model_bug);
+	cli_json_status(j, row->err);
+	if (row->res) {
+		cc_json_key(j, "run_ps"); /* every op of both ranks done */
+		cc_json_uint(j, row->res->time_ps);
+		cc_json_key(j, "bound_ps");
+		cc_json_uint(j, row->bound_ps);
+		cc_json_key(j, "model_bug");
+		cc_json_bool(j, row->model_bug);
+	}
 	if (!row->failed && o->p.mode == CC_P2P_BW) {
 		cc_json_key(j, "time_ps"); /* tcompleted[last] - tposted[0] */
 		cc_json_uint(j, row->bw.time_ps);
@@ -124,8 +132,10 @@ void p2p_json_size(struct cc_json *j, const struct p2p_opts *o, const struct p2p
 		cc_json_key(j, "delta_max_ps");
 		cc_json_uint(j, row->lat.max_ps);
 	}
-	cc_json_key(j, "events");
-	cc_json_uint(j, row->res->events);
-	ranks_json(j, row->res);
+	if (row->res) {
+		cc_json_key(j, "events");
+		cc_json_uint(j, row->res->events);
+		ranks_json(j, row->res);
+	}
 	cc_json_object_end(j);
 }

@@ -218,10 +218,9 @@ static int finish(struct p2p_opts *o, const struct given *g)
 	if (o->verbs_opt && !o->device)
 		return usage_error("--port, --gid-index, --bootstrap and --timeout need --device "
 				   "(a run on a real RNIC)");
-	if (o->device && (o->json || o->csv || o->trace || g->fabric_topo))
-		return usage_error("%s applies to the simulator, not to a run with --device",
-				   o->json ? "--json" : o->csv ? "--csv" : o->trace ? "--trace"
-				   : "--fabric/--topology");
+	if (o->device && g->fabric_topo)
+		return usage_error("--fabric/--topology applies to the simulator, not to a run "
+				   "with --device");
 	if (o->json && o->trace && !strcmp(o->json, o->trace))
 		return usage_error("--json and --trace name the same file '%s'", o->json);
 	if (o->csv && ((o->json && !strcmp(o->csv, o->json)) ||

@@ -25,8 +25,7 @@
 struct p2p_ctx {
 	const struct sim_net *net; /* every size's, and the bound's */
 	struct cc_trace trace;     /* this size's events: the stamps, and --trace */
-	struct cc_json j;
-	FILE *csv;                 /* --csv's temporary file, or NULL */
+	struct p2p_files f;        /* --json, --csv */
 	uint32_t errors;           /* sizes whose run failed: the closing line */
 };
 
@@ -184,7 +183,7 @@ static int run_size(const struct p2p_opts *o, struct p2p_ctx *c, uint64_t size, 
 		.time_limit_ps = time_limit(o, size),
 	};
 	struct cc_sim_result res;
-	struct p2p_row row = { .size = size, .res = &res };
+	struct p2p_row row = { .size = size, .res = &res, .err = &res.err };
 	struct cc_schedule *s;
 	char err[256];
 	int rc;
@@ -215,97 +214,22 @@ static int run_size(const struct p2p_opts *o, struct p2p_ctx *c, uint64_t size, 
 	}
 	*ok = !row.failed && !row.model_bug;
 	*ok = p2p_meets_expectation(o, &row) && *ok;
-	if (o->json)
-		p2p_json_size(&c->j, o, &row);
-	if (c->csv)
-		p2p_csv_row(c->csv, o, &row);
+	p2p_files_row(&c->f, o, &row);
 	cc_sim_result_free(&res);
 	cc_schedule_free(s);
 	return 0;
 }
 
-static int write_trace(const struct p2p_opts *o, const struct cc_trace *tr)
-{
-	size_t n = strlen(o->trace);
-	int err = n >= 4 && !strcmp(o->trace + n - 4, ".csv") ? cc_trace_write_csv(tr, o->trace)
-							       : cc_trace_write_chrome(tr, o->trace);
-
-	if (err)
-		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", p2p_cmd(o), o->trace,
-			strerror(-err));
-	return err ? CLI_EXIT_FAIL : 0;
-}
-
-/* Opens --json and --csv, and tries --trace, before anything runs: a path
- * that cannot be written fails at once, not after the sweep. */
-static int open_outputs(const struct p2p_opts *o, struct cc_atomic_file *jf,
-			struct cc_atomic_file *cf)
-{
-	struct cc_atomic_file probe = {0};
-	const char *bad = NULL;
-	int err = 0;
-
-	if (o->trace && !(err = cc_atomic_open(&probe, o->trace)))
-		cc_atomic_abort(&probe);
-	if (err)
-		bad = o->trace;
-	if (!bad && o->json && (err = cc_atomic_open(jf, o->json)))
-		bad = o->json;
-	if (!bad && o->csv && (err = cc_atomic_open(cf, o->csv))) {
-		bad = o->csv;
-		if (o->json)
-			cc_atomic_abort(jf);
-	}
-	if (!bad)
-		return 0;
-	fprintf(stderr, "cclab %s: cannot write '%s': %s\n", p2p_cmd(o), bad, strerror(-err));
-	return CLI_EXIT_FAIL;
-}
-
-/* Commits the report files of a completed sweep (rc 0), else drops them. */
-static int close_outputs(const struct p2p_opts *o, struct p2p_ctx *c, struct cc_atomic_file *jf,
-			 struct cc_atomic_file *cf, int rc, bool all_ok)
-{
-	const char *bad = NULL;
-	int err = 0;
-
-	if (rc) {
-		if (o->json)
-			cc_atomic_abort(jf);
-		if (o->csv)
-			cc_atomic_abort(cf);
-		return rc;
-	}
-	if (o->csv && (err = cc_atomic_commit(cf)))
-		bad = o->csv;
-	if (o->json && bad)
-		cc_atomic_abort(jf);
-	else if (o->json && (err = cli_json_end(&c->j, jf, all_ok)))
-		bad = o->json;
-	if (!bad)
-		return 0;
-	fprintf(stderr, "cclab %s: cannot write '%s': %s\n", p2p_cmd(o), bad, strerror(-err));
-	return CLI_EXIT_FAIL;
-}
-
 int p2p_run(const struct p2p_opts *o, const struct sim_net *net)
 {
 	struct p2p_ctx c = { .net = net };
-	struct cc_atomic_file jf = {0}, cf = {0};
 	bool all_ok = true;
 	uint64_t size = o->p.size;
-	int rc = open_outputs(o, &jf, &cf);
+	int rc = p2p_files_open(o, &c.f);
 
 	if (rc)
 		return rc;
 	cc_trace_init(&c.trace);
-	cc_json_init(&c.j);
-	if (o->json)
-		p2p_json_begin(&c.j, o);
-	if (o->csv) {
-		c.csv = cf.f;
-		p2p_csv_header(c.csv);
-	}
 	preamble(o);
 	do {
 		bool ok = false;
@@ -316,10 +240,9 @@ int p2p_run(const struct p2p_opts *o, const struct sim_net *net)
 	fputs(dashes, stdout);
 	if (!rc)
 		cc_results_print_errors(stdout, c.errors);
-	if (!rc && o->trace && write_trace(o, &c.trace))
+	if (!rc && o->trace && p2p_write_trace(o, &c.trace))
 		rc = CLI_EXIT_FAIL;
-	rc = close_outputs(o, &c, &jf, &cf, rc, all_ok);
-	cc_json_free(&c.j);
+	rc = p2p_files_close(o, &c.f, rc, all_ok);
 	cc_trace_free(&c.trace);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "cclab %s: cannot write the output: %s\n", p2p_cmd(o),

@@ -7,7 +7,9 @@
  * mpirun (cli/launch_local.c, verbs_launch()).  perftest's figures come
  * from rank 0's trace exactly as from the simulator's (core/p2p_report.h:
  * the post times of its WQEs and the polls of their completions), here on
- * the host's clock, so the two tables read alike. */
+ * the host's clock, so the two tables read alike; rank 0 writes --json,
+ * --csv (executor "verbs", the device for the fabric) and --trace (its own
+ * events of the last size) as the simulator's sweep does. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,7 +42,7 @@ static void preamble(const struct p2p_opts *o, const struct verbs_session *s)
 /* One size on both ranks; rank 0 prints its row.  Returns 0 with *ok, or
  * an exit code that ends the sweep. */
 static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc_trace *tr,
-		    uint64_t size, bool *ok)
+		    struct p2p_files *files, uint64_t size, bool *ok)
 {
 	struct cc_p2p_params p = o->p;
 	struct cc_verbs_run_opts ro = { .iters = 1, .seed = 1, .trace = s->rank == 0 ? tr : NULL };
@@ -64,23 +66,26 @@ static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc
 		cc_schedule_free(sc);
 		return CLI_EXIT_FAIL;
 	}
+	struct p2p_row row = { .size = size, .err = &res.err };
+
 	*ok = res.err.status == CC_RUN_OK;
 	if (*ok && s->rank == 0) {
 		struct cc_p2p_times t;
-		struct cc_p2p_bw bw;
-		struct cc_p2p_lat lat;
 
 		*ok = !cc_p2p_times_init(&t, p.iters) && !cc_p2p_times_from_trace(&t, sc, tr) &&
-		      !(p.mode == CC_P2P_BW ? cc_p2p_bw_compute(&p, &t, &bw)
-					    : cc_p2p_lat_compute(&p, &t, &lat));
+		      !(p.mode == CC_P2P_BW ? cc_p2p_bw_compute(&p, &t, &row.bw)
+					    : cc_p2p_lat_compute(&p, &t, &row.lat));
 		cc_p2p_times_free(&t);
 		if (*ok && p.mode == CC_P2P_BW)
-			cc_p2p_print_bw_row(stdout, size, p.iters, &bw);
+			cc_p2p_print_bw_row(stdout, size, p.iters, &row.bw);
 		else if (*ok)
-			cc_p2p_print_lat_row(stdout, size, p.iters, &lat);
+			cc_p2p_print_lat_row(stdout, size, p.iters, &row.lat);
 		else
 			snprintf(res.err.msg, sizeof(res.err.msg), "the trace lacks timestamps");
 	}
+	row.failed = !*ok;
+	if (s->rank == 0)
+		p2p_files_row(files, o, &row);
 	if (!*ok && s->rank == 0) {
 		cc_p2p_print_failed_row(stdout, p.mode, size, p.iters);
 		fflush(stdout);
@@ -99,7 +104,9 @@ static int p2p_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 	struct cc_verbs_opts vo = { .device = o->device, .port = o->port,
 				    .gid_index = o->gid_index,
 				    .timeout_ms = (int)o->timeout_s * 1000 };
+	struct p2p_opts mine = *o;
 	struct verbs_session s;
+	struct p2p_files files = {0};
 	struct cc_trace tr;
 	uint32_t errors = 0;
 	uint64_t size = o->p.size;
@@ -111,17 +118,24 @@ static int p2p_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 				"started %u\n", cc_launcher_name[launcher], world);
 		return CLI_EXIT_USAGE;
 	}
-	if (rank != 0 && !freopen("/dev/null", "w", stdout))
-		return CLI_EXIT_FAIL;
+	/* Rank 0 prints and writes the files; rank 1 only speaks on error. */
+	if (rank != 0) {
+		mine.json = mine.csv = mine.trace = NULL;
+		if (!freopen("/dev/null", "w", stdout))
+			return CLI_EXIT_FAIL;
+	}
+	o = &mine;
+	if ((rc = p2p_files_open(o, &files)))
+		return rc;
 	if ((rc = verbs_session_open(&s, "p2p", &vo, (int)(2 * o->timeout_s + 20) * 1000, rank,
 				     world, launcher, addr, listen_fd)))
-		return rc;
+		return p2p_files_close(o, &files, rc, false);
 	cc_trace_init(&tr);
 	preamble(o, &s);
 	do {
 		bool ok = false;
 
-		if ((rc = run_size(o, &s, &tr, size, &ok)))
+		if ((rc = run_size(o, &s, &tr, &files, size, &ok)))
 			break;
 		errors += !ok;
 	} while (p2p_next_size(o, &size));
@@ -129,8 +143,12 @@ static int p2p_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 		printf("---------------------------------------------------------------------------"
 		       "------------\n");
 		cc_results_print_errors(stdout, errors);
-		rc = errors ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+		if (o->trace && p2p_write_trace(o, &tr))
+			rc = CLI_EXIT_FAIL;
 	}
+	rc = p2p_files_close(o, &files, rc, !errors);
+	if (!rc)
+		rc = errors ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	cc_trace_free(&tr);
 	verbs_session_close(&s);
 	return rc;

@@ -97,6 +97,12 @@ for t in "write bw 65536" "send bw 65536" "read bw 65536" "fetch_add bw 8" "cmp_
 	check "p2p $1 $2 $3 B: exit 0, a row" test $? = 0 -a "$(grep -cE "^ +$3 +100 " "$log")" = 1
 done
 
+"$CCLAB" p2p --device "$DEV" --op write -s 64K -n 100 --json "$OUT/p2p.json" --csv "$OUT/p2p.csv" \
+	>/dev/null 2>&1
+check "p2p --json/--csv: executor verbs, the figures" \
+	test "$(grep -c '"bw_average_mb_s"' "$OUT/p2p.json")" = 1 -a \
+	"$(grep -c "^,verbs,$DEV,,write,bw,65536,100," "$OUT/p2p.csv")" = 1
+
 # 3. error paths
 op=$("$CCLAB" schedule -n 2 -b 64K --rank 1 --memory host | awk '/RDMA_WRITE_WITH_IMM/ { print $3; exit }')
 run -n 2 -b 64K -w 0 --iters 1 --fault "rkey:1:$op" >"$OUT/rkey.out" 2>"$OUT/rkey.err"

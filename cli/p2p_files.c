@@ -1,0 +1,92 @@
+/* cli/p2p_files.c — the report files of a p2p sweep, whichever executor
+ * ran it (the simulator, cli/p2p_run.c; a device, cli/p2p_verbs.c): --json
+ * and --csv opened before the first size (an unwritable path fails at
+ * once), a row each per size, committed atomically at the end or dropped;
+ * --trace of the last size. */
+#include <errno.h>
+#include <string.h>
+
+#include "cli/check.h"
+#include "cli/p2p.h"
+
+int p2p_write_trace(const struct p2p_opts *o, const struct cc_trace *tr)
+{
+	size_t n = strlen(o->trace);
+	int err = n >= 4 && !strcmp(o->trace + n - 4, ".csv") ? cc_trace_write_csv(tr, o->trace)
+							       : cc_trace_write_chrome(tr, o->trace);
+
+	if (err)
+		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", p2p_cmd(o), o->trace,
+			strerror(-err));
+	return err ? CLI_EXIT_FAIL : 0;
+}
+
+int p2p_files_open(const struct p2p_opts *o, struct p2p_files *f)
+{
+	struct cc_atomic_file *jf = &f->jf, *cf = &f->cf;
+	struct cc_atomic_file probe = {0};
+	const char *bad = NULL;
+	int err = 0;
+
+	if (o->trace && !(err = cc_atomic_open(&probe, o->trace)))
+		cc_atomic_abort(&probe);
+	if (err)
+		bad = o->trace;
+	if (!bad && o->json && (err = cc_atomic_open(jf, o->json)))
+		bad = o->json;
+	if (!bad && o->csv && (err = cc_atomic_open(cf, o->csv))) {
+		bad = o->csv;
+		if (o->json)
+			cc_atomic_abort(jf);
+	}
+	if (bad) {
+		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", p2p_cmd(o), bad,
+			strerror(-err));
+		return CLI_EXIT_FAIL;
+	}
+	cc_json_init(&f->j);
+	if (o->json)
+		p2p_json_begin(&f->j, o);
+	if (o->csv) {
+		f->csv = cf->f;
+		p2p_csv_header(f->csv);
+	}
+	return 0;
+}
+
+void p2p_files_row(struct p2p_files *f, const struct p2p_opts *o, const struct p2p_row *row)
+{
+	if (o->json)
+		p2p_json_size(&f->j, o, row);
+	if (f->csv)
+		p2p_csv_row(f->csv, o, row);
+}
+
+/* Commits the report files of a completed sweep (rc 0), else drops them. */
+int p2p_files_close(const struct p2p_opts *o, struct p2p_files *f, int rc, bool all_ok)
+{
+	struct cc_atomic_file *jf = &f->jf, *cf = &f->cf;
+	const char *bad = NULL;
+	int err = 0;
+
+	if (rc) {
+		cc_json_free(&f->j);
+		if (o->json)
+			cc_atomic_abort(jf);
+		if (o->csv)
+			cc_atomic_abort(cf);
+		return rc;
+	}
+	if (o->csv && (err = cc_atomic_commit(cf)))
+		bad = o->csv;
+	if (o->json && bad)
+		cc_atomic_abort(jf);
+	else if (o->json && (err = cli_json_end(&f->j, jf, all_ok)))
+		bad = o->json;
+	cc_json_free(&f->j);
+	if (!bad)
+		return 0;
+	fprintf(stderr, "cclab %s: cannot write '%s': %s\n", p2p_cmd(o), bad, strerror(-err));
+	return CLI_EXIT_FAIL;
+}
+
