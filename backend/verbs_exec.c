@@ -221,6 +221,11 @@ static void do_post_recv(struct vx *x, uint32_t i)
 {
 	const struct cc_op_recv *p = &x->rs->ops[i].u.recv;
 	struct ibv_recv_wr *bad;
+
+	if (cc_fault_on(x->o->faults, x->o->nfaults, CC_FAULT_NO_RECV, x->rank, i)) {
+		x->cqes_expected--; /* it will not complete */
+		return;
+	}
 	uint64_t t = stamp(x);
 	int rc = ibv_post_recv(x->qp[p->qp].qp, &x->rwr[i], &bad);
 

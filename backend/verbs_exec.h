@@ -101,9 +101,11 @@ struct cc_verbs_run_opts {
 	bool check;             /* compare the output with the reference */
 	struct cc_trace *trace; /* NULL, or the last timed iteration's events */
 	/* Faults injected by tests (core/exec_data.h): a post op of this
-	 * rank with a corrupted rkey or lkey, as the data executor does. */
+	 * rank with a corrupted rkey or lkey, or a post_recv not posted, as
+	 * the data executor and the simulator do. */
 	const struct cc_fault *faults;
 	uint32_t nfaults;
+	int rnr_retry; /* < 0: the schedule's (7: forever, as NCCL); else 0..7 */
 };
 
 struct cc_verbs_result {

@@ -141,6 +141,8 @@ static void qp_cfg(const struct vx *x, uint32_t q, struct cc_verbs_qp_cfg *c)
 	c->sq_psn = x->qp[q].psn;
 	if (x->v->max_qp_rd_atom && c->max_rd_atomic > x->v->max_qp_rd_atom)
 		c->max_rd_atomic = c->max_dest_rd_atomic = (uint8_t)x->v->max_qp_rd_atom;
+	if (x->o->rnr_retry >= 0)
+		c->rnr_retry = (uint8_t)x->o->rnr_retry;
 }
 
 static int create_qps(struct vx *x, char *err, size_t errlen)
@@ -391,11 +393,7 @@ out:
  * mistyped key, flipped as the data executor flips it). */
 static uint32_t faulted(const struct vx *x, uint32_t i, enum cc_fault_kind k, uint32_t key)
 {
-	for (uint32_t f = 0; f < x->o->nfaults; f++)
-		if (x->o->faults[f].rank == x->rank && x->o->faults[f].op == i &&
-		    x->o->faults[f].kind == k)
-			key ^= 0x80;
-	return key;
+	return cc_fault_on(x->o->faults, x->o->nfaults, k, x->rank, i) ? key ^ 0x80 : key;
 }
 
 /* The WR of every post op, built once: a doorbell only links and posts. */

@@ -79,11 +79,13 @@ struct cli_opts {
 	const char *bootstrap;    /* --bootstrap HOST:PORT, or NULL: CCLAB_BOOTSTRAP */
 	uint32_t warmup, iters;   /* -w/--warmup, --iters */
 	uint32_t timeout_s;       /* --timeout: no progress this long is an error */
-	bool no_progress;         /* no progress line on stderr (ranks other than 0) */
+	bool quiet;               /* a rank other than 0: no progress line, no row's error
+				   * on stderr (rank 0 reports for all) */
 	/* --fault rkey|lkey:RANK:OP: a corrupted key on that WQE, to see the
 	 * error path a real RNIC takes (tests of the verbs executor) */
 	struct cc_fault faults[CLI_MAX_FAULTS];
 	uint32_t nfaults;
+	int rnr_retry;            /* --rnr-retry 0..7, -1: the schedule's (7, forever) */
 	/* run only */
 	const char *scenario_path;
 	const char *sets[CLI_MAX_SETS]; /* --set KEY=VALUE, in order */

@@ -152,7 +152,8 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 	struct vrun *c = ctx;
 	struct cc_verbs_run_opts ro = { .warmup = o->warmup, .iters = o->iters, .seed = o->seed,
 					.check = o->check, .trace = o->trace ? &c->trace : NULL,
-					.faults = o->faults, .nfaults = o->nfaults };
+					.faults = o->faults, .nfaults = o->nfaults,
+					.rnr_retry = o->rnr_retry };
 	struct cc_verbs_result res;
 	struct cc_schedule *s;
 	uint64_t count, size;
@@ -309,7 +310,7 @@ static int run_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 	if (rank != 0) {
 		/* Rank 0 prints and writes; the others only speak on error. */
 		o.json = o.csv = NULL;
-		o.no_progress = true;
+		o.quiet = true;
 		if (!freopen("/dev/null", "w", stdout))
 			return CLI_EXIT_FAIL;
 	}

@@ -108,7 +108,7 @@ void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,
 	cc_results_summary_add(sum, row);
 	if (out->csv)
 		csv_row(o, out->csv, row, err, bound_us);
-	if (!row->failed)
+	if (!row->failed || o->quiet)
 		return;
 	fflush(stdout); /* keep the row and its error in order on a terminal */
 	/* msg is a fixed array; do not trust it to be terminated. */
@@ -172,7 +172,7 @@ int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 	struct cc_atomic_file af = {0}, cf = {0};
 	struct cc_json j;
 	struct cli_sink out = {0};
-	bool all_ok = true, tty = !o->no_progress && isatty(STDERR_FILENO);
+	bool all_ok = true, tty = !o->quiet && isatty(STDERR_FILENO);
 	uint64_t size = o->minbytes;
 	uint32_t nsizes = count_sizes(o), i = 0;
 	int rc = 0, err;

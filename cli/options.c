@@ -45,6 +45,7 @@ enum {
 	OPT_ITERS,
 	OPT_TIMEOUT,
 	OPT_FAULT,
+	OPT_RNR_RETRY,
 };
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
@@ -104,6 +105,7 @@ static const struct {
 	{{"iters", required_argument, NULL, OPT_ITERS}, FOR_VERBS | FOR_RUN},
 	{{"timeout", required_argument, NULL, OPT_TIMEOUT}, FOR_VERBS | FOR_RUN},
 	{{"fault", required_argument, NULL, OPT_FAULT}, FOR_VERBS | FOR_RUN},
+	{{"rnr-retry", required_argument, NULL, OPT_RNR_RETRY}, FOR_VERBS | FOR_RUN},
 	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN},
 };
 #define NOPTS (sizeof(table) / sizeof(table[0]))
@@ -292,6 +294,7 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 	o->warmup = CLI_DEFAULT_WARMUP;
 	o->iters = CLI_DEFAULT_ITERS;
 	o->timeout_s = CLI_DEFAULT_TIMEOUT_S;
+	o->rnr_retry = -1;
 }
 
 /* One option's value into o; 0 or CLI_EXIT_USAGE. */
@@ -453,20 +456,28 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		return err;
 	case OPT_FAULT: {
 		/* KIND:RANK:OP, as exec_data.h's struct cc_fault. */
+		static const char *const kinds[] = { "rkey", "lkey", "norecv" };
 		char kind[8];
-		unsigned rank, op;
+		unsigned rank, op, k = 0;
 		int end = 0;
-		if (sscanf(arg, "%7[a-z]:%u:%u%n", kind, &rank, &op, &end) != 3 || arg[end] ||
-		    (strcmp(kind, "rkey") && strcmp(kind, "lkey")))
-			return bad_value(c, arg, "expected rkey:RANK:OP or lkey:RANK:OP (OP: the "
-				       "index of a post op in 'cclab schedule --rank RANK')");
+		if (sscanf(arg, "%7[a-z]:%u:%u%n", kind, &rank, &op, &end) == 3 && !arg[end])
+			while (k < 3 && strcmp(kind, kinds[k]))
+				k++;
+		if (!end || arg[end] || k == 3)
+			return bad_value(c, arg, "expected rkey:RANK:OP, lkey:RANK:OP or "
+				       "norecv:RANK:OP (OP: the index of a post op in 'cclab "
+				       "schedule --rank RANK')");
 		if (o->nfaults == CLI_MAX_FAULTS)
 			return bad_value(c, arg, "too many --fault options");
-		o->faults[o->nfaults++] = (struct cc_fault){
-			.kind = strcmp(kind, "rkey") ? CC_FAULT_LKEY : CC_FAULT_RKEY,
-			.rank = rank, .op = op };
+		o->faults[o->nfaults++] = (struct cc_fault){ .kind = (enum cc_fault_kind)k,
+							     .rank = rank, .op = op };
 		return 0;
 	}
+	case OPT_RNR_RETRY:
+		err = get_uint(c, arg, 0, 7, &v);
+		if (!err)
+			o->rnr_retry = (int)v;
+		return err;
 	case 'h':
 		o->help = true;
 		return 0;

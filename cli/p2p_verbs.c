@@ -45,7 +45,8 @@ static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc
 		    struct p2p_files *files, uint64_t size, bool *ok)
 {
 	struct cc_p2p_params p = o->p;
-	struct cc_verbs_run_opts ro = { .iters = 1, .seed = 1, .trace = s->rank == 0 ? tr : NULL };
+	struct cc_verbs_run_opts ro = { .iters = 1, .seed = 1, .trace = s->rank == 0 ? tr : NULL,
+					.rnr_retry = -1 };
 	struct cc_verbs_result res;
 	struct cc_schedule *sc;
 	char err[512];

@@ -167,6 +167,8 @@ static void post_recv(struct dx *x, uint32_t r, uint32_t i)
 	const struct cc_op_recv *p = &rs->ops[i].u.recv;
 	struct dx_qp *qp = &x->rk[r].qp[p->qp];
 
+	if (cc_fault_on(x->o->faults, x->o->nfaults, CC_FAULT_NO_RECV, r, i))
+		return;
 	/* A receive WQE's slot is free once its completion is reaped (mlx5
 	 * advances the RQ tail in poll_cq), not when the NIC consumes it. */
 	if (qp->rq_posted - qp->rq_retired >= rs->qps[p->qp].max_recv_wr) {

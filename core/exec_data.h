@@ -27,14 +27,28 @@ enum cc_wc_status {
 };
 const char *cc_wc_status_name(enum cc_wc_status s); /* "IBV_WC_REM_ACCESS_ERR" */
 
-/* Faults injected by tests: corrupt a key the way a stale or mistyped key
- * would be, to check that the executor answers like a real RNIC. */
-enum cc_fault_kind { CC_FAULT_RKEY, CC_FAULT_LKEY };
+/* Faults injected by tests, to check that an executor answers like a real
+ * RNIC: a key corrupted the way a stale or mistyped one would be, or a
+ * post_recv that posts nothing (a receiver that fell behind: the peer's
+ * SEND or WRITE WITH IMM meets an empty receive queue, RNR). */
+enum cc_fault_kind { CC_FAULT_RKEY, CC_FAULT_LKEY, CC_FAULT_NO_RECV };
+
+
 struct cc_fault {
 	enum cc_fault_kind kind;
 	uint32_t rank;
 	uint32_t op; /* a post_send (or post_recv for LKEY) op of that rank */
 };
+
+/* True when faults[0 .. n) has one of `kind` on op `op` of rank `rank`. */
+static inline int cc_fault_on(const struct cc_fault *faults, uint32_t n, enum cc_fault_kind kind,
+			      uint32_t rank, uint32_t op)
+{
+	for (uint32_t f = 0; f < n; f++)
+		if (faults[f].kind == kind && faults[f].rank == rank && faults[f].op == op)
+			return 1;
+	return 0;
+}
 
 struct cc_data_opts {
 	uint64_t seed;       /* input values */

@@ -378,6 +378,8 @@ static void post_recv(struct sx *x, uint32_t r, uint32_t i)
 	const struct cc_op_recv *p = &rs->ops[i].u.recv;
 	struct sx_qp *qp = &x->rk[r].qp[p->qp];
 
+	if (cc_fault_on(x->o->faults, x->o->nfaults, CC_FAULT_NO_RECV, r, i))
+		return;
 	/* A receive WQE's slot is free once its completion is reaped. */
 	if (qp->rq_n - qp->rq_retired >= rs->qps[p->qp].max_recv_wr) {
 		set_error(x, CC_RUN_POST_ERROR, CC_WC_SUCCESS, r, p->qp, i,

@@ -416,6 +416,64 @@ static void ring_with_bad_rkey(void **state)
 	}
 }
 
+/* A receiver that fell behind (CC_FAULT_NO_RECV on one post_recv of rank
+ * 1): a SEND or WRITE WITH IMM meets an empty receive queue.  With finite
+ * rnr_retry it ends as IBV_WC_RNR_RETRY_EXC_ERR on the sender, rank 0; with
+ * NCCL's 7 (forever) the run is reported stuck.  write_flag posts no
+ * receives for data: nothing to drop. */
+static void ring_with_missing_receive(void **state)
+{
+	(void)state;
+	for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
+		for (int forever = 0; forever < 2; forever++) {
+			struct cc_coll_params p;
+			char err[200];
+			cc_coll_params_default(&p);
+			p.nranks = 2;
+			p.count = 4096;
+			p.transport = (enum cc_transport)t;
+			struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+			assert_non_null(s);
+			for (uint32_t r = 0; r < 2; r++)
+				for (uint32_t q = 0; q < s->ranks[r].nqps; q++)
+					s->ranks[r].qps[q].rnr_retry = forever ? 7 : 2;
+			uint32_t victim = UINT32_MAX;
+			const struct cc_rank_sched *rs = &s->ranks[1];
+			for (uint32_t i = 0; i < rs->nops && victim == UINT32_MAX; i++)
+				if (rs->ops[i].kind == CC_OP_POST_RECV &&
+				    rs->qps[rs->ops[i].u.recv.qp].peer == 0 &&
+				    rs->ops[i].tag.prim != CC_PRIM_NONE)
+					victim = i;
+			if (victim == UINT32_MAX) {
+				/* Not a data receive: look for any receive. */
+				for (uint32_t i = 0; i < rs->nops && victim == UINT32_MAX; i++)
+					if (rs->ops[i].kind == CC_OP_POST_RECV)
+						victim = i;
+			}
+			struct cc_fault f = { CC_FAULT_NO_RECV, 1, victim };
+			struct cc_data_opts o = { .seed = 3, .order_seed = 5, .faults = &f,
+						  .nfaults = 1 };
+			struct cc_data_result res;
+			assert_int_equal(cc_data_run(s, &o, &res), 0);
+			if (victim == UINT32_MAX) {
+				assert_int_equal(res.err.status, CC_RUN_OK);
+			} else if (forever) {
+				assert_int_equal(res.err.status, CC_RUN_DEADLOCK);
+				assert_non_null(strstr(res.err.msg, "RNR"));
+			} else {
+				assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+				assert_int_equal(res.err.wc, CC_WC_RNR_RETRY_EXC_ERR);
+				assert_int_equal(res.err.rank, 0);
+			}
+			print_message("    %s rnr_retry %d, no receive at r1 op %d -> %s\n",
+				      cc_transport_name[t], forever ? 7 : 2, (int)victim,
+				      res.err.status == CC_RUN_OK ? "ok" : res.err.msg);
+			cc_data_result_free(&res);
+			cc_schedule_free(s);
+		}
+	}
+}
+
 /* Drop the dependency of every consuming reduce/copy on its arrival
  * (poll/flag): the executor's random interleaving must expose the race as
  * wrong results for some order seeds. */
@@ -483,6 +541,7 @@ int main(void)
 		cmocka_unit_test(receive_queue_slots_free_on_poll),
 		cmocka_unit_test(wait_on_local_atomic_result),
 		cmocka_unit_test(ring_with_bad_rkey),
+		cmocka_unit_test(ring_with_missing_receive),
 		cmocka_unit_test(race_is_detected),
 	};
 	return cmocka_run_group_tests_name("exec_data", tests, NULL, NULL);

@@ -12,7 +12,8 @@
 #   2. cclab p2p --device for perftest's bw and lat tests; --json / --trace of a run, the per-rank data bytes 2N(k-1)/k, and
 #      cclab compare of it against cclab sim's prediction;
 #   3. the error paths: a corrupted rkey -> IBV_WC_REM_ACCESS_ERR naming the
-#      rank and op, a corrupted lkey -> a local error, a rank killed
+#      rank and op, a corrupted lkey -> a local error, a receive not posted
+#      with rnr_retry 1 -> IBV_WC_RNR_RETRY_EXC_ERR on the sender, a rank killed
 #      mid-run -> the others exit non-zero naming it within the timeout, a
 #      device or GID that is not there -> a message that says so.
 # Absolute times mean nothing under emulation (docs/softroce.md).
@@ -114,6 +115,15 @@ run -n 2 -b 64K -w 0 --iters 1 --fault "lkey:1:$op" >"$OUT/lkey.out" 2>"$OUT/lke
 # fails the copy out of the MR, as IBV_WC_LOC_QP_OP_ERR.
 check "wrong lkey: a local error on rank 1 op $op" \
 	grep -q "rank 1 .*op $op .*IBV_WC_LOC_\(PROT\|QP_OP\)_ERR" "$OUT/lkey.err"
+
+# A receiver that fell behind: rank 1's first receive not posted, so rank
+# 0's WRITE WITH IMM meets an empty receive queue; with rnr_retry 1 the
+# RNIC gives up (IBA 9.7.5.2.8), with NCCL's 7 it would retry forever.
+rop=$("$CCLAB" schedule -n 2 -b 64K --rank 1 --memory host | awk '/post_recv/ { print $3; exit }')
+run -n 2 -b 64K -w 0 --iters 1 --fault "norecv:1:$rop" --rnr-retry 1 >"$OUT/rnr.out" 2>"$OUT/rnr.err"
+check "missing receive, rnr_retry 1: exit 1" test $? = 1
+check "missing receive: IBV_WC_RNR_RETRY_EXC_ERR on rank 0's WRITE_WITH_IMM" \
+	grep -q "rank 0 QP [0-9]* (to rank 1): op [0-9]* (post_send RDMA_WRITE_WITH_IMM.*IBV_WC_RNR_RETRY_EXC_ERR" "$OUT/rnr.err"
 
 run -n 4 -b 4M -w 2 --iters 1000 --timeout 5 >"$OUT/kill.out" 2>"$OUT/kill.err" &
 job=$!
