@@ -362,6 +362,38 @@ static void rnr_retry_exhausted(void **state)
 	cc_schedule_free(s);
 }
 
+/* A ring allreduce whose rank 1 skips one receive (CC_FAULT_NO_RECV):
+ * rank 0's WRITE WITH IMM meets an empty receive queue and, with
+ * rnr_retry 2, ends as IBV_WC_RNR_RETRY_EXC_ERR — as the data executor
+ * and the verbs executor on rxe say (test_exec_data, scripts/softroce). */
+static void ring_missing_receive_is_rnr_error(void **state)
+{
+	(void)state;
+	struct cc_coll_params p;
+	char err[200];
+
+	cc_coll_params_default(&p);
+	p.nranks = 2;
+	p.count = 4096;
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	for (uint32_t r = 0; r < 2; r++)
+		for (uint32_t q = 0; q < s->ranks[r].nqps; q++)
+			s->ranks[r].qps[q].rnr_retry = 2;
+	uint32_t victim = 0;
+	while (s->ranks[1].ops[victim].kind != CC_OP_POST_RECV)
+		victim++;
+	struct cc_fault f = { CC_FAULT_NO_RECV, 1, victim };
+	struct cc_sim_result res = run(s, SIM_TOPO_RING, &f, 1);
+
+	assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+	assert_int_equal(res.err.wc, CC_WC_RNR_RETRY_EXC_ERR);
+	assert_int_equal(res.err.rank, 0);
+	assert_int_equal(s->ranks[0].ops[res.err.op].u.send.opcode, CC_WR_RDMA_WRITE_WITH_IMM);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
 /* A wrong R_Key: NAK, IBV_WC_REM_ACCESS_ERR, as the data executor says. */
 static void bad_rkey_is_remote_access_error(void **state)
 {
@@ -676,6 +708,7 @@ int main(void)
 		cmocka_unit_test(nvlink_skips_pcie),
 		cmocka_unit_test(rnr_then_success),
 		cmocka_unit_test(rnr_retry_exhausted),
+		cmocka_unit_test(ring_missing_receive_is_rnr_error),
 		cmocka_unit_test(bad_rkey_is_remote_access_error),
 		cmocka_unit_test(atomics_and_read_carry_data),
 		cmocka_unit_test(allreduce_near_bound),
