@@ -137,8 +137,6 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 		if (compare && e == CC_EXEC_SIM)
 			o.json = predicted;
 		rc = e == CC_EXEC_SIM ? cmd_sim(&o) : e == CC_EXEC_VERBS ? cmd_verbs(&o) : cmd_check(&o);
-		if (compare && e == CC_EXEC_VERBS && in->json)
-			snprintf(measured, sizeof(measured), "%s", in->json);
 		if (rc > worst)
 			worst = rc;
 		if (rc == CLI_EXIT_USAGE || (e == CC_EXEC_VERBS && rc))
@@ -146,12 +144,11 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 		if (rc == CLI_EXIT_USAGE)
 			break;
 	}
+	/* The measured report is the user's file when --json named one. */
 	if (compare)
-		compare_runs(measured, predicted);
+		compare_runs(in->json ? in->json : measured, predicted);
 	if (verbs && sim && !other_rank) {
-		/* measured.json is the user's file when --json named one. */
-		if (strncmp(measured, tmp, strlen(tmp)) == 0)
-			unlink(measured);
+		unlink(measured);
 		unlink(predicted);
 		rmdir(tmp);
 	}
