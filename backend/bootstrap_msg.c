@@ -53,7 +53,7 @@ uint32_t cc_bmsg_get32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static uint64_t get64(const uint8_t *p)
+uint64_t cc_bmsg_get64(const uint8_t *p)
 {
 	return (uint64_t)cc_bmsg_get32(p) << 32 | cc_bmsg_get32(p + 4);
 }
@@ -72,7 +72,7 @@ void cc_bmsg_put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-static void put64(uint8_t *p, uint64_t v)
+void cc_bmsg_put64(uint8_t *p, uint64_t v)
 {
 	cc_bmsg_put32(p, (uint32_t)(v >> 32));
 	cc_bmsg_put32(p + 4, (uint32_t)v);
@@ -247,9 +247,9 @@ int cc_bmsg_encode_mrs(uint8_t *buf, size_t cap, size_t *need, uint32_t rank, ui
 	p += 4;
 	for (i = 0; i < n; i++, p += CC_BMSG_MR_BYTES) {
 		cc_bmsg_put32(p, mrs[i].index);
-		put64(p + 4, mrs[i].addr);
+		cc_bmsg_put64(p + 4, mrs[i].addr);
 		cc_bmsg_put32(p + 12, mrs[i].rkey);
-		put64(p + 16, mrs[i].length);
+		cc_bmsg_put64(p + 16, mrs[i].length);
 	}
 	return 0;
 }
@@ -379,9 +379,9 @@ int cc_bmsg_decode_mrs(const uint8_t *buf, size_t len, struct cc_bmsg_hdr *h,
 		const char *why;
 
 		m->index = cc_bmsg_get32(p);
-		m->addr = get64(p + 4);
+		m->addr = cc_bmsg_get64(p + 4);
 		m->rkey = cc_bmsg_get32(p + 12);
-		m->length = get64(p + 16);
+		m->length = cc_bmsg_get64(p + 16);
 		why = mr_invalid(m);
 		if (!why && i > 0 && m->index <= mrs[i - 1].index)
 			why = "MR indices are not strictly increasing";

@@ -109,8 +109,11 @@ int cc_bmsg_decode_eps(const uint8_t *buf, size_t len, struct cc_bmsg_hdr *h,
 int cc_bmsg_decode_mrs(const uint8_t *buf, size_t len, struct cc_bmsg_hdr *h,
 		       struct cc_bmsg_mr **out, uint32_t *n, char *err, size_t errlen);
 
-/* Byte helpers shared with bootstrap.c. */
+/* Big-endian byte helpers, shared with bootstrap.c and the verbs executor
+ * (verbs_setup.c, verbs_gather.c). */
 uint32_t cc_bmsg_get32(const uint8_t *p);
 void cc_bmsg_put32(uint8_t *p, uint32_t v);
+uint64_t cc_bmsg_get64(const uint8_t *p);
+void cc_bmsg_put64(uint8_t *p, uint64_t v);
 
 #endif

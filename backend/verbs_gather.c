@@ -9,17 +9,6 @@
 
 #include "backend/bootstrap_msg.h"
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	cc_bmsg_put32(p, (uint32_t)(v >> 32));
-	cc_bmsg_put32(p + 4, (uint32_t)v);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)cc_bmsg_get32(p) << 32 | cc_bmsg_get32(p + 4);
-}
-
 #define STATS_BYTES (4 + 8 * 8)
 
 static uint64_t to_ns(double us)
@@ -42,14 +31,14 @@ int cc_verbs_gather_stats(struct cc_boot *b, const struct cc_verbs_result *mine,
 		hi = t > hi ? t : hi;
 	}
 	cc_bmsg_put32(blob, mine->iters);
-	put64(blob + 4, to_ns(mine->iters ? sum / mine->iters : 0));
-	put64(blob + 12, to_ns(lo));
-	put64(blob + 20, to_ns(hi));
-	put64(blob + 28, mine->wrong);
-	put64(blob + 36, mine->data_bytes);
-	put64(blob + 44, mine->wqes);
-	put64(blob + 52, mine->doorbells);
-	put64(blob + 60, to_ns(mine->setup_us));
+	cc_bmsg_put64(blob + 4, to_ns(mine->iters ? sum / mine->iters : 0));
+	cc_bmsg_put64(blob + 12, to_ns(lo));
+	cc_bmsg_put64(blob + 20, to_ns(hi));
+	cc_bmsg_put64(blob + 28, mine->wrong);
+	cc_bmsg_put64(blob + 36, mine->data_bytes);
+	cc_bmsg_put64(blob + 44, mine->wqes);
+	cc_bmsg_put64(blob + 52, mine->doorbells);
+	cc_bmsg_put64(blob + 60, to_ns(mine->setup_us));
 	if ((rc = cc_boot_allgather(b, blob, sizeof(blob), &got, err, errlen)))
 		return rc;
 	for (uint32_t r = 0; r < got.n; r++) {
@@ -61,9 +50,9 @@ int cc_verbs_gather_stats(struct cc_boot *b, const struct cc_verbs_result *mine,
 			return -EPROTO;
 		}
 		all[r] = (struct cc_verbs_rank_stats){
-			.iters = cc_bmsg_get32(p), .mean_ns = get64(p + 4), .min_ns = get64(p + 12),
-			.max_ns = get64(p + 20), .wrong = get64(p + 28), .data_bytes = get64(p + 36),
-			.wqes = get64(p + 44), .doorbells = get64(p + 52), .setup_ns = get64(p + 60),
+			.iters = cc_bmsg_get32(p), .mean_ns = cc_bmsg_get64(p + 4), .min_ns = cc_bmsg_get64(p + 12),
+			.max_ns = cc_bmsg_get64(p + 20), .wrong = cc_bmsg_get64(p + 28), .data_bytes = cc_bmsg_get64(p + 36),
+			.wqes = cc_bmsg_get64(p + 44), .doorbells = cc_bmsg_get64(p + 52), .setup_ns = cc_bmsg_get64(p + 60),
 		};
 	}
 	cc_boot_blobs_free(&got);
@@ -80,10 +69,10 @@ static void put_event(uint8_t *p, const struct cc_trace_event *e)
 	const uint32_t w[9] = { e->kind, e->track, e->qp, e->op, e->tag.prim, e->tag.channel,
 				e->tag.chunk, e->tag.step, e->tag.slice };
 
-	put64(p, e->t_ps);
-	put64(p + 8, e->dur_ps);
-	put64(p + 16, e->wr_id);
-	put64(p + 24, e->bytes);
+	cc_bmsg_put64(p, e->t_ps);
+	cc_bmsg_put64(p + 8, e->dur_ps);
+	cc_bmsg_put64(p + 16, e->wr_id);
+	cc_bmsg_put64(p + 24, e->bytes);
 	for (int i = 0; i < 9; i++)
 		cc_bmsg_put32(p + 32 + 4 * i, w[i]);
 }
@@ -98,8 +87,8 @@ static int get_event(const uint8_t *p, uint32_t rank, struct cc_trace_event *e)
 	    (w[1] >= CC_TRACE_TRACK_COUNT && w[1] < CC_TRACE_PORT0))
 		return -EPROTO;
 	*e = (struct cc_trace_event){
-		.t_ps = get64(p), .dur_ps = get64(p + 8), .wr_id = get64(p + 16),
-		.bytes = get64(p + 24), .kind = (enum cc_trace_kind)w[0], .rank = rank,
+		.t_ps = cc_bmsg_get64(p), .dur_ps = cc_bmsg_get64(p + 8), .wr_id = cc_bmsg_get64(p + 16),
+		.bytes = cc_bmsg_get64(p + 24), .kind = (enum cc_trace_kind)w[0], .rank = rank,
 		.track = (enum cc_trace_track)w[1], .qp = w[2], .op = w[3],
 		.tag = { .prim = (enum cc_prim)w[4], .channel = (uint16_t)w[5], .chunk = w[6],
 			 .step = w[7], .slice = w[8] },
@@ -125,7 +114,7 @@ int cc_verbs_gather_trace(struct cc_boot *b, const struct cc_trace *mine, struct
 		struct cc_boot_blobs got = {0};
 		bool more = false;
 
-		put64(blob, mine->n - sent - n);
+		cc_bmsg_put64(blob, mine->n - sent - n);
 		for (size_t i = 0; i < n; i++)
 			put_event(blob + 8 + i * EV_BYTES, &mine->ev[sent + i]);
 		sent += n;
@@ -138,7 +127,7 @@ int cc_verbs_gather_trace(struct cc_boot *b, const struct cc_trace *mine, struct
 				rc = -EPROTO;
 				break;
 			}
-			more = more || get64(got.data[r]) > 0;
+			more = more || cc_bmsg_get64(got.data[r]) > 0;
 			for (size_t i = 0; b->rank == 0 && i < (len - 8) / EV_BYTES; i++) {
 				struct cc_trace_event e;
 				if (get_event(got.data[r] + 8 + i * EV_BYTES, r, &e)) {

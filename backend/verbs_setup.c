@@ -237,9 +237,7 @@ static int encode_blob(struct vx *x, uint8_t **out, size_t *len, char *err, size
 	if (!(*out = calloc(1, *len)))
 		goto out;
 	cc_bmsg_put32(*out, 0);
-	uint64_t fp = fingerprint(x->s);
-	cc_bmsg_put32(*out + 4, (uint32_t)(fp >> 32));
-	cc_bmsg_put32(*out + 8, (uint32_t)fp);
+	cc_bmsg_put64(*out + 4, fingerprint(x->s));
 	cc_bmsg_put32(*out + 12, (uint32_t)neps);
 	if ((rc = cc_bmsg_encode_eps(*out + BLOB_HEAD, neps, &neps, x->rank, x->s->nranks, eps,
 				     rs->nqps, err, errlen)) ||
@@ -299,8 +297,7 @@ static int decode_rank(struct vx *x, uint32_t r, const uint8_t *blob, size_t len
 			 (const char *)blob + BLOB_HEAD);
 		return -ECANCELED;
 	}
-	uint64_t fp = (uint64_t)cc_bmsg_get32(blob + 4) << 32 | cc_bmsg_get32(blob + 8);
-	if (fp != fingerprint(x->s)) {
+	if (cc_bmsg_get64(blob + 4) != fingerprint(x->s)) {
 		snprintf(err, errlen, "rank %u built another schedule (other collective, size, "
 			 "transport or buffer options): start every rank with the same options", r);
 		return -EPROTO;
