@@ -265,15 +265,7 @@ static int write_trace(const struct cli_opts *o, void *ctx)
 		return CLI_EXIT_FAIL;
 	if (!o->trace)
 		return 0;
-	/* FILE.csv: one line per event, for scripts/plot.sh timeline;
-	 * anything else: Chrome trace JSON, for Perfetto. */
-	size_t n = strlen(o->trace);
-
-	if (n >= 4 && !strcmp(o->trace + n - 4, ".csv"))
-		err = cc_trace_write_csv(&c->trace, o->trace);
-	else
-		err = cc_trace_write_chrome(&c->trace, o->trace);
-	if (err) {
+	if ((err = cc_trace_write(&c->trace, o->trace))) {
 		fprintf(stderr, "cclab sim: cannot write '%s': %s\n", o->trace, strerror(-err));
 		return CLI_EXIT_FAIL;
 	}

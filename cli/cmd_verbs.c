@@ -213,12 +213,8 @@ static int finish(const struct cli_opts *o, void *ctx)
 	rc = cc_verbs_gather_trace(&c->s.b, &c->trace, &all, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "cclab run: rank %u: gathering the trace: %s\n", c->s.rank, err);
-	} else if (c->s.rank == 0) {
-		size_t n = strlen(o->trace);
-		rc = n >= 4 && !strcmp(o->trace + n - 4, ".csv") ? cc_trace_write_csv(&all, o->trace)
-								  : cc_trace_write_chrome(&all, o->trace);
-		if (rc)
-			fprintf(stderr, "cclab run: cannot write '%s': %s\n", o->trace, strerror(-rc));
+	} else if (c->s.rank == 0 && (rc = cc_trace_write(&all, o->trace))) {
+		fprintf(stderr, "cclab run: cannot write '%s': %s\n", o->trace, strerror(-rc));
 	}
 	cc_trace_free(&all);
 	return rc ? CLI_EXIT_FAIL : 0;

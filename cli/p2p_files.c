@@ -11,9 +11,7 @@
 
 int p2p_write_trace(const struct p2p_opts *o, const struct cc_trace *tr)
 {
-	size_t n = strlen(o->trace);
-	int err = n >= 4 && !strcmp(o->trace + n - 4, ".csv") ? cc_trace_write_csv(tr, o->trace)
-							       : cc_trace_write_chrome(tr, o->trace);
+	int err = cc_trace_write(tr, o->trace);
 
 	if (err)
 		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", p2p_cmd(o), o->trace,

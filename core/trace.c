@@ -351,3 +351,12 @@ int cc_trace_write_csv(const struct cc_trace *t, const char *path)
 	}
 	return cc_atomic_commit(&af);
 }
+
+int cc_trace_write(const struct cc_trace *t, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n >= 4 && !strcmp(path + n - 4, ".csv"))
+		return cc_trace_write_csv(t, path);
+	return cc_trace_write_chrome(t, path);
+}

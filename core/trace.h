@@ -162,4 +162,9 @@ int cc_trace_write_chrome(const struct cc_trace *t, const char *path);
  * Same errors as cc_trace_write_chrome(). */
 int cc_trace_write_csv(const struct cc_trace *t, const char *path);
 
+/* What --trace FILE writes: CSV when the name ends in ".csv" (for
+ * scripts/plot.sh timeline and cclab compare), Chrome trace JSON otherwise
+ * (for Perfetto).  Same errors as the two writers. */
+int cc_trace_write(const struct cc_trace *t, const char *path);
+
 #endif /* CCLAB_CORE_TRACE_H */
