@@ -390,7 +390,7 @@ out:
  * mistyped key, flipped as the data executor flips it). */
 static uint32_t faulted(const struct vx *x, uint32_t i, enum cc_fault_kind k, uint32_t key)
 {
-	return cc_fault_on(x->o->faults, x->o->nfaults, k, x->rank, i) ? key ^ 0x80 : key;
+	return key ^ cc_fault_key_flip(x->o->faults, x->o->nfaults, k, x->rank, i);
 }
 
 /* The WR of every post op, built once: a doorbell only links and posts. */

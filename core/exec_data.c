@@ -176,12 +176,8 @@ static void post_recv(struct dx *x, uint32_t r, uint32_t i)
 			     "ibv_post_recv: receive queue full (ENOMEM)");
 		return;
 	}
-	x->rk[r].wqe_lkey[i] = p->num_sge ? x->rk[r].key[p->sge.mr] : 0;
-	for (uint32_t f = 0; f < x->o->nfaults; f++) {
-		const struct cc_fault *ft = &x->o->faults[f];
-		if (ft->rank == r && ft->op == i && ft->kind == CC_FAULT_LKEY)
-			x->rk[r].wqe_lkey[i] ^= 0x80;
-	}
+	x->rk[r].wqe_lkey[i] = (p->num_sge ? x->rk[r].key[p->sge.mr] : 0) ^
+			       cc_fault_key_flip(x->o->faults, x->o->nfaults, CC_FAULT_LKEY, r, i);
 	if (qp->error) {
 		/* Posting to a QP in the error state completes with a flush
 		 * (IBA 10.3.1 / ibv_post_recv(3)). */
@@ -222,18 +218,11 @@ static void post_send(struct dx *x, uint32_t r, uint32_t i)
 			     "ibv_post_send: inline payload larger than max_inline_data (EINVAL)");
 		return;
 	}
-	rk->wqe_lkey[i] = p->num_sge && !(p->flags & CC_SEND_INLINE) ? rk->key[p->sge.mr] : 0;
+	rk->wqe_lkey[i] = (p->num_sge && !(p->flags & CC_SEND_INLINE) ? rk->key[p->sge.mr] : 0) ^
+			  cc_fault_key_flip(x->o->faults, x->o->nfaults, CC_FAULT_LKEY, r, i);
 	int remote = p->opcode != CC_WR_SEND && p->opcode != CC_WR_SEND_WITH_IMM;
-	rk->wqe_rkey[i] = remote ? x->rk[cqp->peer].key[p->remote_mr] : 0;
-	for (uint32_t f = 0; f < x->o->nfaults; f++) {
-		const struct cc_fault *ft = &x->o->faults[f];
-		if (ft->rank != r || ft->op != i)
-			continue;
-		if (ft->kind == CC_FAULT_RKEY)
-			rk->wqe_rkey[i] ^= 0x80;
-		else
-			rk->wqe_lkey[i] ^= 0x80;
-	}
+	rk->wqe_rkey[i] = (remote ? x->rk[cqp->peer].key[p->remote_mr] : 0) ^
+			  cc_fault_key_flip(x->o->faults, x->o->nfaults, CC_FAULT_RKEY, r, i);
 	if (qp->error) {
 		struct dx_cqe c = { p->wr_id, CC_WC_WR_FLUSH_ERR, p->qp, i, 0, 0, 0 };
 		dx_push_cqe(x, r, cqp->send_cq, &c);

@@ -40,6 +40,20 @@ struct cc_fault {
 	uint32_t op; /* a post_send (or post_recv for LKEY) op of that rank */
 };
 
+/* The mask a key of op `op` of rank `rank` is XORed with: 0x80 for each
+ * fault of `kind` (CC_FAULT_RKEY, CC_FAULT_LKEY) on it, the byte a stale
+ * or mistyped key differs in.  Every executor corrupts keys through it. */
+static inline uint32_t cc_fault_key_flip(const struct cc_fault *faults, uint32_t n,
+					 enum cc_fault_kind kind, uint32_t rank, uint32_t op)
+{
+	uint32_t flip = 0;
+
+	for (uint32_t f = 0; f < n; f++)
+		if (faults[f].kind == kind && faults[f].rank == rank && faults[f].op == op)
+			flip ^= 0x80;
+	return flip;
+}
+
 /* True when faults[0 .. n) has one of `kind` on op `op` of rank `rank`. */
 static inline int cc_fault_on(const struct cc_fault *faults, uint32_t n, enum cc_fault_kind kind,
 			      uint32_t rank, uint32_t op)

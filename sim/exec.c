@@ -397,13 +397,7 @@ static void post_recv(struct sx *x, uint32_t r, uint32_t i)
 
 static uint32_t fault_flip(const struct sx *x, uint32_t r, uint32_t i, enum cc_fault_kind kind)
 {
-	uint32_t flip = 0;
-
-	for (uint32_t f = 0; f < x->o->nfaults; f++)
-		if (x->o->faults[f].rank == r && x->o->faults[f].op == i &&
-		    x->o->faults[f].kind == kind)
-			flip ^= 0x80;
-	return flip;
+	return cc_fault_key_flip(x->o->faults, x->o->nfaults, kind, r, i);
 }
 
 static void post_send(struct sx *x, uint32_t r, uint32_t i)
