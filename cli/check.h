@@ -93,6 +93,8 @@ const char *cli_run_status_name(enum cc_run_status st);
 void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *executor);
 /* Opens a size's object: bytes, count, dtype, redop. */
 void cli_json_size_begin(struct cc_json *j, const struct cc_result_row *row);
+/* key: v, or null when !have (a run without a time has no bandwidth). */
+void cli_json_double_or_null(struct cc_json *j, const char *key, bool have, double v);
 /* "status", and for a failed run an "error" object. */
 void cli_json_status(struct cc_json *j, const struct cc_run_error *e);
 int cli_json_end(struct cc_json *j, struct cc_atomic_file *af, bool ok);

@@ -115,24 +115,16 @@ static void per_rank(struct cc_json *j, const char *key, const struct vrun *c, s
 static void json_size(struct cc_json *j, const struct vrun *c, const struct cc_result_row *row,
 		      const struct cc_run_error *err, double min_us, double max_us)
 {
-	double algbw, busbw;
+	double algbw = 0, busbw = 0; /* read only when the time is known */
 	bool bw = !row->failed && cc_result_bw(row->size, row->time_us, row->busbw_factor, &algbw,
 					      &busbw);
 
 	cli_json_size_begin(j, row);
-	cc_json_key(j, "time_us");
-	if (bw)
-		cc_json_double(j, row->time_us);
-	else
-		cc_json_null(j);
-	cc_json_key(j, "algbw_gbps");
-	bw ? cc_json_double(j, algbw) : cc_json_null(j);
-	cc_json_key(j, "busbw_gbps");
-	bw ? cc_json_double(j, busbw) : cc_json_null(j);
-	cc_json_key(j, "time_min_us");
-	bw ? cc_json_double(j, min_us) : cc_json_null(j);
-	cc_json_key(j, "time_max_us");
-	bw ? cc_json_double(j, max_us) : cc_json_null(j);
+	cli_json_double_or_null(j, "time_us", bw, row->time_us);
+	cli_json_double_or_null(j, "algbw_gbps", bw, algbw);
+	cli_json_double_or_null(j, "busbw_gbps", bw, busbw);
+	cli_json_double_or_null(j, "time_min_us", bw, min_us);
+	cli_json_double_or_null(j, "time_max_us", bw, max_us);
 	cc_json_key(j, "wrong");
 	row->unchecked ? cc_json_null(j) : cc_json_uint(j, row->wrong);
 	cli_json_status(j, err);

@@ -84,6 +84,15 @@ void cli_json_size_begin(struct cc_json *j, const struct cc_result_row *row)
 	cc_json_string(j, row->redop);
 }
 
+void cli_json_double_or_null(struct cc_json *j, const char *key, bool have, double v)
+{
+	cc_json_key(j, key);
+	if (have)
+		cc_json_double(j, v);
+	else
+		cc_json_null(j);
+}
+
 void cli_json_status(struct cc_json *j, const struct cc_run_error *e)
 {
 	cc_json_key(j, "status");

@@ -135,15 +135,6 @@ static void time_pair(struct cc_json *j, const char *us_key, const char *ps_key,
 	cc_json_uint(j, t);
 }
 
-/* A bandwidth, or null for a run without a time. */
-static void double_or_null(struct cc_json *j, const char *key, bool have, double v)
-{
-	cc_json_key(j, key);
-	if (have)
-		cc_json_double(j, v);
-	else
-		cc_json_null(j);
-}
 
 /* Every link direction's counters, as --links writes them (docs/plots.md):
  * per-link bytes, queue peak, losses, pauses, ECN marks, ECMP flows. */
@@ -190,13 +181,13 @@ void sim_json_size(struct cc_json *j, const struct cc_result_row *row,
 		   const struct cc_sim_result *res, sim_time_ps bound_ps, bool bound_checked,
 		   bool bound_ok)
 {
-	double algbw, busbw;
+	double algbw = 0, busbw = 0; /* read only when the time is known */
 	bool have_bw = cc_result_bw(row->size, row->time_us, row->busbw_factor, &algbw, &busbw);
 
 	cli_json_size_begin(j, row);
 	time_pair(j, "time_us", "time_ps", res->time_ps);
-	double_or_null(j, "algbw_gbps", have_bw, algbw);
-	double_or_null(j, "busbw_gbps", have_bw, busbw);
+	cli_json_double_or_null(j, "algbw_gbps", have_bw, algbw);
+	cli_json_double_or_null(j, "busbw_gbps", have_bw, busbw);
 	time_pair(j, "bound_us", "bound_ps", bound_ps);
 	cc_json_key(j, "bound_ok");
 	if (bound_checked)
