@@ -110,6 +110,9 @@ void p2p_csv_row(FILE *f, const struct p2p_opts *o, const struct p2p_row *row);
  * without a scenario, an entry or a completed run (cli/p2p_expect.c). */
 bool p2p_meets_expectation(const struct p2p_opts *o, const struct p2p_row *row);
 
+/* perftest's rule line around the table, for both sweeps. */
+extern const char p2p_dashes[];
+
 /* `cclab p2p --device`: the test on a real RNIC (cli/p2p_verbs.c). */
 int p2p_verbs(const struct p2p_opts *o);
 

@@ -29,7 +29,7 @@ struct p2p_ctx {
 	uint32_t errors;           /* sizes whose run failed: the closing line */
 };
 
-static const char dashes[] =
+const char p2p_dashes[] =
 	"---------------------------------------------------------------------------------------\n";
 
 const char *p2p_cmd(const struct p2p_opts *o)
@@ -73,7 +73,7 @@ static void preamble(const struct p2p_opts *o)
 	if (p->op == CC_P2P_WRITE && p->mode == CC_P2P_LAT)
 		printf("# write lat: WRITE_WITH_IMM ping-pong polling the receive CQ "
 		       "(ib_write_lat polls the buffer's last byte; docs/p2p.md)\n");
-	fputs(dashes, stdout);
+	fputs(p2p_dashes, stdout);
 	cc_p2p_print_header(stdout, p->mode);
 }
 
@@ -237,7 +237,7 @@ int p2p_run(const struct p2p_opts *o, const struct sim_net *net)
 		rc = run_size(o, &c, size, &ok);
 		all_ok = all_ok && ok;
 	} while (!rc && p2p_next_size(o, &size));
-	fputs(dashes, stdout);
+	fputs(p2p_dashes, stdout);
 	if (!rc)
 		cc_results_print_errors(stdout, c.errors);
 	if (!rc && o->trace && p2p_write_trace(o, &c.trace))

@@ -34,8 +34,7 @@ static void preamble(const struct p2p_opts *o, const struct verbs_session *s)
 	       "(rank 0), as perftest takes them\n");
 	for (uint32_t r = 0; r < s->world; r++)
 		printf("#  Rank %2u %s\n", r, s->where[r]);
-	printf("---------------------------------------------------------------------------"
-	       "------------\n");
+	fputs(p2p_dashes, stdout);
 	cc_p2p_print_header(stdout, p->mode);
 }
 
@@ -141,8 +140,7 @@ static int p2p_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 		errors += !ok;
 	} while (p2p_next_size(o, &size));
 	if (!rc) {
-		printf("---------------------------------------------------------------------------"
-		       "------------\n");
+		fputs(p2p_dashes, stdout);
 		cc_results_print_errors(stdout, errors);
 		if (o->trace && p2p_write_trace(o, &tr))
 			rc = CLI_EXIT_FAIL;
