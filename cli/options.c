@@ -18,6 +18,7 @@
 #include "core/dtype.h"
 #include "core/units.h"
 #include "sim/exec.h"
+#include "sim/fabric_yaml.h"
 
 enum {
 	OPT_RANK = 256,
@@ -121,6 +122,7 @@ static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_P2P] = "p2p",
 	[CLI_DEVICES] = "devices",
 	[CLI_COMPARE] = "compare",
+	[CLI_CALIBRATE] = "calibrate",
 };
 
 const char *cli_cmd_name(enum cli_cmd cmd)
@@ -514,6 +516,14 @@ int cli_opt_fabric(enum cli_cmd cmd, const char *opt, const char *arg, struct si
 	const char *const *presets = sim_params_preset_names();
 	char names[160];
 
+	if (sim_fabric_is_file(arg)) {
+		struct cy_error err;
+
+		if (!sim_fabric_load(out, arg, &err))
+			return 0;
+		fprintf(stderr, "cclab %s: %s: %s\n", cli_cmd_name(cmd), opt, err.msg);
+		return CLI_EXIT_USAGE;
+	}
 	if (sim_params_preset(arg, out))
 		return cli_opt_bad_value(cmd, opt, arg, names_list(names, sizeof(names), presets,
 								   names_count(presets)));

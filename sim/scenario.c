@@ -9,6 +9,7 @@
 
 #include "core/dtype.h"
 #include "sim/exec.h"
+#include "sim/fabric_yaml.h"
 #include "sim/net_yaml.h"
 #include "sim/scenario_int.h"
 
@@ -28,142 +29,6 @@ static const char *const algorithms[] = {"ring", NULL};
 
 #define MAX_RANKS 4096u
 #define MAX_SLOTS 1024u
-
-/* ---- fabric: a preset, then any field of sim/params.h by section ---- */
-
-/* The sections of sim/params.h's field table, as scenario keys. */
-static const char *const sections[] = {"link", "switch", "rnic", "cc", "pcie", "host", "software",
-				       NULL};
-
-/* One field's value, read by its unit. */
-static int field_value(const struct cy_node *v, const struct sim_param_field *f, const char *key,
-		       uint64_t *out, struct cy_error *err)
-{
-	if (f->kind == SIM_PARAM_ENUM) {
-		const char *link_names[SIM_LINK_COUNT];
-		const char *const *names = f->names;
-		unsigned idx;
-		int rc;
-
-		if (!names) { /* link.type: its names are sim/wire.h's table */
-			for (unsigned i = 0; i < SIM_LINK_COUNT; i++)
-				link_names[i] = sim_link_info[i].name;
-			names = link_names;
-		}
-		rc = cy_enum(v, key, names, f->nnames, &idx, err);
-		if (!rc)
-			*out = idx;
-		return rc;
-	}
-	if (!strcmp(f->unit, "bit/s"))
-		return cy_rate(v, key, out, err);
-	if (!strcmp(f->unit, "B/s")) {
-		uint64_t bits;
-		int rc;
-
-		/* A plain number is bytes per second, as the key says and as the
-		 * --json report prints it; with a unit it is a rate ("2039GB/s"). */
-		if (v->kind == CY_SCALAR && !v->quoted && v->len && strspn(v->str, "0123456789") == v->len)
-			return cy_uint(v, key, 1, UINT64_MAX, out, err);
-		rc = cy_rate(v, key, &bits, err);
-
-		if (!rc && bits % 8)
-			return cy_fail(err, v, "'%s': %s is not a whole number of bytes per second",
-				       key, v->str);
-		*out = bits / 8;
-		return rc;
-	}
-	if (!strcmp(f->unit, "ps"))
-		return cy_time(v, key, out, err);
-	if (!strcmp(f->unit, "B"))
-		return cy_size(v, key, 0, f->size == 8 ? UINT64_MAX : f->size == 4 ? UINT32_MAX
-									  : UINT8_MAX,
-			       out, err);
-	return cy_uint(v, key, 0, f->size == 8 ? UINT64_MAX : f->size == 4 ? UINT32_MAX : UINT8_MAX,
-		       out, err);
-}
-
-static int read_section(const struct cy_node *m, const char *section, struct sim_params *fp,
-			struct cy_error *err)
-{
-	const char *members[64];
-	char what[48];
-	size_t n = 0, plen = strlen(section);
-
-	for (size_t i = 0; i < sim_param_field_count && n + 1 < 64; i++)
-		if (!strncmp(sim_param_fields[i].key, section, plen) &&
-		    sim_param_fields[i].key[plen] == '.')
-			members[n++] = sim_param_fields[i].key + plen + 1;
-	members[n] = NULL;
-	snprintf(what, sizeof(what), "'fabric.%s'", section);
-	int rc = cy_check_map(m, what, members, err);
-
-	for (size_t i = 0; !rc && i < m->n; i++) {
-		char key[96];
-		uint64_t v;
-
-		snprintf(key, sizeof(key), "%s.%s", section, m->keys[i]->str);
-		const struct sim_param_field *f = sim_param_field_find(key);
-		rc = field_value(m->vals[i], f, key, &v, err);
-		/* The one value whose range is not its width's. */
-		if (!rc && !strcmp(key, "link.mtu_bytes") && (v < 256 || v > 4096 || (v & (v - 1))))
-			return cy_fail(err, m->vals[i], "'%s': %llu is not an IB path MTU; expected "
-				       "256, 512, 1024, 2048 or 4096", key, (unsigned long long)v);
-		if (!rc)
-			sim_param_field_set(fp, f, v);
-	}
-	return rc;
-}
-
-static int read_fabric(const struct cy_node *f, struct sim_params *fp, struct cy_error *err)
-{
-	const char *allowed[16];
-	const char *const *presets = sim_params_preset_names();
-	size_t n = 0;
-	const struct cy_node *v;
-	const char *name;
-	unsigned idx;
-	unsigned npresets = 0;
-	int rc;
-
-	allowed[n++] = "preset";
-	for (size_t i = 0; sections[i]; i++)
-		allowed[n++] = sections[i];
-	allowed[n] = NULL;
-	rc = cy_check_map(f, "'fabric'", allowed, err);
-	if (!rc)
-		rc = cy_require(f, "'fabric'", "preset", &v, err);
-	while (presets[npresets])
-		npresets++;
-	if (!rc)
-		rc = cy_enum(v, "preset", presets, npresets, &idx, err);
-	if (rc)
-		return rc;
-	name = presets[idx];
-	sim_params_preset(name, fp);
-	for (size_t i = 0; sections[i] && !rc; i++)
-		if ((v = cy_get(f, sections[i])))
-			rc = read_section(v, sections[i], fp, err);
-	const char *key, *why = rc ? NULL : sim_params_invalid(fp, &key);
-
-	if (why) {
-		/* At the value that breaks it when the file (or a --set) gave
-		 * it, else at the fabric: the preset's own value. */
-		const char *dot = strchr(key, '.');
-		const struct cy_node *at = f;
-
-		if (dot) {
-			char section[16];
-
-			snprintf(section, sizeof(section), "%.*s", (int)(dot - key), key);
-			v = cy_get(cy_get(f, section), dot + 1);
-			if (v)
-				at = v;
-		}
-		return cy_fail(err, at, "'%s' %s (docs/fabric.md)", key, why);
-	}
-	return rc;
-}
 
 /* ---- sizes and expectations ---- */
 
@@ -364,7 +229,7 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	sc->p.dtype = dt;
 	sc->p.redop = op;
 	if (!rc && (v = cy_get(d, "fabric")))
-		rc = read_fabric(v, &sc->fabric, err);
+		rc = sim_fabric_from_yaml(&sc->fabric, v, dir, err);
 	else if (!rc)
 		sim_params_preset("ib-hdr", &sc->fabric);
 	if (!rc && (v = cy_get(d, "memory"))) {
