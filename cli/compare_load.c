@@ -15,92 +15,9 @@
 
 #include "cli/cli.h"
 #include "cli/compare.h"
+#include "cli/json_read.h"
 
 #define WHAT "the result file"
-
-/* JSON's null, as the loader keeps it: the plain scalar "null". */
-static bool is_null(const struct cy_node *n)
-{
-	return n && n->kind == CY_SCALAR && !n->quoted && !strcmp(n->str, "null");
-}
-
-/* JSON's number grammar (RFC 8259 section 6), checked before strtod(),
- * which would also take "nan", "inf", hex and leading spaces. */
-static bool json_number(const char *s)
-{
-	if (*s == '-')
-		s++;
-	if (*s == '0')
-		s++;
-	else if (*s >= '1' && *s <= '9')
-		while (*s >= '0' && *s <= '9')
-			s++;
-	else
-		return false;
-	if (*s == '.') {
-		if (!(*++s >= '0' && *s <= '9'))
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '+' || *s == '-')
-			s++;
-		if (!(*s >= '0' && *s <= '9'))
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	return *s == '\0';
-}
-
-/* A number or null (NaN) at n; a missing key is an error only if `need`.
- * The C locale is in force (cclab never calls setlocale()), so strtod()
- * reads '.' as the decimal point on every machine. */
-static int number_or_null(const struct cy_node *m, const char *key, bool need, double *out,
-			  struct cy_error *err)
-{
-	const struct cy_node *n = cy_get(m, key);
-	char *end;
-	double v;
-
-	*out = NAN;
-	if (!n) {
-		if (need)
-			return cy_require(m, "a size entry", key, &n, err);
-		return 0;
-	}
-	if (is_null(n))
-		return 0;
-	if (n->kind != CY_SCALAR || n->quoted || !json_number(n->str))
-		return cy_fail(err, n, "'%s': expected a number or null, found %s", key,
-			       cy_kind_name(n));
-	errno = 0;
-	v = strtod(n->str, &end);
-	if (*end || !isfinite(v))
-		return cy_fail(err, n, "'%s': the number '%s' is out of range", key, n->str);
-	*out = v;
-	return 0;
-}
-
-static int get_string(const struct cy_node *m, const char *what, const char *key,
-		      const char **out, struct cy_error *err)
-{
-	const struct cy_node *n;
-	int rc = cy_require(m, what, key, &n, err);
-
-	return rc ? rc : cy_string(n, key, out, err);
-}
-
-static int get_uint(const struct cy_node *m, const char *what, const char *key, uint64_t min,
-		    uint64_t *out, struct cy_error *err)
-{
-	const struct cy_node *n;
-	int rc = cy_require(m, what, key, &n, err);
-
-	return rc ? rc : cy_uint(n, key, min, UINT64_MAX, out, err);
-}
 
 static int load_size(const struct cy_node *e, struct cmp_size *s, struct cy_error *err)
 {
@@ -110,19 +27,19 @@ static int load_size(const struct cy_node *e, struct cmp_size *s, struct cy_erro
 	if (e->kind != CY_MAP)
 		return cy_fail(err, e, "expected a size entry (a mapping with 'bytes', "
 				       "'time_us', ...), found %s", cy_kind_name(e));
-	if ((rc = get_uint(e, "a size entry", "bytes", 0, &s->bytes, err)) ||
-	    (rc = get_uint(e, "a size entry", "count", 0, &s->count, err)) ||
-	    (rc = get_string(e, "a size entry", "dtype", &s->dtype, err)) ||
-	    (rc = get_string(e, "a size entry", "redop", &s->redop, err)) ||
-	    (rc = get_string(e, "a size entry", "status", &s->status, err)) ||
-	    (rc = number_or_null(e, "time_us", true, &s->time_us, err)) ||
-	    (rc = number_or_null(e, "busbw_gbps", true, &s->busbw, err)) ||
-	    (rc = number_or_null(e, "time_min_us", false, &s->time_min_us, err)) ||
-	    (rc = number_or_null(e, "time_max_us", false, &s->time_max_us, err)) ||
-	    (rc = number_or_null(e, "bound_us", false, &s->bound_us, err)) ||
+	if ((rc = cli_json_uint(e, "a size entry", "bytes", 0, &s->bytes, err)) ||
+	    (rc = cli_json_uint(e, "a size entry", "count", 0, &s->count, err)) ||
+	    (rc = cli_json_string(e, "a size entry", "dtype", &s->dtype, err)) ||
+	    (rc = cli_json_string(e, "a size entry", "redop", &s->redop, err)) ||
+	    (rc = cli_json_string(e, "a size entry", "status", &s->status, err)) ||
+	    (rc = cli_json_number(e, "time_us", true, &s->time_us, err)) ||
+	    (rc = cli_json_number(e, "busbw_gbps", true, &s->busbw, err)) ||
+	    (rc = cli_json_number(e, "time_min_us", false, &s->time_min_us, err)) ||
+	    (rc = cli_json_number(e, "time_max_us", false, &s->time_max_us, err)) ||
+	    (rc = cli_json_number(e, "bound_us", false, &s->bound_us, err)) ||
 	    (rc = cy_require(e, "a size entry", "wrong", &w, err)))
 		return rc;
-	s->wrong_known = !is_null(w);
+	s->wrong_known = !cli_json_is_null(w);
 	if (s->wrong_known && (rc = cy_uint(w, "wrong", 0, UINT64_MAX, &s->wrong, err)))
 		return rc;
 	return 0;
@@ -135,13 +52,13 @@ static int load_where(struct cmp_file *f, const struct cy_node *root, struct cy_
 	const struct cy_node *fab = cy_get(root, "fabric"), *dev = cy_get(root, "device");
 
 	f->where = "?";
-	if (fab && !is_null(fab)) {
+	if (fab && !cli_json_is_null(fab)) {
 		if (fab->kind != CY_MAP)
 			return cy_fail(err, fab, "'fabric': expected a mapping with 'name', found %s",
 				       cy_kind_name(fab));
-		return get_string(fab, "'fabric'", "name", &f->where, err);
+		return cli_json_string(fab, "'fabric'", "name", &f->where, err);
 	}
-	if (dev && !is_null(dev))
+	if (dev && !cli_json_is_null(dev))
 		return cy_string(dev, "device", &f->where, err);
 	return 0;
 }
@@ -194,12 +111,12 @@ static int load(struct cmp_file *f, struct cy_error *err)
 	if ((rc = load_sizes(f, root, err)))
 		return rc;
 	for (size_t i = 0; i < sizeof(str_keys) / sizeof(str_keys[0]); i++)
-		if ((rc = get_string(root, WHAT, str_keys[i], str_out[i], err)))
+		if ((rc = cli_json_string(root, WHAT, str_keys[i], str_out[i], err)))
 			return rc;
-	if ((rc = get_uint(root, WHAT, "nranks", 1, &f->nranks, err)) ||
-	    (rc = get_uint(root, WHAT, "chunk_bytes", 0, &f->chunk_bytes, err)) ||
-	    (rc = get_uint(root, WHAT, "slot_bytes", 0, &f->slot_bytes, err)) ||
-	    (rc = get_uint(root, WHAT, "nslots", 0, &f->nslots, err)))
+	if ((rc = cli_json_uint(root, WHAT, "nranks", 1, &f->nranks, err)) ||
+	    (rc = cli_json_uint(root, WHAT, "chunk_bytes", 0, &f->chunk_bytes, err)) ||
+	    (rc = cli_json_uint(root, WHAT, "slot_bytes", 0, &f->slot_bytes, err)) ||
+	    (rc = cli_json_uint(root, WHAT, "nslots", 0, &f->nslots, err)))
 		return rc;
 	return load_where(f, root, err);
 }
