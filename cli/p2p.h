@@ -40,6 +40,8 @@ struct p2p_opts {
 	const char *bootstrap;
 	uint32_t timeout_s;
 	bool verbs_opt;
+	uint32_t device_mtu;    /* the QPs' path MTU in bytes, once connected */
+	bool device_roce;       /* the port's link layer is Ethernet */
 	/* Set by `cclab run`: the scenario's sizes (min, max, factor), its
 	 * network's name and its expectations; NULL for `cclab p2p`. */
 	const struct cc_scenario *scenario;

@@ -46,6 +46,10 @@ void p2p_json_begin(struct cc_json *j, const struct p2p_opts *o)
 	if (o->device) { /* measured: the device is the fabric */
 		cc_json_key(j, "device");
 		cc_json_string(j, o->device);
+		cc_json_key(j, "link_layer");
+		cc_json_string(j, o->device_roce ? "Ethernet" : "InfiniBand");
+		cc_json_key(j, "active_mtu");
+		cc_json_uint(j, o->device_mtu);
 	} else {
 		cc_json_key(j, "topology");
 		cc_json_string(j, p2p_topology_name(o));

@@ -125,11 +125,16 @@ static int p2p_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 			return CLI_EXIT_FAIL;
 	}
 	o = &mine;
-	if ((rc = p2p_files_open(o, &files)))
-		return rc;
 	if ((rc = verbs_session_open(&s, "p2p", &vo, (int)(2 * o->timeout_s + 20) * 1000, rank,
 				     world, launcher, addr, listen_fd)))
-		return p2p_files_close(o, &files, rc, false);
+		return rc;
+	/* The files record the path the QPs took: what calibrate models. */
+	mine.device_mtu = 128u << s.v.active_mtu;
+	mine.device_roce = s.v.roce;
+	if ((rc = p2p_files_open(o, &files))) {
+		verbs_session_close(&s);
+		return rc;
+	}
 	cc_trace_init(&tr);
 	preamble(o, &s);
 	do {
