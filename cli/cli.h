@@ -26,7 +26,8 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
 /* CLI_P2P has its own options (cli/p2p_options.c), CLI_DEVICES none:
  * cli_parse() is not for them. */
-enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, CLI_COMPARE, CLI_CMD_COUNT };
+enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, CLI_COMPARE, CLI_CALIBRATE,
+	       CLI_CMD_COUNT };
 
 /* nccl-tests' defaults (src/common.cu): -b 32M, -e = -b, -f 2 here (1 there,
  * with -i stepping, which cclab does not offer), float, sum. */
@@ -137,6 +138,9 @@ void devices_usage(FILE *f);
 /* `cclab compare`: a measured result file beside a predicted one (cli/cmd_compare.c). */
 int cmd_compare(int argc, char **argv);
 void compare_usage(FILE *f);
+/* `cclab calibrate`: a fabric fitted to measured p2p results (cli/cmd_calibrate.c). */
+int cmd_calibrate(int argc, char **argv);
+void calibrate_usage(FILE *f);
 
 /* nccl-tests' redop column: the op's name, "none" for all-gather. */
 const char *cli_redop_label(const struct cc_coll_params *p);

@@ -147,6 +147,7 @@ void cli_usage_main(FILE *f)
 		"                  does (ib_write_bw, ib_read_lat, ...) on the simulator\n"
 		"  devices         this host's RDMA devices, ports and GIDs (libibverbs)\n"
 		"  compare M P     a measured result file (M.json) beside a predicted one\n"
+		"  calibrate F...  a fabric file fitted to measured p2p results (F.json)\n"
 		"  help [COMMAND]  this text, or the options of COMMAND\n"
 		"  --version       print the version (" CCLAB_VERSION ")\n"
 		"\n"
@@ -183,7 +184,14 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		devices_usage(f);
 		return;
 	}
-	if (cmd == CLI_COMPARE) { compare_usage(f); return; }
+	if (cmd == CLI_COMPARE) {
+		compare_usage(f);
+		return;
+	}
+	if (cmd == CLI_CALIBRATE) {
+		calibrate_usage(f);
+		return;
+	}
 	if (cmd == CLI_SCHEDULE) {
 		fprintf(f, "Usage: cclab schedule -n K [OPTIONS]\n\n"
 			   "Builds the schedule of one collective and prints every rank's buffers,\n"

@@ -1,0 +1,179 @@
+/* cli/calibrate_load.c — reads `cclab p2p --json` files for `cclab
+ * calibrate` (cli/calibrate.h).
+ *
+ * What the fit needs of a file: the test (op, mode, iterations, depths,
+ * memory) to run it again in the simulator, each size's figure (BW average
+ * or t_typical), and where it was measured (device, link layer, MTU) so
+ * that every file describes one fabric.  A file from the simulator reads
+ * the same way (its fabric's link type and MTU), which is how the tests
+ * check that the fit finds a known fabric's values again. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/calibrate.h"
+#include "cli/cli.h"
+#include "cli/json_read.h"
+
+#define WHAT "the p2p result file"
+
+static int bad(struct cy_error *err)
+{
+	fprintf(stderr, "cclab calibrate: %s\n", err->msg);
+	return CLI_EXIT_USAGE;
+}
+
+static int enum_of(const struct cy_node *root, const char *key, const char *const *names,
+		   unsigned count, unsigned *out, struct cy_error *err)
+{
+	const struct cy_node *v;
+	int rc = cy_require(root, WHAT, key, &v, err);
+
+	return rc ? rc : cy_enum(v, key, names, count, out, err);
+}
+
+/* Where the file was measured: a device's name, link layer and MTU, or the
+ * simulator's fabric (its name, link type and MTU). */
+static int where(const struct cy_node *root, struct cal_device *d, struct cy_error *err)
+{
+	const struct cy_node *fab = cy_get(root, "fabric");
+	const char *name, *layer = "";
+	uint64_t mtu = 0;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	if (fab && fab->kind == CY_MAP) {
+		const char *type;
+
+		if ((rc = cli_json_string(fab, "'fabric'", "name", &name, err)) ||
+		    (rc = cli_json_string(fab, "'fabric'", "link.type", &type, err)) ||
+		    (rc = cli_json_uint(fab, "'fabric'", "link.mtu_bytes", 256, &mtu, err)))
+			return rc;
+		layer = !strcmp(type, "ib") ? "InfiniBand" : "Ethernet";
+	} else {
+		if ((rc = cli_json_string(root, WHAT, "device", &name, err)))
+			return rc;
+		/* Files of cclab before calibrate existed lack these two. */
+		if (cy_get(root, "link_layer") &&
+		    (rc = cli_json_string(root, WHAT, "link_layer", &layer, err)))
+			return rc;
+		if (cy_get(root, "active_mtu") &&
+		    (rc = cli_json_uint(root, WHAT, "active_mtu", 256, &mtu, err)))
+			return rc;
+	}
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(d->link_layer, sizeof(d->link_layer), "%s", layer);
+	d->mtu = (uint32_t)mtu;
+	return 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return !*a || !*b || !strcmp(a, b);
+}
+
+/* The test as the file ran it: perftest's defaults, then its values. */
+static int test_of(const struct cy_node *root, struct cc_p2p_params *p, struct cy_error *err)
+{
+	static const char *const keys[] = {"iterations", "tx_depth", "cq_mod", "rx_depth"};
+	unsigned op, mode, mem;
+	uint64_t v[4];
+	int rc;
+
+	if ((rc = enum_of(root, "op", cc_p2p_op_name, CC_P2P_OP_COUNT, &op, err)) ||
+	    (rc = enum_of(root, "mode", cc_p2p_mode_name, CC_P2P_MODE_COUNT, &mode, err)) ||
+	    (rc = enum_of(root, "memory", cc_mem_kind_name, CC_MEM_KIND_COUNT, &mem, err)))
+		return rc;
+	for (unsigned i = 0; i < 4; i++)
+		if ((rc = cli_json_uint(root, WHAT, keys[i], 1, &v[i], err)))
+			return rc;
+	cc_p2p_params_default(p, (enum cc_p2p_op)op, (enum cc_p2p_mode)mode);
+	p->iters = (uint32_t)(v[0] > UINT32_MAX ? UINT32_MAX : v[0]);
+	p->tx_depth = (uint32_t)(v[1] > UINT32_MAX ? UINT32_MAX : v[1]);
+	p->cq_mod = (uint32_t)(v[2] > UINT32_MAX ? UINT32_MAX : v[2]);
+	p->rx_depth = (uint32_t)(v[3] > UINT32_MAX ? UINT32_MAX : v[3]);
+	p->mem = (enum cc_mem_kind)mem;
+	p->nranks = 2;
+	return 0;
+}
+
+static int sizes_of(const struct cy_node *root, const struct cc_p2p_params *p, unsigned file,
+		    struct cal_point *pts, size_t *n, struct cy_error *err)
+{
+	const struct cy_node *seq;
+	int rc = cy_require(root, WHAT, "sizes", &seq, err);
+
+	if (!rc && seq->kind != CY_SEQ)
+		return cy_fail(err, seq, "'sizes': expected a list, found %s", cy_kind_name(seq));
+	for (size_t i = 0; !rc && i < seq->n; i++) {
+		const struct cy_node *e = seq->vals[i];
+		struct sim_cal_point pt = { .p = *p, .predicted = NAN };
+		const char *status;
+		uint64_t bytes, iters;
+		char msg[256];
+		double v;
+
+		if (e->kind != CY_MAP)
+			return cy_fail(err, e, "expected a size entry, found %s", cy_kind_name(e));
+		if ((rc = cli_json_string(e, "a size entry", "status", &status, err)))
+			return rc;
+		if (strcmp(status, "ok"))
+			continue; /* a failed size has no figure to fit */
+		if ((rc = cli_json_uint(e, "a size entry", "bytes", 1, &bytes, err)) ||
+		    (rc = cli_json_uint(e, "a size entry", "iterations", 1, &iters, err)) ||
+		    (rc = cli_json_number(e, p->mode == CC_P2P_BW ? "bw_average_mb_s"
+								 : "t_typical_us", true, &v, err)))
+			return rc;
+		pt.p.size = bytes;
+		pt.p.iters = (uint32_t)(iters > UINT32_MAX ? UINT32_MAX : iters);
+		pt.measured = v;
+		if (!(v > 0))
+			return cy_fail(err, e, "the %s figure must be above 0",
+				       p->mode == CC_P2P_BW ? "bandwidth" : "latency");
+		if (cc_p2p_check(&pt.p, msg, sizeof(msg)))
+			return cy_fail(err, e, "a test cclab cannot run: %s", msg);
+		if (*n >= CAL_MAX_POINTS)
+			return cy_fail(err, e, "more than %u points in all", CAL_MAX_POINTS);
+		pts[(*n)++] = (struct cal_point){ .pt = pt, .file = file };
+	}
+	return rc;
+}
+
+int cal_load(const char *path, unsigned file, struct cal_point *pts, size_t *n,
+	     struct cal_device *dev)
+{
+	struct cy_doc doc = {0};
+	struct cy_error err;
+	struct cc_p2p_params p;
+	struct cal_device d;
+	const char *cmd;
+	int rc = cy_load_file(path, &doc, &err);
+
+	if (rc)
+		return bad(&err);
+	if (doc.root->kind != CY_MAP)
+		rc = cy_fail(&err, doc.root, "expected a `cclab p2p --json` result (an object)");
+	if (!rc && !(rc = cli_json_string(doc.root, WHAT, "command", &cmd, &err)) &&
+	    strcmp(cmd, "p2p"))
+		rc = cy_fail(&err, cy_get(doc.root, "command"), "'command' is '%s': calibrate "
+			     "reads `cclab p2p --json` results", cmd);
+	if (!rc)
+		rc = where(doc.root, &d, &err);
+	if (!rc && file == 0)
+		*dev = d;
+	else if (!rc && (strcmp(d.name, dev->name) || !same_str(d.link_layer, dev->link_layer) ||
+			 (d.mtu && dev->mtu && d.mtu != dev->mtu)))
+		rc = cy_fail(&err, doc.root, "measured on %s (%s, MTU %u), but the first file on %s "
+			     "(%s, MTU %u): one fabric cannot fit both", d.name,
+			     *d.link_layer ? d.link_layer : "?", d.mtu, dev->name,
+			     *dev->link_layer ? dev->link_layer : "?", dev->mtu);
+	if (!rc)
+		rc = test_of(doc.root, &p, &err);
+	if (!rc)
+		rc = sizes_of(doc.root, &p, file, pts, n, &err);
+	if (!rc && !dev->mtu)
+		dev->mtu = d.mtu;
+	cy_free(&doc);
+	return rc ? bad(&err) : 0;
+}

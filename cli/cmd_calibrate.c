@@ -1,0 +1,321 @@
+/* cli/cmd_calibrate.c — `cclab calibrate P2P.json... -o FABRIC.yaml`: the
+ * simulator's fabric fitted to measured point-to-point results
+ * (sim/calibrate.h), written as a fabric file that `cclab sim --fabric`
+ * and a scenario's `fabric:` read back (docs/calibrate.md). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/calibrate.h"
+#include "cli/cli.h"
+
+void calibrate_usage(FILE *f)
+{
+	fprintf(f, "Usage: cclab calibrate P2P.json... -o FABRIC.yaml [OPTIONS]\n\n"
+		   "Fits the simulator's fabric to measured point-to-point results: every 'ok'\n"
+		   "size of each `cclab p2p --device ... --json P2P.json` file (bw: BW average;\n"
+		   "lat: t_typical).  The same tests run in the simulator on candidate fabrics;\n"
+		   "the fit is the one whose figures are closest (least squares of log-ratios)\n"
+		   "over link.rate_bps, link.prop_delay_ps, rnic.req_proc_ps, rnic.resp_proc_ps,\n"
+		   "software.post_send_ps, software.poll_cq_ps and rnic.atomic_ps.  Prints each\n"
+		   "point measured vs fitted, each key with how much the fit depends on it, and\n"
+		   "writes FABRIC.yaml for `cclab sim --fabric FABRIC.yaml` or a scenario's\n"
+		   "`fabric: FABRIC.yaml`.  docs/calibrate.md has the method and a recipe.\n\n"
+		   "Options:\n"
+		   "  -o, --output FILE       the fabric file (required), written atomically\n"
+		   "      --base PRESET|FILE  the fabric whose other values are kept (default:\n"
+		   "                          roce-100g for an Ethernet device, ib-hdr for\n"
+		   "                          InfiniBand); the files' active MTU replaces its MTU\n"
+		   "      --name NAME         the fabric's name in reports (default calibrated)\n"
+		   "      --host-bench        also time this CPU's reduce and copy and fit\n"
+		   "                          host.cpu_thread_bytes_per_s and host.cpu_call_ps\n"
+		   "                          (what `cclab run` with host memory spends reducing)\n"
+		   "      --json FILE         the fit: keys, sensitivities, points\n"
+		   "      --csv FILE          one line per point: measured, fitted, error %%\n"
+		   "      --max-error PCT     exit status 1 if a point's |error| exceeds PCT %%\n"
+		   "  -h, --help              this text\n\n"
+		   "Exit status: 0 fitted and written, 1 beyond --max-error or a file could not\n"
+		   "be written, 2 bad usage or a file that is not a p2p result.\n\n"
+		   "Example (docs/calibrate.md, scripts/softroce/calibrate.sh):\n"
+		   "  cclab p2p --device rxe0 --op write --mode lat --json lat.json\n"
+		   "  cclab p2p --device rxe0 --op write -s 1M --json bw.json\n"
+		   "  cclab calibrate lat.json bw.json --host-bench -o fabric.yaml\n"
+		   "  cclab sim -n 4 --topology star --fabric fabric.yaml --memory host ...\n");
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "cclab calibrate: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	cli_usage_hint(CLI_CALIBRATE);
+	return CLI_EXIT_USAGE;
+}
+
+int cal_parse_args(int argc, char **argv, struct cal_args *a, bool *help)
+{
+	static const char *const opts[] = {"--output", "--base", "--name", "--json", "--csv",
+					   "--max-error", "-o"};
+	const unsigned nopts = sizeof(opts) / sizeof(opts[0]);
+	bool dashdash = false;
+
+	memset(a, 0, sizeof(*a));
+	a->max_error = NAN;
+	a->name = "calibrated";
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val = NULL;
+		unsigned o;
+		size_t len = 0;
+
+		if (dashdash || arg[0] != '-' || !arg[1]) {
+			if (a->nfiles == CAL_MAX_FILES)
+				return usage_error("more than %u files", CAL_MAX_FILES);
+			a->files[a->nfiles++] = arg;
+			continue;
+		}
+		if (!strcmp(arg, "--")) {
+			dashdash = true;
+			continue;
+		}
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			*help = true;
+			return CLI_EXIT_OK;
+		}
+		if (!strcmp(arg, "--host-bench")) {
+			a->host_bench = true;
+			continue;
+		}
+		for (o = 0; o < nopts; o++) {
+			len = strlen(opts[o]);
+			if (!strncmp(arg, opts[o], len) &&
+			    (!arg[len] || (arg[len] == '=' && o + 1 < nopts)))
+				break;
+		}
+		if (o == nopts && !strncmp(arg, "-o", 2)) /* -oFILE */
+			o = nopts - 1, len = 2, val = arg + 2;
+		if (o == nopts)
+			return usage_error("unknown option '%s'", arg);
+		if (val)
+			;
+		else if (arg[len] == '=')
+			val = arg + len + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		else
+			return usage_error("option '%s' needs a value", arg);
+		if (!*val)
+			return usage_error("option '%s' needs a non-empty value", opts[o]);
+		switch (o) {
+		case 0:
+		case 6: a->out = val; break;
+		case 1: a->base = val; break;
+		case 2:
+			if (strlen(val) >= SIM_PARAMS_NAME_LEN)
+				return usage_error("--name: '%s' is longer than %u characters", val,
+						   SIM_PARAMS_NAME_LEN - 1);
+			a->name = val;
+			break;
+		case 3: a->json = val; break;
+		case 4: a->csv = val; break;
+		default: {
+			char *end;
+
+			errno = 0;
+			a->max_error = strtod(val, &end);
+			if (*end || errno || !(a->max_error >= 0) || !isfinite(a->max_error) ||
+			    !((*val >= '0' && *val <= '9') || *val == '.'))
+				return usage_error("--max-error: '%s' is not a percentage (a number "
+						   ">= 0, such as 15 or 2.5)", val);
+		}
+		}
+	}
+	if (!a->nfiles && !a->host_bench)
+		return usage_error("expected one or more `cclab p2p --json` result files (or "
+				   "--host-bench alone)");
+	if (!a->out)
+		return usage_error("expected -o FABRIC.yaml: the fabric file to write");
+	return CLI_EXIT_OK;
+}
+
+/* The base fabric: --base, else the files' link layer's usual preset; the
+ * device's MTU either way (the fit cannot see it: it is a fact).  *preset
+ * is the preset the fabric file will name: the base's own, or for a base
+ * file the link layer's (every value that differs from it is written). */
+static int base_fabric(const struct cal_args *a, const struct cal_device *dev,
+		       struct sim_params *base, struct sim_params *preset)
+{
+	const char *usual = !strcmp(dev->link_layer, "InfiniBand") ? "ib-hdr" : "roce-100g";
+	int rc;
+
+	if ((rc = cli_opt_fabric(CLI_CALIBRATE, "--base", a->base ? a->base : usual, base)))
+		return rc;
+	if (sim_params_preset(base->name, preset))
+		sim_params_preset(usual, preset); /* built in: cannot fail */
+	if (dev->mtu >= 256 && dev->mtu <= 4096 && !(dev->mtu & (dev->mtu - 1)))
+		base->link.mtu_bytes = dev->mtu;
+	return 0;
+}
+
+static void print_points(const struct cal_run *r)
+{
+	printf("#\n#  %-9s %-4s %10s %10s %12s %12s %5s %8s\n", "op", "mode", "size", "iters",
+	       "measured", "fitted", "unit", "error");
+	printf("#  %-9s %-4s %10s %10s %12s %12s %5s %8s\n", "", "", "(B)", "", "", "", "", "(%)");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct sim_cal_point *pt = &r->pts[i].pt;
+
+		printf("   %-9s %-4s %10" PRIu64 " %10" PRIu32 " %12.3f %12.3f %5s %8.2f\n",
+		       cc_p2p_op_name[pt->p.op], cc_p2p_mode_name[pt->p.mode], pt->p.size,
+		       pt->p.iters, pt->measured, pt->predicted, cal_unit(pt),
+		       (pt->predicted / pt->measured - 1) * 100);
+	}
+}
+
+static void print_keys(const struct cal_run *r)
+{
+	const struct sim_cal_fit *fit = r->fit;
+
+	printf("#\n#  %-24s %16s %16s  %s\n", "key", "fitted", "base", "rms error at x1.25 / "
+	       "at /1.25");
+	for (unsigned k = 0; k < SIM_CAL_NKEYS; k++) {
+		const struct sim_param_field *f = sim_param_field_find(sim_cal_keys[k]);
+		uint64_t v = sim_param_field_get(&fit->fabric, f), b = sim_param_field_get(r->base, f);
+		bool rate = !strcmp(f->unit, "bit/s");
+		double scale = rate ? 1e9 : 1e6;
+
+		printf("   %-24s %11.4f %-4s %11.4f %-4s  ", f->key, (double)v / scale,
+		       rate ? "Gb/s" : "us", (double)b / scale, rate ? "Gb/s" : "us");
+		if (fit->key[k].negligible)
+			printf("fitted to ~0: the measurements are explained without it\n");
+		else if (fit->key[k].seen)
+			printf("%.2f %% / %.2f %%\n", fit->key[k].rms_up_pct,
+			       fit->key[k].rms_down_pct);
+		else
+			printf("not constrained: no measured test depends on it\n");
+	}
+	if (r->host)
+		printf("   %-24s %11.4f GB/s, call %.3f us (--host-bench, %u samples)\n",
+		       "host.cpu_thread_bytes_per_s", (double)r->host->bytes_per_s / 1e9,
+		       (double)r->host->call_ps / 1e6, r->host->n);
+}
+
+/* --host-bench without files: the base fabric with this host's measured
+ * reduce and copy costs, for a later `cclab calibrate --base FILE` run
+ * elsewhere (scripts/softroce/: measured in the VM, fitted on the host,
+ * where the simulator runs at full speed). */
+static int host_only(const struct cal_args *a, const struct sim_params *base,
+		     const struct sim_params *preset, const struct cal_device *dev,
+		     const struct cal_host *host)
+{
+	struct sim_cal_fit fit = { .fabric = *base };
+	struct cal_run r = { .a = a, .fit = &fit, .base = base, .preset = preset, .dev = dev,
+			     .host = host };
+	int rc;
+
+	snprintf(fit.fabric.name, sizeof(fit.fabric.name), "%s", a->name);
+	printf("# cclab %s calibrate: --host-bench alone, base fabric %s\n", CCLAB_VERSION,
+	       base->name);
+	printf("   host.cpu_thread_bytes_per_s  %.4f GB/s, call %.3f us (%u samples)\n",
+	       (double)host->bytes_per_s / 1e9, (double)host->call_ps / 1e6, host->n);
+	rc = cal_write_fabric(&r);
+	if (!rc && a->json)
+		rc = cal_write_json(&r);
+	if (!rc && a->csv)
+		rc = cal_write_csv(&r);
+	if (!rc)
+		printf("# wrote %s\n", a->out);
+	return rc;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	struct cal_args a;
+	struct cal_device dev = {0};
+	struct cal_host host;
+	struct sim_params base, preset;
+	struct sim_cal_fit fit;
+	struct cal_point *pts = calloc(CAL_MAX_POINTS, sizeof(*pts));
+	struct sim_cal_point *raw = calloc(CAL_MAX_POINTS, sizeof(*raw));
+	size_t n = 0;
+	bool help = false;
+	char err[256];
+	int rc = (!pts || !raw) ? CLI_EXIT_FAIL : cal_parse_args(argc, argv, &a, &help);
+
+	if (!rc && help)
+		calibrate_usage(stdout);
+	for (unsigned i = 0; !rc && !help && i < a.nfiles; i++)
+		rc = cal_load(a.files[i], i, pts, &n, &dev);
+	if (!rc && !help && !a.nfiles) /* --host-bench alone: a fabric of this host */
+		snprintf(dev.name, sizeof(dev.name), "this host");
+	else if (!rc && !help && !n) {
+		fprintf(stderr, "cclab calibrate: no 'ok' size in the files: nothing to fit\n");
+		rc = CLI_EXIT_USAGE;
+	}
+	if (rc || help)
+		goto out;
+	if ((rc = base_fabric(&a, &dev, &base, &preset)))
+		goto out;
+	if (a.host_bench) {
+		if (cal_host_bench(&host)) {
+			fprintf(stderr, "cclab calibrate: --host-bench: the timings do not fit a "
+				"rate (out of memory, or a clock that did not move)\n");
+			rc = CLI_EXIT_FAIL;
+			goto out;
+		}
+		base.host.cpu_thread_bytes_per_s = host.bytes_per_s;
+		base.host.cpu_call_ps = host.call_ps;
+	}
+	for (size_t i = 0; i < n; i++)
+		raw[i] = pts[i].pt;
+	if (!n) {
+		rc = host_only(&a, &base, &preset, &dev, &host);
+		goto out;
+	}
+	printf("# cclab %s calibrate: %zu points from %u files, measured on %s (%s, MTU %u)\n",
+	       CCLAB_VERSION, n, a.nfiles, dev.name, *dev.link_layer ? dev.link_layer : "?",
+	       base.link.mtu_bytes);
+	printf("# base fabric %s; simulated on a star of two ranks, as `cclab p2p` runs\n",
+	       base.name);
+	if (sim_calibrate(raw, n, &base, &fit, err, sizeof(err))) {
+		fprintf(stderr, "cclab calibrate: %s\n", err);
+		rc = CLI_EXIT_FAIL;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		pts[i].pt = raw[i];
+	snprintf(fit.fabric.name, sizeof(fit.fabric.name), "%s", a.name);
+	struct cal_run r = { .a = &a, .pts = pts, .n = n, .fit = &fit, .base = &base,
+			     .preset = &preset, .dev = &dev, .host = a.host_bench ? &host : NULL };
+
+	print_points(&r);
+	print_keys(&r);
+	printf("#\n# fit: rms error %.2f %%, largest %.2f %% (%s %s, %" PRIu64 " B); %" PRIu32
+	       " simulator runs\n", fit.rms_pct, fit.max_pct,
+	       cc_p2p_op_name[pts[fit.worst].pt.p.op], cc_p2p_mode_name[pts[fit.worst].pt.p.mode],
+	       pts[fit.worst].pt.p.size, fit.sims);
+	rc = cal_write_fabric(&r);
+	if (!rc && a.json)
+		rc = cal_write_json(&r);
+	if (!rc && a.csv)
+		rc = cal_write_csv(&r);
+	if (!rc)
+		printf("# wrote %s\n", a.out);
+	if (!rc && isfinite(a.max_error) && fit.max_pct > a.max_error) {
+		printf("# FAILED: a point is %.2f %% off, beyond --max-error %g %%\n", fit.max_pct,
+		       a.max_error);
+		rc = CLI_EXIT_FAIL;
+	}
+out:
+	free(pts);
+	free(raw);
+	return rc;
+}

@@ -1,0 +1,334 @@
+/* tests/test_calibrate.c — `cclab calibrate` and fabric files, run as a
+ * user would.
+ *
+ * The fit is checked against a fabric known exactly: p2p results from
+ * the simulator on a hand-written fabric (a slow "VM-like" RoCE link with
+ * microsecond costs) are fitted from the roce-100g preset; the fit must
+ * reproduce every measured figure, find the link rate and the atomic's
+ * cost (the keys these tests pin down alone), and predict a collective on
+ * the fitted fabric close to the one on the true fabric.  Then the
+ * command's outputs (fabric file read back by `cclab sim --fabric`, JSON,
+ * CSV, --max-error) and each way its input can be wrong.
+ *
+ * The binary's path comes from $CCLAB (tests/run.sh sets it); without it
+ * every test here is skipped. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/files.h"
+#include "tests/run_cclab.h"
+
+/* The truth: what a slow software RoCE device might look like. */
+static const char truth[] =
+	"preset: roce-100g\n"
+	"name: truth\n"
+	"link: {rate_bps: 240Mbps, prop_delay_ps: 3us, mtu_bytes: 1024}\n"
+	"rnic: {req_proc_ps: 5us, resp_proc_ps: 7us, atomic_ps: 2us}\n"
+	"software: {post_send_ps: 4us, poll_cq_ps: 1us}\n";
+
+/* The measured tests: perftest's four latencies and write bandwidth at
+ * three sizes. */
+static const char *const tests[] = {
+	"--op write --mode lat -n 50", "--op send --mode lat -n 50",
+	"--op read --mode lat -s 8 -n 50", "--op fetch_add --mode lat -n 50",
+	"--op write -s 4096 -n 200", "--op write -s 65536 -n 200", "--op write -s 1M -n 40",
+};
+#define NTESTS (sizeof(tests) / sizeof(tests[0]))
+
+static char files[1024]; /* the p2p result files, space-separated */
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state)
+{
+	char path[160];
+	size_t len = 0;
+
+	(void)state;
+	if (run_cclab_begin("calibrate"))
+		return -1;
+	if (!cclab)
+		return 0;
+	snprintf(path, sizeof(path), "%s/truth.yaml", tmpdir);
+	write_text(path, truth);
+	for (size_t i = 0; i < NTESTS; i++) {
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "'%s' p2p --fabric %s/truth.yaml %s --json %s/p%zu.json "
+			 ">/dev/null", cclab, tmpdir, tests[i], tmpdir, i);
+		if (system(cmd) != 0)
+			return -1;
+		len += (size_t)snprintf(files + len, sizeof(files) - len, "%s/p%zu.json ", tmpdir, i);
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return run_cclab_end();
+}
+
+/* The number after `key` in text (a line "  key: 123..."), or -1. */
+static double value_after(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtod(p + strlen(key), NULL) : -1;
+}
+
+static void test_fit_recovers_truth(void **state)
+{
+	char yaml[160];
+	struct run r;
+	char *fab;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("calibrate %s -o %s/fit.yaml --csv %s/fit.csv --json %s/fit.json", files,
+		      tmpdir, tmpdir, tmpdir);
+	assert_int_equal(r.status, 0);
+	/* Every point reproduced: the truth is reachable from roce-100g. */
+	assert_non_null(strstr(r.out, "# fit: rms error 0.0"));
+	run_free(&r);
+	snprintf(yaml, sizeof(yaml), "%s/fit.yaml", tmpdir);
+	fab = text_of(yaml);
+	assert_non_null(strstr(fab, "preset: roce-100g\nname: calibrated\n"));
+	/* The device's MTU carried over, the rate within 0.1 %, and the
+	 * atomic's own cost (only fetch_add lat sees it) within 1 %. */
+	assert_non_null(strstr(fab, "  mtu_bytes: 1024"));
+	assert_true(value_after(fab, "rate_bps: ") > 239.76e6);
+	assert_true(value_after(fab, "rate_bps: ") < 240.24e6);
+	assert_true(value_after(fab, "atomic_ps: ") > 1.98e6);
+	assert_true(value_after(fab, "atomic_ps: ") < 2.02e6);
+	free(fab);
+}
+
+/* The collective on the fitted fabric against the one on the truth: the
+ * point-to-point tests cannot tell apart the per-message costs that a
+ * collective's pipelining weighs differently, so this bounds what the
+ * method gives on a fabric the model describes exactly. */
+static void test_fit_predicts_collective(void **state)
+{
+	const char *const fab[2] = {"truth.yaml", "fit.yaml"};
+	double t[2][4];
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	for (int f = 0; f < 2; f++) {
+		r = run_cclab("sim -n 4 --topology star --memory host --fabric %s/%s -b 64K -e 4M -f 4",
+			      tmpdir, fab[f]);
+		assert_int_equal(r.status, 0);
+		int n = 0;
+
+		for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+			unsigned long long size, count;
+			char type[16], op[16];
+			int root;
+			double time;
+
+			if (line[0] != '#' && sscanf(line, "%llu %llu %15s %15s %d %lf", &size, &count,
+						     type, op, &root, &time) == 6 && n < 4)
+				t[f][n++] = time;
+		}
+		assert_int_equal(n, 4);
+		run_free(&r);
+	}
+	for (int i = 0; i < 4; i++) {
+		double err = t[1][i] / t[0][i] - 1;
+
+		assert_true(err > -0.15 && err < 0.15);
+	}
+}
+
+static void test_outputs(void **state)
+{
+	char path[160];
+	char *csv, *json;
+
+	(void)state;
+	need_cclab();
+	snprintf(path, sizeof(path), "%s/fit.csv", tmpdir);
+	csv = text_of(path);
+	assert_int_equal(strncmp(csv, "op,mode,size_bytes,iterations,measured,predicted,unit,"
+				 "error_pct\n", 63), 0);
+	assert_int_equal(count_lines_starting(csv, ""), 1 + (int)NTESTS);
+	assert_non_null(strstr(csv, "\nfetch_add,lat,8,50,"));
+	assert_non_null(strstr(csv, "\nwrite,bw,1048576,40,"));
+	free(csv);
+	snprintf(path, sizeof(path), "%s/fit.json", tmpdir);
+	json = text_of(path);
+	assert_non_null(strstr(json, "\"command\": \"calibrate\""));
+	assert_non_null(strstr(json, "\"key\": \"link.rate_bps\""));
+	assert_non_null(strstr(json, "\"host\": null"));
+	assert_int_equal(count_substr(json, "\"op\": "), (int)NTESTS);
+	free(json);
+}
+
+/* Deterministic: the same files give the same fabric file, byte for byte. */
+static void test_deterministic(void **state)
+{
+	char a[160], b[160];
+	struct run r;
+	char *x, *y;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("calibrate %s -o %s/again.yaml", files, tmpdir);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	snprintf(a, sizeof(a), "%s/fit.yaml", tmpdir);
+	snprintf(b, sizeof(b), "%s/again.yaml", tmpdir);
+	x = text_of(a);
+	y = text_of(b);
+	assert_string_equal(x, y);
+	free(x);
+	free(y);
+}
+
+/* A fabric file is read back by --fabric and by a scenario's fabric:
+ * key, and a broken one is refused with its line and column. */
+static void test_fabric_file(void **state)
+{
+	char path[160];
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("sim -n 2 --fabric %s/fit.yaml -b 1M -e 1M", tmpdir);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "fabric: calibrated"));
+	run_free(&r);
+	snprintf(path, sizeof(path), "%s/s.yaml", tmpdir);
+	write_text(path, "topology: {generator: star, ranks: 2}\nfabric: fit.yaml\nsizes: 64KiB\n");
+	r = run_cclab("run %s/s.yaml", tmpdir);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "calibrated"));
+	run_free(&r);
+	snprintf(path, sizeof(path), "%s/bad.yaml", tmpdir);
+	write_text(path, "preset: roce-100g\nlink: {rate_bps: fast}\n");
+	r = run_cclab("sim -n 2 --fabric %s/bad.yaml", tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "bad.yaml:2:"));
+	assert_non_null(strstr(r.err, "rate_bps"));
+	run_free(&r);
+	r = run_cclab("sim -n 2 --fabric %s/none.yaml", tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "none.yaml"));
+	run_free(&r);
+	write_text(path, "topology: {generator: star, ranks: 2}\nfabric: missing.yaml\nsizes: 1K\n");
+	r = run_cclab("run %s/bad.yaml", tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "bad.yaml:2:9: 'fabric': "));
+	run_free(&r);
+}
+
+static void test_max_error(void **state)
+{
+	struct run r;
+	char path[160];
+
+	(void)state;
+	need_cclab();
+	/* One measured figure moved 30 %: no fabric fits it with the others. */
+	snprintf(path, sizeof(path), "%s/p0.json", tmpdir);
+	char *j = text_of(path), *at = strstr(j, "\"t_typical_us\": ");
+
+	assert_non_null(at);
+	double v = strtod(at + 16, NULL);
+	char *end = strchr(at, ',');
+	char moved[8192];
+
+	snprintf(moved, sizeof(moved), "%.*s\"t_typical_us\": %.3f%s", (int)(at - j), j, v * 1.3,
+		 end);
+	snprintf(path, sizeof(path), "%s/moved.json", tmpdir);
+	write_text(path, moved);
+	free(j);
+	r = run_cclab("calibrate %s %s/moved.json -o %s/m.yaml --max-error 2", files, tmpdir, tmpdir);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.out, "beyond --max-error 2 %"));
+	run_free(&r);
+}
+
+static void test_bad_input(void **state)
+{
+	char path[160];
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("calibrate -o %s/x.yaml", tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "expected one or more"));
+	run_free(&r);
+	r = run_cclab("calibrate %s/p0.json", tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "expected -o FABRIC.yaml"));
+	run_free(&r);
+	r = run_cclab("calibrate %s/p0.json -o %s/x.yaml --max-error lots", tmpdir, tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--max-error: 'lots'"));
+	run_free(&r);
+	r = run_cclab("calibrate %s/p0.json -o %s/x.yaml --base nosuch", tmpdir, tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "nosuch"));
+	run_free(&r);
+	/* A collective's result is not a p2p result. */
+	r = run_cclab("sim -n 2 -b 1K -e 1K --json %s/coll.json", tmpdir);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	r = run_cclab("calibrate %s/coll.json -o %s/x.yaml", tmpdir, tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "coll.json:"));
+	assert_non_null(strstr(r.err, "'command' is 'sim'"));
+	run_free(&r);
+	/* Truncated JSON: the file, line and column. */
+	snprintf(path, sizeof(path), "%s/cut.json", tmpdir);
+	write_text(path, "{\"command\": \"p2p\", \"op\": \"write\",\n \"mode\": ");
+	r = run_cclab("calibrate %s -o %s/x.yaml", path, tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "cut.json:"));
+	run_free(&r);
+	/* Files from two fabrics cannot be fitted as one. */
+	r = run_cclab("p2p --fabric ib-hdr --op write --mode lat -n 20 --json %s/ib.json", tmpdir);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	r = run_cclab("calibrate %s/p0.json %s/ib.json -o %s/x.yaml", tmpdir, tmpdir, tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "one fabric cannot fit both"));
+	run_free(&r);
+	/* Nothing half-written: no x.yaml from any of the above. */
+	snprintf(path, sizeof(path), "%s/x.yaml", tmpdir);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest t[] = {
+		cmocka_unit_test(test_fit_recovers_truth),
+		cmocka_unit_test(test_fit_predicts_collective),
+		cmocka_unit_test(test_outputs),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_fabric_file),
+		cmocka_unit_test(test_max_error),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests_name("calibrate", t, setup, teardown);
+}
