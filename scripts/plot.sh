@@ -4,6 +4,8 @@
 #   scripts/plot.sh busbw    OUT.png|OUT.svg RESULTS.csv [RESULTS2.csv ...] [--label TEXT ...]
 #   scripts/plot.sh timeline OUT.png|OUT.svg TRACE.csv
 #   scripts/plot.sh links    OUT.png|OUT.svg LINKS.csv
+#   scripts/plot.sh compare  OUT.png|OUT.svg COMPARE.csv
+#   scripts/plot.sh calibration OUT.png|OUT.svg CALIBRATION.csv
 #   options: --title TEXT (any kind), --label TEXT (busbw: legend text of the
 #            1st, 2nd, ... input, in order; the others keep their default)
 #
@@ -16,7 +18,8 @@
 # OUT only when gnuplot succeeded: OUT is never left half-written.
 #
 # Exit status: 0 written; 1 gnuplot failed (its message is above); 2 bad
-# usage, a missing or empty input, or no gnuplot.
+# usage, a missing or empty input (compare, calibration: or a header with no
+# row under it), or no gnuplot.
 set -euo pipefail
 
 prog=plot.sh
@@ -24,10 +27,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 usage() {
 	cat <<'EOF'
-usage: scripts/plot.sh busbw|timeline|links OUT.png|OUT.svg INPUT.csv [INPUT2.csv ...] [--title TEXT] [--label TEXT ...]
+usage: scripts/plot.sh KIND OUT.png|OUT.svg INPUT.csv [INPUT2.csv ...] [--title TEXT] [--label TEXT ...]
   busbw     bus bandwidth vs message size, one line per results CSV (several overlaid)
   timeline  per-rank, per-track timeline of one trace CSV
   links     utilisation per link of one links CSV, sorted by link name
+  compare   measured vs predicted time per size, and the error %, of one
+            `cclab compare --csv` file
+  calibration  predicted / measured per point of one calibration CSV
   --title TEXT   plot title (default: from the inputs)
   --label TEXT   busbw only, may repeat: legend text of the 1st, 2nd, ... input
                  (default: its scenario / executor / transport, else its file name)
@@ -86,11 +92,12 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-[ ${#pos[@]} -ge 1 ] || die_usage "missing the plot kind (busbw, timeline or links)"
+kinds="busbw, timeline, links, compare or calibration"
+[ ${#pos[@]} -ge 1 ] || die_usage "missing the plot kind ($kinds)"
 kind=${pos[0]}
 case $kind in
-busbw | timeline | links) ;;
-*) die_usage "unknown plot kind '$kind' (busbw, timeline or links)" ;;
+busbw | timeline | links | compare | calibration) ;;
+*) die_usage "unknown plot kind '$kind' ($kinds)" ;;
 esac
 [ ${#pos[@]} -ge 2 ] || die_usage "missing the output file (OUT.png or OUT.svg)"
 out=${pos[1]}
@@ -138,6 +145,8 @@ case $kind in
 busbw) need="size_bytes busbw_gbps" ;;
 timeline) need="t_ps dur_ps kind rank track" ;;
 links) need="link kind utilisation" ;;
+compare) need="size_bytes measured_us predicted_us error_pct" ;;
+calibration) need="op mode size_bytes measured predicted" ;;
 esac
 for f in "${inputs[@]}"; do
 	header=$(head -n 1 -- "$f" | tr -d '\r"')
@@ -148,6 +157,14 @@ for f in "${inputs[@]}"; do
 		esac
 	done
 done
+# A header alone is an empty comparison or calibration: say so here rather
+# than let gnuplot fail on it.  (busbw leaves such a file out of the overlay.)
+case $kind in
+compare | calibration)
+	awk 'NR > 1 && NF { rows = 1; exit } END { exit !rows }' "${inputs[0]}" ||
+		die_usage "input '${inputs[0]}' has a header but no rows"
+	;;
+esac
 
 if ! command -v gnuplot >/dev/null 2>&1; then
 	echo "$prog: gnuplot not found; install gnuplot-nox (scripts/install-deps.sh)" >&2
@@ -271,6 +288,23 @@ links)
 	} >"$sorted"
 	vars+="; file1=$(gq "$sorted"); name1=$(gq "${inputs[0]}")"
 	[ $have_title = 1 ] || title="Link utilisation: $(basename -- "${inputs[0]}")"
+	;;
+compare)
+	vars+="; file1=$(gq "$(gpath "${inputs[0]}")")"
+	[ $have_title = 1 ] || title="Measured vs predicted: $(basename -- "${inputs[0]}")"
+	;;
+calibration)
+	# Rows without a measured or a predicted figure (empty, N/A, nan) are
+	# dropped, so that they take no slot on the x axis (the gnuplot script
+	# would leave a gap).
+	kept=$tmpdir/calibration.csv
+	awk -F, '
+	function num(v) { return v ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }
+	{ sub(/\r$/, "") }
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print; next }
+	num($col["measured"]) && num($col["predicted"])' "${inputs[0]}" >"$kept"
+	vars+="; file1=$(gq "$kept"); name1=$(gq "${inputs[0]}")"
+	[ $have_title = 1 ] || title="Calibration, predicted / measured: $(basename -- "${inputs[0]}")"
 	;;
 esac
 vars+="; plottitle=$(gq "$title")"

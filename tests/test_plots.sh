@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# tests/test_plots.sh — scripts/plot.sh and the three gnuplot scripts.
-# Writes small CSVs of each format (results, trace, links) into a temporary
-# folder, draws every kind in PNG and SVG and checks each picture exists, is
-# not empty and starts like one (\x89PNG; <?xml or <svg); then checks that bad
-# usage fails with status 2 and writes nothing, that a failed gnuplot run
-# leaves an existing picture alone with no temporary file behind, and the
-# message when gnuplot is not installed.
+# tests/test_plots.sh — scripts/plot.sh, its five gnuplot scripts and
+# scripts/softroce/report.sh.
+# Writes small CSVs of each format (results, trace, links, compare,
+# calibration) into a temporary folder, draws every kind in PNG and SVG and
+# checks each picture exists, is not empty and starts like one (\x89PNG;
+# <?xml or <svg); then checks that bad usage fails with status 2 and writes
+# nothing, that a failed gnuplot run leaves an existing picture alone with no
+# temporary file behind, and the message when gnuplot is not installed.
+# Last, report.sh on a folder of fixtures: the rows of its tables, its
+# pictures, and its notes for missing inputs and a missing gnuplot.
 # Prints "test_plots: N passed" (or "..., M failed" and exits 1); prints
 # "SKIP: gnuplot not installed" and exits 0 where there is no gnuplot.
 set -u
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 plot=$root/scripts/plot.sh
+report=$root/scripts/softroce/report.sh
 
 if ! command -v gnuplot >/dev/null 2>&1; then
 	echo "SKIP: gnuplot not installed"
@@ -83,6 +87,39 @@ meas="$tmp/meas 'run' \"1\" \$x.csv"
 	echo "h0.gpu0->h0.gpu1,h0.gpu0,h0.gpu1,nvlink,2400000000000,123456789,411.5,0.0314,0"
 	echo "h0.gpu1->h0.gpu0,h0.gpu1,h0.gpu0,nvlink,2400000000000,0,0,N/A,0"
 } >"$tmp/links.csv"
+
+# cclab compare --csv: a small size far off (below the 64 KiB the report's
+# target looks at), one just beyond 15 %, one size with no measurement.
+cmphdr=size_bytes,count,measured_us,predicted_us,error_pct,measured_busbw_gbps,predicted_busbw_gbps,wrong
+{
+	echo "$cmphdr"
+	echo "1024,256,12.500000,7.500000,-40.0000,0.120000,0.200000,0"
+	echo "65536,16384,26.275360,30.388480,15.6539,3.741300,3.234910,0"
+	echo "262144,65536,,80.100000,,,4.900000,N/A"
+	echo "1048576,262144,188.500000,180.200000,-4.4032,8.340000,8.730000,0"
+	echo "16777216,4194304,2650.000000,2702.300000,1.9736,9.500000,9.310000,0"
+} >"$tmp/compare.csv"
+echo "$cmphdr" >"$tmp/compare-hdr.csv"
+
+# Calibration: bw and lat rows; two with no fitted figure (left out), one
+# empty, one "nan" as C's printf writes it.
+calhdr=op,mode,size_bytes,iterations,measured,predicted,unit,error_pct
+{
+	echo "$calhdr"
+	echo "write,bw,65536,200,2345.6,2410.2,MB/s,2.75"
+	echo "write,bw,1048576,200,2790.1,2500.0,MB/s,-10.40"
+	echo "send,bw,65536,200,2201.0,,MB/s,"
+	echo "fetch_add,bw,8,200,3.10,3.4,MB/s,9.68"
+	echo "write,lat,2,200,9.80,8.90,us,-9.18"
+	echo "send,lat,2,200,10.20,11.9,us,16.67"
+	echo "read,lat,8,200,18.4,nan,us,nan"
+} >"$tmp/calibration.csv"
+echo "$calhdr" >"$tmp/calibration-hdr.csv"
+{
+	echo "$calhdr"
+	echo "send,bw,65536,200,2201.0,,MB/s,"
+	echo "read,lat,8,200,18.4,-nan,us,-nan"
+} >"$tmp/calibration-nofit.csv"
 
 # ---- helpers ---------------------------------------------------------------
 # is_picture FILE png|svg: exists, not empty, right first bytes.
@@ -165,6 +202,11 @@ for fmt in png svg; do
 		busbw "$o/busbw3.$fmt" "$tmp/pred.csv" "$meas" "$tmp/allfail.csv" --label model --label=NIC
 	draws "timeline $fmt" "$o/timeline.$fmt" timeline "$o/timeline.$fmt" "$tmp/trace.csv"
 	draws "links $fmt" "$o/links.$fmt" links "$o/links.$fmt" "$tmp/links.csv" --title "links"
+	draws "compare $fmt" "$o/compare.$fmt" compare "$o/compare.$fmt" "$tmp/compare.csv"
+	draws "compare $fmt, title" "$o/compare2.$fmt" compare "$o/compare2.$fmt" "$tmp/compare.csv" --title "x 'y' \"z\""
+	draws "calibration $fmt" "$o/calibration.$fmt" calibration "$o/calibration.$fmt" "$tmp/calibration.csv"
+	draws "calibration $fmt, title" "$o/calibration2.$fmt" \
+		calibration "$o/calibration2.$fmt" "$tmp/calibration.csv" --title="fit \$1"
 done
 
 # A relative output and input from inside the folder ("./" is added for gnuplot).
@@ -194,6 +236,19 @@ elif left_over "$tmp/keep.png"; then
 else
 	ok
 fi
+# A calibration with no fitted figure at all: nothing to draw, no picture.
+rm -f -- "$tmp/nofit.png"
+"$plot" calibration "$tmp/nofit.png" "$tmp/calibration-nofit.csv" >"$tmp/log" 2>&1
+rc=$?
+if [ $rc -ne 1 ]; then
+	bad "calibration without a fit: exit $rc, want 1"
+elif ! grep -q "no row with both a measured and a predicted value" "$tmp/log"; then
+	bad "calibration without a fit: no reason given"
+elif [ -e "$tmp/nofit.png" ] || left_over "$tmp/nofit.png"; then
+	bad "calibration without a fit: wrote a picture or left a temporary file"
+else
+	ok
+fi
 
 # ---- bad usage ---------------------------------------------------------------
 : >"$tmp/empty.csv"
@@ -214,6 +269,15 @@ refuses "--label on links" 2 "busbw only" links "$tmp/bad.png" "$tmp/links.csv" 
 refuses "too many --label" 2 "--label values" busbw "$tmp/bad.png" "$tmp/pred.csv" --label a --label b
 refuses "results CSV as a trace" 2 "no 't_ps' column" timeline "$tmp/bad.png" "$tmp/pred.csv"
 refuses "trace CSV as links" 2 "no 'link' column" links "$tmp/bad.png" "$tmp/trace.csv"
+refuses "compare, missing input" 2 "does not exist" compare "$tmp/bad.png" "$tmp/nope.csv"
+refuses "compare, header only" 2 "has a header but no rows" compare "$tmp/bad.png" "$tmp/compare-hdr.csv"
+refuses "compare, empty file" 2 "is empty" compare "$tmp/bad.png" "$tmp/empty.csv"
+refuses "compare, two inputs" 2 "exactly one input" compare "$tmp/bad.png" "$tmp/compare.csv" "$tmp/compare.csv"
+refuses "calibration CSV as compare" 2 "no 'measured_us' column" compare "$tmp/bad.png" "$tmp/calibration.csv"
+refuses "calibration, missing input" 2 "does not exist" calibration "$tmp/bad.png" "$tmp/nope.csv"
+refuses "calibration, header only" 2 "has a header but no rows" calibration "$tmp/bad.png" "$tmp/calibration-hdr.csv"
+refuses "compare CSV as calibration" 2 "no 'op' column" calibration "$tmp/bad.png" "$tmp/compare.csv"
+refuses "--label on compare" 2 "busbw only" compare "$tmp/bad.png" "$tmp/compare.csv" --label x
 refuses "newline in a path" 2 "newline" busbw "$tmp/bad.png" "$tmp/pred.csv"$'\n'
 
 # ---- no gnuplot ----------------------------------------------------------------
@@ -235,10 +299,117 @@ else
 	ok
 fi
 
+# ---- scripts/softroce/report.sh ------------------------------------------------
+# has_lines NAME FILE LINE...: FILE holds each LINE as a whole line.
+has_lines() {
+	local name=$1 f=$2 l
+	shift 2
+	for l in "$@"; do
+		if ! grep -qxF -- "$l" "$f"; then
+			bad "$name: no line '$l' in $(basename -- "$f")"
+			sed 's/^/    | /' "$f"
+			return
+		fi
+	done
+	ok
+}
+
+rep="$tmp/rep dir"
+mkdir -p "$rep"
+cp -- "$tmp/compare.csv" "$tmp/calibration.csv" "$rep/"
+{
+	echo "test,mode,size,iters,perftest,cclab,unit,ratio"
+	echo "write,bw,65536,200,1234.50,1100.20,MB/s,0.891"
+	echo "write,lat,2,200,9.80,10.40,us,1.061"
+	echo "fetch_add,bw,8,200,,2.10,MB/s,N/A"
+	echo "ring,allreduce,1048576,5,412.30,371.07,MB/s,0.900"
+} >"$rep/perftest.csv"
+printf 'rnic:\n  req_proc_ps: 123000\n' >"$rep/fabric.yaml"
+printf '# mean |error|: 13.6 %% over 4 sizes\n```\n' >"$rep/compare.log"
+"$report" "$rep" >"$tmp/log" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	bad "report: exit $rc, want 0"
+elif [ ! -s "$rep/report.md" ]; then
+	bad "report: no report.md"
+else
+	ok
+	md=$rep/report.md
+	has_lines "report, perftest" "$md" \
+		"| test | mode | bytes | perftest | cclab | unit | cclab/perftest |" \
+		"| write | bw | 65536 | 1234.50 | 1100.20 | MB/s | 0.891 |" \
+		"| write | lat | 2 | 9.80 | 10.40 | us | 1.061 |" \
+		"| fetch_add | bw | 8 | N/A | 2.10 | MB/s | N/A |"
+	# The ring line is a sentence, not a row of the p2p table.
+	if grep -q '^| ring' "$md"; then
+		bad "report: the ring line is a table row"
+	elif ! grep -q 'busbw 371.07 MB/s against 412.30 MB/s per concurrent ib_write_bw pair.*\*\*0.900\*\*' "$md"; then
+		bad "report: no ring sentence"
+	else
+		ok
+	fi
+	has_lines "report, calibration" "$md" \
+		"| write | bw | 1048576 | 200 | 2790.10 | 2500.00 | MB/s | -10.40 |" \
+		"| send | bw | 65536 | 200 | 2201.00 | N/A | MB/s | N/A |" \
+		"| send | lat | 2 | 200 | 10.20 | 11.90 | us | +16.67 |" \
+		"| read | lat | 8 | 200 | 18.40 | N/A | us | N/A |" \
+		"![calibration](calibration.png)" \
+		'```yaml' "  req_proc_ps: 123000"
+	# 1024 B is 40 % off but below 64 KiB: the largest counted is 65536's.
+	has_lines "report, compare" "$md" \
+		"| 65536 | 26.28 | 30.39 | +15.65 | 3.74 | 3.23 |" \
+		"| 262144 | N/A | 80.10 | N/A | N/A | 4.90 |" \
+		"largest |error| for sizes >= 64 KiB: 15.65 % (target 15 %)" \
+		"![compare](compare.png)"
+	# compare.log verbatim, in a fence its own ``` line cannot close.
+	has_lines "report, compare.log" "$md" "### cclab compare output" \
+		'````' "# mean |error|: 13.6 % over 4 sizes" '```'
+	for pic in compare calibration; do
+		if msg=$(is_picture "$rep/$pic.png" png); then ok; else bad "report: $msg"; fi
+	done
+	if left_over "$md"; then bad "report: a temporary file was left in the folder"; else ok; fi
+fi
+
+# An empty folder: a report of notes.
+mkdir -p "$tmp/rep empty"
+if "$report" "$tmp/rep empty" >"$tmp/log" 2>&1; then
+	has_lines "report, empty folder" "$tmp/rep empty/report.md" \
+		"_No perftest.csv in this folder: section skipped._" \
+		"_No calibration.csv in this folder: section skipped._" \
+		"_No compare.csv in this folder: section skipped._"
+else
+	bad "report, empty folder: exit $?"
+fi
+
+# Bad usage: status 2, no report.
+for args in "" "$tmp/nope" "$tmp/pred.csv"; do
+	"$report" ${args:+"$args"} >"$tmp/log" 2>&1
+	rc=$?
+	if [ $rc -ne 2 ]; then bad "report ${args:-(no DIR)}: exit $rc, want 2"; else ok; fi
+done
+if [ -e "$tmp/nope" ]; then bad "report: created the missing folder"; else ok; fi
+
+# No gnuplot: the markdown still, the plots skipped and said so.
+mkdir -p "$tmp/rep nognu"
+cp -- "$tmp/compare.csv" "$tmp/calibration.csv" "$tmp/rep nognu/"
+PATH=$tmp/bin "$tmp/bin/bash" "$report" "$tmp/rep nognu" >"$tmp/log" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	bad "report, no gnuplot: exit $rc, want 0"
+elif [ -e "$tmp/rep nognu/compare.png" ] || [ -e "$tmp/rep nognu/calibration.png" ]; then
+	bad "report, no gnuplot: a picture was written"
+else
+	has_lines "report, no gnuplot" "$tmp/rep nognu/report.md" \
+		"_gnuplot is not installed: the plots were skipped (scripts/install-deps.sh)._" \
+		"| 65536 | 26.28 | 30.39 | +15.65 | 3.74 | 3.23 |"
+fi
+
 # ---- the scripts themselves ------------------------------------------------------
-if bash -n "$plot" 2>"$tmp/log"; then ok; else bad "bash -n scripts/plot.sh"; fi
+for s in "$plot" "$report"; do
+	if bash -n "$s" 2>"$tmp/log"; then ok; else bad "bash -n $s"; fi
+done
 if command -v shellcheck >/dev/null 2>&1; then
-	if shellcheck "$plot" "$root/tests/test_plots.sh" >"$tmp/log" 2>&1; then ok; else bad "shellcheck"; fi
+	if shellcheck "$plot" "$report" "$root/tests/test_plots.sh" >"$tmp/log" 2>&1; then ok; else bad "shellcheck"; fi
 fi
 
 if [ $fail -ne 0 ]; then
