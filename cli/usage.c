@@ -38,7 +38,8 @@ static void sim_options(FILE *f)
 	fprintf(f, "      --fabric NAME       ");
 	names(f, presets, n);
 	fprintf(f, "\n"
-		   "                          (default %s); docs/fabric.md gives every value\n",
+		   "                          (default %s); docs/fabric.md gives every value;\n"
+		   "                          or a fabric file (FILE.yaml: docs/calibrate.md)\n",
 		CLI_DEFAULT_FABRIC);
 	fprintf(f, "      --topology NAME     ");
 	names(f, sim_topo_kind_name, SIM_TOPO_KIND_COUNT);
