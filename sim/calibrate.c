@@ -185,7 +185,8 @@ static void scale_field(struct sim_params *f, const char *key, double by)
 	const struct sim_param_field *fd = sim_param_field_find(key);
 	double v = (double)sim_param_field_get(f, fd) * by;
 
-	sim_param_field_set(f, fd, v < 1 ? 1 : v > TIME_MAX ? (uint64_t)TIME_MAX : (uint64_t)llround(v));
+	v = v < TIME_MIN ? TIME_MIN : v > TIME_MAX ? TIME_MAX : v;
+	sim_param_field_set(f, fd, (uint64_t)llround(v));
 }
 
 /* The start: the rate that matches the largest bw points (bandwidth-bound
@@ -205,7 +206,8 @@ static void start(struct search *s)
 		double r = big ? scale_of(s, CC_P2P_BW, big) : 1.0;
 		double v = (double)s->f.link.rate_bps * r;
 
-		s->f.link.rate_bps = (uint64_t)llround(v < RATE_MIN ? RATE_MIN : v > RATE_MAX ? RATE_MAX : v);
+		v = v < RATE_MIN ? RATE_MIN : v > RATE_MAX ? RATE_MAX : v;
+		s->f.link.rate_bps = (uint64_t)llround(v);
 		r = scale_of(s, CC_P2P_LAT, 0);
 		for (unsigned k = SIM_CAL_PROP; k < SIM_CAL_NKEYS; k++)
 			scale_field(&s->f, sim_cal_keys[k], r);
@@ -421,7 +423,6 @@ static double rms_pct(const struct search *s, size_t *worst, double *max_pct)
  * point moved at all (a key no test exercises keeps the start's value). */
 static void sensitivity(struct search *s, struct sim_cal_fit *fit, const double *at_fit)
 {
-
 	for (unsigned k = 0; k < SIM_CAL_NKEYS; k++) {
 		double x0 = s->x[k], max;
 		size_t w;
@@ -429,7 +430,11 @@ static void sensitivity(struct search *s, struct sim_cal_fit *fit, const double 
 		for (int dir = 1; dir >= -1; dir -= 2) {
 			double rms = INFINITY;
 
-			set_key(s, k, dir > 0 ? x0 * 1.25 : x0 / 1.25);
+			/* The value 1.25x up is x 1.25x up, except for the
+			 * rate, whose x is its inverse. */
+			bool up = (dir > 0) == (k != SIM_CAL_RATE);
+
+			set_key(s, k, up ? x0 * 1.25 : x0 / 1.25);
 			if (cost(s) < INFINITY)
 				rms = rms_pct(s, &w, &max);
 			for (size_t i = 0; i < s->n; i++)
