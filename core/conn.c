@@ -1,0 +1,452 @@
+/* core/conn.c — connections and primitive steps (core/conn.h).  The
+ * protocol is NCCL's net/IB transport (src/transport/net_ib.cc); the
+ * primitive semantics NCCL's prims (src/device/prims_simple.h). */
+#include "conn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE CC_CONN_NONE
+
+int cc_prim_recvs(enum cc_prim p)
+{
+	return p != CC_PRIM_SEND && p != CC_PRIM_COPY_SEND && p != CC_PRIM_COPY;
+}
+
+int cc_prim_sends(enum cc_prim p)
+{
+	return p == CC_PRIM_SEND || p == CC_PRIM_COPY_SEND || p == CC_PRIM_RECV_REDUCE_SEND ||
+	       p == CC_PRIM_RECV_REDUCE_COPY_SEND || p == CC_PRIM_RECV_COPY_SEND;
+}
+
+static uint32_t add(struct cc_conns *c, uint32_t r, struct cc_op *op, const uint32_t *deps,
+		    uint32_t ndeps)
+{
+	return cc_add_op(&c->s->ranks[r], op, deps, ndeps);
+}
+
+int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_coll_params *p,
+		  uint64_t slot_elems)
+{
+	*c = (struct cc_conns){ .s = s, .p = p, .k = p->nranks, .nslots = p->nslots,
+				.es = cc_dtype_size(p->dtype), .slot_elems = slot_elems };
+	c->rank = calloc(c->k, sizeof(*c->rank));
+	return c->rank ? 0 : -1;
+}
+
+void cc_conns_free(struct cc_conns *c)
+{
+	for (uint32_t r = 0; c->rank && r < c->k; r++) {
+		struct cc_conn_rank *cr = &c->rank[r];
+
+		for (uint32_t i = 0; i < cr->nsend; i++)
+			free(cr->send[i].slot_free);
+		for (uint32_t j = 0; j < cr->nrecv; j++)
+			free(cr->recv[j].slot_free);
+		free(cr->send);
+		free(cr->recv);
+	}
+	free(c->rank);
+	c->rank = NULL;
+}
+
+static int new_end(struct cc_conns *c, struct cc_conn_end **ends, uint32_t *n, uint32_t peer)
+{
+	struct cc_conn_end *grown = realloc(*ends, (*n + 1) * sizeof(**ends));
+	struct cc_conn_end *e;
+
+	if (!grown)
+		return -1;
+	*ends = grown;
+	e = &grown[*n];
+	*e = (struct cc_conn_end){ .peer = peer, .last_post = NONE, .last_recv = NONE };
+	e->slot_free = malloc(4 * c->nslots * sizeof(uint32_t));
+	if (!e->slot_free)
+		return -1;
+	e->recv_wqe = e->slot_free + c->nslots;
+	e->cts_poll = e->recv_wqe + c->nslots;
+	e->cts_sent = e->cts_poll + c->nslots;
+	for (uint32_t i = 0; i < 4 * c->nslots; i++)
+		e->slot_free[i] = NONE;
+	(*n)++;
+	return 0;
+}
+
+int cc_conns_add(struct cc_conns *c, uint32_t from, uint32_t to)
+{
+	if (new_end(c, &c->rank[from].send, &c->rank[from].nsend, to))
+		return -1;
+	return new_end(c, &c->rank[to].recv, &c->rank[to].nrecv, from);
+}
+
+/* The index, among `peer`'s recv (or send) ends from (or to) r, that
+ * matches r's n-th end to (from) peer: connections between one pair are
+ * matched in the order they were added. */
+static uint32_t peer_end(const struct cc_conn_end *ends, uint32_t nends, uint32_t r,
+			 uint32_t nth)
+{
+	for (uint32_t i = 0; i < nends; i++)
+		if (ends[i].peer == r && nth-- == 0)
+			return i;
+	abort(); /* cc_conns_add made both ends */
+}
+
+static uint32_t nth_to(const struct cc_conn_end *ends, uint32_t i)
+{
+	uint32_t n = 0;
+
+	for (uint32_t x = 0; x < i; x++)
+		n += ends[x].peer == ends[i].peer;
+	return n;
+}
+
+static uint32_t buf_send_stage(const struct cc_conns *c, uint32_t r, uint32_t i)
+{
+	return c->rank[r].buf0 + i;
+}
+static uint32_t buf_recv_stage(const struct cc_conns *c, uint32_t r, uint32_t j)
+{
+	return c->rank[r].buf0 + c->rank[r].nsend + j;
+}
+static uint32_t buf_cts(const struct cc_conns *c, uint32_t r, uint32_t i)
+{
+	return c->rank[r].buf0 + c->rank[r].nsend + c->rank[r].nrecv + i;
+}
+static uint32_t buf_flag(const struct cc_conns *c, uint32_t r, uint32_t j)
+{
+	return c->rank[r].buf0 + 2 * c->rank[r].nsend + c->rank[r].nrecv + j;
+}
+/* A connection buffer's MR: the same offset from the MR base. */
+static uint32_t mr_of(const struct cc_conns *c, uint32_t r, uint32_t buf)
+{
+	return buf - c->rank[r].buf0 + c->rank[r].mr0;
+}
+
+void cc_conns_setup(struct cc_conns *c)
+{
+	uint64_t stage = (uint64_t)c->nslots * c->slot_elems * c->es;
+	uint64_t words = (uint64_t)c->nslots * 8;
+	/* Staging follows the user buffers, or sits in host memory when the
+	 * NIC cannot reach GPU memory (no GPUDirect RDMA): NCCL's net
+	 * transport then allocates its Simple buffers with cudaHostAlloc and
+	 * the kernel reads and writes them through the GPU mapping
+	 * (src/transport/net.cc, sendProxyConnect / recvProxyConnect).  The
+	 * reduces and copies still run on the GPU (`where` follows mem). */
+	enum cc_mem_kind smem = cc_coll_stage_mem(c->p);
+
+	for (uint32_t r = 0; r < c->k; r++) {
+		struct cc_conn_rank *cr = &c->rank[r];
+		struct cc_rank_sched *rs = &c->s->ranks[r];
+		uint32_t buf0 = rs->nbufs, qp0 = rs->nqps;
+
+		if (!cr->nsend && !cr->nrecv)
+			continue;
+		cr->buf0 = buf0;
+		cr->mr0 = rs->nmrs;
+		for (uint32_t i = 0; i < cr->nsend; i++)
+			cc_add_buffer(rs, &(struct cc_buffer){ smem, CC_BUF_SEND_STAGE, stage,
+							       (int32_t)cr->send[i].peer, 0 });
+		for (uint32_t j = 0; j < cr->nrecv; j++)
+			cc_add_buffer(rs, &(struct cc_buffer){ smem, CC_BUF_RECV_STAGE, stage,
+							       (int32_t)cr->recv[j].peer, 0 });
+		/* Control words live in host memory whatever the staging: the
+		 * proxy thread polls them.  NCCL too: net_ib.cc's clear-to-send
+		 * fifo is host memory registered with the NIC, and net.cc
+		 * places sendMem / recvMem (head, tail, connFifo) in host
+		 * memory with or without GPUDirect RDMA (GDRCopy's optional
+		 * head in GPU memory aside). */
+		for (uint32_t i = 0; i < cr->nsend; i++)
+			cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_CTS, words,
+							       (int32_t)cr->send[i].peer, 0 });
+		for (uint32_t j = 0; j < cr->nrecv; j++)
+			cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, words,
+							       (int32_t)cr->recv[j].peer, 0 });
+		/* NCCL registers with LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ;
+		 * we ask for what each buffer needs, so a schedule that strays
+		 * is caught. */
+		for (uint32_t b = buf0; b < rs->nbufs; b++)
+			cc_add_mr(rs, b, b < buf0 + cr->nsend ? CC_ACCESS_LOCAL_WRITE
+							      : CC_ACCESS_LOCAL_WRITE |
+									CC_ACCESS_REMOTE_WRITE);
+		cr->cq = cc_add_cq(rs, 2 * c->nslots * (cr->nsend + cr->nrecv));
+		for (uint32_t i = 0; i < cr->nsend; i++)
+			cr->send[i].qp = qp0 + i;
+		for (uint32_t j = 0; j < cr->nrecv; j++)
+			cr->recv[j].qp = qp0 + cr->nsend + j;
+	}
+	/* QPs once every rank's QP indices are known: each names its peer's. */
+	for (uint32_t r = 0; r < c->k; r++) {
+		struct cc_conn_rank *cr = &c->rank[r];
+		struct cc_rank_sched *rs = &c->s->ranks[r];
+		/* NCCL_IB_RETRY_CNT and rnr_retry default to 7 (net_ib.cc). */
+		struct cc_qp qp = { .send_cq = cr->cq, .recv_cq = cr->cq,
+				    .max_send_wr = 2 * c->nslots, .max_recv_wr = c->nslots,
+				    .max_inline = 64, .retry_cnt = 7, .rnr_retry = 7, .channel = 0 };
+
+		if (!cr->nsend && !cr->nrecv)
+			continue;
+		for (uint32_t i = 0; i < cr->nsend; i++) {
+			const struct cc_conn_rank *pr = &c->rank[cr->send[i].peer];
+			uint32_t j = peer_end(pr->recv, pr->nrecv, r, nth_to(cr->send, i));
+
+			qp.peer = cr->send[i].peer;
+			qp.peer_qp = pr->recv[j].qp;
+			cc_add_qp(rs, &qp);
+		}
+		for (uint32_t j = 0; j < cr->nrecv; j++) {
+			const struct cc_conn_rank *pr = &c->rank[cr->recv[j].peer];
+			uint32_t i = peer_end(pr->send, pr->nsend, r, nth_to(cr->recv, j));
+
+			qp.peer = cr->recv[j].peer;
+			qp.peer_qp = pr->send[i].qp;
+			cc_add_qp(rs, &qp);
+		}
+	}
+}
+
+static uint64_t nslices(const struct cc_conns *c, uint64_t nelem)
+{
+	return (nelem + c->slot_elems - 1) / c->slot_elems;
+}
+
+void cc_conns_count(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st)
+{
+	if (cc_prim_sends(st->prim))
+		c->rank[r].send[st->send].total += nslices(c, st->nelem);
+	if (cc_prim_recvs(st->prim))
+		c->rank[r].recv[st->recv].total += nslices(c, st->nelem);
+}
+
+/* Receiver side: make slice j of rank r's recv end `je` welcome — post the
+ * receive WQE, then tell the sender (RDMA WRITE of j+1 into its CTS word
+ * for the slot). */
+static void arm(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j)
+{
+	struct cc_conn_end *e = &c->rank[r].recv[je];
+	const struct cc_conn_rank *pr = &c->rank[e->peer];
+	uint32_t slot = (uint32_t)(j % c->nslots);
+	enum cc_transport t = c->p->transport;
+	struct cc_op op = { .tag = { .prim = CC_PRIM_NONE } };
+	uint32_t recv = NONE;
+
+	if (t != CC_WRITE_FLAG) {
+		/* WRITE_WITH_IMM consumes a receive WQE without using its SGE
+		 * (IBA 9.4.3); SEND lands in it. */
+		op.kind = CC_OP_POST_RECV;
+		op.u.recv = (struct cc_op_recv){ .qp = e->qp, .wr_id = c->s->ranks[r].nops };
+		if (t == CC_SEND_RECV) {
+			op.u.recv.num_sge = 1;
+			op.u.recv.sge = (struct cc_sge){
+				mr_of(c, r, buf_recv_stage(c, r, je)), slot * c->slot_elems * c->es,
+				(uint32_t)(c->slot_elems * c->es) };
+		}
+		uint32_t deps[] = { e->slot_free[slot], e->last_recv };
+		recv = add(c, r, &op, deps, 2);
+		e->recv_wqe[slot] = recv;
+		e->last_recv = recv;
+	}
+
+	int signaled = slot == 0;
+	uint32_t ie = peer_end(pr->send, pr->nsend, r, nth_to(c->rank[r].recv, je));
+	op.kind = CC_OP_POST_SEND;
+	op.u.send = (struct cc_op_send){
+		.qp = e->qp, .wr_id = c->s->ranks[r].nops, .opcode = CC_WR_RDMA_WRITE,
+		.flags = CC_SEND_INLINE | (signaled ? CC_SEND_SIGNALED : 0),
+		.payload = CC_PAYLOAD_CTRL, .num_sge = 1,
+		.sge = { .length = 8 }, .remote_mr = mr_of(c, e->peer, buf_cts(c, e->peer, ie)),
+		.remote_offset = slot * 8ull, .inline_value = j + 1,
+	};
+	uint32_t deps[] = { e->slot_free[slot], recv, e->last_post, e->cts_poll[slot] };
+	uint32_t cts = add(c, r, &op, deps, 4);
+
+	op.kind = CC_OP_DOORBELL;
+	op.u.doorbell = (struct cc_op_doorbell){ .qp = e->qp, .nwqe = 1 };
+	uint32_t db = add(c, r, &op, &cts, 1);
+	e->last_post = db;
+	e->cts_sent[slot] = db;
+
+	if (signaled) {
+		op.kind = CC_OP_POLL_CQ;
+		op.u.poll = (struct cc_op_poll){ .cq = c->rank[r].cq, .wr_id = cts };
+		e->cts_poll[slot] = add(c, r, &op, &db, 1);
+	}
+}
+
+void cc_conns_start(struct cc_conns *c, uint32_t r)
+{
+	const struct cc_conn_rank *cr = &c->rank[r];
+
+	for (uint32_t je = 0; je < cr->nrecv; je++)
+		for (uint64_t j = 0; j < cr->recv[je].total && j < c->nslots; j++)
+			arm(c, r, je, j);
+}
+
+/* The op that sees slice j arrive on recv end je: its completion, or its
+ * flag. */
+static uint32_t arrival(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j,
+			const struct cc_tag *tag)
+{
+	struct cc_conn_end *e = &c->rank[r].recv[je];
+	uint32_t slot = (uint32_t)(j % c->nslots);
+	struct cc_op op = { .tag = *tag };
+
+	if (c->p->transport == CC_WRITE_FLAG) {
+		/* Watch the flag once the slice has been invited. */
+		op.kind = CC_OP_WAIT_MEM;
+		op.u.wait = (struct cc_op_wait){ buf_flag(c, r, je), slot * 8ull, j + 1 };
+		return add(c, r, &op, &e->cts_sent[slot], 1);
+	}
+	op.kind = CC_OP_POLL_CQ;
+	op.u.poll = (struct cc_op_poll){ .cq = c->rank[r].cq, .wr_id = e->recv_wqe[slot] };
+	return add(c, r, &op, &e->recv_wqe[slot], 1);
+}
+
+/* Sender side: slice i, already in send end ie's stage slot i % nslots
+ * (made by op `ready`), goes to the peer once the peer's CTS for it is
+ * seen. */
+static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, uint32_t ready,
+		       uint64_t nelem, const struct cc_tag *tag)
+{
+	struct cc_conn_end *e = &c->rank[r].send[ie];
+	const struct cc_conn_rank *pr = &c->rank[e->peer];
+	uint32_t je = peer_end(pr->recv, pr->nrecv, r, nth_to(c->rank[r].send, ie));
+	uint32_t slot = (uint32_t)(i % c->nslots);
+	uint64_t slot_off = slot * c->slot_elems * c->es;
+	uint32_t len = (uint32_t)(nelem * c->es);
+	enum cc_transport t = c->p->transport;
+	struct cc_op op = { .tag = *tag };
+
+	/* Watch the slot's CTS word once the slot's previous send is done. */
+	op.kind = CC_OP_WAIT_MEM;
+	op.u.wait = (struct cc_op_wait){ buf_cts(c, r, ie), slot * 8ull, i + 1 };
+	uint32_t cts = add(c, r, &op, &e->slot_free[slot], 1);
+
+	struct cc_op_send data = {
+		.qp = e->qp, .payload = CC_PAYLOAD_DATA, .num_sge = 1,
+		.sge = { mr_of(c, r, buf_send_stage(c, r, ie)), slot_off, len },
+		.remote_mr = mr_of(c, e->peer, buf_recv_stage(c, e->peer, je)),
+		.remote_offset = slot_off,
+		/* NCCL puts the size in the immediate so the receiver learns it. */
+		.imm = len,
+	};
+	switch (t) {
+	case CC_WRITE_IMM:
+		data.opcode = CC_WR_RDMA_WRITE_WITH_IMM;
+		data.flags = CC_SEND_SIGNALED;
+		break;
+	case CC_SEND_RECV:
+		data.opcode = CC_WR_SEND;
+		data.flags = CC_SEND_SIGNALED;
+		data.remote_mr = 0;
+		data.remote_offset = 0;
+		break;
+	case CC_WRITE_FLAG:
+		/* The flag write that follows completes in order on the RC QP;
+		 * only it is signaled. */
+		data.opcode = CC_WR_RDMA_WRITE;
+		data.flags = 0;
+		break;
+	default:
+		abort();
+	}
+	data.wr_id = c->s->ranks[r].nops;
+	op.kind = CC_OP_POST_SEND;
+	op.u.send = data;
+	uint32_t deps[] = { ready, cts, e->last_post };
+	uint32_t last = add(c, r, &op, deps, 3);
+	uint32_t nwqe = 1;
+
+	if (t == CC_WRITE_FLAG) {
+		/* The receiver polls the flag in memory, so it must not see it
+		 * before the data: both WRITEs go on the same RC QP, which
+		 * executes and places them in order (IBA 9.5, o9-…
+		 * "ordering of requests"; NCCL's LL protocols avoid relying on
+		 * it by flagging every line). */
+		op.u.send = (struct cc_op_send){
+			.qp = e->qp, .wr_id = c->s->ranks[r].nops, .opcode = CC_WR_RDMA_WRITE,
+			.flags = CC_SEND_INLINE | CC_SEND_SIGNALED, .payload = CC_PAYLOAD_CTRL,
+			.num_sge = 1, .sge = { .length = 8 },
+			.remote_mr = mr_of(c, e->peer, buf_flag(c, e->peer, je)),
+			.remote_offset = slot * 8ull, .inline_value = i + 1,
+		};
+		last = add(c, r, &op, &last, 1);
+		nwqe = 2;
+	}
+
+	op.kind = CC_OP_DOORBELL;
+	op.u.doorbell = (struct cc_op_doorbell){ .qp = e->qp, .nwqe = nwqe };
+	uint32_t db = add(c, r, &op, &last, 1);
+	/* One thread posts: the next ibv_post_send on this QP starts after
+	 * this one (WQEs and doorbell) has returned. */
+	e->last_post = db;
+
+	op.kind = CC_OP_POLL_CQ;
+	op.u.poll = (struct cc_op_poll){ .cq = c->rank[r].cq, .wr_id = last };
+	e->slot_free[slot] = add(c, r, &op, &db, 1);
+}
+
+static struct cc_mref mref(uint32_t buf, uint64_t elem, size_t es)
+{
+	return (struct cc_mref){ buf, elem * es };
+}
+
+void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st)
+{
+	const struct cc_coll_params *p = c->p;
+	int recvs = cc_prim_recvs(st->prim), sends = cc_prim_sends(st->prim);
+	/* Sources: what arrived (if any), then this rank's own input. */
+	int reduce = st->prim == CC_PRIM_RECV_REDUCE_SEND ||
+		     st->prim == CC_PRIM_RECV_REDUCE_COPY_SEND ||
+		     st->prim == CC_PRIM_RECV_REDUCE_COPY;
+
+	for (uint64_t done = 0, t = 0; done < st->nelem; done += c->slot_elems, t++) {
+		uint64_t n = st->nelem - done < c->slot_elems ? st->nelem - done : c->slot_elems;
+		struct cc_tag tag = { st->prim, 0, st->chunk, st->step, (uint32_t)t };
+		struct cc_op op = { .tag = tag };
+		struct cc_op_calc *calc = &op.u.calc;
+		uint32_t deps[2] = { NONE, NONE };
+		uint64_t j = 0, i = 0;
+
+		calc->count = n;
+		calc->dtype = p->dtype;
+		calc->redop = p->redop;
+		calc->postdiv = 1;
+		calc->where = p->mem == CC_MEM_GPU ? CC_ON_GPU : CC_ON_CPU;
+		if (recvs) {
+			j = c->rank[r].recv[st->recv].seq++;
+			deps[0] = arrival(c, r, st->recv, j, &tag);
+			calc->src[calc->nsrc++] = (struct cc_mref){
+				buf_recv_stage(c, r, st->recv), (j % c->nslots) * c->slot_elems * c->es };
+		}
+		if (sends) {
+			i = c->rank[r].send[st->send].seq++;
+			deps[1] = c->rank[r].send[st->send].slot_free[i % c->nslots];
+		}
+		if (!recvs || reduce)
+			calc->src[calc->nsrc++] = mref(CC_CONN_B_IN, st->in_off + done, c->es);
+		/* Destinations: the output (if this step finalises data), then
+		 * the send-stage slot (if it sends). */
+		if (st->prim != CC_PRIM_SEND && st->prim != CC_PRIM_RECV_REDUCE_SEND)
+			calc->dst[calc->ndst++] = mref(CC_CONN_B_OUT, st->out_off + done, c->es);
+		if (sends)
+			calc->dst[calc->ndst++] = (struct cc_mref){
+				buf_send_stage(c, r, st->send), (i % c->nslots) * c->slot_elems * c->es };
+		op.kind = reduce ? CC_OP_REDUCE : CC_OP_COPY;
+		/* avg = sum, divided once where the final value is made
+		 * (NCCL's FuncSumPostDiv). */
+		if (p->redop == CC_AVG && (st->prim == CC_PRIM_RECV_REDUCE_COPY_SEND ||
+					   st->prim == CC_PRIM_RECV_REDUCE_COPY))
+			calc->postdiv = c->k;
+		uint32_t op_calc = add(c, r, &op, deps, 2);
+
+		if (recvs) {
+			struct cc_conn_end *e = &c->rank[r].recv[st->recv];
+
+			e->slot_free[j % c->nslots] = op_calc;
+			if (j + c->nslots < e->total)
+				arm(c, r, st->recv, j + c->nslots);
+		}
+		if (sends)
+			send_slice(c, r, st->send, i, op_calc, n, &tag);
+	}
+}

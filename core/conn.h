@@ -1,0 +1,105 @@
+/* core/conn.h — connections between ranks, as NCCL's net transport makes
+ * them (src/transport/net.cc, net_ib.cc), and the primitive steps that run
+ * on them: the layer every algorithm's schedule is built from.
+ *
+ * A connection is one directed (sender, receiver) pair: its own RC QP on
+ * each side, nslots staging slots in the receiver's memory (and a send
+ * stage in the sender's), a clear-to-send word per slot in the sender's
+ * memory and a flag word per slot in the receiver's.  Each slice of a
+ * primitive step travels in one slot by the protocol of docs/schedule.md:
+ *
+ *   receiver: slot free -> post_recv -> RDMA WRITE (inline, mostly
+ *             unsignaled) of "slice j may come" into the sender's CTS word
+ *   sender:   slot data ready (copy/reduce into its send-stage slot) and
+ *             CTS seen (wait_mem) -> post_send -> doorbell -> poll
+ *   receiver: completion (write_imm, send_recv) or flag (write_flag) seen
+ *             -> reduce/copy out of the slot -> slot free again
+ *
+ * An algorithm (core/ring.c, ...) uses it in four phases:
+ *   1. cc_conns_init, then cc_conns_add for every connection;
+ *   2. cc_conns_setup: every rank's buffers (after the algorithm's own
+ *      input and output, which come first: CC_CONN_B_IN, CC_CONN_B_OUT),
+ *      MRs, CQ and QPs;
+ *   3. cc_conns_count for every step of every rank (how many slices each
+ *      connection carries: the receiver invites only what will come);
+ *   4. per rank, cc_conns_start, then cc_conns_step for every step in
+ *      order.
+ * Steps name their connections by the rank's own end indices: the i-th
+ * connection added with the rank as sender is its send end i, the j-th
+ * with it as receiver its recv end j.
+ */
+#ifndef CCLAB_CORE_CONN_H
+#define CCLAB_CORE_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schedule.h"
+
+#define CC_CONN_NONE UINT32_MAX
+
+/* The user buffers every algorithm adds first, in this order. */
+enum { CC_CONN_B_IN, CC_CONN_B_OUT };
+
+/* One end of a connection, as one rank sees it. */
+struct cc_conn_end {
+	uint32_t peer;
+	uint32_t qp;        /* this rank's QP index */
+	uint64_t seq;       /* slices so far */
+	uint64_t total;     /* slices the connection carries */
+	uint32_t last_post; /* last ibv_post_send call (its doorbell) on the QP */
+	uint32_t last_recv; /* last post_recv on it: the RQ is consumed in post order */
+	uint32_t *slot_free; /* op after which the slot may be refilled */
+	uint32_t *recv_wqe;  /* receiver: post_recv of the slice in each slot */
+	uint32_t *cts_sent;  /* receiver: doorbell of the slot's latest CTS */
+	uint32_t *cts_poll;  /* receiver: poll of the slot's last signaled CTS */
+};
+
+struct cc_conn_rank {
+	struct cc_conn_end *send, *recv;
+	uint32_t nsend, nrecv;
+	/* Where the rank's connection resources start (cc_conns_setup):
+	 * buffers and MRs alike send stages, recv stages, CTS words, flag
+	 * words, one per end in end order; then one CQ. */
+	uint32_t buf0, mr0, cq;
+};
+
+struct cc_conns {
+	struct cc_schedule *s;
+	const struct cc_coll_params *p;
+	uint32_t k, nslots;
+	size_t es;
+	uint64_t slot_elems; /* largest slice; also the slot stride */
+	struct cc_conn_rank *rank;
+};
+
+/* A primitive step of one rank: `nelem` elements from input offset
+ * in_off (elements) and to output offset out_off, received on recv end
+ * `recv` and/or sent on send end `send` (CC_CONN_NONE for neither) as the
+ * primitive implies (NCCL's prims: send, recvReduceSend, ...). */
+struct cc_conn_step {
+	enum cc_prim prim;
+	uint32_t step;   /* index in the loop */
+	uint32_t chunk;  /* tag: loop * k + chunk (or block) index */
+	uint64_t in_off;
+	uint64_t out_off;
+	uint64_t nelem;
+	uint32_t recv, send;
+};
+
+/* Whether a primitive receives / sends. */
+int cc_prim_recvs(enum cc_prim p);
+int cc_prim_sends(enum cc_prim p);
+
+/* 0, or -1 (out of memory). */
+int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_coll_params *p,
+		  uint64_t slot_elems);
+void cc_conns_free(struct cc_conns *c);
+/* Connection from -> to: 0, or -1 (out of memory). */
+int cc_conns_add(struct cc_conns *c, uint32_t from, uint32_t to);
+void cc_conns_setup(struct cc_conns *c);
+void cc_conns_count(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
+void cc_conns_start(struct cc_conns *c, uint32_t r);
+void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
+
+#endif /* CCLAB_CORE_CONN_H */
