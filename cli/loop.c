@@ -24,10 +24,10 @@ void cli_preamble_begin(const struct cli_opts *o, bool validation)
 	const struct cc_coll_params *p = &o->p;
 
 	/* The same facts nccl-tests' run() prints, in its style, plus ours. */
-	printf("# cclab %s %s: %s, transport %s, %" PRIu32 " ranks, type %s, redop %s\n",
-	       CCLAB_VERSION, cli_cmd_name(o->cmd), cc_coll_name[p->coll],
-	       cc_transport_name[p->transport], p->nranks, cc_dtype_name[p->dtype],
-	       cli_redop_label(p));
+	printf("# cclab %s %s: %s, algorithm %s, transport %s, %" PRIu32 " ranks, type %s, "
+	       "redop %s\n", CCLAB_VERSION, cli_cmd_name(o->cmd), cc_coll_name[p->coll],
+	       cc_algo_name[p->algo], cc_transport_name[p->transport], p->nranks,
+	       cc_dtype_name[p->dtype], cli_redop_label(p));
 	printf("# minBytes %" PRIu64 " maxBytes %" PRIu64 " step: %" PRIu64 "(factor)"
 	       " validation: %d\n", o->minbytes, o->maxbytes, o->stepfactor, validation ? 1 : 0);
 }

@@ -70,6 +70,7 @@ static const struct {
 	{{"nranks", required_argument, NULL, 'n'}, FOR_ALL},
 	{{"collective", required_argument, NULL, 'c'}, FOR_ALL},
 	{{"transport", required_argument, NULL, 't'}, FOR_ALL},
+	{{"algorithm", required_argument, NULL, 'A'}, FOR_ALL},
 	{{"minbytes", required_argument, NULL, 'b'}, FOR_ALL},
 	{{"bytes", required_argument, NULL, 'b'}, FOR_ALL},
 	{{"maxbytes", required_argument, NULL, 'e'}, FOR_LOOP},
@@ -112,7 +113,7 @@ static const struct {
 #define NOPTS (sizeof(table) / sizeof(table[0]))
 
 /* ':' first: a missing argument returns ':' rather than '?'. */
-static const char short_opts[] = ":n:c:t:b:e:f:d:o:w:h";
+static const char short_opts[] = ":n:c:t:A:b:e:f:d:o:w:h";
 
 static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_SCHEDULE] = "schedule",
@@ -317,6 +318,11 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		if (cc_coll_parse(arg, &o->p.coll))
 			return bad_value(c, arg, names_list(names, sizeof(names), cc_coll_name,
 							    CC_COLL_COUNT));
+		return 0;
+	case 'A':
+		if (cc_algo_parse(arg, &o->p.algo))
+			return bad_value(c, arg, names_list(names, sizeof(names), cc_algo_name,
+							    CC_ALGO_COUNT));
 		return 0;
 	case 't':
 		if (cc_transport_parse(arg, &o->p.transport))
@@ -584,6 +590,9 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 				   PRIu64, o->minbytes, o->maxbytes);
 	if (same_outputs(cmd, o))
 		return CLI_EXIT_USAGE;
+	if (o->p.algo == CC_ALGO_HALVING_DOUBLING && o->p.coll != CC_ALLREDUCE)
+		return usage_error(cmd, "-A halving-doubling builds allreduce only, not %s "
+				   "(use -A ring)", cc_coll_name[o->p.coll]);
 	if (o->rank >= 0 && (uint64_t)o->rank >= o->p.nranks)
 		return usage_error(cmd, "invalid value '%" PRId64 "' for --rank: ranks are 0 to %"
 				   PRIu32 " with -n %" PRIu32, o->rank, o->p.nranks - 1, o->p.nranks);

@@ -41,6 +41,8 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cc_json_string(j, executor);
 	cc_json_key(j, "collective");
 	cc_json_string(j, cc_coll_name[p->coll]);
+	cc_json_key(j, "algorithm");
+	cc_json_string(j, cc_algo_name[p->algo]);
 	cc_json_key(j, "transport");
 	cc_json_string(j, cc_transport_name[p->transport]);
 	cc_json_key(j, "nranks");

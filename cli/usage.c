@@ -225,6 +225,11 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	fprintf(f, "  -c, --collective NAME   ");
 	names(f, cc_coll_name, CC_COLL_COUNT);
 	fprintf(f, " (default %s)\n", cc_coll_name[CC_ALLREDUCE]);
+	fprintf(f, "  -A, --algorithm NAME    ");
+	names(f, cc_algo_name, CC_ALGO_COUNT);
+	fprintf(f, " (default %s; NCCL_ALGO's\n"
+		   "                          role; halving-doubling: allreduce only)\n",
+		cc_algo_name[CC_ALGO_RING]);
 	fprintf(f, "  -t, --transport NAME    ");
 	names(f, cc_transport_name, CC_TRANSPORT_COUNT);
 	fprintf(f, " (default %s)\n", cc_transport_name[CC_WRITE_IMM]);

@@ -60,8 +60,13 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 {
 	size_t es;
 	if (p->coll >= CC_COLL_COUNT || p->transport >= CC_TRANSPORT_COUNT ||
-	    p->dtype >= CC_DTYPE_COUNT || p->redop >= CC_REDOP_COUNT) {
-		snprintf(err, errlen, "unknown collective, transport, dtype or redop");
+	    p->dtype >= CC_DTYPE_COUNT || p->redop >= CC_REDOP_COUNT || p->algo >= CC_ALGO_COUNT) {
+		snprintf(err, errlen, "unknown collective, algorithm, transport, dtype or redop");
+		return -EINVAL;
+	}
+	if (p->algo == CC_ALGO_HALVING_DOUBLING && p->coll != CC_ALLREDUCE) {
+		snprintf(err, errlen, "algorithm halving-doubling builds allreduce only, not %s "
+			 "(use ring)", cc_coll_name[p->coll]);
 		return -EINVAL;
 	}
 	es = cc_dtype_size(p->dtype);
@@ -89,9 +94,11 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 	 * rank's step needs both a free send slot and an arrived slice; with a
 	 * chunk of 2*nslots slices or more every rank of the ring can end up
 	 * waiting for the next one.  NCCL keeps a chunk to NCCL_STEPS/2 steps
-	 * (ALLREDUCE_CHUNKSTEPS); cclab allows up to 2*nslots - 1 slices. */
+	 * (ALLREDUCE_CHUNKSTEPS); cclab allows up to 2*nslots - 1 slices.
+	 * Halving-doubling has no chunks: its swaps interleave send and
+	 * receive slice by slice, which progresses with any number of slots. */
 	uint64_t slices = (p->chunk_bytes / es + p->slot_bytes / es - 1) / (p->slot_bytes / es);
-	if (slices >= 2ull * p->nslots) {
+	if (p->algo == CC_ALGO_RING && slices >= 2ull * p->nslots) {
 		snprintf(err, errlen,
 			 "a chunk of %llu slices (chunk %llu B / slot %llu B) cannot make progress "
 			 "with %u slots per connection: at most 2*slots-1 = %u slices; raise --slots "
@@ -127,7 +134,8 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
 		errno = E2BIG;
 		return NULL;
 	}
-	struct cc_schedule *s = cc_build_ring(p);
+	struct cc_schedule *s = p->algo == CC_ALGO_HALVING_DOUBLING ? cc_build_hd(p)
+								  : cc_build_ring(p);
 	if (!s) {
 		errno = ENOMEM;
 		snprintf(err, errlen, "out of memory");
@@ -139,4 +147,12 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
 		abort();
 	}
 	return s;
+}
+
+void cc_algo_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx)
+{
+	if (p->algo == CC_ALGO_HALVING_DOUBLING)
+		cc_hd_primitives(p, rank, fn, ctx);
+	else
+		cc_ring_primitives(p, rank, fn, ctx);
 }

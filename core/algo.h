@@ -20,6 +20,9 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
  * reduce_scatter,all_gather}.h runRing. */
 struct cc_schedule *cc_build_ring(const struct cc_coll_params *p);
 
+/* Recursive halving-doubling allreduce (core/halving.c). */
+struct cc_schedule *cc_build_hd(const struct cc_coll_params *p);
+
 /* One primitive step of one rank, as NCCL's runRing executes it. */
 struct cc_prim_step {
 	enum cc_prim prim;
@@ -33,6 +36,11 @@ typedef void (*cc_prim_fn)(void *ctx, uint32_t rank, const struct cc_prim_step *
 /* Calls fn for every primitive step of rank, in order, empty chunks
  * included (NCCL runs those steps with nelem = 0).  k = 1: one "copy". */
 void cc_ring_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
+/* The same for halving-doubling: per swap a send and a receive (their
+ * step numbers equal), tagged chunk = the swap's index. */
+void cc_hd_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
+/* The algorithm's own walk: p->algo's. */
+void cc_algo_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
 
 /* The primitive listing of docs/schedule.md for checked parameters, without
  * building the schedule; rank -1: every rank. */

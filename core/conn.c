@@ -31,7 +31,10 @@ int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_col
 	*c = (struct cc_conns){ .s = s, .p = p, .k = p->nranks, .nslots = p->nslots,
 				.es = cc_dtype_size(p->dtype), .slot_elems = slot_elems };
 	c->rank = calloc(c->k, sizeof(*c->rank));
-	return c->rank ? 0 : -1;
+	c->last_calc = malloc(c->k * sizeof(*c->last_calc));
+	for (uint32_t r = 0; c->last_calc && r < c->k; r++)
+		c->last_calc[r] = NONE;
+	return c->rank && c->last_calc ? 0 : -1;
 }
 
 void cc_conns_free(struct cc_conns *c)
@@ -47,7 +50,9 @@ void cc_conns_free(struct cc_conns *c)
 		free(cr->recv);
 	}
 	free(c->rank);
+	free(c->last_calc);
 	c->rank = NULL;
+	c->last_calc = NULL;
 }
 
 static int new_end(struct cc_conns *c, struct cc_conn_end **ends, uint32_t *n, uint32_t peer)
@@ -390,63 +395,101 @@ static struct cc_mref mref(uint32_t buf, uint64_t elem, size_t es)
 	return (struct cc_mref){ buf, elem * es };
 }
 
-void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st)
+/* Slice t of step st: elements [done, done + slot) of it. */
+static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st,
+		       uint64_t done, uint64_t t)
 {
 	const struct cc_coll_params *p = c->p;
 	int recvs = cc_prim_recvs(st->prim), sends = cc_prim_sends(st->prim);
-	/* Sources: what arrived (if any), then this rank's own input. */
 	int reduce = st->prim == CC_PRIM_RECV_REDUCE_SEND ||
 		     st->prim == CC_PRIM_RECV_REDUCE_COPY_SEND ||
 		     st->prim == CC_PRIM_RECV_REDUCE_COPY;
+	uint64_t n = st->nelem - done < c->slot_elems ? st->nelem - done : c->slot_elems;
+	struct cc_tag tag = { st->prim, 0, st->chunk, st->step, (uint32_t)t };
+	struct cc_op op = { .tag = tag };
+	struct cc_op_calc *calc = &op.u.calc;
+	uint32_t deps[3] = { NONE, NONE, c->serial ? c->last_calc[r] : NONE };
+	uint64_t j = 0, i = 0;
 
-	for (uint64_t done = 0, t = 0; done < st->nelem; done += c->slot_elems, t++) {
-		uint64_t n = st->nelem - done < c->slot_elems ? st->nelem - done : c->slot_elems;
-		struct cc_tag tag = { st->prim, 0, st->chunk, st->step, (uint32_t)t };
-		struct cc_op op = { .tag = tag };
-		struct cc_op_calc *calc = &op.u.calc;
-		uint32_t deps[2] = { NONE, NONE };
-		uint64_t j = 0, i = 0;
-
-		calc->count = n;
-		calc->dtype = p->dtype;
-		calc->redop = p->redop;
-		calc->postdiv = 1;
-		calc->where = p->mem == CC_MEM_GPU ? CC_ON_GPU : CC_ON_CPU;
-		if (recvs) {
-			j = c->rank[r].recv[st->recv].seq++;
-			deps[0] = arrival(c, r, st->recv, j, &tag);
-			calc->src[calc->nsrc++] = (struct cc_mref){
-				buf_recv_stage(c, r, st->recv), (j % c->nslots) * c->slot_elems * c->es };
-		}
-		if (sends) {
-			i = c->rank[r].send[st->send].seq++;
-			deps[1] = c->rank[r].send[st->send].slot_free[i % c->nslots];
-		}
-		if (!recvs || reduce)
-			calc->src[calc->nsrc++] = mref(CC_CONN_B_IN, st->in_off + done, c->es);
-		/* Destinations: the output (if this step finalises data), then
-		 * the send-stage slot (if it sends). */
-		if (st->prim != CC_PRIM_SEND && st->prim != CC_PRIM_RECV_REDUCE_SEND)
-			calc->dst[calc->ndst++] = mref(CC_CONN_B_OUT, st->out_off + done, c->es);
-		if (sends)
-			calc->dst[calc->ndst++] = (struct cc_mref){
-				buf_send_stage(c, r, st->send), (i % c->nslots) * c->slot_elems * c->es };
-		op.kind = reduce ? CC_OP_REDUCE : CC_OP_COPY;
-		/* avg = sum, divided once where the final value is made
-		 * (NCCL's FuncSumPostDiv). */
-		if (p->redop == CC_AVG && (st->prim == CC_PRIM_RECV_REDUCE_COPY_SEND ||
-					   st->prim == CC_PRIM_RECV_REDUCE_COPY))
-			calc->postdiv = c->k;
-		uint32_t op_calc = add(c, r, &op, deps, 2);
-
-		if (recvs) {
-			struct cc_conn_end *e = &c->rank[r].recv[st->recv];
-
-			e->slot_free[j % c->nslots] = op_calc;
-			if (j + c->nslots < e->total)
-				arm(c, r, st->recv, j + c->nslots);
-		}
-		if (sends)
-			send_slice(c, r, st->send, i, op_calc, n, &tag);
+	calc->count = n;
+	calc->dtype = p->dtype;
+	calc->redop = p->redop;
+	calc->postdiv = 1;
+	calc->where = p->mem == CC_MEM_GPU ? CC_ON_GPU : CC_ON_CPU;
+	/* Sources: what arrived (if any), then this rank's own operand. */
+	if (recvs) {
+		j = c->rank[r].recv[st->recv].seq++;
+		deps[0] = arrival(c, r, st->recv, j, &tag);
+		calc->src[calc->nsrc++] = (struct cc_mref){
+			buf_recv_stage(c, r, st->recv), (j % c->nslots) * c->slot_elems * c->es };
 	}
+	if (sends) {
+		i = c->rank[r].send[st->send].seq++;
+		deps[1] = c->rank[r].send[st->send].slot_free[i % c->nslots];
+	}
+	if (!recvs || reduce)
+		calc->src[calc->nsrc++] = mref(st->src_out ? CC_CONN_B_OUT : CC_CONN_B_IN,
+					       st->in_off + done, c->es);
+	/* Destinations: the output (if this step finalises data), then the
+	 * send-stage slot (if it sends). */
+	if (st->prim != CC_PRIM_SEND && st->prim != CC_PRIM_RECV_REDUCE_SEND)
+		calc->dst[calc->ndst++] = mref(CC_CONN_B_OUT, st->out_off + done, c->es);
+	if (sends)
+		calc->dst[calc->ndst++] = (struct cc_mref){
+			buf_send_stage(c, r, st->send), (i % c->nslots) * c->slot_elems * c->es };
+	op.kind = reduce ? CC_OP_REDUCE : CC_OP_COPY;
+	/* avg = sum, divided once where the final value is made (NCCL's
+	 * FuncSumPostDiv). */
+	if (p->redop == CC_AVG && st->final)
+		calc->postdiv = c->k;
+	uint32_t op_calc = add(c, r, &op, deps, c->serial ? 3 : 2);
+
+	if (c->serial)
+		c->last_calc[r] = op_calc;
+	if (recvs) {
+		struct cc_conn_end *e = &c->rank[r].recv[st->recv];
+
+		e->slot_free[j % c->nslots] = op_calc;
+		if (j + c->nslots < e->total)
+			arm(c, r, st->recv, j + c->nslots);
+	}
+	if (sends)
+		send_slice(c, r, st->send, i, op_calc, n, &tag);
+}
+
+void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st)
+{
+	for (uint64_t done = 0, t = 0; done < st->nelem; done += c->slot_elems, t++)
+		emit_slice(c, r, st, done, t);
+}
+
+void cc_conns_exchange(struct cc_conns *c, uint32_t r, const struct cc_conn_step *send,
+		       const struct cc_conn_step *recv)
+{
+	uint64_t done = 0;
+
+	for (uint64_t t = 0; done < send->nelem || done < recv->nelem; t++, done += c->slot_elems) {
+		if (done < send->nelem)
+			emit_slice(c, r, send, done, t);
+		if (done < recv->nelem)
+			emit_slice(c, r, recv, done, t);
+	}
+}
+
+static uint32_t first_to(const struct cc_conn_end *ends, uint32_t n, uint32_t peer)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (ends[i].peer == peer)
+			return i;
+	return NONE;
+}
+
+uint32_t cc_conns_send_to(const struct cc_conns *c, uint32_t r, uint32_t peer)
+{
+	return first_to(c->rank[r].send, c->rank[r].nsend, peer);
+}
+
+uint32_t cc_conns_recv_from(const struct cc_conns *c, uint32_t r, uint32_t peer)
+{
+	return first_to(c->rank[r].recv, c->rank[r].nrecv, peer);
 }

@@ -71,6 +71,13 @@ struct cc_conns {
 	size_t es;
 	uint64_t slot_elems; /* largest slice; also the slot stride */
 	struct cc_conn_rank *rank;
+	/* Each rank's reduces and copies run one after the other, in the
+	 * order emitted, as one GPU kernel (or CPU thread) runs NCCL's
+	 * primitives: what an algorithm needs that reads its output back
+	 * (halving-doubling).  The ring does not: each of its steps reads
+	 * only what arrives and the input. */
+	int serial;
+	uint32_t *last_calc; /* per rank, with serial */
 };
 
 /* A primitive step of one rank: `nelem` elements from input offset
@@ -85,6 +92,13 @@ struct cc_conn_step {
 	uint64_t out_off;
 	uint64_t nelem;
 	uint32_t recv, send;
+	/* The rank's own operand (send, reduce) is read from the output at
+	 * in_off instead of the input: the output accumulates, as in
+	 * halving-doubling. */
+	uint8_t src_out;
+	/* This step makes final values: avg divides by k here (NCCL's
+	 * FuncSumPostDiv, applied once). */
+	uint8_t final;
 };
 
 /* Whether a primitive receives / sends. */
@@ -101,5 +115,14 @@ void cc_conns_setup(struct cc_conns *c);
 void cc_conns_count(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
 void cc_conns_start(struct cc_conns *c, uint32_t r);
 void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
+/* Two steps of rank r, a send and a receive on different connections,
+ * slice by slice interleaved (NCCL's sendrecv): two ranks that exchange
+ * more than nslots slices each must, or both wait for the other's
+ * clear-to-send. */
+void cc_conns_exchange(struct cc_conns *c, uint32_t r, const struct cc_conn_step *send,
+		       const struct cc_conn_step *recv);
+/* Rank r's end to (from) peer: the first one added; CC_CONN_NONE if none. */
+uint32_t cc_conns_send_to(const struct cc_conns *c, uint32_t r, uint32_t peer);
+uint32_t cc_conns_recv_from(const struct cc_conns *c, uint32_t r, uint32_t peer);
 
 #endif /* CCLAB_CORE_CONN_H */

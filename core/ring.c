@@ -60,7 +60,7 @@ static void walk_allreduce(struct ring *g, uint32_t r, step_fn fn)
 		uint64_t o_ = (uint64_t)c_ * real;                                    \
 		st = (struct cc_conn_step){ PRIM, s++, loop * k + c_, off + o_, off + o_, \
 					    o_ < rest ? (rest - o_ < real ? rest - o_ : real) : 0, \
-					    0, 0 };                                   \
+					    0, 0, 0, PRIM == CC_PRIM_RECV_REDUCE_COPY_SEND }; \
 		fn(g, r, &st);                                                        \
 	} while (0)
 		AR_STEP(CC_PRIM_SEND, mod((int64_t)r - 1, k));
@@ -93,7 +93,7 @@ static void walk_blocks(struct ring *g, uint32_t r, step_fn fn)
 		uint32_t b_ = (B);                                                          \
 		st = (struct cc_conn_step){ PRIM, s++, loop * k + b_,                       \
 					    rs ? b_ * n + off : off, rs ? off : b_ * n + off, \
-					    nelem, 0, 0 };                                  \
+					    nelem, 0, 0, 0, PRIM == CC_PRIM_RECV_REDUCE_COPY }; \
 		fn(g, r, &st);                                                              \
 	} while (0)
 		if (rs) {

@@ -58,6 +58,11 @@ const char *const cc_coll_name[CC_COLL_COUNT] = {
 	[CC_ALLGATHER] = "allgather",
 };
 
+const char *const cc_algo_name[CC_ALGO_COUNT] = {
+	[CC_ALGO_RING] = "ring",
+	[CC_ALGO_HALVING_DOUBLING] = "halving-doubling",
+};
+
 const char *const cc_transport_name[CC_TRANSPORT_COUNT] = {
 	[CC_WRITE_IMM] = "write_imm",
 	[CC_SEND_RECV] = "send_recv",
@@ -73,6 +78,16 @@ static int parse_name(const char *s, const char *const *names, int n, int *out)
 		}
 	}
 	return -EINVAL;
+}
+
+int cc_algo_parse(const char *s, enum cc_algo *out)
+{
+	int v;
+
+	if (parse_name(s, cc_algo_name, CC_ALGO_COUNT, &v))
+		return -EINVAL;
+	*out = (enum cc_algo)v;
+	return 0;
 }
 
 int cc_coll_parse(const char *s, enum cc_coll *out)

@@ -251,7 +251,13 @@ enum cc_transport {
 	CC_TRANSPORT_COUNT
 };
 
+/* How the collective is built from point-to-point steps: NCCL's ring, or
+ * recursive halving-doubling (Rabenseifner; allreduce only). */
+enum cc_algo { CC_ALGO_RING, CC_ALGO_HALVING_DOUBLING, CC_ALGO_COUNT };
+
 extern const char *const cc_coll_name[CC_COLL_COUNT];
+extern const char *const cc_algo_name[CC_ALGO_COUNT];
+int cc_algo_parse(const char *s, enum cc_algo *out);
 extern const char *const cc_transport_name[CC_TRANSPORT_COUNT];
 int cc_coll_parse(const char *s, enum cc_coll *out);
 int cc_transport_parse(const char *s, enum cc_transport *out);
@@ -261,6 +267,7 @@ int cc_transport_parse(const char *s, enum cc_transport *out);
  * elements for all-gather. */
 struct cc_coll_params {
 	enum cc_coll coll;
+	enum cc_algo algo;
 	enum cc_transport transport;
 	enum cc_dtype dtype;
 	enum cc_redop redop;

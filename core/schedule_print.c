@@ -276,7 +276,7 @@ void cc_print_primitives(FILE *f, const struct cc_coll_params *p, int rank)
 {
 	for (uint32_t r = 0; r < p->nranks; r++)
 		if (rank < 0 || (uint32_t)rank == r)
-			cc_ring_primitives(p, r, print_step, f);
+			cc_algo_primitives(p, r, print_step, f);
 }
 
 void cc_schedule_print_primitives(FILE *f, const struct cc_schedule *s, int rank)

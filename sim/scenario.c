@@ -25,8 +25,6 @@ static const char *const top_keys[] = {
 	"seed", "executors", "check", "expect", "memory", NULL,
 };
 
-static const char *const algorithms[] = {"ring", NULL};
-
 #define MAX_RANKS 4096u
 #define MAX_SLOTS 1024u
 
@@ -217,7 +215,7 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	if (!rc)
 		rc = read_enum_key(d, "collective", cc_coll_name, CC_COLL_COUNT, &coll, err);
 	if (!rc)
-		rc = read_enum_key(d, "algorithm", algorithms, 1, &alg, err);
+		rc = read_enum_key(d, "algorithm", cc_algo_name, CC_ALGO_COUNT, &alg, err);
 	if (!rc)
 		rc = read_enum_key(d, "transport", cc_transport_name, CC_TRANSPORT_COUNT, &tr, err);
 	if (!rc)
@@ -225,6 +223,10 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	if (!rc)
 		rc = read_enum_key(d, "redop", cc_redop_name, CC_REDOP_COUNT, &op, err);
 	sc->p.coll = coll;
+	sc->p.algo = (enum cc_algo)alg;
+	if (!rc && alg == CC_ALGO_HALVING_DOUBLING && coll != CC_ALLREDUCE)
+		rc = cy_fail(err, cy_get(d, "algorithm"), "'algorithm': halving-doubling builds "
+			     "allreduce only, not %s (use ring)", cc_coll_name[coll]);
 	sc->p.transport = tr;
 	sc->p.dtype = dt;
 	sc->p.redop = op;
@@ -424,7 +426,7 @@ void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 		return;
 	}
 	cc_json_key(j, "algorithm");
-	cc_json_string(j, "ring");
+	cc_json_string(j, cc_algo_name[sc->p.algo]);
 	cc_json_key(j, "executors");
 	cc_json_array_begin_flat(j);
 	for (int e = 0; e < CC_EXECUTOR_COUNT; e++)

@@ -1,7 +1,8 @@
 /* tests/matrix.h — the body of tests/test_matrix_<collective>.c, one program
  * per collective so that `make test` runs them in parallel.
  *
- * Every collective x transport, for k = 1..17 and 33,
+ * Every collective x transport (x algorithm: MATRIX_ALGO, ring unless the
+ * including file says), for k = 1..17 and 33,
  * at awkward sizes (0, one element, 7, 1031, 13k+1 so that N mod k != 0;
  * per rank for reduce-scatter and all-gather: 0, 1, 7, 1031/k+1, 14) and
  * at several MiB, over the dtypes and redops: the data executor must report
@@ -33,9 +34,14 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 
+#ifndef MATRIX_ALGO
+#define MATRIX_ALGO CC_ALGO_RING
+#endif
+
 struct combo {
 	enum cc_coll coll;
 	enum cc_transport transport;
+	enum cc_algo algo;
 };
 
 static unsigned long long runs;
@@ -46,6 +52,7 @@ static void check_one(const struct combo *c, uint32_t k, uint64_t count, int d, 
 	char err[200];
 	cc_coll_params_default(&p);
 	p.coll = c->coll;
+	p.algo = c->algo;
 	p.transport = c->transport;
 	p.nranks = k;
 	p.count = count;
@@ -71,8 +78,8 @@ static void check_one(const struct combo *c, uint32_t k, uint64_t count, int d, 
 	struct cc_data_result res;
 	assert_int_equal(cc_data_run(s, &o, &res), 0);
 	if (res.err.status != CC_RUN_OK || res.wrong)
-		fail_msg("%s %s k=%u count=%llu %s %s%s: %llu wrong, %s",
-			 cc_coll_name[c->coll], cc_transport_name[c->transport], k,
+		fail_msg("%s %s %s k=%u count=%llu %s %s%s: %llu wrong, %s",
+			 cc_coll_name[c->coll], cc_algo_name[c->algo], cc_transport_name[c->transport], k,
 			 (unsigned long long)count, cc_dtype_name[d], cc_redop_name[op],
 			 tiny == 1 ? " (tiny slots)" : tiny == 2 ? " (one slot)" : "", (unsigned long long)res.wrong, res.err.msg);
 	runs++;
@@ -166,9 +173,9 @@ int main(void)
 	else if (m && !strcmp(m, "exhaustive"))
 		mode = EXHAUSTIVE;
 	static const struct combo combos[] = {
-		{ MATRIX_COLL, CC_WRITE_IMM },
-		{ MATRIX_COLL, CC_SEND_RECV },
-		{ MATRIX_COLL, CC_WRITE_FLAG },
+		{ MATRIX_COLL, CC_WRITE_IMM, MATRIX_ALGO },
+		{ MATRIX_COLL, CC_SEND_RECV, MATRIX_ALGO },
+		{ MATRIX_COLL, CC_WRITE_FLAG, MATRIX_ALGO },
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_prestate(write_imm, (void *)&combos[0]),
