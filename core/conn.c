@@ -25,6 +25,30 @@ static uint32_t add(struct cc_conns *c, uint32_t r, struct cc_op *op, const uint
 	return cc_add_op(&c->s->ranks[r], op, deps, ndeps);
 }
 
+void cc_conns_user_buffers(struct cc_schedule *s, const struct cc_coll_params *p)
+{
+	size_t es = cc_dtype_size(p->dtype);
+
+	for (uint32_t r = 0; r < p->nranks; r++) {
+		cc_add_buffer(&s->ranks[r], &(struct cc_buffer){ p->mem, CC_BUF_INPUT,
+								  cc_coll_in_count(p) * es, -1, 0 });
+		cc_add_buffer(&s->ranks[r], &(struct cc_buffer){ p->mem, CC_BUF_OUTPUT,
+								  cc_coll_out_count(p) * es, -1, 0 });
+	}
+}
+
+void cc_conns_run(struct cc_conns *c, cc_conns_walk_fn walk, void *ctx)
+{
+	cc_conns_setup(c);
+	for (uint32_t r = 0; r < c->k; r++)
+		walk(ctx, r, 1);
+	for (uint32_t r = 0; r < c->k; r++) {
+		cc_conns_start(c, r);
+		walk(ctx, r, 0);
+	}
+	cc_conns_free(c);
+}
+
 int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_coll_params *p,
 		  uint64_t slot_elems)
 {

@@ -105,6 +105,16 @@ struct cc_conn_step {
 int cc_prim_recvs(enum cc_prim p);
 int cc_prim_sends(enum cc_prim p);
 
+/* Every rank's input and output (CC_CONN_B_IN, CC_CONN_B_OUT): what an
+ * algorithm adds first. */
+void cc_conns_user_buffers(struct cc_schedule *s, const struct cc_coll_params *p);
+
+/* Phases 2 to 4 (above) for an algorithm's walk over rank r's steps:
+ * walk(ctx, r, 1) must call cc_conns_count for every step, walk(ctx, r, 0)
+ * emit them (cc_conns_step, cc_conns_exchange), in order.  Then frees c. */
+typedef void (*cc_conns_walk_fn)(void *ctx, uint32_t r, int counting);
+void cc_conns_run(struct cc_conns *c, cc_conns_walk_fn walk, void *ctx);
+
 /* 0, or -1 (out of memory). */
 int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_coll_params *p,
 		  uint64_t slot_elems);

@@ -152,6 +152,14 @@ static void walk(struct hd *h, uint32_t r)
 						  to(h, r, r - 1), 1, 0 });
 }
 
+static void walk_conns(void *ctx, uint32_t r, int counting)
+{
+	struct hd *h = ctx;
+
+	h->counting = counting;
+	walk(h, r);
+}
+
 static void init(struct hd *h, const struct cc_coll_params *p)
 {
 	*h = (struct hd){ .p = p, .k = p->nranks, .kp = 1 };
@@ -197,12 +205,7 @@ struct cc_schedule *cc_build_hd(const struct cc_coll_params *p)
 		slot_elems = (p->count + 1) / 2;
 	if (!(s = cc_schedule_new(p)))
 		return NULL;
-	for (uint32_t r = 0; r < h.k; r++) {
-		cc_add_buffer(&s->ranks[r], &(struct cc_buffer){ p->mem, CC_BUF_INPUT,
-								  p->count * es, -1, 0 });
-		cc_add_buffer(&s->ranks[r], &(struct cc_buffer){ p->mem, CC_BUF_OUTPUT,
-								  p->count * es, -1, 0 });
-	}
+	cc_conns_user_buffers(s, p);
 	if (cc_conns_init(&c, s, p, slot_elems))
 		goto fail;
 	c.serial = 1;
@@ -217,16 +220,7 @@ struct cc_schedule *cc_build_hd(const struct cc_coll_params *p)
 		for (uint32_t d = 1; d < h.kp; d *= 2)
 			if (cc_conns_add(&c, real_rank(&h, cr), real_rank(&h, cr ^ d)))
 				goto fail;
-	cc_conns_setup(&c);
-	h.counting = 1;
-	for (uint32_t r = 0; r < h.k; r++)
-		walk(&h, r);
-	h.counting = 0;
-	for (uint32_t r = 0; r < h.k; r++) {
-		cc_conns_start(&c, r);
-		walk(&h, r);
-	}
-	cc_conns_free(&c);
+	cc_conns_run(&c, walk_conns, &h);
 	return s;
 fail:
 	cc_conns_free(&c);

@@ -129,6 +129,11 @@ static void emit_step(struct ring *g, uint32_t r, const struct cc_conn_step *st)
 	cc_conns_step(g->c, r, st);
 }
 
+static void walk_conns(void *ctx, uint32_t r, int counting)
+{
+	walk(ctx, r, counting ? count_step : emit_step);
+}
+
 static void emit_local_copy(struct cc_schedule *s, const struct cc_coll_params *p)
 {
 	/* k = 1: NCCL copies sendbuff to recvbuff (one step); avg divides by 1. */
@@ -183,12 +188,7 @@ struct cc_schedule *cc_build_ring(const struct cc_coll_params *p)
 		slot_elems = most ? most : 1;
 	if (!s)
 		return NULL;
-	for (uint32_t r = 0; r < g.k; r++) {
-		cc_add_buffer(&s->ranks[r], &(struct cc_buffer){ p->mem, CC_BUF_INPUT,
-								  cc_coll_in_count(p) * g.es, -1, 0 });
-		cc_add_buffer(&s->ranks[r], &(struct cc_buffer){ p->mem, CC_BUF_OUTPUT,
-								  cc_coll_out_count(p) * g.es, -1, 0 });
-	}
+	cc_conns_user_buffers(s, p);
 	if (g.k == 1) {
 		emit_local_copy(s, p);
 		return s;
@@ -199,14 +199,7 @@ struct cc_schedule *cc_build_ring(const struct cc_coll_params *p)
 	for (uint32_t r = 0; r < g.k; r++)
 		if (cc_conns_add(&c, r, (r + 1) % g.k))
 			goto fail;
-	cc_conns_setup(&c);
-	for (uint32_t r = 0; r < g.k; r++)
-		walk(&g, r, count_step);
-	for (uint32_t r = 0; r < g.k; r++) {
-		cc_conns_start(&c, r);
-		walk(&g, r, emit_step);
-	}
-	cc_conns_free(&c);
+	cc_conns_run(&c, walk_conns, &g);
 	return s;
 fail:
 	cc_conns_free(&c);
