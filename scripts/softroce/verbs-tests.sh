@@ -7,7 +7,8 @@
 #
 # What it asserts (each line "ok" or "FAIL"; exit 1 if any failed):
 #   1. #wrong 0 for k = 2, 3, 4 x allreduce, reduce-scatter, all-gather x
-#      write_imm, send_recv, write_flag, 4 B to 1 MiB; and other dtypes and
+#      write_imm, send_recv, write_flag, 4 B to 1 MiB; k = 8, 4 B to 4 MiB;
+#      halving-doubling allreduce for k = 3, 4, 5; and other dtypes and
 #      operators;
 #   2. cclab p2p --device for perftest's bw and lat tests; --json / --trace of a run, the per-rank data bytes 2N(k-1)/k, and
 #      cclab compare of it against cclab sim's prediction;
@@ -53,6 +54,27 @@ for k in 2 3 4; do
 			check "k=$k $c $t: exit $rc, #wrong 0" \
 				test $rc = 0 -a "$(grep -c 'Out of bounds values : 0 OK' "$log")" = 1
 		done
+	done
+done
+# k = 8, and up to 4 MiB (4 B, 128 B, 4 KiB, 128 KiB, 4 MiB), NCCL's transport:
+# eight processes on the guest's two vCPUs, so a generous timeout.
+for c in allreduce reducescatter allgather; do
+	log=$OUT/k8-$c-write_imm.log
+	run -n 8 -c "$c" -b 4 -e 4M -f 32 -w 1 --iters 2 --timeout 60 >"$log" 2>&1
+	rc=$?
+	check "k=8 $c write_imm 4 B..4 MiB: exit $rc, #wrong 0" \
+		test $rc = 0 -a "$(grep -c 'Out of bounds values : 0 OK' "$log")" = 1
+done
+# Halving-doubling: QPs to log2 k partners per rank, and the fix-up pairs
+# of k = 3 and 5; every transport.
+for k in 3 4 5; do
+	for t in write_imm send_recv write_flag; do
+		log=$OUT/k$k-hd-$t.log
+		run -n "$k" -A halving-doubling -t "$t" -b 4 -e 1M -f 64 -w 1 --iters 2 --timeout 30 \
+			>"$log" 2>&1
+		rc=$?
+		check "k=$k allreduce halving-doubling $t: exit $rc, #wrong 0" \
+			test $rc = 0 -a "$(grep -c 'Out of bounds values : 0 OK' "$log")" = 1
 	done
 done
 for dto in "half max" "bfloat16 sum" "int8 prod" "uint64 min" "double avg" "int32 avg"; do
