@@ -50,6 +50,29 @@ static double ring_schedule_bytes(const struct cc_coll_params *p, size_t es)
 	return k * 14 * slices * (sizeof(struct cc_op) + 64);
 }
 
+/* The staging every rank registers: two slot arrays (send and receive)
+ * per connection it has — the ring 1 each way, halving-doubling log2 k
+ * partners and a fix-up, direct k-1 peers — of slots of at most the
+ * largest message.  What makes direct a small-k algorithm. */
+static double staging_bytes(const struct cc_coll_params *p, size_t es)
+{
+	double k = p->nranks, conns = 1;
+	double msg = p->coll == CC_ALLREDUCE ? (double)p->count / k + 1 : (double)p->count;
+	double slot = (double)(p->slot_bytes / es);
+
+	if (k == 1)
+		return 0;
+	if (p->algo == CC_ALGO_HALVING_DOUBLING) {
+		conns = 1;
+		for (uint32_t kp = 2; kp <= p->nranks; kp *= 2)
+			conns++;
+		msg = (double)p->count / 2 + 1;
+	} else if (p->algo == CC_ALGO_DIRECT) {
+		conns = k - 1;
+	}
+	return k * 2 * conns * p->nslots * (slot < msg ? slot : msg) * (double)es;
+}
+
 static double physical_memory(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
@@ -124,18 +147,21 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
 		return NULL;
 	es = cc_dtype_size(p->dtype);
 	/* Refuse up front what would only end in the OOM killer. */
-	double need = ring_schedule_bytes(p, es), have = physical_memory();
+	double ops = ring_schedule_bytes(p, es), staging = staging_bytes(p, es);
+	double need = ops + staging, have = physical_memory();
 	if (have > 0 && need > have * 0.75) {
 		snprintf(err, errlen,
-			 "the schedule would take about %.1f GiB (%u ranks, %.3g slices each); "
-			 "this machine has %.1f GiB: use fewer ranks, a smaller size, or larger "
-			 "--chunk-bytes/--slot-bytes", need / (1 << 30), p->nranks,
-			 need / p->nranks / 14 / (sizeof(struct cc_op) + 64), have / (1 << 30));
+			 "the schedule would take about %.1f GiB (%u ranks, %.3g slices each, "
+			 "%.1f GiB of staging); this machine has %.1f GiB: use fewer ranks, a "
+			 "smaller size, or larger --chunk-bytes/--slot-bytes", need / (1 << 30),
+			 p->nranks, ops / p->nranks / 14 / (sizeof(struct cc_op) + 64),
+			 staging / (1 << 30), have / (1 << 30));
 		errno = E2BIG;
 		return NULL;
 	}
 	struct cc_schedule *s = p->algo == CC_ALGO_HALVING_DOUBLING ? cc_build_hd(p)
-								  : cc_build_ring(p);
+				: p->algo == CC_ALGO_DIRECT		 ? cc_build_direct(p)
+									 : cc_build_ring(p);
 	if (!s) {
 		errno = ENOMEM;
 		snprintf(err, errlen, "out of memory");
@@ -153,6 +179,8 @@ void cc_algo_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 {
 	if (p->algo == CC_ALGO_HALVING_DOUBLING)
 		cc_hd_primitives(p, rank, fn, ctx);
+	else if (p->algo == CC_ALGO_DIRECT)
+		cc_direct_primitives(p, rank, fn, ctx);
 	else
 		cc_ring_primitives(p, rank, fn, ctx);
 }

@@ -22,6 +22,8 @@ struct cc_schedule *cc_build_ring(const struct cc_coll_params *p);
 
 /* Recursive halving-doubling allreduce (core/halving.c). */
 struct cc_schedule *cc_build_hd(const struct cc_coll_params *p);
+/* Direct reduce-scatter, all-gather and allreduce (core/direct.c). */
+struct cc_schedule *cc_build_direct(const struct cc_coll_params *p);
 
 /* One primitive step of one rank, as NCCL's runRing executes it. */
 struct cc_prim_step {
@@ -39,6 +41,9 @@ void cc_ring_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 /* The same for halving-doubling: per swap a send and a receive (their
  * step numbers equal), tagged chunk = the swap's index. */
 void cc_hd_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
+/* The same for direct: step i sends to r+i and receives from r-i. */
+void cc_direct_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn,
+			  void *ctx);
 /* The algorithm's own walk: p->algo's. */
 void cc_algo_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
 

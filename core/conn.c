@@ -517,3 +517,36 @@ uint32_t cc_conns_recv_from(const struct cc_conns *c, uint32_t r, uint32_t peer)
 {
 	return first_to(c->rank[r].recv, c->rank[r].nrecv, peer);
 }
+
+void cc_walk_step(struct cc_walker *w, uint32_t r, const struct cc_conn_step *st)
+{
+	if (!w->c) {
+		struct cc_prim_step ps = { st->prim, 0, st->chunk, st->step, st->nelem };
+
+		w->list(w->list_ctx, r, &ps);
+	} else if (w->counting)
+		cc_conns_count(w->c, r, st);
+	else
+		cc_conns_step(w->c, r, st);
+}
+
+void cc_walk_exchange(struct cc_walker *w, uint32_t r, const struct cc_conn_step *send,
+		      const struct cc_conn_step *recv)
+{
+	if (!w->c || w->counting) {
+		cc_walk_step(w, r, send);
+		cc_walk_step(w, r, recv);
+	} else {
+		cc_conns_exchange(w->c, r, send, recv);
+	}
+}
+
+uint32_t cc_walk_to(const struct cc_walker *w, uint32_t r, uint32_t peer)
+{
+	return w->c ? cc_conns_send_to(w->c, r, peer) : 0;
+}
+
+uint32_t cc_walk_from(const struct cc_walker *w, uint32_t r, uint32_t peer)
+{
+	return w->c ? cc_conns_recv_from(w->c, r, peer) : 0;
+}

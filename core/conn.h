@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "algo.h"
 #include "schedule.h"
 
 #define CC_CONN_NONE UINT32_MAX
@@ -131,6 +132,24 @@ void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st
  * clear-to-send. */
 void cc_conns_exchange(struct cc_conns *c, uint32_t r, const struct cc_conn_step *send,
 		       const struct cc_conn_step *recv);
+/* Where an algorithm's walk sends its steps: to the schedule being built
+ * (counting, then emitting) or, for a primitive listing (core/algo.h
+ * cc_algo_primitives), to a callback, without any connections.  One walk
+ * serves both, so the listing is what the schedule does. */
+struct cc_walker {
+	struct cc_conns *c;   /* NULL when listing */
+	int counting;
+	cc_prim_fn list;      /* listing: each step as NCCL's primitive */
+	void *list_ctx;
+};
+void cc_walk_step(struct cc_walker *w, uint32_t r, const struct cc_conn_step *st);
+/* A send and a receive at once: cc_conns_exchange when emitting. */
+void cc_walk_exchange(struct cc_walker *w, uint32_t r, const struct cc_conn_step *send,
+		      const struct cc_conn_step *recv);
+/* Rank r's send end to (recv end from) peer; 0 when listing. */
+uint32_t cc_walk_to(const struct cc_walker *w, uint32_t r, uint32_t peer);
+uint32_t cc_walk_from(const struct cc_walker *w, uint32_t r, uint32_t peer);
+
 /* Rank r's end to (from) peer: the first one added; CC_CONN_NONE if none. */
 uint32_t cc_conns_send_to(const struct cc_conns *c, uint32_t r, uint32_t peer);
 uint32_t cc_conns_recv_from(const struct cc_conns *c, uint32_t r, uint32_t peer);

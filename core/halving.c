@@ -37,10 +37,7 @@
 struct hd {
 	const struct cc_coll_params *p;
 	uint32_t k, kp, m, rem;
-	struct cc_conns *c; /* NULL when only listing primitives */
-	cc_prim_fn user_fn;
-	void *user_ctx;
-	int counting;
+	struct cc_walker w;
 };
 
 /* Ranks 2i (i < rem) sit out the core, 2i+1 take part as i, and the rest
@@ -65,36 +62,23 @@ static uint64_t block_off(const struct hd *h, uint32_t b)
 
 static void one(struct hd *h, uint32_t r, const struct cc_conn_step *st)
 {
-	if (h->user_fn) {
-		struct cc_prim_step ps = { st->prim, 0, st->chunk, st->step, st->nelem };
-
-		h->user_fn(h->user_ctx, r, &ps);
-	} else if (h->counting) {
-		cc_conns_count(h->c, r, st);
-	} else {
-		cc_conns_step(h->c, r, st);
-	}
+	cc_walk_step(&h->w, r, st);
 }
 
 static void pair(struct hd *h, uint32_t r, const struct cc_conn_step *send,
 		 const struct cc_conn_step *recv)
 {
-	if (h->user_fn || h->counting) {
-		one(h, r, send);
-		one(h, r, recv);
-	} else {
-		cc_conns_exchange(h->c, r, send, recv);
-	}
+	cc_walk_exchange(&h->w, r, send, recv);
 }
 
 static uint32_t to(const struct hd *h, uint32_t r, uint32_t peer)
 {
-	return h->c ? cc_conns_send_to(h->c, r, peer) : 0;
+	return cc_walk_to(&h->w, r, peer);
 }
 
 static uint32_t from(const struct hd *h, uint32_t r, uint32_t peer)
 {
-	return h->c ? cc_conns_recv_from(h->c, r, peer) : 0;
+	return cc_walk_from(&h->w, r, peer);
 }
 
 /* Every step of rank r, in order. */
@@ -156,7 +140,7 @@ static void walk_conns(void *ctx, uint32_t r, int counting)
 {
 	struct hd *h = ctx;
 
-	h->counting = counting;
+	h->w.counting = counting;
 	walk(h, r);
 }
 
@@ -183,8 +167,7 @@ void cc_hd_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn 
 		return;
 	}
 	init(&h, p);
-	h.user_fn = fn;
-	h.user_ctx = ctx;
+	h.w = (struct cc_walker){ .list = fn, .list_ctx = ctx };
 	walk(&h, rank);
 }
 
@@ -209,7 +192,7 @@ struct cc_schedule *cc_build_hd(const struct cc_coll_params *p)
 	if (cc_conns_init(&c, s, p, slot_elems))
 		goto fail;
 	c.serial = 1;
-	h.c = &c;
+	h.w.c = &c;
 	/* The fix-up pairs, then every core rank to its partner at each
 	 * distance (one connection each way per pair: the halving and the
 	 * doubling at one distance share it). */

@@ -251,9 +251,10 @@ enum cc_transport {
 	CC_TRANSPORT_COUNT
 };
 
-/* How the collective is built from point-to-point steps: NCCL's ring, or
- * recursive halving-doubling (Rabenseifner; allreduce only). */
-enum cc_algo { CC_ALGO_RING, CC_ALGO_HALVING_DOUBLING, CC_ALGO_COUNT };
+/* How the collective is built from point-to-point steps: NCCL's ring,
+ * recursive halving-doubling (Rabenseifner; allreduce only), or direct
+ * (every rank exchanges with every other itself; for small k). */
+enum cc_algo { CC_ALGO_RING, CC_ALGO_HALVING_DOUBLING, CC_ALGO_DIRECT, CC_ALGO_COUNT };
 
 extern const char *const cc_coll_name[CC_COLL_COUNT];
 extern const char *const cc_algo_name[CC_ALGO_COUNT];

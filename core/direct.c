@@ -1,0 +1,168 @@
+/* core/direct.c — direct reduce-scatter, all-gather and allreduce: every
+ * rank exchanges with every other rank itself, k-1 point-to-point steps
+ * instead of the ring's relay through k-1 neighbours (NCCL's
+ * ncclTransportP2p "direct" patterns; MPI's pairwise exchange), on the
+ * connections of core/conn.h.
+ *
+ * Step i (1 .. k-1) of rank r is a shift: it sends to r+i and receives
+ * from r-i (mod k), one interleaved exchange slice by slice, so every
+ * step is a permutation in which each rank has one send and one receive
+ * in flight, and none waits on a rank that waits on it.
+ *
+ *   reduce-scatter  sends block r+i of its input; reduces what arrives
+ *                   into its own block (the first with its input, then
+ *                   into the output, which accumulates): (k-1) N out;
+ *   all-gather      copies its input into block r of the output, then
+ *                   sends its input and receives block r-i: (k-1) N out;
+ *   allreduce       both over the k blocks of one array: the reduce-
+ *                   scatter, then the all-gather of the reduced block.
+ *
+ * Every rank talks to k-1 others, with a QP pair and staging each: the
+ * reason it is for small k (and the fewest steps at any k: one latency per
+ * peer, none relayed).  Reduces accumulate in the output, so a rank's
+ * reduces and copies run in order (cc_conns.serial).
+ */
+#include "algo.h"
+#include "conn.h"
+
+#include <errno.h>
+
+#define NONE CC_CONN_NONE
+
+struct direct {
+	const struct cc_coll_params *p;
+	uint32_t k;
+	struct cc_walker w;
+};
+
+/* Allreduce's block b of k over the one array: as even as integers allow. */
+static uint64_t block_off(const struct direct *d, uint32_t b)
+{
+	return (uint64_t)((unsigned __int128)d->p->count * b / d->k);
+}
+
+/* The reduce-scatter phase: blocks at `stride` elements (count for
+ * reduce-scatter, whose input is k blocks of count; 0 with `ar` for
+ * allreduce's uneven blocks of one array). */
+static void reduce_phase(struct direct *d, uint32_t r, int ar)
+{
+	uint64_t n = d->p->count;
+
+	for (uint32_t i = 1; i < d->k; i++) {
+		uint32_t to = (r + i) % d->k, from = (r + d->k - i) % d->k;
+		uint64_t go = ar ? block_off(d, to) : to * n;
+		uint64_t glen = ar ? block_off(d, to + 1) - go : n;
+		uint64_t mine = ar ? block_off(d, r) : 0;
+		uint64_t mlen = ar ? block_off(d, r + 1) - mine : n;
+		/* The own operand: the input's block r first, then the output. */
+		uint64_t own = i == 1 ? (ar ? mine : r * n) : mine;
+		struct cc_conn_step send = { CC_PRIM_SEND, i - 1, to, go, go, glen, NONE,
+					     cc_walk_to(&d->w, r, to), 0, 0 };
+		struct cc_conn_step recv = { CC_PRIM_RECV_REDUCE_COPY, i - 1, r, own, mine, mlen,
+					     cc_walk_from(&d->w, r, from), NONE, i > 1,
+					     i == d->k - 1 };
+
+		cc_walk_exchange(&d->w, r, &send, &recv);
+	}
+}
+
+/* The all-gather phase: send the own block (all-gather: the input;
+ * allreduce: block r of the output), receive block r-i into the output. */
+static void gather_phase(struct direct *d, uint32_t r, int ar, uint32_t step0)
+{
+	uint64_t n = d->p->count;
+	uint64_t mine = ar ? block_off(d, r) : 0;
+	uint64_t mlen = ar ? block_off(d, r + 1) - mine : n;
+
+	if (!ar) /* the own block, input to output */
+		cc_walk_step(&d->w, r, &(struct cc_conn_step){ CC_PRIM_COPY, step0, r, 0, r * n, n,
+							       NONE, NONE, 0, 0 });
+	for (uint32_t i = 1; i < d->k; i++) {
+		uint32_t to = (r + i) % d->k, from = (r + d->k - i) % d->k;
+		uint64_t theirs = ar ? block_off(d, from) : from * n;
+		uint64_t tlen = ar ? block_off(d, from + 1) - theirs : n;
+		struct cc_conn_step send = { CC_PRIM_SEND, step0 + i, r, mine, mine, mlen, NONE,
+					     cc_walk_to(&d->w, r, to), (uint8_t)ar, 0 };
+		struct cc_conn_step recv = { CC_PRIM_RECV, step0 + i, from, theirs, theirs, tlen,
+					     cc_walk_from(&d->w, r, from), NONE, 0, 0 };
+
+		cc_walk_exchange(&d->w, r, &send, &recv);
+	}
+}
+
+static void walk(struct direct *d, uint32_t r)
+{
+	switch (d->p->coll) {
+	case CC_REDUCESCATTER:
+		reduce_phase(d, r, 0);
+		break;
+	case CC_ALLGATHER:
+		gather_phase(d, r, 0, 0);
+		break;
+	default:
+		reduce_phase(d, r, 1);
+		gather_phase(d, r, 1, d->k - 1);
+		break;
+	}
+}
+
+static void walk_conns(void *ctx, uint32_t r, int counting)
+{
+	struct direct *d = ctx;
+
+	d->w.counting = counting;
+	walk(d, r);
+}
+
+void cc_direct_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn,
+			  void *ctx)
+{
+	struct direct d = { .p = p, .k = p->nranks, .w = { .list = fn, .list_ctx = ctx } };
+
+	if (p->count == 0 || rank >= p->nranks)
+		return;
+	if (p->nranks == 1) {
+		struct cc_prim_step ps = { CC_PRIM_COPY, 0, 0, 0, p->count };
+
+		fn(ctx, rank, &ps);
+		return;
+	}
+	walk(&d, rank);
+}
+
+struct cc_schedule *cc_build_direct(const struct cc_coll_params *p)
+{
+	size_t es = cc_dtype_size(p->dtype);
+	uint64_t slot_elems = p->slot_bytes / es;
+	/* The largest message: a block (allreduce: ceil(N / k)). */
+	uint64_t most = p->coll == CC_ALLREDUCE ? (p->count + p->nranks - 1) / p->nranks : p->count;
+	struct direct d = { .p = p, .k = p->nranks };
+	struct cc_schedule *s;
+	struct cc_conns c;
+
+	/* k = 1 is the ring's local copy: one algorithm, one answer. */
+	if (p->nranks == 1 || p->count == 0)
+		return cc_build_ring(p);
+	if (slot_elems > most)
+		slot_elems = most ? most : 1;
+	if (!(s = cc_schedule_new(p)))
+		return NULL;
+	cc_conns_user_buffers(s, p);
+	if (cc_conns_init(&c, s, p, slot_elems))
+		goto fail;
+	c.serial = 1;
+	d.w.c = &c;
+	/* One connection per ordered pair, in shift order: step i's
+	 * connection is every rank's i-th send end. */
+	for (uint32_t i = 1; i < d.k; i++)
+		for (uint32_t r = 0; r < d.k; r++)
+			if (cc_conns_add(&c, r, (r + i) % d.k))
+				goto fail;
+	cc_conns_run(&c, walk_conns, &d);
+	return s;
+fail:
+	cc_conns_free(&c);
+	cc_schedule_free(s);
+	errno = ENOMEM;
+	return NULL;
+}
