@@ -37,8 +37,10 @@ void cc_conns_user_buffers(struct cc_schedule *s, const struct cc_coll_params *p
 	}
 }
 
-void cc_conns_run(struct cc_conns *c, cc_conns_walk_fn walk, void *ctx)
+int cc_conns_run(struct cc_conns *c, cc_conns_walk_fn walk, void *ctx)
 {
+	int oom;
+
 	cc_conns_setup(c);
 	for (uint32_t r = 0; r < c->k; r++)
 		walk(ctx, r, 1);
@@ -46,7 +48,9 @@ void cc_conns_run(struct cc_conns *c, cc_conns_walk_fn walk, void *ctx)
 		cc_conns_start(c, r);
 		walk(ctx, r, 0);
 	}
+	oom = c->oom;
 	cc_conns_free(c);
+	return oom ? -1 : 0;
 }
 
 int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_coll_params *p,
@@ -56,9 +60,11 @@ int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_col
 				.es = cc_dtype_size(p->dtype), .slot_elems = slot_elems };
 	c->rank = calloc(c->k, sizeof(*c->rank));
 	c->last_calc = malloc(c->k * sizeof(*c->last_calc));
+	c->marked = calloc(c->k, sizeof(*c->marked));
+	c->nmarked = calloc(c->k, sizeof(*c->nmarked));
 	for (uint32_t r = 0; c->last_calc && r < c->k; r++)
 		c->last_calc[r] = NONE;
-	return c->rank && c->last_calc ? 0 : -1;
+	return c->rank && c->last_calc && c->marked && c->nmarked ? 0 : -1;
 }
 
 void cc_conns_free(struct cc_conns *c)
@@ -73,10 +79,16 @@ void cc_conns_free(struct cc_conns *c)
 		free(cr->send);
 		free(cr->recv);
 	}
+	for (uint32_t r = 0; c->marked && r < c->k; r++)
+		free(c->marked[r]);
 	free(c->rank);
 	free(c->last_calc);
+	free(c->marked);
+	free(c->nmarked);
 	c->rank = NULL;
 	c->last_calc = NULL;
+	c->marked = NULL;
+	c->nmarked = NULL;
 }
 
 static int new_end(struct cc_conns *c, struct cc_conn_end **ends, uint32_t *n, uint32_t peer)
@@ -419,6 +431,25 @@ static struct cc_mref mref(uint32_t buf, uint64_t elem, size_t es)
 	return (struct cc_mref){ buf, elem * es };
 }
 
+/* Records slice t's calc of a marked step of rank r: 0, or -1 (out of
+ * memory, reported by cc_conns_run's caller through c->oom). */
+static int mark_slice(struct cc_conns *c, uint32_t r, uint64_t t, uint32_t op)
+{
+	if (t >= c->nmarked[r]) {
+		uint64_t n = 2 * t + 8;
+		uint32_t *grown = realloc(c->marked[r], n * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		for (uint64_t i = c->nmarked[r]; i < n; i++)
+			grown[i] = NONE;
+		c->marked[r] = grown;
+		c->nmarked[r] = n;
+	}
+	c->marked[r][t] = op;
+	return 0;
+}
+
 /* Slice t of step st: elements [done, done + slot) of it. */
 static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st,
 		       uint64_t done, uint64_t t)
@@ -429,10 +460,13 @@ static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 		     st->prim == CC_PRIM_RECV_REDUCE_COPY_SEND ||
 		     st->prim == CC_PRIM_RECV_REDUCE_COPY;
 	uint64_t n = st->nelem - done < c->slot_elems ? st->nelem - done : c->slot_elems;
-	struct cc_tag tag = { st->prim, 0, st->chunk, st->step, (uint32_t)t };
+	struct cc_tag tag = { st->prim, st->channel, st->chunk, st->step, (uint32_t)t };
 	struct cc_op op = { .tag = tag };
 	struct cc_op_calc *calc = &op.u.calc;
 	uint32_t deps[3] = { NONE, NONE, c->serial ? c->last_calc[r] : NONE };
+
+	if (st->after)
+		deps[2] = t < c->nmarked[r] ? c->marked[r][t] : NONE;
 	uint64_t j = 0, i = 0;
 
 	calc->count = n;
@@ -466,10 +500,12 @@ static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 	 * FuncSumPostDiv). */
 	if (p->redop == CC_AVG && st->final)
 		calc->postdiv = c->k;
-	uint32_t op_calc = add(c, r, &op, deps, c->serial ? 3 : 2);
+	uint32_t op_calc = add(c, r, &op, deps, c->serial || st->after ? 3 : 2);
 
 	if (c->serial)
 		c->last_calc[r] = op_calc;
+	if (st->mark && mark_slice(c, r, t, op_calc))
+		c->oom = 1;
 	if (recvs) {
 		struct cc_conn_end *e = &c->rank[r].recv[st->recv];
 

@@ -79,6 +79,9 @@ struct cc_conns {
 	 * only what arrives and the input. */
 	int serial;
 	uint32_t *last_calc; /* per rank, with serial */
+	uint32_t **marked;   /* per rank: the marked step's calc per slice */
+	uint64_t *nmarked;   /* its capacity, slices */
+	int oom;             /* an allocation failed while emitting */
 };
 
 /* A primitive step of one rank: `nelem` elements from input offset
@@ -100,6 +103,13 @@ struct cc_conn_step {
 	/* This step makes final values: avg divides by k here (NCCL's
 	 * FuncSumPostDiv, applied once). */
 	uint8_t final;
+	/* Without `serial`, what orders a step after another of the same
+	 * rank that wrote what it reads: `mark` records each slice's reduce
+	 * or copy, and slice t of a step with `after` waits for the marked
+	 * step's slice t (the same elements when both steps cover the same
+	 * range; the tree's reduce of a second child, its sends down). */
+	uint8_t mark, after;
+	uint16_t channel; /* the tag's: the tree of a double binary tree */
 };
 
 /* Whether a primitive receives / sends. */
@@ -114,7 +124,9 @@ void cc_conns_user_buffers(struct cc_schedule *s, const struct cc_coll_params *p
  * walk(ctx, r, 1) must call cc_conns_count for every step, walk(ctx, r, 0)
  * emit them (cc_conns_step, cc_conns_exchange), in order.  Then frees c. */
 typedef void (*cc_conns_walk_fn)(void *ctx, uint32_t r, int counting);
-void cc_conns_run(struct cc_conns *c, cc_conns_walk_fn walk, void *ctx);
+/* 0, or -1 when memory ran out on the way (the schedule is then
+ * incomplete: free it). */
+int cc_conns_run(struct cc_conns *c, cc_conns_walk_fn walk, void *ctx);
 
 /* 0, or -1 (out of memory). */
 int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_coll_params *p,

@@ -56,11 +56,13 @@ static void reduce_phase(struct direct *d, uint32_t r, int ar)
 		uint64_t mlen = ar ? block_off(d, r + 1) - mine : n;
 		/* The own operand: the input's block r first, then the output. */
 		uint64_t own = i == 1 ? (ar ? mine : r * n) : mine;
-		struct cc_conn_step send = { CC_PRIM_SEND, i - 1, to, go, go, glen, NONE,
-					     cc_walk_to(&d->w, r, to), 0, 0 };
-		struct cc_conn_step recv = { CC_PRIM_RECV_REDUCE_COPY, i - 1, r, own, mine, mlen,
-					     cc_walk_from(&d->w, r, from), NONE, i > 1,
-					     i == d->k - 1 };
+		struct cc_conn_step send = { .prim = CC_PRIM_SEND, .step = i - 1, .chunk = to,
+			    .in_off = go, .out_off = go, .nelem = glen, .recv = NONE,
+			    .send = cc_walk_to(&d->w, r, to) };
+		struct cc_conn_step recv = { .prim = CC_PRIM_RECV_REDUCE_COPY, .step = i - 1,
+			    .chunk = r, .in_off = own, .out_off = mine, .nelem = mlen,
+			    .recv = cc_walk_from(&d->w, r, from), .send = NONE,
+			    .src_out = i > 1, .final = i == d->k - 1 };
 
 		cc_walk_exchange(&d->w, r, &send, &recv);
 	}
@@ -75,16 +77,20 @@ static void gather_phase(struct direct *d, uint32_t r, int ar, uint32_t step0)
 	uint64_t mlen = ar ? block_off(d, r + 1) - mine : n;
 
 	if (!ar) /* the own block, input to output */
-		cc_walk_step(&d->w, r, &(struct cc_conn_step){ CC_PRIM_COPY, step0, r, 0, r * n, n,
-							       NONE, NONE, 0, 0 });
+		cc_walk_step(&d->w, r, &(struct cc_conn_step){ .prim = CC_PRIM_COPY,
+			    .step = step0, .chunk = r, .out_off = r * n, .nelem = n,
+			    .recv = NONE, .send = NONE });
 	for (uint32_t i = 1; i < d->k; i++) {
 		uint32_t to = (r + i) % d->k, from = (r + d->k - i) % d->k;
 		uint64_t theirs = ar ? block_off(d, from) : from * n;
 		uint64_t tlen = ar ? block_off(d, from + 1) - theirs : n;
-		struct cc_conn_step send = { CC_PRIM_SEND, step0 + i, r, mine, mine, mlen, NONE,
-					     cc_walk_to(&d->w, r, to), (uint8_t)ar, 0 };
-		struct cc_conn_step recv = { CC_PRIM_RECV, step0 + i, from, theirs, theirs, tlen,
-					     cc_walk_from(&d->w, r, from), NONE, 0, 0 };
+		struct cc_conn_step send = { .prim = CC_PRIM_SEND, .step = step0 + i,
+			    .chunk = r, .in_off = mine, .out_off = mine, .nelem = mlen,
+			    .recv = NONE, .send = cc_walk_to(&d->w, r, to),
+			    .src_out = (uint8_t)ar };
+		struct cc_conn_step recv = { .prim = CC_PRIM_RECV, .step = step0 + i,
+			    .chunk = from, .in_off = theirs, .out_off = theirs, .nelem = tlen,
+			    .recv = cc_walk_from(&d->w, r, from), .send = NONE };
 
 		cc_walk_exchange(&d->w, r, &send, &recv);
 	}
@@ -158,10 +164,12 @@ struct cc_schedule *cc_build_direct(const struct cc_coll_params *p)
 		for (uint32_t r = 0; r < d.k; r++)
 			if (cc_conns_add(&c, r, (r + i) % d.k))
 				goto fail;
-	cc_conns_run(&c, walk_conns, &d);
+	if (cc_conns_run(&c, walk_conns, &d))
+		goto fail_freed;
 	return s;
 fail:
 	cc_conns_free(&c);
+fail_freed:
 	cc_schedule_free(s);
 	errno = ENOMEM;
 	return NULL;

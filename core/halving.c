@@ -89,15 +89,16 @@ static void walk(struct hd *h, uint32_t r)
 	uint8_t acc = 0; /* the own operand is in the output from now on */
 
 	if (cr == NONE) { /* 2i: hand the input to 2i+1, get the result back */
-		one(h, r, &(struct cc_conn_step){ CC_PRIM_SEND, 0, 0, 0, 0, n, NONE,
-						  to(h, r, r + 1), 0, 0 });
-		one(h, r, &(struct cc_conn_step){ CC_PRIM_RECV, 1, 0, 0, 0, n,
-						  from(h, r, r + 1), NONE, 0, 0 });
+		one(h, r, &(struct cc_conn_step){ .prim = CC_PRIM_SEND, .nelem = n,
+			    .recv = NONE, .send = to(h, r, r + 1) });
+		one(h, r, &(struct cc_conn_step){ .prim = CC_PRIM_RECV, .step = 1, .nelem = n,
+			    .recv = from(h, r, r + 1), .send = NONE });
 		return;
 	}
 	if (r < 2 * h->rem) { /* 2i+1: fold 2i's input into its own */
-		one(h, r, &(struct cc_conn_step){ CC_PRIM_RECV_REDUCE_COPY, s++, 0, 0, 0, n,
-						  from(h, r, r - 1), NONE, 0, h->m == 0 });
+		one(h, r, &(struct cc_conn_step){ .prim = CC_PRIM_RECV_REDUCE_COPY, .step = s++,
+			    .nelem = n, .recv = from(h, r, r - 1), .send = NONE,
+			    .final = h->m == 0 });
 		acc = 1;
 	}
 	for (uint32_t d = h->kp / 2, i = 0; d >= 1; d /= 2, i++) {
@@ -105,11 +106,13 @@ static void walk(struct hd *h, uint32_t r)
 		uint32_t klo = cr & d ? mid : lo, khi = cr & d ? hi : mid;
 		uint32_t glo = cr & d ? lo : mid, ghi = cr & d ? mid : hi;
 		uint64_t go = block_off(h, glo), ko = block_off(h, klo);
-		struct cc_conn_step give = { CC_PRIM_SEND, s, i, go, go, block_off(h, ghi) - go,
-					     NONE, to(h, r, peer), acc, 0 };
-		struct cc_conn_step keep = { CC_PRIM_RECV_REDUCE_COPY, s, i, ko, ko,
-					     block_off(h, khi) - ko, from(h, r, peer), NONE, acc,
-					     d == 1 };
+		struct cc_conn_step give = { .prim = CC_PRIM_SEND, .step = s, .chunk = i,
+			    .in_off = go, .out_off = go, .nelem = block_off(h, ghi) - go,
+			    .recv = NONE, .send = to(h, r, peer), .src_out = acc };
+		struct cc_conn_step keep = { .prim = CC_PRIM_RECV_REDUCE_COPY, .step = s,
+			    .chunk = i, .in_off = ko, .out_off = ko,
+			    .nelem = block_off(h, khi) - ko, .recv = from(h, r, peer),
+			    .send = NONE, .src_out = acc, .final = d == 1 };
 
 		pair(h, r, &give, &keep);
 		s++;
@@ -121,10 +124,12 @@ static void walk(struct hd *h, uint32_t r)
 		uint32_t peer = real_rank(h, cr ^ d), w = hi - lo;
 		uint32_t plo = cr & d ? lo - w : hi, phi = plo + w;
 		uint64_t mo = block_off(h, lo), po = block_off(h, plo);
-		struct cc_conn_step mine = { CC_PRIM_SEND, s, i, mo, mo, block_off(h, hi) - mo,
-					     NONE, to(h, r, peer), 1, 0 };
-		struct cc_conn_step theirs = { CC_PRIM_RECV, s, i, po, po, block_off(h, phi) - po,
-					       from(h, r, peer), NONE, 1, 0 };
+		struct cc_conn_step mine = { .prim = CC_PRIM_SEND, .step = s, .chunk = i,
+			    .in_off = mo, .out_off = mo, .nelem = block_off(h, hi) - mo,
+			    .recv = NONE, .send = to(h, r, peer), .src_out = 1 };
+		struct cc_conn_step theirs = { .prim = CC_PRIM_RECV, .step = s, .chunk = i,
+			    .in_off = po, .out_off = po, .nelem = block_off(h, phi) - po,
+			    .recv = from(h, r, peer), .send = NONE, .src_out = 1 };
 
 		pair(h, r, &mine, &theirs);
 		s++;
@@ -132,8 +137,9 @@ static void walk(struct hd *h, uint32_t r)
 		hi = hi > phi ? hi : phi;
 	}
 	if (r < 2 * h->rem) /* the result back to 2i */
-		one(h, r, &(struct cc_conn_step){ CC_PRIM_SEND, s, 2 * h->m, 0, 0, n, NONE,
-						  to(h, r, r - 1), 1, 0 });
+		one(h, r, &(struct cc_conn_step){ .prim = CC_PRIM_SEND, .step = s,
+			    .chunk = 2 * h->m, .nelem = n, .recv = NONE,
+			    .send = to(h, r, r - 1), .src_out = 1 });
 }
 
 static void walk_conns(void *ctx, uint32_t r, int counting)
@@ -203,10 +209,12 @@ struct cc_schedule *cc_build_hd(const struct cc_coll_params *p)
 		for (uint32_t d = 1; d < h.kp; d *= 2)
 			if (cc_conns_add(&c, real_rank(&h, cr), real_rank(&h, cr ^ d)))
 				goto fail;
-	cc_conns_run(&c, walk_conns, &h);
+	if (cc_conns_run(&c, walk_conns, &h))
+		goto fail_freed;
 	return s;
 fail:
 	cc_conns_free(&c);
+fail_freed:
 	cc_schedule_free(s);
 	errno = ENOMEM;
 	return NULL;

@@ -58,9 +58,11 @@ static void walk_allreduce(struct ring *g, uint32_t r, step_fn fn)
 	do {                                                                          \
 		uint32_t c_ = (C);                                                    \
 		uint64_t o_ = (uint64_t)c_ * real;                                    \
-		st = (struct cc_conn_step){ PRIM, s++, loop * k + c_, off + o_, off + o_, \
-					    o_ < rest ? (rest - o_ < real ? rest - o_ : real) : 0, \
-					    0, 0, 0, PRIM == CC_PRIM_RECV_REDUCE_COPY_SEND }; \
+		st = (struct cc_conn_step){                                           \
+			.prim = PRIM, .step = s++, .chunk = loop * k + c_,            \
+			.in_off = off + o_, .out_off = off + o_,                      \
+			.nelem = o_ < rest ? (rest - o_ < real ? rest - o_ : real) : 0, \
+			.final = PRIM == CC_PRIM_RECV_REDUCE_COPY_SEND };             \
 		fn(g, r, &st);                                                        \
 	} while (0)
 		AR_STEP(CC_PRIM_SEND, mod((int64_t)r - 1, k));
@@ -91,9 +93,10 @@ static void walk_blocks(struct ring *g, uint32_t r, step_fn fn)
 #define BLOCK_STEP(PRIM, B)                                                                 \
 	do {                                                                                \
 		uint32_t b_ = (B);                                                          \
-		st = (struct cc_conn_step){ PRIM, s++, loop * k + b_,                       \
-					    rs ? b_ * n + off : off, rs ? off : b_ * n + off, \
-					    nelem, 0, 0, 0, PRIM == CC_PRIM_RECV_REDUCE_COPY }; \
+		st = (struct cc_conn_step){                                                 \
+			.prim = PRIM, .step = s++, .chunk = loop * k + b_,                  \
+			.in_off = rs ? b_ * n + off : off, .out_off = rs ? off : b_ * n + off, \
+			.nelem = nelem, .final = PRIM == CC_PRIM_RECV_REDUCE_COPY };        \
 		fn(g, r, &st);                                                              \
 	} while (0)
 		if (rs) {
@@ -199,10 +202,12 @@ struct cc_schedule *cc_build_ring(const struct cc_coll_params *p)
 	for (uint32_t r = 0; r < g.k; r++)
 		if (cc_conns_add(&c, r, (r + 1) % g.k))
 			goto fail;
-	cc_conns_run(&c, walk_conns, &g);
+	if (cc_conns_run(&c, walk_conns, &g))
+		goto fail_freed;
 	return s;
 fail:
 	cc_conns_free(&c);
+fail_freed:
 	cc_schedule_free(s);
 	errno = ENOMEM;
 	return NULL;
