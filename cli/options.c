@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/algo.h"
 #include "core/dtype.h"
 #include "core/units.h"
 #include "sim/exec.h"
@@ -590,9 +591,9 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 				   PRIu64, o->minbytes, o->maxbytes);
 	if (same_outputs(cmd, o))
 		return CLI_EXIT_USAGE;
-	if (o->p.algo == CC_ALGO_HALVING_DOUBLING && o->p.coll != CC_ALLREDUCE)
-		return usage_error(cmd, "-A halving-doubling builds allreduce only, not %s "
-				   "(use -A ring)", cc_coll_name[o->p.coll]);
+	if (!cc_algo_supports(o->p.algo, o->p.coll))
+		return usage_error(cmd, "-A %s builds allreduce only, not %s (use -A ring or "
+				   "-A direct)", cc_algo_name[o->p.algo], cc_coll_name[o->p.coll]);
 	if (o->rank >= 0 && (uint64_t)o->rank >= o->p.nranks)
 		return usage_error(cmd, "invalid value '%" PRId64 "' for --rank: ranks are 0 to %"
 				   PRIu32 " with -n %" PRIu32, o->rank, o->p.nranks - 1, o->p.nranks);

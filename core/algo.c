@@ -69,6 +69,9 @@ static double staging_bytes(const struct cc_coll_params *p, size_t es)
 		msg = (double)p->count / 2 + 1;
 	} else if (p->algo == CC_ALGO_DIRECT) {
 		conns = k - 1;
+	} else if (p->algo == CC_ALGO_TREE) {
+		conns = 6; /* parent and two children, each way, in two trees */
+		msg = (double)p->count / 2 + 1;
 	}
 	return k * 2 * conns * p->nslots * (slot < msg ? slot : msg) * (double)es;
 }
@@ -87,9 +90,9 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "unknown collective, algorithm, transport, dtype or redop");
 		return -EINVAL;
 	}
-	if (p->algo == CC_ALGO_HALVING_DOUBLING && p->coll != CC_ALLREDUCE) {
-		snprintf(err, errlen, "algorithm halving-doubling builds allreduce only, not %s "
-			 "(use ring)", cc_coll_name[p->coll]);
+	if (!cc_algo_supports(p->algo, p->coll)) {
+		snprintf(err, errlen, "algorithm %s builds allreduce only, not %s (use ring or "
+			 "direct)", cc_algo_name[p->algo], cc_coll_name[p->coll]);
 		return -EINVAL;
 	}
 	es = cc_dtype_size(p->dtype);
@@ -118,8 +121,9 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 	 * chunk of 2*nslots slices or more every rank of the ring can end up
 	 * waiting for the next one.  NCCL keeps a chunk to NCCL_STEPS/2 steps
 	 * (ALLREDUCE_CHUNKSTEPS); cclab allows up to 2*nslots - 1 slices.
-	 * Halving-doubling has no chunks: its swaps interleave send and
-	 * receive slice by slice, which progresses with any number of slots. */
+	 * Halving-doubling and direct have no chunks: their swaps interleave
+	 * send and receive slice by slice, which progresses with any number
+	 * of slots; the tree's chunks flow through it without a cycle. */
 	uint64_t slices = (p->chunk_bytes / es + p->slot_bytes / es - 1) / (p->slot_bytes / es);
 	if (p->algo == CC_ALGO_RING && slices >= 2ull * p->nslots) {
 		snprintf(err, errlen,
@@ -161,6 +165,7 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
 	}
 	struct cc_schedule *s = p->algo == CC_ALGO_HALVING_DOUBLING ? cc_build_hd(p)
 				: p->algo == CC_ALGO_DIRECT		 ? cc_build_direct(p)
+				: p->algo == CC_ALGO_TREE		 ? cc_build_tree(p)
 									 : cc_build_ring(p);
 	if (!s) {
 		errno = ENOMEM;
@@ -181,6 +186,13 @@ void cc_algo_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 		cc_hd_primitives(p, rank, fn, ctx);
 	else if (p->algo == CC_ALGO_DIRECT)
 		cc_direct_primitives(p, rank, fn, ctx);
+	else if (p->algo == CC_ALGO_TREE)
+		cc_tree_primitives(p, rank, fn, ctx);
 	else
 		cc_ring_primitives(p, rank, fn, ctx);
+}
+
+int cc_algo_supports(enum cc_algo a, enum cc_coll c)
+{
+	return c == CC_ALLREDUCE || (a != CC_ALGO_HALVING_DOUBLING && a != CC_ALGO_TREE);
 }

@@ -24,6 +24,12 @@ struct cc_schedule *cc_build_ring(const struct cc_coll_params *p);
 struct cc_schedule *cc_build_hd(const struct cc_coll_params *p);
 /* Direct reduce-scatter, all-gather and allreduce (core/direct.c). */
 struct cc_schedule *cc_build_direct(const struct cc_coll_params *p);
+/* NCCL's double binary tree allreduce (core/tree.c). */
+struct cc_schedule *cc_build_tree(const struct cc_coll_params *p);
+
+/* Whether algorithm a builds collective c (halving-doubling and tree:
+ * allreduce only). */
+int cc_algo_supports(enum cc_algo a, enum cc_coll c);
 
 /* One primitive step of one rank, as NCCL's runRing executes it. */
 struct cc_prim_step {
@@ -41,6 +47,9 @@ void cc_ring_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 /* The same for halving-doubling: per swap a send and a receive (their
  * step numbers equal), tagged chunk = the swap's index. */
 void cc_hd_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
+/* The same for the tree: per chunk of each tree, up then down (channel =
+ * the tree). */
+void cc_tree_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
 /* The same for direct: step i sends to r+i and receives from r-i. */
 void cc_direct_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn,
 			  void *ctx);

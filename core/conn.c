@@ -557,7 +557,7 @@ uint32_t cc_conns_recv_from(const struct cc_conns *c, uint32_t r, uint32_t peer)
 void cc_walk_step(struct cc_walker *w, uint32_t r, const struct cc_conn_step *st)
 {
 	if (!w->c) {
-		struct cc_prim_step ps = { st->prim, 0, st->chunk, st->step, st->nelem };
+		struct cc_prim_step ps = { st->prim, st->channel, st->chunk, st->step, st->nelem };
 
 		w->list(w->list_ctx, r, &ps);
 	} else if (w->counting)

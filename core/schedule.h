@@ -252,9 +252,16 @@ enum cc_transport {
 };
 
 /* How the collective is built from point-to-point steps: NCCL's ring,
- * recursive halving-doubling (Rabenseifner; allreduce only), or direct
- * (every rank exchanges with every other itself; for small k). */
-enum cc_algo { CC_ALGO_RING, CC_ALGO_HALVING_DOUBLING, CC_ALGO_DIRECT, CC_ALGO_COUNT };
+ * recursive halving-doubling (Rabenseifner; allreduce only), direct
+ * (every rank exchanges with every other itself; for small k), or NCCL's
+ * double binary tree (allreduce only). */
+enum cc_algo {
+	CC_ALGO_RING,
+	CC_ALGO_HALVING_DOUBLING,
+	CC_ALGO_DIRECT,
+	CC_ALGO_TREE,
+	CC_ALGO_COUNT
+};
 
 extern const char *const cc_coll_name[CC_COLL_COUNT];
 extern const char *const cc_algo_name[CC_ALGO_COUNT];

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/algo.h"
 #include "core/dtype.h"
 #include "sim/exec.h"
 #include "sim/fabric_yaml.h"
@@ -224,9 +225,9 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = read_enum_key(d, "redop", cc_redop_name, CC_REDOP_COUNT, &op, err);
 	sc->p.coll = coll;
 	sc->p.algo = (enum cc_algo)alg;
-	if (!rc && alg == CC_ALGO_HALVING_DOUBLING && coll != CC_ALLREDUCE)
-		rc = cy_fail(err, cy_get(d, "algorithm"), "'algorithm': halving-doubling builds "
-			     "allreduce only, not %s (use ring)", cc_coll_name[coll]);
+	if (!rc && !cc_algo_supports(sc->p.algo, sc->p.coll))
+		rc = cy_fail(err, cy_get(d, "algorithm"), "'algorithm': %s builds allreduce only, "
+			     "not %s (use ring or direct)", cc_algo_name[alg], cc_coll_name[coll]);
 	sc->p.transport = tr;
 	sc->p.dtype = dt;
 	sc->p.redop = op;

@@ -1,0 +1,284 @@
+/* core/tree.c — double binary tree allreduce, as NCCL builds it
+ * (src/graph/trees.cc ncclGetBtree / ncclGetDtree; src/device/all_reduce.h
+ * runTreeUpDown), on the connections of core/conn.h.
+ *
+ * Tree 0 is NCCL's binary tree over ranks 0..k-1 (a rank's parent clears
+ * its lowest set bit and sets the next one up; rank 0 is the root with one
+ * child); tree 1 is the same tree mirrored (k even: rank r plays k-1-r) or
+ * shifted by one (k odd), so that most leaves of one tree are inner nodes
+ * of the other and every rank's links carry about the same.  Each tree
+ * reduces and broadcasts half of the array, chunk by chunk (chunk_bytes),
+ * in one pass:
+ *
+ *   up     leaf: send;  inner: recvReduceSend (the own input plus what its
+ *          children sent, to its parent);  root: recvReduceCopy (the sum,
+ *          final: postdiv for avg);
+ *   down   root and inner: send the result to each child (inner after
+ *          receiving it: recv);  leaf: recv.
+ *
+ * NCCL reduces both children in one primitive (two receive buffers) and
+ * sends to both at once; here a second child's reduce is its own step
+ * reading the first's partial sum from the output, and each child gets
+ * its own send: the same bytes on the wire, one more pass over the chunk
+ * in memory.  Steps of one chunk that read what another wrote are ordered
+ * by cc_conn_step.mark/after, not by serializing the rank, so chunks
+ * pipeline up one tree while earlier ones come down.
+ */
+#include "algo.h"
+#include "conn.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#define NONE CC_CONN_NONE
+
+/* One rank's place in one tree, and its connections there. */
+struct node {
+	uint32_t parent;      /* NONE at the root */
+	uint32_t child[2];    /* NONE where absent */
+	uint32_t up_send, down_recv;         /* ends to / from the parent */
+	uint32_t up_recv[2], down_send[2];   /* ends from / to each child */
+};
+
+struct tree {
+	const struct cc_coll_params *p;
+	uint32_t k;
+	struct node *node[2]; /* per tree, per rank */
+	struct cc_walker w;
+};
+
+/* NCCL's ncclGetBtree: parent u and children d0 < d1 of rank r. */
+static void btree(uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, uint32_t *d1)
+{
+	uint32_t bit, up, low;
+
+	for (bit = 1; bit < k; bit <<= 1)
+		if (bit & r)
+			break;
+	if (r == 0) {
+		*u = NONE;
+		*d0 = NONE;
+		*d1 = k > 1 ? bit >> 1 : NONE;
+		return;
+	}
+	up = (r ^ bit) | (bit << 1);
+	if (up >= k)
+		up = r ^ bit;
+	*u = up;
+	low = bit >> 1;
+	*d0 = low == 0 ? NONE : r - low;
+	*d1 = low == 0 ? NONE : r + low;
+	while (*d1 != NONE && *d1 >= k) {
+		*d1 = low == 0 ? NONE : r + low;
+		low >>= 1;
+	}
+}
+
+/* ncclGetDtree's second tree: mirrored for even k, shifted for odd. */
+static void btree2(uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, uint32_t *d1)
+{
+	uint32_t a, b0, b1;
+
+	if (k % 2) {
+		btree(k, (r + k - 1) % k, &a, &b0, &b1);
+		*u = a == NONE ? NONE : (a + 1) % k;
+		*d0 = b0 == NONE ? NONE : (b0 + 1) % k;
+		*d1 = b1 == NONE ? NONE : (b1 + 1) % k;
+	} else {
+		btree(k, k - 1 - r, &a, &b0, &b1);
+		*u = a == NONE ? NONE : k - 1 - a;
+		*d0 = b1 == NONE ? NONE : k - 1 - b1;
+		*d1 = b0 == NONE ? NONE : k - 1 - b0;
+	}
+}
+
+/* Where tree t's half of the array starts (t = 2: the end). */
+static uint64_t half(const struct tree *g, uint32_t t)
+{
+	return t == 0 ? 0 : t == 1 ? g->p->count / 2 : g->p->count;
+}
+
+static void step(struct tree *g, uint32_t r, enum cc_prim prim, uint32_t t, uint32_t s,
+		 uint32_t chunk, uint64_t off, uint64_t n, uint32_t recv, uint32_t send,
+		 uint8_t src_out, uint8_t final, uint8_t mark, uint8_t after)
+{
+	struct cc_conn_step st = {
+		.prim = prim, .step = s, .chunk = chunk, .in_off = off, .out_off = off,
+		.nelem = n, .recv = recv, .send = send, .src_out = src_out, .final = final,
+		.mark = mark, .after = after, .channel = (uint16_t)t,
+	};
+
+	cc_walk_step(&g->w, r, &st);
+}
+
+/* One chunk of tree t on rank r: elements [off, off + n). */
+static void chunk(struct tree *g, uint32_t r, uint32_t t, uint32_t c, uint64_t off, uint64_t n)
+{
+	const struct node *nd = &g->node[t][r];
+	uint32_t nch = (nd->child[0] != NONE) + (nd->child[1] != NONE);
+	uint32_t first = nd->child[0] != NONE ? 0 : 1; /* the first child present */
+	int root = nd->parent == NONE;
+
+	/* Up.  With two children the first one's sum goes to the output
+	 * (marked), the second's reduce reads it from there (after). */
+	if (nch == 0) {
+		step(g, r, CC_PRIM_SEND, t, 0, c, off, n, NONE, nd->up_send, 0, 0, 0, 0);
+	} else if (nch == 2) {
+		step(g, r, CC_PRIM_RECV_REDUCE_COPY, t, 0, c, off, n, nd->up_recv[0], NONE, 0, 0,
+		     1, 0);
+		if (root)
+			step(g, r, CC_PRIM_RECV_REDUCE_COPY, t, 1, c, off, n, nd->up_recv[1], NONE,
+			     1, 1, 1, 1);
+		else
+			step(g, r, CC_PRIM_RECV_REDUCE_SEND, t, 1, c, off, n, nd->up_recv[1],
+			     nd->up_send, 1, 0, 0, 1);
+	} else if (root) {
+		step(g, r, CC_PRIM_RECV_REDUCE_COPY, t, 0, c, off, n, nd->up_recv[first], NONE, 0, 1,
+		     1, 0);
+	} else {
+		step(g, r, CC_PRIM_RECV_REDUCE_SEND, t, 0, c, off, n, nd->up_recv[first],
+		     nd->up_send, 0, 0, 0, 0);
+	}
+	/* Down: the result into the output (the root has it), then to each
+	 * child from there. */
+	if (!root)
+		step(g, r, CC_PRIM_RECV, t, 2, c, off, n, nd->down_recv, NONE, 0, 0, 1, 0);
+	for (uint32_t i = 0; i < 2; i++)
+		if (nd->child[i] != NONE)
+			step(g, r, CC_PRIM_SEND, t, 3 + i, c, off, n, NONE, nd->down_send[i], 1, 0,
+			     0, 1);
+}
+
+static void walk(struct tree *g, uint32_t r)
+{
+	uint64_t cs = g->p->chunk_bytes / cc_dtype_size(g->p->dtype);
+
+	/* Chunk by chunk, the two trees interleaved: both halves move at once. */
+	for (uint32_t c = 0;; c++) {
+		int any = 0;
+
+		for (uint32_t t = 0; t < 2; t++) {
+			uint64_t off = half(g, t) + c * cs, end = half(g, t + 1);
+
+			if (off >= end)
+				continue;
+			chunk(g, r, t, c, off, end - off < cs ? end - off : cs);
+			any = 1;
+		}
+		if (!any)
+			break;
+	}
+}
+
+static void walk_conns(void *ctx, uint32_t r, int counting)
+{
+	struct tree *g = ctx;
+
+	g->w.counting = counting;
+	walk(g, r);
+}
+
+static int make_nodes(struct tree *g)
+{
+	for (uint32_t t = 0; t < 2; t++) {
+		g->node[t] = calloc(g->k, sizeof(*g->node[t]));
+		if (!g->node[t])
+			return -1;
+		for (uint32_t r = 0; r < g->k; r++) {
+			struct node *nd = &g->node[t][r];
+
+			if (t == 0)
+				btree(g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);
+			else
+				btree2(g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);
+		}
+	}
+	return 0;
+}
+
+static void free_nodes(struct tree *g)
+{
+	free(g->node[0]);
+	free(g->node[1]);
+}
+
+void cc_tree_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx)
+{
+	struct tree g = { .p = p, .k = p->nranks, .w = { .list = fn, .list_ctx = ctx } };
+
+	if (p->count == 0 || rank >= p->nranks)
+		return;
+	if (p->nranks == 1) {
+		struct cc_prim_step ps = { CC_PRIM_COPY, 0, 0, 0, p->count };
+
+		fn(ctx, rank, &ps);
+		return;
+	}
+	if (!make_nodes(&g))
+		walk(&g, rank);
+	free_nodes(&g);
+}
+
+/* A connection from -> to; its end indices into *s (at from) and *d (at
+ * to): the last ends added. */
+static int link(struct cc_conns *c, uint32_t from, uint32_t to, uint32_t *s, uint32_t *d)
+{
+	if (cc_conns_add(c, from, to))
+		return -1;
+	*s = c->rank[from].nsend - 1;
+	*d = c->rank[to].nrecv - 1;
+	return 0;
+}
+
+struct cc_schedule *cc_build_tree(const struct cc_coll_params *p)
+{
+	size_t es = cc_dtype_size(p->dtype);
+	uint64_t slot_elems = p->slot_bytes / es, cs = p->chunk_bytes / es;
+	struct tree g = { .p = p, .k = p->nranks };
+	struct cc_schedule *s;
+	struct cc_conns c;
+
+	/* k = 1 is the ring's local copy: one algorithm, one answer. */
+	if (p->nranks == 1 || p->count == 0)
+		return cc_build_ring(p);
+	if (cs > (p->count + 1) / 2)
+		cs = (p->count + 1) / 2;
+	if (slot_elems > cs)
+		slot_elems = cs ? cs : 1;
+	if (!(s = cc_schedule_new(p)))
+		return NULL;
+	cc_conns_user_buffers(s, p);
+	if (make_nodes(&g) || cc_conns_init(&c, s, p, slot_elems)) {
+		free_nodes(&g);
+		cc_schedule_free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	g.w.c = &c;
+	/* Per tree, per rank with a parent: the edge up and the edge down. */
+	for (uint32_t t = 0; t < 2; t++)
+		for (uint32_t r = 0; r < g.k; r++) {
+			struct node *nd = &g.node[t][r];
+			struct node *pn;
+			uint32_t i;
+
+			if (nd->parent == NONE)
+				continue;
+			pn = &g.node[t][nd->parent];
+			i = pn->child[0] == r ? 0 : 1;
+			if (link(&c, r, nd->parent, &nd->up_send, &pn->up_recv[i]) ||
+			    link(&c, nd->parent, r, &pn->down_send[i], &nd->down_recv))
+				goto fail;
+		}
+	if (cc_conns_run(&c, walk_conns, &g))
+		goto fail_freed;
+	free_nodes(&g);
+	return s;
+fail:
+	cc_conns_free(&c);
+fail_freed:
+	free_nodes(&g);
+	cc_schedule_free(s);
+	errno = ENOMEM;
+	return NULL;
+}

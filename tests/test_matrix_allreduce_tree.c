@@ -1,0 +1,7 @@
+/* tests/test_matrix_allreduce_tree.c — the correctness matrix
+ * (tests/matrix.h) for the double binary tree allreduce (core/tree.c):
+ * k = 1..17 and 33 cover odd k (tree 1 shifted) and even k (mirrored). */
+#define MATRIX_COLL CC_ALLREDUCE
+#define MATRIX_ALGO CC_ALGO_TREE
+#define MATRIX_NAME "matrix_allreduce_tree"
+#include "tests/matrix.h"
