@@ -24,10 +24,11 @@ struct cc_scenario; /* sim/scenario.h */
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
-/* CLI_P2P has its own options (cli/p2p_options.c), CLI_DEVICES none:
+/* CLI_P2P has its own options (cli/p2p_options.c), CLI_DEVICES none,
+ * CLI_COMPARE, CLI_CALIBRATE and CLI_TUNE their own small parsers:
  * cli_parse() is not for them. */
 enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, CLI_COMPARE, CLI_CALIBRATE,
-	       CLI_CMD_COUNT };
+	       CLI_TUNE, CLI_CMD_COUNT };
 
 /* nccl-tests' defaults (src/common.cu): -b 32M, -e = -b, -f 2 here (1 there,
  * with -i stepping, which cclab does not offer), float, sum. */
@@ -110,6 +111,9 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o);
  * parser (cli/p2p_options.c): 0, or CLI_EXIT_USAGE after the message of
  * cli_parse() naming the option as written (opt, "--fabric") and value. */
 int cli_opt_bad_value(enum cli_cmd cmd, const char *opt, const char *value, const char *why);
+/* "cclab CMD: MESSAGE" and the help hint on stderr; returns CLI_EXIT_USAGE. */
+__attribute__((format(printf, 2, 3)))
+int cli_usage_error(enum cli_cmd cmd, const char *fmt, ...);
 int cli_opt_uint(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t max,
 		 uint64_t *out);
 int cli_opt_size(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t *out);
@@ -141,6 +145,10 @@ void compare_usage(FILE *f);
 /* `cclab calibrate`: a fabric fitted to measured p2p results (cli/cmd_calibrate.c). */
 int cmd_calibrate(int argc, char **argv);
 void calibrate_usage(FILE *f);
+/* `cclab tune`: every algorithm x transport of a scenario, the winner per
+ * size (cli/cmd_tune.c). */
+int cmd_tune(int argc, char **argv);
+void tune_usage(FILE *f);
 
 /* nccl-tests' redop column: the op's name, "none" for all-gather. */
 const char *cli_redop_label(const struct cc_coll_params *p);

@@ -5,13 +5,15 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/calibrate.h"
 #include "cli/cli.h"
+
+/* Every message of this command: "cclab calibrate: ...", the hint, exit 2. */
+#define usage_error(...) cli_usage_error(CLI_CALIBRATE, __VA_ARGS__)
 
 void calibrate_usage(FILE *f)
 {
@@ -45,20 +47,6 @@ void calibrate_usage(FILE *f)
 		   "  cclab p2p --device rxe0 --op write -s 1M --json bw.json\n"
 		   "  cclab calibrate lat.json bw.json --host-bench -o fabric.yaml\n"
 		   "  cclab sim -n 4 --topology star --fabric fabric.yaml --memory host ...\n");
-}
-
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "cclab calibrate: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	cli_usage_hint(CLI_CALIBRATE);
-	return CLI_EXIT_USAGE;
 }
 
 int cal_parse_args(int argc, char **argv, struct cal_args *a, bool *help)

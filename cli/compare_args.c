@@ -3,13 +3,15 @@
  * positional files and four options, none of nccl-tests' loop. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/compare.h"
+
+/* Every message of this command: "cclab compare: ...", the hint, exit 2. */
+#define usage_error(...) cli_usage_error(CLI_COMPARE, __VA_ARGS__)
 
 void compare_usage(FILE *f)
 {
@@ -41,20 +43,6 @@ void compare_usage(FILE *f)
 		   "      --trace predicted.csv\n"
 		   "  cclab compare measured.json predicted.json --max-error 15 \\\n"
 		   "      --trace-measured measured.csv --trace-predicted predicted.csv\n");
-}
-
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "cclab compare: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	cli_usage_hint(CLI_COMPARE);
-	return CLI_EXIT_USAGE;
 }
 
 /* A percentage: a plain non-negative decimal ("10", "2.5"). */

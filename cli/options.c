@@ -125,6 +125,7 @@ static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_DEVICES] = "devices",
 	[CLI_COMPARE] = "compare",
 	[CLI_CALIBRATE] = "calibrate",
+	[CLI_TUNE] = "tune",
 };
 
 const char *cli_cmd_name(enum cli_cmd cmd)
@@ -549,8 +550,9 @@ int cli_opt_topology(enum cli_cmd cmd, const char *opt, const char *arg,
 	return 0;
 }
 
-__attribute__((format(printf, 2, 3)))
-static int usage_error(enum cli_cmd cmd, const char *fmt, ...)
+#define usage_error cli_usage_error
+
+int cli_usage_error(enum cli_cmd cmd, const char *fmt, ...)
 {
 	va_list ap;
 

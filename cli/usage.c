@@ -149,6 +149,8 @@ void cli_usage_main(FILE *f)
 		"  devices         this host's RDMA devices, ports and GIDs (libibverbs)\n"
 		"  compare M P     a measured result file (M.json) beside a predicted one\n"
 		"  calibrate F...  a fabric file fitted to measured p2p results (F.json)\n"
+		"  tune SCENARIO   every algorithm x transport of a scenario on the simulator:\n"
+		"                  the winner at each size and its margin over the runner-up\n"
 		"  help [COMMAND]  this text, or the options of COMMAND\n"
 		"  --version       print the version (" CCLAB_VERSION ")\n"
 		"\n"
@@ -193,6 +195,10 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		calibrate_usage(f);
 		return;
 	}
+	if (cmd == CLI_TUNE) {
+		tune_usage(f);
+		return;
+	}
 	if (cmd == CLI_SCHEDULE) {
 		fprintf(f, "Usage: cclab schedule -n K [OPTIONS]\n\n"
 			   "Builds the schedule of one collective and prints every rank's buffers,\n"
@@ -228,7 +234,8 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	fprintf(f, "  -A, --algorithm NAME    ");
 	names(f, cc_algo_name, CC_ALGO_COUNT);
 	fprintf(f, " (default %s; NCCL_ALGO's\n"
-		   "                          role; halving-doubling: allreduce only)\n",
+		   "                          role; halving-doubling and tree: allreduce\n"
+		   "                          only; docs/schedule.md)\n",
 		cc_algo_name[CC_ALGO_RING]);
 	fprintf(f, "  -t, --transport NAME    ");
 	names(f, cc_transport_name, CC_TRANSPORT_COUNT);

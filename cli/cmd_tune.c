@@ -1,0 +1,553 @@
+/* cli/cmd_tune.c — `cclab tune SCENARIO.yaml`: the scenario's collective
+ * with every algorithm x transport on the simulator, size by size, and
+ * one row per size: the winner, the runner-up, the margin between them,
+ * every candidate's time (docs/tune.md).
+ *
+ * A candidate the algorithm does not build (cc_params_check()) or the
+ * topology cannot carry (cc_sim_run() -EINVAL: a queue pair between ranks
+ * it does not connect) is "n/a" at that size: a fact about the scenario,
+ * not an error.  A run that does not complete is an error: named on
+ * stderr, "failed" in its cell, exit status 1, and never a winner.
+ *
+ * Runs carry no data (check off): what is compared is time, and the
+ * schedules are the ones `cclab run` checks.  The first size runs before
+ * anything is printed, so the preamble can say which candidates apply;
+ * each later row is printed as soon as its size has run.  The output
+ * files are opened before the first run and written after the last:
+ * complete or absent.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/check.h"
+#include "cli/tune.h"
+#include "core/algo.h"
+#include "core/dtype.h"
+#include "core/units.h"
+#include "sim/exec.h"
+#include "sim/scenario.h"
+#include "sim/wire.h"
+
+/* Widths of the table's text columns, from the name tables, so another
+ * algorithm or transport keeps the columns aligned. */
+struct widths {
+	int name;  /* best and runner-up: "algorithm/transport" */
+	int cell;  /* a candidate's time, headed by its transport */
+	int group; /* an algorithm's cells, under its caption */
+};
+
+static const char name_unit[] = "(algorithm/transport)";
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static struct widths widths_of(const struct tune *t)
+{
+	struct widths w = { (int)strlen(name_unit), 7, 0 };
+
+	for (int c = 0; c < TUNE_NCAND; c++) {
+		w.name = max_int(w.name, (int)strlen(t->cand[c].name));
+		w.cell = max_int(w.cell, (int)strlen(cc_transport_name[t->cand[c].transport]));
+	}
+	w.group = CC_TRANSPORT_COUNT * (w.cell + 2) - 2;
+	for (int a = 0; a < CC_ALGO_COUNT; a++)
+		w.group = max_int(w.group, (int)strlen(cc_algo_name[a]) + 2);
+	/* The group's cells fill it: widen them, not the caption. */
+	w.cell = (w.group + 2) / CC_TRANSPORT_COUNT - 2;
+	w.group = CC_TRANSPORT_COUNT * (w.cell + 2) - 2;
+	return w;
+}
+
+bool tune_margin(const struct tune_size *z, double *pct)
+{
+	if (z->best < 0 || z->second < 0 || !z->cell[z->best].time_ps)
+		return false;
+	*pct = ((double)z->cell[z->second].time_ps / (double)z->cell[z->best].time_ps - 1) * 100;
+	return true;
+}
+
+bool tune_busbw(const struct tune *t, const struct tune_size *z, int c, double *busbw)
+{
+	double algbw;
+
+	if (c < 0 || z->cell[c].state != TUNE_OK)
+		return false;
+	return cc_result_bw(z->bytes, tune_us(z->cell[c].time_ps), t->busbw_factor, &algbw, busbw);
+}
+
+/* ---- running ---- */
+
+static void refuse(struct tune_cand *k, struct tune_cell *cell, const char *why)
+{
+	cell->state = TUNE_NA;
+	cell->status = "n/a";
+	if (!k->refused)
+		snprintf(k->reason, sizeof(k->reason), "%s", why);
+	k->refused = true;
+}
+
+/* A run that did not give a time: named on stderr, counted for the exit
+ * status. */
+static void fail(struct tune *t, const struct tune_cand *k, const struct tune_size *z,
+		 struct tune_cell *cell, const char *status, const char *why)
+{
+	cell->state = TUNE_FAILED;
+	cell->status = status;
+	t->failures++;
+	fflush(stdout); /* after the rows before it */
+	if (t->tty)
+		fputs("\r\033[K", stderr); /* not on the progress line */
+	fprintf(stderr, "cclab tune: %" PRIu64 " bytes: %s: %s: %s\n", z->bytes, k->name, status,
+		why);
+}
+
+/* Runs candidate c at size z and fills its cell.  0, or CLI_EXIT_FAIL
+ * after a message when memory ran out (the sweep stops there). */
+static int run_cand(struct tune *t, int c, struct tune_size *z)
+{
+	const struct cc_scenario *sc = t->sc;
+	struct tune_cand *k = &t->cand[c];
+	struct tune_cell *cell = &z->cell[c];
+	struct cc_coll_params p = sc->p;
+	struct cc_sim_opts o = {
+		.fabric = &sc->fabric,
+		.net = &sc->net,
+		.seed = sc->seed,
+		.check = false,
+		/* As `cclab sim`: a run still going then is stuck. */
+		.time_limit_ps = CLI_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
+	};
+	char err[TUNE_REASON_LEN] = "";
+	struct cc_sim_result res;
+	struct cc_schedule *s;
+	int rc;
+
+	p.algo = k->algo;
+	p.transport = k->transport;
+	p.count = z->count;
+	if (cc_params_check(&p, err, sizeof(err))) {
+		refuse(k, cell, err);
+		return 0;
+	}
+	errno = 0;
+	s = cc_build(&p, err, sizeof(err));
+	if (!s && errno == E2BIG) {
+		/* Too large for this machine: this candidate has no time here,
+		 * which is no verdict on it. */
+		fail(t, k, z, cell, "not_built", err);
+		return 0;
+	}
+	if (!s) {
+		fflush(stdout);
+		fprintf(stderr, "cclab tune: %" PRIu64 " bytes: %s: cannot build the schedule: %s\n",
+			z->bytes, k->name, strerror(ENOMEM));
+		return CLI_EXIT_FAIL;
+	}
+	memset(&res, 0, sizeof(res));
+	rc = cc_sim_run(s, &o, &res);
+	if (rc == -EINVAL) {
+		/* The fabric was validated with the scenario: it is the topology. */
+		snprintf(err, sizeof(err), "the %s topology cannot carry this schedule (a queue pair "
+			 "joins ranks it does not connect)", sc->net.name);
+		refuse(k, cell, err);
+	} else if (rc == -ENOMEM) {
+		fflush(stdout);
+		fprintf(stderr, "cclab tune: %" PRIu64 " bytes: %s: simulator: %s\n", z->bytes,
+			k->name, strerror(ENOMEM));
+	} else if (rc < 0) {
+		fail(t, k, z, cell, "refused", strerror(-rc));
+	} else if (res.err.status != CC_RUN_OK) {
+		/* msg is a fixed array; do not trust it to be terminated. */
+		snprintf(err, sizeof(err), "%.*s", (int)sizeof(res.err.msg), res.err.msg);
+		fail(t, k, z, cell, cli_run_status_name(res.err.status), err);
+	} else {
+		cell->state = TUNE_OK;
+		cell->status = cli_run_status_name(CC_RUN_OK);
+		cell->time_ps = res.time_ps;
+	}
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+	return rc == -ENOMEM ? CLI_EXIT_FAIL : 0;
+}
+
+/* The fastest completed run, and the runner-up: the fastest of another
+ * algorithm (NCCL's tuner picks an algorithm; the same algorithm on
+ * another transport is usually within a hundredth of a percent, a margin
+ * that says nothing).  A tie goes to the candidate first in enum order,
+ * so the table never depends on luck. */
+static void rank_cells(const struct tune *t, struct tune_size *z)
+{
+	z->best = z->second = -1;
+	for (int c = 0; c < TUNE_NCAND; c++)
+		if (z->cell[c].state == TUNE_OK &&
+		    (z->best < 0 || z->cell[c].time_ps < z->cell[z->best].time_ps))
+			z->best = c;
+	for (int c = 0; z->best >= 0 && c < TUNE_NCAND; c++)
+		if (z->cell[c].state == TUNE_OK && t->cand[c].algo != t->cand[z->best].algo &&
+		    (z->second < 0 || z->cell[c].time_ps < z->cell[z->second].time_ps))
+			z->second = c;
+}
+
+/* A progress line on stderr, only when stderr is a terminal (as the size
+ * loop's, cli/loop.c): the size and the candidate running; k NULL clears
+ * it. */
+static void progress(bool on, uint32_t i, uint32_t n, const struct tune_size *z,
+		     const struct tune_cand *k)
+{
+	char b[CC_FMT_BYTES_LEN];
+
+	if (!on)
+		return;
+	if (!k) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	fprintf(stderr, "\r\033[K[%u/%u] %s %s ...", i + 1, n,
+		cc_format_bytes(b, sizeof(b), z->bytes), k->name);
+	fflush(stderr);
+}
+
+/* ---- printing ---- */
+
+/* nccl-tests' BenchTime(): three precisions so the time stays 7 wide. */
+static const char *time_str(char *buf, size_t len, sim_time_ps ps)
+{
+	double us = tune_us(ps);
+
+	snprintf(buf, len, us >= 10000.0 ? "%.0f" : us >= 100.0 ? "%.1f" : "%.2f", us);
+	return buf;
+}
+
+static void preamble(const struct tune *t)
+{
+	const struct cc_scenario *sc = t->sc;
+	const struct sim_link_params *l = &sc->fabric.link;
+	const struct cli_opts o = { .p = sc->p }; /* what cli_preamble_buffers() reads */
+
+	printf("# cclab %s tune: %s, every algorithm x transport, %" PRIu32 " ranks, type %s, "
+	       "redop %s\n", CCLAB_VERSION, cc_coll_name[sc->p.coll], sc->p.nranks,
+	       cc_dtype_name[sc->p.dtype], cli_redop_label(&sc->p));
+	printf("# minBytes %" PRIu64 " maxBytes %" PRIu64 " step: %" PRIu64 "(factor)"
+	       " validation: 0\n", sc->minbytes, sc->maxbytes, sc->stepfactor);
+	printf("# executor: sim (discrete-event, simulated time)  seed: %" PRIu64 "\n", sc->seed);
+	printf("# scenario: %s (%s)\n", sc->name, sc->file);
+	printf("# fabric: %s  topology: %s  link: %s %g Gb/s  MTU: %" PRIu32 " B\n",
+	       sc->fabric.name, sc->net.name, sim_link_info[l->type].name,
+	       (double)l->rate_bps / 1e9, l->mtu_bytes);
+	cli_preamble_buffers(&o);
+	printf("# timing only: no data carried, nothing checked ('cclab run' checks it); the "
+	       "scenario's\n# algorithm, transport, executors, check and expectations are not "
+	       "used\n");
+	printf("# candidates:");
+	for (int c = 0; c < TUNE_NCAND; c++)
+		printf(" %s", t->cand[c].name);
+	printf("\n");
+	/* Those refused at the first size, consecutive ones with the same
+	 * reason on one line; an algorithm refused with every transport is
+	 * named once, with a star for its transports. */
+	for (int c = 0; c < TUNE_NCAND; c++) {
+		const struct tune_cand *k = &t->cand[c];
+		int e = c;
+
+		if (!k->refused)
+			continue;
+		while (e + 1 < TUNE_NCAND && t->cand[e + 1].refused &&
+		       !strcmp(t->cand[e + 1].reason, k->reason))
+			e++;
+		printf("# n/a:");
+		for (int x = c; x <= e; x++) {
+			printf("%s ", x > c ? "," : "");
+			if (x % CC_TRANSPORT_COUNT == 0 && x + CC_TRANSPORT_COUNT - 1 <= e) {
+				printf("%s/*", cc_algo_name[t->cand[x].algo]);
+				x += CC_TRANSPORT_COUNT - 1;
+			} else {
+				printf("%s", t->cand[x].name);
+			}
+		}
+		printf(": %s\n", k->reason);
+		c = e;
+	}
+	printf("# margin (%%) = (runner-up time / best time - 1) * 100; then each candidate's "
+	       "time (us)\n");
+}
+
+static void dashes(int n)
+{
+	while (n-- > 0)
+		putchar('-');
+}
+
+/* nccl-tests' three header lines: a caption over each algorithm's
+ * columns ("out-of-place" there), the names, the units. */
+static void print_header(const struct widths *w)
+{
+	printf("# %10s  %12s  %*s  %7s  %6s  %*s  %7s  %7s", "", "", w->name, "", "", "", w->name,
+	       "", "", "");
+	for (int a = 0; a < CC_ALGO_COUNT; a++) {
+		int len = (int)strlen(cc_algo_name[a]) + 2, left = (w->group - len) / 2;
+
+		printf("  ");
+		dashes(left);
+		printf(" %s ", cc_algo_name[a]);
+		dashes(w->group - len - left);
+	}
+	printf("\n# %10s  %12s  %*s  %7s  %6s  %*s  %7s  %7s", "size", "count", w->name, "best",
+	       "time", "busbw", w->name, "runner-up", "time", "margin");
+	for (int c = 0; c < TUNE_NCAND; c++)
+		printf("  %*s", w->cell, cc_transport_name[c % CC_TRANSPORT_COUNT]);
+	printf("\n# %10s  %12s  %*s  %7s  %6s  %*s  %7s  %7s", "(B)", "(elements)", w->name,
+	       name_unit, "(us)", "(GB/s)", w->name, name_unit, "(us)", "(%)");
+	for (int c = 0; c < TUNE_NCAND; c++)
+		printf("  %*s", w->cell, "(us)");
+	printf("\n");
+}
+
+static void print_row(const struct tune *t, const struct widths *w, const struct tune_size *z)
+{
+	char a[32], b[32];
+	double busbw, pct;
+
+	printf("%12" PRIu64 "  %12" PRIu64, z->bytes, z->count);
+	if (z->best < 0)
+		printf("  %*s  %7s  %6s", w->name, "n/a", "n/a", "n/a");
+	else if (tune_busbw(t, z, z->best, &busbw))
+		printf("  %*s  %7s  %6.2f", w->name, t->cand[z->best].name,
+		       time_str(a, sizeof(a), z->cell[z->best].time_ps), busbw);
+	else
+		printf("  %*s  %7s  %6s", w->name, t->cand[z->best].name,
+		       time_str(a, sizeof(a), z->cell[z->best].time_ps), "N/A");
+	if (z->second < 0)
+		printf("  %*s  %7s", w->name, "n/a", "n/a");
+	else
+		printf("  %*s  %7s", w->name, t->cand[z->second].name,
+		       time_str(b, sizeof(b), z->cell[z->second].time_ps));
+	if (tune_margin(z, &pct))
+		printf("  %7.2f", pct);
+	else
+		printf("  %7s", "n/a");
+	for (int c = 0; c < TUNE_NCAND; c++) {
+		const struct tune_cell *cell = &z->cell[c];
+
+		printf("  %*s", w->cell, cell->state == TUNE_OK ? time_str(a, sizeof(a), cell->time_ps)
+			: cell->state == TUNE_NA ? "n/a" : "failed");
+	}
+	printf("\n");
+}
+
+/* Whether algorithm a won size i. */
+static bool wins(const struct tune *t, uint32_t i, enum cc_algo a)
+{
+	int b = t->sizes[i].best;
+
+	return b >= 0 && t->cand[b].algo == a;
+}
+
+/* Per algorithm, the runs of consecutive sizes it wins, each with the
+ * transports that won there: "# ring wins: 1048576..67108864 bytes
+ * (write_imm)". */
+static void print_wins(const struct tune *t)
+{
+	for (int a = 0; a < CC_ALGO_COUNT; a++) {
+		bool any = false;
+
+		printf("# %s wins:", cc_algo_name[a]);
+		for (uint32_t i = 0, e; i < t->nsizes; i = e) {
+			unsigned tr = 0;
+			bool first = true;
+
+			if (!wins(t, i, (enum cc_algo)a)) {
+				e = i + 1;
+				continue;
+			}
+			for (e = i; e < t->nsizes && wins(t, e, (enum cc_algo)a); e++)
+				tr |= 1u << t->cand[t->sizes[e].best].transport;
+			printf("%s %" PRIu64, any ? "," : "", t->sizes[i].bytes);
+			if (e - 1 > i)
+				printf("..%" PRIu64, t->sizes[e - 1].bytes);
+			printf(" bytes (");
+			for (int x = 0; x < CC_TRANSPORT_COUNT; x++)
+				if (tr & (1u << x)) {
+					printf("%s%s", first ? "" : ", ", cc_transport_name[x]);
+					first = false;
+				}
+			printf(")");
+			any = true;
+		}
+		printf("%s\n", any ? "" : " no size");
+	}
+	printf("#\n");
+}
+
+/* ---- the command ---- */
+
+static void cands_init(struct tune *t)
+{
+	for (int c = 0; c < TUNE_NCAND; c++) {
+		struct tune_cand *k = &t->cand[c];
+
+		k->algo = (enum cc_algo)(c / CC_TRANSPORT_COUNT);
+		k->transport = (enum cc_transport)(c % CC_TRANSPORT_COUNT);
+		snprintf(k->name, sizeof(k->name), "%s/%s", cc_algo_name[k->algo],
+			 cc_transport_name[k->transport]);
+	}
+}
+
+/* The sweep's sizes with nccl-tests' count and size columns. */
+static int sizes_init(struct tune *t)
+{
+	const struct cc_scenario *sc = t->sc;
+	size_t es = cc_dtype_size(sc->p.dtype);
+	uint64_t bytes = sc->minbytes;
+	uint32_t n = 1, i = 0;
+
+	while (cc_result_next_size(&bytes, sc->stepfactor, sc->maxbytes))
+		n++;
+	t->sizes = calloc(n, sizeof(*t->sizes));
+	if (!t->sizes)
+		return -ENOMEM;
+	t->nsizes = n;
+	bytes = sc->minbytes;
+	do {
+		struct tune_size *z = &t->sizes[i++];
+
+		cc_result_counts(sc->p.coll, sc->p.nranks, es, bytes, &z->count, &z->bytes);
+	} while (cc_result_next_size(&bytes, sc->stepfactor, sc->maxbytes));
+	return 0;
+}
+
+/* Opens --json and --csv before any run, so a bad path fails at once. */
+static int open_outputs(const struct tune_args *a, struct cc_atomic_file *jf,
+			struct cc_atomic_file *cf)
+{
+	int err;
+
+	if (a->json && (err = cc_atomic_open(jf, a->json))) {
+		fprintf(stderr, "cclab tune: cannot write '%s': %s\n", a->json, strerror(-err));
+		return CLI_EXIT_FAIL;
+	}
+	if (a->csv && (err = cc_atomic_open(cf, a->csv))) {
+		fprintf(stderr, "cclab tune: cannot write '%s': %s\n", a->csv, strerror(-err));
+		if (a->json)
+			cc_atomic_abort(jf);
+		return CLI_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Every size, every candidate; the table as it goes.  0, or CLI_EXIT_FAIL
+ * when the sweep had to stop (out of memory). */
+static int sweep(struct tune *t)
+{
+	struct widths w = widths_of(t);
+	bool tty = t->tty;
+
+	for (uint32_t i = 0; i < t->nsizes; i++) {
+		struct tune_size *z = &t->sizes[i];
+		uint32_t fails = t->failures;
+
+		for (int c = 0; c < TUNE_NCAND; c++) {
+			progress(tty, i, t->nsizes, z, &t->cand[c]);
+			if (run_cand(t, c, z)) {
+				progress(tty, i, t->nsizes, z, NULL);
+				return CLI_EXIT_FAIL;
+			}
+		}
+		progress(tty, i, t->nsizes, z, NULL);
+		rank_cells(t, z);
+		if (i == 0) {
+			preamble(t);
+			printf("#\n");
+			print_header(&w);
+		}
+		print_row(t, &w, z);
+		if (z->best < 0 && fails == t->failures) {
+			/* Nothing failed and nothing ran: no candidate applies. */
+			fflush(stdout);
+			fprintf(stderr, "cclab tune: %" PRIu64 " bytes: no candidate applies to "
+				"this scenario\n", z->bytes);
+			t->failures++;
+		}
+	}
+	return 0;
+}
+
+static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
+{
+	struct cc_atomic_file jf = {0}, cf = {0};
+	struct tune t = {
+		.sc = sc,
+		.busbw_factor = cc_busbw_factor(sc->p.coll, sc->p.nranks),
+		.tty = isatty(STDERR_FILENO),
+	};
+	int rc, err;
+
+	cands_init(&t);
+	if ((rc = open_outputs(a, &jf, &cf)))
+		return rc;
+	if (sizes_init(&t) || (rc = sweep(&t))) {
+		if (!t.sizes)
+			fprintf(stderr, "cclab tune: %s\n", strerror(ENOMEM));
+		/* The files are complete or absent, never partial. */
+		if (a->json)
+			cc_atomic_abort(&jf);
+		if (a->csv)
+			cc_atomic_abort(&cf);
+		free(t.sizes);
+		return CLI_EXIT_FAIL;
+	}
+	cc_results_print_errors(stdout, t.failures);
+	print_wins(&t);
+	if (a->csv) {
+		tune_csv_write(&t, cf.f);
+		if ((err = cc_atomic_commit(&cf))) {
+			fprintf(stderr, "cclab tune: cannot write '%s': %s\n", a->csv, strerror(-err));
+			rc = CLI_EXIT_FAIL;
+		}
+	}
+	if (a->json && (err = tune_json_write(&t, &jf, !t.failures && !rc))) {
+		fprintf(stderr, "cclab tune: cannot write '%s': %s\n", a->json, strerror(-err));
+		rc = CLI_EXIT_FAIL;
+	}
+	free(t.sizes);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "cclab tune: cannot write the output: %s\n", strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	return rc ? rc : t.failures ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+	struct tune_args a;
+	struct cc_scenario sc;
+	struct cy_error err;
+	bool help = false;
+	int rc = tune_parse_args(argc, argv, &a, &help);
+
+	if (rc || help) {
+		if (help)
+			tune_usage(stdout);
+		return rc;
+	}
+	rc = cc_scenario_load(a.scenario, a.sets, a.nsets, &sc, &err);
+	if (rc) {
+		fprintf(stderr, "cclab tune: %s\n", err.msg);
+		/* As `cclab run`: bad input, a missing file included, is a
+		 * usage error; only running out of memory is a failure. */
+		return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+	}
+	if (sc.is_p2p) {
+		fprintf(stderr, "cclab tune: %s: tune compares collective algorithms; this scenario "
+			"is a p2p test ('cclab run %s' runs it)\n", sc.file, sc.file);
+		rc = CLI_EXIT_USAGE;
+	} else {
+		rc = tune_run(&a, &sc);
+	}
+	cc_scenario_free(&sc);
+	return rc;
+}

@@ -1,0 +1,95 @@
+/* cli/tune.h — `cclab tune SCENARIO.yaml`: every algorithm x transport of
+ * a scenario's collective on the simulator, size by size, and the winner
+ * of each size with its margin over the runner-up (docs/tune.md).  The
+ * simulator's answer to NCCL's tuning table, in three files:
+ *   cli/tune_args.c  the command line and the help;
+ *   cli/cmd_tune.c   the runs, the preamble, the table, the summary;
+ *   cli/tune_out.c   --json and --csv, from the finished table.
+ */
+#ifndef CCLAB_CLI_TUNE_H
+#define CCLAB_CLI_TUNE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "core/results.h"
+#include "core/schedule.h"
+#include "sim/time.h"
+
+struct cc_scenario; /* sim/scenario.h */
+
+/* The command line (cli/tune_args.c). */
+struct tune_args {
+	const char *scenario;
+	const char *sets[CLI_MAX_SETS]; /* --set KEY=VALUE, in order */
+	uint32_t nsets;
+	const char *json, *csv;
+};
+
+/* Parses argv[1..argc) (argv[0] is "tune").  CLI_EXIT_OK, with *help set
+ * for -h/--help; or CLI_EXIT_USAGE after one message and a hint. */
+int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help);
+
+/* Candidate c is algorithm c / CC_TRANSPORT_COUNT with transport
+ * c % CC_TRANSPORT_COUNT: the enums' order, so ties and columns are the
+ * same on every run. */
+#define TUNE_NCAND (CC_ALGO_COUNT * CC_TRANSPORT_COUNT)
+#define TUNE_REASON_LEN 256
+
+enum tune_state {
+	TUNE_OK,     /* ran to completion: time_ps is its time */
+	TUNE_NA,     /* refused by the algorithm or the topology: not applicable */
+	TUNE_FAILED, /* ran and failed (a run error, no memory for the schedule) */
+};
+
+struct tune_cell {
+	enum tune_state state;
+	sim_time_ps time_ps;
+	const char *status; /* cli_run_status_name() of the run, or "n/a" */
+};
+
+struct tune_cand {
+	enum cc_algo algo;
+	enum cc_transport transport;
+	char name[64];                 /* "ring/write_imm" */
+	bool refused;                  /* n/a at some size */
+	char reason[TUNE_REASON_LEN];  /* the first refusal's */
+};
+
+struct tune_size {
+	uint64_t bytes, count;  /* nccl-tests' size and count columns */
+	struct tune_cell cell[TUNE_NCAND];
+	int best, second;       /* candidate indices; -1: none */
+};
+
+struct tune {
+	const struct cc_scenario *sc;
+	double busbw_factor;    /* cc_busbw_factor() of the collective */
+	struct tune_cand cand[TUNE_NCAND];
+	struct tune_size *sizes;
+	uint32_t nsizes;
+	uint32_t failures;      /* failed runs, and sizes where nothing ran */
+	bool tty;               /* stderr is a terminal: a progress line */
+};
+
+/* A cell's time in microseconds. */
+static inline double tune_us(sim_time_ps ps)
+{
+	return (double)ps / 1e6;
+}
+
+/* (runner-up / best - 1) * 100 for size z; false when it has no runner-up. */
+bool tune_margin(const struct tune_size *z, double *pct);
+/* nccl-tests' busbw (GB/s) of candidate c at size z; false when it has no
+ * time. */
+bool tune_busbw(const struct tune *t, const struct tune_size *z, int c, double *busbw);
+
+/* The whole --json document, closed with "ok" and written to af
+ * (cli_json_end()): 0 or -errno. */
+int tune_json_write(const struct tune *t, struct cc_atomic_file *af, bool ok);
+/* The --csv lines, header first, one per size x candidate. */
+void tune_csv_write(const struct tune *t, FILE *f);
+
+#endif

@@ -1,0 +1,148 @@
+/* cli/tune_out.c — the files of `cclab tune`: --json, the whole table as
+ * one object (docs/tune.md lists its keys), and --csv, one line per size
+ * x candidate.  Both are written from the finished table, in candidate
+ * order, with the JSON writer's exact integers and shortest doubles, so
+ * the same scenario gives byte-identical files. */
+#include <inttypes.h>
+
+#include "cli/check.h"
+#include "cli/tune.h"
+#include "core/dtype.h"
+#include "sim/scenario.h"
+
+/* The best or the runner-up: an object, or null when there is none. */
+static void json_pick(struct cc_json *j, const struct tune *t, const struct tune_size *z, int c)
+{
+	double busbw = 0;
+	bool have;
+
+	if (c < 0) {
+		cc_json_null(j);
+		return;
+	}
+	have = tune_busbw(t, z, c, &busbw);
+	cc_json_object_begin(j);
+	cc_json_key(j, "algorithm");
+	cc_json_string(j, cc_algo_name[t->cand[c].algo]);
+	cc_json_key(j, "transport");
+	cc_json_string(j, cc_transport_name[t->cand[c].transport]);
+	cc_json_key(j, "time_us");
+	cc_json_double(j, tune_us(z->cell[c].time_ps));
+	cli_json_double_or_null(j, "busbw_gbps", have, busbw);
+	cc_json_object_end(j);
+}
+
+static void json_size(struct cc_json *j, const struct tune *t, const struct tune_size *z)
+{
+	double pct = 0;
+	bool margin = tune_margin(z, &pct);
+
+	cc_json_object_begin(j);
+	cc_json_key(j, "bytes");
+	cc_json_uint(j, z->bytes);
+	cc_json_key(j, "count");
+	cc_json_uint(j, z->count);
+	cc_json_key(j, "best");
+	json_pick(j, t, z, z->best);
+	cc_json_key(j, "runner_up");
+	json_pick(j, t, z, z->second);
+	cli_json_double_or_null(j, "margin_pct", margin, pct);
+	cc_json_key(j, "times");
+	cc_json_array_begin(j);
+	for (int c = 0; c < TUNE_NCAND; c++) {
+		const struct tune_cell *cell = &z->cell[c];
+
+		cc_json_object_begin(j);
+		cc_json_key(j, "algorithm");
+		cc_json_string(j, cc_algo_name[t->cand[c].algo]);
+		cc_json_key(j, "transport");
+		cc_json_string(j, cc_transport_name[t->cand[c].transport]);
+		cli_json_double_or_null(j, "time_us", cell->state == TUNE_OK, tune_us(cell->time_ps));
+		cc_json_key(j, "status");
+		cc_json_string(j, cell->status);
+		cc_json_object_end(j);
+	}
+	cc_json_array_end(j);
+	cc_json_object_end(j);
+}
+
+int tune_json_write(const struct tune *t, struct cc_atomic_file *af, bool ok)
+{
+	const struct cc_scenario *sc = t->sc;
+	struct cc_json j;
+	int err;
+
+	cc_json_init(&j);
+	cc_json_object_begin(&j);
+	cc_json_key(&j, "cclab_version");
+	cc_json_string(&j, CCLAB_VERSION);
+	cc_json_key(&j, "command");
+	cc_json_string(&j, "tune");
+	cc_json_key(&j, "executor");
+	cc_json_string(&j, "sim");
+	cc_json_key(&j, "scenario");
+	cc_json_string(&j, sc->name);
+	cc_json_key(&j, "fabric");
+	cc_json_string(&j, sc->fabric.name);
+	cc_json_key(&j, "topology");
+	cc_json_string(&j, sc->net.name);
+	cc_json_key(&j, "collective");
+	cc_json_string(&j, cc_coll_name[sc->p.coll]);
+	cc_json_key(&j, "nranks");
+	cc_json_uint(&j, sc->p.nranks);
+	cc_json_key(&j, "dtype");
+	cc_json_string(&j, cc_dtype_name[sc->p.dtype]);
+	cc_json_key(&j, "redop");
+	cc_json_string(&j, cli_redop_label(&sc->p));
+	cc_json_key(&j, "seed");
+	cc_json_uint(&j, sc->seed);
+	cc_json_key(&j, "check");
+	cc_json_bool(&j, false);
+	cc_json_key(&j, "candidates");
+	cc_json_array_begin(&j);
+	for (int c = 0; c < TUNE_NCAND; c++) {
+		const struct tune_cand *k = &t->cand[c];
+
+		cc_json_object_begin(&j);
+		cc_json_key(&j, "algorithm");
+		cc_json_string(&j, cc_algo_name[k->algo]);
+		cc_json_key(&j, "transport");
+		cc_json_string(&j, cc_transport_name[k->transport]);
+		cc_json_key(&j, "applicable");
+		cc_json_bool(&j, !k->refused);
+		cc_json_key(&j, "reason");
+		cc_json_string(&j, k->refused ? k->reason : NULL);
+		cc_json_object_end(&j);
+	}
+	cc_json_array_end(&j);
+	cc_json_key(&j, "sizes");
+	cc_json_array_begin(&j);
+	for (uint32_t i = 0; i < t->nsizes; i++)
+		json_size(&j, t, &t->sizes[i]);
+	/* cli_json_end() closes "sizes", adds "ok" and writes the file. */
+	err = cli_json_end(&j, af, ok);
+	cc_json_free(&j);
+	return err;
+}
+
+void tune_csv_write(const struct tune *t, FILE *f)
+{
+	fputs("size_bytes,algorithm,transport,time_us,busbw_gbps,best\n", f);
+	for (uint32_t i = 0; i < t->nsizes; i++) {
+		const struct tune_size *z = &t->sizes[i];
+
+		for (int c = 0; c < TUNE_NCAND; c++) {
+			double busbw;
+
+			fprintf(f, "%" PRIu64 ",%s,%s,", z->bytes, cc_algo_name[t->cand[c].algo],
+				cc_transport_name[t->cand[c].transport]);
+			/* Picoseconds are exact with six decimals of a microsecond. */
+			if (z->cell[c].state == TUNE_OK)
+				fprintf(f, "%.6f", tune_us(z->cell[c].time_ps));
+			fputc(',', f);
+			if (tune_busbw(t, z, c, &busbw))
+				fprintf(f, "%.6g", busbw);
+			fprintf(f, ",%d\n", c == z->best);
+		}
+	}
+}
