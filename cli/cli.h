@@ -52,6 +52,7 @@ enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, 
 struct cli_opts {
 	enum cli_cmd cmd;
 	struct cc_coll_params p; /* coll, transport, dtype, redop, nranks, chunk/slot */
+	bool algo_given;         /* -A: else the collective's default (cc_algo_default) */
 	uint64_t minbytes, maxbytes, stepfactor;
 	int64_t rank;            /* --rank; -1: every rank */
 	bool primitives;

@@ -53,7 +53,8 @@ struct cc_result_row cli_row(const struct cli_opts *o, uint64_t size, uint64_t c
 		.count = count,
 		.type = cc_dtype_name[o->p.dtype],
 		.redop = cli_redop_label(&o->p),
-		.root = -1, /* nccl-tests' *RunTest() pass root -1 for these */
+		/* nccl-tests' *RunTest() pass root -1 but for broadcast and reduce */
+		.root = cc_coll_rooted(o->p.coll) ? (int)o->p.root : -1,
 		.time_us = CC_RESULT_NO_TIME,
 		.busbw_factor = cc_busbw_factor(o->p.coll, o->p.nranks),
 	};

@@ -72,6 +72,7 @@ static const struct {
 	{{"collective", required_argument, NULL, 'c'}, FOR_ALL},
 	{{"transport", required_argument, NULL, 't'}, FOR_ALL},
 	{{"algorithm", required_argument, NULL, 'A'}, FOR_ALL},
+	{{"root", required_argument, NULL, 'r'}, FOR_ALL},
 	{{"minbytes", required_argument, NULL, 'b'}, FOR_ALL},
 	{{"bytes", required_argument, NULL, 'b'}, FOR_ALL},
 	{{"maxbytes", required_argument, NULL, 'e'}, FOR_LOOP},
@@ -114,7 +115,7 @@ static const struct {
 #define NOPTS (sizeof(table) / sizeof(table[0]))
 
 /* ':' first: a missing argument returns ':' rather than '?'. */
-static const char short_opts[] = ":n:c:t:A:b:e:f:d:o:w:h";
+static const char short_opts[] = ":n:c:t:A:r:b:e:f:d:o:w:h";
 
 static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_SCHEDULE] = "schedule",
@@ -143,8 +144,9 @@ enum cli_cmd cli_cmd_lookup(const char *name)
 
 const char *cli_redop_label(const struct cc_coll_params *p)
 {
-	/* all_gather.cu passes opName "none" to TimeTest(). */
-	if (p->coll == CC_ALLGATHER)
+	/* all_gather.cu, broadcast.cu and alltoall.cu pass opName "none" to
+	 * TimeTest(). */
+	if (p->coll == CC_ALLGATHER || p->coll == CC_BROADCAST || p->coll == CC_ALLTOALL)
 		return "none";
 	return p->redop < CC_REDOP_COUNT ? cc_redop_name[p->redop] : "?";
 }
@@ -321,7 +323,13 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 			return bad_value(c, arg, names_list(names, sizeof(names), cc_coll_name,
 							    CC_COLL_COUNT));
 		return 0;
+	case 'r':
+		err = get_uint(c, arg, 0, CLI_MAX_RANKS - 1, &v);
+		if (!err)
+			o->p.root = (uint32_t)v;
+		return err;
 	case 'A':
+		o->algo_given = true;
 		if (cc_algo_parse(arg, &o->p.algo))
 			return bad_value(c, arg, names_list(names, sizeof(names), cc_algo_name,
 							    CC_ALGO_COUNT));
@@ -593,9 +601,14 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 				   PRIu64, o->minbytes, o->maxbytes);
 	if (same_outputs(cmd, o))
 		return CLI_EXIT_USAGE;
+	if (!o->algo_given)
+		o->p.algo = cc_algo_default(o->p.coll);
 	if (!cc_algo_supports(o->p.algo, o->p.coll))
-		return usage_error(cmd, "-A %s builds allreduce only, not %s (use -A ring or "
-				   "-A direct)", cc_algo_name[o->p.algo], cc_coll_name[o->p.coll]);
+		return usage_error(cmd, "-A %s does not build %s (%s)", cc_algo_name[o->p.algo],
+				   cc_coll_name[o->p.coll], cc_algo_support_hint(o->p.coll));
+	if (cc_coll_rooted(o->p.coll) && o->p.root >= o->p.nranks && o->p.nranks)
+		return usage_error(cmd, "-r/--root %u: ranks are 0 to %u with -n %u", o->p.root,
+				   o->p.nranks - 1, o->p.nranks);
 	if (o->rank >= 0 && (uint64_t)o->rank >= o->p.nranks)
 		return usage_error(cmd, "invalid value '%" PRId64 "' for --rank: ranks are 0 to %"
 				   PRIu32 " with -n %" PRIu32, o->rank, o->p.nranks - 1, o->p.nranks);

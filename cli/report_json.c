@@ -43,6 +43,10 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cc_json_string(j, cc_coll_name[p->coll]);
 	cc_json_key(j, "algorithm");
 	cc_json_string(j, cc_algo_name[p->algo]);
+	if (cc_coll_rooted(p->coll)) {
+		cc_json_key(j, "root");
+		cc_json_uint(j, p->root);
+	}
 	cc_json_key(j, "transport");
 	cc_json_string(j, cc_transport_name[p->transport]);
 	cc_json_key(j, "nranks");

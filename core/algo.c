@@ -13,18 +13,20 @@
 
 uint32_t cc_ring_steps(enum cc_coll coll, uint32_t nranks)
 {
-	if (nranks <= 1)
-		return 1;
+	if (nranks <= 1 || cc_coll_rooted(coll))
+		return 1; /* broadcast, reduce: one primitive per chunk */
 	return coll == CC_ALLREDUCE ? 2 * nranks - 1 : nranks;
 }
 
 double cc_busbw_factor(enum cc_coll coll, uint32_t nranks)
 {
-	/* nccl-tests doc/PERFORMANCE.md: allreduce 2(n-1)/n, reduce-scatter and
-	 * all-gather (n-1)/n. */
+	/* nccl-tests doc/PERFORMANCE.md: allreduce 2(n-1)/n, reduce-scatter,
+	 * all-gather and all-to-all (n-1)/n, broadcast and reduce 1. */
 	if (nranks == 0)
 		return 0;
 	double f = (double)(nranks - 1) / nranks;
+	if (coll == CC_BROADCAST || coll == CC_REDUCE)
+		return 1;
 	return coll == CC_ALLREDUCE ? 2 * f : f;
 }
 
@@ -91,8 +93,12 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (!cc_algo_supports(p->algo, p->coll)) {
-		snprintf(err, errlen, "algorithm %s builds allreduce only, not %s (use ring or "
-			 "direct)", cc_algo_name[p->algo], cc_coll_name[p->coll]);
+		snprintf(err, errlen, "algorithm %s does not build %s (%s)", cc_algo_name[p->algo],
+			 cc_coll_name[p->coll], cc_algo_support_hint(p->coll));
+		return -EINVAL;
+	}
+	if (cc_coll_rooted(p->coll) && p->root >= p->nranks) {
+		snprintf(err, errlen, "root %u out of range 0..%u", p->root, p->nranks - 1);
 		return -EINVAL;
 	}
 	es = cc_dtype_size(p->dtype);
@@ -194,5 +200,29 @@ void cc_algo_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 
 int cc_algo_supports(enum cc_algo a, enum cc_coll c)
 {
-	return c == CC_ALLREDUCE || (a != CC_ALGO_HALVING_DOUBLING && a != CC_ALGO_TREE);
+	switch (a) {
+	case CC_ALGO_RING:
+		return c != CC_ALLTOALL;
+	case CC_ALGO_DIRECT:
+		return 1;
+	default:
+		return c == CC_ALLREDUCE;
+	}
+}
+
+const char *cc_algo_support_hint(enum cc_coll c)
+{
+	switch (c) {
+	case CC_ALLREDUCE:
+		return "every algorithm builds allreduce";
+	case CC_ALLTOALL:
+		return "all-to-all: direct";
+	default:
+		return "ring or direct";
+	}
+}
+
+enum cc_algo cc_algo_default(enum cc_coll c)
+{
+	return c == CC_ALLTOALL ? CC_ALGO_DIRECT : CC_ALGO_RING;
 }

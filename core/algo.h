@@ -27,9 +27,14 @@ struct cc_schedule *cc_build_direct(const struct cc_coll_params *p);
 /* NCCL's double binary tree allreduce (core/tree.c). */
 struct cc_schedule *cc_build_tree(const struct cc_coll_params *p);
 
-/* Whether algorithm a builds collective c (halving-doubling and tree:
- * allreduce only). */
+/* Whether algorithm a builds collective c: ring all but all-to-all,
+ * direct all, halving-doubling and tree allreduce only. */
 int cc_algo_supports(enum cc_algo a, enum cc_coll c);
+/* The algorithms that build c, for a message ("ring or direct"). */
+const char *cc_algo_support_hint(enum cc_coll c);
+/* What -A defaults to for c: ring, or direct for all-to-all (NCCL's is
+ * point-to-point sends). */
+enum cc_algo cc_algo_default(enum cc_coll c);
 
 /* One primitive step of one rank, as NCCL's runRing executes it. */
 struct cc_prim_step {

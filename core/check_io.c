@@ -14,6 +14,9 @@ int cc_check_io_init(struct cc_check_io *io, const struct cc_schedule *s)
 	uint64_t in = cc_coll_in_count(p), out = cc_coll_out_count(p);
 
 	io->s = s;
+	/* All-to-all: every rank expects a different output. */
+	if (p->coll == CC_ALLTOALL)
+		out *= p->nranks;
 	io->want = malloc((in > out ? in : out) * cc_dtype_size(p->dtype) + 1);
 	return io->want ? 0 : -ENOMEM;
 }
@@ -24,14 +27,18 @@ void cc_check_io_free(struct cc_check_io *io)
 	io->want = NULL;
 }
 
-/* Allreduce and all-gather expect the same of every rank; reduce-scatter's
- * rank r expects block r of the fold of the whole arrays. */
+/* Allreduce, all-gather, broadcast and reduce (its root) expect the same
+ * of every rank; reduce-scatter's rank r expects block r of the fold of the
+ * whole arrays, all-to-all's its own output. */
 static const uint8_t *want(const struct cc_check_io *io, uint32_t r)
 {
 	const struct cc_coll_params *p = &io->s->params;
+	size_t es = cc_dtype_size(p->dtype);
 
 	if (p->coll == CC_REDUCESCATTER)
-		return io->want + (uint64_t)r * p->count * cc_dtype_size(p->dtype);
+		return io->want + (uint64_t)r * p->count * es;
+	if (p->coll == CC_ALLTOALL)
+		return io->want + (uint64_t)r * cc_coll_out_count(p) * es;
 	return io->want;
 }
 
@@ -58,7 +65,8 @@ uint64_t cc_check_io_wrong(const struct cc_check_io *io, uint8_t *const *out)
 	uint64_t wrong = 0;
 
 	for (uint32_t r = 0; r < io->s->nranks; r++)
-		wrong += cc_count_wrong(out[r], want(io, r), cc_coll_out_count(p), p->dtype);
+		if (cc_coll_checks_rank(p, r))
+			wrong += cc_count_wrong(out[r], want(io, r), cc_coll_out_count(p), p->dtype);
 	return wrong;
 }
 

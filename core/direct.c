@@ -15,7 +15,11 @@
  *   all-gather      copies its input into block r of the output, then
  *                   sends its input and receives block r-i: (k-1) N out;
  *   allreduce       both over the k blocks of one array: the reduce-
- *                   scatter, then the all-gather of the reduced block.
+ *                   scatter, then the all-gather of the reduced block;
+ *   all-to-all      copies its own block, then sends block r+i of its
+ *                   input and receives block r-i of its output;
+ *   broadcast,      a flat tree: the root sends to (receives from) every
+ *   reduce          rank in turn, k-1 messages through its one link.
  *
  * Every rank talks to k-1 others, with a QP pair and staging each: the
  * reason it is for small k (and the fewest steps at any k: one latency per
@@ -96,9 +100,81 @@ static void gather_phase(struct direct *d, uint32_t r, int ar, uint32_t step0)
 	}
 }
 
+/* Broadcast and reduce as a flat tree: the root sends its input to each
+ * rank (broadcast), or each rank sends its input to the root, which folds
+ * them into its output in turn (reduce): k-1 messages through the root's
+ * link, one step for everyone else. */
+static void flat_phase(struct direct *d, uint32_t r)
+{
+	uint64_t n = d->p->count;
+	uint32_t root = d->p->root;
+	int bcast = d->p->coll == CC_BROADCAST;
+
+	if (r != root) {
+		struct cc_conn_step st = { .prim = bcast ? CC_PRIM_RECV : CC_PRIM_SEND,
+					   .chunk = r, .nelem = n, .recv = NONE, .send = NONE };
+
+		if (bcast)
+			st.recv = cc_walk_from(&d->w, r, root);
+		else
+			st.send = cc_walk_to(&d->w, r, root);
+		cc_walk_step(&d->w, r, &st);
+		return;
+	}
+	if (bcast)
+		cc_walk_step(&d->w, r, &(struct cc_conn_step){ .prim = CC_PRIM_COPY, .chunk = r,
+							       .nelem = n, .recv = NONE,
+							       .send = NONE });
+	for (uint32_t i = 1; i < d->k; i++) {
+		uint32_t peer = (root + i) % d->k;
+		struct cc_conn_step st = { .step = i, .chunk = peer, .nelem = n, .recv = NONE,
+					   .send = NONE };
+
+		if (bcast) {
+			st.prim = CC_PRIM_SEND;
+			st.send = cc_walk_to(&d->w, r, peer);
+		} else {
+			st.prim = CC_PRIM_RECV_REDUCE_COPY;
+			st.recv = cc_walk_from(&d->w, r, peer);
+			st.src_out = i > 1;
+			st.final = i == d->k - 1;
+		}
+		cc_walk_step(&d->w, r, &st);
+	}
+}
+
+/* All-to-all, pairwise: block r+i of the input to r+i, block r-i of the
+ * output from r-i, after copying the own block across. */
+static void alltoall_phase(struct direct *d, uint32_t r)
+{
+	uint64_t n = d->p->count;
+
+	cc_walk_step(&d->w, r, &(struct cc_conn_step){ .prim = CC_PRIM_COPY, .chunk = r,
+						       .in_off = r * n, .out_off = r * n,
+						       .nelem = n, .recv = NONE, .send = NONE });
+	for (uint32_t i = 1; i < d->k; i++) {
+		uint32_t to = (r + i) % d->k, from = (r + d->k - i) % d->k;
+		struct cc_conn_step send = { .prim = CC_PRIM_SEND, .step = i, .chunk = to,
+					     .in_off = to * n, .nelem = n, .recv = NONE,
+					     .send = cc_walk_to(&d->w, r, to) };
+		struct cc_conn_step recv = { .prim = CC_PRIM_RECV, .step = i, .chunk = from,
+					     .out_off = from * n, .nelem = n,
+					     .recv = cc_walk_from(&d->w, r, from), .send = NONE };
+
+		cc_walk_exchange(&d->w, r, &send, &recv);
+	}
+}
+
 static void walk(struct direct *d, uint32_t r)
 {
 	switch (d->p->coll) {
+	case CC_BROADCAST:
+	case CC_REDUCE:
+		flat_phase(d, r);
+		break;
+	case CC_ALLTOALL:
+		alltoall_phase(d, r);
+		break;
 	case CC_REDUCESCATTER:
 		reduce_phase(d, r, 0);
 		break;
@@ -140,7 +216,8 @@ struct cc_schedule *cc_build_direct(const struct cc_coll_params *p)
 {
 	size_t es = cc_dtype_size(p->dtype);
 	uint64_t slot_elems = p->slot_bytes / es;
-	/* The largest message: a block (allreduce: ceil(N / k)). */
+	/* The largest message: a block (allreduce: ceil(N / k)), or the whole
+	 * array (broadcast, reduce; all-to-all's count is a block already). */
 	uint64_t most = p->coll == CC_ALLREDUCE ? (p->count + p->nranks - 1) / p->nranks : p->count;
 	struct direct d = { .p = p, .k = p->nranks };
 	struct cc_schedule *s;

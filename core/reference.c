@@ -55,6 +55,17 @@ int cc_reference_output(const struct cc_coll_params *p, uint32_t rank, uint64_t 
 			cc_fill_input((uint8_t *)out + (uint64_t)q * p->count * es, 0, p->count,
 				      p->dtype, p->redop, q, p->nranks, seed);
 		return 0;
+	case CC_BROADCAST:
+		cc_fill_input(out, 0, p->count, p->dtype, p->redop, p->root, p->nranks, seed);
+		return 0;
+	case CC_REDUCE: /* the root's; the others' outputs are not defined */
+		return fold(p, seed, 0, p->count, out);
+	case CC_ALLTOALL: /* block q: rank q's block `rank` */
+		for (uint32_t q = 0; q < p->nranks; q++)
+			cc_fill_input((uint8_t *)out + (uint64_t)q * p->count * es,
+				      (uint64_t)rank * p->count, p->count, p->dtype, p->redop, q,
+				      p->nranks, seed);
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -69,6 +80,19 @@ void cc_reference_from_inputs(const struct cc_coll_params *p, const void *const 
 	if (p->coll == CC_ALLGATHER) {
 		for (uint32_t q = 0; q < p->nranks; q++)
 			memcpy((uint8_t *)out + (uint64_t)q * n * es, inputs[q], n * es);
+		return;
+	}
+	if (p->coll == CC_BROADCAST) {
+		memcpy(out, inputs[p->root], n * es);
+		return;
+	}
+	if (p->coll == CC_ALLTOALL) { /* rank r's expected output at r * n */
+		uint64_t b = p->count * es;
+
+		for (uint32_t r = 0; r < p->nranks; r++)
+			for (uint32_t q = 0; q < p->nranks; q++)
+				memcpy((uint8_t *)out + (uint64_t)r * n * es + q * b,
+				       (const uint8_t *)inputs[q] + r * b, b);
 		return;
 	}
 	memcpy(out, inputs[0], n * es);

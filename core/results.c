@@ -26,6 +26,8 @@ void cc_result_counts(enum cc_coll coll, uint32_t nranks, size_t eltsize, uint64
 	switch (coll) {
 	case CC_REDUCESCATTER:
 	case CC_ALLGATHER:
+	case CC_ALLTOALL: /* AlltoAllGetCollByteCount: count / nranks to each peer
+			   * (nccl-tests also aligns it to 16 bytes; cclab does not) */
 		/* ReduceScatterGetCollByteCount / AllGatherGetCollByteCount:
 		 * recvcount (RS) / sendcount (AG) = count / nranks; the row
 		 * prints max(sendBytes, expectedBytes) = base * nranks * eltsize

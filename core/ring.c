@@ -114,10 +114,40 @@ static void walk_blocks(struct ring *g, uint32_t r, step_fn fn)
 	}
 }
 
+/* broadcast and reduce: broadcast.h / reduce.h runRing.  The ring starts
+ * at the root (broadcast: copySend, recvCopySend ..., recv at root-1) or
+ * ends there (reduce: send at root+1, recvReduceSend ..., recvReduceCopy
+ * at the root); one primitive per rank per chunk, the chunks pipelined
+ * around the ring. */
+static void walk_rooted(struct ring *g, uint32_t r, step_fn fn)
+{
+	uint32_t k = g->k, root = g->p->root;
+	uint64_t n = g->p->count, chunk = g->p->chunk_bytes / g->es;
+	int bcast = g->p->coll == CC_BROADCAST;
+	/* Position from the ring's first rank: the root, or root+1. */
+	uint32_t pos = bcast ? mod((int64_t)r - root, k) : mod((int64_t)r - root - 1, k);
+	enum cc_prim prim = pos == 0 ? (bcast ? CC_PRIM_COPY_SEND : CC_PRIM_SEND)
+			    : pos == k - 1 ? (bcast ? CC_PRIM_RECV : CC_PRIM_RECV_REDUCE_COPY)
+			    : (bcast ? CC_PRIM_RECV_COPY_SEND : CC_PRIM_RECV_REDUCE_SEND);
+	uint32_t loop = 0;
+
+	for (uint64_t off = 0; off < n; off += chunk, loop++) {
+		struct cc_conn_step st = {
+			.prim = prim, .chunk = loop, .in_off = off, .out_off = off,
+			.nelem = n - off < chunk ? n - off : chunk,
+			.final = prim == CC_PRIM_RECV_REDUCE_COPY,
+		};
+
+		fn(g, r, &st);
+	}
+}
+
 static void walk(struct ring *g, uint32_t r, step_fn fn)
 {
 	if (g->p->coll == CC_ALLREDUCE)
 		walk_allreduce(g, r, fn);
+	else if (cc_coll_rooted(g->p->coll))
+		walk_rooted(g, r, fn);
 	else
 		walk_blocks(g, r, fn);
 }

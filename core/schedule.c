@@ -56,6 +56,9 @@ const char *const cc_coll_name[CC_COLL_COUNT] = {
 	[CC_ALLREDUCE] = "allreduce",
 	[CC_REDUCESCATTER] = "reducescatter",
 	[CC_ALLGATHER] = "allgather",
+	[CC_BROADCAST] = "broadcast",
+	[CC_REDUCE] = "reduce",
+	[CC_ALLTOALL] = "alltoall",
 };
 
 const char *const cc_algo_name[CC_ALGO_COUNT] = {
@@ -134,12 +137,24 @@ void cc_coll_params_default(struct cc_coll_params *p)
 
 uint64_t cc_coll_in_count(const struct cc_coll_params *p)
 {
-	return p->coll == CC_REDUCESCATTER ? p->count * p->nranks : p->count;
+	return p->coll == CC_REDUCESCATTER || p->coll == CC_ALLTOALL ? p->count * p->nranks
+								      : p->count;
 }
 
 uint64_t cc_coll_out_count(const struct cc_coll_params *p)
 {
-	return p->coll == CC_ALLGATHER ? p->count * p->nranks : p->count;
+	return p->coll == CC_ALLGATHER || p->coll == CC_ALLTOALL ? p->count * p->nranks
+								  : p->count;
+}
+
+int cc_coll_rooted(enum cc_coll c)
+{
+	return c == CC_BROADCAST || c == CC_REDUCE;
+}
+
+int cc_coll_checks_rank(const struct cc_coll_params *p, uint32_t rank)
+{
+	return p->coll != CC_REDUCE || rank == p->root;
 }
 
 struct cc_schedule *cc_schedule_new(const struct cc_coll_params *p)

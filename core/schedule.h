@@ -241,7 +241,15 @@ struct cc_rank_sched {
 	uint32_t cap_bufs, cap_mrs, cap_cqs, cap_qps, cap_ops, cap_deps;
 };
 
-enum cc_coll { CC_ALLREDUCE, CC_REDUCESCATTER, CC_ALLGATHER, CC_COLL_COUNT };
+enum cc_coll {
+	CC_ALLREDUCE,
+	CC_REDUCESCATTER,
+	CC_ALLGATHER,
+	CC_BROADCAST, /* root's input to every rank's output */
+	CC_REDUCE,    /* every rank's input folded into root's output */
+	CC_ALLTOALL,  /* block j of rank i's input to block i of rank j's output */
+	CC_COLL_COUNT
+};
 
 /* How a slice's data reaches the peer. */
 enum cc_transport {
@@ -276,6 +284,7 @@ int cc_transport_parse(const char *s, enum cc_transport *out);
 struct cc_coll_params {
 	enum cc_coll coll;
 	enum cc_algo algo;
+	uint32_t root;        /* broadcast and reduce: the root rank */
 	enum cc_transport transport;
 	enum cc_dtype dtype;
 	enum cc_redop redop;
@@ -320,6 +329,11 @@ static inline enum cc_mem_kind cc_coll_stage_mem(const struct cc_coll_params *p)
 /* Input and output element counts of one rank's user buffers. */
 uint64_t cc_coll_in_count(const struct cc_coll_params *p);
 uint64_t cc_coll_out_count(const struct cc_coll_params *p);
+/* Broadcast and reduce have a root (cc_coll_params.root). */
+int cc_coll_rooted(enum cc_coll c);
+/* Whether rank's output is defined, so checked: all but reduce's
+ * non-roots (NCCL leaves their receive buffer alone). */
+int cc_coll_checks_rank(const struct cc_coll_params *p, uint32_t rank);
 
 /* ---- building (core/schedule.c) ---- */
 struct cc_schedule *cc_schedule_new(const struct cc_coll_params *p);

@@ -23,7 +23,7 @@ const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
 static const char *const top_keys[] = {
 	"name", "description", "topology", "fabric", "collective", "p2p", "algorithm",
 	"transport", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes", "slots",
-	"seed", "executors", "check", "expect", "memory", NULL,
+	"seed", "executors", "check", "expect", "memory", "root", NULL,
 };
 
 #define MAX_RANKS 4096u
@@ -215,6 +215,7 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = cc_scenario_p2p_read(d, sc, err);
 	if (!rc)
 		rc = read_enum_key(d, "collective", cc_coll_name, CC_COLL_COUNT, &coll, err);
+	alg = cc_algo_default((enum cc_coll)coll);
 	if (!rc)
 		rc = read_enum_key(d, "algorithm", cc_algo_name, CC_ALGO_COUNT, &alg, err);
 	if (!rc)
@@ -226,8 +227,15 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	sc->p.coll = coll;
 	sc->p.algo = (enum cc_algo)alg;
 	if (!rc && !cc_algo_supports(sc->p.algo, sc->p.coll))
-		rc = cy_fail(err, cy_get(d, "algorithm"), "'algorithm': %s builds allreduce only, "
-			     "not %s (use ring or direct)", cc_algo_name[alg], cc_coll_name[coll]);
+		rc = cy_fail(err, cy_get(d, "algorithm") ? cy_get(d, "algorithm") : d,
+			     "'algorithm': %s does not build %s (%s)", cc_algo_name[alg],
+			     cc_coll_name[coll], cc_algo_support_hint(sc->p.coll));
+	if (!rc && (v = cy_get(d, "root"))) {
+		if (!cc_coll_rooted(sc->p.coll))
+			rc = cy_fail(err, v, "'root': only broadcast and reduce have a root");
+		else if (!(rc = cy_uint(v, "root", 0, MAX_RANKS - 1, &x, err)))
+			sc->p.root = (uint32_t)x;
+	}
 	sc->p.transport = tr;
 	sc->p.dtype = dt;
 	sc->p.redop = op;
@@ -272,6 +280,9 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	if (rc)
 		return rc;
 	sc->p.nranks = sc->net.nranks;
+	if (sc->p.root >= sc->p.nranks)
+		return cy_fail(err, cy_get(d, "root"), "'root': %u, but the topology has %u GPUs "
+			       "(ranks 0 to %u)", sc->p.root, sc->net.nranks, sc->net.nranks - 1);
 	if ((v = cy_get(d, "ranks"))) {
 		rc = cy_uint(v, "ranks", 1, MAX_RANKS, &x, err);
 		if (!rc && x != sc->net.nranks)

@@ -53,6 +53,8 @@ static void check_one(const struct combo *c, uint32_t k, uint64_t count, int d, 
 	cc_coll_params_default(&p);
 	p.coll = c->coll;
 	p.algo = c->algo;
+	/* Rooted collectives: the root moves with the size and the operator. */
+	p.root = cc_coll_rooted(c->coll) && k > 1 ? (uint32_t)((count + (uint64_t)op) % k) : 0;
 	p.transport = c->transport;
 	p.nranks = k;
 	p.count = count;
@@ -78,8 +80,9 @@ static void check_one(const struct combo *c, uint32_t k, uint64_t count, int d, 
 	struct cc_data_result res;
 	assert_int_equal(cc_data_run(s, &o, &res), 0);
 	if (res.err.status != CC_RUN_OK || res.wrong)
-		fail_msg("%s %s %s k=%u count=%llu %s %s%s: %llu wrong, %s",
+		fail_msg("%s %s %s k=%u root %u count=%llu %s %s%s: %llu wrong, %s",
 			 cc_coll_name[c->coll], cc_algo_name[c->algo], cc_transport_name[c->transport], k,
+			 p.root,
 			 (unsigned long long)count, cc_dtype_name[d], cc_redop_name[op],
 			 tiny == 1 ? " (tiny slots)" : tiny == 2 ? " (one slot)" : "", (unsigned long long)res.wrong, res.err.msg);
 	runs++;
@@ -124,7 +127,8 @@ static void matrix(void **state)
 		/* Element counts per rank.  For reduce-scatter and all-gather the
 		 * whole array is k times that (nccl-tests' size), so the larger
 		 * two are scaled to keep the whole array near 1031 and 13k+1. */
-		int whole = c->coll != CC_ALLREDUCE;
+		int whole = c->coll == CC_REDUCESCATTER || c->coll == CC_ALLGATHER ||
+			    c->coll == CC_ALLTOALL;
 		const uint64_t small[] = { 0, 1, 7, whole ? 1031 / k + 1 : 1031,
 					   whole ? 13 + (k > 1) : 13ull * k + 1 };
 		for (int d = 0; d < CC_DTYPE_COUNT; d++) {
@@ -133,7 +137,7 @@ static void matrix(void **state)
 			 * all-gather (nccl-tests' size), plus a few elements so
 			 * it does not split evenly. */
 			uint64_t mib = (2u << 20) / es;
-			uint64_t big_count = c->coll == CC_ALLREDUCE ? mib + 3 : mib / k + 1;
+			uint64_t big_count = whole ? mib / k + 1 : mib + 3;
 			for (int op = 0; op < CC_REDOP_COUNT; op++) {
 				for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++) {
 					check_one(c, k, small[i], d, op, 0);

@@ -408,7 +408,7 @@ static uint32_t nccl_chunk(enum cc_coll coll, uint32_t k, uint32_t r, uint32_t s
 static void test_prims_match_nccl(void **state)
 {
 	(void)state;
-	for (int coll = 0; coll < CC_COLL_COUNT; coll++)
+	for (int coll = 0; coll <= CC_ALLGATHER; coll++)
 		for (int t = 0; t < CC_TRANSPORT_COUNT; t++)
 			for (uint32_t k = 2; k <= 6; k++) {
 				struct cc_schedule *s = build((enum cc_coll)coll, (enum cc_transport)t,
@@ -438,7 +438,7 @@ static void test_prims_match_nccl(void **state)
 static void test_prims_k1(void **state)
 {
 	(void)state;
-	for (int coll = 0; coll < CC_COLL_COUNT; coll++) {
+	for (int coll = 0; coll <= CC_ALLGATHER; coll++) {
 		struct cc_schedule *s = build((enum cc_coll)coll, CC_WRITE_IMM, 1, 100, 0, 0, 0);
 		char *out = capture(cc_schedule_print_primitives, s, -1);
 		char *dump = capture(cc_schedule_print, s, 0);
@@ -731,7 +731,7 @@ static void test_grammar(void **state)
 	static const uint32_t ks[] = { 1, 2, 3, 5 };
 	static const uint64_t counts[] = { 0, 1, 7, 100 };
 
-	for (int coll = 0; coll < CC_COLL_COUNT; coll++)
+	for (int coll = 0; coll <= CC_ALLGATHER; coll++)
 		for (int t = 0; t < CC_TRANSPORT_COUNT; t++)
 			for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
 				for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {

@@ -150,7 +150,7 @@ static void data_executor_right(void **state)
 	(void)state;
 	static const uint64_t sizes[] = { 4, 4096, 1000004, 3u << 20 };
 
-	for (int c = 0; c < CC_COLL_COUNT; c++)
+	for (int c = 0; c < CC_ALLTOALL; c++) /* the ring builds all but all-to-all */
 		for (int t = 0; t < CC_TRANSPORT_COUNT; t++)
 			for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
 				struct cc_schedule *s = ring_sched_staged((enum cc_coll)c, (enum cc_transport)t,
@@ -175,7 +175,7 @@ static void simulator_right(void **state)
 	(void)state;
 	struct sim_params f = fabric("roce-400g", true);
 
-	for (int c = 0; c < CC_COLL_COUNT; c++)
+	for (int c = 0; c < CC_ALLTOALL; c++) /* the ring builds all but all-to-all */
 		for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
 			struct cc_schedule *s = ring_sched_staged((enum cc_coll)c, (enum cc_transport)t, 4,
 						     3u << 20, CC_MEM_HOST);

@@ -369,7 +369,7 @@ static void test_reducescatter(void **state)
 	assert_string_equal(r.err, "");
 	assert_non_null(strstr(r.out, "tune: reducescatter, every algorithm x transport, 8 ranks"));
 	assert_non_null(strstr(r.out, "# n/a: halving-doubling/*: algorithm halving-doubling "
-				      "builds allreduce only, not reducescatter"));
+				      "does not build reducescatter (ring or direct)"));
 	assert_int_equal(count_rows(r.out), 3); /* 1 KiB, 32 KiB, 1 MiB */
 	static const unsigned long long sizes[] = {1024, 32768, 1 << 20};
 	static const char *const trs[] = {"write_imm", "send_recv", "write_flag"};
@@ -382,7 +382,7 @@ static void test_reducescatter(void **state)
 	assert_int_equal(count_substr(j, "\"algorithm\": \"halving-doubling\",\n      "
 					 "\"transport\": "), 3);
 	assert_int_equal(count_substr(j, "\"applicable\": false,\n      \"reason\": \"algorithm "
-					 "halving-doubling builds allreduce only"), 3);
+					 "halving-doubling does not build reducescatter"), 3);
 	for (size_t t = 0; t < 3; t++) {
 		char want[160];
 

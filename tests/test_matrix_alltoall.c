@@ -1,0 +1,7 @@
+/* tests/test_matrix_alltoall.c — the correctness matrix (tests/matrix.h)
+ * for all-to-all, pairwise (core/direct.c): the one algorithm that builds
+ * it. */
+#define MATRIX_COLL CC_ALLTOALL
+#define MATRIX_ALGO CC_ALGO_DIRECT
+#define MATRIX_NAME "matrix_alltoall"
+#include "tests/matrix.h"
