@@ -205,6 +205,8 @@ int cc_algo_supports(enum cc_algo a, enum cc_coll c)
 		return c != CC_ALLTOALL;
 	case CC_ALGO_DIRECT:
 		return 1;
+	case CC_ALGO_TREE:
+		return c == CC_ALLREDUCE || cc_coll_rooted(c);
 	default:
 		return c == CC_ALLREDUCE;
 	}
@@ -217,6 +219,9 @@ const char *cc_algo_support_hint(enum cc_coll c)
 		return "every algorithm builds allreduce";
 	case CC_ALLTOALL:
 		return "all-to-all: direct";
+	case CC_BROADCAST:
+	case CC_REDUCE:
+		return "ring, tree or direct";
 	default:
 		return "ring or direct";
 	}

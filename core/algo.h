@@ -28,7 +28,8 @@ struct cc_schedule *cc_build_direct(const struct cc_coll_params *p);
 struct cc_schedule *cc_build_tree(const struct cc_coll_params *p);
 
 /* Whether algorithm a builds collective c: ring all but all-to-all,
- * direct all, halving-doubling and tree allreduce only. */
+ * direct all, tree allreduce, broadcast and reduce, halving-doubling
+ * allreduce only. */
 int cc_algo_supports(enum cc_algo a, enum cc_coll c);
 /* The algorithms that build c, for a message ("ring or direct"). */
 const char *cc_algo_support_hint(enum cc_coll c);

@@ -43,6 +43,7 @@ struct node {
 struct tree {
 	const struct cc_coll_params *p;
 	uint32_t k;
+	uint32_t ntrees;      /* 2 for allreduce; broadcast and reduce: 1 */
 	struct node *node[2]; /* per tree, per rank */
 	struct cc_walker w;
 };
@@ -92,10 +93,11 @@ static void btree2(uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, uint32_t *
 	}
 }
 
-/* Where tree t's half of the array starts (t = 2: the end). */
+/* Where tree t's part of the array starts (t = ntrees: the end): halves
+ * for allreduce, the whole array for a rooted collective's one tree. */
 static uint64_t half(const struct tree *g, uint32_t t)
 {
-	return t == 0 ? 0 : t == 1 ? g->p->count / 2 : g->p->count;
+	return t == 0 ? 0 : t == g->ntrees ? g->p->count : g->p->count / 2;
 }
 
 static void step(struct tree *g, uint32_t r, enum cc_prim prim, uint32_t t, uint32_t s,
@@ -118,10 +120,14 @@ static void chunk(struct tree *g, uint32_t r, uint32_t t, uint32_t c, uint64_t o
 	uint32_t nch = (nd->child[0] != NONE) + (nd->child[1] != NONE);
 	uint32_t first = nd->child[0] != NONE ? 0 : 1; /* the first child present */
 	int root = nd->parent == NONE;
+	int up = g->p->coll != CC_BROADCAST, down = g->p->coll != CC_REDUCE;
 
 	/* Up.  With two children the first one's sum goes to the output
 	 * (marked), the second's reduce reads it from there (after). */
-	if (nch == 0) {
+	if (!up) {
+		if (root) /* broadcast: the root's input is the result */
+			step(g, r, CC_PRIM_COPY, t, 0, c, off, n, NONE, NONE, 0, 0, 1, 0);
+	} else if (nch == 0) {
 		step(g, r, CC_PRIM_SEND, t, 0, c, off, n, NONE, nd->up_send, 0, 0, 0, 0);
 	} else if (nch == 2) {
 		step(g, r, CC_PRIM_RECV_REDUCE_COPY, t, 0, c, off, n, nd->up_recv[0], NONE, 0, 0,
@@ -141,6 +147,8 @@ static void chunk(struct tree *g, uint32_t r, uint32_t t, uint32_t c, uint64_t o
 	}
 	/* Down: the result into the output (the root has it), then to each
 	 * child from there. */
+	if (!down)
+		return;
 	if (!root)
 		step(g, r, CC_PRIM_RECV, t, 2, c, off, n, nd->down_recv, NONE, 0, 0, 1, 0);
 	for (uint32_t i = 0; i < 2; i++)
@@ -157,7 +165,7 @@ static void walk(struct tree *g, uint32_t r)
 	for (uint32_t c = 0;; c++) {
 		int any = 0;
 
-		for (uint32_t t = 0; t < 2; t++) {
+		for (uint32_t t = 0; t < g->ntrees; t++) {
 			uint64_t off = half(g, t) + c * cs, end = half(g, t + 1);
 
 			if (off >= end)
@@ -178,19 +186,37 @@ static void walk_conns(void *ctx, uint32_t r, int counting)
 	walk(g, r);
 }
 
+/* x + root mod k, NONE kept: a rooted collective's tree is tree 0 with
+ * its ranks relabelled so that the root sits where rank 0 does. */
+static uint32_t from_virtual(const struct tree *g, uint32_t x)
+{
+	return x == NONE ? NONE : (x + g->p->root) % g->k;
+}
+
 static int make_nodes(struct tree *g)
 {
-	for (uint32_t t = 0; t < 2; t++) {
+	int rooted = cc_coll_rooted(g->p->coll);
+
+	g->ntrees = rooted ? 1 : 2;
+	for (uint32_t t = 0; t < g->ntrees; t++) {
 		g->node[t] = calloc(g->k, sizeof(*g->node[t]));
 		if (!g->node[t])
 			return -1;
 		for (uint32_t r = 0; r < g->k; r++) {
 			struct node *nd = &g->node[t][r];
 
-			if (t == 0)
+			if (rooted) {
+				uint32_t v = (r + g->k - g->p->root) % g->k, u, d0, d1;
+
+				btree(g->k, v, &u, &d0, &d1);
+				nd->parent = from_virtual(g, u);
+				nd->child[0] = from_virtual(g, d0);
+				nd->child[1] = from_virtual(g, d1);
+			} else if (t == 0) {
 				btree(g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);
-			else
+			} else {
 				btree2(g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);
+			}
 		}
 	}
 	return 0;
@@ -241,8 +267,10 @@ struct cc_schedule *cc_build_tree(const struct cc_coll_params *p)
 	/* k = 1 is the ring's local copy: one algorithm, one answer. */
 	if (p->nranks == 1 || p->count == 0)
 		return cc_build_ring(p);
-	if (cs > (p->count + 1) / 2)
+	if (!cc_coll_rooted(p->coll) && cs > (p->count + 1) / 2)
 		cs = (p->count + 1) / 2;
+	if (cs > p->count)
+		cs = p->count;
 	if (slot_elems > cs)
 		slot_elems = cs ? cs : 1;
 	if (!(s = cc_schedule_new(p)))
@@ -256,7 +284,7 @@ struct cc_schedule *cc_build_tree(const struct cc_coll_params *p)
 	}
 	g.w.c = &c;
 	/* Per tree, per rank with a parent: the edge up and the edge down. */
-	for (uint32_t t = 0; t < 2; t++)
+	for (uint32_t t = 0; t < g.ntrees; t++)
 		for (uint32_t r = 0; r < g.k; r++) {
 			struct node *nd = &g.node[t][r];
 			struct node *pn;

@@ -4,4 +4,5 @@
 #define MATRIX_COLL CC_ALLREDUCE
 #define MATRIX_ALGO CC_ALGO_HALVING_DOUBLING
 #define MATRIX_NAME "matrix_allreduce_hd"
+#define MATRIX_QUICK_BY_DEFAULT
 #include "tests/matrix.h"

@@ -4,4 +4,5 @@
 #define MATRIX_COLL CC_ALLREDUCE
 #define MATRIX_ALGO CC_ALGO_TREE
 #define MATRIX_NAME "matrix_allreduce_tree"
+#define MATRIX_QUICK_BY_DEFAULT
 #include "tests/matrix.h"

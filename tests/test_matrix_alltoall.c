@@ -4,4 +4,5 @@
 #define MATRIX_COLL CC_ALLTOALL
 #define MATRIX_ALGO CC_ALGO_DIRECT
 #define MATRIX_NAME "matrix_alltoall"
+#define MATRIX_QUICK_BY_DEFAULT
 #include "tests/matrix.h"

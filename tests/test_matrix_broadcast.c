@@ -2,4 +2,5 @@
  * broadcast on NCCL's ring, the root moving with size and operator. */
 #define MATRIX_COLL CC_BROADCAST
 #define MATRIX_NAME "matrix_broadcast"
+#define MATRIX_QUICK_BY_DEFAULT
 #include "tests/matrix.h"

@@ -2,4 +2,5 @@
  * reduce on NCCL's ring, the root moving with size and operator. */
 #define MATRIX_COLL CC_REDUCE
 #define MATRIX_NAME "matrix_reduce"
+#define MATRIX_QUICK_BY_DEFAULT
 #include "tests/matrix.h"

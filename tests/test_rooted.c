@@ -5,6 +5,9 @@
  *     before the root; ring reduce (reduce.h): every rank but the root;
  *   - direct (flat tree): broadcast's root sends (k-1) N, the others
  *     nothing; reduce's non-roots send N each; all-to-all (k-1) N each;
+ *   - tree (NCCL's binary tree, relabelled to put the root on top):
+ *     reduce's non-roots send N each, broadcast's ranks N per child, and
+ *     (k-1) N in all, every edge once;
  *   - nccl-tests' busbw factors: 1 for broadcast and reduce, (k-1)/k for
  *     all-to-all;
  *   - the data executor: #wrong 0 for every root of k = 1..6 (reduce's
@@ -51,6 +54,8 @@ static uint64_t want_elems(enum cc_coll c, enum cc_algo a, uint32_t k, uint32_t 
 		return (uint64_t)(k - 1) * n;
 	if (a == CC_ALGO_RING)
 		return c == CC_BROADCAST ? (r == (root + k - 1) % k ? 0 : n) : (r == root ? 0 : n);
+	if (a == CC_ALGO_TREE && c == CC_BROADCAST)
+		return UINT64_MAX; /* per child: checked as a sum, (k-1) N */
 	if (c == CC_BROADCAST)
 		return r == root ? (uint64_t)(k - 1) * n : 0;
 	return r == root ? 0 : n;
@@ -83,9 +88,18 @@ static void check_bytes(enum cc_coll c, enum cc_algo a)
 				assert_int_equal(cc_data_run(s, &o, &res), 0);
 				assert_int_equal(res.err.status, CC_RUN_OK);
 				assert_int_equal(res.wrong, 0);
+				uint64_t sum = 0;
+
 				for (uint32_t r = 0; r < k; r++) {
 					uint64_t want = 4 * want_elems(c, a, k, root, r, counts[i]);
 
+					sum += posted_bytes(s, r);
+					if (want_elems(c, a, k, root, r, counts[i]) == UINT64_MAX) {
+						/* 0, N or 2N: a leaf, one child, two */
+						assert_true(posted_bytes(s, r) % (4 * counts[i]) == 0);
+						assert_true(posted_bytes(s, r) <= 8 * counts[i]);
+						continue;
+					}
 					if (posted_bytes(s, r) != want || res.data_bytes[r] != want)
 						fail_msg("%s %s k=%u root %u n=%llu rank %u: %llu "
 							 "bytes, want %llu", cc_coll_name[c],
@@ -94,6 +108,8 @@ static void check_bytes(enum cc_coll c, enum cc_algo a)
 							 (unsigned long long)posted_bytes(s, r),
 							 (unsigned long long)want);
 				}
+				if (c == CC_BROADCAST || c == CC_REDUCE) /* every edge once */
+					assert_int_equal(sum, 4ull * (k - 1) * counts[i]);
 				cc_data_result_free(&res);
 				cc_schedule_free(s);
 			}
@@ -107,6 +123,8 @@ static void test_bytes(void **state)
 	check_bytes(CC_BROADCAST, CC_ALGO_DIRECT);
 	check_bytes(CC_REDUCE, CC_ALGO_DIRECT);
 	check_bytes(CC_ALLTOALL, CC_ALGO_DIRECT);
+	check_bytes(CC_BROADCAST, CC_ALGO_TREE);
+	check_bytes(CC_REDUCE, CC_ALGO_TREE);
 }
 
 static void test_busbw_and_support(void **state)
@@ -121,7 +139,8 @@ static void test_busbw_and_support(void **state)
 	assert_int_equal(cc_algo_default(CC_ALLTOALL), CC_ALGO_DIRECT);
 	assert_int_equal(cc_algo_default(CC_BROADCAST), CC_ALGO_RING);
 	assert_false(cc_algo_supports(CC_ALGO_RING, CC_ALLTOALL));
-	assert_false(cc_algo_supports(CC_ALGO_TREE, CC_REDUCE));
+	assert_true(cc_algo_supports(CC_ALGO_TREE, CC_REDUCE));
+	assert_false(cc_algo_supports(CC_ALGO_HALVING_DOUBLING, CC_REDUCE));
 	assert_true(cc_algo_supports(CC_ALGO_DIRECT, CC_REDUCE));
 	cc_coll_params_default(&p);
 	p.coll = CC_BROADCAST;

@@ -1,0 +1,8 @@
+/* tests/test_matrix_broadcast_tree.c — the correctness matrix
+ * (tests/matrix.h) for broadcast down NCCL's binary tree (core/tree.c),
+ * relabelled so the moving root sits on top. */
+#define MATRIX_COLL CC_BROADCAST
+#define MATRIX_ALGO CC_ALGO_TREE
+#define MATRIX_NAME "matrix_broadcast_tree"
+#define MATRIX_QUICK_BY_DEFAULT
+#include "tests/matrix.h"
