@@ -39,8 +39,11 @@ void cli_preamble_buffers(const struct cli_opts *o)
 
 	cc_format_bytes(chunk, sizeof(chunk), p->chunk_bytes);
 	cc_format_bytes(slot, sizeof(slot), p->slot_bytes);
-	printf("# chunk: %s (%" PRIu64 " B)  slot: %s (%" PRIu64 " B)  slots: %" PRIu32 "\n", chunk,
+	printf("# chunk: %s (%" PRIu64 " B)  slot: %s (%" PRIu64 " B)  slots: %" PRIu32, chunk,
 	       p->chunk_bytes, slot, p->slot_bytes, p->nslots);
+	if (p->nchannels > 1)
+		printf("  channels: %" PRIu32, p->nchannels);
+	printf("\n");
 	if (p->mem == CC_MEM_GPU && cc_coll_stage_mem(p) == CC_MEM_HOST)
 		printf("# staging: host memory (no GPUDirect RDMA): the GPU reads and writes the "
 		       "staging slots across its PCIe link\n");

@@ -27,6 +27,7 @@ enum {
 	OPT_CHUNK_BYTES,
 	OPT_SLOT_BYTES,
 	OPT_SLOTS,
+	OPT_CHANNELS,
 	OPT_SEED,
 	OPT_ORDER_SEED,
 	OPT_JSON,
@@ -84,6 +85,7 @@ static const struct {
 	{{"chunk-bytes", required_argument, NULL, OPT_CHUNK_BYTES}, FOR_ALL},
 	{{"slot-bytes", required_argument, NULL, OPT_SLOT_BYTES}, FOR_ALL},
 	{{"slots", required_argument, NULL, OPT_SLOTS}, FOR_ALL},
+	{{"channels", required_argument, NULL, OPT_CHANNELS}, FOR_ALL},
 	{{"seed", required_argument, NULL, OPT_SEED}, FOR_LOOP},
 	/* The simulator's order is its clock's: no interleaving to draw. */
 	{{"order-seed", required_argument, NULL, OPT_ORDER_SEED}, FOR_CHECK},
@@ -376,6 +378,11 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		if (!err)
 			o->p.nslots = (uint32_t)v;
 		return err;
+	case OPT_CHANNELS:
+		err = get_uint(c, arg, 1, 64, &v);
+		if (!err)
+			o->p.nchannels = (uint32_t)v;
+		return err;
 	case OPT_SEED:
 		return get_uint(c, arg, 0, UINT64_MAX, &o->seed);
 	case OPT_ORDER_SEED:
@@ -606,6 +613,9 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 	if (!cc_algo_supports(o->p.algo, o->p.coll))
 		return usage_error(cmd, "-A %s does not build %s (%s)", cc_algo_name[o->p.algo],
 				   cc_coll_name[o->p.coll], cc_algo_support_hint(o->p.coll));
+	if (o->p.nchannels > 1 && o->p.algo != CC_ALGO_RING)
+		return usage_error(cmd, "--channels %u: only the ring splits over channels (-A %s)",
+				   o->p.nchannels, cc_algo_name[o->p.algo]);
 	if (cc_coll_rooted(o->p.coll) && o->p.root >= o->p.nranks && o->p.nranks)
 		return usage_error(cmd, "-r/--root %u: ranks are 0 to %u with -n %u", o->p.root,
 				   o->p.nranks - 1, o->p.nranks);

@@ -67,6 +67,8 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cc_json_uint(j, p->slot_bytes);
 	cc_json_key(j, "nslots");
 	cc_json_uint(j, p->nslots);
+	cc_json_key(j, "nchannels");
+	cc_json_uint(j, p->nchannels ? p->nchannels : 1);
 	cc_json_key(j, "memory");
 	cc_json_string(j, (unsigned)p->mem < CC_MEM_KIND_COUNT ? cc_mem_kind_name[p->mem] : "?");
 	/* host: staging without GPUDirect RDMA (core/schedule.h stage_mem) */

@@ -238,6 +238,8 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		   "                          only; docs/schedule.md)\n",
 		cc_algo_name[CC_ALGO_RING]);
 	fprintf(f, "  -r, --root RANK         broadcast and reduce: the root (default 0)\n");
+	fprintf(f, "      --channels C        the ring over C channels, each its own QPs and\n"
+		   "                          part of the array (NCCL's nChannels; default 1)\n");
 	fprintf(f, "  -t, --transport NAME    ");
 	names(f, cc_transport_name, CC_TRANSPORT_COUNT);
 	fprintf(f, " (default %s)\n", cc_transport_name[CC_WRITE_IMM]);

@@ -10,6 +10,7 @@
  * message to 2^31 bytes (IBA 9.4.x, "maximum message size"). */
 #define CC_MAX_MSG_BYTES (1ull << 31)
 #define CC_MAX_RANKS 4096u
+#define CC_MAX_CHANNELS 64u /* NCCL's MAXCHANNELS */
 
 uint32_t cc_ring_steps(enum cc_coll coll, uint32_t nranks)
 {
@@ -58,7 +59,7 @@ static double ring_schedule_bytes(const struct cc_coll_params *p, size_t es)
  * largest message.  What makes direct a small-k algorithm. */
 static double staging_bytes(const struct cc_coll_params *p, size_t es)
 {
-	double k = p->nranks, conns = 1;
+	double k = p->nranks, conns = p->nchannels > 1 ? p->nchannels : 1;
 	double msg = p->coll == CC_ALLREDUCE ? (double)p->count / k + 1 : (double)p->count;
 	double slot = (double)(p->slot_bytes / es);
 
@@ -95,6 +96,16 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 	if (!cc_algo_supports(p->algo, p->coll)) {
 		snprintf(err, errlen, "algorithm %s does not build %s (%s)", cc_algo_name[p->algo],
 			 cc_coll_name[p->coll], cc_algo_support_hint(p->coll));
+		return -EINVAL;
+	}
+	if (p->nchannels > CC_MAX_CHANNELS) {
+		snprintf(err, errlen, "channels %u out of range 1..%u", p->nchannels,
+			 CC_MAX_CHANNELS);
+		return -EINVAL;
+	}
+	if (p->nchannels > 1 && p->algo != CC_ALGO_RING) {
+		snprintf(err, errlen, "%u channels: only the ring splits over channels (algorithm %s)",
+			 p->nchannels, cc_algo_name[p->algo]);
 		return -EINVAL;
 	}
 	if (cc_coll_rooted(p->coll) && p->root >= p->nranks) {

@@ -91,7 +91,8 @@ void cc_conns_free(struct cc_conns *c)
 	c->nmarked = NULL;
 }
 
-static int new_end(struct cc_conns *c, struct cc_conn_end **ends, uint32_t *n, uint32_t peer)
+static int new_end(struct cc_conns *c, struct cc_conn_end **ends, uint32_t *n, uint32_t peer,
+		   uint16_t ch)
 {
 	struct cc_conn_end *grown = realloc(*ends, (*n + 1) * sizeof(**ends));
 	struct cc_conn_end *e;
@@ -100,7 +101,8 @@ static int new_end(struct cc_conns *c, struct cc_conn_end **ends, uint32_t *n, u
 		return -1;
 	*ends = grown;
 	e = &grown[*n];
-	*e = (struct cc_conn_end){ .peer = peer, .last_post = NONE, .last_recv = NONE };
+	*e = (struct cc_conn_end){ .peer = peer, .channel = ch, .last_post = NONE,
+				   .last_recv = NONE };
 	e->slot_free = malloc(4 * c->nslots * sizeof(uint32_t));
 	if (!e->slot_free)
 		return -1;
@@ -113,11 +115,11 @@ static int new_end(struct cc_conns *c, struct cc_conn_end **ends, uint32_t *n, u
 	return 0;
 }
 
-int cc_conns_add(struct cc_conns *c, uint32_t from, uint32_t to)
+int cc_conns_add(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t ch)
 {
-	if (new_end(c, &c->rank[from].send, &c->rank[from].nsend, to))
+	if (new_end(c, &c->rank[from].send, &c->rank[from].nsend, to, ch))
 		return -1;
-	return new_end(c, &c->rank[to].recv, &c->rank[to].nrecv, from);
+	return new_end(c, &c->rank[to].recv, &c->rank[to].nrecv, from, ch);
 }
 
 /* The index, among `peer`'s recv (or send) ends from (or to) r, that
@@ -186,10 +188,12 @@ void cc_conns_setup(struct cc_conns *c)
 		cr->mr0 = rs->nmrs;
 		for (uint32_t i = 0; i < cr->nsend; i++)
 			cc_add_buffer(rs, &(struct cc_buffer){ smem, CC_BUF_SEND_STAGE, stage,
-							       (int32_t)cr->send[i].peer, 0 });
+							       (int32_t)cr->send[i].peer,
+							       cr->send[i].channel });
 		for (uint32_t j = 0; j < cr->nrecv; j++)
 			cc_add_buffer(rs, &(struct cc_buffer){ smem, CC_BUF_RECV_STAGE, stage,
-							       (int32_t)cr->recv[j].peer, 0 });
+							       (int32_t)cr->recv[j].peer,
+							       cr->recv[j].channel });
 		/* Control words live in host memory whatever the staging: the
 		 * proxy thread polls them.  NCCL too: net_ib.cc's clear-to-send
 		 * fifo is host memory registered with the NIC, and net.cc
@@ -198,10 +202,12 @@ void cc_conns_setup(struct cc_conns *c)
 		 * head in GPU memory aside). */
 		for (uint32_t i = 0; i < cr->nsend; i++)
 			cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_CTS, words,
-							       (int32_t)cr->send[i].peer, 0 });
+							       (int32_t)cr->send[i].peer,
+							       cr->send[i].channel });
 		for (uint32_t j = 0; j < cr->nrecv; j++)
 			cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, words,
-							       (int32_t)cr->recv[j].peer, 0 });
+							       (int32_t)cr->recv[j].peer,
+							       cr->recv[j].channel });
 		/* NCCL registers with LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ;
 		 * we ask for what each buffer needs, so a schedule that strays
 		 * is caught. */
@@ -231,6 +237,7 @@ void cc_conns_setup(struct cc_conns *c)
 			uint32_t j = peer_end(pr->recv, pr->nrecv, r, nth_to(cr->send, i));
 
 			qp.peer = cr->send[i].peer;
+			qp.channel = cr->send[i].channel;
 			qp.peer_qp = pr->recv[j].qp;
 			cc_add_qp(rs, &qp);
 		}
@@ -239,6 +246,7 @@ void cc_conns_setup(struct cc_conns *c)
 			uint32_t i = peer_end(pr->send, pr->nsend, r, nth_to(cr->recv, j));
 
 			qp.peer = cr->recv[j].peer;
+			qp.channel = cr->recv[j].channel;
 			qp.peer_qp = pr->send[i].qp;
 			cc_add_qp(rs, &qp);
 		}

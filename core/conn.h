@@ -45,6 +45,7 @@ enum { CC_CONN_B_IN, CC_CONN_B_OUT };
 /* One end of a connection, as one rank sees it. */
 struct cc_conn_end {
 	uint32_t peer;
+	uint16_t channel;
 	uint32_t qp;        /* this rank's QP index */
 	uint64_t seq;       /* slices so far */
 	uint64_t total;     /* slices the connection carries */
@@ -132,8 +133,9 @@ int cc_conns_run(struct cc_conns *c, cc_conns_walk_fn walk, void *ctx);
 int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_coll_params *p,
 		  uint64_t slot_elems);
 void cc_conns_free(struct cc_conns *c);
-/* Connection from -> to: 0, or -1 (out of memory). */
-int cc_conns_add(struct cc_conns *c, uint32_t from, uint32_t to);
+/* Connection from -> to on channel ch (its buffers' and QPs' channel): 0,
+ * or -1 (out of memory). */
+int cc_conns_add(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t ch);
 void cc_conns_setup(struct cc_conns *c);
 void cc_conns_count(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
 void cc_conns_start(struct cc_conns *c, uint32_t r);

@@ -239,7 +239,7 @@ struct cc_schedule *cc_build_direct(const struct cc_coll_params *p)
 	 * connection is every rank's i-th send end. */
 	for (uint32_t i = 1; i < d.k; i++)
 		for (uint32_t r = 0; r < d.k; r++)
-			if (cc_conns_add(&c, r, (r + i) % d.k))
+			if (cc_conns_add(&c, r, (r + i) % d.k, 0))
 				goto fail;
 	if (cc_conns_run(&c, walk_conns, &d))
 		goto fail_freed;

@@ -203,11 +203,11 @@ struct cc_schedule *cc_build_hd(const struct cc_coll_params *p)
 	 * distance (one connection each way per pair: the halving and the
 	 * doubling at one distance share it). */
 	for (uint32_t i = 0; i < h.rem; i++)
-		if (cc_conns_add(&c, 2 * i, 2 * i + 1) || cc_conns_add(&c, 2 * i + 1, 2 * i))
+		if (cc_conns_add(&c, 2 * i, 2 * i + 1, 0) || cc_conns_add(&c, 2 * i + 1, 2 * i, 0))
 			goto fail;
 	for (uint32_t cr = 0; cr < h.kp; cr++)
 		for (uint32_t d = 1; d < h.kp; d *= 2)
-			if (cc_conns_add(&c, real_rank(&h, cr), real_rank(&h, cr ^ d)))
+			if (cc_conns_add(&c, real_rank(&h, cr), real_rank(&h, cr ^ d), 0))
 				goto fail;
 	if (cc_conns_run(&c, walk_conns, &h))
 		goto fail_freed;

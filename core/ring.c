@@ -26,6 +26,11 @@ struct ring {
 	struct cc_conns *c; /* the schedule's connections; NULL when listing */
 	uint32_t k;
 	size_t es;
+	/* The channel being walked and its part of the array: elements
+	 * [start, start + len) (of each block, for reduce-scatter and
+	 * all-gather).  Channel c's connections are every rank's c-th. */
+	uint32_t chan;
+	uint64_t start, len;
 };
 
 /* ---- the chunk walk, shared by counting and emitting ---- */
@@ -45,7 +50,7 @@ static uint32_t mod(int64_t a, uint32_t k)
 static void walk_allreduce(struct ring *g, uint32_t r, step_fn fn)
 {
 	uint32_t k = g->k;
-	uint64_t n = g->p->count, chunk = g->p->chunk_bytes / g->es;
+	uint64_t n = g->len, chunk = g->p->chunk_bytes / g->es, b0 = g->start;
 	uint64_t loop_size = chunk * k;
 	uint32_t loop = 0;
 
@@ -60,8 +65,9 @@ static void walk_allreduce(struct ring *g, uint32_t r, step_fn fn)
 		uint64_t o_ = (uint64_t)c_ * real;                                    \
 		st = (struct cc_conn_step){                                           \
 			.prim = PRIM, .step = s++, .chunk = loop * k + c_,            \
-			.in_off = off + o_, .out_off = off + o_,                      \
+			.in_off = b0 + off + o_, .out_off = b0 + off + o_,            \
 			.nelem = o_ < rest ? (rest - o_ < real ? rest - o_ : real) : 0, \
+			.recv = g->chan, .send = g->chan, .channel = (uint16_t)g->chan, \
 			.final = PRIM == CC_PRIM_RECV_REDUCE_COPY_SEND };             \
 		fn(g, r, &st);                                                        \
 	} while (0)
@@ -82,7 +88,8 @@ static void walk_allreduce(struct ring *g, uint32_t r, step_fn fn)
 static void walk_blocks(struct ring *g, uint32_t r, step_fn fn)
 {
 	uint32_t k = g->k;
-	uint64_t n = g->p->count, chunk = g->p->chunk_bytes / g->es;
+	uint64_t n = g->len, stride = g->p->count, chunk = g->p->chunk_bytes / g->es;
+	uint64_t b0 = g->start;
 	int rs = g->p->coll == CC_REDUCESCATTER;
 	uint32_t loop = 0;
 
@@ -95,8 +102,10 @@ static void walk_blocks(struct ring *g, uint32_t r, step_fn fn)
 		uint32_t b_ = (B);                                                          \
 		st = (struct cc_conn_step){                                                 \
 			.prim = PRIM, .step = s++, .chunk = loop * k + b_,                  \
-			.in_off = rs ? b_ * n + off : off, .out_off = rs ? off : b_ * n + off, \
-			.nelem = nelem, .final = PRIM == CC_PRIM_RECV_REDUCE_COPY };        \
+			.in_off = (rs ? b_ * stride : 0) + b0 + off,                        \
+			.out_off = (rs ? 0 : b_ * stride) + b0 + off, .nelem = nelem,       \
+			.recv = g->chan, .send = g->chan, .channel = (uint16_t)g->chan,     \
+			.final = PRIM == CC_PRIM_RECV_REDUCE_COPY };                        \
 		fn(g, r, &st);                                                              \
 	} while (0)
 		if (rs) {
@@ -122,7 +131,7 @@ static void walk_blocks(struct ring *g, uint32_t r, step_fn fn)
 static void walk_rooted(struct ring *g, uint32_t r, step_fn fn)
 {
 	uint32_t k = g->k, root = g->p->root;
-	uint64_t n = g->p->count, chunk = g->p->chunk_bytes / g->es;
+	uint64_t n = g->len, chunk = g->p->chunk_bytes / g->es;
 	int bcast = g->p->coll == CC_BROADCAST;
 	/* Position from the ring's first rank: the root, or root+1. */
 	uint32_t pos = bcast ? mod((int64_t)r - root, k) : mod((int64_t)r - root - 1, k);
@@ -133,8 +142,9 @@ static void walk_rooted(struct ring *g, uint32_t r, step_fn fn)
 
 	for (uint64_t off = 0; off < n; off += chunk, loop++) {
 		struct cc_conn_step st = {
-			.prim = prim, .chunk = loop, .in_off = off, .out_off = off,
-			.nelem = n - off < chunk ? n - off : chunk,
+			.prim = prim, .chunk = loop, .in_off = g->start + off,
+			.out_off = g->start + off, .nelem = n - off < chunk ? n - off : chunk,
+			.recv = g->chan, .send = g->chan, .channel = (uint16_t)g->chan,
 			.final = prim == CC_PRIM_RECV_REDUCE_COPY,
 		};
 
@@ -142,14 +152,25 @@ static void walk_rooted(struct ring *g, uint32_t r, step_fn fn)
 	}
 }
 
+/* Channel by channel (NCCL's nChannels): channel c takes elements
+ * [c N / C, (c+1) N / C) of the array (of each block), on its own ring of
+ * connections.  NCCL interleaves the channels' chunks within a loop; a
+ * contiguous part each moves the same bytes over the same links. */
 static void walk(struct ring *g, uint32_t r, step_fn fn)
 {
-	if (g->p->coll == CC_ALLREDUCE)
-		walk_allreduce(g, r, fn);
-	else if (cc_coll_rooted(g->p->coll))
-		walk_rooted(g, r, fn);
-	else
-		walk_blocks(g, r, fn);
+	uint32_t nch = g->p->nchannels ? g->p->nchannels : 1;
+	uint64_t n = g->p->count;
+
+	for (g->chan = 0; g->chan < nch; g->chan++) {
+		g->start = (uint64_t)((unsigned __int128)n * g->chan / nch);
+		g->len = (uint64_t)((unsigned __int128)n * (g->chan + 1) / nch) - g->start;
+		if (g->p->coll == CC_ALLREDUCE)
+			walk_allreduce(g, r, fn);
+		else if (cc_coll_rooted(g->p->coll))
+			walk_rooted(g, r, fn);
+		else
+			walk_blocks(g, r, fn);
+	}
 }
 
 static void count_step(struct ring *g, uint32_t r, const struct cc_conn_step *st)
@@ -185,7 +206,7 @@ static void emit_local_copy(struct cc_schedule *s, const struct cc_coll_params *
 
 static void report_step(struct ring *g, uint32_t r, const struct cc_conn_step *st)
 {
-	struct cc_prim_step ps = { st->prim, 0, st->chunk, st->step, st->nelem };
+	struct cc_prim_step ps = { st->prim, st->channel, st->chunk, st->step, st->nelem };
 	g->user_fn(g->user_ctx, r, &ps);
 }
 
@@ -229,9 +250,10 @@ struct cc_schedule *cc_build_ring(const struct cc_coll_params *p)
 	if (cc_conns_init(&c, s, p, slot_elems))
 		goto fail;
 	g.c = &c;
-	for (uint32_t r = 0; r < g.k; r++)
-		if (cc_conns_add(&c, r, (r + 1) % g.k))
-			goto fail;
+	for (uint32_t ch = 0; ch < (p->nchannels ? p->nchannels : 1); ch++)
+		for (uint32_t r = 0; r < g.k; r++)
+			if (cc_conns_add(&c, r, (r + 1) % g.k, ch))
+				goto fail;
 	if (cc_conns_run(&c, walk_conns, &g))
 		goto fail_freed;
 	return s;

@@ -285,6 +285,7 @@ struct cc_coll_params {
 	enum cc_coll coll;
 	enum cc_algo algo;
 	uint32_t root;        /* broadcast and reduce: the root rank */
+	uint32_t nchannels;   /* the ring's channels (NCCL's nChannels); 0 or 1: one */
 	enum cc_transport transport;
 	enum cc_dtype dtype;
 	enum cc_redop redop;

@@ -247,9 +247,10 @@ void cc_tree_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 
 /* A connection from -> to; its end indices into *s (at from) and *d (at
  * to): the last ends added. */
-static int link(struct cc_conns *c, uint32_t from, uint32_t to, uint32_t *s, uint32_t *d)
+static int link(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t t, uint32_t *s,
+		uint32_t *d)
 {
-	if (cc_conns_add(c, from, to))
+	if (cc_conns_add(c, from, to, t))
 		return -1;
 	*s = c->rank[from].nsend - 1;
 	*d = c->rank[to].nrecv - 1;
@@ -294,8 +295,8 @@ struct cc_schedule *cc_build_tree(const struct cc_coll_params *p)
 				continue;
 			pn = &g.node[t][nd->parent];
 			i = pn->child[0] == r ? 0 : 1;
-			if (link(&c, r, nd->parent, &nd->up_send, &pn->up_recv[i]) ||
-			    link(&c, nd->parent, r, &pn->down_send[i], &nd->down_recv))
+			if (link(&c, r, nd->parent, (uint16_t)t, &nd->up_send, &pn->up_recv[i]) ||
+			    link(&c, nd->parent, r, (uint16_t)t, &pn->down_send[i], &nd->down_recv))
 				goto fail;
 		}
 	if (cc_conns_run(&c, walk_conns, &g))

@@ -23,6 +23,7 @@ const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
 static const char *const top_keys[] = {
 	"name", "description", "topology", "fabric", "collective", "p2p", "algorithm",
 	"transport", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes", "slots",
+	"channels",
 	"seed", "executors", "check", "expect", "memory", "root", NULL,
 };
 
@@ -263,6 +264,12 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	}
 	if (!rc && (v = cy_get(d, "slot_bytes")))
 		rc = cy_size(v, "slot_bytes", 1, UINT32_MAX, &sc->p.slot_bytes, err);
+	if (!rc && (v = cy_get(d, "channels")) && !(rc = cy_uint(v, "channels", 1, 64, &x, err))) {
+		sc->p.nchannels = (uint32_t)x;
+		if (x > 1 && sc->p.algo != CC_ALGO_RING)
+			rc = cy_fail(err, v, "'channels': only the ring splits over channels "
+				     "(algorithm %s)", cc_algo_name[sc->p.algo]);
+	}
 	if (!rc && (v = cy_get(d, "slots")) && !(rc = cy_uint(v, "slots", 1, MAX_SLOTS, &x, err)))
 		sc->p.nslots = (uint32_t)x;
 	if (!rc && (v = cy_get(d, "seed")))
