@@ -7,7 +7,7 @@
 #
 # What it asserts (each line "ok" or "FAIL"; exit 1 if any failed):
 #   1. #wrong 0 for k = 2, 3, 4 x allreduce, reduce-scatter, all-gather x
-#      write_imm, send_recv, write_flag, 4 B to 1 MiB; k = 8, 4 B to 4 MiB;
+#      write_imm, send_recv, write_flag, 4 B to 4 MiB; k = 8, 4 B to 4 MiB;
 #      halving-doubling allreduce for k = 3, 4, 5; and other dtypes and
 #      operators;
 #   2. cclab p2p --device for perftest's bw and lat tests; --json / --trace of a run, the per-rank data bytes 2N(k-1)/k, and
@@ -49,7 +49,7 @@ for k in 2 3 4; do
 	for c in allreduce reducescatter allgather; do
 		for t in write_imm send_recv write_flag; do
 			log=$OUT/k$k-$c-$t.log
-			run -n "$k" -c "$c" -t "$t" -b 4 -e 1M -f 64 -w 1 --iters 2 --timeout 30 >"$log" 2>&1
+			run -n "$k" -c "$c" -t "$t" -b 4 -e 4M -f 32 -w 1 --iters 2 --timeout 30 >"$log" 2>&1
 			rc=$?
 			check "k=$k $c $t: exit $rc, #wrong 0" \
 				test $rc = 0 -a "$(grep -c 'Out of bounds values : 0 OK' "$log")" = 1
