@@ -41,6 +41,7 @@ struct search {
 	double x[SIM_CAL_NKEYS];
 	double scale[SIM_CAL_NKEYS]; /* x at the start: the Jacobian's yardstick */
 	uint32_t sims;
+	double *scratch; /* n residuals, for cost() */
 };
 
 /* One run of p on f: perftest's figures from the simulator's trace. */
@@ -140,21 +141,6 @@ static void set_key(struct search *s, unsigned k, double x)
 	sim_param_field_set(&s->f, s->field[k], (uint64_t)llround(v));
 }
 
-/* Sum of squared log-ratios over every point; INFINITY if a run failed. */
-static double cost(struct search *s)
-{
-	double sum = 0;
-
-	for (size_t i = 0; i < s->n; i++) {
-		if (predict(&s->f, &s->pts[i], &s->sims) || !(s->pts[i].predicted > 0))
-			return INFINITY;
-		double r = log(s->pts[i].predicted / s->pts[i].measured);
-
-		sum += r * r;
-	}
-	return sum;
-}
-
 static bool in_range(unsigned k, double x)
 {
 	return k == SIM_CAL_RATE ? x >= 1e12 / RATE_MAX && x <= 1e12 / RATE_MIN
@@ -239,6 +225,12 @@ static double sumsq(const double *r, size_t n)
 	for (size_t i = 0; i < n; i++)
 		sum += r[i] * r[i];
 	return sum;
+}
+
+/* Sum of squared log-ratios over every point; INFINITY if a run failed. */
+static double cost(struct search *s)
+{
+	return residuals(s, s->scratch) ? sumsq(s->scratch, s->n) : INFINITY;
 }
 
 /* Solves m x = b (K x K, m overwritten) by Gaussian elimination with
@@ -471,6 +463,14 @@ int sim_calibrate(struct sim_cal_point *pts, size_t n, const struct sim_params *
 		}
 	for (unsigned k = 0; k < SIM_CAL_NKEYS; k++)
 		s.field[k] = sim_param_field_find(sim_cal_keys[k]);
+	/* at_fit, then the search's residuals, trial residuals, Jacobian,
+	 * and cost()'s scratch. */
+	at_fit = malloc(n * (3 + SIM_CAL_NKEYS) * sizeof(*at_fit));
+	if (!at_fit) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s.scratch = at_fit + n * (2 + SIM_CAL_NKEYS);
 	start(&s);
 	best = cost(&s);
 	for (size_t i = 0; best == INFINITY && i < n; i++)
@@ -479,13 +479,9 @@ int sim_calibrate(struct sim_cal_point *pts, size_t n, const struct sim_params *
 				 "fabric '%s' with its rate and latencies scaled to the measurements",
 				 i, cc_p2p_op_name[pts[i].p.op], cc_p2p_mode_name[pts[i].p.mode],
 				 (unsigned long long)pts[i].p.size, base->name);
+			free(at_fit);
 			return -EINVAL;
 		}
-	at_fit = malloc(n * (2 + SIM_CAL_NKEYS) * sizeof(*at_fit));
-	if (!at_fit) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
 	multi_start(&s, at_fit);
 	cost(&s); /* the fit's own figures into pts */
 	for (size_t i = 0; i < n; i++)
