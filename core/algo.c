@@ -180,10 +180,13 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
 		errno = E2BIG;
 		return NULL;
 	}
-	struct cc_schedule *s = p->algo == CC_ALGO_HALVING_DOUBLING ? cc_build_hd(p)
+	/* k = 1 (a local copy) and an empty array are the ring's whatever
+	 * the algorithm: one answer; the other builders take k >= 2, N >= 1. */
+	int ring = p->algo == CC_ALGO_RING || p->nranks == 1 || p->count == 0;
+	struct cc_schedule *s = ring					 ? cc_build_ring(p)
+				: p->algo == CC_ALGO_HALVING_DOUBLING ? cc_build_hd(p)
 				: p->algo == CC_ALGO_DIRECT		 ? cc_build_direct(p)
-				: p->algo == CC_ALGO_TREE		 ? cc_build_tree(p)
-									 : cc_build_ring(p);
+									 : cc_build_tree(p);
 	if (!s) {
 		errno = ENOMEM;
 		snprintf(err, errlen, "out of memory");

@@ -20,7 +20,9 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
  * reduce_scatter,all_gather}.h runRing. */
 struct cc_schedule *cc_build_ring(const struct cc_coll_params *p);
 
-/* Recursive halving-doubling allreduce (core/halving.c). */
+/* The other algorithms' builders take k >= 2 and count >= 1: cc_build()
+ * gives the ring those.  Recursive halving-doubling allreduce
+ * (core/halving.c). */
 struct cc_schedule *cc_build_hd(const struct cc_coll_params *p);
 /* Direct reduce-scatter, all-gather and allreduce (core/direct.c). */
 struct cc_schedule *cc_build_direct(const struct cc_coll_params *p);

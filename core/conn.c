@@ -3,6 +3,7 @@
  * primitive semantics NCCL's prims (src/device/prims_simple.h). */
 #include "conn.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,24 +38,8 @@ void cc_conns_user_buffers(struct cc_schedule *s, const struct cc_coll_params *p
 	}
 }
 
-int cc_conns_run(struct cc_conns *c, cc_conns_walk_fn walk, void *ctx)
-{
-	int oom;
-
-	cc_conns_setup(c);
-	for (uint32_t r = 0; r < c->k; r++)
-		walk(ctx, r, 1);
-	for (uint32_t r = 0; r < c->k; r++) {
-		cc_conns_start(c, r);
-		walk(ctx, r, 0);
-	}
-	oom = c->oom;
-	cc_conns_free(c);
-	return oom ? -1 : 0;
-}
-
-int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_coll_params *p,
-		  uint64_t slot_elems)
+static int conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_coll_params *p,
+		      uint64_t slot_elems)
 {
 	*c = (struct cc_conns){ .s = s, .p = p, .k = p->nranks, .nslots = p->nslots,
 				.es = cc_dtype_size(p->dtype), .slot_elems = slot_elems };
@@ -67,7 +52,7 @@ int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_col
 	return c->rank && c->last_calc && c->marked && c->nmarked ? 0 : -1;
 }
 
-void cc_conns_free(struct cc_conns *c)
+static void conns_free(struct cc_conns *c)
 {
 	for (uint32_t r = 0; c->rank && r < c->k; r++) {
 		struct cc_conn_rank *cr = &c->rank[r];
@@ -165,7 +150,7 @@ static uint32_t mr_of(const struct cc_conns *c, uint32_t r, uint32_t buf)
 	return buf - c->rank[r].buf0 + c->rank[r].mr0;
 }
 
-void cc_conns_setup(struct cc_conns *c)
+static void conns_setup(struct cc_conns *c)
 {
 	uint64_t stage = (uint64_t)c->nslots * c->slot_elems * c->es;
 	uint64_t words = (uint64_t)c->nslots * 8;
@@ -321,7 +306,7 @@ static void arm(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j)
 	}
 }
 
-void cc_conns_start(struct cc_conns *c, uint32_t r)
+static void conns_start(struct cc_conns *c, uint32_t r)
 {
 	const struct cc_conn_rank *cr = &c->rank[r];
 
@@ -593,4 +578,43 @@ uint32_t cc_walk_to(const struct cc_walker *w, uint32_t r, uint32_t peer)
 uint32_t cc_walk_from(const struct cc_walker *w, uint32_t r, uint32_t peer)
 {
 	return w->c ? cc_conns_recv_from(w->c, r, peer) : 0;
+}
+
+struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct cc_conns_algo *a)
+{
+	uint64_t slot_elems = p->slot_bytes / cc_dtype_size(p->dtype);
+	struct cc_schedule *s = cc_schedule_new(p);
+	struct cc_conns c;
+	int failed;
+
+	if (!s)
+		return NULL;
+	/* A slot never needs to be larger than the largest message the
+	 * algorithm moves: size staging to that (NCCL allocates its full
+	 * buffers; this keeps small collectives on many ranks small). */
+	if (a->most < slot_elems)
+		slot_elems = a->most ? a->most : 1;
+	cc_conns_user_buffers(s, p);
+	failed = conns_init(&c, s, p, slot_elems);
+	if (!failed) {
+		c.serial = a->serial;
+		failed = a->connect(a->ctx, &c);
+	}
+	if (!failed) {
+		conns_setup(&c);
+		for (uint32_t r = 0; r < c.k; r++)
+			a->walk(a->ctx, r, 1);
+		for (uint32_t r = 0; r < c.k; r++) {
+			conns_start(&c, r);
+			a->walk(a->ctx, r, 0);
+		}
+		failed = c.oom;
+	}
+	conns_free(&c);
+	if (failed) {
+		cc_schedule_free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
 }

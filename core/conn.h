@@ -15,15 +15,16 @@
  *   receiver: completion (write_imm, send_recv) or flag (write_flag) seen
  *             -> reduce/copy out of the slot -> slot free again
  *
- * An algorithm (core/ring.c, ...) uses it in four phases:
- *   1. cc_conns_init, then cc_conns_add for every connection;
- *   2. cc_conns_setup: every rank's buffers (after the algorithm's own
- *      input and output, which come first: CC_CONN_B_IN, CC_CONN_B_OUT),
- *      MRs, CQ and QPs;
- *   3. cc_conns_count for every step of every rank (how many slices each
- *      connection carries: the receiver invites only what will come);
- *   4. per rank, cc_conns_start, then cc_conns_step for every step in
- *      order.
+ * An algorithm (core/ring.c, ...) hands cc_conns_build() its largest
+ * message, its connections and its walk, and the build runs four phases:
+ *   1. the algorithm's cc_conns_add for every connection;
+ *   2. every rank's buffers (after its input and output, which come first:
+ *      CC_CONN_B_IN, CC_CONN_B_OUT), MRs, CQ and QPs;
+ *   3. the walk counting: cc_conns_count for every step of every rank
+ *      (how many slices each connection carries: the receiver invites only
+ *      what will come);
+ *   4. per rank, the first slots invited, then the walk emitting:
+ *      cc_conns_step / cc_conns_exchange for every step in order.
  * Steps name their connections by the rank's own end indices: the i-th
  * connection added with the rank as sender is its send end i, the j-th
  * with it as receiver its recv end j.
@@ -60,7 +61,7 @@ struct cc_conn_end {
 struct cc_conn_rank {
 	struct cc_conn_end *send, *recv;
 	uint32_t nsend, nrecv;
-	/* Where the rank's connection resources start (cc_conns_setup):
+	/* Where the rank's connection resources start (phase 2):
 	 * buffers and MRs alike send stages, recv stages, CTS words, flag
 	 * words, one per end in end order; then one CQ. */
 	uint32_t buf0, mr0, cq;
@@ -121,24 +122,30 @@ int cc_prim_sends(enum cc_prim p);
  * algorithm adds first. */
 void cc_conns_user_buffers(struct cc_schedule *s, const struct cc_coll_params *p);
 
-/* Phases 2 to 4 (above) for an algorithm's walk over rank r's steps:
- * walk(ctx, r, 1) must call cc_conns_count for every step, walk(ctx, r, 0)
- * emit them (cc_conns_step, cc_conns_exchange), in order.  Then frees c. */
+/* An algorithm's walk over rank r's steps: walk(ctx, r, 1) must call
+ * cc_conns_count for every step, walk(ctx, r, 0) emit them
+ * (cc_conns_step, cc_conns_exchange), in order. */
 typedef void (*cc_conns_walk_fn)(void *ctx, uint32_t r, int counting);
-/* 0, or -1 when memory ran out on the way (the schedule is then
- * incomplete: free it). */
-int cc_conns_run(struct cc_conns *c, cc_conns_walk_fn walk, void *ctx);
 
-/* 0, or -1 (out of memory). */
-int cc_conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_coll_params *p,
-		  uint64_t slot_elems);
-void cc_conns_free(struct cc_conns *c);
+/* An algorithm on connections, as cc_conns_build() needs it. */
+struct cc_conns_algo {
+	uint64_t most;  /* its largest message, elements: slots are no larger */
+	int serial;     /* cc_conns.serial */
+	/* Phase 1's connections (cc_conns_add); the algorithm keeps c for its
+	 * walk.  0, or -1 (out of memory). */
+	int (*connect)(void *ctx, struct cc_conns *c);
+	cc_conns_walk_fn walk;
+	void *ctx;
+};
+
+/* The whole build: the schedule with every rank's input and output, then
+ * phases 1 to 4.  NULL with errno ENOMEM when memory runs out. */
+struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct cc_conns_algo *a);
+
 /* Connection from -> to on channel ch (its buffers' and QPs' channel): 0,
  * or -1 (out of memory). */
 int cc_conns_add(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t ch);
-void cc_conns_setup(struct cc_conns *c);
 void cc_conns_count(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
-void cc_conns_start(struct cc_conns *c, uint32_t r);
 void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
 /* Two steps of rank r, a send and a receive on different connections,
  * slice by slice interleaved (NCCL's sendrecv): two ranks that exchange

@@ -29,7 +29,6 @@
 #include "algo.h"
 #include "conn.h"
 
-#include <errno.h>
 
 #define NONE CC_CONN_NONE
 
@@ -212,42 +211,29 @@ void cc_direct_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim
 	walk(&d, rank);
 }
 
+/* One connection per ordered pair, in shift order: step i's connection
+ * is every rank's i-th send end. */
+static int connect(void *ctx, struct cc_conns *c)
+{
+	struct direct *d = ctx;
+
+	d->w.c = c;
+	for (uint32_t i = 1; i < d->k; i++)
+		for (uint32_t r = 0; r < d->k; r++)
+			if (cc_conns_add(c, r, (r + i) % d->k, 0))
+				return -1;
+	return 0;
+}
+
 struct cc_schedule *cc_build_direct(const struct cc_coll_params *p)
 {
-	size_t es = cc_dtype_size(p->dtype);
-	uint64_t slot_elems = p->slot_bytes / es;
+	struct direct d = { .p = p, .k = p->nranks };
 	/* The largest message: a block (allreduce: ceil(N / k)), or the whole
 	 * array (broadcast, reduce; all-to-all's count is a block already). */
-	uint64_t most = p->coll == CC_ALLREDUCE ? (p->count + p->nranks - 1) / p->nranks : p->count;
-	struct direct d = { .p = p, .k = p->nranks };
-	struct cc_schedule *s;
-	struct cc_conns c;
+	struct cc_conns_algo a = {
+		.most = p->coll == CC_ALLREDUCE ? (p->count + p->nranks - 1) / p->nranks : p->count,
+		.serial = 1, .connect = connect, .walk = walk_conns, .ctx = &d,
+	};
 
-	/* k = 1 is the ring's local copy: one algorithm, one answer. */
-	if (p->nranks == 1 || p->count == 0)
-		return cc_build_ring(p);
-	if (slot_elems > most)
-		slot_elems = most ? most : 1;
-	if (!(s = cc_schedule_new(p)))
-		return NULL;
-	cc_conns_user_buffers(s, p);
-	if (cc_conns_init(&c, s, p, slot_elems))
-		goto fail;
-	c.serial = 1;
-	d.w.c = &c;
-	/* One connection per ordered pair, in shift order: step i's
-	 * connection is every rank's i-th send end. */
-	for (uint32_t i = 1; i < d.k; i++)
-		for (uint32_t r = 0; r < d.k; r++)
-			if (cc_conns_add(&c, r, (r + i) % d.k, 0))
-				goto fail;
-	if (cc_conns_run(&c, walk_conns, &d))
-		goto fail_freed;
-	return s;
-fail:
-	cc_conns_free(&c);
-fail_freed:
-	cc_schedule_free(s);
-	errno = ENOMEM;
-	return NULL;
+	return cc_conns_build(p, &a);
 }

@@ -29,7 +29,6 @@
 #include "algo.h"
 #include "conn.h"
 
-#include <errno.h>
 #include <stdlib.h>
 
 #define NONE CC_CONN_NONE
@@ -177,45 +176,31 @@ void cc_hd_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn 
 	walk(&h, rank);
 }
 
+/* The fix-up pairs, then every core rank to its partner at each distance
+ * (one connection each way per pair: the halving and the doubling at one
+ * distance share it). */
+static int connect(void *ctx, struct cc_conns *c)
+{
+	struct hd *h = ctx;
+
+	h->w.c = c;
+	for (uint32_t i = 0; i < h->rem; i++)
+		if (cc_conns_add(c, 2 * i, 2 * i + 1, 0) || cc_conns_add(c, 2 * i + 1, 2 * i, 0))
+			return -1;
+	for (uint32_t cr = 0; cr < h->kp; cr++)
+		for (uint32_t d = 1; d < h->kp; d *= 2)
+			if (cc_conns_add(c, real_rank(h, cr), real_rank(h, cr ^ d), 0))
+				return -1;
+	return 0;
+}
+
 struct cc_schedule *cc_build_hd(const struct cc_coll_params *p)
 {
-	size_t es = cc_dtype_size(p->dtype);
-	uint64_t slot_elems = p->slot_bytes / es;
-	struct cc_schedule *s;
-	struct cc_conns c;
 	struct hd h;
-
-	/* k = 1 is the ring's local copy: one algorithm, one answer. */
-	if (p->nranks == 1 || p->count == 0)
-		return cc_build_ring(p);
-	init(&h, p);
 	/* The largest message is half the array (the first swap). */
-	if (slot_elems > (p->count + 1) / 2)
-		slot_elems = (p->count + 1) / 2;
-	if (!(s = cc_schedule_new(p)))
-		return NULL;
-	cc_conns_user_buffers(s, p);
-	if (cc_conns_init(&c, s, p, slot_elems))
-		goto fail;
-	c.serial = 1;
-	h.w.c = &c;
-	/* The fix-up pairs, then every core rank to its partner at each
-	 * distance (one connection each way per pair: the halving and the
-	 * doubling at one distance share it). */
-	for (uint32_t i = 0; i < h.rem; i++)
-		if (cc_conns_add(&c, 2 * i, 2 * i + 1, 0) || cc_conns_add(&c, 2 * i + 1, 2 * i, 0))
-			goto fail;
-	for (uint32_t cr = 0; cr < h.kp; cr++)
-		for (uint32_t d = 1; d < h.kp; d *= 2)
-			if (cc_conns_add(&c, real_rank(&h, cr), real_rank(&h, cr ^ d), 0))
-				goto fail;
-	if (cc_conns_run(&c, walk_conns, &h))
-		goto fail_freed;
-	return s;
-fail:
-	cc_conns_free(&c);
-fail_freed:
-	cc_schedule_free(s);
-	errno = ENOMEM;
-	return NULL;
+	struct cc_conns_algo a = { .most = (p->count + 1) / 2, .serial = 1, .connect = connect,
+				   .walk = walk_conns, .ctx = &h };
+
+	init(&h, p);
+	return cc_conns_build(p, &a);
 }

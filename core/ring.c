@@ -15,7 +15,6 @@
 #include "algo.h"
 #include "conn.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,43 +223,35 @@ void cc_ring_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 	walk(&g, rank, report_step);
 }
 
+/* Channel by channel, every rank to the next: rank r's send end c and
+ * recv end c are channel c's. */
+static int connect(void *ctx, struct cc_conns *c)
+{
+	struct ring *g = ctx;
+
+	g->c = c;
+	for (uint32_t ch = 0; ch < (g->p->nchannels ? g->p->nchannels : 1); ch++)
+		for (uint32_t r = 0; r < g->k; r++)
+			if (cc_conns_add(c, r, (r + 1) % g->k, (uint16_t)ch))
+				return -1;
+	return 0;
+}
+
 struct cc_schedule *cc_build_ring(const struct cc_coll_params *p)
 {
 	struct ring g = { .p = p, .k = p->nranks, .es = cc_dtype_size(p->dtype) };
-	struct cc_conns c;
-	uint64_t slot_elems = p->slot_bytes / g.es;
-	/* A slot never needs to be larger than the largest chunk this
-	 * collective moves: size staging to that (NCCL allocates its full
-	 * buffers; this keeps small collectives on many ranks small). */
+	/* The largest message: a chunk, or less when the array is smaller. */
 	uint64_t chunk = p->chunk_bytes / g.es;
 	uint64_t most = p->coll == CC_ALLREDUCE ? (p->count + g.k - 1) / g.k : p->count;
-	struct cc_schedule *s = cc_schedule_new(p);
+	struct cc_conns_algo a = { .most = most < chunk ? most : chunk, .connect = connect,
+				   .walk = walk_conns, .ctx = &g };
+	struct cc_schedule *s;
 
-	if (most > chunk)
-		most = chunk;
-	if (most < slot_elems)
-		slot_elems = most ? most : 1;
-	if (!s)
-		return NULL;
-	cc_conns_user_buffers(s, p);
-	if (g.k == 1) {
+	if (g.k > 1)
+		return cc_conns_build(p, &a);
+	if ((s = cc_schedule_new(p))) {
+		cc_conns_user_buffers(s, p);
 		emit_local_copy(s, p);
-		return s;
 	}
-	if (cc_conns_init(&c, s, p, slot_elems))
-		goto fail;
-	g.c = &c;
-	for (uint32_t ch = 0; ch < (p->nchannels ? p->nchannels : 1); ch++)
-		for (uint32_t r = 0; r < g.k; r++)
-			if (cc_conns_add(&c, r, (r + 1) % g.k, ch))
-				goto fail;
-	if (cc_conns_run(&c, walk_conns, &g))
-		goto fail_freed;
 	return s;
-fail:
-	cc_conns_free(&c);
-fail_freed:
-	cc_schedule_free(s);
-	errno = ENOMEM;
-	return NULL;
 }

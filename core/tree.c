@@ -257,57 +257,43 @@ static int link(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t t, uint
 	return 0;
 }
 
-struct cc_schedule *cc_build_tree(const struct cc_coll_params *p)
+/* Per tree, per rank with a parent: the edge up and the edge down. */
+static int connect(void *ctx, struct cc_conns *c)
 {
-	size_t es = cc_dtype_size(p->dtype);
-	uint64_t slot_elems = p->slot_bytes / es, cs = p->chunk_bytes / es;
-	struct tree g = { .p = p, .k = p->nranks };
-	struct cc_schedule *s;
-	struct cc_conns c;
+	struct tree *g = ctx;
 
-	/* k = 1 is the ring's local copy: one algorithm, one answer. */
-	if (p->nranks == 1 || p->count == 0)
-		return cc_build_ring(p);
-	if (!cc_coll_rooted(p->coll) && cs > (p->count + 1) / 2)
-		cs = (p->count + 1) / 2;
-	if (cs > p->count)
-		cs = p->count;
-	if (slot_elems > cs)
-		slot_elems = cs ? cs : 1;
-	if (!(s = cc_schedule_new(p)))
-		return NULL;
-	cc_conns_user_buffers(s, p);
-	if (make_nodes(&g) || cc_conns_init(&c, s, p, slot_elems)) {
-		free_nodes(&g);
-		cc_schedule_free(s);
-		errno = ENOMEM;
-		return NULL;
-	}
-	g.w.c = &c;
-	/* Per tree, per rank with a parent: the edge up and the edge down. */
-	for (uint32_t t = 0; t < g.ntrees; t++)
-		for (uint32_t r = 0; r < g.k; r++) {
-			struct node *nd = &g.node[t][r];
+	g->w.c = c;
+	for (uint32_t t = 0; t < g->ntrees; t++)
+		for (uint32_t r = 0; r < g->k; r++) {
+			struct node *nd = &g->node[t][r];
 			struct node *pn;
 			uint32_t i;
 
 			if (nd->parent == NONE)
 				continue;
-			pn = &g.node[t][nd->parent];
+			pn = &g->node[t][nd->parent];
 			i = pn->child[0] == r ? 0 : 1;
-			if (link(&c, r, nd->parent, (uint16_t)t, &nd->up_send, &pn->up_recv[i]) ||
-			    link(&c, nd->parent, r, (uint16_t)t, &pn->down_send[i], &nd->down_recv))
-				goto fail;
+			if (link(c, r, nd->parent, (uint16_t)t, &nd->up_send, &pn->up_recv[i]) ||
+			    link(c, nd->parent, r, (uint16_t)t, &pn->down_send[i], &nd->down_recv))
+				return -1;
 		}
-	if (cc_conns_run(&c, walk_conns, &g))
-		goto fail_freed;
+	return 0;
+}
+
+struct cc_schedule *cc_build_tree(const struct cc_coll_params *p)
+{
+	struct tree g = { .p = p, .k = p->nranks };
+	/* The largest message: a chunk, of a half (allreduce) or the array. */
+	uint64_t cs = p->chunk_bytes / cc_dtype_size(p->dtype);
+	uint64_t part = cc_coll_rooted(p->coll) ? p->count : (p->count + 1) / 2;
+	struct cc_conns_algo a = { .most = cs < part ? cs : part, .connect = connect,
+				   .walk = walk_conns, .ctx = &g };
+	struct cc_schedule *s = NULL;
+
+	if (!make_nodes(&g))
+		s = cc_conns_build(p, &a);
+	else
+		errno = ENOMEM;
 	free_nodes(&g);
 	return s;
-fail:
-	cc_conns_free(&c);
-fail_freed:
-	free_nodes(&g);
-	cc_schedule_free(s);
-	errno = ENOMEM;
-	return NULL;
 }
