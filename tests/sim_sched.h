@@ -1,6 +1,6 @@
 /* tests/sim_sched.h — schedules the simulator tests share: a ring
- * collective from the core, and an incast built by hand.  Include after
- * cmocka.h. */
+ * collective from the core, a collective's time on a star, and an incast
+ * built by hand.  Include after cmocka.h. */
 #ifndef CCLAB_TESTS_SIM_SCHED_H
 #define CCLAB_TESTS_SIM_SCHED_H
 
@@ -35,6 +35,27 @@ static inline struct cc_schedule *ring_sched(enum cc_coll coll, enum cc_transpor
 					     uint64_t bytes)
 {
 	return ring_sched_staged(coll, t, k, bytes, CC_MEM_GPU);
+}
+
+/* The simulated time of collective p on preset `fabric`, star topology,
+ * in microseconds: the run must complete. */
+static inline double sim_star_us(const struct cc_coll_params *p, const char *fabric)
+{
+	struct sim_params f;
+	struct cc_sim_result res;
+	char err[256];
+	struct cc_schedule *s = cc_build(p, err, sizeof(err));
+	struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1 };
+	double us;
+
+	assert_non_null(s);
+	assert_int_equal(sim_params_preset(fabric, &f), 0);
+	assert_int_equal(cc_sim_run(s, &o, &res), 0);
+	assert_int_equal(res.err.status, CC_RUN_OK);
+	us = (double)res.time_ps / 1e6;
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+	return us;
 }
 
 /* n senders (ranks 1..n) each RDMA WRITE `bytes` into rank 0 at once, one

@@ -25,6 +25,7 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "sim/exec.h"
+#include "tests/sim_sched.h"
 #include "tests/files.h"
 #include "tests/run_cclab.h"
 
@@ -41,18 +42,6 @@ static struct cc_coll_params params(enum cc_coll c, enum cc_transport t, uint32_
 	p.count = count;
 	p.root = k - 1;
 	return p;
-}
-
-static uint64_t posted_bytes(const struct cc_schedule *s, uint32_t r)
-{
-	const struct cc_rank_sched *rs = &s->ranks[r];
-	uint64_t b = 0;
-
-	for (uint32_t i = 0; i < rs->nops; i++)
-		if (rs->ops[i].kind == CC_OP_POST_SEND &&
-		    rs->ops[i].u.send.payload == CC_PAYLOAD_DATA)
-			b += rs->ops[i].u.send.sge.length;
-	return b;
 }
 
 static void test_correct_and_bytes(void **state)
@@ -93,8 +82,8 @@ static void test_correct_and_bytes(void **state)
 						uint64_t sum = 0, sum1 = 0;
 
 						for (uint32_t r = 0; r < ks[ki]; r++) {
-							sum += posted_bytes(s, r);
-							sum1 += posted_bytes(s1, r);
+							sum += cc_rank_data_bytes(&s->ranks[r]);
+							sum1 += cc_rank_data_bytes(&s1->ranks[r]);
 						}
 						assert_int_equal(sum, sum1);
 						cc_data_result_free(&res);
@@ -135,22 +124,8 @@ static void test_structure(void **state)
 static double sim_us(uint32_t nch, uint64_t bytes)
 {
 	struct cc_coll_params p = params(CC_ALLREDUCE, CC_WRITE_IMM, 8, nch, bytes / 4);
-	struct sim_params f;
-	struct cc_sim_result res;
-	char err[200];
 
-	assert_int_equal(sim_params_preset("roce-100g", &f), 0);
-	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
-	struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1 };
-
-	assert_non_null(s);
-	assert_int_equal(cc_sim_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_OK);
-	double us = (double)res.time_ps / 1e6;
-
-	cc_sim_result_free(&res);
-	cc_schedule_free(s);
-	return us;
+	return sim_star_us(&p, "roce-100g");
 }
 
 static void test_sim(void **state)

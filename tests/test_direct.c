@@ -26,6 +26,7 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "sim/exec.h"
+#include "tests/sim_sched.h"
 #include "sim/wire.h"
 
 static struct cc_coll_params params(enum cc_coll c, enum cc_transport t, uint32_t k,
@@ -121,18 +122,6 @@ static uint64_t want_elems(enum cc_coll c, uint32_t k, uint32_t r, uint64_t n)
 	return n - block + (uint64_t)(k - 1) * block;
 }
 
-static uint64_t posted_bytes(const struct cc_schedule *s, uint32_t r)
-{
-	const struct cc_rank_sched *rs = &s->ranks[r];
-	uint64_t b = 0;
-
-	for (uint32_t i = 0; i < rs->nops; i++)
-		if (rs->ops[i].kind == CC_OP_POST_SEND &&
-		    rs->ops[i].u.send.payload == CC_PAYLOAD_DATA)
-			b += rs->ops[i].u.send.sge.length;
-	return b;
-}
-
 static void test_bytes(void **state)
 {
 	static const uint64_t counts[] = { 1, 5, 100, 4099, 65539 };
@@ -155,12 +144,13 @@ static void test_bytes(void **state)
 				assert_int_equal(res.wrong, 0);
 				for (uint32_t r = 0; r < k; r++) {
 					uint64_t want = 4 * want_elems(p.coll, k, r, counts[i]);
+					uint64_t posted = cc_rank_data_bytes(&s->ranks[r]);
 
-					if (posted_bytes(s, r) != want || res.data_bytes[r] != want)
+					if (posted != want || res.data_bytes[r] != want)
 						fail_msg("%s k=%u n=%llu rank %u: posted %llu, moved %llu, "
 							 "want %llu", cc_coll_name[c], k,
 							 (unsigned long long)counts[i], r,
-							 (unsigned long long)posted_bytes(s, r),
+							 (unsigned long long)posted,
 							 (unsigned long long)res.data_bytes[r],
 							 (unsigned long long)want);
 				}
@@ -219,22 +209,12 @@ static void test_sim_ideal(void **state)
 		for (uint32_t k = 2; k <= 8; k *= 2) {
 			struct cc_coll_params p = params((enum cc_coll)c, CC_WRITE_IMM, k, n / 4,
 							 CC_FLOAT32, CC_SUM);
-			struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1 };
-			struct cc_sim_result res;
-			char err[200];
-			struct cc_schedule *s = cc_build(&p, err, sizeof(err));
 			double want = (double)(k - 1) * n * per_byte * 8 / (double)f.link.rate_bps * 1e6;
-
-			assert_non_null(s);
-			assert_int_equal(cc_sim_run(s, &o, &res), 0);
-			assert_int_equal(res.err.status, CC_RUN_OK);
-			double got = (double)res.time_ps / 1e6;
+			double got = sim_star_us(&p, "ideal");
 
 			if (got < want || got > want * 1.02)
 				fail_msg("%s k=%u: %.1f us against the closed form %.1f us",
 					 cc_coll_name[c], k, got, want);
-			cc_sim_result_free(&res);
-			cc_schedule_free(s);
 		}
 }
 

@@ -28,6 +28,7 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "sim/exec.h"
+#include "tests/sim_sched.h"
 #include "sim/wire.h"
 
 static struct cc_schedule *build(enum cc_transport t, uint32_t k, uint64_t count,
@@ -78,19 +79,6 @@ static uint64_t want_elems(uint32_t k, uint32_t r, uint64_t n)
 	return sent + (r < 2 * rem ? n : 0);
 }
 
-/* CC_PAYLOAD_DATA bytes in rank r's posted WQEs. */
-static uint64_t posted_bytes(const struct cc_schedule *s, uint32_t r)
-{
-	const struct cc_rank_sched *rs = &s->ranks[r];
-	uint64_t b = 0;
-
-	for (uint32_t i = 0; i < rs->nops; i++)
-		if (rs->ops[i].kind == CC_OP_POST_SEND &&
-		    rs->ops[i].u.send.payload == CC_PAYLOAD_DATA)
-			b += rs->ops[i].u.send.sge.length;
-	return b;
-}
-
 static void test_bytes_per_rank(void **state)
 {
 	static const uint64_t counts[] = { 1, 7, 64, 1000, 12345, 262147 };
@@ -109,11 +97,12 @@ static void test_bytes_per_rank(void **state)
 				assert_int_equal(res.wrong, 0);
 				for (uint32_t r = 0; r < k; r++) {
 					uint64_t want = 4 * want_elems(k, r, n);
+					uint64_t posted = cc_rank_data_bytes(&s->ranks[r]);
 
-					if (posted_bytes(s, r) != want || res.data_bytes[r] != want)
+					if (posted != want || res.data_bytes[r] != want)
 						fail_msg("k=%u n=%llu rank %u: posted %llu, moved %llu, "
 							 "want %llu", k, (unsigned long long)n, r,
-							 (unsigned long long)posted_bytes(s, r),
+							 (unsigned long long)posted,
 							 (unsigned long long)res.data_bytes[r],
 							 (unsigned long long)want);
 				}
@@ -132,7 +121,7 @@ static void test_power_of_two(void **state)
 		struct cc_schedule *s = build(CC_WRITE_IMM, k, n, 0);
 
 		for (uint32_t r = 0; r < k; r++)
-			assert_int_equal(posted_bytes(s, r), 2 * 4 * n * (k - 1) / k);
+			assert_int_equal(cc_rank_data_bytes(&s->ranks[r]), 2 * 4 * n * (k - 1) / k);
 		cc_schedule_free(s);
 	}
 }
@@ -197,26 +186,12 @@ static void test_primitives(void **state)
 static double sim_us(enum cc_algo a, uint32_t k, uint64_t bytes, const char *fabric)
 {
 	struct cc_coll_params p;
-	struct sim_params f;
-	struct cc_sim_result res;
-	char err[200];
 
 	cc_coll_params_default(&p);
 	p.algo = a;
 	p.nranks = k;
 	p.count = bytes / 4;
-	assert_int_equal(sim_params_preset(fabric, &f), 0);
-	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
-	struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1 };
-
-	assert_non_null(s);
-	assert_int_equal(cc_sim_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_OK);
-	double us = (double)res.time_ps / 1e6;
-
-	cc_sim_result_free(&res);
-	cc_schedule_free(s);
-	return us;
+	return sim_star_us(&p, fabric);
 }
 
 /* CCLAB_MATRIX=quick (the sanitizer pass): the simulations up to k = 8. */

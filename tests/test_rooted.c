@@ -32,18 +32,6 @@
 #include "tests/files.h"
 #include "tests/run_cclab.h"
 
-static uint64_t posted_bytes(const struct cc_schedule *s, uint32_t r)
-{
-	const struct cc_rank_sched *rs = &s->ranks[r];
-	uint64_t b = 0;
-
-	for (uint32_t i = 0; i < rs->nops; i++)
-		if (rs->ops[i].kind == CC_OP_POST_SEND &&
-		    rs->ops[i].u.send.payload == CC_PAYLOAD_DATA)
-			b += rs->ops[i].u.send.sge.length;
-	return b;
-}
-
 /* Elements rank r sends, from the definitions above. */
 static uint64_t want_elems(enum cc_coll c, enum cc_algo a, uint32_t k, uint32_t root,
 			   uint32_t r, uint64_t n)
@@ -92,20 +80,21 @@ static void check_bytes(enum cc_coll c, enum cc_algo a)
 
 				for (uint32_t r = 0; r < k; r++) {
 					uint64_t want = 4 * want_elems(c, a, k, root, r, counts[i]);
+					uint64_t posted = cc_rank_data_bytes(&s->ranks[r]);
 
-					sum += posted_bytes(s, r);
+					sum += posted;
 					if (want_elems(c, a, k, root, r, counts[i]) == UINT64_MAX) {
 						/* 0, N or 2N: a leaf, one child, two */
-						assert_true(posted_bytes(s, r) % (4 * counts[i]) == 0);
-						assert_true(posted_bytes(s, r) <= 8 * counts[i]);
+						assert_true(posted % (4 * counts[i]) == 0);
+						assert_true(posted <= 8 * counts[i]);
 						continue;
 					}
-					if (posted_bytes(s, r) != want || res.data_bytes[r] != want)
+					if (posted != want || res.data_bytes[r] != want)
 						fail_msg("%s %s k=%u root %u n=%llu rank %u: %llu "
 							 "bytes, want %llu", cc_coll_name[c],
 							 cc_algo_name[a], k, root,
 							 (unsigned long long)counts[i], r,
-							 (unsigned long long)posted_bytes(s, r),
+							 (unsigned long long)posted,
 							 (unsigned long long)want);
 				}
 				if (c == CC_BROADCAST || c == CC_REDUCE) /* every edge once */

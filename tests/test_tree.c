@@ -23,6 +23,7 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "sim/exec.h"
+#include "tests/sim_sched.h"
 
 static struct cc_coll_params params(uint32_t k, uint64_t count)
 {
@@ -35,18 +36,6 @@ static struct cc_coll_params params(uint32_t k, uint64_t count)
 	p.chunk_bytes = 64 * 1024;
 	p.slot_bytes = 16 * 1024;
 	return p;
-}
-
-static uint64_t posted_bytes(const struct cc_schedule *s, uint32_t r)
-{
-	const struct cc_rank_sched *rs = &s->ranks[r];
-	uint64_t b = 0;
-
-	for (uint32_t i = 0; i < rs->nops; i++)
-		if (rs->ops[i].kind == CC_OP_POST_SEND &&
-		    rs->ops[i].u.send.payload == CC_PAYLOAD_DATA)
-			b += rs->ops[i].u.send.sge.length;
-	return b;
 }
 
 /* Bytes of rank r given its parent (-1: root) and child count in each
@@ -68,9 +57,9 @@ static void check_ranks(uint32_t k, uint64_t n, const int (*parent)[2], const in
 
 	assert_non_null(s);
 	for (uint32_t r = 0; r < k; r++)
-		if (posted_bytes(s, r) != want(parent[r], nchild[r], n))
+		if (cc_rank_data_bytes(&s->ranks[r]) != want(parent[r], nchild[r], n))
 			fail_msg("k=%u rank %u: %llu bytes, want %llu", k, r,
-				 (unsigned long long)posted_bytes(s, r),
+				 (unsigned long long)cc_rank_data_bytes(&s->ranks[r]),
 				 (unsigned long long)want(parent[r], nchild[r], n));
 	cc_schedule_free(s);
 }
@@ -122,7 +111,7 @@ static void test_totals(void **state)
 			assert_int_equal(res.err.status, CC_RUN_OK);
 			assert_int_equal(res.wrong, 0);
 			for (uint32_t r = 0; r < k; r++) {
-				posted += posted_bytes(s, r);
+				posted += cc_rank_data_bytes(&s->ranks[r]);
 				moved += res.data_bytes[r];
 			}
 			assert_int_equal(posted, 2ull * (k - 1) * counts[i] * 4);
@@ -135,26 +124,12 @@ static void test_totals(void **state)
 static double sim_us(enum cc_algo a, uint64_t bytes)
 {
 	struct cc_coll_params p;
-	struct sim_params f;
-	struct cc_sim_result res;
-	char err[200];
 
 	cc_coll_params_default(&p);
 	p.algo = a;
 	p.nranks = 16;
 	p.count = bytes / 4;
-	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
-	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
-	struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1 };
-
-	assert_non_null(s);
-	assert_int_equal(cc_sim_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_OK);
-	double us = (double)res.time_ps / 1e6;
-
-	cc_sim_result_free(&res);
-	cc_schedule_free(s);
-	return us;
+	return sim_star_us(&p, "ib-hdr");
 }
 
 static void test_sim_latency_and_bandwidth(void **state)
