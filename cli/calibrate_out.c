@@ -235,11 +235,7 @@ int cal_write_json(const struct cal_run *r)
 	int err;
 
 	cc_json_init(&j);
-	cc_json_object_begin(&j);
-	cc_json_key(&j, "cclab_version");
-	cc_json_string(&j, CCLAB_VERSION);
-	cc_json_key(&j, "command");
-	cc_json_string(&j, "calibrate");
+	cli_json_head(&j, "calibrate");
 	cc_json_key(&j, "device");
 	cc_json_string(&j, r->dev->name);
 	cc_json_key(&j, "link_layer");

@@ -88,6 +88,9 @@ int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l);
 /* "ok", "completion_error", "post_error", "deadlock". */
 const char *cli_run_status_name(enum cc_run_status st);
 
+/* Opens the top-level object of any command's --json file with what every
+ * one starts with: "cclab_version" and "command". */
+void cli_json_head(struct cc_json *j, const char *command);
 /* Opens the top-level object: version, command, executor, and every
  * parameter of o's collective and size loop, up to "seed". */
 void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *executor);

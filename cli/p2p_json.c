@@ -16,11 +16,7 @@ void p2p_json_begin(struct cc_json *j, const struct p2p_opts *o)
 {
 	const struct cc_p2p_params *p = &o->p;
 
-	cc_json_object_begin(j);
-	cc_json_key(j, "cclab_version");
-	cc_json_string(j, CCLAB_VERSION);
-	cc_json_key(j, "command");
-	cc_json_string(j, "p2p");
+	cli_json_head(j, "p2p");
 	cc_json_key(j, "executor");
 	cc_json_string(j, o->device ? "verbs" : "sim");
 	cc_json_key(j, "op");

@@ -28,15 +28,20 @@ const char *cli_run_status_name(enum cc_run_status st)
 	return "unknown";
 }
 
-void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *executor)
+void cli_json_head(struct cc_json *j, const char *command)
 {
-	const struct cc_coll_params *p = &o->p;
-
 	cc_json_object_begin(j);
 	cc_json_key(j, "cclab_version");
 	cc_json_string(j, CCLAB_VERSION);
 	cc_json_key(j, "command");
-	cc_json_string(j, cli_cmd_name(o->cmd));
+	cc_json_string(j, command);
+}
+
+void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *executor)
+{
+	const struct cc_coll_params *p = &o->p;
+
+	cli_json_head(j, cli_cmd_name(o->cmd));
 	cc_json_key(j, "executor");
 	cc_json_string(j, executor);
 	cc_json_key(j, "collective");

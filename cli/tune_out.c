@@ -73,11 +73,7 @@ int tune_json_write(const struct tune *t, struct cc_atomic_file *af, bool ok)
 	int err;
 
 	cc_json_init(&j);
-	cc_json_object_begin(&j);
-	cc_json_key(&j, "cclab_version");
-	cc_json_string(&j, CCLAB_VERSION);
-	cc_json_key(&j, "command");
-	cc_json_string(&j, "tune");
+	cli_json_head(&j, "tune");
 	cc_json_key(&j, "executor");
 	cc_json_string(&j, "sim");
 	cc_json_key(&j, "scenario");
