@@ -425,7 +425,7 @@ static struct cc_mref mref(uint32_t buf, uint64_t elem, size_t es)
 }
 
 /* Records slice t's calc of a marked step of rank r: 0, or -1 (out of
- * memory, reported by cc_conns_run's caller through c->oom). */
+ * memory, reported through c->oom by cc_conns_build). */
 static int mark_slice(struct cc_conns *c, uint32_t r, uint64_t t, uint32_t op)
 {
 	if (t >= c->nmarked[r]) {
