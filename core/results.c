@@ -26,13 +26,16 @@ void cc_result_counts(enum cc_coll coll, uint32_t nranks, size_t eltsize, uint64
 	switch (coll) {
 	case CC_REDUCESCATTER:
 	case CC_ALLGATHER:
-	case CC_ALLTOALL: /* AlltoAllGetCollByteCount: count / nranks to each peer
-			   * (nccl-tests also aligns it to 16 bytes; cclab does not) */
+	case CC_ALLTOALL:
 		/* ReduceScatterGetCollByteCount / AllGatherGetCollByteCount:
 		 * recvcount (RS) / sendcount (AG) = count / nranks; the row
 		 * prints max(sendBytes, expectedBytes) = base * nranks * eltsize
 		 * and paramcount = base. */
 		*count = bytes / e / n;
+		/* AlltoAllGetCollByteCount: count / nranks to each peer, rounded
+		 * down to whole 16-byte units, (count/nranks) & -(16/eltSize). */
+		if (coll == CC_ALLTOALL && e <= 16)
+			*count &= ~(16 / e - 1);
 		*size = *count * n * e;
 		break;
 	default:

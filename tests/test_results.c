@@ -230,6 +230,17 @@ static void test_counts(void **state)
 	assert_true(count == 83 && size == 996);
 	cc_result_counts(CC_ALLGATHER, 8, 2, 8, &count, &size);
 	assert_true(count == 0 && size == 0);
+	/* all-to-all: nccl-tests' (count/nranks) & -(16/eltSize) per peer. */
+	cc_result_counts(CC_ALLTOALL, 3, 4, 1000, &count, &size);
+	assert_true(count == 80 && size == 960); /* 250/3 = 83 -> 80 floats */
+	cc_result_counts(CC_ALLTOALL, 3, 1, 1000, &count, &size);
+	assert_true(count == 320 && size == 960); /* 333 -> 320 bytes */
+	cc_result_counts(CC_ALLTOALL, 3, 8, 64, &count, &size);
+	assert_true(count == 2 && size == 48);
+	cc_result_counts(CC_ALLTOALL, 2, 2, 30, &count, &size);
+	assert_true(count == 0 && size == 0); /* 7 halves -> 0 */
+	cc_result_counts(CC_ALLTOALL, 4, 4, 1024, &count, &size);
+	assert_true(count == 64 && size == 1024);
 }
 
 /* ---- JSON ---- */
