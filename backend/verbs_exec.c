@@ -295,19 +295,27 @@ static bool try_wait(struct vx *x, uint32_t i)
 	return word_load(x->mem[w->buf] + w->offset) >= w->value;
 }
 
-static void do_calc(struct vx *x, uint32_t i)
+/* Runs reduce or copy i; false while a source in lines (LL, LL128) is
+ * not all there: the RNIC may place a WRITE's lines in any order, so the
+ * last line's flag (what the wait before it saw) does not vouch for the
+ * others; the op is tried again, as NCCL's LL readers spin per line. */
+static bool do_calc(struct vx *x, uint32_t i)
 {
 	const struct cc_op *o = &x->rs->ops[i];
 	bool red = o->kind == CC_OP_REDUCE;
 	enum cc_trace_track tr = o->u.calc.where == CC_ON_GPU ? CC_TRACE_GPU : CC_TRACE_CPU;
 	uint64_t t = stamp(x);
-	uint64_t bytes = cc_exec_calc_host(o, x->mem);
+	uint64_t bytes = o->u.calc.count * cc_dtype_size(o->u.calc.dtype);
+
+	if (cc_exec_calc_host(o, x->mem))
+		return false;
 	uint64_t end = stamp(x);
 
 	trace(x, red ? CC_TRACE_REDUCE_BEGIN : CC_TRACE_COPY_BEGIN, tr, CC_TRACE_NONE, i, t,
 	      end - t, bytes);
 	trace(x, red ? CC_TRACE_REDUCE_END : CC_TRACE_COPY_END, tr, CC_TRACE_NONE, i, end, 0,
 	      bytes);
+	return true;
 }
 
 /* Runs op i; false when it must wait (parked). */
@@ -320,7 +328,7 @@ static bool run_op(struct vx *x, uint32_t i)
 	case CC_OP_POLL_CQ: return try_poll(x, i);
 	case CC_OP_WAIT_MEM: return try_wait(x, i);
 	case CC_OP_REDUCE:
-	case CC_OP_COPY: do_calc(x, i); return true;
+	case CC_OP_COPY: return do_calc(x, i);
 	default: return true;
 	}
 }
@@ -338,6 +346,13 @@ static void report_stall(struct vx *x, uint32_t i, uint64_t idle_ms)
 			  " to reach %" PRIu64 " (it holds %" PRIu64 "), written by rank %d",
 			  idle_ms, cc_buf_role_name[b->role], w->offset, w->value,
 			  word_load(x->mem[w->buf] + w->offset), b->peer);
+		return;
+	}
+	if (o->kind == CC_OP_REDUCE || o->kind == CC_OP_COPY) {
+		set_error(x, CC_RUN_EARLY_READ, CC_WC_SUCCESS, UINT32_MAX, i,
+			  "no progress for %" PRIu64 " ms: a %s waits for lines of a slot whose "
+			  "last line came (a WRITE placed in part?)", idle_ms,
+			  cc_op_kind_name[o->kind]);
 		return;
 	}
 	/* A poll: the QP of the WQE it polls for names the peer. */

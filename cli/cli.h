@@ -57,6 +57,7 @@ struct cli_opts {
 	int64_t rank;            /* --rank; -1: every rank */
 	bool primitives;
 	bool chunk_given;        /* --chunk-bytes on the command line */
+	bool slot_given;         /* --slot-bytes on the command line */
 	uint64_t seed, order_seed;
 	const char *json;        /* --json FILE, or NULL */
 	const char *csv;         /* --csv FILE, or NULL */

@@ -37,6 +37,7 @@ static void from_scenario(const struct cli_opts *in, const struct cc_scenario *s
 	o->verbs = e == CC_EXEC_VERBS;
 	o->p = sc->p;
 	o->chunk_given = sc->chunk_given;
+	o->slot_given = sc->slot_given;
 	o->minbytes = sc->minbytes;
 	o->maxbytes = sc->maxbytes;
 	o->stepfactor = sc->stepfactor;

@@ -43,6 +43,9 @@ void cli_preamble_buffers(const struct cli_opts *o)
 	       p->chunk_bytes, slot, p->slot_bytes, p->nslots);
 	if (p->nchannels > 1)
 		printf("  channels: %" PRIu32, p->nchannels);
+	if (p->proto != CC_PROTO_SIMPLE)
+		printf("  protocol: %s (%s lines on the wire)", cc_proto_name[p->proto],
+		       p->proto == CC_PROTO_LL ? "16-byte, 8 data bytes" : "128-byte, 120 data bytes");
 	printf("\n");
 	if (p->mem == CC_MEM_GPU && cc_coll_stage_mem(p) == CC_MEM_HOST)
 		printf("# staging: host memory (no GPUDirect RDMA): the GPU reads and writes the "

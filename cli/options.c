@@ -73,6 +73,7 @@ static const struct {
 	{{"collective", required_argument, NULL, 'c'}, FOR_ALL},
 	{{"transport", required_argument, NULL, 't'}, FOR_ALL},
 	{{"algorithm", required_argument, NULL, 'A'}, FOR_ALL},
+	{{"protocol", required_argument, NULL, 'P'}, FOR_ALL},
 	{{"root", required_argument, NULL, 'r'}, FOR_ALL},
 	{{"minbytes", required_argument, NULL, 'b'}, FOR_ALL},
 	{{"bytes", required_argument, NULL, 'b'}, FOR_ALL},
@@ -117,7 +118,7 @@ static const struct {
 #define NOPTS (sizeof(table) / sizeof(table[0]))
 
 /* ':' first: a missing argument returns ':' rather than '?'. */
-static const char short_opts[] = ":n:c:t:A:r:b:e:f:d:o:w:h";
+static const char short_opts[] = ":n:c:t:A:P:r:b:e:f:d:o:w:h";
 
 static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_SCHEDULE] = "schedule",
@@ -336,6 +337,11 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 			return bad_value(c, arg, names_list(names, sizeof(names), cc_algo_name,
 							    CC_ALGO_COUNT));
 		return 0;
+	case 'P':
+		if (cc_proto_parse(arg, &o->p.proto))
+			return bad_value(c, arg, names_list(names, sizeof(names), cc_proto_name,
+							    CC_PROTO_COUNT));
+		return 0;
 	case 't':
 		if (cc_transport_parse(arg, &o->p.transport))
 			return bad_value(c, arg, names_list(names, sizeof(names),
@@ -372,6 +378,7 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		o->chunk_given = true;
 		return get_size(c, arg, 1, &o->p.chunk_bytes);
 	case OPT_SLOT_BYTES:
+		o->slot_given = true;
 		return get_size(c, arg, 1, &o->p.slot_bytes);
 	case OPT_SLOTS:
 		err = get_uint(c, arg, 1, CLI_MAX_SLOTS, &v);
@@ -718,12 +725,6 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 			o->fabric.host.gpu_dma = o->gpu_dma;
 		cc_sim_stage_for(&o->p, &o->fabric);
 	}
-	/* Without --chunk-bytes, a chunk is 4 slots as in NCCL (its
-	 * ALLREDUCE_CHUNKSTEPS), or fewer when there are too few slots for
-	 * a chunk that large to make progress (core/algo.c). */
-	if (!o->chunk_given) {
-		uint64_t n = 2ull * o->p.nslots - 1 < 4 ? 2ull * o->p.nslots - 1 : 4;
-		o->p.chunk_bytes = o->p.slot_bytes * n;
-	}
+	cc_coll_params_fill(&o->p, o->slot_given, o->chunk_given);
 	return check_all(cmd, o, have_e);
 }

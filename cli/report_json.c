@@ -18,6 +18,7 @@ static const char *const run_status_names[] = {
 	[CC_RUN_COMPLETION_ERROR] = "completion_error",
 	[CC_RUN_POST_ERROR] = "post_error",
 	[CC_RUN_DEADLOCK] = "deadlock",
+	[CC_RUN_EARLY_READ] = "early_read",
 };
 
 const char *cli_run_status_name(enum cc_run_status st)
@@ -72,6 +73,8 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cc_json_uint(j, p->slot_bytes);
 	cc_json_key(j, "nslots");
 	cc_json_uint(j, p->nslots);
+	cc_json_key(j, "protocol");
+	cc_json_string(j, cc_proto_name[p->proto]);
 	cc_json_key(j, "nchannels");
 	cc_json_uint(j, p->nchannels ? p->nchannels : 1);
 	cc_json_key(j, "memory");

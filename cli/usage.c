@@ -234,9 +234,14 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	fprintf(f, "  -A, --algorithm NAME    ");
 	names(f, cc_algo_name, CC_ALGO_COUNT);
 	fprintf(f, " (default %s; NCCL_ALGO's\n"
-		   "                          role; halving-doubling and tree: allreduce\n"
-		   "                          only; docs/schedule.md)\n",
+		   "                          role; halving-doubling: allreduce only; tree:\n"
+		   "                          allreduce, broadcast, reduce; docs/schedule.md)\n",
 		cc_algo_name[CC_ALGO_RING]);
+	fprintf(f, "  -P, --protocol NAME     ");
+	names(f, cc_proto_name, CC_PROTO_COUNT);
+	fprintf(f, " (default %s; NCCL_PROTO's\n"
+		   "                          role: how slices sit in slots, core/proto.h)\n",
+		cc_proto_name[CC_PROTO_SIMPLE]);
 	fprintf(f, "  -r, --root RANK         broadcast and reduce: the root (default 0)\n");
 	fprintf(f, "      --channels C        the ring over C channels, each its own QPs and\n"
 		   "                          part of the array (NCCL's nChannels; default 1)\n");
@@ -263,9 +268,12 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		fprintf(f, "      --primitives        print NCCL primitives instead of verbs ops\n");
 	}
 	fprintf(f, "      --chunk-bytes SIZE  bytes per chunk, at most 2*slots-1 slots (default %s:\n"
-		   "                          4 slots, fewer with --slots below 3)\n", chunk);
-	fprintf(f, "      --slot-bytes SIZE   staging slot, the largest message (default %s)\n",
-		slot);
+		   "                          4 slots, fewer with --slots below 3; LL and\n"
+		   "                          LL128: one slot)\n", chunk);
+	fprintf(f, "      --slot-bytes SIZE   data a staging slot holds, the largest message\n"
+		   "                          (default %s; LL %llu, LL128 %llu: NCCL's steps)\n",
+		slot, (unsigned long long)cc_proto_slot_bytes(CC_PROTO_LL),
+		(unsigned long long)cc_proto_slot_bytes(CC_PROTO_LL128));
 	fprintf(f, "      --slots N           slots per connection, 1 to %u (default %u)\n",
 		CLI_MAX_SLOTS, CC_DEFAULT_NSLOTS);
 	fprintf(f, "      --gpu-dma MODE      NIC access to GPU memory (default: %s):\n"

@@ -76,7 +76,8 @@ static double staging_bytes(const struct cc_coll_params *p, size_t es)
 		conns = 6; /* parent and two children, each way, in two trees */
 		msg = (double)p->count / 2 + 1;
 	}
-	return k * 2 * conns * p->nslots * (slot < msg ? slot : msg) * (double)es;
+	return k * 2 * conns * p->nslots *
+	       (double)cc_proto_wire_bytes(p->proto, (uint64_t)(slot < msg ? slot : msg) * es);
 }
 
 static double physical_memory(void)
@@ -89,8 +90,10 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 {
 	size_t es;
 	if (p->coll >= CC_COLL_COUNT || p->transport >= CC_TRANSPORT_COUNT ||
-	    p->dtype >= CC_DTYPE_COUNT || p->redop >= CC_REDOP_COUNT || p->algo >= CC_ALGO_COUNT) {
-		snprintf(err, errlen, "unknown collective, algorithm, transport, dtype or redop");
+	    p->proto >= CC_PROTO_COUNT || p->dtype >= CC_DTYPE_COUNT || p->redop >= CC_REDOP_COUNT ||
+	    p->algo >= CC_ALGO_COUNT) {
+		snprintf(err, errlen,
+			 "unknown collective, algorithm, transport, protocol, dtype or redop");
 		return -EINVAL;
 	}
 	if (!cc_algo_supports(p->algo, p->coll)) {
@@ -187,6 +190,12 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
 				: p->algo == CC_ALGO_HALVING_DOUBLING ? cc_build_hd(p)
 				: p->algo == CC_ALGO_DIRECT		 ? cc_build_direct(p)
 									 : cc_build_tree(p);
+	if (!s && errno == EOVERFLOW) {
+		snprintf(err, errlen, "more than %llu slices on one connection: %s's flags "
+			 "would repeat; use larger --slot-bytes", (unsigned long long)
+			 cc_proto_max_flag(p->proto), cc_proto_name[p->proto]);
+		return NULL;
+	}
 	if (!s) {
 		errno = ENOMEM;
 		snprintf(err, errlen, "out of memory");

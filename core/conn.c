@@ -43,6 +43,7 @@ static int conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc
 {
 	*c = (struct cc_conns){ .s = s, .p = p, .k = p->nranks, .nslots = p->nslots,
 				.es = cc_dtype_size(p->dtype), .slot_elems = slot_elems };
+	c->slot_stride = cc_proto_wire_bytes(p->proto, slot_elems * c->es);
 	c->rank = calloc(c->k, sizeof(*c->rank));
 	c->last_calc = malloc(c->k * sizeof(*c->last_calc));
 	c->marked = calloc(c->k, sizeof(*c->marked));
@@ -88,13 +89,14 @@ static int new_end(struct cc_conns *c, struct cc_conn_end **ends, uint32_t *n, u
 	e = &grown[*n];
 	*e = (struct cc_conn_end){ .peer = peer, .channel = ch, .last_post = NONE,
 				   .last_recv = NONE };
-	e->slot_free = malloc(4 * c->nslots * sizeof(uint32_t));
+	e->slot_free = malloc(5 * c->nslots * sizeof(uint32_t));
 	if (!e->slot_free)
 		return -1;
 	e->recv_wqe = e->slot_free + c->nslots;
 	e->cts_poll = e->recv_wqe + c->nslots;
 	e->cts_sent = e->cts_poll + c->nslots;
-	for (uint32_t i = 0; i < 4 * c->nslots; i++)
+	e->data_poll = e->cts_sent + c->nslots;
+	for (uint32_t i = 0; i < 5 * c->nslots; i++)
 		e->slot_free[i] = NONE;
 	(*n)++;
 	return 0;
@@ -152,7 +154,7 @@ static uint32_t mr_of(const struct cc_conns *c, uint32_t r, uint32_t buf)
 
 static void conns_setup(struct cc_conns *c)
 {
-	uint64_t stage = (uint64_t)c->nslots * c->slot_elems * c->es;
+	uint64_t stage = (uint64_t)c->nslots * c->slot_stride;
 	uint64_t words = (uint64_t)c->nslots * 8;
 	/* Staging follows the user buffers, or sits in host memory when the
 	 * NIC cannot reach GPU memory (no GPUDirect RDMA): NCCL's net
@@ -271,11 +273,13 @@ static void arm(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j)
 		if (t == CC_SEND_RECV) {
 			op.u.recv.num_sge = 1;
 			op.u.recv.sge = (struct cc_sge){
-				mr_of(c, r, buf_recv_stage(c, r, je)), slot * c->slot_elems * c->es,
-				(uint32_t)(c->slot_elems * c->es) };
+				mr_of(c, r, buf_recv_stage(c, r, je)), slot * c->slot_stride,
+				(uint32_t)c->slot_stride };
 		}
-		uint32_t deps[] = { e->slot_free[slot], e->last_recv };
-		recv = add(c, r, &op, deps, 2);
+		/* The slot's previous WQE is reaped first (the LL protocols'
+		 * completion, which no reduce waits for). */
+		uint32_t deps[] = { e->slot_free[slot], e->last_recv, e->data_poll[slot] };
+		recv = add(c, r, &op, deps, 3);
 		e->recv_wqe[slot] = recv;
 		e->last_recv = recv;
 	}
@@ -315,15 +319,34 @@ static void conns_start(struct cc_conns *c, uint32_t r)
 			arm(c, r, je, j);
 }
 
-/* The op that sees slice j arrive on recv end je: its completion, or its
- * flag. */
-static uint32_t arrival(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j,
+/* The op after which slice j (of `bytes` data bytes) on recv end je may
+ * be read: its completion, or its flag — for the LL protocols, the flag
+ * of its last line, in the slot itself.  With those, a transport's
+ * completion still comes and is reaped (data_poll), but nothing waits for
+ * it but the slot's next receive WQE: NCCL's LL kernels read the lines
+ * while the proxy thread reposts. */
+static uint32_t arrival(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j, uint64_t bytes,
 			const struct cc_tag *tag)
 {
 	struct cc_conn_end *e = &c->rank[r].recv[je];
 	uint32_t slot = (uint32_t)(j % c->nslots);
+	enum cc_proto proto = c->p->proto;
 	struct cc_op op = { .tag = *tag };
 
+	if (proto != CC_PROTO_SIMPLE) {
+		if (c->p->transport != CC_WRITE_FLAG) {
+			op.kind = CC_OP_POLL_CQ;
+			op.u.poll = (struct cc_op_poll){ .cq = c->rank[r].cq,
+							 .wr_id = e->recv_wqe[slot] };
+			e->data_poll[slot] = add(c, r, &op, &e->recv_wqe[slot], 1);
+		}
+		op.kind = CC_OP_WAIT_MEM;
+		op.u.wait = (struct cc_op_wait){
+			buf_recv_stage(c, r, je),
+			slot * c->slot_stride + cc_proto_last_flag_offset(proto, bytes),
+			cc_proto_flag_word(proto, j + 1) };
+		return add(c, r, &op, &e->cts_sent[slot], 1);
+	}
 	if (c->p->transport == CC_WRITE_FLAG) {
 		/* Watch the flag once the slice has been invited. */
 		op.kind = CC_OP_WAIT_MEM;
@@ -345,9 +368,11 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 	const struct cc_conn_rank *pr = &c->rank[e->peer];
 	uint32_t je = peer_end(pr->recv, pr->nrecv, r, nth_to(c->rank[r].send, ie));
 	uint32_t slot = (uint32_t)(i % c->nslots);
-	uint64_t slot_off = slot * c->slot_elems * c->es;
-	uint32_t len = (uint32_t)(nelem * c->es);
+	uint64_t slot_off = slot * c->slot_stride;
+	uint32_t len = (uint32_t)cc_proto_wire_bytes(c->p->proto, nelem * c->es);
 	enum cc_transport t = c->p->transport;
+	/* The LL protocols' lines carry their flags: no flag WRITE. */
+	int flag_write = t == CC_WRITE_FLAG && c->p->proto == CC_PROTO_SIMPLE;
 	struct cc_op op = { .tag = *tag };
 
 	/* Watch the slot's CTS word once the slot's previous send is done. */
@@ -378,7 +403,7 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 		/* The flag write that follows completes in order on the RC QP;
 		 * only it is signaled. */
 		data.opcode = CC_WR_RDMA_WRITE;
-		data.flags = 0;
+		data.flags = flag_write ? 0 : CC_SEND_SIGNALED;
 		break;
 	default:
 		abort();
@@ -390,7 +415,7 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 	uint32_t last = add(c, r, &op, deps, 3);
 	uint32_t nwqe = 1;
 
-	if (t == CC_WRITE_FLAG) {
+	if (flag_write) {
 		/* The receiver polls the flag in memory, so it must not see it
 		 * before the data: both WRITEs go on the same RC QP, which
 		 * executes and places them in order (IBA 9.5, o9-…
@@ -468,16 +493,24 @@ static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 	calc->postdiv = 1;
 	calc->where = p->mem == CC_MEM_GPU ? CC_ON_GPU : CC_ON_CPU;
 	/* Sources: what arrived (if any), then this rank's own operand. */
+	calc->proto = p->proto;
 	if (recvs) {
 		j = c->rank[r].recv[st->recv].seq++;
-		deps[0] = arrival(c, r, st->recv, j, &tag);
+		deps[0] = arrival(c, r, st->recv, j, n * c->es, &tag);
+		if (p->proto != CC_PROTO_SIMPLE) {
+			calc->src_lines = 1;
+			calc->src_flag = j + 1;
+		}
 		calc->src[calc->nsrc++] = (struct cc_mref){
-			buf_recv_stage(c, r, st->recv), (j % c->nslots) * c->slot_elems * c->es };
+			buf_recv_stage(c, r, st->recv), (j % c->nslots) * c->slot_stride };
 	}
 	if (sends) {
 		i = c->rank[r].send[st->send].seq++;
 		deps[1] = c->rank[r].send[st->send].slot_free[i % c->nslots];
 	}
+	/* Flags are sequence numbers: one that does not fit would repeat. */
+	if (j >= cc_proto_max_flag(p->proto) || i >= cc_proto_max_flag(p->proto))
+		c->flag_wrap = 1;
 	if (!recvs || reduce)
 		calc->src[calc->nsrc++] = mref(st->src_out ? CC_CONN_B_OUT : CC_CONN_B_IN,
 					       st->in_off + done, c->es);
@@ -485,9 +518,14 @@ static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 	 * send-stage slot (if it sends). */
 	if (st->prim != CC_PRIM_SEND && st->prim != CC_PRIM_RECV_REDUCE_SEND)
 		calc->dst[calc->ndst++] = mref(CC_CONN_B_OUT, st->out_off + done, c->es);
-	if (sends)
+	if (sends) {
+		if (p->proto != CC_PROTO_SIMPLE) {
+			calc->dst_lines = (uint8_t)(1u << calc->ndst);
+			calc->dst_flag = i + 1;
+		}
 		calc->dst[calc->ndst++] = (struct cc_mref){
-			buf_send_stage(c, r, st->send), (i % c->nslots) * c->slot_elems * c->es };
+			buf_send_stage(c, r, st->send), (i % c->nslots) * c->slot_stride };
+	}
 	op.kind = reduce ? CC_OP_REDUCE : CC_OP_COPY;
 	/* avg = sum, divided once where the final value is made (NCCL's
 	 * FuncSumPostDiv). */
@@ -608,12 +646,12 @@ struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct 
 			conns_start(&c, r);
 			a->walk(a->ctx, r, 0);
 		}
-		failed = c.oom;
+		failed = c.oom || c.flag_wrap;
 	}
 	conns_free(&c);
 	if (failed) {
 		cc_schedule_free(s);
-		errno = ENOMEM;
+		errno = c.flag_wrap ? EOVERFLOW : ENOMEM;
 		return NULL;
 	}
 	return s;

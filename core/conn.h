@@ -56,6 +56,7 @@ struct cc_conn_end {
 	uint32_t *recv_wqe;  /* receiver: post_recv of the slice in each slot */
 	uint32_t *cts_sent;  /* receiver: doorbell of the slot's latest CTS */
 	uint32_t *cts_poll;  /* receiver: poll of the slot's last signaled CTS */
+	uint32_t *data_poll; /* receiver, LL protocols: poll of the slot's data CQE */
 };
 
 struct cc_conn_rank {
@@ -72,7 +73,8 @@ struct cc_conns {
 	const struct cc_coll_params *p;
 	uint32_t k, nslots;
 	size_t es;
-	uint64_t slot_elems; /* largest slice; also the slot stride */
+	uint64_t slot_elems; /* largest slice */
+	uint64_t slot_stride; /* bytes a slot takes: slot_elems' data, or lines */
 	struct cc_conn_rank *rank;
 	/* Each rank's reduces and copies run one after the other, in the
 	 * order emitted, as one GPU kernel (or CPU thread) runs NCCL's
@@ -84,6 +86,7 @@ struct cc_conns {
 	uint32_t **marked;   /* per rank: the marked step's calc per slice */
 	uint64_t *nmarked;   /* its capacity, slices */
 	int oom;             /* an allocation failed while emitting */
+	int flag_wrap;       /* a connection has more slices than LL's flags count */
 };
 
 /* A primitive step of one rank: `nelem` elements from input offset

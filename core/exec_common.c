@@ -1,6 +1,7 @@
 /* core/exec_common.c — see exec_common.h. */
 #include "exec_common.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "dtype.h"
@@ -51,21 +52,84 @@ const struct cc_mr *cc_exec_find_mr(const struct cc_rank_sched *rs, const uint32
 	return NULL;
 }
 
-uint64_t cc_exec_calc_host(const struct cc_op *o, uint8_t *const *mem)
+/* Data bytes a piece of a line-format calc covers: whole LL halves (4 B)
+ * and LL128 lines (120 B), whole elements of every dtype (8 B at most). */
+#define PIECE 3840u
+
+static int is_reduce(const struct cc_op *o)
+{
+	return o->kind == CC_OP_REDUCE;
+}
+
+/* d = s0 (op) s1, or s0, for n bytes; then avg's division. */
+static void apply(const struct cc_op *o, uint8_t *d, const uint8_t *s0, const uint8_t *s1,
+		  uint64_t n)
 {
 	const struct cc_op_calc *c = &o->u.calc;
-	size_t bytes = c->count * cc_dtype_size(c->dtype);
-	uint8_t *d0 = mem[c->dst[0].buf] + c->dst[0].offset;
-	const uint8_t *s0 = mem[c->src[0].buf] + c->src[0].offset;
+	uint64_t count = n / cc_dtype_size(c->dtype);
 
-	if (o->kind == CC_OP_REDUCE) {
-		cc_reduce(d0, s0, mem[c->src[1].buf] + c->src[1].offset, c->count, c->dtype, c->redop);
+	if (is_reduce(o)) {
+		cc_reduce(d, s0, s1, count, c->dtype, c->redop);
 		if (c->postdiv > 1)
-			cc_postdiv(d0, c->count, c->dtype, c->postdiv);
+			cc_postdiv(d, count, c->dtype, c->postdiv);
 	} else {
-		memmove(d0, s0, bytes);
+		memmove(d, s0, n);
 	}
+}
+
+/* A calc with operands in lines, piece by piece through local buffers. */
+static void calc_lines(const struct cc_op *o, uint8_t *const *mem, uint64_t bytes)
+{
+	const struct cc_op_calc *c = &o->u.calc;
+	uint8_t src[2][PIECE], out[PIECE];
+
+	for (uint64_t off = 0; off < bytes; off += PIECE) {
+		uint64_t n = bytes - off < PIECE ? bytes - off : PIECE;
+		uint64_t line_off = cc_proto_wire_bytes(c->proto, off);
+		const uint8_t *s[2] = { NULL, NULL };
+		uint8_t *d;
+
+		for (int j = 0; j < c->nsrc; j++) {
+			const uint8_t *base = mem[c->src[j].buf] + c->src[j].offset;
+
+			if (c->src_lines >> j & 1) {
+				cc_proto_unpack(c->proto, src[j], base + line_off, n);
+				s[j] = src[j];
+			} else {
+				s[j] = base + off;
+			}
+		}
+		d = c->dst_lines & 1 ? out : mem[c->dst[0].buf] + c->dst[0].offset + off;
+		apply(o, d, s[0], s[1], n);
+		for (int j = 0; j < c->ndst; j++) {
+			uint8_t *base = mem[c->dst[j].buf] + c->dst[j].offset;
+
+			if (c->dst_lines >> j & 1)
+				cc_proto_pack(c->proto, base + line_off, d, n, c->dst_flag);
+			else if (j > 0)
+				memmove(base + off, d, n);
+		}
+	}
+}
+
+int cc_exec_calc_host(const struct cc_op *o, uint8_t *const *mem)
+{
+	const struct cc_op_calc *c = &o->u.calc;
+	uint64_t bytes = c->count * cc_dtype_size(c->dtype);
+	uint8_t *d0 = mem[c->dst[0].buf] + c->dst[0].offset;
+
+	if (c->src_lines || c->dst_lines) {
+		for (int j = 0; j < c->nsrc; j++)
+			if (c->src_lines >> j & 1 &&
+			    !cc_proto_lines_ready(c->proto, mem[c->src[j].buf] + c->src[j].offset,
+						  bytes, c->src_flag))
+				return -EAGAIN;
+		calc_lines(o, mem, bytes);
+		return 0;
+	}
+	apply(o, d0, mem[c->src[0].buf] + c->src[0].offset,
+	      is_reduce(o) ? mem[c->src[1].buf] + c->src[1].offset : NULL, bytes);
 	if (c->ndst == 2)
 		memmove(mem[c->dst[1].buf] + c->dst[1].offset, d0, bytes);
-	return bytes;
+	return 0;
 }

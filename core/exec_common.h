@@ -26,9 +26,11 @@ void cc_exec_keys(const struct cc_rank_sched *rs, uint32_t r, uint64_t seed, uin
 const struct cc_mr *cc_exec_find_mr(const struct cc_rank_sched *rs, const uint32_t *keys,
 				    uint32_t key, uint64_t off, uint64_t len, uint32_t access);
 
-/* Runs reduce or copy op c on host memory (mem[b]: buffer b): the
+/* Runs reduce or copy op o on host memory (mem[b]: buffer b): the
  * arithmetic of core/dtype.h, then the second destination, as NCCL's
- * reduceCopy writes both.  Returns the bytes each destination got. */
-uint64_t cc_exec_calc_host(const struct cc_op *o, uint8_t *const *mem);
+ * reduceCopy writes both; operands in lines are unpacked and packed
+ * (core/proto.h).  0, or -EAGAIN with nothing written when a source in
+ * lines is not all there yet (some line lacks its flag): try again. */
+int cc_exec_calc_host(const struct cc_op *o, uint8_t *const *mem);
 
 #endif /* CCLAB_CORE_EXEC_COMMON_H */

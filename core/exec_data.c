@@ -293,11 +293,18 @@ static int wait_mem(struct dx *x, uint32_t r, uint32_t i)
 static void calc(struct dx *x, uint32_t r, uint32_t i)
 {
 	const struct cc_op *o = &x->s->ranks[r].ops[i];
-	uint64_t bytes = cc_exec_calc_host(o, x->rk[r].mem);
 
+	/* Every line was written by one atomic WRITE here: a source not all
+	 * there means the schedule reads before it waits. */
+	if (cc_exec_calc_host(o, x->rk[r].mem)) {
+		dx_set_error(x, CC_RUN_EARLY_READ, CC_WC_SUCCESS, r, 0, i,
+			     "reads lines whose flags are not all there yet");
+		return;
+	}
 	/* A wait_mem may watch what this op wrote. */
 	for (int j = 0; j < o->u.calc.ndst; j++)
-		dx_mem_written(x, r, o->u.calc.dst[j].buf, o->u.calc.dst[j].offset, bytes);
+		dx_mem_written(x, r, o->u.calc.dst[j].buf, o->u.calc.dst[j].offset,
+			       cc_calc_operand_bytes(&o->u.calc, 1, j));
 }
 
 static void op_done(struct dx *x, uint32_t r, uint32_t i)

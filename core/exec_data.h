@@ -80,6 +80,7 @@ enum cc_run_status {
 	CC_RUN_COMPLETION_ERROR, /* a WQE completed with an error status */
 	CC_RUN_POST_ERROR,       /* ibv_post_* would have failed (queue full, ...) */
 	CC_RUN_DEADLOCK,         /* ops left and nothing can progress */
+	CC_RUN_EARLY_READ,       /* a reduce or copy read lines not all there */
 };
 
 struct cc_run_error {

@@ -135,6 +135,19 @@ void cc_coll_params_default(struct cc_coll_params *p)
 	p->stage_mem = p->mem; /* GPUDirect RDMA: staging where the user buffers are */
 }
 
+void cc_coll_params_fill(struct cc_coll_params *p, int slot_given, int chunk_given)
+{
+	uint64_t steps = cc_proto_chunk_bytes(p->proto) / cc_proto_slot_bytes(p->proto);
+
+	if (!slot_given)
+		p->slot_bytes = cc_proto_slot_bytes(p->proto);
+	if (!chunk_given) {
+		if (steps > 2ull * p->nslots - 1)
+			steps = 2ull * p->nslots - 1;
+		p->chunk_bytes = p->slot_bytes * steps;
+	}
+}
+
 uint64_t cc_coll_in_count(const struct cc_coll_params *p)
 {
 	return p->coll == CC_REDUCESCATTER || p->coll == CC_ALLTOALL ? p->count * p->nranks
@@ -353,13 +366,17 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 		if (c->dtype >= CC_DTYPE_COUNT || c->redop >= CC_REDOP_COUNT ||
 		    c->count > UINT64_MAX / 8)
 			return fail(err, len, "rank %u op %u: bad dtype, redop or count", r, i);
-		uint64_t bytes = c->count * cc_dtype_size(c->dtype);
 		if (c->nsrc < 1 || c->nsrc > 2 || c->ndst < 1 || c->ndst > 2 ||
 		    (o->kind == CC_OP_REDUCE && c->nsrc != 2))
 			return fail(err, len, "rank %u op %u: %u sources, %u destinations", r, i,
 				    c->nsrc, c->ndst);
+		if (c->proto >= CC_PROTO_COUNT || c->src_lines >> c->nsrc || c->dst_lines >> c->ndst ||
+		    ((c->src_lines || c->dst_lines) && c->proto == CC_PROTO_SIMPLE))
+			return fail(err, len, "rank %u op %u: bad line operands", r, i);
 		for (int j = 0; j < c->nsrc + c->ndst; j++) {
-			const struct cc_mref *m = j < c->nsrc ? &c->src[j] : &c->dst[j - c->nsrc];
+			int dst = j >= c->nsrc;
+			const struct cc_mref *m = dst ? &c->dst[j - c->nsrc] : &c->src[j];
+			uint64_t bytes = cc_calc_operand_bytes(c, dst, dst ? j - c->nsrc : j);
 			if (!check_mref(rs, m) || !fits(m->offset, bytes, rs->bufs[m->buf].size))
 				return fail(err, len, "rank %u op %u: %s outside buffer %u", r, i,
 					    cc_op_kind_name[o->kind], m->buf);
@@ -370,6 +387,14 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 		return fail(err, len, "rank %u op %u: bad kind %d", r, i, (int)o->kind);
 	}
 	return 0;
+}
+
+uint64_t cc_calc_operand_bytes(const struct cc_op_calc *c, int dst, int j)
+{
+	uint64_t bytes = c->count * cc_dtype_size(c->dtype);
+	uint8_t lines = dst ? c->dst_lines : c->src_lines;
+
+	return lines >> j & 1 ? cc_proto_wire_bytes(c->proto, bytes) : bytes;
 }
 
 int cc_schedule_validate(const struct cc_schedule *s, char *err, size_t len)

@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "dtype.h"
+#include "proto.h"
 
 enum cc_mem_kind { CC_MEM_HOST, CC_MEM_GPU, CC_MEM_KIND_COUNT };
 
@@ -213,6 +214,13 @@ struct cc_op_calc {
 	enum cc_redop redop;
 	uint32_t postdiv;
 	enum cc_where where;
+	/* Operands in the protocol's lines (core/proto.h): bit j of
+	 * src_lines (dst_lines) marks src[j] (dst[j]), read (written) with
+	 * flag src_flag (dst_flag); their offsets are the lines'.  None for
+	 * the Simple protocol. */
+	enum cc_proto proto;
+	uint8_t src_lines, dst_lines;
+	uint64_t src_flag, dst_flag;
 };
 
 struct cc_op {
@@ -287,12 +295,13 @@ struct cc_coll_params {
 	uint32_t root;        /* broadcast and reduce: the root rank */
 	uint32_t nchannels;   /* the ring's channels (NCCL's nChannels); 0 or 1: one */
 	enum cc_transport transport;
+	enum cc_proto proto;  /* how slices sit in slots: core/proto.h */
 	enum cc_dtype dtype;
 	enum cc_redop redop;
 	uint32_t nranks;
 	uint64_t count;
 	uint64_t chunk_bytes; /* elements per chunk = chunk_bytes / dtype size */
-	uint64_t slot_bytes;  /* staging slot = largest message */
+	uint64_t slot_bytes;  /* data a staging slot holds = largest message */
 	uint32_t nslots;      /* slots per connection (NCCL_STEPS) */
 	enum cc_mem_kind mem; /* where the user buffers live (and the staging
 			       * buffers, unless stage_mem moves them) */
@@ -312,6 +321,11 @@ struct cc_coll_params {
 #define CC_DEFAULT_NSLOTS 8u
 #define CC_DEFAULT_CHUNK_BYTES (4u * CC_DEFAULT_SLOT_BYTES)
 void cc_coll_params_default(struct cc_coll_params *p);
+/* The sizes nobody gave: a slot of the protocol's step (core/proto.h),
+ * a chunk of 4 slots as NCCL's Simple (ALLREDUCE_CHUNKSTEPS) or of one
+ * (LL, LL128) — fewer when there are too few slots for a chunk that large
+ * to make progress (core/algo.c). */
+void cc_coll_params_fill(struct cc_coll_params *p, int slot_given, int chunk_given);
 
 struct cc_schedule {
 	struct cc_coll_params params;
@@ -369,7 +383,12 @@ static inline uint64_t cc_op_wr_id(const struct cc_op *o)
  * peers connected both ways.  Returns 0 or -EINVAL with a message in err. */
 int cc_schedule_validate(const struct cc_schedule *s, char *err, size_t errlen);
 
-/* Data bytes (CC_PAYLOAD_DATA) that rank r's sends carry. */
+/* Bytes operand j of calc c takes in memory (a destination when dst): its
+ * data's, or its lines' (core/proto.h). */
+uint64_t cc_calc_operand_bytes(const struct cc_op_calc *c, int dst, int j);
+
+/* Data bytes (CC_PAYLOAD_DATA) that rank r's sends carry: the lines'
+ * bytes under the LL protocols, as the wire carries them. */
 uint64_t cc_rank_data_bytes(const struct cc_rank_sched *r);
 
 /* ---- printing (core/schedule_print.c, format in docs/schedule.md) ---- */

@@ -160,6 +160,13 @@ static void print_calc(FILE *f, const struct cc_op_calc *c)
 	fprintf(f, " count=%" PRIu64 " dtype=%s redop=%s postdiv=%" PRIu32 " on=%s", c->count,
 		NAME(cc_dtype_name, c->dtype), NAME(cc_redop_name, c->redop), c->postdiv,
 		NAME(where_name, c->where));
+	/* Operands in lines: which, in what format, with what flag. */
+	if (c->src_lines)
+		fprintf(f, " src_lines=%s:%u flag=%" PRIu64, NAME(cc_proto_name, c->proto),
+			(unsigned)c->src_lines, c->src_flag);
+	if (c->dst_lines)
+		fprintf(f, " dst_lines=%s:%u flag=%" PRIu64, NAME(cc_proto_name, c->proto),
+			(unsigned)c->dst_lines, c->dst_flag);
 }
 
 static void print_op(FILE *f, const struct cc_schedule *s, uint32_t r, uint32_t i)

@@ -203,13 +203,28 @@ static bool wait_true(const struct sx *x, uint32_t r, const struct cc_op_wait *w
 	return m && cc_word_load(m + w->offset) >= w->value;
 }
 
+/* A poll that has seen what it waits for.  The proxy thread's (a CQ, a
+ * control word) costs a poll on the CPU; a wait on a receive slot is the
+ * LL protocols' kernel (or reducing thread) spinning on the lines
+ * themselves, done the moment the last one lands. */
+static void poll_seen(struct sx *x, uint32_t r, uint32_t i)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	const struct cc_op *o = &rs->ops[i];
+
+	if (o->kind == CC_OP_WAIT_MEM && rs->bufs[o->u.wait.buf].role == CC_BUF_RECV_STAGE)
+		op_done(x, r, i);
+	else
+		cpu_push(x, r, i);
+}
+
 static void unpark(struct sx *x, uint32_t r, uint32_t j)
 {
 	struct sx_rank *rk = &x->rk[r];
 	uint32_t i = rk->parked[j];
 
 	rk->parked[j] = rk->parked[--rk->nparked];
-	cpu_push(x, r, i);
+	poll_seen(x, r, i);
 }
 
 static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done);
@@ -218,14 +233,15 @@ static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_
  * (staging without GPUDirect RDMA): the operands in GPU memory go through
  * HBM, the others across the GPU's PCIe link, both at once
  * (sim/gpu_host.h); every operand moves the op's n bytes once. */
-static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, uint32_t i,
-			    uint64_t n)
+static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, uint32_t i)
 {
 	const struct cc_op_calc *c = &rs->ops[i].u.calc;
 	uint64_t hbm = 0, rd = 0, wr = 0;
 
 	for (int j = 0; j < c->nsrc + c->ndst; j++) {
-		const struct cc_mref *m = j < c->nsrc ? &c->src[j] : &c->dst[j - c->nsrc];
+		int dst = j >= c->nsrc;
+		const struct cc_mref *m = dst ? &c->dst[j - c->nsrc] : &c->src[j];
+		uint64_t n = cc_calc_operand_bytes(c, dst, dst ? j - c->nsrc : j);
 
 		if (rs->bufs[m->buf].mem == CC_MEM_GPU)
 			hbm += n;
@@ -248,13 +264,17 @@ static void op_ready(struct sx *x, uint32_t r, uint32_t i)
 	case CC_OP_REDUCE:
 	case CC_OP_COPY: {
 		const struct cc_op_calc *c = &o->u.calc;
-		uint64_t n = c->count * cc_dtype_size(c->dtype);
+		uint64_t n = 0;
 		int err;
 
 		if (c->where == CC_ON_GPU) {
-			gpu_calc_submit(rk, &x->s->ranks[r], i, n);
+			gpu_calc_submit(rk, &x->s->ranks[r], i);
 			return;
 		}
+		/* Operands in lines move their lines: the mean per operand. */
+		for (int j = 0; j < c->nsrc + c->ndst; j++)
+			n += cc_calc_operand_bytes(c, j >= c->nsrc, j >= c->nsrc ? j - c->nsrc : j);
+		n /= (uint64_t)(c->nsrc + c->ndst);
 		/* A CPU thread: host memory at its own rate (a CPU reading GPU
 		 * memory is not a schedule any builder makes). */
 		err = o->kind == CC_OP_REDUCE
@@ -275,11 +295,39 @@ static void op_ready(struct sx *x, uint32_t r, uint32_t i)
 			rk->parked[rk->nparked++] = i;
 			return;
 		}
-		break;
+		poll_seen(x, r, i);
+		return;
 	default:
 		break;
 	}
 	cpu_push(x, r, i);
+}
+
+/* The data of a reduce or copy, where the run carries it: all of it when
+ * checking; else only what a wait_mem watches (sx_setup), so a
+ * destination in lines gets its flags with zeros for data. */
+static void calc_data(struct sx *x, uint32_t r, const struct cc_op *o)
+{
+	const struct cc_op_calc *c = &o->u.calc;
+	uint8_t *const *mem = x->rk[r].mem;
+	bool all = true;
+
+	for (int j = 0; j < c->nsrc; j++)
+		all = all && mem[c->src[j].buf];
+	for (int j = 0; j < c->ndst; j++)
+		all = all && mem[c->dst[j].buf];
+	if (all) {
+		/* The run waited for the last line, and a WRITE's packets land
+		 * in order: every line is there. */
+		if (cc_exec_calc_host(o, mem))
+			sim__model_die(__FILE__, __LINE__, "rank %u: a %s read lines before they arrived",
+				       r, cc_op_kind_name[o->kind]);
+		return;
+	}
+	for (int j = 0; j < c->ndst; j++)
+		if (c->dst_lines >> j & 1 && mem[c->dst[j].buf])
+			cc_proto_pack(c->proto, mem[c->dst[j].buf] + c->dst[j].offset, NULL,
+				      c->count * cc_dtype_size(c->dtype), c->dst_flag);
 }
 
 static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done)
@@ -292,31 +340,17 @@ static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_
 	struct sim_compute *dev = c->where == CC_ON_GPU ? &rk->gpu : &rk->cpu_calc;
 	size_t bytes = c->count * cc_dtype_size(c->dtype);
 	sim_time_ps cost = done - dev->cur_start; /* the job that just ended */
-	uint8_t *d0 = rk->mem[c->dst[0].buf];
 
 	(void)eng;
-	if (d0 && rk->mem[c->src[0].buf] && (o->kind == CC_OP_COPY || rk->mem[c->src[1].buf])) {
-		const uint8_t *s0 = rk->mem[c->src[0].buf] + c->src[0].offset;
-
-		d0 += c->dst[0].offset;
-		if (o->kind == CC_OP_REDUCE) {
-			cc_reduce(d0, s0, rk->mem[c->src[1].buf] + c->src[1].offset, c->count, c->dtype,
-				  c->redop);
-			if (c->postdiv > 1)
-				cc_postdiv(d0, c->count, c->dtype, c->postdiv);
-		} else {
-			memmove(d0, s0, bytes);
-		}
-		if (c->ndst == 2 && rk->mem[c->dst[1].buf])
-			memmove(rk->mem[c->dst[1].buf] + c->dst[1].offset, d0, bytes);
-	}
+	calc_data(x, rk->r, o);
 	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_BEGIN : CC_TRACE_COPY_BEGIN, rk->r,
 		 c->where == CC_ON_GPU ? CC_TRACE_GPU : CC_TRACE_CPU, SX_NONE, i, done - cost, cost,
 		 bytes);
 	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_END : CC_TRACE_COPY_END, rk->r,
 		 c->where == CC_ON_GPU ? CC_TRACE_GPU : CC_TRACE_CPU, SX_NONE, i, done, 0, bytes);
 	for (int j = 0; j < c->ndst; j++)
-		sx_mem_written(x, rk->r, c->dst[j].buf, c->dst[j].offset, bytes);
+		sx_mem_written(x, rk->r, c->dst[j].buf, c->dst[j].offset,
+			       cc_calc_operand_bytes(c, 1, j));
 	op_done(x, rk->r, i);
 }
 
@@ -570,15 +604,33 @@ static int setup_rank(struct sx *x, uint32_t r)
 	for (uint32_t i = 0; i < n; i++)
 		if (rs->ops[i].kind == CC_OP_WAIT_MEM)
 			rk->watched[rs->ops[i].u.wait.buf] = 1;
-	for (uint32_t b = 0; b < rs->nbufs; b++) {
-		/* Without checking, only what a wait_mem watches is carried. */
-		if (!x->o->check && !rk->watched[b])
+	/* Without checking, only what a wait_mem watches is carried, and the
+	 * send slots of the LL protocols, whose lines bring the flags a
+	 * receiver watches. */
+	uint8_t *carry = calloc(rs->nbufs ? rs->nbufs : 1, 1);
+	if (!carry)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cc_op *o = &rs->ops[i];
+
+		if (o->kind == CC_OP_WAIT_MEM)
+			carry[o->u.wait.buf] = 1;
+		if ((o->kind == CC_OP_REDUCE || o->kind == CC_OP_COPY) && o->u.calc.dst_lines)
+			for (int j = 0; j < o->u.calc.ndst; j++)
+				carry[o->u.calc.dst[j].buf] |= o->u.calc.dst_lines >> j & 1;
+	}
+	err = 0;
+	for (uint32_t b = 0; b < rs->nbufs && !err; b++) {
+		if (!x->o->check && !carry[b])
 			continue;
 		/* calloc: untouched staging pages cost no memory. */
 		rk->mem[b] = calloc(rs->bufs[b].size ? rs->bufs[b].size : 1, 1);
 		if (!rk->mem[b])
-			return -ENOMEM;
+			err = -ENOMEM;
 	}
+	free(carry);
+	if (err)
+		return err;
 	/* The data executor's keys, so a fault flips the same bits. */
 	cc_exec_keys(rs, r, x->o->seed, rk->key);
 	cc_exec_users(rs, rk->deps_left, rk->users_first, rk->users);

@@ -22,8 +22,8 @@ const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
 
 static const char *const top_keys[] = {
 	"name", "description", "topology", "fabric", "collective", "p2p", "algorithm",
-	"transport", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes", "slots",
-	"channels",
+	"transport", "protocol", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes",
+	"slots", "channels",
 	"seed", "executors", "check", "expect", "memory", "root", NULL,
 };
 
@@ -198,6 +198,7 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 {
 	const struct cy_node *v;
 	unsigned coll = CC_ALLREDUCE, tr = CC_WRITE_IMM, dt = CC_FLOAT32, op = CC_SUM, alg = 0;
+	unsigned proto = CC_PROTO_SIMPLE;
 	uint64_t x;
 	int rc = cy_check_map(d, "the scenario", top_keys, err);
 
@@ -222,6 +223,8 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	if (!rc)
 		rc = read_enum_key(d, "transport", cc_transport_name, CC_TRANSPORT_COUNT, &tr, err);
 	if (!rc)
+		rc = read_enum_key(d, "protocol", cc_proto_name, CC_PROTO_COUNT, &proto, err);
+	if (!rc)
 		rc = read_enum_key(d, "dtype", cc_dtype_name, CC_DTYPE_COUNT, &dt, err);
 	if (!rc)
 		rc = read_enum_key(d, "redop", cc_redop_name, CC_REDOP_COUNT, &op, err);
@@ -238,6 +241,7 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 			sc->p.root = (uint32_t)x;
 	}
 	sc->p.transport = tr;
+	sc->p.proto = (enum cc_proto)proto;
 	sc->p.dtype = dt;
 	sc->p.redop = op;
 	if (!rc && (v = cy_get(d, "fabric")))
@@ -262,8 +266,10 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = cy_size(v, "chunk_bytes", 1, UINT32_MAX, &sc->p.chunk_bytes, err);
 		sc->chunk_given = true;
 	}
-	if (!rc && (v = cy_get(d, "slot_bytes")))
+	if (!rc && (v = cy_get(d, "slot_bytes"))) {
 		rc = cy_size(v, "slot_bytes", 1, UINT32_MAX, &sc->p.slot_bytes, err);
+		sc->slot_given = true;
+	}
 	if (!rc && (v = cy_get(d, "channels")) && !(rc = cy_uint(v, "channels", 1, 64, &x, err))) {
 		sc->p.nchannels = (uint32_t)x;
 		if (x > 1 && sc->p.algo != CC_ALGO_RING)
@@ -347,13 +353,9 @@ int cc_scenario_load(const char *path, const char *const *sets, uint32_t nsets,
 		rc = cy_set(&doc, sets[i], err);
 	if (!rc)
 		rc = read_doc(doc.root, dir, sc, err);
-	/* Without --chunk-bytes, 4 slots per chunk as NCCL, or fewer when
-	 * there are too few slots (the rule of `cclab check`). */
-	if (!rc && !sc->chunk_given) {
-		uint64_t n = 2ull * sc->p.nslots - 1 < 4 ? 2ull * sc->p.nslots - 1 : 4;
-
-		sc->p.chunk_bytes = sc->p.slot_bytes * n;
-	}
+	/* The rule of `cclab check` for sizes not given. */
+	if (!rc)
+		cc_coll_params_fill(&sc->p, sc->slot_given, sc->chunk_given);
 	cy_free(&doc);
 	if (rc)
 		cc_scenario_free(sc);

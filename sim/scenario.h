@@ -53,7 +53,7 @@ struct cc_scenario {
 	char name[CC_SCENARIO_NAME_LEN];
 	char file[1024];
 	struct cc_coll_params p;   /* coll, transport, dtype, redop, nranks, chunk, slots */
-	bool chunk_given;
+	bool chunk_given, slot_given;
 	uint64_t minbytes, maxbytes, stepfactor;
 	uint64_t seed;
 	bool executor[CC_EXECUTOR_COUNT];

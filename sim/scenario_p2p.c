@@ -17,7 +17,7 @@
 /* A collective's keys: none has a meaning for a p2p test (one QP pair
  * between ranks 0 and 1, on the simulator, no data to check). */
 static const char *const collective_keys[] = {
-	"collective", "algorithm", "transport", "dtype", "redop", "ranks", "chunk_bytes",
+	"collective", "algorithm", "transport", "protocol", "dtype", "redop", "ranks", "chunk_bytes",
 	"slot_bytes", "slots", "executors", "check", "memory", "root", "channels", NULL,
 };
 
@@ -72,7 +72,7 @@ static int conflicts(const struct cy_node *doc, struct cy_error *err)
 				       "scenario runs a collective or a point-to-point test", at);
 		return cy_fail(err, k, "'%s' is a collective's key, but this scenario runs a p2p "
 			       "test ('p2p' on %s), which takes none of: collective, algorithm, "
-			       "transport, dtype, redop, ranks, chunk_bytes, slot_bytes, slots, "
+			       "transport, protocol, dtype, redop, ranks, chunk_bytes, slot_bytes, slots, "
 			       "executors, check, memory, root, channels (its buffers: p2p.mem)",
 			       k->str, at);
 	}

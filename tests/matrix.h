@@ -2,7 +2,8 @@
  * per collective so that `make test` runs them in parallel.
  *
  * Every collective x transport (x algorithm: MATRIX_ALGO, ring unless the
- * including file says), for k = 1..17 and 33,
+ * including file says; protocol MATRIX_PROTO, simple unless it says), for
+ * k = 1..17 and 33,
  * at awkward sizes (0, one element, 7, 1031, 13k+1 so that N mod k != 0;
  * per rank for reduce-scatter and all-gather: 0, 1, 7, 1031/k+1, 14) and
  * at several MiB, over the dtypes and redops: the data executor must report
@@ -37,6 +38,9 @@
 #ifndef MATRIX_ALGO
 #define MATRIX_ALGO CC_ALGO_RING
 #endif
+#ifndef MATRIX_PROTO
+#define MATRIX_PROTO CC_PROTO_SIMPLE
+#endif
 
 struct combo {
 	enum cc_coll coll;
@@ -56,6 +60,7 @@ static void check_one(const struct combo *c, uint32_t k, uint64_t count, int d, 
 	/* Rooted collectives: the root moves with the size and the operator. */
 	p.root = cc_coll_rooted(c->coll) && k > 1 ? (uint32_t)((count + (uint64_t)op) % k) : 0;
 	p.transport = c->transport;
+	p.proto = MATRIX_PROTO;
 	p.nranks = k;
 	p.count = count;
 	p.dtype = (enum cc_dtype)d;

@@ -1,0 +1,9 @@
+/* tests/test_matrix_allgather_ll128.c — the correctness matrix (tests/matrix.h)
+ * for allgather on the ring algorithm with the LL128 protocol:
+ * every slice in flagged lines (core/proto.h), slots reused. */
+#define MATRIX_COLL CC_ALLGATHER
+#define MATRIX_ALGO CC_ALGO_RING
+#define MATRIX_PROTO CC_PROTO_LL128
+#define MATRIX_NAME "matrix_allgather_ll128"
+#define MATRIX_QUICK_BY_DEFAULT
+#include "tests/matrix.h"

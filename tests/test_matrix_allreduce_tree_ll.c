@@ -1,0 +1,9 @@
+/* tests/test_matrix_allreduce_tree_ll.c — the correctness matrix (tests/matrix.h)
+ * for allreduce on the tree algorithm with the LL protocol:
+ * every slice in flagged lines (core/proto.h), slots reused. */
+#define MATRIX_COLL CC_ALLREDUCE
+#define MATRIX_ALGO CC_ALGO_TREE
+#define MATRIX_PROTO CC_PROTO_LL
+#define MATRIX_NAME "matrix_allreduce_tree_ll"
+#define MATRIX_QUICK_BY_DEFAULT
+#include "tests/matrix.h"
