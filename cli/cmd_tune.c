@@ -1,13 +1,18 @@
 /* cli/cmd_tune.c — `cclab tune SCENARIO.yaml`: the scenario's collective
- * with every algorithm x transport on the simulator, size by size, and
- * one row per size: the winner, the runner-up, the margin between them,
- * every candidate's time (docs/tune.md).
+ * with every algorithm x protocol x transport on the simulator, size by
+ * size, and one row per size: the winner, the runner-up, the margin
+ * between them, the candidates' times (docs/tune.md; cli/tune_table.c
+ * prints them).
  *
- * A candidate the algorithm does not build (cc_params_check()) or the
- * topology cannot carry (cc_sim_run() -EINVAL: a queue pair between ranks
- * it does not connect) is "n/a" at that size: a fact about the scenario,
- * not an error.  A run that does not complete is an error: named on
- * stderr, "failed" in its cell, exit status 1, and never a winner.
+ * Each protocol runs with its own slot and chunk: NCCL's defaults for it
+ * unless the scenario gives them (cc_coll_params_fill()).
+ *
+ * A candidate the algorithm does not build (cc_params_check(); LL flags
+ * that would repeat, cc_build() EOVERFLOW) or the topology cannot carry
+ * (cc_sim_run() -EINVAL: a queue pair between ranks it does not connect)
+ * is "n/a" at that size: a fact about the scenario, not an error.  A run
+ * that does not complete is an error: named on stderr, "failed" in its
+ * cell, exit status 1, and never a winner.
  *
  * Runs carry no data (check off): what is compared is time, and the
  * schedules are the ones `cclab run` checks.  The first size runs before
@@ -29,38 +34,16 @@
 #include "core/units.h"
 #include "sim/exec.h"
 #include "sim/scenario.h"
-#include "sim/wire.h"
 
-/* Widths of the table's text columns, from the name tables, so another
- * algorithm or transport keeps the columns aligned. */
-struct widths {
-	int name;  /* best and runner-up: "algorithm/transport" */
-	int cell;  /* a candidate's time, headed by its transport */
-	int group; /* an algorithm's cells, under its caption */
-};
-
-static const char name_unit[] = "(algorithm/transport)";
-
-static int max_int(int a, int b)
+int tune_fastest(const struct tune_size *z, int first, int n)
 {
-	return a > b ? a : b;
-}
+	int best = -1;
 
-static struct widths widths_of(const struct tune *t)
-{
-	struct widths w = { (int)strlen(name_unit), 7, 0 };
-
-	for (int c = 0; c < TUNE_NCAND; c++) {
-		w.name = max_int(w.name, (int)strlen(t->cand[c].name));
-		w.cell = max_int(w.cell, (int)strlen(cc_transport_name[t->cand[c].transport]));
-	}
-	w.group = CC_TRANSPORT_COUNT * (w.cell + 2) - 2;
-	for (int a = 0; a < CC_ALGO_COUNT; a++)
-		w.group = max_int(w.group, (int)strlen(cc_algo_name[a]) + 2);
-	/* The group's cells fill it: widen them, not the caption. */
-	w.cell = (w.group + 2) / CC_TRANSPORT_COUNT - 2;
-	w.group = CC_TRANSPORT_COUNT * (w.cell + 2) - 2;
-	return w;
+	for (int c = first; c < first + n; c++)
+		if (z->cell[c].state == TUNE_OK &&
+		    (best < 0 || z->cell[c].time_ps < z->cell[best].time_ps))
+			best = c;
+	return best;
 }
 
 bool tune_margin(const struct tune_size *z, double *pct)
@@ -128,14 +111,21 @@ static int run_cand(struct tune *t, int c, struct tune_size *z)
 	int rc;
 
 	p.algo = k->algo;
+	p.proto = k->proto;
 	p.transport = k->transport;
 	p.count = z->count;
+	cc_coll_params_fill(&p, sc->slot_given, sc->chunk_given);
 	if (cc_params_check(&p, err, sizeof(err))) {
 		refuse(k, cell, err);
 		return 0;
 	}
 	errno = 0;
 	s = cc_build(&p, err, sizeof(err));
+	if (!s && errno == EOVERFLOW) {
+		/* More slices on a connection than LL's 32-bit flags count. */
+		refuse(k, cell, err);
+		return 0;
+	}
 	if (!s && errno == E2BIG) {
 		/* Too large for this machine: this candidate has no time here,
 		 * which is no verdict on it. */
@@ -176,21 +166,21 @@ static int run_cand(struct tune *t, int c, struct tune_size *z)
 }
 
 /* The fastest completed run, and the runner-up: the fastest of another
- * algorithm (NCCL's tuner picks an algorithm; the same algorithm on
+ * algorithm or protocol (NCCL's tuner picks those two; the same pair on
  * another transport is usually within a hundredth of a percent, a margin
  * that says nothing).  A tie goes to the candidate first in enum order,
  * so the table never depends on luck. */
 static void rank_cells(const struct tune *t, struct tune_size *z)
 {
-	z->best = z->second = -1;
-	for (int c = 0; c < TUNE_NCAND; c++)
-		if (z->cell[c].state == TUNE_OK &&
-		    (z->best < 0 || z->cell[c].time_ps < z->cell[z->best].time_ps))
-			z->best = c;
-	for (int c = 0; z->best >= 0 && c < TUNE_NCAND; c++)
-		if (z->cell[c].state == TUNE_OK && t->cand[c].algo != t->cand[z->best].algo &&
+	z->best = tune_fastest(z, 0, TUNE_NCAND);
+	z->second = -1;
+	for (int c = 0; z->best >= 0 && c < TUNE_NCAND; c++) {
+		const struct tune_cand *k = &t->cand[c], *b = &t->cand[z->best];
+
+		if (z->cell[c].state == TUNE_OK && (k->algo != b->algo || k->proto != b->proto) &&
 		    (z->second < 0 || z->cell[c].time_ps < z->cell[z->second].time_ps))
 			z->second = c;
+	}
 }
 
 /* A progress line on stderr, only when stderr is a terminal (as the size
@@ -212,188 +202,28 @@ static void progress(bool on, uint32_t i, uint32_t n, const struct tune_size *z,
 	fflush(stderr);
 }
 
-/* ---- printing ---- */
-
-/* nccl-tests' BenchTime(): three precisions so the time stays 7 wide. */
-static const char *time_str(char *buf, size_t len, sim_time_ps ps)
-{
-	double us = tune_us(ps);
-
-	snprintf(buf, len, us >= 10000.0 ? "%.0f" : us >= 100.0 ? "%.1f" : "%.2f", us);
-	return buf;
-}
-
-static void preamble(const struct tune *t)
-{
-	const struct cc_scenario *sc = t->sc;
-	const struct sim_link_params *l = &sc->fabric.link;
-	const struct cli_opts o = { .p = sc->p }; /* what cli_preamble_buffers() reads */
-
-	printf("# cclab %s tune: %s, every algorithm x transport, %" PRIu32 " ranks, type %s, "
-	       "redop %s\n", CCLAB_VERSION, cc_coll_name[sc->p.coll], sc->p.nranks,
-	       cc_dtype_name[sc->p.dtype], cli_redop_label(&sc->p));
-	printf("# minBytes %" PRIu64 " maxBytes %" PRIu64 " step: %" PRIu64 "(factor)"
-	       " validation: 0\n", sc->minbytes, sc->maxbytes, sc->stepfactor);
-	printf("# executor: sim (discrete-event, simulated time)  seed: %" PRIu64 "\n", sc->seed);
-	printf("# scenario: %s (%s)\n", sc->name, sc->file);
-	printf("# fabric: %s  topology: %s  link: %s %g Gb/s  MTU: %" PRIu32 " B\n",
-	       sc->fabric.name, sc->net.name, sim_link_info[l->type].name,
-	       (double)l->rate_bps / 1e9, l->mtu_bytes);
-	cli_preamble_buffers(&o);
-	printf("# timing only: no data carried, nothing checked ('cclab run' checks it); the "
-	       "scenario's\n# algorithm, transport, executors, check and expectations are not "
-	       "used\n");
-	printf("# candidates:");
-	for (int c = 0; c < TUNE_NCAND; c++)
-		printf(" %s", t->cand[c].name);
-	printf("\n");
-	/* Those refused at the first size, consecutive ones with the same
-	 * reason on one line; an algorithm refused with every transport is
-	 * named once, with a star for its transports. */
-	for (int c = 0; c < TUNE_NCAND; c++) {
-		const struct tune_cand *k = &t->cand[c];
-		int e = c;
-
-		if (!k->refused)
-			continue;
-		while (e + 1 < TUNE_NCAND && t->cand[e + 1].refused &&
-		       !strcmp(t->cand[e + 1].reason, k->reason))
-			e++;
-		printf("# n/a:");
-		for (int x = c; x <= e; x++) {
-			printf("%s ", x > c ? "," : "");
-			if (x % CC_TRANSPORT_COUNT == 0 && x + CC_TRANSPORT_COUNT - 1 <= e) {
-				printf("%s/*", cc_algo_name[t->cand[x].algo]);
-				x += CC_TRANSPORT_COUNT - 1;
-			} else {
-				printf("%s", t->cand[x].name);
-			}
-		}
-		printf(": %s\n", k->reason);
-		c = e;
-	}
-	printf("# margin (%%) = (runner-up time / best time - 1) * 100; then each candidate's "
-	       "time (us)\n");
-}
-
-static void dashes(int n)
-{
-	while (n-- > 0)
-		putchar('-');
-}
-
-/* nccl-tests' three header lines: a caption over each algorithm's
- * columns ("out-of-place" there), the names, the units. */
-static void print_header(const struct widths *w)
-{
-	printf("# %10s  %12s  %*s  %7s  %6s  %*s  %7s  %7s", "", "", w->name, "", "", "", w->name,
-	       "", "", "");
-	for (int a = 0; a < CC_ALGO_COUNT; a++) {
-		int len = (int)strlen(cc_algo_name[a]) + 2, left = (w->group - len) / 2;
-
-		printf("  ");
-		dashes(left);
-		printf(" %s ", cc_algo_name[a]);
-		dashes(w->group - len - left);
-	}
-	printf("\n# %10s  %12s  %*s  %7s  %6s  %*s  %7s  %7s", "size", "count", w->name, "best",
-	       "time", "busbw", w->name, "runner-up", "time", "margin");
-	for (int c = 0; c < TUNE_NCAND; c++)
-		printf("  %*s", w->cell, cc_transport_name[c % CC_TRANSPORT_COUNT]);
-	printf("\n# %10s  %12s  %*s  %7s  %6s  %*s  %7s  %7s", "(B)", "(elements)", w->name,
-	       name_unit, "(us)", "(GB/s)", w->name, name_unit, "(us)", "(%)");
-	for (int c = 0; c < TUNE_NCAND; c++)
-		printf("  %*s", w->cell, "(us)");
-	printf("\n");
-}
-
-static void print_row(const struct tune *t, const struct widths *w, const struct tune_size *z)
-{
-	char a[32], b[32];
-	double busbw, pct;
-
-	printf("%12" PRIu64 "  %12" PRIu64, z->bytes, z->count);
-	if (z->best < 0)
-		printf("  %*s  %7s  %6s", w->name, "n/a", "n/a", "n/a");
-	else if (tune_busbw(t, z, z->best, &busbw))
-		printf("  %*s  %7s  %6.2f", w->name, t->cand[z->best].name,
-		       time_str(a, sizeof(a), z->cell[z->best].time_ps), busbw);
-	else
-		printf("  %*s  %7s  %6s", w->name, t->cand[z->best].name,
-		       time_str(a, sizeof(a), z->cell[z->best].time_ps), "N/A");
-	if (z->second < 0)
-		printf("  %*s  %7s", w->name, "n/a", "n/a");
-	else
-		printf("  %*s  %7s", w->name, t->cand[z->second].name,
-		       time_str(b, sizeof(b), z->cell[z->second].time_ps));
-	if (tune_margin(z, &pct))
-		printf("  %7.2f", pct);
-	else
-		printf("  %7s", "n/a");
-	for (int c = 0; c < TUNE_NCAND; c++) {
-		const struct tune_cell *cell = &z->cell[c];
-
-		printf("  %*s", w->cell, cell->state == TUNE_OK ? time_str(a, sizeof(a), cell->time_ps)
-			: cell->state == TUNE_NA ? "n/a" : "failed");
-	}
-	printf("\n");
-}
-
-/* Whether algorithm a won size i. */
-static bool wins(const struct tune *t, uint32_t i, enum cc_algo a)
-{
-	int b = t->sizes[i].best;
-
-	return b >= 0 && t->cand[b].algo == a;
-}
-
-/* Per algorithm, the runs of consecutive sizes it wins, each with the
- * transports that won there: "# ring wins: 1048576..67108864 bytes
- * (write_imm)". */
-static void print_wins(const struct tune *t)
-{
-	for (int a = 0; a < CC_ALGO_COUNT; a++) {
-		bool any = false;
-
-		printf("# %s wins:", cc_algo_name[a]);
-		for (uint32_t i = 0, e; i < t->nsizes; i = e) {
-			unsigned tr = 0;
-			bool first = true;
-
-			if (!wins(t, i, (enum cc_algo)a)) {
-				e = i + 1;
-				continue;
-			}
-			for (e = i; e < t->nsizes && wins(t, e, (enum cc_algo)a); e++)
-				tr |= 1u << t->cand[t->sizes[e].best].transport;
-			printf("%s %" PRIu64, any ? "," : "", t->sizes[i].bytes);
-			if (e - 1 > i)
-				printf("..%" PRIu64, t->sizes[e - 1].bytes);
-			printf(" bytes (");
-			for (int x = 0; x < CC_TRANSPORT_COUNT; x++)
-				if (tr & (1u << x)) {
-					printf("%s%s", first ? "" : ", ", cc_transport_name[x]);
-					first = false;
-				}
-			printf(")");
-			any = true;
-		}
-		printf("%s\n", any ? "" : " no size");
-	}
-	printf("#\n");
-}
-
 /* ---- the command ---- */
 
+/* The candidates, and each protocol's slot and chunk as run_cand() sets
+ * them (for the preamble and --json). */
 static void cands_init(struct tune *t)
 {
 	for (int c = 0; c < TUNE_NCAND; c++) {
 		struct tune_cand *k = &t->cand[c];
 
-		k->algo = (enum cc_algo)(c / CC_TRANSPORT_COUNT);
+		k->algo = (enum cc_algo)(c / TUNE_NPT);
+		k->proto = (enum cc_proto)(c / CC_TRANSPORT_COUNT % CC_PROTO_COUNT);
 		k->transport = (enum cc_transport)(c % CC_TRANSPORT_COUNT);
-		snprintf(k->name, sizeof(k->name), "%s/%s", cc_algo_name[k->algo],
-			 cc_transport_name[k->transport]);
+		snprintf(k->name, sizeof(k->name), "%s/%s/%s", cc_algo_name[k->algo],
+			 cc_proto_name[k->proto], cc_transport_name[k->transport]);
+	}
+	for (int pr = 0; pr < CC_PROTO_COUNT; pr++) {
+		struct cc_coll_params p = t->sc->p;
+
+		p.proto = (enum cc_proto)pr;
+		cc_coll_params_fill(&p, t->sc->slot_given, t->sc->chunk_given);
+		t->slot_bytes[pr] = p.slot_bytes;
+		t->chunk_bytes[pr] = p.chunk_bytes;
 	}
 }
 
@@ -443,7 +273,6 @@ static int open_outputs(const struct tune_args *a, struct cc_atomic_file *jf,
  * when the sweep had to stop (out of memory). */
 static int sweep(struct tune *t)
 {
-	struct widths w = widths_of(t);
 	bool tty = t->tty;
 
 	for (uint32_t i = 0; i < t->nsizes; i++) {
@@ -459,12 +288,9 @@ static int sweep(struct tune *t)
 		}
 		progress(tty, i, t->nsizes, z, NULL);
 		rank_cells(t, z);
-		if (i == 0) {
-			preamble(t);
-			printf("#\n");
-			print_header(&w);
-		}
-		print_row(t, &w, z);
+		if (i == 0)
+			tune_print_head(t);
+		tune_print_row(t, z);
 		if (z->best < 0 && fails == t->failures) {
 			/* Nothing failed and nothing ran: no candidate applies. */
 			fflush(stdout);
@@ -483,6 +309,7 @@ static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
 		.sc = sc,
 		.busbw_factor = cc_busbw_factor(sc->p.coll, sc->p.nranks),
 		.tty = isatty(STDERR_FILENO),
+		.all = a->all,
 	};
 	int rc, err;
 
@@ -501,7 +328,7 @@ static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
 		return CLI_EXIT_FAIL;
 	}
 	cc_results_print_errors(stdout, t.failures);
-	print_wins(&t);
+	tune_print_summary(&t);
 	if (a->csv) {
 		tune_csv_write(&t, cf.f);
 		if ((err = cc_atomic_commit(&cf))) {

@@ -1,10 +1,12 @@
-/* cli/tune.h — `cclab tune SCENARIO.yaml`: every algorithm x transport of
- * a scenario's collective on the simulator, size by size, and the winner
- * of each size with its margin over the runner-up (docs/tune.md).  The
- * simulator's answer to NCCL's tuning table, in three files:
- *   cli/tune_args.c  the command line and the help;
- *   cli/cmd_tune.c   the runs, the preamble, the table, the summary;
- *   cli/tune_out.c   --json and --csv, from the finished table.
+/* cli/tune.h — `cclab tune SCENARIO.yaml`: every algorithm x protocol x
+ * transport of a scenario's collective on the simulator, size by size,
+ * and the winner of each size with its margin over the runner-up
+ * (docs/tune.md).  The simulator's answer to NCCL's tuning table, in four
+ * files:
+ *   cli/tune_args.c   the command line and the help;
+ *   cli/cmd_tune.c    the runs and the ranking;
+ *   cli/tune_table.c  the preamble, the table, the summary on stdout;
+ *   cli/tune_out.c    --json and --csv, from the finished table.
  */
 #ifndef CCLAB_CLI_TUNE_H
 #define CCLAB_CLI_TUNE_H
@@ -26,21 +28,23 @@ struct tune_args {
 	const char *sets[CLI_MAX_SETS]; /* --set KEY=VALUE, in order */
 	uint32_t nsets;
 	const char *json, *csv;
+	bool all; /* --all: a table column per candidate */
 };
 
 /* Parses argv[1..argc) (argv[0] is "tune").  CLI_EXIT_OK, with *help set
  * for -h/--help; or CLI_EXIT_USAGE after one message and a hint. */
 int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help);
 
-/* Candidate c is algorithm c / CC_TRANSPORT_COUNT with transport
- * c % CC_TRANSPORT_COUNT: the enums' order, so ties and columns are the
- * same on every run. */
-#define TUNE_NCAND (CC_ALGO_COUNT * CC_TRANSPORT_COUNT)
+/* Candidate c is algorithm c / TUNE_NPT, protocol c / CC_TRANSPORT_COUNT
+ * % CC_PROTO_COUNT, transport c % CC_TRANSPORT_COUNT: the enums' order,
+ * so ties and columns are the same on every run. */
+#define TUNE_NPT (CC_PROTO_COUNT * CC_TRANSPORT_COUNT) /* an algorithm's */
+#define TUNE_NCAND (CC_ALGO_COUNT * TUNE_NPT)
 #define TUNE_REASON_LEN 256
 
 enum tune_state {
 	TUNE_OK,     /* ran to completion: time_ps is its time */
-	TUNE_NA,     /* refused by the algorithm or the topology: not applicable */
+	TUNE_NA,     /* refused by the algorithm, protocol or topology: not applicable */
 	TUNE_FAILED, /* ran and failed (a run error, no memory for the schedule) */
 };
 
@@ -52,8 +56,9 @@ struct tune_cell {
 
 struct tune_cand {
 	enum cc_algo algo;
+	enum cc_proto proto;
 	enum cc_transport transport;
-	char name[64];                 /* "ring/write_imm" */
+	char name[64];                 /* "ring/ll128/write_imm" */
 	bool refused;                  /* n/a at some size */
 	char reason[TUNE_REASON_LEN];  /* the first refusal's */
 };
@@ -68,10 +73,13 @@ struct tune {
 	const struct cc_scenario *sc;
 	double busbw_factor;    /* cc_busbw_factor() of the collective */
 	struct tune_cand cand[TUNE_NCAND];
+	/* Each protocol's slot and chunk (cc_coll_params_fill()). */
+	uint64_t slot_bytes[CC_PROTO_COUNT], chunk_bytes[CC_PROTO_COUNT];
 	struct tune_size *sizes;
 	uint32_t nsizes;
 	uint32_t failures;      /* failed runs, and sizes where nothing ran */
 	bool tty;               /* stderr is a terminal: a progress line */
+	bool all;               /* --all */
 };
 
 /* A cell's time in microseconds. */
@@ -80,11 +88,22 @@ static inline double tune_us(sim_time_ps ps)
 	return (double)ps / 1e6;
 }
 
+/* The fastest completed run of candidates first .. first + n - 1 of size
+ * z (the first on a tie); -1 when none completed. */
+int tune_fastest(const struct tune_size *z, int first, int n);
 /* (runner-up / best - 1) * 100 for size z; false when it has no runner-up. */
 bool tune_margin(const struct tune_size *z, double *pct);
 /* nccl-tests' busbw (GB/s) of candidate c at size z; false when it has no
  * time. */
 bool tune_busbw(const struct tune *t, const struct tune_size *z, int c, double *busbw);
+
+/* stdout (cli/tune_table.c): the preamble and the table's header, once
+ * the first size has run (it says which candidates apply); a row; after
+ * the last row, per algorithm the sizes it wins and the protocol that is
+ * its fastest at each size. */
+void tune_print_head(const struct tune *t);
+void tune_print_row(const struct tune *t, const struct tune_size *z);
+void tune_print_summary(const struct tune *t);
 
 /* The whole --json document, closed with "ok" and written to af
  * (cli_json_end()): 0 or -errno. */

@@ -1,6 +1,7 @@
 /* cli/tune_args.c — the command line of `cclab tune` and its help.  A
  * parser of its own, as `cclab compare` has: one scenario file, its --set
- * overrides and two output files; the scenario says everything else. */
+ * overrides, two output files and --all; the scenario says everything
+ * else. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,15 +16,19 @@ void tune_usage(FILE *f)
 	fprintf(f, "Usage: cclab tune SCENARIO.yaml [--set KEY=VALUE]... [OPTIONS]\n\n"
 		   "The simulator's tuning table: for each size of the scenario's sweep\n"
 		   "(sizes: min, max, factor) runs its collective on its topology and fabric\n"
-		   "with every algorithm x transport, and prints one row per size: the\n"
-		   "winner, its time and busbw, the runner-up, the margin\n"
-		   "(runner-up time / best time - 1) * 100, and every candidate's time.\n"
-		   "A combination the algorithm does not build (halving-doubling is\n"
-		   "allreduce only) or the topology cannot carry (halving-doubling on a\n"
-		   "ring, which joins neighbours only) is n/a, not an error.  The scenario's\n"
-		   "algorithm, transport, executors, check and expectations are not used:\n"
+		   "with every algorithm x protocol x transport, and prints one row per\n"
+		   "size: the winner, its time and busbw, the runner-up (the fastest of\n"
+		   "another algorithm or protocol), the margin (runner-up time / best\n"
+		   "time - 1) * 100, and per algorithm and protocol the fastest time over\n"
+		   "the transports.  Each protocol runs with NCCL's slot and chunk for it\n"
+		   "unless the scenario sets slot_bytes or chunk_bytes.  A combination the\n"
+		   "algorithm does not build (halving-doubling is allreduce only) or the\n"
+		   "topology cannot carry (halving-doubling on a ring, which joins\n"
+		   "neighbours only) is n/a, not an error.  The scenario's algorithm,\n"
+		   "protocol, transport, executors, check and expectations are not used:\n"
 		   "every run is timed only, without carrying data.  The summary names\n"
-		   "the sizes each algorithm wins.  docs/tune.md has the details.\n\n"
+		   "the sizes each algorithm wins and the protocol fastest with it at each\n"
+		   "size.  docs/tune.md has the details.\n\n"
 		   "Options:\n"
 		   "      --set KEY=VALUE     set a key before the file is read, as if written\n"
 		   "                          in it (repeatable): sizes.max=1GiB,\n"
@@ -31,6 +36,8 @@ void tune_usage(FILE *f)
 		   "      --json FILE         also write the table to FILE as JSON, atomically\n"
 		   "      --csv FILE          also write one CSV line per size x candidate,\n"
 		   "                          atomically\n"
+		   "      --all               a table column per candidate, not per algorithm\n"
+		   "                          and protocol (--json and --csv have them all)\n"
 		   "  -h, --help              this text\n\n"
 		   "Exit status: 0 every run completed, 1 a run failed (named on stderr) or a\n"
 		   "file could not be written, 2 bad usage, a bad scenario (file:line:col)\n"
@@ -64,6 +71,10 @@ int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			*help = true;
 			return CLI_EXIT_OK;
+		}
+		if (!strcmp(arg, "--all")) {
+			a->all = true;
+			continue;
 		}
 		for (o = 0; o < OPT_COUNT; o++) {
 			len = strlen(opts[o]);

@@ -1,14 +1,26 @@
 /* cli/tune_out.c — the files of `cclab tune`: --json, the whole table as
  * one object (docs/tune.md lists its keys), and --csv, one line per size
- * x candidate.  Both are written from the finished table, in candidate
- * order, with the JSON writer's exact integers and shortest doubles, so
- * the same scenario gives byte-identical files. */
+ * x candidate; both hold every candidate, whatever --all says.  Both
+ * are written from the finished table, in candidate order, with the JSON
+ * writer's exact integers and shortest doubles, so the same scenario
+ * gives byte-identical files. */
 #include <inttypes.h>
 
 #include "cli/check.h"
 #include "cli/tune.h"
 #include "core/dtype.h"
 #include "sim/scenario.h"
+
+/* A candidate's algorithm, protocol and transport keys. */
+static void json_cand(struct cc_json *j, const struct tune_cand *k)
+{
+	cc_json_key(j, "algorithm");
+	cc_json_string(j, cc_algo_name[k->algo]);
+	cc_json_key(j, "protocol");
+	cc_json_string(j, cc_proto_name[k->proto]);
+	cc_json_key(j, "transport");
+	cc_json_string(j, cc_transport_name[k->transport]);
+}
 
 /* The best or the runner-up: an object, or null when there is none. */
 static void json_pick(struct cc_json *j, const struct tune *t, const struct tune_size *z, int c)
@@ -22,10 +34,7 @@ static void json_pick(struct cc_json *j, const struct tune *t, const struct tune
 	}
 	have = tune_busbw(t, z, c, &busbw);
 	cc_json_object_begin(j);
-	cc_json_key(j, "algorithm");
-	cc_json_string(j, cc_algo_name[t->cand[c].algo]);
-	cc_json_key(j, "transport");
-	cc_json_string(j, cc_transport_name[t->cand[c].transport]);
+	json_cand(j, &t->cand[c]);
 	cc_json_key(j, "time_us");
 	cc_json_double(j, tune_us(z->cell[c].time_ps));
 	cli_json_double_or_null(j, "busbw_gbps", have, busbw);
@@ -53,10 +62,7 @@ static void json_size(struct cc_json *j, const struct tune *t, const struct tune
 		const struct tune_cell *cell = &z->cell[c];
 
 		cc_json_object_begin(j);
-		cc_json_key(j, "algorithm");
-		cc_json_string(j, cc_algo_name[t->cand[c].algo]);
-		cc_json_key(j, "transport");
-		cc_json_string(j, cc_transport_name[t->cand[c].transport]);
+		json_cand(j, &t->cand[c]);
 		cli_json_double_or_null(j, "time_us", cell->state == TUNE_OK, tune_us(cell->time_ps));
 		cc_json_key(j, "status");
 		cc_json_string(j, cell->status);
@@ -94,16 +100,30 @@ int tune_json_write(const struct tune *t, struct cc_atomic_file *af, bool ok)
 	cc_json_uint(&j, sc->seed);
 	cc_json_key(&j, "check");
 	cc_json_bool(&j, false);
+	cc_json_key(&j, "nslots");
+	cc_json_uint(&j, sc->p.nslots);
+	cc_json_key(&j, "protocols");
+	cc_json_array_begin(&j);
+	for (int pr = 0; pr < CC_PROTO_COUNT; pr++) {
+		cc_json_object_begin(&j);
+		cc_json_key(&j, "protocol");
+		cc_json_string(&j, cc_proto_name[pr]);
+		cc_json_key(&j, "slot_bytes");
+		cc_json_uint(&j, t->slot_bytes[pr]);
+		cc_json_key(&j, "chunk_bytes");
+		cc_json_uint(&j, t->chunk_bytes[pr]);
+		cc_json_object_end(&j);
+	}
+	cc_json_array_end(&j);
 	cc_json_key(&j, "candidates");
 	cc_json_array_begin(&j);
 	for (int c = 0; c < TUNE_NCAND; c++) {
 		const struct tune_cand *k = &t->cand[c];
 
 		cc_json_object_begin(&j);
-		cc_json_key(&j, "algorithm");
-		cc_json_string(&j, cc_algo_name[k->algo]);
-		cc_json_key(&j, "transport");
-		cc_json_string(&j, cc_transport_name[k->transport]);
+		cc_json_key(&j, "name");
+		cc_json_string(&j, k->name);
+		json_cand(&j, k);
 		cc_json_key(&j, "applicable");
 		cc_json_bool(&j, !k->refused);
 		cc_json_key(&j, "reason");
@@ -123,15 +143,16 @@ int tune_json_write(const struct tune *t, struct cc_atomic_file *af, bool ok)
 
 void tune_csv_write(const struct tune *t, FILE *f)
 {
-	fputs("size_bytes,algorithm,transport,time_us,busbw_gbps,best\n", f);
+	fputs("size_bytes,algorithm,protocol,transport,time_us,busbw_gbps,best\n", f);
 	for (uint32_t i = 0; i < t->nsizes; i++) {
 		const struct tune_size *z = &t->sizes[i];
 
 		for (int c = 0; c < TUNE_NCAND; c++) {
+			const struct tune_cand *k = &t->cand[c];
 			double busbw;
 
-			fprintf(f, "%" PRIu64 ",%s,%s,", z->bytes, cc_algo_name[t->cand[c].algo],
-				cc_transport_name[t->cand[c].transport]);
+			fprintf(f, "%" PRIu64 ",%s,%s,%s,", z->bytes, cc_algo_name[k->algo],
+				cc_proto_name[k->proto], cc_transport_name[k->transport]);
 			/* Picoseconds are exact with six decimals of a microsecond. */
 			if (z->cell[c].state == TUNE_OK)
 				fprintf(f, "%.6f", tune_us(z->cell[c].time_ps));

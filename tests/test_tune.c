@@ -1,14 +1,18 @@
 /* tests/test_tune.c — `cclab tune`, run as a user would, on small
  * scenarios written into the test's temporary directory: who wins where on
  * ib-hdr (halving-doubling's fewer steps beat the ring at 4 B on a star of
- * 8, the ring's bandwidth wins at 64 MiB), candidates that are n/a (the
- * topology or the collective), the margin against the CSV's times, the
- * JSON's keys, runs that fail, byte-identical reruns, and every way the
- * command line or the scenario can be wrong — with no output file left
- * behind.
+ * 8, the ring's bandwidth wins at 4 MiB), every algorithm x protocol x
+ * transport in the files, the winner and runner-up against the JSON's
+ * times, the per-protocol columns and the protocol summary against the
+ * CSV's, --all, candidates that are n/a (the topology or the collective),
+ * each protocol's slot and chunk, runs that fail, byte-identical reruns,
+ * and every way the command line or the scenario can be wrong — with no
+ * output file left behind.
  *
- * The binary's path comes from $CCLAB (tests/run.sh sets it); without it
- * every test here is skipped. */
+ * The candidates are enumerated from the library's name tables
+ * (core/schedule.h, core/proto.h), so another algorithm needs no change
+ * here.  The binary's path comes from $CCLAB (tests/run.sh sets it);
+ * without it every test here is skipped. */
 #include <math.h>
 #include <regex.h>
 #include <setjmp.h>
@@ -24,8 +28,15 @@
 
 #include <cmocka.h>
 
+#include "core/proto.h"
+#include "core/schedule.h"
+#include "core/units.h"
 #include "tests/files.h"
 #include "tests/run_cclab.h"
+
+/* Candidates per algorithm, and in all: cli/tune.h's order. */
+#define NPT (CC_PROTO_COUNT * CC_TRANSPORT_COUNT)
+#define NCAND (CC_ALGO_COUNT * NPT)
 
 static int setup(void **state)
 {
@@ -40,7 +51,8 @@ static int teardown(void **state)
 }
 
 /* A scenario file in tmpdir: 8 ranks on `generator`, ib-hdr, allreduce,
- * 4 B to 64 MiB by 64 unless --set says otherwise.  Returns its path (a
+ * 4 B to 4 MiB by 32 unless --set says otherwise (LL at 64 MiB would take
+ * a minute).  Returns its path (a
  * static buffer per slot). */
 static const char *scenario(const char *name, const char *generator)
 {
@@ -58,7 +70,7 @@ static const char *scenario(const char *name, const char *generator)
 		   "collective: allreduce\n"
 		   "algorithm: ring\n"
 		   "transport: write_imm\n"
-		   "sizes: {min: 4, max: 64MiB, factor: 64}\n"
+		   "sizes: {min: 4, max: 4MiB, factor: 32}\n"
 		   "check: 1MiB\n",
 		name, generator);
 	assert_int_equal(fclose(f), 0);
@@ -70,12 +82,13 @@ static void path_of(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", tmpdir, name);
 }
 
-/* The table row of `bytes` split at blanks: size, count, best, time,
- * busbw, runner-up, time, margin, then one cell per candidate.  Returns
- * the number of fields; fails the test when there is no such row. */
-#define MAX_FIELDS 64
+/* The table row of `bytes` split at blanks: size, count, type, redop,
+ * root, best, time, busbw, runner-up, time, margin, then the cells (F_*
+ * index them).  Fails the test when there is no such row. */
+enum { F_TYPE = 2, F_ROOT = 4, F_BEST, F_TIME, F_BUSBW, F_SECOND, F_TIME2, F_MARGIN, F_CELLS };
+#define MAX_FIELDS (F_CELLS + NCAND + 1)
 struct row {
-	char buf[1024];
+	char buf[8192];
 	char *f[MAX_FIELDS];
 	int n;
 };
@@ -96,7 +109,7 @@ static void row_of(const char *out, unsigned long long bytes, struct row *r)
 	r->n = 0;
 	for (char *s = strtok(r->buf, " "); s && r->n < MAX_FIELDS; s = strtok(NULL, " "))
 		r->f[r->n++] = s;
-	assert_true(r->n > 8);
+	assert_true(r->n > F_CELLS);
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -108,14 +121,14 @@ static bool starts(const char *s, const char *prefix)
  * (n/a); *best gets its best column.  Fails the test when the line is
  * missing. */
 static double csv_time(const char *csv, unsigned long long bytes, const char *algo,
-		       const char *transport, int *best)
+		       const char *proto, const char *transport, int *best)
 {
 	char key[128];
 	const char *p;
 	char *q;
 	double t = NAN;
 
-	snprintf(key, sizeof(key), "\n%llu,%s,%s,", bytes, algo, transport);
+	snprintf(key, sizeof(key), "\n%llu,%s,%s,%s,", bytes, algo, proto, transport);
 	p = strstr(csv, key);
 	if (!p)
 		fail_msg("no CSV line %s in:\n%s", key + 1, csv);
@@ -131,46 +144,184 @@ static double csv_time(const char *csv, unsigned long long bytes, const char *al
 	return t;
 }
 
-/* The two fastest times of size `bytes` in the --csv file, every
- * candidate's line read, and the time of the one marked best (with how
- * many are). */
-/* The fastest time t1 of a size, and t2 the fastest of another
- * algorithm than t1's (the runner-up, cli/cmd_tune.c). */
+/* The fastest time t1 of size `bytes` in the --csv file, every
+ * candidate's line read; t2 the fastest of another algorithm or protocol
+ * than t1's (the runner-up, cli/cmd_tune.c; the first in candidate order
+ * on a tie, as there); the time of the line marked best, and how many
+ * are. */
 static void csv_fastest(const char *csv, unsigned long long bytes, double *t1, double *t2,
 			double *best_t, int *nbest)
 {
-	char key[32], algo[64][32], best_algo[32] = "";
-	double time[64];
-	int n = 0;
+	char key[32], pair[NCAND][64];
+	double time[NCAND];
+	int n = 0, b = -1;
 	const char *p = csv;
 
 	*t1 = *t2 = *best_t = INFINITY;
 	*nbest = 0;
 	snprintf(key, sizeof(key), "\n%llu,", bytes);
-	while ((p = strstr(p, key)) && n < 64) {
-		const char *a = p + strlen(key), *f = strchr(a, ',') + 1;
+	while ((p = strstr(p, key)) && n < NCAND) {
+		const char *a = p + strlen(key), *f = strchr(strchr(a, ',') + 1, ',') + 1;
 		char *end;
 
 		p += strlen(key);
-		f = strchr(f, ',') + 1; /* past algorithm, transport */
+		f = strchr(f, ',') + 1; /* past algorithm, protocol, transport */
 		if (*f == ',')
 			continue; /* n/a */
-		snprintf(algo[n], sizeof(algo[n]), "%.*s", (int)(strchr(a, ',') - a), a);
+		/* "algorithm,protocol," */
+		snprintf(pair[n], sizeof(pair[n]), "%.*s", (int)(strchr(strchr(a, ',') + 1, ',') - a),
+			 a);
 		time[n] = strtod(f, &end);
 		end = strchr(end + 1, ','); /* past busbw */
 		if (atoi(end + 1)) {
 			*best_t = time[n];
 			++*nbest;
 		}
-		if (time[n] < *t1) {
-			*t1 = time[n];
-			snprintf(best_algo, sizeof(best_algo), "%s", algo[n]);
-		}
+		if (b < 0 || time[n] < time[b])
+			b = n;
 		n++;
 	}
+	if (b < 0)
+		return;
+	*t1 = time[b];
 	for (int i = 0; i < n; i++)
-		if (strcmp(algo[i], best_algo) && time[i] < *t2)
+		if (strcmp(pair[i], pair[b]) && time[i] < *t2)
 			*t2 = time[i];
+}
+
+/* The fastest time of algorithm a with protocol pr at `bytes` over the
+ * transports (NAN: none has a time), and through *tr which transport. */
+static double csv_group(const char *csv, unsigned long long bytes, int a, int pr, int *tr)
+{
+	double best = NAN;
+
+	for (int x = 0; x < CC_TRANSPORT_COUNT; x++) {
+		double t = csv_time(csv, bytes, cc_algo_name[a], cc_proto_name[pr],
+				    cc_transport_name[x], NULL);
+
+		if (!isnan(t) && (isnan(best) || t < best)) {
+			best = t;
+			if (tr)
+				*tr = x;
+		}
+	}
+	return best;
+}
+
+/* The printed time `s` (nccl-tests' three precisions) is `t`. */
+static void assert_time(const char *s, double t)
+{
+	if (fabs(strtod(s, NULL) - t) > t * 0.0005 + 0.005)
+		fail_msg("printed %s, expected %f", s, t);
+}
+
+/* Every algorithm's "# ALGO protocols:" line as the CSV says it should
+ * be: over consecutive sizes, the protocol of its fastest run (the first
+ * in candidate order on a tie), sizes as cc_format_bytes() writes them. */
+static void expect_protocols(const char *out, const char *csv, const unsigned long long *sizes,
+			     int n)
+{
+	for (int a = 0; a < CC_ALGO_COUNT; a++) {
+		char want[1024], lo[CC_FMT_BYTES_LEN], hi[CC_FMT_BYTES_LEN];
+		int fast[16], len;
+		bool any = false;
+
+		assert_true(n <= 16);
+		len = snprintf(want, sizeof(want), "\n# %s protocols:", cc_algo_name[a]);
+		for (int i = 0; i < n; i++) {
+			double best = NAN;
+
+			fast[i] = -1;
+			for (int pr = 0; pr < CC_PROTO_COUNT; pr++) {
+				double t = csv_group(csv, sizes[i], a, pr, NULL);
+
+				if (!isnan(t) && (isnan(best) || t < best)) {
+					best = t;
+					fast[i] = pr;
+				}
+			}
+		}
+		for (int i = 0, e; i < n; i = e) {
+			e = i + 1;
+			if (fast[i] < 0)
+				continue;
+			while (e < n && fast[e] == fast[i])
+				e++;
+			len += snprintf(want + len, sizeof(want) - len, "%s %s %s", any ? "," : "",
+					cc_proto_name[fast[i]], cc_format_bytes(lo, sizeof(lo), sizes[i]));
+			if (e - 1 > i)
+				len += snprintf(want + len, sizeof(want) - len, "..%s",
+						cc_format_bytes(hi, sizeof(hi), sizes[e - 1]));
+			any = true;
+		}
+		snprintf(want + len, sizeof(want) - len, "%s\n", any ? "" : " no size");
+		if (!strstr(out, want))
+			fail_msg("no line '%s' in:\n%s", want + 1, out);
+	}
+}
+
+/* The time_us of the object at p ("best" or "runner_up"), with its
+ * algorithm and protocol; false for null. */
+static bool json_pick(const char *p, char *algo, char *proto, double *t)
+{
+	if (starts(p, "null"))
+		return false;
+	assert_int_equal(sscanf(p, "{ \"algorithm\": \"%31[^\"]\", \"protocol\": \"%15[^\"]\"",
+				algo, proto), 2);
+	p = strstr(p, "\"time_us\": ");
+	assert_non_null(p);
+	*t = strtod(p + strlen("\"time_us\": "), NULL);
+	return true;
+}
+
+/* Each size of the --json file: times[] holds every candidate, best's
+ * time is their minimum and runner_up's the minimum of those of another
+ * algorithm or protocol, exactly (the same doubles, written the same
+ * way).  Returns how many sizes there are. */
+static int json_check_sizes(const char *j)
+{
+	static const char key[] = "\n    {\n      \"bytes\": ";
+	int nsizes = 0;
+
+	for (const char *p = strstr(j, key); p; nsizes++) {
+		const char *next = strstr(p + 1, key), *q = strstr(p, "\"times\": [");
+		char algo[NCAND][32], proto[NCAND][16], ba[32], bp[16], sa[32], sp[16];
+		double t[NCAND], bt, st, min = INFINITY, min2 = INFINITY;
+		int n = 0, b = -1;
+		bool have_best, have_second;
+
+		assert_non_null(q);
+		while ((q = strstr(q, "\"algorithm\": \"")) && (!next || q < next)) {
+			assert_true(n < NCAND);
+			assert_int_equal(sscanf(q, "\"algorithm\": \"%31[^\"]\", \"protocol\": "
+						"\"%15[^\"]\"", algo[n], proto[n]), 2);
+			q = strstr(q, "\"time_us\": ") + strlen("\"time_us\": ");
+			t[n] = starts(q, "null") ? NAN : strtod(q, NULL);
+			if (!isnan(t[n]) && t[n] < min) {
+				min = t[n];
+				b = n;
+			}
+			n++;
+		}
+		assert_int_equal(n, NCAND);
+		for (int i = 0; i < n; i++)
+			if (b >= 0 && !isnan(t[i]) && t[i] < min2 &&
+			    (strcmp(algo[i], algo[b]) || strcmp(proto[i], proto[b])))
+				min2 = t[i];
+		have_best = json_pick(strstr(p, "\"best\": ") + strlen("\"best\": "), ba, bp, &bt);
+		have_second = json_pick(strstr(p, "\"runner_up\": ") + strlen("\"runner_up\": "), sa,
+					sp, &st);
+		assert_int_equal(have_best, b >= 0);
+		if (have_best)
+			assert_true(bt == min);
+		assert_int_equal(have_second, min2 != INFINITY);
+		if (have_second) {
+			assert_true(st == min2);
+			assert_true(strcmp(sa, ba) || strcmp(sp, bp));
+		}
+		p = next;
+	}
+	return nsizes;
 }
 
 static void test_help(void **state)
@@ -181,8 +332,10 @@ static void test_help(void **state)
 
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "Usage: cclab tune SCENARIO.yaml [--set KEY=VALUE]..."));
+	assert_non_null(strstr(r.out, "every algorithm x protocol x transport"));
 	assert_non_null(strstr(r.out, "--json FILE"));
 	assert_non_null(strstr(r.out, "--csv FILE"));
+	assert_non_null(strstr(r.out, "--all "));
 	run_free(&r);
 	r = run_cclab("help");
 	assert_non_null(strstr(r.out, "\n  tune SCENARIO "));
@@ -193,9 +346,14 @@ static void test_help(void **state)
 	run_free(&r);
 }
 
-/* ib-hdr, star of 8: at 4 B the 2 log2(8) = 6 swaps of halving-doubling
- * (about 26 us) beat the ring's 2k-1 = 15 steps (about 41 us); at 64 MiB
- * the ring (about 4.7 ms) beats halving-doubling (about 5.9 ms). */
+/* The default scenario's sizes. */
+static const unsigned long long star_sizes[] = {4, 128, 4096, 131072, 4ull << 20};
+#define NSTAR ((int)(sizeof(star_sizes) / sizeof(star_sizes[0])))
+
+/* ib-hdr, star of 8, the Simple protocol: at 4 B the 2 log2(8) = 6 swaps
+ * of halving-doubling (about 26 us) beat the ring's 2k-1 = 15 steps
+ * (about 41 us); at 4 MiB the ring (about 358 us) beats
+ * halving-doubling (about 375 us). */
 static void test_star(void **state)
 {
 	char json[160], csv[160];
@@ -208,69 +366,110 @@ static void test_star(void **state)
 	struct run r = run_cclab("tune %s --json %s --csv %s", sc, json, csv);
 	char *j = text_of(json), *c = text_of(csv);
 	struct row row;
+	char want[256];
 	int best;
 
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
-	assert_non_null(strstr(r.out, "# cclab 0.1.0 tune: allreduce, every algorithm x transport, "
-				      "8 ranks, type float, redop sum\n"));
-	assert_non_null(strstr(r.out, "# minBytes 4 maxBytes 67108864 step: 64(factor) "
+	assert_non_null(strstr(r.out, "# cclab 0.1.0 tune: allreduce, every algorithm x protocol x "
+				      "transport, 8 ranks, type float, redop sum\n"));
+	assert_non_null(strstr(r.out, "# minBytes 4 maxBytes 4194304 step: 32(factor) "
 				      "validation: 0\n"));
 	assert_non_null(strstr(r.out, "# fabric: ib-hdr  topology: star  link: ib 200 Gb/s"));
+	/* Each protocol's NCCL slot and chunk (core/proto.h). */
+	assert_non_null(strstr(r.out, "# slots: 8  chunk and slot: NCCL's defaults for each "
+				      "protocol\n"
+				      "#   simple  chunk: 2MiB (2097152 B)  slot: 512KiB (524288 B)\n"
+				      "#   ll      chunk: 32KiB (32768 B)  slot: 32KiB (32768 B); "));
+	assert_non_null(strstr(r.out, "\n#   ll128   chunk: 562.5KiB (576000 B)  slot: 562.5KiB "
+				      "(576000 B); "));
 	assert_non_null(strstr(r.out, "# timing only: no data carried"));
-	assert_non_null(strstr(r.out, "# candidates: ring/write_imm ring/send_recv ring/write_flag "
-				      "halving-doubling/write_imm halving-doubling/send_recv "
-				      "halving-doubling/write_flag"));
+	snprintf(want, sizeof(want), "# candidates: %d, algorithm/protocol/transport: {ring, "
+		 "halving-doubling, ", NCAND);
+	assert_non_null(strstr(r.out, want));
+	assert_non_null(strstr(r.out, "} x {simple, ll, ll128} x {write_imm, send_recv, "
+				      "write_flag}\n"));
 	assert_null(strstr(r.out, "# n/a:"));
+	assert_non_null(strstr(r.out, "\n#       size         count      type   redop    root  "));
+	assert_non_null(strstr(r.out, "   simple       ll    ll128   simple       ll    ll128"));
+	assert_non_null(strstr(r.out, " ring ---"));
 	assert_non_null(strstr(r.out, "# Out of bounds values : 0 OK\n"));
-	/* 4, 256, 16 KiB, 1 MiB, 64 MiB */
-	assert_int_equal(count_rows(r.out), 5);
+	assert_int_equal(count_rows(r.out), NSTAR);
 
-	double hd4 = csv_time(c, 4, "halving-doubling", "write_imm", NULL);
-	double ring4 = csv_time(c, 4, "ring", "write_imm", NULL);
-	double hd64 = csv_time(c, 64ull << 20, "halving-doubling", "write_imm", NULL);
-	double ring64 = csv_time(c, 64ull << 20, "ring", "write_imm", NULL);
+	double hd4 = csv_time(c, 4, "halving-doubling", "simple", "write_imm", NULL);
+	double ring4 = csv_time(c, 4, "ring", "simple", "write_imm", NULL);
+	double hd4m = csv_time(c, 4 << 20, "halving-doubling", "simple", "write_imm", NULL);
+	double ring4m = csv_time(c, 4 << 20, "ring", "simple", "write_imm", NULL);
 
 	assert_true(hd4 > 20 && hd4 < 32);
 	assert_true(ring4 > 35 && ring4 < 48);
-	assert_true(ring64 > 4500 && ring64 < 5000);
-	assert_true(hd64 > 5600 && hd64 < 6300);
+	assert_true(ring4m > 330 && ring4m < 390);
+	assert_true(hd4m > 345 && hd4m < 410);
+	assert_true(ring4m < hd4m);
 
 	row_of(r.out, 4, &row);
 	assert_string_equal(row.f[1], "1");
-	/* No ring wins at 4 B; what does is at least as fast as halving-doubling,
-	 * and is halving-doubling when these two are all the algorithms. */
-	assert_false(starts(row.f[2], "ring/"));
-	if (strstr(r.out, " halving-doubling/write_flag\n"))
-		assert_true(starts(row.f[2], "halving-doubling/"));
-	assert_true(strtod(row.f[3], NULL) <= csv_time(c, 4, "halving-doubling", "send_recv", NULL)
-		    + 0.005);
-	row_of(r.out, 64ull << 20, &row);
-	assert_string_equal(row.f[1], "16777216");
-	assert_true(starts(row.f[2], "ring/"));
-	assert_false(starts(row.f[5], "ring/")); /* the runner-up: another algorithm */
-	csv_time(c, 64ull << 20, "halving-doubling", "write_imm", &best);
+	assert_string_equal(row.f[F_TYPE], "float");
+	assert_string_equal(row.f[F_TYPE + 1], "sum");
+	assert_string_equal(row.f[F_ROOT], "-1");
+	assert_int_equal(row.n, F_CELLS + CC_ALGO_COUNT * CC_PROTO_COUNT);
+	/* No ring wins at 4 B. */
+	assert_false(starts(row.f[F_BEST], "ring/"));
+	assert_true(strtod(row.f[F_TIME], NULL) <= hd4 + 0.005);
+	row_of(r.out, 4 << 20, &row);
+	assert_string_equal(row.f[1], "1048576");
+	/* Simple's large slots win at 4 MiB, and not with halving-doubling. */
+	assert_non_null(strstr(row.f[F_BEST], "/simple/"));
+	assert_false(starts(row.f[F_BEST], "halving-doubling/"));
+	csv_time(c, 4 << 20, "halving-doubling", "simple", "write_imm", &best);
 	assert_int_equal(best, 0);
 	assert_non_null(strstr(r.out, "\n# ring wins:"));
-	assert_non_null(strstr(r.out, "67108864 bytes ("));
+	assert_non_null(strstr(r.out, "4194304 bytes (simple/"));
 	assert_non_null(strstr(r.out, "\n# halving-doubling wins: "));
 
 	/* Each row: its time is the fastest of the CSV's, exactly one CSV
-	 * line of the size says best (that one), and the margin is its ratio
-	 * to the fastest of another algorithm. */
-	static const unsigned long long sizes[] = {4, 256, 16384, 1 << 20, 64ull << 20};
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	 * line of the size says best (that one), the margin is its ratio to
+	 * the fastest of another algorithm or protocol, and each column is
+	 * the fastest of its algorithm and protocol over the transports. */
+	for (int i = 0; i < NSTAR; i++) {
 		double t1, t2, best_t;
 		int nbest;
 
-		row_of(r.out, sizes[i], &row);
-		csv_fastest(c, sizes[i], &t1, &t2, &best_t, &nbest);
+		row_of(r.out, star_sizes[i], &row);
+		csv_fastest(c, star_sizes[i], &t1, &t2, &best_t, &nbest);
 		assert_int_equal(nbest, 1);
 		assert_true(best_t == t1);
-		assert_true(fabs(strtod(row.f[3], NULL) - t1) <= t1 * 0.0005 + 0.005);
-		assert_true(fabs(strtod(row.f[6], NULL) - t2) <= t2 * 0.0005 + 0.005);
-		assert_true(fabs(strtod(row.f[7], NULL) - (t2 / t1 - 1) * 100) < 0.0051);
+		assert_time(row.f[F_TIME], t1);
+		assert_time(row.f[F_TIME2], t2);
+		assert_true(fabs(strtod(row.f[F_MARGIN], NULL) - (t2 / t1 - 1) * 100) < 0.0051);
+		for (int a = 0; a < CC_ALGO_COUNT; a++)
+			for (int pr = 0; pr < CC_PROTO_COUNT; pr++) {
+				double g = csv_group(c, star_sizes[i], a, pr, NULL);
+				const char *cell = row.f[F_CELLS + a * CC_PROTO_COUNT + pr];
+
+				if (isnan(g))
+					assert_string_equal(cell, "n/a");
+				else
+					assert_time(cell, g);
+			}
 	}
+	expect_protocols(r.out, c, star_sizes, NSTAR);
+
+	/* The JSON: every candidate, by name and in the CSV; best and
+	 * runner-up exactly the minima of the times. */
+	assert_int_equal(json_check_sizes(j), NSTAR);
+	assert_int_equal(count_substr(j, "\"name\": "), NCAND);
+	for (int a = 0; a < CC_ALGO_COUNT; a++)
+		for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
+			for (int tr = 0; tr < CC_TRANSPORT_COUNT; tr++) {
+				snprintf(want, sizeof(want), "\"name\": \"%s/%s/%s\"", cc_algo_name[a],
+					 cc_proto_name[pr], cc_transport_name[tr]);
+				assert_non_null(strstr(j, want));
+				for (int i = 0; i < NSTAR; i++)
+					csv_time(c, star_sizes[i], cc_algo_name[a], cc_proto_name[pr],
+						 cc_transport_name[tr], NULL);
+			}
+	assert_int_equal(count_substr(c, "\n"), 1 + NSTAR * NCAND);
 
 	/* The JSON's keys. */
 	assert_non_null(strstr(j, "\"cclab_version\": \"0.1.0\""));
@@ -280,7 +479,13 @@ static void test_star(void **state)
 	assert_non_null(strstr(j, "\"topology\": \"star\""));
 	assert_non_null(strstr(j, "\"collective\": \"allreduce\""));
 	assert_non_null(strstr(j, "\"nranks\": 8"));
-	assert_non_null(strstr(j, "\"candidates\": [\n    {\n      \"algorithm\": \"ring\",\n"
+	assert_non_null(strstr(j, "\"nslots\": 8,\n  \"protocols\": [\n    {\n"
+				  "      \"protocol\": \"simple\",\n      \"slot_bytes\": 524288,\n"
+				  "      \"chunk_bytes\": 2097152\n    },\n    {\n"
+				  "      \"protocol\": \"ll\",\n      \"slot_bytes\": 32768,\n"
+				  "      \"chunk_bytes\": 32768\n    },"));
+	assert_non_null(strstr(j, "\"candidates\": [\n    {\n      \"name\": \"ring/simple/write_imm\",\n"
+				  "      \"algorithm\": \"ring\",\n      \"protocol\": \"simple\",\n"
 				  "      \"transport\": \"write_imm\",\n      \"applicable\": true,\n"
 				  "      \"reason\": null\n    },"));
 	assert_non_null(strstr(j, "\"sizes\": [\n    {\n      \"bytes\": 4,\n      \"count\": 1,\n"
@@ -290,18 +495,87 @@ static void test_star(void **state)
 	assert_non_null(strstr(j, "\"times\": [\n"));
 	assert_non_null(strstr(j, "\"time_us\": "));
 	assert_non_null(strstr(j, "\"busbw_gbps\": "));
-	assert_non_null(strstr(j, "\"bytes\": 67108864,\n      \"count\": 16777216,\n"
-				  "      \"best\": {\n        \"algorithm\": \"ring\",\n"));
+	assert_non_null(strstr(j, "\"bytes\": 4194304,\n      \"count\": 1048576,\n"
+				  "      \"best\": {\n        \"algorithm\": "));
 	assert_non_null(strstr(j, "\"ok\": true\n}\n"));
-	assert_true(starts(c, "size_bytes,algorithm,transport,time_us,busbw_gbps,best\n"));
+	assert_true(starts(c, "size_bytes,algorithm,protocol,transport,time_us,busbw_gbps,best\n"));
 	free(j);
 	free(c);
 	run_free(&r);
 }
 
+/* --all: a column per candidate, each the CSV's time; the files are the
+ * same bytes as without it.  The scenario's slot_bytes and chunk_bytes
+ * hold for every protocol. */
+static void test_all(void **state)
+{
+	char j1[160], j2[160], c1[160], c2[160];
+
+	(void)state;
+	need_cclab();
+	const char *sc = scenario("tune-all", "star");
+	path_of(j1, sizeof(j1), "all1.json");
+	path_of(j2, sizeof(j2), "all2.json");
+	path_of(c1, sizeof(c1), "all1.csv");
+	path_of(c2, sizeof(c2), "all2.csv");
+	struct run a = run_cclab("tune %s --set sizes.max=4KiB --all --json %s --csv %s", sc, j1,
+				 c1);
+	struct run b = run_cclab("tune %s --set sizes.max=4KiB --json %s --csv %s", sc, j2, c2);
+	char *ja = text_of(j1), *jb = text_of(j2), *ca = text_of(c1), *cb = text_of(c2);
+	static const unsigned long long sizes[] = {4, 128, 4096};
+	struct row row;
+
+	assert_int_equal(a.status, 0);
+	assert_int_equal(b.status, 0);
+	assert_string_equal(ja, jb);
+	assert_string_equal(ca, cb);
+	assert_non_null(strstr(a.out, "simple/write_imm   simple/send_recv  simple/write_flag"));
+	assert_non_null(strstr(a.out, "ll128/write_flag"));
+	assert_non_null(strstr(a.out, "; then each candidate's time (us)\n"));
+	assert_non_null(strstr(b.out, "; then per algorithm and protocol the fastest transport's "
+				      "time (us)\n"));
+	assert_int_equal(count_rows(a.out), 3);
+	for (size_t i = 0; i < 3; i++) {
+		row_of(a.out, sizes[i], &row);
+		assert_int_equal(row.n, F_CELLS + NCAND);
+		for (int x = 0; x < NCAND; x++) {
+			double t = csv_time(ca, sizes[i], cc_algo_name[x / NPT],
+					    cc_proto_name[x / CC_TRANSPORT_COUNT % CC_PROTO_COUNT],
+					    cc_transport_name[x % CC_TRANSPORT_COUNT], NULL);
+
+			if (isnan(t))
+				assert_string_equal(row.f[F_CELLS + x], "n/a");
+			else
+				assert_time(row.f[F_CELLS + x], t);
+		}
+	}
+	expect_protocols(a.out, ca, sizes, 3);
+	run_free(&a);
+	run_free(&b);
+
+	/* A slot and a chunk given: every protocol's. */
+	a = run_cclab("tune %s --set sizes.max=4 --set slot_bytes=8KiB --set chunk_bytes=16KiB "
+		      "--json %s", sc, j1);
+	free(ja);
+	ja = text_of(j1);
+	assert_int_equal(a.status, 0);
+	assert_non_null(strstr(a.out, "# slots: 8  chunk and slot: the scenario's, for every "
+				      "protocol\n"
+				      "#   simple  chunk: 16KiB (16384 B)  slot: 8KiB (8192 B)\n"
+				      "#   ll      chunk: 16KiB (16384 B)  slot: 8KiB (8192 B); "));
+	assert_non_null(strstr(ja, "\"protocol\": \"ll128\",\n      \"slot_bytes\": 8192,\n"
+				   "      \"chunk_bytes\": 16384\n"));
+	run_free(&a);
+	free(ja);
+	free(jb);
+	free(ca);
+	free(cb);
+}
+
 /* On a ring topology only neighbours are cabled: halving-doubling's
- * partners at distance 2 and 4 are not, so it is n/a — and the ring wins
- * every size. */
+ * partners at distance 2 and 4 are not, so it is n/a with every protocol
+ * — and the ring wins every size, its runner-up another protocol or
+ * another algorithm that runs on a ring. */
 static void test_ring_topology(void **state)
 {
 	char json[160], csv[160];
@@ -320,28 +594,33 @@ static void test_ring_topology(void **state)
 	assert_non_null(strstr(r.out, "# n/a: halving-doubling/*"));
 	assert_non_null(strstr(r.out, ": the ring topology cannot carry this schedule (a queue "
 				      "pair joins ranks it does not connect)\n"));
-	assert_int_equal(count_rows(r.out), 5);
-	static const unsigned long long sizes[] = {4, 256, 16384, 1 << 20, 64ull << 20};
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		row_of(r.out, sizes[i], &row);
-		assert_true(starts(row.f[2], "ring/"));
-		/* No other algorithm runs on a ring: no runner-up, no margin. */
-		assert_string_equal(row.f[5], "n/a");
-		assert_string_equal(row.f[7], "n/a");
-		/* ring's three cells, then halving-doubling's n/a */
-		assert_string_equal(row.f[11], "n/a");
-		assert_string_equal(row.f[12], "n/a");
-		assert_string_equal(row.f[13], "n/a");
-		assert_true(isnan(csv_time(c, sizes[i], "halving-doubling", "send_recv", NULL)));
-		assert_false(isnan(csv_time(c, sizes[i], "ring", "write_flag", NULL)));
+	assert_int_equal(count_rows(r.out), NSTAR);
+	for (int i = 0; i < NSTAR; i++) {
+		row_of(r.out, star_sizes[i], &row);
+		assert_true(starts(row.f[F_BEST], "ring/"));
+		assert_string_not_equal(row.f[F_SECOND], "n/a");
+		assert_string_not_equal(row.f[F_MARGIN], "n/a");
+		/* ring's three protocols, then halving-doubling's n/a */
+		for (int k = 0; k < CC_PROTO_COUNT; k++) {
+			assert_string_not_equal(row.f[F_CELLS + k], "n/a");
+			assert_string_equal(row.f[F_CELLS + CC_PROTO_COUNT + k], "n/a");
+		}
+		assert_true(isnan(csv_time(c, star_sizes[i], "halving-doubling", "ll", "send_recv",
+					   NULL)));
+		assert_false(isnan(csv_time(c, star_sizes[i], "ring", "ll128", "write_flag", NULL)));
 	}
-	assert_non_null(strstr(r.out, "\n# ring wins: 4..67108864 bytes ("));
+	assert_int_equal(json_check_sizes(j), NSTAR);
+	expect_protocols(r.out, c, star_sizes, NSTAR);
+	assert_non_null(strstr(r.out, "\n# ring wins: 4..4194304 bytes ("));
 	assert_non_null(strstr(r.out, "\n# halving-doubling wins: no size\n"));
+	assert_non_null(strstr(r.out, "\n# halving-doubling protocols: no size\n"));
 	assert_non_null(strstr(j, "\"algorithm\": \"halving-doubling\",\n"
+				  "      \"protocol\": \"simple\",\n"
 				  "      \"transport\": \"write_imm\",\n"
 				  "      \"applicable\": false,\n"
 				  "      \"reason\": \"the ring topology cannot carry this schedule"));
 	assert_non_null(strstr(j, "\"algorithm\": \"halving-doubling\",\n"
+				  "          \"protocol\": \"ll128\",\n"
 				  "          \"transport\": \"write_flag\",\n"
 				  "          \"time_us\": null,\n          \"status\": \"n/a\""));
 	free(j);
@@ -350,7 +629,9 @@ static void test_ring_topology(void **state)
 }
 
 /* halving-doubling builds allreduce only: for reduce-scatter it is n/a at
- * every size, with the algorithm's own reason, and ring runs everywhere. */
+ * every size, with the algorithm's own reason, and ring runs everywhere.
+ * The scenario's slot_bytes holds for every protocol, each with NCCL's
+ * slots per chunk. */
 static void test_reducescatter(void **state)
 {
 	char json[160], csv[160];
@@ -361,36 +642,50 @@ static void test_reducescatter(void **state)
 	path_of(json, sizeof(json), "rs.json");
 	path_of(csv, sizeof(csv), "rs.csv");
 	struct run r = run_cclab("tune %s --set collective=reducescatter --set sizes.min=1KiB "
-				 "--set sizes.max=1MiB --set sizes.factor=32 --json %s --csv %s",
-				 sc, json, csv);
+				 "--set sizes.max=1MiB --set sizes.factor=32 --set slot_bytes=64KiB "
+				 "--json %s --csv %s", sc, json, csv);
 	char *j = text_of(json), *c = text_of(csv);
 
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
-	assert_non_null(strstr(r.out, "tune: reducescatter, every algorithm x transport, 8 ranks"));
+	assert_non_null(strstr(r.out, "tune: reducescatter, every algorithm x protocol x transport, "
+				      "8 ranks"));
 	assert_non_null(strstr(r.out, "# n/a: halving-doubling/*: algorithm halving-doubling "
 				      "does not build reducescatter (ring or direct)"));
+	assert_non_null(strstr(r.out, "# slots: 8  chunk and slot: the scenario's slot; NCCL's "
+				      "slots per chunk for each protocol\n"
+				      "#   simple  chunk: 256KiB (262144 B)  slot: 64KiB (65536 B)\n"
+				      "#   ll      chunk: 64KiB (65536 B)  slot: 64KiB (65536 B); "));
 	assert_int_equal(count_rows(r.out), 3); /* 1 KiB, 32 KiB, 1 MiB */
 	static const unsigned long long sizes[] = {1024, 32768, 1 << 20};
-	static const char *const trs[] = {"write_imm", "send_recv", "write_flag"};
 	for (size_t i = 0; i < 3; i++)
-		for (size_t t = 0; t < 3; t++) {
-			assert_false(isnan(csv_time(c, sizes[i], "ring", trs[t], NULL)));
-			assert_true(isnan(csv_time(c, sizes[i], "halving-doubling", trs[t], NULL)));
-		}
-	/* halving-doubling's three are not applicable, the ring's are. */
+		for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
+			for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
+				assert_false(isnan(csv_time(c, sizes[i], "ring", cc_proto_name[pr],
+							    cc_transport_name[t], NULL)));
+				assert_true(isnan(csv_time(c, sizes[i], "halving-doubling",
+							   cc_proto_name[pr], cc_transport_name[t],
+							   NULL)));
+			}
+	/* halving-doubling's candidates are not applicable, the ring's are. */
 	assert_int_equal(count_substr(j, "\"algorithm\": \"halving-doubling\",\n      "
-					 "\"transport\": "), 3);
+					 "\"protocol\": "), NPT);
 	assert_int_equal(count_substr(j, "\"applicable\": false,\n      \"reason\": \"algorithm "
-					 "halving-doubling does not build reducescatter"), 3);
-	for (size_t t = 0; t < 3; t++) {
-		char want[160];
+					 "halving-doubling does not build reducescatter"), NPT);
+	assert_int_equal(count_substr(j, "\"algorithm\": \"ring\",\n      \"protocol\": "), NPT);
+	for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
+		for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
+			char want[192];
 
-		snprintf(want, sizeof(want), "\"algorithm\": \"ring\",\n      \"transport\": \"%s\","
-			 "\n      \"applicable\": true,\n      \"reason\": null\n", trs[t]);
-		assert_non_null(strstr(j, want));
-	}
+			snprintf(want, sizeof(want), "\"algorithm\": \"ring\",\n      \"protocol\": "
+				 "\"%s\",\n      \"transport\": \"%s\",\n      \"applicable\": true,\n"
+				 "      \"reason\": null\n", cc_proto_name[pr], cc_transport_name[t]);
+			assert_non_null(strstr(j, want));
+		}
 	assert_non_null(strstr(j, "\"collective\": \"reducescatter\""));
+	assert_non_null(strstr(j, "\"protocol\": \"simple\",\n      \"slot_bytes\": 65536,\n"
+				  "      \"chunk_bytes\": 262144\n"));
+	assert_int_equal(json_check_sizes(j), 3);
 	free(j);
 	free(c);
 	run_free(&r);
@@ -414,22 +709,26 @@ static void test_failed_runs(void **state)
 	struct row row;
 
 	assert_int_equal(r.status, 1);
-	assert_non_null(strstr(r.err, "cclab tune: 4 bytes: ring/write_imm: completion_error: "));
+	assert_non_null(strstr(r.err, "cclab tune: 4 bytes: ring/simple/write_imm: "
+				      "completion_error: "));
+	assert_non_null(strstr(r.err, "cclab tune: 4 bytes: ring/ll128/write_flag: "));
 	assert_non_null(strstr(r.err, "IBV_WC_RETRY_EXC_ERR"));
 	assert_int_equal(count_lines_starting(r.err, "cclab tune: 4 bytes: "),
 			 count_substr(c, "\n4,"));
 	row_of(r.out, 4, &row);
-	assert_string_equal(row.f[2], "n/a");
-	assert_string_equal(row.f[5], "n/a");
-	for (int i = 8; i < row.n; i++)
+	assert_string_equal(row.f[F_BEST], "n/a");
+	assert_string_equal(row.f[F_SECOND], "n/a");
+	for (int i = F_CELLS; i < row.n; i++)
 		assert_string_equal(row.f[i], "failed");
 	assert_non_null(strstr(r.out, "\n# ring wins: no size\n"));
+	assert_non_null(strstr(r.out, "\n# ring protocols: no size\n"));
 	assert_null(strstr(r.out, "# Out of bounds values : 0 OK"));
 	assert_non_null(strstr(j, "\"best\": null,\n      \"runner_up\": null,\n"
 				  "      \"margin_pct\": null,"));
 	assert_non_null(strstr(j, "\"status\": \"completion_error\""));
 	assert_non_null(strstr(j, "\"ok\": false\n}\n"));
-	assert_non_null(strstr(c, "\n4,ring,write_imm,,,0\n"));
+	assert_non_null(strstr(c, "\n4,ring,simple,write_imm,,,0\n"));
+	assert_non_null(strstr(c, "\n4,ring,ll,send_recv,,,0\n"));
 	free(j);
 	free(c);
 	run_free(&r);
@@ -520,6 +819,8 @@ static void test_errors(void **state)
 	expect_refused(2, "unexpected argument", args);
 	snprintf(args, sizeof(args), "tune %s --json", sc);
 	expect_refused(2, "option '--json' needs a value", args);
+	snprintf(args, sizeof(args), "tune %s --all=1", sc);
+	expect_refused(2, "unknown option '--all=1'", args);
 	snprintf(args, sizeof(args), "tune %s --json x.out --csv x.out", sc);
 	expect_refused(2, "--json and --csv name the same file", args);
 	snprintf(args, sizeof(args), "tune %s --set sizes.max=lots", sc);
@@ -554,6 +855,7 @@ int main(void)
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_star),
+		cmocka_unit_test(test_all),
 		cmocka_unit_test(test_ring_topology),
 		cmocka_unit_test(test_reducescatter),
 		cmocka_unit_test(test_failed_runs),
