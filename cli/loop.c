@@ -43,6 +43,9 @@ void cli_preamble_buffers(const struct cli_opts *o)
 	       p->chunk_bytes, slot, p->slot_bytes, p->nslots);
 	if (p->nchannels > 1)
 		printf("  channels: %" PRIu32, p->nchannels);
+	if (p->algo == CC_ALGO_HIER && p->ranks_per_node)
+		printf("  nodes: %" PRIu32 " x %" PRIu32 " ranks", p->nranks / p->ranks_per_node,
+		       p->ranks_per_node);
 	if (p->proto != CC_PROTO_SIMPLE)
 		printf("  protocol: %s (%s lines on the wire)", cc_proto_name[p->proto],
 		       p->proto == CC_PROTO_LL ? "16-byte, 8 data bytes" : "128-byte, 120 data bytes");

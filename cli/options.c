@@ -28,6 +28,7 @@ enum {
 	OPT_SLOT_BYTES,
 	OPT_SLOTS,
 	OPT_CHANNELS,
+	OPT_RANKS_PER_NODE,
 	OPT_SEED,
 	OPT_ORDER_SEED,
 	OPT_JSON,
@@ -87,6 +88,7 @@ static const struct {
 	{{"slot-bytes", required_argument, NULL, OPT_SLOT_BYTES}, FOR_ALL},
 	{{"slots", required_argument, NULL, OPT_SLOTS}, FOR_ALL},
 	{{"channels", required_argument, NULL, OPT_CHANNELS}, FOR_ALL},
+	{{"ranks-per-node", required_argument, NULL, OPT_RANKS_PER_NODE}, FOR_ALL},
 	{{"seed", required_argument, NULL, OPT_SEED}, FOR_LOOP},
 	/* The simulator's order is its clock's: no interleaving to draw. */
 	{{"order-seed", required_argument, NULL, OPT_ORDER_SEED}, FOR_CHECK},
@@ -390,6 +392,11 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		if (!err)
 			o->p.nchannels = (uint32_t)v;
 		return err;
+	case OPT_RANKS_PER_NODE:
+		err = get_uint(c, arg, 1, CLI_MAX_RANKS, &v);
+		if (!err)
+			o->p.ranks_per_node = (uint32_t)v;
+		return err;
 	case OPT_SEED:
 		return get_uint(c, arg, 0, UINT64_MAX, &o->seed);
 	case OPT_ORDER_SEED:
@@ -623,6 +630,10 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 	if (o->p.nchannels > 1 && o->p.algo != CC_ALGO_RING)
 		return usage_error(cmd, "--channels %u: only the ring splits over channels (-A %s)",
 				   o->p.nchannels, cc_algo_name[o->p.algo]);
+	if (o->p.algo == CC_ALGO_HIER && o->p.nranks > 1 &&
+	    (!o->p.ranks_per_node || o->p.nranks % o->p.ranks_per_node))
+		return usage_error(cmd, "-A hierarchical needs --ranks-per-node G dividing -n %u "
+				   "(the GPUs of each node)", o->p.nranks);
 	if (cc_coll_rooted(o->p.coll) && o->p.root >= o->p.nranks && o->p.nranks)
 		return usage_error(cmd, "-r/--root %u: ranks are 0 to %u with -n %u", o->p.root,
 				   o->p.nranks - 1, o->p.nranks);

@@ -234,8 +234,9 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	fprintf(f, "  -A, --algorithm NAME    ");
 	names(f, cc_algo_name, CC_ALGO_COUNT);
 	fprintf(f, " (default %s; NCCL_ALGO's\n"
-		   "                          role; halving-doubling: allreduce only; tree:\n"
-		   "                          allreduce, broadcast, reduce; docs/schedule.md)\n",
+		   "                          role; halving-doubling, hierarchical: allreduce\n"
+		   "                          only; tree: allreduce, broadcast, reduce;\n"
+		   "                          docs/schedule.md)\n",
 		cc_algo_name[CC_ALGO_RING]);
 	fprintf(f, "  -P, --protocol NAME     ");
 	names(f, cc_proto_name, CC_PROTO_COUNT);
@@ -245,6 +246,9 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	fprintf(f, "  -r, --root RANK         broadcast and reduce: the root (default 0)\n");
 	fprintf(f, "      --channels C        the ring over C channels, each its own QPs and\n"
 		   "                          part of the array (NCCL's nChannels; default 1)\n");
+	fprintf(f, "      --ranks-per-node G  ranks node*G .. node*G+G-1 share a node: what\n"
+		   "                          -A hierarchical splits on (a scenario's\n"
+		   "                          topology gives it)\n");
 	fprintf(f, "  -t, --transport NAME    ");
 	names(f, cc_transport_name, CC_TRANSPORT_COUNT);
 	fprintf(f, " (default %s)\n", cc_transport_name[CC_WRITE_IMM]);

@@ -75,6 +75,8 @@ static double staging_bytes(const struct cc_coll_params *p, size_t es)
 	} else if (p->algo == CC_ALGO_TREE) {
 		conns = 6; /* parent and two children, each way, in two trees */
 		msg = (double)p->count / 2 + 1;
+	} else if (p->algo == CC_ALGO_HIER) {
+		conns = 2; /* the node's ring and the rail's ring */
 	}
 	return k * 2 * conns * p->nslots *
 	       (double)cc_proto_wire_bytes(p->proto, (uint64_t)(slot < msg ? slot : msg) * es);
@@ -113,6 +115,18 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 	}
 	if (cc_coll_rooted(p->coll) && p->root >= p->nranks) {
 		snprintf(err, errlen, "root %u out of range 0..%u", p->root, p->nranks - 1);
+		return -EINVAL;
+	}
+	if (p->ranks_per_node > CC_MAX_RANKS) {
+		snprintf(err, errlen, "ranks per node %u out of range 1..%u", p->ranks_per_node,
+			 CC_MAX_RANKS);
+		return -EINVAL;
+	}
+	if (p->algo == CC_ALGO_HIER && p->nranks > 1 &&
+	    (!p->ranks_per_node || p->nranks % p->ranks_per_node)) {
+		snprintf(err, errlen, "the hierarchical algorithm needs the ranks per node "
+			 "(--ranks-per-node G, or a topology of equal hosts) dividing %u ranks; "
+			 "it has %u", p->nranks, p->ranks_per_node);
 		return -EINVAL;
 	}
 	es = cc_dtype_size(p->dtype);
@@ -154,6 +168,19 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 			 (unsigned long long)p->slot_bytes, p->nslots, 2 * p->nslots - 1);
 		return -EINVAL;
 	}
+	/* The hierarchical algorithm's rings run each rank's reduces and
+	 * copies in order (core/hier.c): a step must then be able to send its
+	 * whole chunk before its successor takes any, which the receiver's
+	 * slots allow up to nslots slices. */
+	if (p->algo == CC_ALGO_HIER && slices > p->nslots) {
+		snprintf(err, errlen,
+			 "a chunk of %llu slices (chunk %llu B / slot %llu B) cannot make progress "
+			 "on the hierarchical algorithm with %u slots per connection: at most "
+			 "slots = %u slices; raise --slots or lower --chunk-bytes",
+			 (unsigned long long)slices, (unsigned long long)p->chunk_bytes,
+			 (unsigned long long)p->slot_bytes, p->nslots, p->nslots);
+		return -EINVAL;
+	}
 	/* The whole array (count * nranks elements for reduce-scatter and
 	 * all-gather) must have a byte size that fits in 63 bits. */
 	if (p->count > (UINT64_MAX >> 1) / es / p->nranks) {
@@ -189,6 +216,7 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
 	struct cc_schedule *s = ring					 ? cc_build_ring(p)
 				: p->algo == CC_ALGO_HALVING_DOUBLING ? cc_build_hd(p)
 				: p->algo == CC_ALGO_DIRECT		 ? cc_build_direct(p)
+				: p->algo == CC_ALGO_HIER		 ? cc_build_hier(p)
 									 : cc_build_tree(p);
 	if (!s && errno == EOVERFLOW) {
 		snprintf(err, errlen, "more than %llu slices on one connection: %s's flags "
@@ -217,6 +245,8 @@ void cc_algo_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 		cc_direct_primitives(p, rank, fn, ctx);
 	else if (p->algo == CC_ALGO_TREE)
 		cc_tree_primitives(p, rank, fn, ctx);
+	else if (p->algo == CC_ALGO_HIER)
+		cc_hier_primitives(p, rank, fn, ctx);
 	else
 		cc_ring_primitives(p, rank, fn, ctx);
 }

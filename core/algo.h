@@ -28,6 +28,11 @@ struct cc_schedule *cc_build_hd(const struct cc_coll_params *p);
 struct cc_schedule *cc_build_direct(const struct cc_coll_params *p);
 /* NCCL's double binary tree allreduce (core/tree.c). */
 struct cc_schedule *cc_build_tree(const struct cc_coll_params *p);
+/* Hierarchical allreduce (core/hier.c): a reduce-scatter ring inside each
+ * node (NVLink), a ring allreduce per rail across nodes (each rank with
+ * the ranks of the same local index), an all-gather ring inside each
+ * node.  Needs ranks_per_node dividing nranks. */
+struct cc_schedule *cc_build_hier(const struct cc_coll_params *p);
 
 /* Whether algorithm a builds collective c: ring all but all-to-all,
  * direct all, tree allreduce, broadcast and reduce, halving-doubling
@@ -61,6 +66,9 @@ void cc_tree_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 /* The same for direct: step i sends to r+i and receives from r-i. */
 void cc_direct_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn,
 			  void *ctx);
+/* The same for hierarchical: its three phases in order (channel = the
+ * phase: 0 intra-node reduce-scatter, 1 inter-node, 2 all-gather). */
+void cc_hier_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
 /* The algorithm's own walk: p->algo's. */
 void cc_algo_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
 

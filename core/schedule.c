@@ -66,6 +66,7 @@ const char *const cc_algo_name[CC_ALGO_COUNT] = {
 	[CC_ALGO_HALVING_DOUBLING] = "halving-doubling",
 	[CC_ALGO_DIRECT] = "direct",
 	[CC_ALGO_TREE] = "tree",
+	[CC_ALGO_HIER] = "hierarchical",
 };
 
 const char *const cc_transport_name[CC_TRANSPORT_COUNT] = {

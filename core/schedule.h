@@ -276,6 +276,7 @@ enum cc_algo {
 	CC_ALGO_HALVING_DOUBLING,
 	CC_ALGO_DIRECT,
 	CC_ALGO_TREE,
+	CC_ALGO_HIER, /* intra-node reduce-scatter, per-rail rings, all-gather */
 	CC_ALGO_COUNT
 };
 
@@ -294,6 +295,10 @@ struct cc_coll_params {
 	enum cc_algo algo;
 	uint32_t root;        /* broadcast and reduce: the root rank */
 	uint32_t nchannels;   /* the ring's channels (NCCL's nChannels); 0 or 1: one */
+	/* Ranks per node (GPUs of one host, joined by NVLink): ranks
+	 * node*G .. node*G+G-1 share node `node`; 0: not known.  What the
+	 * hierarchical algorithm splits on. */
+	uint32_t ranks_per_node;
 	enum cc_transport transport;
 	enum cc_proto proto;  /* how slices sit in slots: core/proto.h */
 	enum cc_dtype dtype;

@@ -662,3 +662,13 @@ uint32_t sim_net_pick(const struct sim_net *n, uint32_t u, uint32_t d, uint64_t 
 	 * every machine. */
 	return ports[cc_splitmix64(flow ^ ((uint64_t)u * CC_SPLITMIX_GAMMA)) % cnt];
 }
+
+uint32_t sim_net_ranks_per_node(const struct sim_net *n)
+{
+	uint32_t g = n->nhosts ? n->hosts[0].ngpus : 0;
+
+	for (uint32_t h = 0; h < n->nhosts; h++)
+		if (n->hosts[h].ngpus != g || n->hosts[h].first_rank != h * g)
+			return 0;
+	return g;
+}

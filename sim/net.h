@@ -97,6 +97,11 @@ void sim_net_free(struct sim_net *n);
  * does not fit or is already taken, or after sim_net_finish()). */
 uint32_t sim_net_add_host(struct sim_net *n, const char *name, uint32_t ngpus, bool nvlink);
 
+/* The GPUs of every host when all hosts have the same number (ranks
+ * h*G .. h*G+G-1 on host h, as sim_net_add_host numbers them); 0 when
+ * there are no hosts or they differ. */
+uint32_t sim_net_ranks_per_node(const struct sim_net *n);
+
 /* Adds a switch; the node index, or SIM_NET_NONE (errno as above). */
 uint32_t sim_net_add_switch(struct sim_net *n, const char *name);
 

@@ -293,6 +293,10 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	if (rc)
 		return rc;
 	sc->p.nranks = sc->net.nranks;
+	sc->p.ranks_per_node = sim_net_ranks_per_node(&sc->net);
+	if (sc->p.algo == CC_ALGO_HIER && !sc->p.ranks_per_node)
+		return cy_fail(err, cy_get(d, "algorithm"), "'algorithm': hierarchical needs a "
+			       "topology of hosts with the same number of GPUs each (its nodes)");
 	if (sc->p.root >= sc->p.nranks)
 		return cy_fail(err, cy_get(d, "root"), "'root': %u, but the topology has %u GPUs "
 			       "(ranks 0 to %u)", sc->p.root, sc->net.nranks, sc->net.nranks - 1);

@@ -65,12 +65,23 @@ static void check_one(const struct combo *c, uint32_t k, uint64_t count, int d, 
 	p.count = count;
 	p.dtype = (enum cc_dtype)d;
 	p.redop = (enum cc_redop)op;
+	/* Hierarchical: nodes of G ranks, G moving over k's divisors
+	 * (1 and k included: the flat ring, one node). */
+	if (p.algo == CC_ALGO_HIER) {
+		uint32_t divs[64], nd = 0;
+
+		for (uint32_t g = 1; g <= k; g++)
+			if (k % g == 0)
+				divs[nd++] = g;
+		p.ranks_per_node = divs[(count + (uint64_t)op + (uint64_t)d) % nd];
+	}
 	if (tiny == 1) {
-		/* 3 slices per chunk on 2 slots: the most cc_build allows. */
+		/* 3 slices per chunk on 2 slots: the most cc_build allows
+		 * (3 slots for hierarchical, whose rings run in order). */
 		size_t es = cc_dtype_size(p.dtype);
 		p.slot_bytes = 3 * es;
 		p.chunk_bytes = 7 * es;
-		p.nslots = 2;
+		p.nslots = p.algo == CC_ALGO_HIER ? 3 : 2;
 	} else if (tiny == 2) {
 		/* One slot per connection, one slice per chunk. */
 		size_t es = cc_dtype_size(p.dtype);
