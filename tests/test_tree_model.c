@@ -1,0 +1,391 @@
+/* tests/test_tree_model.c — an alpha-beta closed form for the double binary
+ * tree (core/tree.c) on the simulator, written here from the tree's shape
+ * and the protocol of core/conn.h, and held to within 2 % where it must
+ * hold (docs/schedule.md, "Double binary tree", has the table).
+ *
+ * Fabric.  The `ideal` preset (sim/params.c): every NIC, PCIe, CPU and GPU
+ * cost is zero, only serialization at the link rate B costs; star topology.
+ * For the latency regime the test copies it and sets link.prop_delay_ps = p,
+ * so a hop NIC -> switch -> NIC costs alpha = 2 p + switch.fwd_latency_ps
+ * (2 us here; the switch's latency adds the same way).
+ *
+ * Messages.  A slice of m <= S bytes (S = slot_bytes, 512 KiB) is one
+ * RDMA WRITE WITH IMM: wire(m) bytes with every packet's headers at the
+ * 4096-byte MTU (sim_wire_msg_sum), s(m) = wire(m) / B on a link.  The
+ * receiving NIC ACKs every packet (rnic.ack_coalesce_pkts = 1: ack = 30 B
+ * each, npk(m) of them) and invites each slice with a clear-to-send, an
+ * inline 8-byte RDMA WRITE (cts = 50 B) that is ACKed too.  A node forwards
+ * a slice once all of it is in (its completion), and its NIC serves its
+ * QPs round robin, packet by packet (docs/simulator.md), so c children get
+ * one slice each c s(m) after the node has it.  chunk_bytes does not
+ * enter: each step waits for what it reads slice by slice (mark/after, one
+ * slot per slice), and the simulator runs every op when its inputs are in,
+ * so chunks only tag the slices (the test also runs chunk = S, not 4 S).
+ *
+ * Shape.  NCCL's btree over k ranks has depth D = ceil(log2 k); the root
+ * has one child 2^(D-1); below it every inner node has two children,
+ * except 2^(D-1) itself when k = 2^(D-1) + 1.  Let a(v) be the sum of the
+ * children counts of v's ancestors: the first slice reaches v a(v) s after
+ * the root has it.  The deepest two-child node sits at depth D-1 with
+ *   F = a + 2 = 2D - 1, or 2D - 2 when k - 1 is a power of two (k > 2).
+ * Tree 1 (mirrored or shifted) has the same shape.
+ *
+ * Broadcast (one tree, the whole array: L = ceil(N / S) slices of m).  A
+ * two-child node's port sends, per slice, 2 messages to its children, an
+ * ACK per packet of the one it received, the CTS for it, and an ACK for
+ * each child's CTS:
+ *   P2 = 2 wire(m) + npk(m) ack + cts + 2 ack   bytes per slice,
+ * 2N(1 + headers) in all, the most of any port (a leaf's port receives N,
+ * the root's sends N).  The deepest two-child node starts after the CTS
+ * that invited the first slice (alpha, at t = 0 every receiver invites),
+ * D - 1 hops and (F - 2) s; its port then never idles (its parent feeds it
+ * at B / 2, what it sends each child); the last slice reaches a leaf one hop
+ * later and its send completes when the ACK is back (one more alpha):
+ *   T_bcast = (D + 2) alpha + (F - 2) s(m) + L P2 / B.
+ * Reduce is the same pipeline reversed (a two-child node's receive port
+ * takes both children's slices, the same P2 bytes, and sends the sum up
+ * once it has both): T_reduce = T_bcast.  With L = 1 this is
+ * (D + 2) alpha + F s(N) + a few ACKs.
+ *
+ * Allreduce (two trees, half the array each: L = ceil(N / 2 / S) slices of
+ * m per tree).  Latency regime (L = 1): a reduce up tree t, then a
+ * broadcast down it; the down slots were invited at t = 0 and the up ACK
+ * is off the path, so
+ *   T_ar = (2D + 2) alpha + 2 F s(m).
+ * Bandwidth: for k >= 4 the busiest ranks are inner (two children) in one
+ * tree and a leaf in the other: per slice index they send 1 up + 2 down
+ * there and 1 up here, and receive as many, so their port carries
+ *   P4 = 4 (wire(m) + npk(m) ack + cts + ack)   bytes per slice index,
+ * 2N(1 + headers) each way, and no port carries more; the fill of one
+ * tree overlaps the other tree's leaf traffic on the same port, so the
+ * bound is T_ar >= L P4 / B.  The simulator stays above it by 0 to 15 %:
+ * this closed form does NOT hold within 2 % in the bandwidth regime, and
+ * the test asserts only the bound and the port's bytes, and prints the
+ * breakdown.  The mechanism (traces of k = 4, 8, 16): the busiest port's
+ * transmit idles mid-run while every one of its four send QPs waits on
+ * something queued at the switch: the root's reflected slice (its sends
+ * down), its children's slices (its reduce up), and the ACKs that free its
+ * own send-stage slots (its leaf send in the other tree: its earlier
+ * slices still wait in front of its parent).  The switch's egress queues
+ * are FIFO and unbounded (the ideal preset's switch.buffer_bytes = 0), and
+ * each connection may have all its slots (8 x 512 KiB) in them, so they
+ * grow to MBs (13 MB in front of a k = 4 rank at 64 MiB) and what a rank
+ * needs next waits behind what it only consumes.  Idle
+ * time on the busiest port is lost for good (it has 2N to send either
+ * way), so it adds to the end: 0.1 % for k = 4 at 16 MiB, where nothing
+ * waited, 5-14 % for k = 7, 8, 16 there, and 3-6.5 % for every k from
+ * 64 MiB to 256 MiB (k = 4 at 64 MiB: 6.5 %); with slots enough for the
+ * whole half (no flow control, --slots 64) k = 4 reaches the bound exactly
+ * at 64 MiB and k = 8, 16 still stay ~4 % above it (what depends on the
+ * root's reflection drains last).  Rooted collectives have no such loop
+ * (their dependencies only flow one way) and match to 0.3 %.
+ *
+ * What holds within 2 % (asserted): broadcast and reduce at 16 MiB on the
+ * ideal fabric and with alpha = 2 us, and at 4 B and 1 KiB with alpha =
+ * 2 us; allreduce at 4 B, 1 KiB and 4 KiB with alpha = 2 us.  Not asserted:
+ * rooted ones at 4 KiB with alpha = 2 us, up to 3.8 % off: a single-packet
+ * message only cuts through the switch when nothing else (an ACK) is at the
+ * output (sim/switch.h), otherwise it pays its serialization twice, and
+ * with s(4 KiB) = 0.33 us against alpha = 2 us one such packet time is
+ * already 3 %; on the ideal fabric (alpha = 0) small sizes are a few
+ * packet times and their order of ties (docs/simulator.md), not a formula. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/algo.h"
+#include "sim/exec.h"
+#include "sim/params.h"
+#include "sim/topo.h"
+#include "sim/wire.h"
+
+#define KIB 1024ull
+#define MIB (1024ull * 1024ull)
+
+static const uint32_t ks[] = { 4, 7, 8, 16 };
+#define NKS (sizeof(ks) / sizeof(ks[0]))
+
+/* CCLAB_MATRIX=quick (the sanitizer pass): the 16 MiB runs up to k = 8. */
+static uint32_t max_k(void)
+{
+	const char *m = getenv("CCLAB_MATRIX");
+
+	return m && !strcmp(m, "quick") ? 8 : 16;
+}
+
+/* The ideal preset with link propagation prop_ps: alpha = 2 prop_ps. */
+static struct sim_params fabric(sim_time_ps prop_ps)
+{
+	struct sim_params f;
+
+	assert_int_equal(sim_params_preset("ideal", &f), 0);
+	f.link.prop_delay_ps = prop_ps;
+	return f;
+}
+
+static double alpha_us(const struct sim_params *f)
+{
+	return (double)(2 * f->link.prop_delay_ps + f->sw.fwd_latency_ps) / 1e6;
+}
+
+static struct cc_coll_params params(enum cc_coll c, uint32_t k, uint64_t bytes)
+{
+	struct cc_coll_params p;
+
+	cc_coll_params_default(&p);
+	p.algo = CC_ALGO_TREE;
+	p.coll = c;
+	p.nranks = k;
+	p.count = bytes / 4;
+	p.root = 0;
+	return p;
+}
+
+/* Runs p on f, star; the result in *res when res is not NULL (the caller
+ * frees it).  Microseconds. */
+static double run_us(const struct cc_coll_params *p, const struct sim_params *f,
+		     struct cc_sim_result *res)
+{
+	struct cc_sim_result r;
+	struct cc_sim_opts o = { .fabric = f, .topo = SIM_TOPO_STAR, .seed = 1 };
+	char err[256];
+	struct cc_schedule *s = cc_build(p, err, sizeof(err));
+	double us;
+
+	if (!s)
+		fail_msg("build: %s", err);
+	assert_int_equal(cc_sim_run(s, &o, &r), 0);
+	if (r.err.status != CC_RUN_OK)
+		fail_msg("%s k=%u count=%llu: %s", cc_coll_name[p->coll], p->nranks,
+			 (unsigned long long)p->count, r.err.msg);
+	us = (double)r.time_ps / 1e6;
+	if (res)
+		*res = r;
+	else
+		cc_sim_result_free(&r);
+	cc_schedule_free(s);
+	return us;
+}
+
+/* The tree's depth and F (the header comment). */
+static uint32_t depth(uint32_t k)
+{
+	uint32_t d = 0;
+
+	while ((1u << d) < k)
+		d++;
+	return d;
+}
+
+static uint32_t fill(uint32_t k)
+{
+	uint32_t d = depth(k);
+
+	return 2 * d - 1 - (k > 2 && ((k - 1) & (k - 2)) == 0);
+}
+
+/* One slice of m bytes on the wire, and its packets. */
+static uint64_t wire(const struct sim_params *f, uint64_t m, uint64_t *npk)
+{
+	struct sim_wire_seg seg;
+
+	assert_int_equal(sim_wire_segment(SIM_MSG_WRITE_IMM, m, f->link.mtu_bytes, &seg), 0);
+	struct sim_wire_sum w = sim_wire_msg_sum(f->link.type, &seg);
+	if (npk)
+		*npk = w.pkts;
+	return w.wire;
+}
+
+static uint64_t ack_bytes(const struct sim_params *f)
+{
+	return sim_wire_bytes(f->link.type, SIM_BTH_ACK, 0);
+}
+
+static uint64_t cts_bytes(const struct sim_params *f)
+{
+	return sim_wire_bytes(f->link.type, SIM_BTH_WRITE_ONLY, 8);
+}
+
+static double bytes_us(const struct sim_params *f, double bytes)
+{
+	return bytes * 8 / (double)f->link.rate_bps * 1e6;
+}
+
+/* Broadcast and reduce: (D + 2) alpha + (F - 2) s(m) + L P2 / B. */
+static double rooted_us(const struct sim_params *f, uint32_t k, uint64_t n, uint64_t slot)
+{
+	uint64_t m = n < slot ? n : slot, l = (n + slot - 1) / slot, npk;
+	uint64_t w = wire(f, m, &npk);
+	uint64_t p2 = 2 * w + npk * ack_bytes(f) + cts_bytes(f) + 2 * ack_bytes(f);
+
+	return (depth(k) + 2) * alpha_us(f) + (fill(k) - 2) * bytes_us(f, (double)w) +
+	       bytes_us(f, (double)(l * p2));
+}
+
+/* Allreduce, one slice per tree: (2D + 2) alpha + 2 F s(m). */
+static double allreduce_lat_us(const struct sim_params *f, uint32_t k, uint64_t n)
+{
+	uint64_t m = (n / 4 + 1) / 2 * 4; /* the larger half */
+
+	return (2 * depth(k) + 2) * alpha_us(f) +
+	       2 * fill(k) * bytes_us(f, (double)wire(f, m, NULL));
+}
+
+/* Allreduce: the busiest port's bytes, L P4. */
+static uint64_t allreduce_port_bytes(const struct sim_params *f, uint64_t n, uint64_t slot)
+{
+	uint64_t half = n / 2, m = half < slot ? half : slot, l = (half + m - 1) / m, npk;
+	uint64_t w = wire(f, m, &npk);
+
+	return l * 4 * (w + npk * ack_bytes(f) + cts_bytes(f) + ack_bytes(f));
+}
+
+static void check(const char *what, uint32_t k, uint64_t n, const struct sim_params *f,
+		  double got, double want)
+{
+	print_message("    %-9s k=%-2u %8llu B alpha %.0f us: %10.3f us, closed form %10.3f us "
+		      "(%+.2f %%)\n", what, k, (unsigned long long)n, alpha_us(f), got, want,
+		      (got / want - 1) * 100);
+	if (got < want * 0.98 || got > want * 1.02)
+		fail_msg("%s k=%u %llu B: %.3f us against the closed form %.3f us", what, k,
+			 (unsigned long long)n, got, want);
+}
+
+static void test_shape(void **state)
+{
+	(void)state;
+	/* D and F for the k the sweeps use, and the odd ones out (k - 1 a
+	 * power of two: the root's child has one child). */
+	assert_int_equal(depth(4), 2);
+	assert_int_equal(depth(7), 3);
+	assert_int_equal(depth(16), 4);
+	assert_int_equal(fill(4), 3);
+	assert_int_equal(fill(5), 4);
+	assert_int_equal(fill(7), 5);
+	assert_int_equal(fill(8), 5);
+	assert_int_equal(fill(9), 6);
+	assert_int_equal(fill(16), 7);
+}
+
+/* Broadcast and reduce, bandwidth: 16 MiB, alpha 0 and 2 us. */
+static void test_rooted_bandwidth(void **state)
+{
+	const uint64_t n = 16 * MIB;
+
+	(void)state;
+	for (int a = 0; a < 2; a++) {
+		struct sim_params f = fabric(a ? 1000000 : 0);
+
+		for (int c = CC_BROADCAST; c <= CC_REDUCE; c++)
+			for (size_t i = 0; i < NKS && ks[i] <= max_k(); i++) {
+				struct cc_coll_params p = params((enum cc_coll)c, ks[i], n);
+
+				check(cc_coll_name[c], ks[i], n, &f, run_us(&p, &f, NULL),
+				      rooted_us(&f, ks[i], n, p.slot_bytes));
+			}
+	}
+	/* The chunk does not enter: one slot per chunk instead of four. */
+	struct sim_params f = fabric(0);
+	struct cc_coll_params p = params(CC_BROADCAST, 8, n);
+	p.chunk_bytes = p.slot_bytes;
+	check("broadcast", 8, n, &f, run_us(&p, &f, NULL), rooted_us(&f, 8, n, p.slot_bytes));
+}
+
+/* Broadcast and reduce, latency: 4 B and 1 KiB, alpha 2 us. */
+static void test_rooted_latency(void **state)
+{
+	static const uint64_t sizes[] = { 4, 1 * KIB };
+	struct sim_params f = fabric(1000000);
+
+	(void)state;
+	for (int c = CC_BROADCAST; c <= CC_REDUCE; c++)
+		for (size_t i = 0; i < NKS; i++)
+			for (size_t j = 0; j < 2; j++) {
+				struct cc_coll_params p = params((enum cc_coll)c, ks[i], sizes[j]);
+
+				check(cc_coll_name[c], ks[i], sizes[j], &f, run_us(&p, &f, NULL),
+				      rooted_us(&f, ks[i], sizes[j], p.slot_bytes));
+			}
+}
+
+/* Allreduce, latency: 4 B (one float: tree 1 alone), 1 KiB, 4 KiB. */
+static void test_allreduce_latency(void **state)
+{
+	static const uint64_t sizes[] = { 4, 1 * KIB, 4 * KIB };
+	struct sim_params f = fabric(1000000);
+
+	(void)state;
+	for (size_t i = 0; i < NKS; i++)
+		for (size_t j = 0; j < 3; j++) {
+			struct cc_coll_params p = params(CC_ALLREDUCE, ks[i], sizes[j]);
+
+			check("allreduce", ks[i], sizes[j], &f, run_us(&p, &f, NULL),
+			      allreduce_lat_us(&f, ks[i], sizes[j]));
+		}
+}
+
+/* Allreduce, bandwidth, ideal fabric: the busiest port carries exactly
+ * L P4 bytes and the run takes at least their time; the gap above it is
+ * printed with where the time went (the header comment says why).  16 MiB
+ * for every k, and 64 MiB for k = 4, where the gap shows up too. */
+static void test_allreduce_bandwidth(void **state)
+{
+	struct sim_params f = fabric(0);
+
+	(void)state;
+	for (size_t i = 0; i <= NKS; i++) {
+		uint32_t k = i < NKS ? ks[i] : 4;
+		uint64_t n = i < NKS ? 16 * MIB : 64 * MIB;
+
+		if (k > max_k())
+			continue;
+		struct cc_coll_params p = params(CC_ALLREDUCE, k, n);
+		struct cc_sim_result res;
+		double got = run_us(&p, &f, &res);
+		uint64_t want = allreduce_port_bytes(&f, n, p.slot_bytes), most = 0, queue = 0;
+		uint32_t busiest = 0;
+
+		for (uint32_t r = 0; r < res.nranks; r++)
+			if (res.rank[r].wire_bytes > most) {
+				most = res.rank[r].wire_bytes;
+				busiest = r;
+			}
+		for (uint32_t l = 0; l < res.nlinks; l++)
+			if (res.links[l].peak_queue_bytes > queue)
+				queue = res.links[l].peak_queue_bytes;
+
+		const struct cc_sim_rank_stats *b = &res.rank[busiest];
+		double bound = bytes_us(&f, (double)want);
+		double wire_us = (double)b->busy_ps[CC_SIM_WIRE] / 1e6;
+
+		print_message("    allreduce k=%-2u %llu B: %.1f us, bound %.1f us (%+.2f %%); "
+			      "rank %u: wire %.1f us, idle %.1f us, in a switch %.1f us; "
+			      "deepest egress queue %.2f MB\n", k, (unsigned long long)n, got,
+			      bound, (got / bound - 1) * 100, busiest, wire_us, got - wire_us,
+			      (double)b->busy_ps[CC_SIM_SWITCH] / 1e6, (double)queue / 1e6);
+		if (most != want)
+			fail_msg("k=%u: the busiest port sent %llu bytes, the closed form %llu",
+				 k, (unsigned long long)most, (unsigned long long)want);
+		assert_true(wire_us <= got);
+		assert_true(got >= bound);
+		cc_sim_result_free(&res);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest t[] = {
+		cmocka_unit_test(test_shape),
+		cmocka_unit_test(test_rooted_bandwidth),
+		cmocka_unit_test(test_rooted_latency),
+		cmocka_unit_test(test_allreduce_latency),
+		cmocka_unit_test(test_allreduce_bandwidth),
+	};
+
+	return cmocka_run_group_tests_name("tree_model", t, NULL, NULL);
+}
