@@ -43,6 +43,8 @@ void cli_preamble_buffers(const struct cli_opts *o)
 	       p->chunk_bytes, slot, p->slot_bytes, p->nslots);
 	if (p->nchannels > 1)
 		printf("  channels: %" PRIu32, p->nchannels);
+	if (p->ring_order == CC_RING_ORDER_RAIL)
+		printf("  ring order: rail");
 	if (p->algo == CC_ALGO_HIER && p->ranks_per_node)
 		printf("  nodes: %" PRIu32 " x %" PRIu32 " ranks", p->nranks / p->ranks_per_node,
 		       p->ranks_per_node);

@@ -29,6 +29,7 @@ enum {
 	OPT_SLOTS,
 	OPT_CHANNELS,
 	OPT_RANKS_PER_NODE,
+	OPT_RING_ORDER,
 	OPT_SEED,
 	OPT_ORDER_SEED,
 	OPT_JSON,
@@ -89,6 +90,7 @@ static const struct {
 	{{"slots", required_argument, NULL, OPT_SLOTS}, FOR_ALL},
 	{{"channels", required_argument, NULL, OPT_CHANNELS}, FOR_ALL},
 	{{"ranks-per-node", required_argument, NULL, OPT_RANKS_PER_NODE}, FOR_ALL},
+	{{"ring-order", required_argument, NULL, OPT_RING_ORDER}, FOR_ALL},
 	{{"seed", required_argument, NULL, OPT_SEED}, FOR_LOOP},
 	/* The simulator's order is its clock's: no interleaving to draw. */
 	{{"order-seed", required_argument, NULL, OPT_ORDER_SEED}, FOR_CHECK},
@@ -392,6 +394,11 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		if (!err)
 			o->p.nchannels = (uint32_t)v;
 		return err;
+	case OPT_RING_ORDER:
+		if (cc_ring_order_parse(arg, &o->p.ring_order))
+			return bad_value(c, arg, names_list(names, sizeof(names), cc_ring_order_name,
+							    CC_RING_ORDER_COUNT));
+		return 0;
 	case OPT_RANKS_PER_NODE:
 		err = get_uint(c, arg, 1, CLI_MAX_RANKS, &v);
 		if (!err)
@@ -630,6 +637,11 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 	if (o->p.nchannels > 1 && o->p.algo != CC_ALGO_RING)
 		return usage_error(cmd, "--channels %u: only the ring splits over channels (-A %s)",
 				   o->p.nchannels, cc_algo_name[o->p.algo]);
+	if (o->p.ring_order == CC_RING_ORDER_RAIL &&
+	    (o->p.algo != CC_ALGO_RING || !o->p.ranks_per_node ||
+	     o->p.nranks % o->p.ranks_per_node))
+		return usage_error(cmd, "--ring-order rail needs the ring (-A ring) and "
+				   "--ranks-per-node G dividing -n %u", o->p.nranks);
 	if (o->p.algo == CC_ALGO_HIER && o->p.nranks > 1 &&
 	    (!o->p.ranks_per_node || o->p.nranks % o->p.ranks_per_node))
 		return usage_error(cmd, "-A hierarchical needs --ranks-per-node G dividing -n %u "

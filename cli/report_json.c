@@ -79,6 +79,8 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cc_json_uint(j, p->nchannels ? p->nchannels : 1);
 	cc_json_key(j, "ranks_per_node");
 	cc_json_uint(j, p->ranks_per_node);
+	cc_json_key(j, "ring_order");
+	cc_json_string(j, cc_ring_order_name[p->ring_order]);
 	cc_json_key(j, "memory");
 	cc_json_string(j, (unsigned)p->mem < CC_MEM_KIND_COUNT ? cc_mem_kind_name[p->mem] : "?");
 	/* host: staging without GPUDirect RDMA (core/schedule.h stage_mem) */

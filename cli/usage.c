@@ -246,9 +246,12 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	fprintf(f, "  -r, --root RANK         broadcast and reduce: the root (default 0)\n");
 	fprintf(f, "      --channels C        the ring over C channels, each its own QPs and\n"
 		   "                          part of the array (NCCL's nChannels; default 1)\n");
+	fprintf(f, "      --ring-order NAME   rank (0..k-1, default) or rail: each channel's\n"
+		   "                          ring leaves and enters nodes on one rail, the\n"
+		   "                          rail rotating with the channel (needs nodes)\n");
 	fprintf(f, "      --ranks-per-node G  ranks node*G .. node*G+G-1 share a node: what\n"
-		   "                          -A hierarchical splits on (a scenario's\n"
-		   "                          topology gives it)\n");
+		   "                          -A hierarchical and --ring-order rail use\n"
+		   "                          (a scenario's topology gives it)\n");
 	fprintf(f, "  -t, --transport NAME    ");
 	names(f, cc_transport_name, CC_TRANSPORT_COUNT);
 	fprintf(f, " (default %s)\n", cc_transport_name[CC_WRITE_IMM]);

@@ -122,6 +122,14 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 			 CC_MAX_RANKS);
 		return -EINVAL;
 	}
+	if (p->ring_order >= CC_RING_ORDER_COUNT ||
+	    (p->ring_order == CC_RING_ORDER_RAIL &&
+	     (p->algo != CC_ALGO_RING || !p->ranks_per_node || p->nranks % p->ranks_per_node))) {
+		snprintf(err, errlen, "ring order rail: the ring's order on nodes, so it needs the "
+			 "ring algorithm and the ranks per node dividing %u ranks (it has %u)",
+			 p->nranks, p->ranks_per_node);
+		return -EINVAL;
+	}
 	if (p->algo == CC_ALGO_HIER && p->nranks > 1 &&
 	    (!p->ranks_per_node || p->nranks % p->ranks_per_node)) {
 		snprintf(err, errlen, "the hierarchical algorithm needs the ranks per node "

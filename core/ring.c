@@ -44,6 +44,47 @@ static uint32_t mod(int64_t a, uint32_t k)
 	return (uint32_t)(m < 0 ? m + k : m);
 }
 
+/* Rail order (cc_coll_params.ring_order): on M >= 2 nodes of G >= 2
+ * ranks, channel ch's ring goes up the locals of even nodes from c = ch mod
+ * G (c, c+1, ..., c-1) and down those of odd nodes from c-1 (c-1, ...,
+ * c), so each node is left from and entered at GPUs of one rail: c-1 from
+ * an even node to the next, c from an odd one (and between the last node
+ * and the first when M is even; M odd leaves one crossing between rails).
+ * NCCL's graph search finds such rings on rail-optimised nodes (a NIC per
+ * GPU, NET n -> GPU ... GPU -> NET n); channels rotate c so they use
+ * different rails.  Otherwise (rank order, or no nodes) position = rank. */
+static int rail_order(const struct cc_coll_params *p)
+{
+	uint32_t g = p->ranks_per_node;
+
+	return p->ring_order == CC_RING_ORDER_RAIL && g >= 2 && p->nranks % g == 0 &&
+	       p->nranks / g >= 2;
+}
+
+static uint32_t ring_rank(const struct cc_coll_params *p, uint32_t ch, uint32_t pos)
+{
+	uint32_t g = p->ranks_per_node, node, i, c;
+
+	if (!rail_order(p))
+		return pos;
+	node = pos / g;
+	i = pos % g;
+	c = ch % g;
+	return node * g + (node % 2 ? mod((int64_t)c - 1 - i, g) : (c + i) % g);
+}
+
+static uint32_t ring_pos(const struct cc_coll_params *p, uint32_t ch, uint32_t r)
+{
+	uint32_t g = p->ranks_per_node, node, l, c;
+
+	if (!rail_order(p))
+		return r;
+	node = r / g;
+	l = r % g;
+	c = ch % g;
+	return node * g + (node % 2 ? mod((int64_t)c - 1 - l, g) : mod((int64_t)l - c, g));
+}
+
 /* allreduce: all_reduce.h runRing.  Chunk c of a loop covers elements
  * [off + c*real, off + (c+1)*real) with real = min(chunk, ceil(rest / k)). */
 static void walk_allreduce(struct ring *g, uint32_t r, step_fn fn)
@@ -51,7 +92,7 @@ static void walk_allreduce(struct ring *g, uint32_t r, step_fn fn)
 	uint32_t k = g->k;
 	uint64_t n = g->len, chunk = g->p->chunk_bytes / g->es, b0 = g->start;
 	uint64_t loop_size = chunk * k;
-	uint32_t loop = 0;
+	uint32_t loop = 0, pos = ring_pos(g->p, g->chan, r);
 
 	for (uint64_t off = 0; off < n; off += loop_size, loop++) {
 		uint64_t rest = n - off;
@@ -70,13 +111,13 @@ static void walk_allreduce(struct ring *g, uint32_t r, step_fn fn)
 			.final = PRIM == CC_PRIM_RECV_REDUCE_COPY_SEND };             \
 		fn(g, r, &st);                                                        \
 	} while (0)
-		AR_STEP(CC_PRIM_SEND, mod((int64_t)r - 1, k));
+		AR_STEP(CC_PRIM_SEND, mod((int64_t)pos - 1, k));
 		for (uint32_t j = 2; j < k; j++)
-			AR_STEP(CC_PRIM_RECV_REDUCE_SEND, mod((int64_t)r - j, k));
-		AR_STEP(CC_PRIM_RECV_REDUCE_COPY_SEND, r);
+			AR_STEP(CC_PRIM_RECV_REDUCE_SEND, mod((int64_t)pos - j, k));
+		AR_STEP(CC_PRIM_RECV_REDUCE_COPY_SEND, pos);
 		for (uint32_t j = 1; j + 1 < k; j++)
-			AR_STEP(CC_PRIM_RECV_COPY_SEND, mod((int64_t)r - j, k));
-		AR_STEP(CC_PRIM_RECV, mod((int64_t)r + 1, k));
+			AR_STEP(CC_PRIM_RECV_COPY_SEND, mod((int64_t)pos - j, k));
+		AR_STEP(CC_PRIM_RECV, mod((int64_t)pos + 1, k));
 #undef AR_STEP
 	}
 }
@@ -90,7 +131,9 @@ static void walk_blocks(struct ring *g, uint32_t r, step_fn fn)
 	uint64_t n = g->len, stride = g->p->count, chunk = g->p->chunk_bytes / g->es;
 	uint64_t b0 = g->start;
 	int rs = g->p->coll == CC_REDUCESCATTER;
-	uint32_t loop = 0;
+	uint32_t loop = 0, pos = ring_pos(g->p, g->chan, r);
+	/* Blocks belong to ranks: the block of the rank D places from this one. */
+#define at(D) ring_rank(g->p, g->chan, mod((int64_t)pos + (D), k))
 
 	for (uint64_t off = 0; off < n; off += chunk, loop++) {
 		uint64_t nelem = n - off < chunk ? n - off : chunk;
@@ -108,18 +151,19 @@ static void walk_blocks(struct ring *g, uint32_t r, step_fn fn)
 		fn(g, r, &st);                                                              \
 	} while (0)
 		if (rs) {
-			BLOCK_STEP(CC_PRIM_SEND, mod((int64_t)r - 1, k));
+			BLOCK_STEP(CC_PRIM_SEND, at(-1));
 			for (uint32_t j = 2; j < k; j++)
-				BLOCK_STEP(CC_PRIM_RECV_REDUCE_SEND, mod((int64_t)r - j, k));
+				BLOCK_STEP(CC_PRIM_RECV_REDUCE_SEND, at(-(int64_t)j));
 			BLOCK_STEP(CC_PRIM_RECV_REDUCE_COPY, r);
 		} else {
 			BLOCK_STEP(CC_PRIM_COPY_SEND, r);
 			for (uint32_t j = 1; j + 1 < k; j++)
-				BLOCK_STEP(CC_PRIM_RECV_COPY_SEND, mod((int64_t)r - j, k));
-			BLOCK_STEP(CC_PRIM_RECV, mod((int64_t)r + 1, k));
+				BLOCK_STEP(CC_PRIM_RECV_COPY_SEND, at(-(int64_t)j));
+			BLOCK_STEP(CC_PRIM_RECV, at(1));
 		}
 #undef BLOCK_STEP
 	}
+#undef at
 }
 
 /* broadcast and reduce: broadcast.h / reduce.h runRing.  The ring starts
@@ -133,7 +177,8 @@ static void walk_rooted(struct ring *g, uint32_t r, step_fn fn)
 	uint64_t n = g->len, chunk = g->p->chunk_bytes / g->es;
 	int bcast = g->p->coll == CC_BROADCAST;
 	/* Position from the ring's first rank: the root, or root+1. */
-	uint32_t pos = bcast ? mod((int64_t)r - root, k) : mod((int64_t)r - root - 1, k);
+	uint32_t rp = ring_pos(g->p, g->chan, r), rootp = ring_pos(g->p, g->chan, root);
+	uint32_t pos = bcast ? mod((int64_t)rp - rootp, k) : mod((int64_t)rp - rootp - 1, k);
 	enum cc_prim prim = pos == 0 ? (bcast ? CC_PRIM_COPY_SEND : CC_PRIM_SEND)
 			    : pos == k - 1 ? (bcast ? CC_PRIM_RECV : CC_PRIM_RECV_REDUCE_COPY)
 			    : (bcast ? CC_PRIM_RECV_COPY_SEND : CC_PRIM_RECV_REDUCE_SEND);
@@ -223,16 +268,17 @@ void cc_ring_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 	walk(&g, rank, report_step);
 }
 
-/* Channel by channel, every rank to the next: rank r's send end c and
- * recv end c are channel c's. */
+/* Channel by channel, every rank to the next of the channel's order: rank
+ * r's send end c and recv end c are channel c's. */
 static int connect(void *ctx, struct cc_conns *c)
 {
 	struct ring *g = ctx;
 
 	g->c = c;
 	for (uint32_t ch = 0; ch < (g->p->nchannels ? g->p->nchannels : 1); ch++)
-		for (uint32_t r = 0; r < g->k; r++)
-			if (cc_conns_add(c, r, (r + 1) % g->k, (uint16_t)ch))
+		for (uint32_t pos = 0; pos < g->k; pos++)
+			if (cc_conns_add(c, ring_rank(g->p, ch, pos), ring_rank(g->p, ch, (pos + 1) % g->k),
+					 (uint16_t)ch))
 				return -1;
 	return 0;
 }

@@ -86,6 +86,21 @@ static int parse_name(const char *s, const char *const *names, int n, int *out)
 	return -EINVAL;
 }
 
+const char *const cc_ring_order_name[CC_RING_ORDER_COUNT] = {
+	[CC_RING_ORDER_RANK] = "rank",
+	[CC_RING_ORDER_RAIL] = "rail",
+};
+
+int cc_ring_order_parse(const char *s, enum cc_ring_order *out)
+{
+	int v;
+
+	if (parse_name(s, cc_ring_order_name, CC_RING_ORDER_COUNT, &v))
+		return -EINVAL;
+	*out = (enum cc_ring_order)v;
+	return 0;
+}
+
 int cc_algo_parse(const char *s, enum cc_algo *out)
 {
 	int v;

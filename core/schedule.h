@@ -280,6 +280,15 @@ enum cc_algo {
 	CC_ALGO_COUNT
 };
 
+/* The ring's order of ranks, per channel (core/ring.c): rank order 0, 1,
+ * ..., k-1 on every channel, or rail order, which on nodes of
+ * ranks_per_node ranks leaves and enters every node on one rail and
+ * rotates that rail with the channel, as NCCL's rings on rail-optimised
+ * nodes do. */
+enum cc_ring_order { CC_RING_ORDER_RANK, CC_RING_ORDER_RAIL, CC_RING_ORDER_COUNT };
+extern const char *const cc_ring_order_name[CC_RING_ORDER_COUNT];
+int cc_ring_order_parse(const char *s, enum cc_ring_order *out);
+
 extern const char *const cc_coll_name[CC_COLL_COUNT];
 extern const char *const cc_algo_name[CC_ALGO_COUNT];
 int cc_algo_parse(const char *s, enum cc_algo *out);
@@ -299,6 +308,7 @@ struct cc_coll_params {
 	 * node*G .. node*G+G-1 share node `node`; 0: not known.  What the
 	 * hierarchical algorithm splits on. */
 	uint32_t ranks_per_node;
+	enum cc_ring_order ring_order;
 	enum cc_transport transport;
 	enum cc_proto proto;  /* how slices sit in slots: core/proto.h */
 	enum cc_dtype dtype;

@@ -23,7 +23,7 @@ const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
 static const char *const top_keys[] = {
 	"name", "description", "topology", "fabric", "collective", "p2p", "algorithm",
 	"transport", "protocol", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes",
-	"slots", "channels",
+	"slots", "channels", "ring_order",
 	"seed", "executors", "check", "expect", "memory", "root", NULL,
 };
 
@@ -297,6 +297,17 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	if (sc->p.algo == CC_ALGO_HIER && !sc->p.ranks_per_node)
 		return cy_fail(err, cy_get(d, "algorithm"), "'algorithm': hierarchical needs a "
 			       "topology of hosts with the same number of GPUs each (its nodes)");
+	if ((v = cy_get(d, "ring_order"))) {
+		unsigned o = 0;
+
+		if ((rc = cy_enum(v, "ring_order", cc_ring_order_name, CC_RING_ORDER_COUNT, &o, err)))
+			return rc;
+		sc->p.ring_order = (enum cc_ring_order)o;
+		if (o == CC_RING_ORDER_RAIL && (sc->p.algo != CC_ALGO_RING || !sc->p.ranks_per_node))
+			return cy_fail(err, v, "'ring_order': rail orders the ring on the topology's "
+				       "nodes: it needs algorithm ring and hosts with the same "
+				       "number of GPUs each");
+	}
 	if (sc->p.root >= sc->p.nranks)
 		return cy_fail(err, cy_get(d, "root"), "'root': %u, but the topology has %u GPUs "
 			       "(ranks 0 to %u)", sc->p.root, sc->net.nranks, sc->net.nranks - 1);

@@ -18,7 +18,8 @@
  * between ranks 0 and 1, on the simulator, no data to check). */
 static const char *const collective_keys[] = {
 	"collective", "algorithm", "transport", "protocol", "dtype", "redop", "ranks", "chunk_bytes",
-	"slot_bytes", "slots", "executors", "check", "memory", "root", "channels", NULL,
+	"slot_bytes", "slots", "executors", "check", "memory", "root", "channels", "ring_order",
+	NULL,
 };
 
 static const char *const section_keys[] = {
@@ -73,7 +74,8 @@ static int conflicts(const struct cy_node *doc, struct cy_error *err)
 		return cy_fail(err, k, "'%s' is a collective's key, but this scenario runs a p2p "
 			       "test ('p2p' on %s), which takes none of: collective, algorithm, "
 			       "transport, protocol, dtype, redop, ranks, chunk_bytes, slot_bytes, slots, "
-			       "executors, check, memory, root, channels (its buffers: p2p.mem)",
+			       "executors, check, memory, root, channels, ring_order (its buffers: "
+			       "p2p.mem)",
 			       k->str, at);
 	}
 	return 0;

@@ -4,6 +4,8 @@
 #ifndef CCLAB_TESTS_SIM_SCHED_H
 #define CCLAB_TESTS_SIM_SCHED_H
 
+#include <string.h>
+
 #include "core/algo.h"
 #include "core/results.h"
 #include "sim/exec.h"
@@ -96,6 +98,18 @@ static inline struct cc_schedule *incast_sched(uint32_t n, uint32_t bytes)
 		cc_add_op(rs, &poll, &d, 1);
 	}
 	return s;
+}
+
+/* Wire bytes a run's links to or from a switch named "spine..." carried:
+ * what a rail-aligned schedule keeps at 0 on a rail-optimised network. */
+static inline uint64_t sim_spine_bytes(const struct cc_sim_result *res)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < res->nlinks; i++)
+		if (strstr(res->links[i].from, "spine") || strstr(res->links[i].to, "spine"))
+			sum += res->links[i].tx_bytes;
+	return sum;
 }
 
 #endif /* CCLAB_TESTS_SIM_SCHED_H */

@@ -25,6 +25,7 @@
 #include "core/exec_data.h"
 #include "sim/exec.h"
 #include "sim/net.h"
+#include "tests/sim_sched.h"
 
 static struct cc_coll_params params(uint32_t k, uint32_t g, uint64_t count)
 {
@@ -185,16 +186,6 @@ static void test_refused_without_nodes(void **state)
 }
 
 /* Bytes the spine's links carried. */
-static uint64_t spine_bytes(const struct cc_sim_result *res)
-{
-	uint64_t sum = 0;
-
-	for (uint32_t i = 0; i < res->nlinks; i++)
-		if (strstr(res->links[i].from, "spine") || strstr(res->links[i].to, "spine"))
-			sum += res->links[i].tx_bytes;
-	return sum;
-}
-
 static void test_railopt_stays_on_rails(void **state)
 {
 	struct sim_net net;
@@ -220,11 +211,11 @@ static void test_railopt_stays_on_rails(void **state)
 		assert_int_equal(res.err.status, CC_RUN_OK);
 		us[h] = res.time_ps / 1e6;
 		print_message("%s: 16 MiB %.1f us, spine bytes %llu\n", h ? "hierarchical" : "ring",
-			      us[h], (unsigned long long)spine_bytes(&res));
+			      us[h], (unsigned long long)sim_spine_bytes(&res));
 		if (h)
-			assert_int_equal(spine_bytes(&res), 0);
+			assert_int_equal(sim_spine_bytes(&res), 0);
 		else
-			assert_true(spine_bytes(&res) > 0);
+			assert_true(sim_spine_bytes(&res) > 0);
 		cc_sim_result_free(&res);
 		cc_schedule_free(s);
 	}
