@@ -157,6 +157,17 @@ static bool meets_expectation(const struct cli_opts *o, const struct cc_result_r
 	return ok;
 }
 
+/* The determinism test's switch: CCLAB_SIM_TIES=lifo runs events of one
+ * picosecond in reverse order of scheduling (sim/event.h
+ * SIM_ENGINE_LIFO_TIES); results that change with it depend on an accident
+ * of scheduling order.  Anything else: the normal order. */
+unsigned cli_sim_engine_flags(void)
+{
+	const char *t = getenv("CCLAB_SIM_TIES");
+
+	return t && !strcmp(t, "lifo") ? SIM_ENGINE_LIFO_TIES : 0;
+}
+
 static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 		    struct cc_results_summary *sum, const struct cli_sink *out, bool *ok)
 {
@@ -171,6 +182,7 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 		/* A schedule whose peer never posts its receive retries RNR
 		 * forever (rnr_retry 7, as NCCL sets it): stop it, and say so. */
 		.time_limit_ps = CLI_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
+		.engine_flags = cli_sim_engine_flags(),
 	};
 	struct cc_sim_result res;
 	struct cc_schedule *s;

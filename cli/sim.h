@@ -10,6 +10,10 @@
 
 /* Every field of the fabric, by its key ("link.rate_bps"), in the field
  * table's order: what `sim`, `run` and `p2p` record as "fabric". */
+/* sim/event.h engine flags from the environment: CCLAB_SIM_TIES=lifo
+ * reverses the order of same-time events (the determinism test's switch). */
+unsigned cli_sim_engine_flags(void);
+
 void sim_fabric_json(struct cc_json *j, const struct sim_params *p);
 
 /* cli_json_begin() plus the simulator's parameters ("fabric": every field

@@ -55,26 +55,48 @@ static inline char *text_of(const char *path)
 	return s ? s : strdup("");
 }
 
-/* Runs "$CCLAB args" (args are passed through sh). */
-__attribute__((format(printf, 1, 2)))
-static inline struct run run_cclab(const char *fmt, ...)
+/* Runs "ENV $CCLAB args" (args are passed through sh; env: assignments
+ * such as "CCLAB_SIM_TIES=lifo", or ""). */
+static inline struct run run_cclab_va(const char *env, const char *fmt, va_list ap)
 {
 	char args[1024], cmd[2048], out[128], err[128];
 	struct run r;
-	va_list ap;
 	int st;
 
-	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
 	snprintf(out, sizeof(out), "%s/stdout", tmpdir);
 	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
-	snprintf(cmd, sizeof(cmd), "'%s' %s >'%s' 2>'%s' </dev/null", cclab, args, out, err);
+	snprintf(cmd, sizeof(cmd), "%s '%s' %s >'%s' 2>'%s' </dev/null", env, cclab, args, out,
+		 err);
 	st = system(cmd);
 	assert_true(st != -1);
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	r.out = text_of(out);
 	r.err = text_of(err);
+	return r;
+}
+
+__attribute__((format(printf, 1, 2)))
+static inline struct run run_cclab(const char *fmt, ...)
+{
+	va_list ap;
+	struct run r;
+
+	va_start(ap, fmt);
+	r = run_cclab_va("", fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+__attribute__((format(printf, 2, 3)))
+static inline struct run run_cclab_env(const char *env, const char *fmt, ...)
+{
+	va_list ap;
+	struct run r;
+
+	va_start(ap, fmt);
+	r = run_cclab_va(env, fmt, ap);
+	va_end(ap);
 	return r;
 }
 
