@@ -8,8 +8,9 @@
 # What it asserts (each line "ok" or "FAIL"; exit 1 if any failed):
 #   1. #wrong 0 for k = 2, 3, 4 x allreduce, reduce-scatter, all-gather x
 #      write_imm, send_recv, write_flag, 4 B to 4 MiB; k = 8, 4 B to 4 MiB;
-#      halving-doubling allreduce for k = 3, 4, 5; and other dtypes and
-#      operators;
+#      halving-doubling allreduce for k = 3, 4, 5; the LL and LL128
+#      protocols on every transport; tree, hierarchical, rail-ordered
+#      channels and all-to-all; and other dtypes and operators;
 #   2. cclab p2p --device for perftest's bw and lat tests; --json / --trace of a run, the per-rank data bytes 2N(k-1)/k, and
 #      cclab compare of it against cclab sim's prediction;
 #   3. the error paths: a corrupted rkey -> IBV_WC_REM_ACCESS_ERR naming the
@@ -76,6 +77,30 @@ for k in 3 4 5; do
 		check "k=$k allreduce halving-doubling $t: exit $rc, #wrong 0" \
 			test $rc = 0 -a "$(grep -c 'Out of bounds values : 0 OK' "$log")" = 1
 	done
+done
+# The LL protocols: the reducing thread reads flagged lines the RNIC wrote
+# (every line's flag checked, retried until all are there), every
+# transport; and the other algorithms and orders on real QPs.
+for pr in ll ll128; do
+	for t in write_imm send_recv write_flag; do
+		log=$OUT/k3-$pr-$t.log
+		run -n 3 -P "$pr" -t "$t" -b 4 -e 1M -f 64 -w 1 --iters 2 --timeout 30 >"$log" 2>&1
+		rc=$?
+		check "k=3 allreduce $pr $t: exit $rc, #wrong 0" \
+			test $rc = 0 -a "$(grep -c 'Out of bounds values : 0 OK' "$log")" = 1
+	done
+done
+for args in "-A tree -n 5" "-A tree -n 4 -c broadcast -r 2 -P ll128" \
+	"-A hierarchical -n 4 --ranks-per-node 2 -P ll" "-n 6 --ranks-per-node 3 --ring-order rail --channels 2" \
+	"-A direct -n 3 -c alltoall -P ll"; do
+	# shellcheck disable=SC2086 # the options split on purpose
+	name=$(echo $args | tr ' ' '_')
+	log=$OUT/$name.log
+	# shellcheck disable=SC2086
+	run $args -b 4 -e 1M -f 64 -w 1 --iters 2 --timeout 30 >"$log" 2>&1
+	rc=$?
+	check "$args: exit $rc, #wrong 0" \
+		test $rc = 0 -a "$(grep -c 'Out of bounds values : 0 OK' "$log")" = 1
 done
 for dto in "half max" "bfloat16 sum" "int8 prod" "uint64 min" "double avg" "int32 avg"; do
 	# shellcheck disable=SC2086 # split into dtype and op on purpose
