@@ -15,6 +15,7 @@
 
 #include "core/exec_data.h"
 #include "core/schedule.h"
+#include "sim/fault.h"
 #include "sim/params.h"
 #include "sim/topo.h"
 
@@ -39,6 +40,7 @@ enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, 
 #define CLI_DEFAULT_SEED 1u
 #define CLI_MAX_SETS 64u
 #define CLI_SIM_TIME_LIMIT_S 3600u /* simulated seconds before a run is called stuck */
+#define CLI_DEFAULT_WALL_LIMIT_S 3600u /* --wall-limit: real seconds one simulation may take */
 #define CLI_DEFAULT_FABRIC "ib-hdr"
 /* The verbs executor (cclab run without a scenario): nccl-tests' -w 5 -n 20,
  * and how long no progress may last before a rank gives up. */
@@ -89,6 +91,13 @@ struct cli_opts {
 	 * error path a real RNIC takes (tests of the verbs executor) */
 	struct cc_fault faults[CLI_MAX_FAULTS];
 	uint32_t nfaults;
+	/* --fault link-down|no-ack|slow-gpu:...: the simulator's own
+	 * (sim/fault.h); CLI_MAX_FAULTS of both kinds together */
+	struct cc_sim_fault sim_faults[CLI_MAX_FAULTS];
+	uint32_t nsim_faults;
+	/* --wall-limit: the simulator stops a run after this much real time */
+	uint64_t wall_limit_ms;
+	bool wall_limit_given;
 	int rnr_retry;            /* --rnr-retry 0..7, -1: the schedule's (7, forever) */
 	/* run only */
 	const char *scenario_path;

@@ -25,6 +25,9 @@ struct sim_ctx {
 	struct cc_sim_result last; /* --links: the last size's link counters */
 	struct sim_net own;    /* --topology's network, when no scenario gives one */
 	const struct sim_net *net; /* what every size runs on */
+	/* The simulator's faults: the scenario's `faults:`, then --fault's */
+	struct cc_sim_fault faults[CC_SCENARIO_MAX_FAULTS + CLI_MAX_FAULTS];
+	uint32_t nfaults;
 };
 
 /* Whether `bytes` carries data: --check, and a scenario's `check: SIZE`. */
@@ -46,6 +49,14 @@ static void preamble(const struct cli_opts *o)
 	       sim_link_info[l->type].name, (double)l->rate_bps / 1e9, l->mtu_bytes);
 	cli_preamble_buffers(o);
 	printf("# out-of-place only; one run per size, no warm-up: the time is simulated\n");
+	for (uint32_t i = 0, ns = o->scenario ? o->scenario->nfaults : 0; i < ns + o->nsim_faults;
+	     i++) {
+		char t[CC_SIM_FAULT_TEXT_LEN];
+
+		printf("# fault: %s\n", cc_sim_fault_format(i < ns ? &o->scenario->faults[i]
+								  : &o->sim_faults[i - ns], t,
+							  sizeof(t)));
+	}
 	if (!o->check)
 		printf("# --check 0: no data carried, #wrong is N/A\n");
 	else if (o->scenario && o->scenario->check_max != UINT64_MAX)
@@ -183,6 +194,12 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 		 * forever (rnr_retry 7, as NCCL sets it): stop it, and say so. */
 		.time_limit_ps = CLI_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
 		.engine_flags = cli_sim_engine_flags(),
+		.wall_limit_ms = o->wall_limit_ms,
+		/* --fault: key and receive faults, and the simulator's own */
+		.faults = o->faults,
+		.nfaults = o->nfaults,
+		.sim_faults = c->faults,
+		.nsim_faults = c->nfaults,
 	};
 	struct cc_sim_result res;
 	struct cc_schedule *s;
@@ -336,6 +353,19 @@ int cmd_sim(const struct cli_opts *o)
 			sim_net_free(&c.own);
 			return CLI_EXIT_FAIL;
 		}
+	}
+	/* --fault's nodes and ranks exist in this network: say so now, by
+	 * name, not as a refused run.  (A scenario's were checked as it was
+	 * read.) */
+	c.nfaults = 0;
+	for (uint32_t i = 0; o->scenario && i < o->scenario->nfaults; i++)
+		c.faults[c.nfaults++] = o->scenario->faults[i];
+	for (uint32_t i = 0; i < o->nsim_faults; i++)
+		c.faults[c.nfaults++] = o->sim_faults[i];
+	if (cc_sim_faults_check(o->sim_faults, o->nsim_faults, c.net, msg, sizeof(msg))) {
+		fprintf(stderr, "cclab %s: --fault %s\n", o->scenario ? "run" : "sim", msg);
+		sim_net_free(&c.own);
+		return CLI_EXIT_USAGE;
 	}
 	cc_trace_init(&c.trace);
 	memset(&c.last, 0, sizeof(c.last));

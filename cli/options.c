@@ -51,6 +51,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_FAULT,
 	OPT_RNR_RETRY,
+	OPT_WALL_LIMIT,
 };
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
@@ -115,7 +116,10 @@ static const struct {
 	{{"warmup", required_argument, NULL, 'w'}, FOR_VERBS | FOR_RUN},
 	{{"iters", required_argument, NULL, OPT_ITERS}, FOR_VERBS | FOR_RUN},
 	{{"timeout", required_argument, NULL, OPT_TIMEOUT}, FOR_VERBS | FOR_RUN},
-	{{"fault", required_argument, NULL, OPT_FAULT}, FOR_VERBS | FOR_RUN},
+	/* Key and receive faults for every executor that takes them; the
+	 * simulator's own (sim/fault.h) for the simulator only. */
+	{{"fault", required_argument, NULL, OPT_FAULT}, FOR_SIM | FOR_VERBS | FOR_RUN},
+	{{"wall-limit", required_argument, NULL, OPT_WALL_LIMIT}, FOR_SIM | FOR_RUN},
 	{{"rnr-retry", required_argument, NULL, OPT_RNR_RETRY}, FOR_VERBS | FOR_RUN},
 	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN},
 };
@@ -309,6 +313,46 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 	o->iters = CLI_DEFAULT_ITERS;
 	o->timeout_s = CLI_DEFAULT_TIMEOUT_S;
 	o->rnr_retry = -1;
+	o->wall_limit_ms = (uint64_t)CLI_DEFAULT_WALL_LIMIT_S * 1000u;
+}
+
+/* --fault: the simulator's kinds (sim/fault.h), else KIND:RANK:OP as
+ * exec_data.h's struct cc_fault. */
+static int apply_fault(const struct parse_ctx *c, const char *arg, struct cli_opts *o)
+{
+	static const char *const kinds[] = { "rkey", "lkey", "norecv" };
+	char kind[8], why[CC_SIM_FAULT_TEXT_LEN + 64];
+	unsigned rank, op, k = 0;
+	int end = 0;
+
+	for (int i = 0; i < CC_SIM_FAULT_KIND_COUNT; i++) {
+		size_t n = strlen(cc_sim_fault_kind_name[i]);
+
+		if (strncmp(arg, cc_sim_fault_kind_name[i], n) || arg[n] != ':')
+			continue;
+		if (o->nsim_faults + o->nfaults == CLI_MAX_FAULTS)
+			return bad_value(c, arg, "too many --fault options");
+		if (cc_sim_fault_parse(arg, &o->sim_faults[o->nsim_faults], why, sizeof(why)))
+			return bad_value(c, arg, why);
+		o->nsim_faults++;
+		return 0;
+	}
+	if (sscanf(arg, "%7[a-z]:%u:%u%n", kind, &rank, &op, &end) == 3 && !arg[end])
+		while (k < 3 && strcmp(kind, kinds[k]))
+			k++;
+	if (!end || arg[end] || k == 3)
+		return bad_value(c, arg, c->cmd == CLI_SIM
+			? "expected link-down:NODE->NODE@T1[-T2], link-down:rank=R[,port=P]@T1[-T2], "
+			  "no-ack:rank=R[@T], slow-gpu:rank=RxF (docs/simulator.md, \"Fault "
+			  "injection\"), or rkey|lkey|norecv:RANK:OP"
+			: "expected rkey:RANK:OP, lkey:RANK:OP or norecv:RANK:OP (OP: the index of a "
+			  "post op in 'cclab schedule --rank RANK'), or for a scenario's simulator "
+			  "link-down:..., no-ack:... or slow-gpu:...");
+	if (o->nsim_faults + o->nfaults == CLI_MAX_FAULTS)
+		return bad_value(c, arg, "too many --fault options");
+	o->faults[o->nfaults++] = (struct cc_fault){ .kind = (enum cc_fault_kind)k,
+						     .rank = rank, .op = op };
+	return 0;
 }
 
 /* One option's value into o; 0 or CLI_EXIT_USAGE. */
@@ -500,23 +544,20 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		if (!err)
 			o->timeout_s = (uint32_t)v;
 		return err;
-	case OPT_FAULT: {
-		/* KIND:RANK:OP, as exec_data.h's struct cc_fault. */
-		static const char *const kinds[] = { "rkey", "lkey", "norecv" };
-		char kind[8];
-		unsigned rank, op, k = 0;
-		int end = 0;
-		if (sscanf(arg, "%7[a-z]:%u:%u%n", kind, &rank, &op, &end) == 3 && !arg[end])
-			while (k < 3 && strcmp(kind, kinds[k]))
-				k++;
-		if (!end || arg[end] || k == 3)
-			return bad_value(c, arg, "expected rkey:RANK:OP, lkey:RANK:OP or "
-				       "norecv:RANK:OP (OP: the index of a post op in 'cclab "
-				       "schedule --rank RANK')");
-		if (o->nfaults == CLI_MAX_FAULTS)
-			return bad_value(c, arg, "too many --fault options");
-		o->faults[o->nfaults++] = (struct cc_fault){ .kind = (enum cc_fault_kind)k,
-							     .rank = rank, .op = op };
+	case OPT_FAULT:
+		return apply_fault(c, arg, o);
+	case OPT_WALL_LIMIT: {
+		/* Whole seconds, or a time with its unit ("500ms"). */
+		uint64_t ps;
+
+		o->wall_limit_given = true;
+		if (!parse_u64(arg, &v) && v >= 1 && v <= UINT64_MAX / SIM_PS_PER_S)
+			ps = v * SIM_PS_PER_S;
+		else if (cc_parse_time(arg, &ps) || ps < SIM_PS_PER_MS)
+			return bad_value(c, arg, "expected the wall-clock seconds a simulation may "
+				       "take, such as 600, or a time with its unit of at least 1ms, "
+				       "such as 500ms");
+		o->wall_limit_ms = ps / SIM_PS_PER_MS;
 		return 0;
 	}
 	case OPT_RNR_RETRY:
@@ -740,6 +781,10 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		if (o->nsets || o->links)
 			return usage_error(cmd, "%s applies to 'cclab run SCENARIO.yaml' only",
 					   o->nsets ? "--set" : "--links");
+		if (o->nsim_faults || o->wall_limit_given)
+			return usage_error(cmd, "%s applies to the simulator: 'cclab sim', or 'cclab "
+					   "run SCENARIO.yaml'", o->nsim_faults ? "--fault "
+					   "link-down|no-ack|slow-gpu" : "--wall-limit");
 	} else {
 		/* --gpu-dma overrides the fabric, whichever of it and --fabric
 		 * came first; the schedule's staging follows the fabric

@@ -27,6 +27,24 @@ static void links_option(FILE *f)
 		   "                          in the LAST size as CSV (scripts/plot.sh links)\n");
 }
 
+/* The simulator's faults and wall-clock limit (`cclab sim`, and `cclab run`
+ * with a scenario). */
+static void fault_options(FILE *f)
+{
+	fprintf(f, "      --fault FAULT       inject a fault (repeatable; docs/simulator.md,\n"
+		   "                          \"Fault injection\"):\n"
+		   "                          link-down:NODE->NODE@T1[-T2] or\n"
+		   "                          link-down:rank=R[,port=P]@T1[-T2]: the link is\n"
+		   "                          down from T1 to T2 (never: for good), both ways;\n"
+		   "                          no-ack:rank=R[@T]: R's NIC stops acknowledging;\n"
+		   "                          slow-gpu:rank=RxF: R's GPU is F times slower\n"
+		   "                          (R: a rank, or all for these two);\n"
+		   "                          rkey|lkey|norecv:RANK:OP as 'cclab run' takes\n");
+	fprintf(f, "      --wall-limit S      stop a simulation after S real seconds (or a\n"
+		   "                          time: 500ms), reported as stuck (default %u)\n",
+		CLI_DEFAULT_WALL_LIMIT_S);
+}
+
 /* The options only `cclab sim` has. */
 static void sim_options(FILE *f)
 {
@@ -55,6 +73,7 @@ static void sim_options(FILE *f)
 		   "                          ending in .csv gets one CSV line per event instead\n"
 		   "                          (scripts/plot.sh timeline)\n");
 	links_option(f);
+	fault_options(f);
 }
 
 /* --json and --csv, which every command with the size loop has. */
@@ -87,8 +106,9 @@ static void run_usage(FILE *f)
 	output_options(f);
 	links_option(f);
 	fprintf(f, "      --trace FILE        write a Chrome trace of the LAST size's simulation\n"
-		   "                          (FILE.csv: CSV, one line per event)\n"
-		   "  -h, --help              this text\n\n"
+		   "                          (FILE.csv: CSV, one line per event)\n");
+	fault_options(f);
+	fprintf(f, "  -h, --help              this text\n\n"
 		   "The files describe the verbs run if it is listed, else the simulator's.\n\n"
 		   "Without a scenario: the same schedules on real RDMA devices through\n"
 		   "libibverbs (docs/backend.md, docs/cluster.md), one process per rank:\n"

@@ -48,6 +48,21 @@ int sim_compute_init_host(struct sim_compute *c, struct sim_engine *eng,
 	}
 }
 
+void sim_compute_slow(struct sim_compute *c, uint32_t milli)
+{
+	unsigned __int128 o;
+
+	if (milli <= 1000)
+		return;
+	o = ((unsigned __int128)c->overhead_ps * milli + 999) / 1000;
+	c->overhead_ps = o > SIM_TIME_NEVER ? SIM_TIME_NEVER : (sim_time_ps)o;
+	if (c->bytes_per_s) {
+		uint64_t bw = (uint64_t)((unsigned __int128)c->bytes_per_s * 1000 / milli);
+
+		c->bytes_per_s = bw ? bw : 1;
+	}
+}
+
 static void free_list(struct sim_compute_job *j)
 {
 	while (j) {

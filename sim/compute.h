@@ -80,6 +80,14 @@ int sim_compute_init(struct sim_compute *c, struct sim_engine *eng, sim_time_ps 
 int sim_compute_init_host(struct sim_compute *c, struct sim_engine *eng,
 			  enum sim_compute_kind kind, const struct sim_host_params *h);
 
+/* A straggler (fault injection, sim/fault.h slow-gpu): every later job
+ * runs `milli` / 1000 times slower — the overhead times that, rounded up,
+ * the bandwidth divided by it, rounded down (unlimited stays unlimited),
+ * so a job of cost c takes milli c / 1000 up to rounding: exactly, when
+ * overhead x F, bandwidth / F and bytes x 1e12 / bandwidth are whole
+ * numbers.  Set before the first job; milli <= 1000: no change. */
+void sim_compute_slow(struct sim_compute *c, uint32_t milli);
+
 /* Frees every job, queued or running (their callbacks never run). */
 void sim_compute_destroy(struct sim_compute *c);
 

@@ -159,6 +159,7 @@ int sim_engine_init(struct sim_engine *eng, unsigned flags)
 		.flags = flags,
 		.seq_limit = SIM__TIE_MAX + 1,
 		.tie_mask = (flags & SIM_ENGINE_LIFO_TIES) ? SIM__TIE_MAX : 0,
+		.watch_at = UINT64_MAX,
 	};
 	if (flags & ~(unsigned)SIM_ENGINE_LIFO_TIES)
 		return -EINVAL;
@@ -353,6 +354,11 @@ uint64_t sim_run(struct sim_engine *eng, sim_time_ps until)
 		}
 		ran++;
 		eng->executed++;
+		if (eng->executed == eng->watch_at) {
+			eng->watch_at += eng->watch_every;
+			if (eng->watch_fn(eng->watch_ctx))
+				eng->stop = true;
+		}
 		if (eng->stop)
 			break;
 	}
@@ -366,4 +372,16 @@ uint64_t sim_run(struct sim_engine *eng, sim_time_ps until)
 void sim_stop(struct sim_engine *eng)
 {
 	eng->stop = true;
+}
+
+void sim_engine_watch(struct sim_engine *eng, uint64_t every, bool (*fn)(void *ctx), void *ctx)
+{
+	bool on = every && fn;
+
+	eng->watch_every = on ? every : 0;
+	eng->watch_fn = on ? fn : NULL;
+	eng->watch_ctx = ctx;
+	/* UINT64_MAX executed events never come: off costs one compare. */
+	eng->watch_at = on && eng->executed <= UINT64_MAX - every ? eng->executed + every
+								  : UINT64_MAX;
 }

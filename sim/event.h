@@ -112,6 +112,11 @@ struct sim_engine {
 	uint32_t nslots;
 	uint32_t free_head;
 	unsigned flags;
+	/* sim_engine_watch(): watch_fn(watch_ctx) after every watch_every
+	 * events; watch_at is the executed count of the next call. */
+	uint64_t watch_every, watch_at;
+	bool (*watch_fn)(void *ctx);
+	void *watch_ctx;
 	bool running;    /* inside sim_run() */
 	bool root_stale; /* heap[0] is the event whose handler is running */
 	bool stop;
@@ -150,6 +155,13 @@ uint64_t sim_run(struct sim_engine *eng, sim_time_ps until);
 
 /* From a handler: sim_run() returns once this handler does. */
 void sim_stop(struct sim_engine *eng);
+
+/* A watchdog outside simulated time: sim_run() calls fn(ctx) between
+ * events, once every `every` events executed, and returns (as after
+ * sim_stop()) when it returns true — a wall-clock limit, say, which must
+ * hold even when simulated time stands still.  every 0 or fn NULL: none
+ * (the default).  The events and their order are not affected. */
+void sim_engine_watch(struct sim_engine *eng, uint64_t every, bool (*fn)(void *ctx), void *ctx);
 
 static inline sim_time_ps sim_now(const struct sim_engine *eng) { return eng->now; }
 static inline size_t sim_pending(const struct sim_engine *eng) { return eng->live; }

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/word.h"
 #include "sim/model.h"
@@ -729,12 +730,41 @@ static bool nic_needs_gdr(const struct cc_schedule *s, const struct sim_params *
 
 /* ---- the run ---- */
 
+/* The wall-clock limit cut the run: named at the first rank not done, by
+ * the op it waits on. */
+static void describe_wall(struct sx *x)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "wall-clock limit (%" PRIu64 " ms) reached: the run was "
+		 "stopped", x->o->wall_limit_ms);
+	for (uint32_t r = 0; r < x->s->nranks; r++) {
+		const struct sx_rank *rk = &x->rk[r];
+		const struct cc_rank_sched *rs = &x->s->ranks[r];
+		uint32_t i = 0;
+
+		if (rk->ndone == rs->nops)
+			continue;
+		if (rk->nparked)
+			i = rk->parked[0];
+		else
+			while (i + 1 < rs->nops && rk->deps_left[i] == 0)
+				i++;
+		set_error(x, CC_RUN_DEADLOCK, CC_WC_SUCCESS, r, 0, i, what);
+		return;
+	}
+}
+
 static void describe_stuck(struct sx *x)
 {
 	bool limit = sim_pending(&x->eng) > 0;
 
 	if (x->have_err) {
 		report_first_error(x);
+		return;
+	}
+	if (x->wall_hit) {
+		describe_wall(x);
 		return;
 	}
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
@@ -918,6 +948,8 @@ static int setup(struct sx *x)
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if ((err = setup_rank(x, r)))
 			return err;
+	if ((err = sx_faults_apply(x)))
+		return err;
 	if (x->o->check) {
 		uint8_t **in = calloc(s->nranks, sizeof(*in)), **out = calloc(s->nranks, sizeof(*out));
 
@@ -935,6 +967,26 @@ static int setup(struct sx *x)
 		free(out);
 	}
 	return err;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The engine's watchdog (sim_engine_watch()): past the wall-clock limit,
+ * the run stops wherever it stands. */
+static bool wall_check(void *ctx)
+{
+	struct sx *x = ctx;
+
+	if (wall_ns() - x->wall_start_ns < x->o->wall_limit_ms * 1000000u)
+		return false;
+	x->wall_hit = true;
+	return true;
 }
 
 int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
@@ -966,9 +1018,15 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 			if (rs->nops == 0 && ++x.ranks_done == s->nranks)
 				res->time_ps = 0;
 		}
+		if (o->wall_limit_ms) {
+			/* A limit past 2^64 ns is no limit. */
+			x.wall_start_ns = wall_ns();
+			if (o->wall_limit_ms <= UINT64_MAX / 1000000u)
+				sim_engine_watch(&x.eng, CC_SIM_WALL_CHECK_EVENTS, wall_check, &x);
+		}
 		/* Runs until the fabric is quiet, so trailing ACKs are counted;
 		 * the collective's time is when its last op completed. */
-		sim_run(&x.eng, o->time_limit_ps ? o->time_limit_ps : SIM_TIME_NEVER);
+		sim_run(&x.eng, o->time_limit_ps ? o->time_limit_ps : CC_SIM_TIME_LIMIT_DEFAULT_PS);
 		res->events = sim_events_executed(&x.eng);
 		res->peak_pending = sim_pending_peak(&x.eng);
 		if (res->err.status == CC_RUN_OK && (x.ranks_done < s->nranks || x.have_err))
@@ -997,6 +1055,7 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	free(x.slabs);
 	if (x.io_ready)
 		cc_check_io_free(&x.io);
+	sx_faults_free(&x);
 	sim_topo_destroy(&x.topo);
 	sim_engine_destroy(&x.eng);
 	if (err)

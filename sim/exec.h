@@ -29,6 +29,7 @@
 #include "core/exec_data.h"
 #include "core/schedule.h"
 #include "core/trace.h"
+#include "sim/fault.h"
 #include "sim/params.h"
 #include "sim/time.h"
 #include "sim/topo.h"
@@ -44,10 +45,29 @@ struct cc_sim_opts {
 	bool check;               /* carry data and count #wrong */
 	struct cc_trace *trace;   /* NULL: no trace */
 	unsigned engine_flags;    /* sim/event.h flags (SIM_ENGINE_LIFO_TIES) */
-	sim_time_ps time_limit_ps; /* 0: none; a run still going then is stuck */
+	/* Simulated time after which a run still going is stuck: 0 is
+	 * CC_SIM_TIME_LIMIT_DEFAULT_PS, SIM_TIME_NEVER none. */
+	sim_time_ps time_limit_ps;
 	const struct cc_fault *faults; /* as the data executor's */
 	uint32_t nfaults;
+	/* The simulator's own faults (sim/fault.h: link-down, no-ack,
+	 * slow-gpu), checked against the run's network. */
+	const struct cc_sim_fault *sim_faults;
+	uint32_t nsim_faults;
+	/* Wall-clock time after which the run is stopped whatever its
+	 * simulated time, checked every CC_SIM_WALL_CHECK_EVENTS events, so a
+	 * run never hangs; 0: no limit.  A run it stops ends as a time limit
+	 * does (CC_RUN_DEADLOCK, "wall-clock limit"), and is the one result
+	 * that depends on the machine. */
+	uint64_t wall_limit_ms;
 };
+
+/* 3600 simulated seconds (as `cclab sim`'s CLI_SIM_TIME_LIMIT_S): a
+ * collective takes microseconds to seconds, and a QP whose peer is gone
+ * gives up after retry_cnt + 1 local ACK timeouts (IBA 9.7.6.1.3): 8.6 s
+ * at NCCL v2.19's timeout_exp 18, 34 s at 20, its later default. */
+#define CC_SIM_TIME_LIMIT_DEFAULT_PS (UINT64_C(3600) * SIM_PS_PER_S)
+#define CC_SIM_WALL_CHECK_EVENTS 16384u
 
 /* Where time went, per rank: busy time of each kind of resource (not a
  * critical path: resources overlap, so the parts may add up to more than
@@ -122,9 +142,11 @@ struct cc_sim_result {
 
 /* Runs s.  Returns 0 when the run could be carried out (res->err says how it
  * ended: a completion error, a deadlock — ops left and no event pending — or
- * CC_RUN_DEADLOCK with "time limit" when time_limit_ps passed), -EINVAL for
+ * CC_RUN_DEADLOCK with "time limit" when time_limit_ps passed, "wall-clock
+ * limit" when wall_limit_ms did), -EINVAL for
  * invalid fabric parameters or a schedule this topology cannot carry (a QP
- * between ranks it does not connect, or a network of another rank count), -E2BIG when the buffers would not fit
+ * between ranks it does not connect, or a network of another rank count), or
+ * sim_faults that cc_sim_faults_check() rejects, -E2BIG when the buffers would not fit
  * in this machine's memory (check on), -EFAULT for a memory region over GPU
  * memory on a fabric without GPUDirect RDMA (host.gpu_dma host-staging:
  * ibv_reg_mr would fail; build with cc_sim_stage_for()), -ENOMEM.  Free

@@ -220,6 +220,13 @@ struct sx {
 	bool have_err;           /* first error CQE generated */
 	struct sx_cqe first_err;
 	uint32_t first_err_rank;
+	/* Faults (sim/fault.h, sim/exec_fault.c): the links' outages, and
+	 * from when each rank's NIC stops acknowledging (NULL: none does). */
+	struct sim_link_outage *outages;
+	sim_time_ps *no_ack_from;
+	/* The wall-clock limit (wall_limit_ms): started then, and hit. */
+	uint64_t wall_start_ns;
+	bool wall_hit;
 };
 
 /* exec.c: the host side as the NIC sees it. */
@@ -244,6 +251,17 @@ _Noreturn void sx_die_nomem(void);
 			(cap) = ncap_;                                           \
 		}                                                                \
 	} while (0)
+
+/* exec_fault.c: the simulator's faults on this run's models, after every
+ * rank is set up; 0, -EINVAL (faults the network rejects) or -ENOMEM. */
+int sx_faults_apply(struct sx *x);
+void sx_faults_free(struct sx *x);
+
+/* no-ack: rank r's NIC sends no ACK, NAK or atomic ACK now. */
+static inline bool sx_no_ack(const struct sx *x, uint32_t r)
+{
+	return x->no_ack_from && sim_now(&x->eng) >= x->no_ack_from[r];
+}
 
 /* rnic.c: setup, doorbells, transmit, requester, completer. */
 int sx_nic_init(struct sx *x, uint32_t r);

@@ -70,12 +70,27 @@ void sim_pipe_push_loc(struct sim_pipe *p, struct sim_packet *pkt, sim_time_ps d
 
 /* ---- link ---- */
 
+/* Whether pkt was on the wire during one of the link's outages: from the
+ * start of its serialization (its last bit's arrival, less propagation
+ * and serialization) to its last bit's arrival. */
+static bool link_was_down(const struct sim_link_dir *l, const struct sim_packet *pkt)
+{
+	sim_time_ps end = pkt->tail;
+	sim_time_ps start = end - l->prop_ps - sim_serialize_ps(pkt->wire_bytes, l->rate_bps);
+
+	for (uint32_t i = 0; i < l->noutages; i++)
+		if (start < l->outages[i].until && end > l->outages[i].from)
+			return true;
+	return false;
+}
+
 static void link_deliver(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
 {
 	struct sim_link_dir *l = ctx;
 
 	(void)port;
-	if (l->loss_ppb && cc_splitmix64_next(&l->loss_rng) % 1000000000 < l->loss_ppb) {
+	if ((l->noutages && link_was_down(l, pkt)) ||
+	    (l->loss_ppb && cc_splitmix64_next(&l->loss_rng) % 1000000000 < l->loss_ppb)) {
 		uint32_t frame = pkt->frame_bytes;
 
 		l->st.lost++;
@@ -212,6 +227,12 @@ void sim_link_set_loss(struct sim_link_dir *l, uint64_t ppb, uint64_t seed, sim_
 	l->loss_rng = seed;
 	l->lost_fn = fn;
 	l->lost_ctx = ctx;
+}
+
+void sim_link_set_outages(struct sim_link_dir *l, const struct sim_link_outage *o, uint32_t n)
+{
+	l->outages = n ? o : NULL;
+	l->noutages = o ? n : 0;
 }
 
 void sim_link_send_loc(struct sim_link_dir *l, struct sim_packet *pkt, const char *file, int line)

@@ -96,13 +96,19 @@ typedef void (*sim_link_start_fn)(void *ctx, uint32_t port, struct sim_packet *p
  * instead of reaching the receiver. */
 typedef void (*sim_link_lost_fn)(struct sim_engine *eng, void *ctx, struct sim_packet *pkt);
 
+/* An outage (fault injection, sim/fault.h link-down): the link is down
+ * from `from` until `until` (SIM_TIME_NEVER: for good). */
+struct sim_link_outage {
+	sim_time_ps from, until;
+};
+
 struct sim_link_stats {
 	uint64_t tx_pkts, tx_bytes;   /* fully serialized; wire bytes */
 	uint64_t rx_pkts, rx_bytes;   /* delivered; wire bytes */
 	uint64_t txq_peak_bytes;      /* most wire bytes waiting to start */
 	uint64_t txq_peak_pkts;
 	uint64_t pauses;              /* transitions to paused */
-	uint64_t lost;                /* packets lost (sim_link_set_loss()) */
+	uint64_t lost;                /* packets lost (sim_link_set_loss(), outages) */
 	uint64_t credit_stalls;       /* times the head packet waited for credits */
 	uint64_t ecn_marks;           /* packets the switch feeding it marked CE (sim/switch.h) */
 };
@@ -118,6 +124,8 @@ struct sim_link_dir {
 	bool credit_blocked;     /* the head packet is waiting for credits */
 	uint64_t credits;        /* bytes the receiver has room for */
 	uint64_t loss_rng;
+	const struct sim_link_outage *outages; /* sim_link_set_outages() */
+	uint32_t noutages;
 	sim_link_lost_fn lost_fn;
 	void *lost_ctx;
 
@@ -182,6 +190,16 @@ void sim_link_set_rx_delay(struct sim_link_dir *l, sim_time_ps ps);
  * fn gets each lost packet back.  ppb 0 (the default) loses nothing. */
 void sim_link_set_loss(struct sim_link_dir *l, uint64_t ppb, uint64_t seed, sim_link_lost_fn fn,
 		       void *ctx);
+
+/* The link's outages, o[0 .. n) (the caller's; they must outlive the
+ * link), NULL / 0 for none (the default).  A packet that occupies the
+ * link at any moment of an outage — from the start of its serialization
+ * to its last bit's arrival — is lost: it goes back through the loss
+ * callback (sim_link_set_loss(); its credits come back), as a frame the
+ * receiver never sees.  The transmitter keeps serializing while down, so
+ * the sender's timing is that of a dead cable, not of a pause.  Decided at
+ * delivery from the outages' fixed times: no event of its own. */
+void sim_link_set_outages(struct sim_link_dir *l, const struct sim_link_outage *o, uint32_t n);
 
 /* IB link-level flow control (IBA 7.9): the sender starts a packet only
  * when the receiver has advertised room for its frame bytes, `bytes` to

@@ -33,8 +33,14 @@
 
 static void send_ack(struct sx *x, uint32_t r, struct sx_qp *qp, enum sx_aeth aeth, uint32_t psn)
 {
-	struct sx_pkt *k = sx_pkt_get(x);
+	struct sx_pkt *k;
 	struct sx_rank *rk = &x->rk[r];
+
+	/* Fault injection (sim/fault.h no-ack): a NIC that stopped
+	 * acknowledging sends nothing; the requester's ACK timer fires. */
+	if (sx_no_ack(x, r))
+		return;
+	k = sx_pkt_get(x);
 
 	k->kind = SX_PKT_RESP;
 	k->aeth = aeth;
@@ -410,6 +416,11 @@ void sx_atomic_done(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 		else if (k->old == o->compare_add)
 			cc_word_store(word, o->swap);
 		sx_mem_written(x, rk->r, k->buf, k->off, 8);
+	}
+	/* no-ack (sim/fault.h): the ATOMIC ACKNOWLEDGE is not sent either. */
+	if (sx_no_ack(x, rk->r)) {
+		sx_pkt_put(x, k);
+		return;
 	}
 	/* The same packet goes back as the ATOMIC ACKNOWLEDGE, with the
 	 * requester's WQE index and its PSN still in it. */

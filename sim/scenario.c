@@ -24,7 +24,7 @@ static const char *const top_keys[] = {
 	"name", "description", "topology", "fabric", "collective", "p2p", "algorithm",
 	"transport", "protocol", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes",
 	"slots", "channels", "ring_order",
-	"seed", "executors", "check", "expect", "memory", "root", NULL,
+	"seed", "executors", "check", "expect", "memory", "root", "faults", NULL,
 };
 
 #define MAX_RANKS 4096u
@@ -150,6 +150,37 @@ static int read_executors(const struct cy_node *v, struct cc_scenario *sc, struc
 		if (sc->executor[e])
 			return cy_fail(err, v->vals[i], "'%s' is listed twice", cc_executor_name[e]);
 		sc->executor[e] = true;
+	}
+	return 0;
+}
+
+/* faults: a list of the simulator's faults in their text form
+ * (sim/fault.h, as `cclab sim --fault`), each checked against the
+ * topology, which is read by then. */
+static int read_faults(const struct cy_node *v, struct cc_scenario *sc, struct cy_error *err)
+{
+	char why[SIM_NET_ERR_LEN];
+
+	if (sc->is_p2p)
+		return cy_fail(err, v, "'faults' are the simulator's, for a collective; this "
+			       "scenario runs a p2p test");
+	if (v->kind != CY_SEQ)
+		return cy_fail(err, v, "'faults': expected a list such as [\"link-down:h0.gpu0->"
+			       "h1.gpu0@10us-50us\", \"slow-gpu:rank=1x2\"], found %s",
+			       cy_kind_name(v));
+	if (v->n > CC_SCENARIO_MAX_FAULTS)
+		return cy_fail(err, v, "'faults': at most %u", CC_SCENARIO_MAX_FAULTS);
+	for (size_t i = 0; i < v->n; i++) {
+		const char *s;
+		int rc = cy_string(v->vals[i], "faults", &s, err);
+
+		if (rc)
+			return rc;
+		if (cc_sim_fault_parse(s, &sc->faults[i], why, sizeof(why)))
+			return cy_fail(err, v->vals[i], "'faults': '%s': %s", s, why);
+		if (cc_sim_faults_check(&sc->faults[i], 1, &sc->net, why, sizeof(why)))
+			return cy_fail(err, v->vals[i], "'faults': %s", why);
+		sc->nfaults = (uint32_t)i + 1;
 	}
 	return 0;
 }
@@ -318,6 +349,8 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 				       "per GPU); leave 'ranks' out to use them all",
 				       (unsigned long long)x, sc->net.nranks);
 	}
+	if (!rc && (v = cy_get(d, "faults")))
+		rc = read_faults(v, sc, err);
 	if (!rc && (v = cy_get(d, "expect")))
 		rc = read_expect(v, sc, err);
 	for (uint32_t i = 0; !rc && i < sc->nexpect; i++)
@@ -474,6 +507,15 @@ void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 		cc_json_null(j);
 	else
 		cc_json_uint(j, sc->check_max);
+	if (sc->nfaults) { /* only when given: files without faults stay as they were */
+		char t[CC_SIM_FAULT_TEXT_LEN];
+
+		cc_json_key(j, "faults");
+		cc_json_array_begin_flat(j);
+		for (uint32_t i = 0; i < sc->nfaults; i++)
+			cc_json_string(j, cc_sim_fault_format(&sc->faults[i], t, sizeof(t)));
+		cc_json_array_end(j);
+	}
 	expect_json(j, sc);
 	cc_json_object_end(j);
 }

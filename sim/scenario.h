@@ -21,6 +21,7 @@
 #include "core/results.h"
 #include "core/schedule.h"
 #include "core/yaml.h"
+#include "sim/fault.h"
 #include "sim/net.h"
 #include "sim/params.h"
 
@@ -48,6 +49,7 @@ enum cc_executor { CC_EXEC_SIM, CC_EXEC_DATA, CC_EXEC_VERBS, CC_EXECUTOR_COUNT }
 extern const char *const cc_executor_name[CC_EXECUTOR_COUNT];
 
 #define CC_SCENARIO_NAME_LEN 64
+#define CC_SCENARIO_MAX_FAULTS 8u
 
 struct cc_scenario {
 	char name[CC_SCENARIO_NAME_LEN];
@@ -62,6 +64,9 @@ struct cc_scenario {
 	struct sim_net net;        /* finished */
 	struct cc_expect *expect;
 	uint32_t nexpect;
+	/* `faults:` — the simulator's (sim/fault.h), checked against net */
+	struct cc_sim_fault faults[CC_SCENARIO_MAX_FAULTS];
+	uint32_t nfaults;
 	/* `p2p:` given: one of perftest's tests between ranks 0 and 1 instead
 	 * of a collective (p, chunk_given, executor and check_max unused).
 	 * p2p.size is the first size; p2p.nranks the topology's GPUs. */
