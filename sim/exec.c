@@ -58,7 +58,7 @@ struct sx_pkt *sx_pkt_get(struct sx *x)
 
 	if (!k) {
 		SX_GROW(x->slabs, x->nslabs, x->slab_cap);
-		struct sx_pkt *slab = malloc(SLAB_PKTS * sizeof(*slab));
+		struct sx_pkt *slab = calloc(SLAB_PKTS, sizeof(*slab)); /* data NULL */
 		if (!slab)
 			sx_die_nomem();
 		x->slabs[x->nslabs++] = slab;
@@ -75,6 +75,8 @@ struct sx_pkt *sx_pkt_get(struct sx *x)
 
 void sx_pkt_put(struct sx *x, struct sx_pkt *k)
 {
+	free(k->data);
+	k->data = NULL;
 	k->free_next = x->free_pkts;
 	x->free_pkts = k;
 }
@@ -1050,8 +1052,13 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	for (uint32_t r = 0; x.rk && r < s->nranks; r++)
 		free_rank(&x, r);
 	free(x.rk);
-	for (uint32_t i = 0; i < x.nslabs; i++)
+	for (uint32_t i = 0; i < x.nslabs; i++) {
+		/* Packets still in flight (a run that ended in an error) own
+		 * their payload copies; free ones hold NULL. */
+		for (uint32_t j = 0; j < SLAB_PKTS; j++)
+			free(((struct sx_pkt *)x.slabs[i])[j].data);
 		free(x.slabs[i]);
+	}
 	free(x.slabs);
 	if (x.io_ready)
 		cc_check_io_free(&x.io);

@@ -80,6 +80,9 @@ struct sx_pkt {
 	uint32_t cq, op, byte_len, imm, status;
 	bool is_recv;
 	uint64_t old;       /* atomic: the remote word before the operation */
+	/* Payload bytes as the NIC read them (sx_pkt_snapshot), when the run
+	 * carries the source: what lands at the receiver; NULL otherwise. */
+	uint8_t *data;
 	sim_time_ps t0;     /* when the NIC issued it (CQE timing, switch time) */
 	struct sx_pkt *free_next;
 };
@@ -277,6 +280,8 @@ void sx_wqe_response_done(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i
 void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k);
 void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const struct sx_qp *qp,
 		    enum sim_bth_op op, uint32_t payload);
+/* Copies k's payload as its NIC reads it (sim/rnic_resp.c). */
+void sx_pkt_snapshot(struct sx *x, struct sx_pkt *k);
 void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read);
 void sx_port_fill(struct sx *x, uint32_t r, uint32_t port);
 void sx_port_kick(struct sx *x, uint32_t r, uint32_t port);

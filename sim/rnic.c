@@ -488,6 +488,7 @@ static void read_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_
 
 	(void)eng;
 	(void)done;
+	sx_pkt_snapshot(rk->x, k);
 	k->ready = true;
 	rk->port[k->port].reading--;
 	sx_port_kick(rk->x, rk->r, k->port);
@@ -508,8 +509,10 @@ void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read)
 	}
 	sim_pktq_push(&pt->stage, &k->p);
 	k->ready = !needs_read;
-	if (!needs_read)
+	if (!needs_read) {
+		sx_pkt_snapshot(x, k);
 		return;
+	}
 	pt->reading++;
 	if (sim_pcie_dma_read(&x->rk[r].pcie, k->p.payload_bytes, read_done, &x->rk[r],
 			      (uint64_t)(uintptr_t)k))

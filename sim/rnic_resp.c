@@ -61,15 +61,6 @@ static void resp_error(struct sx *x, uint32_t r, struct sx_qp *qp, enum sx_aeth 
 	sx_qp_flush(x, r, qp->q);
 }
 
-static void copy_bytes(struct sx *x, uint32_t dr, uint32_t dbuf, uint64_t doff, uint32_t sr,
-		       uint32_t sbuf, uint64_t soff, uint32_t len)
-{
-	uint8_t *d = x->rk[dr].mem[dbuf];
-	const uint8_t *s = x->rk[sr].mem[sbuf];
-
-	if (d && s && len)
-		memcpy(d + doff, s + soff, len);
-}
 
 /* Where payload packet k of a request comes from at its requester. */
 static void req_source(struct sx *x, const struct sx_pkt *k, uint32_t *buf, uint64_t *off,
@@ -88,6 +79,32 @@ static void req_source(struct sx *x, const struct sx_pkt *k, uint32_t *buf, uint
 		if (mr)
 			*buf = mr->buf;
 	}
+}
+
+/* The payload of k as its NIC reads it — its DMA read done, or staged with
+ * none (NVLink) — copied into the packet when the run carries the source.
+ * What lands at the receiver is then what the sender's NIC read, not what
+ * the sender's memory holds when the receiver's PCIe write ends: by then
+ * the sender may have had its ACK and refilled the slot (a PCIe latency
+ * longer than the ACK's way back). */
+void sx_pkt_snapshot(struct sx *x, struct sx_pkt *k)
+{
+	uint32_t len = k->p.payload_bytes, buf = SX_NONE;
+	uint64_t off = 0, value;
+	bool inl = false;
+
+	if (!len || k->data)
+		return;
+	if (k->kind == SX_PKT_REQ)
+		req_source(x, k, &buf, &off, &inl, &value);
+	else if (k->kind == SX_PKT_RESP && k->p.op != SIM_BTH_ATOMIC_ACK)
+		buf = k->buf, off = k->off; /* a READ response: the responder's memory */
+	if (inl || buf == SX_NONE || !x->rk[k->rank].mem[buf])
+		return;
+	k->data = malloc(len);
+	if (!k->data)
+		sx_die_nomem();
+	memcpy(k->data, x->rk[k->rank].mem[buf] + off, len);
 }
 
 /* The payload of request packet k is in the responder's memory. */
@@ -109,8 +126,8 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_tim
 
 			cc_word_store(word, value);
 			memcpy(x->rk[rk->r].mem[k->buf] + k->off, word, len);
-		} else if (sbuf != SX_NONE) {
-			copy_bytes(x, rk->r, k->buf, k->off, k->rank, sbuf, soff, len);
+		} else if (k->data) {
+			memcpy(x->rk[rk->r].mem[k->buf] + k->off, k->data, len);
 		}
 	}
 	if (len)
@@ -475,8 +492,8 @@ static void resp_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_ti
 	if (mr && rk->mem[mr->buf]) {
 		if (k->p.op == SIM_BTH_ATOMIC_ACK)
 			cc_word_store(rk->mem[mr->buf] + off, k->old);
-		else
-			copy_bytes(x, rk->r, mr->buf, off, k->rank, k->buf, k->off, len);
+		else if (k->data)
+			memcpy(rk->mem[mr->buf] + off, k->data, len);
 	}
 	if (mr && len)
 		sx_mem_written(x, rk->r, mr->buf, off, len);
