@@ -113,6 +113,10 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 			 p->nchannels, cc_algo_name[p->algo]);
 		return -EINVAL;
 	}
+	if (p->nranks < 1 || p->nranks > CC_MAX_RANKS) {
+		snprintf(err, errlen, "nranks %u out of range 1..%u", p->nranks, CC_MAX_RANKS);
+		return -EINVAL;
+	}
 	if (cc_coll_rooted(p->coll) && p->root >= p->nranks) {
 		snprintf(err, errlen, "root %u out of range 0..%u", p->root, p->nranks - 1);
 		return -EINVAL;
@@ -138,10 +142,6 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	es = cc_dtype_size(p->dtype);
-	if (p->nranks < 1 || p->nranks > CC_MAX_RANKS) {
-		snprintf(err, errlen, "nranks %u out of range 1..%u", p->nranks, CC_MAX_RANKS);
-		return -EINVAL;
-	}
 	if (p->nslots < 1 || p->nslots > 1024) {
 		snprintf(err, errlen, "slots %u out of range 1..1024", p->nslots);
 		return -EINVAL;
