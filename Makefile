@@ -30,7 +30,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIB       := $(BUILD)/libcclab.a
 CCLAB     := $(BUILD)/cclab
 
-.PHONY: all tests bench test test-run test-scripts test-cuda test-softroce test-calibrate softroce-report asan clang demo install clean deps help
+.PHONY: all tests bench test test-run test-scripts test-cuda test-softroce test-calibrate softroce-report asan fuzz fuzz-build test-valgrind clang demo install clean deps help
 all: $(CCLAB)
 
 # The CUDA module (backend/cuda/): the real one when nvcc is found, else a
@@ -44,6 +44,8 @@ help:
 	@echo "make            build $(BUILD)/cclab"
 	@echo "make test       install deps, build, run every test (gcc), then under ASan+UBSan (clang)"
 	@echo "make asan       the test suite under ASan+UBSan in build-asan/"
+	@echo "make test-valgrind  small scenarios and error paths under valgrind memcheck"
+	@echo "make fuzz       the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS=$(FUZZ_SECONDS) each, in build-fuzz/"
 	@echo "make test-cuda  the CUDA kernels against the CPU reference (SKIP without a GPU)"
 	@echo "make test-softroce  the verbs executor on soft-RoCE in a qemu VM (SKIP without qemu)"
 	@echo "make test-calibrate predicted vs measured on soft-RoCE: calibrate, sim, compare, report"
@@ -93,7 +95,9 @@ test: deps
 	$(MAKE) test-cuda
 	$(MAKE) test-softroce
 	$(MAKE) test-calibrate
+	$(MAKE) test-valgrind
 	$(MAKE) asan
+	$(MAKE) fuzz
 
 # On a GPU: every dtype x redop kernel against core/dtype.c and the memory
 # bandwidth they reach; without one, SKIP (after the CPU run of the
@@ -136,6 +140,31 @@ asan:
 	CCLAB_MATRIX=$${CCLAB_MATRIX:-quick} $(MAKE) test-run $(ASAN_VARS)
 	$(MAKE) test-softroce $(ASAN_VARS)
 
+# libFuzzer (tests/fuzz/, docs/reliability.md): the library instrumented
+# for coverage (fuzzer-no-link) under ASan+UBSan like `asan`, each target
+# linked with libFuzzer's main.  tests/fuzz/run.sh replays the regression
+# inputs, then fuzzes each target FUZZ_SECONDS from a temporary copy of its
+# corpus (the checked-in one never grows) and fails on any crash.
+FUZZ_SECONDS ?= 20
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_VARS := BUILD=build-fuzz CC=clang CCLAB_CUDA=0 OPT="-O1 -g" \
+	SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+fuzz-build: $(FUZZ_BIN)
+fuzz:
+	$(MAKE) fuzz-build $(FUZZ_VARS)
+	@bash tests/fuzz/run.sh build-fuzz/fuzz $(FUZZ_SECONDS)
+
+# Small scenarios and commands under valgrind memcheck, error paths
+# included (scripts/valgrind.sh, docs/reliability.md).
+test-valgrind: $(CCLAB)
+	@bash scripts/valgrind.sh $(CCLAB)
+
 clang:
 	$(MAKE) all tests bench BUILD=build-clang CC=clang
 
@@ -148,6 +177,6 @@ install: $(CCLAB)
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/cclab/
 
 clean:
-	rm -rf build build-asan build-clang
+	rm -rf build build-asan build-clang build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(FUZZ_BIN:=.d)

@@ -6,7 +6,7 @@ set -euo pipefail
 
 # package            why
 #  build-essential   gcc, make
-#  clang             second compiler (warning check), ASan/UBSan runtime, libFuzzer later
+#  clang             second compiler (warning check), ASan/UBSan runtime, libFuzzer
 #  pkg-config        finds libyaml / libibverbs flags
 #  libyaml-dev       scenario and topology files
 #  libcmocka-dev     unit tests (cmocka: a Debian C test library)
@@ -21,8 +21,10 @@ set -euo pipefail
 #  kmod              depmod/modprobe: the module list of the VM's kernel (downloaded, never installed)
 #  cpio              packs the VM's initramfs
 #  xz-utils          unpacks the VM kernel's vmlinux: booting it directly saves ~6 s under emulation
+#  valgrind          memcheck over small scenarios (scripts/valgrind.sh, make test-valgrind)
 PKGS=(build-essential clang pkg-config libyaml-dev libcmocka-dev libibverbs-dev gnuplot-nox
-	qemu-system-x86 busybox-static ibverbs-utils ibverbs-providers perftest iproute2 kmod cpio xz-utils)
+	qemu-system-x86 busybox-static ibverbs-utils ibverbs-providers perftest iproute2 kmod cpio xz-utils
+	valgrind)
 
 missing=()
 for p in "${PKGS[@]}"; do
