@@ -93,9 +93,10 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 	size_t es;
 	if (p->coll >= CC_COLL_COUNT || p->transport >= CC_TRANSPORT_COUNT ||
 	    p->proto >= CC_PROTO_COUNT || p->dtype >= CC_DTYPE_COUNT || p->redop >= CC_REDOP_COUNT ||
-	    p->algo >= CC_ALGO_COUNT) {
-		snprintf(err, errlen,
-			 "unknown collective, algorithm, transport, protocol, dtype or redop");
+	    p->algo >= CC_ALGO_COUNT || p->mem >= CC_MEM_KIND_COUNT ||
+	    p->stage_mem >= CC_MEM_KIND_COUNT) {
+		snprintf(err, errlen, "unknown collective, algorithm, transport, protocol, dtype, "
+			 "redop or memory kind");
 		return -EINVAL;
 	}
 	if (!cc_algo_supports(p->algo, p->coll)) {
