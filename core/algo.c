@@ -248,7 +248,12 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
 
 void cc_algo_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx)
 {
-	if (p->algo == CC_ALGO_HALVING_DOUBLING)
+	/* As cc_build: k = 1, an empty array (and a rank out of range) are
+	 * the ring's listing whatever the algorithm; the others take k >= 2
+	 * and count >= 1. */
+	if (p->nranks == 1 || p->count == 0 || rank >= p->nranks)
+		cc_ring_primitives(p, rank, fn, ctx);
+	else if (p->algo == CC_ALGO_HALVING_DOUBLING)
 		cc_hd_primitives(p, rank, fn, ctx);
 	else if (p->algo == CC_ALGO_DIRECT)
 		cc_direct_primitives(p, rank, fn, ctx);

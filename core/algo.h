@@ -69,7 +69,9 @@ void cc_direct_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim
 /* The same for hierarchical: its three phases in order (channel = the
  * phase: 0 intra-node reduce-scatter, 1 inter-node, 2 all-gather). */
 void cc_hier_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
-/* The algorithm's own walk: p->algo's. */
+/* The algorithm's own walk: p->algo's; the ring's for k = 1 or an empty
+ * array, as cc_build.  (The non-ring listings above take k >= 2 and
+ * count >= 1, as their builders.) */
 void cc_algo_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
 
 /* The primitive listing of docs/schedule.md for checked parameters, without

@@ -200,14 +200,6 @@ void cc_hier_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 {
 	struct hier h;
 
-	if (p->count == 0 || rank >= p->nranks)
-		return;
-	if (p->nranks == 1) {
-		struct cc_prim_step ps = { CC_PRIM_COPY, 0, 0, 0, p->count };
-
-		fn(ctx, rank, &ps);
-		return;
-	}
 	init(&h, p);
 	h.w = (struct cc_walker){ .list = fn, .list_ctx = ctx };
 	walk(&h, rank);

@@ -232,14 +232,6 @@ void cc_tree_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 {
 	struct tree g = { .p = p, .k = p->nranks, .w = { .list = fn, .list_ctx = ctx } };
 
-	if (p->count == 0 || rank >= p->nranks)
-		return;
-	if (p->nranks == 1) {
-		struct cc_prim_step ps = { CC_PRIM_COPY, 0, 0, 0, p->count };
-
-		fn(ctx, rank, &ps);
-		return;
-	}
 	if (!make_nodes(&g))
 		walk(&g, rank);
 	free_nodes(&g);
