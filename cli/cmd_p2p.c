@@ -38,6 +38,12 @@ int cmd_p2p(int argc, char **argv)
 		sim_net_free(&net);
 		return CLI_EXIT_FAIL;
 	}
+	if (sim_topo_credit_check(&net, &o.fabric, msg, sizeof(msg))) {
+		fprintf(stderr, "cclab p2p: fabric '%s' on %s: %s\n", o.fabric.name,
+			sim_topo_kind_name[o.topo], msg);
+		sim_net_free(&net);
+		return CLI_EXIT_USAGE;
+	}
 	rc = p2p_run(&o, &net);
 	sim_net_free(&net);
 	return rc;

@@ -356,6 +356,14 @@ int cmd_sim(const struct cli_opts *o)
 			return CLI_EXIT_FAIL;
 		}
 	}
+	/* A fabric this network's switches cannot give credits: refused by
+	 * name now, not as a failed run. */
+	if (sim_topo_credit_check(c.net, &o->fabric, msg, sizeof(msg))) {
+		fprintf(stderr, "cclab %s: fabric '%s' on %s: %s\n", o->scenario ? "run" : "sim",
+			o->fabric.name, c.net->name[0] ? c.net->name : sim_topo_kind_name[o->topo], msg);
+		sim_net_free(&c.own);
+		return CLI_EXIT_USAGE;
+	}
 	/* --fault's nodes and ranks exist in this network: say so now, by
 	 * name, not as a refused run.  (A scenario's were checked as it was
 	 * read.) */

@@ -13,6 +13,7 @@
 #include "sim/fabric_yaml.h"
 #include "sim/net_yaml.h"
 #include "sim/scenario_int.h"
+#include "sim/topo.h"
 
 const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
 	[CC_EXEC_SIM] = "sim",
@@ -186,6 +187,22 @@ static int read_faults(const struct cy_node *v, struct cc_scenario *sc, struct c
 }
 
 /* check: true, false, or a size up to which the data is carried. */
+/* A switch buffer the fabric's IB credits would over-commit on this
+ * topology (sim_topo_credit_check()): at switch.buffer_bytes when the
+ * scenario gives it, else at the fabric. */
+static int check_credits(const struct cy_node *d, const struct cc_scenario *sc,
+			 struct cy_error *err)
+{
+	const struct cy_node *at = cy_get(d, "fabric");
+	char why[SIM_NET_ERR_LEN];
+
+	if (!sim_topo_credit_check(&sc->net, &sc->fabric, why, sizeof(why)))
+		return 0;
+	if (at && cy_get(cy_get(at, "switch"), "buffer_bytes"))
+		at = cy_get(cy_get(at, "switch"), "buffer_bytes");
+	return cy_fail(err, at ? at : d, "'fabric': %s", why);
+}
+
 static int read_check(const struct cy_node *v, struct cc_scenario *sc, struct cy_error *err)
 {
 	struct cy_error ignored;
@@ -321,6 +338,8 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = sim_net_from_yaml(&sc->net, v, dir, err);
 	if (!rc && sc->is_p2p)
 		rc = cc_scenario_p2p_net(d, sc, err);
+	if (!rc)
+		rc = check_credits(d, sc, err);
 	if (rc)
 		return rc;
 	sc->p.nranks = sc->net.nranks;

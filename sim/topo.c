@@ -6,6 +6,8 @@
 #include "sim/topo.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,19 +154,46 @@ static void return_credits(void *ctx, const struct sim_switch *sw, uint32_t in_p
 		sim_link_add_credits(c->in[in_port], frame_bytes);
 }
 
+/* The largest frame a link of this fabric carries: MTU + every header. */
+static uint64_t frame_bytes(const struct sim_params *p)
+{
+	return (uint64_t)p->link.mtu_bytes + 128;
+}
+
+int sim_topo_credit_check(const struct sim_net *net, const struct sim_params *p, char *err,
+			  size_t errlen)
+{
+	uint64_t buf = p->sw.buffer_bytes, frame = frame_bytes(p);
+
+	if (p->link.flow_ctrl != SIM_FC_CREDIT || buf == 0)
+		return 0;
+	for (uint32_t u = 0; u < net->nnodes; u++) {
+		const struct sim_net_node *v = &net->nodes[u];
+
+		if (v->kind != SIM_NET_SWITCH || buf / v->nports >= frame)
+			continue;
+		if (err && errlen)
+			snprintf(err, errlen, "switch '%s': IB credits (IBA 7.9) give each of its %" PRIu32
+				 " ports one %" PRIu64 "-byte frame at least, %" PRIu64 " B, more than "
+				 "switch.buffer_bytes %" PRIu64 " (a lossless switch would drop); give it "
+				 "%" PRIu64 " or more, or 0: unlimited", v->name, v->nports, frame,
+				 (uint64_t)v->nports * frame, buf, (uint64_t)v->nports * frame);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
 /* IB link-level flow control (IBA 7.9): every input of the switch gets an
- * equal share of its buffer as credits, at least one largest frame, so a
- * sender never sends what the switch could not hold and the switch never
- * drops (with more inputs than a frame each fits, the buffer is
- * over-committed by that much). */
+ * equal share of its buffer as credits (sim_topo_credit_check() made sure
+ * it holds a largest frame), so a sender never sends what the switch could
+ * not hold and the switch never drops. */
 static void credit_inputs(struct sim_topo *t, struct sim_switch *sw, struct sim_topo_sw_ctx *c)
 {
 	uint64_t share = t->fabric.sw.buffer_bytes / sw->nports;
-	uint64_t frame = (uint64_t)t->fabric.link.mtu_bytes + 128; /* MTU + every header */
 
 	for (uint32_t p = 0; p < sw->nports; p++)
 		if (c->in[p])
-			sim_link_set_credits(c->in[p], share > frame ? share : frame);
+			sim_link_set_credits(c->in[p], share);
 	sim_switch_on_release(sw, return_credits, c);
 }
 
@@ -178,7 +207,7 @@ static void pfc_thresholds(const struct sim_topo *t, struct sim_switch *sw)
 {
 	const struct sim_link_params *l = &t->fabric.link;
 	uint64_t share = t->fabric.sw.buffer_bytes / sw->nports;
-	uint64_t frame = (uint64_t)l->mtu_bytes + 128; /* MTU + every header */
+	uint64_t frame = frame_bytes(&t->fabric);
 	uint64_t flight = (uint64_t)((unsigned __int128)2 * l->prop_delay_ps * l->rate_bps /
 				     (8 * SIM_PS_PER_S));
 	uint64_t headroom = flight + 2 * frame;
@@ -266,6 +295,8 @@ int sim_topo_build_net(struct sim_topo *t, struct sim_engine *eng, const struct 
 	memset(t, 0, sizeof(*t));
 	if (!eng || !net || !p || !net->finished || net->nranks == 0 || sim_params_validate(p))
 		return -EINVAL;
+	if (sim_topo_credit_check(net, p, NULL, 0))
+		return -ENOBUFS;
 	t->kind = SIM_TOPO_KIND_COUNT;
 	t->nranks = net->nranks;
 	t->net = net;

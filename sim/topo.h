@@ -96,10 +96,19 @@ struct sim_topo {
  * the room the engine already had, so a caller may reserve its own before
  * or after, the same way).  *t is zeroed first, so sim_topo_destroy() is
  * safe after any failure.  0, -EINVAL (NULL pointers, a network not
- * finished, or parameters sim_params_validate() rejects), or -ENOMEM
- * (nothing left allocated). */
+ * finished, or parameters sim_params_validate() rejects), -ENOBUFS (what
+ * sim_topo_credit_check() refuses), or -ENOMEM (nothing left allocated). */
 int sim_topo_build_net(struct sim_topo *t, struct sim_engine *eng, const struct sim_net *net,
 		       const struct sim_params *p);
+
+/* With IB credit flow control and a finite switch buffer, every switch
+ * of net must have room for one largest frame (MTU + headers) per port:
+ * credits are a promise of buffer space (IBA 7.9), so a switch that hands
+ * out more than it holds would drop on a lossless fabric.  0, or -ENOBUFS
+ * with the switch, the figures and the smallest buffer that works in err
+ * (may be NULL). */
+int sim_topo_credit_check(const struct sim_net *net, const struct sim_params *p, char *err,
+			  size_t errlen);
 
 /* The same on the network sim_topo_net_make() generates for kind and
  * nranks, which the topology owns.  -EINVAL also for nranks 0 or

@@ -632,6 +632,61 @@ static void test_reserve_adds(void **state)
 
 /* ---- errors ---- */
 
+/* IB credits promise buffer room (IBA 7.9): a finite switch buffer must
+ * hold one largest frame (4096 B MTU + 128 B of headers = 4224 B) per port,
+ * or the fabric is refused by name; a star of 4 has 4 switch ports, a 2 x 2
+ * leaf-spine 4 on each switch.  PFC and no flow control drop instead, and
+ * are not checked; 0 is unlimited. */
+static void test_credit_check(void **state)
+{
+	struct sim_engine eng;
+	struct sim_params p;
+	struct sim_topo t;
+	struct sim_net net;
+	char err[SIM_NET_ERR_LEN];
+
+	(void)state;
+	assert_int_equal(sim_params_preset("ib-hdr", &p), 0);
+	assert_int_equal(sim_engine_init(&eng, 0), 0);
+	sim_net_init(&net, NULL);
+	assert_int_equal(sim_net_star(&net, 4, err, sizeof(err)), 0);
+	p.sw.buffer_bytes = 4 * 4224;
+	assert_int_equal(sim_topo_credit_check(&net, &p, err, sizeof(err)), 0);
+	assert_int_equal(sim_topo_build_net(&t, &eng, &net, &p), 0);
+	for (uint32_t r = 0; r < 4; r++) /* each input's share: one frame */
+		assert_int_equal(sim_topo_nic_tx(&t, r, 0)->credits, 4224);
+	sim_topo_destroy(&t);
+	p.sw.buffer_bytes = 4 * 4224 - 1;
+	assert_int_equal(sim_topo_credit_check(&net, &p, err, sizeof(err)), -ENOBUFS);
+	assert_string_equal(err, "switch 'sw0': IB credits (IBA 7.9) give each of its 4 ports one "
+			    "4224-byte frame at least, 16896 B, more than switch.buffer_bytes "
+			    "16895 (a lossless switch would drop); give it 16896 or more, or 0: "
+			    "unlimited");
+	assert_int_equal(sim_topo_credit_check(&net, &p, NULL, 0), -ENOBUFS);
+	assert_int_equal(sim_topo_build_net(&t, &eng, &net, &p), -ENOBUFS);
+	assert_int_equal(sim_topo_build(&t, &eng, SIM_TOPO_STAR, 4, &p), -ENOBUFS);
+	/* the ring has no switch; 0 is unlimited; PFC and none may drop */
+	assert_int_equal(sim_topo_build(&t, &eng, SIM_TOPO_RING, 4, &p), 0);
+	sim_topo_destroy(&t);
+	p.sw.buffer_bytes = 0;
+	assert_int_equal(sim_topo_credit_check(&net, &p, err, sizeof(err)), 0);
+	p.sw.buffer_bytes = 1024;
+	p.link.flow_ctrl = SIM_FC_PFC;
+	assert_int_equal(sim_topo_credit_check(&net, &p, err, sizeof(err)), 0);
+	p.link.flow_ctrl = SIM_FC_NONE;
+	assert_int_equal(sim_topo_credit_check(&net, &p, err, sizeof(err)), 0);
+	sim_net_free(&net);
+	/* leaf-spine: the check names the first switch short of room */
+	p.link.flow_ctrl = SIM_FC_CREDIT;
+	p.sw.buffer_bytes = 4 * 4224 - 64;
+	sim_net_init(&net, NULL);
+	assert_int_equal(sim_net_leafspine(&net, 2, 2, 1, 1, 1, err, sizeof(err)), 0);
+	assert_int_equal(sim_topo_credit_check(&net, &p, err, sizeof(err)), -ENOBUFS);
+	assert_non_null(strstr(err, "switch 'leaf0'"));
+	sim_net_free(&net);
+	sim_engine_destroy(&eng);
+}
+
 static void test_errors(void **state)
 {
 	struct sim_engine eng;
@@ -702,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_nvlink),
 		cmocka_unit_test(test_link_values),
 		cmocka_unit_test(test_reserve_adds),
+		cmocka_unit_test(test_credit_check),
 		cmocka_unit_test(test_errors),
 	};
 
