@@ -78,7 +78,12 @@
  * whole half (no flow control, --slots 64) k = 4 reaches the bound exactly
  * at 64 MiB and k = 8, 16 still stay ~4 % above it (what depends on the
  * root's reflection drains last).  Rooted collectives have no such loop
- * (their dependencies only flow one way) and match to 0.3 %.
+ * (their dependencies only flow one way) and match to 0.3 %.  The loss is
+ * the pipeline's, not one switch policy's: 32 KiB slots (fill and drain
+ * negligible) still lose 2-3.5 %, and round-robin output arbitration or
+ * finite credited buffers lose more (docs/schedule.md has the figures);
+ * NCCL's tuning model takes 0.92 of the bandwidth for the tree allreduce
+ * (src/graph/tuning.cc) for the same reason.
  *
  * What holds within 2 % (asserted): broadcast and reduce at 16 MiB on the
  * ideal fabric and with alpha = 2 us, and at 4 B and 1 KiB with alpha =
