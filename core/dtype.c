@@ -669,6 +669,9 @@ uint64_t cc_count_wrong(const void *got, const void *want, size_t count, enum cc
 	uint64_t wrong = 0;
 	size_t i;
 
+	/* Equal bits are equal elements: the usual answer at memcmp speed. */
+	if (!count || !memcmp(got, want, count * sz))
+		return 0;
 	for (i = 0; i < count; i++)
 		wrong += !elem_same(ld(got, i, sz), ld(want, i, sz), t);
 	return wrong;
