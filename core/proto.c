@@ -86,9 +86,20 @@ void cc_proto_pack(enum cc_proto p, uint8_t *lines, const uint8_t *data, uint64_
 		   uint64_t flag)
 {
 	uint64_t gd = group_data(p), gs = group_size(p);
-	uint64_t ngroups = cc_proto_wire_bytes(p, bytes) / gs;
+	uint64_t ngroups = cc_proto_wire_bytes(p, bytes) / gs, g = 0;
 
-	for (uint64_t g = 0; g < ngroups; g++) {
+	if (p == CC_PROTO_LL && data) {
+		/* The full halves, in fixed-size stores the compiler inlines:
+		 * 4 data bytes, then the flag's low 32 bits, little-endian. */
+		for (; g < bytes / LL_DATA; g++) {
+			uint8_t *line = lines + g * LL_HALF;
+
+			memcpy(line, data + g * LL_DATA, LL_DATA);
+			for (unsigned i = 0; i < LL_HALF - LL_DATA; i++)
+				line[LL_DATA + i] = (uint8_t)(flag >> 8 * i);
+		}
+	}
+	for (; g < ngroups; g++) {
 		uint8_t *line = lines + g * gs;
 		uint64_t off = g * gd, n = off < bytes ? (bytes - off < gd ? bytes - off : gd) : 0;
 
