@@ -111,6 +111,8 @@ static int run_cand(struct tune *t, int c, struct tune_size *z)
 	int rc;
 
 	p.algo = k->algo;
+	p.nchannels = t->variants[k->variant].channels;
+	p.ring_order = t->variants[k->variant].order;
 	p.proto = k->proto;
 	p.transport = k->transport;
 	p.count = z->count;
@@ -172,12 +174,12 @@ static int run_cand(struct tune *t, int c, struct tune_size *z)
  * so the table never depends on luck. */
 static void rank_cells(const struct tune *t, struct tune_size *z)
 {
-	z->best = tune_fastest(z, 0, TUNE_NCAND);
+	z->best = tune_fastest(z, 0, t->ncand);
 	z->second = -1;
-	for (int c = 0; z->best >= 0 && c < TUNE_NCAND; c++) {
+	for (int c = 0; z->best >= 0 && c < t->ncand; c++) {
 		const struct tune_cand *k = &t->cand[c], *b = &t->cand[z->best];
 
-		if (z->cell[c].state == TUNE_OK && (k->algo != b->algo || k->proto != b->proto) &&
+		if (z->cell[c].state == TUNE_OK && (k->variant != b->variant || k->proto != b->proto) &&
 		    (z->second < 0 || z->cell[c].time_ps < z->cell[z->second].time_ps))
 			z->second = c;
 	}
@@ -204,17 +206,66 @@ static void progress(bool on, uint32_t i, uint32_t n, const struct tune_size *z,
 
 /* ---- the command ---- */
 
+/* Appends a variant, labelled "ring", "ring-rail", "ring-4ch",
+ * "ring-rail-4ch", "tree". */
+static void add_variant(struct tune *t, enum cc_algo al, enum cc_ring_order o, uint32_t ch)
+{
+	struct tune_variant *v = &t->variants[t->nvariants++];
+
+	*v = (struct tune_variant){ .algo = al, .order = o, .channels = ch };
+	snprintf(v->label, sizeof(v->label), "%s%s", cc_algo_name[al],
+		 o == CC_RING_ORDER_RAIL ? "-rail" : "");
+	if (ch > 1)
+		snprintf(v->label + strlen(v->label), sizeof(v->label) - strlen(v->label), "-%uch",
+			 (unsigned)ch);
+}
+
+/* The variants: every algorithm in enum order, the ring once per ring
+ * order x channel count asked for.  With neither option the ring keeps
+ * the scenario's channels and order, and tries rail order too when the
+ * topology has nodes of more than one GPU (as NCCL's rings are
+ * rail-aligned there); other algorithms run on one channel. */
+static void variants_init(struct tune *t, const struct tune_args *a)
+{
+	const struct cc_coll_params *sp = &t->sc->p;
+	uint32_t g = sp->ranks_per_node;
+	bool order[CC_RING_ORDER_COUNT] = {false};
+	uint32_t one = sp->nchannels ? sp->nchannels : 1;
+	const uint32_t *ch = a->nchannels ? a->channels : &one;
+	uint32_t nch = a->nchannels ? a->nchannels : 1;
+
+	if (a->orders_given) {
+		memcpy(order, a->order_given, sizeof(order));
+	} else {
+		order[sp->ring_order] = true;
+		order[CC_RING_ORDER_RAIL] |= g > 1 && g < sp->nranks;
+	}
+	t->nvariants = 0;
+	for (int al = 0; al < CC_ALGO_COUNT; al++) {
+		if (al != CC_ALGO_RING) {
+			add_variant(t, (enum cc_algo)al, CC_RING_ORDER_RANK, 1);
+			continue;
+		}
+		for (int o = 0; o < CC_RING_ORDER_COUNT; o++)
+			for (uint32_t i = 0; order[o] && i < nch; i++)
+				add_variant(t, CC_ALGO_RING, (enum cc_ring_order)o, ch[i]);
+	}
+	t->ncand = t->nvariants * TUNE_NPT;
+}
+
 /* The candidates, and each protocol's slot and chunk as run_cand() sets
  * them (for the preamble and --json). */
-static void cands_init(struct tune *t)
+static void cands_init(struct tune *t, const struct tune_args *a)
 {
-	for (int c = 0; c < TUNE_NCAND; c++) {
+	variants_init(t, a);
+	for (int c = 0; c < t->ncand; c++) {
 		struct tune_cand *k = &t->cand[c];
 
-		k->algo = (enum cc_algo)(c / TUNE_NPT);
+		k->variant = c / TUNE_NPT;
+		k->algo = t->variants[k->variant].algo;
 		k->proto = (enum cc_proto)(c / CC_TRANSPORT_COUNT % CC_PROTO_COUNT);
 		k->transport = (enum cc_transport)(c % CC_TRANSPORT_COUNT);
-		snprintf(k->name, sizeof(k->name), "%s/%s/%s", cc_algo_name[k->algo],
+		snprintf(k->name, sizeof(k->name), "%s/%s/%s", t->variants[k->variant].label,
 			 cc_proto_name[k->proto], cc_transport_name[k->transport]);
 	}
 	for (int pr = 0; pr < CC_PROTO_COUNT; pr++) {
@@ -279,7 +330,7 @@ static int sweep(struct tune *t)
 		struct tune_size *z = &t->sizes[i];
 		uint32_t fails = t->failures;
 
-		for (int c = 0; c < TUNE_NCAND; c++) {
+		for (int c = 0; c < t->ncand; c++) {
 			progress(tty, i, t->nsizes, z, &t->cand[c]);
 			if (run_cand(t, c, z)) {
 				progress(tty, i, t->nsizes, z, NULL);
@@ -313,7 +364,7 @@ static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
 	};
 	int rc, err;
 
-	cands_init(&t);
+	cands_init(&t, a);
 	if ((rc = open_outputs(a, &jf, &cf)))
 		return rc;
 	if (sizes_init(&t) || (rc = sweep(&t))) {

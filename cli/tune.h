@@ -22,6 +22,8 @@
 
 struct cc_scenario; /* sim/scenario.h */
 
+#define TUNE_MAX_CHANNELS 4 /* channel counts --channels may list */
+
 /* The command line (cli/tune_args.c). */
 struct tune_args {
 	const char *scenario;
@@ -29,17 +31,25 @@ struct tune_args {
 	uint32_t nsets;
 	const char *json, *csv;
 	bool all; /* --all: a table column per candidate */
+	/* --channels and --ring-orders: the ring's layouts to try (0: the
+	 * scenario's channels; the scenario's order, and rail too when the
+	 * topology has nodes). */
+	uint32_t channels[TUNE_MAX_CHANNELS], nchannels;
+	bool order_given[CC_RING_ORDER_COUNT], orders_given;
 };
 
 /* Parses argv[1..argc) (argv[0] is "tune").  CLI_EXIT_OK, with *help set
  * for -h/--help; or CLI_EXIT_USAGE after one message and a hint. */
 int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help);
 
-/* Candidate c is algorithm c / TUNE_NPT, protocol c / CC_TRANSPORT_COUNT
- * % CC_PROTO_COUNT, transport c % CC_TRANSPORT_COUNT: the enums' order,
- * so ties and columns are the same on every run. */
-#define TUNE_NPT (CC_PROTO_COUNT * CC_TRANSPORT_COUNT) /* an algorithm's */
-#define TUNE_NCAND (CC_ALGO_COUNT * TUNE_NPT)
+/* Candidate c is variant c / TUNE_NPT, protocol c / CC_TRANSPORT_COUNT
+ * % CC_PROTO_COUNT, transport c % CC_TRANSPORT_COUNT.  The variants are
+ * the algorithms in enum order, the ring once per layout (ring order x
+ * channel count, in the order given), so ties and columns are the same
+ * on every run. */
+#define TUNE_NPT (CC_PROTO_COUNT * CC_TRANSPORT_COUNT) /* a variant's */
+#define TUNE_MAX_VARIANTS (CC_ALGO_COUNT - 1 + CC_RING_ORDER_COUNT * TUNE_MAX_CHANNELS)
+#define TUNE_MAX_CAND (TUNE_MAX_VARIANTS * TUNE_NPT)
 #define TUNE_REASON_LEN 256
 
 enum tune_state {
@@ -54,25 +64,38 @@ struct tune_cell {
 	const char *status; /* cli_run_status_name() of the run, or "n/a" */
 };
 
+/* An algorithm as tune runs it: the ring with a ring order and a channel
+ * count ("ring-rail-4ch"; plain "ring" is rank order on one channel), any
+ * other algorithm on one channel. */
+struct tune_variant {
+	enum cc_algo algo;
+	enum cc_ring_order order;
+	uint32_t channels;
+	char label[32];
+};
+
 struct tune_cand {
+	int variant;                   /* index in tune.variants */
 	enum cc_algo algo;
 	enum cc_proto proto;
 	enum cc_transport transport;
-	char name[64];                 /* "ring/ll128/write_imm" */
+	char name[80];                 /* "ring-rail-4ch/ll128/write_imm" */
 	bool refused;                  /* n/a at some size */
 	char reason[TUNE_REASON_LEN];  /* the first refusal's */
 };
 
 struct tune_size {
 	uint64_t bytes, count;  /* nccl-tests' size and count columns */
-	struct tune_cell cell[TUNE_NCAND];
+	struct tune_cell cell[TUNE_MAX_CAND];
 	int best, second;       /* candidate indices; -1: none */
 };
 
 struct tune {
 	const struct cc_scenario *sc;
 	double busbw_factor;    /* cc_busbw_factor() of the collective */
-	struct tune_cand cand[TUNE_NCAND];
+	struct tune_variant variants[TUNE_MAX_VARIANTS];
+	int nvariants, ncand;   /* ncand = nvariants * TUNE_NPT */
+	struct tune_cand cand[TUNE_MAX_CAND];
 	/* Each protocol's slot and chunk (cc_coll_params_fill()). */
 	uint64_t slot_bytes[CC_PROTO_COUNT], chunk_bytes[CC_PROTO_COUNT];
 	struct tune_size *sizes;

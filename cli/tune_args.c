@@ -20,7 +20,8 @@ void tune_usage(FILE *f)
 		   "size: the winner, its time and busbw, the runner-up (the fastest of\n"
 		   "another algorithm or protocol), the margin (runner-up time / best\n"
 		   "time - 1) * 100, and per algorithm and protocol the fastest time over\n"
-		   "the transports.  Each protocol runs with NCCL's slot and chunk for it\n"
+		   "the transports; the ring once per ring order and channel count\n"
+		   "(ring-rail-4ch).  Each protocol runs with NCCL's slot and chunk for it\n"
 		   "unless the scenario sets slot_bytes or chunk_bytes.  A combination the\n"
 		   "algorithm does not build (halving-doubling is allreduce only) or the\n"
 		   "topology cannot carry (halving-doubling on a ring, which joins\n"
@@ -38,6 +39,12 @@ void tune_usage(FILE *f)
 		   "                          atomically\n"
 		   "      --all               a table column per candidate, not per algorithm\n"
 		   "                          and protocol (--json and --csv have them all)\n"
+		   "      --channels LIST     run the ring on each of these channel counts,\n"
+		   "                          e.g. 1,2,4 (at most 4; default: the scenario's\n"
+		   "                          channels); the other algorithms use one\n"
+		   "      --ring-orders LIST  rank, rail or rank,rail: the ring orders to try\n"
+		   "                          (default: the scenario's, and rail too on a\n"
+		   "                          topology of multi-GPU nodes)\n"
 		   "  -h, --help              this text\n\n"
 		   "Exit status: 0 every run completed, 1 a run failed (named on stderr) or a\n"
 		   "file could not be written, 2 bad usage, a bad scenario (file:line:col)\n"
@@ -46,10 +53,82 @@ void tune_usage(FILE *f)
 		   "  cclab tune scenarios/demo.yaml --set sizes.max=64MiB --csv tune.csv\n");
 }
 
+/* The items of a comma-separated list, one at a time: the next item's
+ * length from *p, which moves past it and its comma.  0 at the end. */
+static size_t next_item(const char **p, const char **item)
+{
+	const char *s = *p, *e = strchr(s, ',');
+	size_t n = e ? (size_t)(e - s) : strlen(s);
+
+	*item = s;
+	*p = e ? e + 1 : s + n;
+	return n;
+}
+
+/* --channels 1,2,4: distinct counts of 1 to 64 (as -c's --channels), at
+ * most TUNE_MAX_CHANNELS.  0, or CLI_EXIT_USAGE after the message. */
+static int parse_channels(const char *val, struct tune_args *a)
+{
+	const char *p = val, *item;
+	size_t n;
+
+	a->nchannels = 0;
+	while (*p || p == val) {
+		unsigned long v = 0;
+		size_t i;
+
+		n = next_item(&p, &item);
+		for (i = 0; i < n && item[i] >= '0' && item[i] <= '9' && v <= 64; i++)
+			v = v * 10 + (unsigned long)(item[i] - '0');
+		if (n == 0 || i < n || v < 1 || v > 64)
+			return usage_error("invalid value '%s' for --channels: expected channel "
+					   "counts of 1 to 64 separated by commas, such as 1,2,4", val);
+		for (uint32_t j = 0; j < a->nchannels; j++)
+			if (a->channels[j] == v)
+				return usage_error("--channels %s: %lu is listed twice", val, v);
+		if (a->nchannels == TUNE_MAX_CHANNELS)
+			return usage_error("--channels %s: at most %d counts", val, TUNE_MAX_CHANNELS);
+		a->channels[a->nchannels++] = (uint32_t)v;
+		if (!*p && item[n] == ',')
+			return usage_error("invalid value '%s' for --channels: nothing after "
+					   "the last comma", val);
+	}
+	return 0;
+}
+
+/* --ring-orders rank,rail: each ring order once.  0, or CLI_EXIT_USAGE. */
+static int parse_orders(const char *val, struct tune_args *a)
+{
+	const char *p = val, *item;
+	char name[16];
+	size_t n;
+
+	memset(a->order_given, 0, sizeof(a->order_given));
+	a->orders_given = true;
+	while (*p || p == val) {
+		enum cc_ring_order o;
+
+		n = next_item(&p, &item);
+		snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1),
+			 item);
+		if (n == 0 || n >= sizeof(name) || cc_ring_order_parse(name, &o))
+			return usage_error("invalid value '%s' for --ring-orders: expected rank, "
+					   "rail or both, separated by a comma", val);
+		if (a->order_given[o])
+			return usage_error("--ring-orders %s: %s is listed twice", val, name);
+		a->order_given[o] = true;
+		if (!*p && item[n] == ',')
+			return usage_error("invalid value '%s' for --ring-orders: nothing after "
+					   "the last comma", val);
+	}
+	return 0;
+}
+
 int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 {
-	enum { OPT_SET, OPT_JSON, OPT_CSV, OPT_COUNT };
-	static const char *const opts[OPT_COUNT] = {"--set", "--json", "--csv"};
+	enum { OPT_SET, OPT_JSON, OPT_CSV, OPT_CHANNELS, OPT_ORDERS, OPT_COUNT };
+	static const char *const opts[OPT_COUNT] = {"--set", "--json", "--csv", "--channels",
+						    "--ring-orders"};
 	bool dashdash = false;
 
 	memset(a, 0, sizeof(*a));
@@ -97,8 +176,13 @@ int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 			a->sets[a->nsets++] = val;
 		} else if (o == OPT_JSON) {
 			a->json = val;
-		} else {
+		} else if (o == OPT_CSV) {
 			a->csv = val;
+		} else if (o == OPT_CHANNELS) {
+			if (parse_channels(val, a))
+				return CLI_EXIT_USAGE;
+		} else if (parse_orders(val, a)) {
+			return CLI_EXIT_USAGE;
 		}
 	}
 	if (!a->scenario)

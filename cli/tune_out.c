@@ -11,15 +11,22 @@
 #include "core/dtype.h"
 #include "sim/scenario.h"
 
-/* A candidate's algorithm, protocol and transport keys. */
-static void json_cand(struct cc_json *j, const struct tune_cand *k)
+/* A candidate's algorithm, protocol and transport keys, then its
+ * channels and ring order (null but for the ring). */
+static void json_cand(struct cc_json *j, const struct tune *t, const struct tune_cand *k)
 {
+	const struct tune_variant *v = &t->variants[k->variant];
+
 	cc_json_key(j, "algorithm");
 	cc_json_string(j, cc_algo_name[k->algo]);
 	cc_json_key(j, "protocol");
 	cc_json_string(j, cc_proto_name[k->proto]);
 	cc_json_key(j, "transport");
 	cc_json_string(j, cc_transport_name[k->transport]);
+	cc_json_key(j, "channels");
+	cc_json_uint(j, v->channels);
+	cc_json_key(j, "ring_order");
+	cc_json_string(j, v->algo == CC_ALGO_RING ? cc_ring_order_name[v->order] : NULL);
 }
 
 /* The best or the runner-up: an object, or null when there is none. */
@@ -34,7 +41,7 @@ static void json_pick(struct cc_json *j, const struct tune *t, const struct tune
 	}
 	have = tune_busbw(t, z, c, &busbw);
 	cc_json_object_begin(j);
-	json_cand(j, &t->cand[c]);
+	json_cand(j, t, &t->cand[c]);
 	cc_json_key(j, "time_us");
 	cc_json_double(j, tune_us(z->cell[c].time_ps));
 	cli_json_double_or_null(j, "busbw_gbps", have, busbw);
@@ -58,11 +65,11 @@ static void json_size(struct cc_json *j, const struct tune *t, const struct tune
 	cli_json_double_or_null(j, "margin_pct", margin, pct);
 	cc_json_key(j, "times");
 	cc_json_array_begin(j);
-	for (int c = 0; c < TUNE_NCAND; c++) {
+	for (int c = 0; c < t->ncand; c++) {
 		const struct tune_cell *cell = &z->cell[c];
 
 		cc_json_object_begin(j);
-		json_cand(j, &t->cand[c]);
+		json_cand(j, t, &t->cand[c]);
 		cli_json_double_or_null(j, "time_us", cell->state == TUNE_OK, tune_us(cell->time_ps));
 		cc_json_key(j, "status");
 		cc_json_string(j, cell->status);
@@ -117,13 +124,13 @@ int tune_json_write(const struct tune *t, struct cc_atomic_file *af, bool ok)
 	cc_json_array_end(&j);
 	cc_json_key(&j, "candidates");
 	cc_json_array_begin(&j);
-	for (int c = 0; c < TUNE_NCAND; c++) {
+	for (int c = 0; c < t->ncand; c++) {
 		const struct tune_cand *k = &t->cand[c];
 
 		cc_json_object_begin(&j);
 		cc_json_key(&j, "name");
 		cc_json_string(&j, k->name);
-		json_cand(&j, k);
+		json_cand(&j, t, k);
 		cc_json_key(&j, "applicable");
 		cc_json_bool(&j, !k->refused);
 		cc_json_key(&j, "reason");
@@ -143,12 +150,14 @@ int tune_json_write(const struct tune *t, struct cc_atomic_file *af, bool ok)
 
 void tune_csv_write(const struct tune *t, FILE *f)
 {
-	fputs("size_bytes,algorithm,protocol,transport,time_us,busbw_gbps,best\n", f);
+	fputs("size_bytes,algorithm,protocol,transport,time_us,busbw_gbps,best,channels,"
+	      "ring_order\n", f);
 	for (uint32_t i = 0; i < t->nsizes; i++) {
 		const struct tune_size *z = &t->sizes[i];
 
-		for (int c = 0; c < TUNE_NCAND; c++) {
+		for (int c = 0; c < t->ncand; c++) {
 			const struct tune_cand *k = &t->cand[c];
+			const struct tune_variant *v = &t->variants[k->variant];
 			double busbw;
 
 			fprintf(f, "%" PRIu64 ",%s,%s,%s,", z->bytes, cc_algo_name[k->algo],
@@ -159,7 +168,8 @@ void tune_csv_write(const struct tune *t, FILE *f)
 			fputc(',', f);
 			if (tune_busbw(t, z, c, &busbw))
 				fprintf(f, "%.6g", busbw);
-			fprintf(f, ",%d\n", c == z->best);
+			fprintf(f, ",%d,%" PRIu32 ",%s\n", c == z->best, v->channels,
+				v->algo == CC_ALGO_RING ? cc_ring_order_name[v->order] : "");
 		}
 	}
 }

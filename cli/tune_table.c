@@ -56,13 +56,13 @@ static struct widths widths_of(const struct tune *t)
 	};
 	char buf[64];
 
-	for (int c = 0; c < TUNE_NCAND; c++)
+	for (int c = 0; c < t->ncand; c++)
 		w.name = max_int(w.name, (int)strlen(t->cand[c].name));
 	for (int j = 0; j < w.cols; j++)
 		w.cell = max_int(w.cell, (int)strlen(col_label(t, j, buf, sizeof(buf))));
 	w.group = w.cols * (w.cell + 2) - 2;
-	for (int a = 0; a < CC_ALGO_COUNT; a++)
-		w.group = max_int(w.group, (int)strlen(cc_algo_name[a]) + 2);
+	for (int v = 0; v < t->nvariants; v++)
+		w.group = max_int(w.group, (int)strlen(t->variants[v].label) + 2);
 	/* The group's cells fill it: widen them, not the caption. */
 	w.cell = (w.group + 2) / w.cols - 2;
 	w.group = w.cols * (w.cell + 2) - 2;
@@ -100,10 +100,7 @@ static void print_buffers(const struct tune *t)
 		[CC_PROTO_LL128] = "; on the wire 128-byte lines of 120 data bytes",
 	};
 
-	printf("# slots: %" PRIu32, p->nslots);
-	if (p->nchannels > 1)
-		printf("  channels: %" PRIu32, p->nchannels);
-	printf("  chunk and slot: %s\n", buffers_origin(t->sc));
+	printf("# slots: %" PRIu32 "  chunk and slot: %s\n", p->nslots, buffers_origin(t->sc));
 	for (int pr = 0; pr < CC_PROTO_COUNT; pr++) {
 		char chunk[CC_FMT_BYTES_LEN], slot[CC_FMT_BYTES_LEN];
 
@@ -124,19 +121,38 @@ static void print_names(const char *const *names, int n)
 		printf("%s%s", i ? ", " : "", names[i]);
 }
 
+/* The ring's layouts: "# rings: ring (rank order, 1 channel), ring-rail
+ * (rail order, 1 channel)"; the other algorithms run on one channel. */
+static void print_rings(const struct tune *t)
+{
+	bool first = true;
+
+	printf("# rings:");
+	for (int v = 0; v < t->nvariants; v++) {
+		const struct tune_variant *x = &t->variants[v];
+
+		if (x->algo != CC_ALGO_RING)
+			continue;
+		printf("%s %s (%s order, %" PRIu32 " channel%s)", first ? "" : ",", x->label,
+		       cc_ring_order_name[x->order], x->channels, x->channels > 1 ? "s" : "");
+		first = false;
+	}
+	printf("; the other algorithms: 1 channel\n");
+}
+
 /* Those refused at the first size, consecutive ones with the same reason
  * on one line; an algorithm refused with every protocol and transport is
  * named with a star for both ("tree" "/" "*"), one protocol refused with
  * every transport with a star for the transport. */
 static void print_refused(const struct tune *t)
 {
-	for (int c = 0; c < TUNE_NCAND; c++) {
+	for (int c = 0; c < t->ncand; c++) {
 		const struct tune_cand *k = &t->cand[c];
 		int e = c;
 
 		if (!k->refused)
 			continue;
-		while (e + 1 < TUNE_NCAND && t->cand[e + 1].refused &&
+		while (e + 1 < t->ncand && t->cand[e + 1].refused &&
 		       !strcmp(t->cand[e + 1].reason, k->reason))
 			e++;
 		printf("# n/a:");
@@ -145,10 +161,11 @@ static void print_refused(const struct tune *t)
 
 			printf("%s ", x > c ? "," : "");
 			if (x % TUNE_NPT == 0 && x + TUNE_NPT - 1 <= e) {
-				printf("%s/*", cc_algo_name[kx->algo]);
+				printf("%s/*", t->variants[kx->variant].label);
 				x += TUNE_NPT - 1;
 			} else if (x % CC_TRANSPORT_COUNT == 0 && x + CC_TRANSPORT_COUNT - 1 <= e) {
-				printf("%s/%s/*", cc_algo_name[kx->algo], cc_proto_name[kx->proto]);
+				printf("%s/%s/*", t->variants[kx->variant].label,
+				       cc_proto_name[kx->proto]);
 				x += CC_TRANSPORT_COUNT - 1;
 			} else {
 				printf("%s", kx->name);
@@ -178,13 +195,15 @@ static void preamble(const struct tune *t)
 	printf("# timing only: no data carried, nothing checked ('cclab run' checks it); the "
 	       "scenario's\n# algorithm, protocol, transport, executors, check and expectations "
 	       "are not used\n");
-	printf("# candidates: %d, algorithm/protocol/transport: {", TUNE_NCAND);
-	print_names(cc_algo_name, CC_ALGO_COUNT);
+	printf("# candidates: %d, algorithm/protocol/transport: {", t->ncand);
+	for (int v = 0; v < t->nvariants; v++)
+		printf("%s%s", v ? ", " : "", t->variants[v].label);
 	printf("} x {");
 	print_names(cc_proto_name, CC_PROTO_COUNT);
 	printf("} x {");
 	print_names(cc_transport_name, CC_TRANSPORT_COUNT);
 	printf("}\n");
+	print_rings(t);
 	print_refused(t);
 	printf("# margin (%%) = (runner-up time / best time - 1) * 100, the runner-up being the "
 	       "fastest\n# of another algorithm or protocol; then %s (us)\n", t->all
@@ -209,22 +228,22 @@ static void print_header(const struct tune *t, const struct widths *w)
 	char buf[64];
 
 	printf(HEAD_FMT, "", "", "", "", "", w->name, "", "", "", w->name, "", "", "");
-	for (int a = 0; a < CC_ALGO_COUNT; a++) {
-		int len = (int)strlen(cc_algo_name[a]) + 2, left = (w->group - len) / 2;
+	for (int a = 0; a < t->nvariants; a++) {
+		int len = (int)strlen(t->variants[a].label) + 2, left = (w->group - len) / 2;
 
 		printf("  ");
 		dashes(left);
-		printf(" %s ", cc_algo_name[a]);
+		printf(" %s ", t->variants[a].label);
 		dashes(w->group - len - left);
 	}
 	printf("\n" HEAD_FMT, "size", "count", "type", "redop", "root", w->name, "best", "time",
 	       "busbw", w->name, "runner-up", "time", "margin");
-	for (int a = 0; a < CC_ALGO_COUNT; a++)
+	for (int a = 0; a < t->nvariants; a++)
 		for (int j = 0; j < w->cols; j++)
 			printf("  %*s", w->cell, col_label(t, j, buf, sizeof(buf)));
 	printf("\n" HEAD_FMT, "(B)", "(elements)", "", "", "", w->name, name_unit, "(us)", "(GB/s)",
 	       w->name, name_unit, "(us)", "(%)");
-	for (int c = 0; c < CC_ALGO_COUNT * w->cols; c++)
+	for (int c = 0; c < t->nvariants * w->cols; c++)
 		printf("  %*s", w->cell, "(us)");
 	printf("\n");
 }
@@ -281,7 +300,7 @@ void tune_print_row(const struct tune *t, const struct tune_size *z)
 		printf("  %7.2f", pct);
 	else
 		printf("  %7s", "n/a");
-	for (int al = 0; al < CC_ALGO_COUNT; al++)
+	for (int al = 0; al < t->nvariants; al++)
 		for (int j = 0; j < w.cols; j++)
 			printf("  %*s", w.cell, col_value(t, z, al, j, a, sizeof(a)));
 	printf("\n");
@@ -289,12 +308,12 @@ void tune_print_row(const struct tune *t, const struct tune_size *z)
 
 /* ---- the summary ---- */
 
-/* Whether algorithm a won size i. */
+/* Whether variant a won size i. */
 static bool wins(const struct tune *t, uint32_t i, int a)
 {
 	int b = t->sizes[i].best;
 
-	return b >= 0 && (int)t->cand[b].algo == a;
+	return b >= 0 && t->cand[b].variant == a;
 }
 
 /* Per algorithm, the runs of consecutive sizes it wins, each with the
@@ -302,10 +321,10 @@ static bool wins(const struct tune *t, uint32_t i, int a)
  * 1048576..67108864 bytes (simple/write_imm)". */
 static void print_wins(const struct tune *t)
 {
-	for (int a = 0; a < CC_ALGO_COUNT; a++) {
+	for (int a = 0; a < t->nvariants; a++) {
 		bool any = false;
 
-		printf("# %s wins:", cc_algo_name[a]);
+		printf("# %s wins:", t->variants[a].label);
 		for (uint32_t i = 0, e; i < t->nsizes; i = e) {
 			bool won[TUNE_NPT] = {false}, first = true;
 
@@ -334,7 +353,7 @@ static void print_wins(const struct tune *t)
 	}
 }
 
-/* The protocol of algorithm a's fastest run at size i; -1: none ran. */
+/* The protocol of variant a's fastest run at size i; -1: none ran. */
 static int fastest_proto(const struct tune *t, uint32_t i, int a)
 {
 	int c = tune_fastest(&t->sizes[i], a * TUNE_NPT, TUNE_NPT);
@@ -348,10 +367,10 @@ static int fastest_proto(const struct tune *t, uint32_t i, int a)
  * 4B..16KiB, simple 1MiB..64MiB"). */
 static void print_protocols(const struct tune *t)
 {
-	for (int a = 0; a < CC_ALGO_COUNT; a++) {
+	for (int a = 0; a < t->nvariants; a++) {
 		bool any = false;
 
-		printf("# %s protocols:", cc_algo_name[a]);
+		printf("# %s protocols:", t->variants[a].label);
 		for (uint32_t i = 0, e; i < t->nsizes; i = e) {
 			char lo[CC_FMT_BYTES_LEN], hi[CC_FMT_BYTES_LEN];
 			int pr = fastest_proto(t, i, a);

@@ -486,7 +486,8 @@ static void test_star(void **state)
 				  "      \"chunk_bytes\": 32768\n    },"));
 	assert_non_null(strstr(j, "\"candidates\": [\n    {\n      \"name\": \"ring/simple/write_imm\",\n"
 				  "      \"algorithm\": \"ring\",\n      \"protocol\": \"simple\",\n"
-				  "      \"transport\": \"write_imm\",\n      \"applicable\": true,\n"
+				  "      \"transport\": \"write_imm\",\n      \"channels\": 1,\n"
+				  "      \"ring_order\": \"rank\",\n      \"applicable\": true,\n"
 				  "      \"reason\": null\n    },"));
 	assert_non_null(strstr(j, "\"sizes\": [\n    {\n      \"bytes\": 4,\n      \"count\": 1,\n"
 				  "      \"best\": {\n        \"algorithm\": "));
@@ -498,7 +499,8 @@ static void test_star(void **state)
 	assert_non_null(strstr(j, "\"bytes\": 4194304,\n      \"count\": 1048576,\n"
 				  "      \"best\": {\n        \"algorithm\": "));
 	assert_non_null(strstr(j, "\"ok\": true\n}\n"));
-	assert_true(starts(c, "size_bytes,algorithm,protocol,transport,time_us,busbw_gbps,best\n"));
+	assert_true(starts(c, "size_bytes,algorithm,protocol,transport,time_us,busbw_gbps,best,"
+			   "channels,ring_order\n"));
 	free(j);
 	free(c);
 	run_free(&r);
@@ -617,11 +619,14 @@ static void test_ring_topology(void **state)
 	assert_non_null(strstr(j, "\"algorithm\": \"halving-doubling\",\n"
 				  "      \"protocol\": \"simple\",\n"
 				  "      \"transport\": \"write_imm\",\n"
+				  "      \"channels\": 1,\n"
+				  "      \"ring_order\": null,\n"
 				  "      \"applicable\": false,\n"
 				  "      \"reason\": \"the ring topology cannot carry this schedule"));
 	assert_non_null(strstr(j, "\"algorithm\": \"halving-doubling\",\n"
 				  "          \"protocol\": \"ll128\",\n"
 				  "          \"transport\": \"write_flag\",\n"
+				  "          \"channels\": 1,\n          \"ring_order\": null,\n"
 				  "          \"time_us\": null,\n          \"status\": \"n/a\""));
 	free(j);
 	free(c);
@@ -675,10 +680,11 @@ static void test_reducescatter(void **state)
 	assert_int_equal(count_substr(j, "\"algorithm\": \"ring\",\n      \"protocol\": "), NPT);
 	for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
 		for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
-			char want[192];
+			char want[256];
 
 			snprintf(want, sizeof(want), "\"algorithm\": \"ring\",\n      \"protocol\": "
-				 "\"%s\",\n      \"transport\": \"%s\",\n      \"applicable\": true,\n"
+				 "\"%s\",\n      \"transport\": \"%s\",\n      \"channels\": 1,\n"
+				 "      \"ring_order\": \"rank\",\n      \"applicable\": true,\n"
 				 "      \"reason\": null\n", cc_proto_name[pr], cc_transport_name[t]);
 			assert_non_null(strstr(j, want));
 		}
@@ -727,8 +733,8 @@ static void test_failed_runs(void **state)
 				  "      \"margin_pct\": null,"));
 	assert_non_null(strstr(j, "\"status\": \"completion_error\""));
 	assert_non_null(strstr(j, "\"ok\": false\n}\n"));
-	assert_non_null(strstr(c, "\n4,ring,simple,write_imm,,,0\n"));
-	assert_non_null(strstr(c, "\n4,ring,ll,send_recv,,,0\n"));
+	assert_non_null(strstr(c, "\n4,ring,simple,write_imm,,,0,1,rank\n"));
+	assert_non_null(strstr(c, "\n4,ring,ll,send_recv,,,0,1,rank\n"));
 	free(j);
 	free(c);
 	run_free(&r);
@@ -850,6 +856,103 @@ static void test_unwritable(void **state)
 	assert_int_equal(access(json, F_OK), -1);
 }
 
+/* The ring's layouts on a topology of nodes (railopt, 2 nodes x 4 GPUs):
+ * by default rank and rail order; --channels and --ring-orders choose.
+ * Each layout's time is the one `cclab run` gives with the same channels
+ * and order, and the other algorithms still run (on one channel). */
+static void test_ring_layouts(void **state)
+{
+	char path[160], csv[160];
+	FILE *f;
+
+	(void)state;
+	need_cclab();
+	path_of(path, sizeof(path), "rail.yaml");
+	path_of(csv, sizeof(csv), "rail.csv");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "name: rail\n"
+		   "topology: {generator: railopt, nodes: 2, gpus_per_node: 4, spines: 1}\n"
+		   "fabric: {preset: ib-hdr}\n"
+		   "collective: allreduce\n"
+		   "sizes: {min: 64KiB, max: 1MiB, factor: 16}\n");
+	assert_int_equal(fclose(f), 0);
+
+	struct run r = run_cclab("tune %s --set sizes.min=1MiB", path);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "# rings: ring (rank order, 1 channel), ring-rail (rail order, "
+				      "1 channel); the other algorithms: 1 channel\n"));
+	run_free(&r);
+
+	r = run_cclab("tune %s --channels 1,2 --csv %s", path, csv);
+	char *c = text_of(csv);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "# candidates: 72, algorithm/protocol/transport: {ring, "
+				      "ring-2ch, ring-rail, ring-rail-2ch, halving-doubling, direct, "
+				      "tree, hierarchical} x {"));
+	assert_non_null(strstr(r.out, "# rings: ring (rank order, 1 channel), ring-2ch (rank "
+				      "order, 2 channels), ring-rail (rail order, 1 channel), "
+				      "ring-rail-2ch (rail order, 2 channels); the other algorithms: "
+				      "1 channel\n"));
+	assert_non_null(strstr(r.out, "\n# ring-rail-2ch wins: "));
+	assert_int_equal(count_substr(c, ",ring,"), 2 * 4 * NPT);
+	assert_int_equal(count_substr(c, ",tree,"), 2 * NPT);
+	/* every layout against `cclab run` with its channels and order */
+	static const char *const layout[][2] = {
+		{"1", "rank"}, {"2", "rank"}, {"1", "rail"}, {"2", "rail"},
+	};
+	for (size_t i = 0; i < 4; i++) {
+		char key[96], run_str[32], tune_str[32];
+		const char *line;
+		double tune_us;
+
+		snprintf(key, sizeof(key), "\n1048576,ring,simple,write_imm,");
+		line = c;
+		for (;;) {
+			line = strstr(line, key);
+			assert_non_null(line);
+			const char *eol = strchr(line + 1, '\n');
+			char tail[32];
+
+			snprintf(tail, sizeof(tail), ",%s,%s\n", layout[i][0], layout[i][1]);
+			if (eol && !strncmp(eol - strlen(tail) + 1, tail, strlen(tail)))
+				break;
+			line++;
+		}
+		assert_int_equal(sscanf(line + strlen(key), "%lf", &tune_us), 1);
+		struct run x = run_cclab("run %s --set sizes.min=1MiB --set executors=[sim] "
+					 "--set channels=%s --set ring_order=%s", path,
+					 layout[i][0], layout[i][1]);
+		const char *row = strstr(x.out, "\n     1048576 ");
+
+		assert_int_equal(x.status, 0);
+		assert_non_null(row);
+		assert_int_equal(sscanf(row, " %*s %*s %*s %*s %*s %31s", run_str), 1);
+		/* run prints nccl-tests' precision (BenchTime()): the same here */
+		snprintf(tune_str, sizeof(tune_str), tune_us >= 10000.0 ? "%.0f" : tune_us >= 100.0
+			 ? "%.1f" : "%.2f", tune_us);
+		print_message("    ring %s channel(s), %s order: tune %.6f us, run %s us\n",
+			      layout[i][0], layout[i][1], tune_us, run_str);
+		assert_string_equal(tune_str, run_str);
+		run_free(&x);
+	}
+	free(c);
+	run_free(&r);
+
+	/* Only what is asked for: one layout, and the options checked. */
+	r = run_cclab("tune %s --set sizes.min=1MiB --ring-orders rail --channels 4", path);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "# candidates: 45, algorithm/protocol/transport: "
+				      "{ring-rail-4ch, halving-doubling, "));
+	run_free(&r);
+	expect_refused(2, "--channels 1,1: 1 is listed twice", "tune x.yaml --channels 1,1");
+	expect_refused(2, "invalid value '0' for --channels", "tune x.yaml --channels 0");
+	expect_refused(2, "--channels 1,2,3,4,5: at most 4 counts",
+		       "tune x.yaml --channels 1,2,3,4,5");
+	expect_refused(2, "invalid value 'ring' for --ring-orders", "tune x.yaml --ring-orders ring");
+	expect_refused(2, "nothing after the last comma", "tune x.yaml --ring-orders rail,");
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
@@ -862,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_unwritable),
+		cmocka_unit_test(test_ring_layouts),
 	};
 
 	return cmocka_run_group_tests_name("tune", t, setup, teardown);
