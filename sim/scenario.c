@@ -186,7 +186,6 @@ static int read_faults(const struct cy_node *v, struct cc_scenario *sc, struct c
 	return 0;
 }
 
-/* check: true, false, or a size up to which the data is carried. */
 /* A switch buffer the fabric's IB credits would over-commit on this
  * topology (sim_topo_credit_check()): at switch.buffer_bytes when the
  * scenario gives it, else at the fabric. */
@@ -203,6 +202,7 @@ static int check_credits(const struct cy_node *d, const struct cc_scenario *sc,
 	return cy_fail(err, at ? at : d, "'fabric': %s", why);
 }
 
+/* check: true, false, or a size up to which the data is carried. */
 static int read_check(const struct cy_node *v, struct cc_scenario *sc, struct cy_error *err)
 {
 	struct cy_error ignored;

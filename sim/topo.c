@@ -170,7 +170,7 @@ int sim_topo_credit_check(const struct sim_net *net, const struct sim_params *p,
 	for (uint32_t u = 0; u < net->nnodes; u++) {
 		const struct sim_net_node *v = &net->nodes[u];
 
-		if (v->kind != SIM_NET_SWITCH || buf / v->nports >= frame)
+		if (v->kind != SIM_NET_SWITCH || !v->nports || buf / v->nports >= frame)
 			continue;
 		if (err && errlen)
 			snprintf(err, errlen, "switch '%s': IB credits (IBA 7.9) give each of its %" PRIu32
