@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,27 +75,30 @@ static void refuse(struct tune_cand *k, struct tune_cell *cell, const char *why)
 	k->refused = true;
 }
 
-/* A run that did not give a time: named on stderr, counted for the exit
- * status. */
-static void fail(struct tune *t, const struct tune_cand *k, const struct tune_size *z,
-		 struct tune_cell *cell, const char *status, const char *why)
+/* What a run leaves to be said on stderr, in candidate order once every
+ * run of its size has finished (runs go in parallel, the messages do not). */
+struct tune_note {
+	const char *status;          /* a failed run: its status; NULL: none */
+	const char *fatal;           /* ran out of memory: where; NULL: no */
+	char why[TUNE_REASON_LEN];
+};
+
+/* A run that did not give a time: "failed" in its cell, and a note. */
+static void fail(struct tune_note *n, struct tune_cell *cell, const char *status, const char *why)
 {
 	cell->state = TUNE_FAILED;
 	cell->status = status;
-	t->failures++;
-	fflush(stdout); /* after the rows before it */
-	if (t->tty)
-		fputs("\r\033[K", stderr); /* not on the progress line */
-	fprintf(stderr, "cclab tune: %" PRIu64 " bytes: %s: %s: %s\n", z->bytes, k->name, status,
-		why);
+	n->status = status;
+	snprintf(n->why, sizeof(n->why), "%s", why);
 }
 
-/* Runs candidate c at size z and fills its cell.  0, or CLI_EXIT_FAIL
- * after a message when memory ran out (the sweep stops there). */
-static int run_cand(struct tune *t, int c, struct tune_size *z)
+/* Runs candidate c at size z and fills its cell, and *n with what is to
+ * be said.  Touches nothing another candidate's run does, so runs of one
+ * size may go in parallel. */
+static void run_cand(const struct tune *t, int c, struct tune_size *z, struct tune_note *n)
 {
 	const struct cc_scenario *sc = t->sc;
-	struct tune_cand *k = &t->cand[c];
+	struct tune_cand *k = (struct tune_cand *)&t->cand[c]; /* its refusal, only this run's */
 	struct tune_cell *cell = &z->cell[c];
 	struct cc_coll_params p = sc->p;
 	struct cc_sim_opts o = {
@@ -119,26 +123,24 @@ static int run_cand(struct tune *t, int c, struct tune_size *z)
 	cc_coll_params_fill(&p, sc->slot_given, sc->chunk_given);
 	if (cc_params_check(&p, err, sizeof(err))) {
 		refuse(k, cell, err);
-		return 0;
+		return;
 	}
 	errno = 0;
 	s = cc_build(&p, err, sizeof(err));
 	if (!s && errno == EOVERFLOW) {
 		/* More slices on a connection than LL's 32-bit flags count. */
 		refuse(k, cell, err);
-		return 0;
+		return;
 	}
 	if (!s && errno == E2BIG) {
 		/* Too large for this machine: this candidate has no time here,
 		 * which is no verdict on it. */
-		fail(t, k, z, cell, "not_built", err);
-		return 0;
+		fail(n, cell, "not_built", err);
+		return;
 	}
 	if (!s) {
-		fflush(stdout);
-		fprintf(stderr, "cclab tune: %" PRIu64 " bytes: %s: cannot build the schedule: %s\n",
-			z->bytes, k->name, strerror(ENOMEM));
-		return CLI_EXIT_FAIL;
+		n->fatal = "cannot build the schedule";
+		return;
 	}
 	memset(&res, 0, sizeof(res));
 	rc = cc_sim_run(s, &o, &res);
@@ -148,15 +150,13 @@ static int run_cand(struct tune *t, int c, struct tune_size *z)
 			 "joins ranks it does not connect)", sc->net.name);
 		refuse(k, cell, err);
 	} else if (rc == -ENOMEM) {
-		fflush(stdout);
-		fprintf(stderr, "cclab tune: %" PRIu64 " bytes: %s: simulator: %s\n", z->bytes,
-			k->name, strerror(ENOMEM));
+		n->fatal = "simulator";
 	} else if (rc < 0) {
-		fail(t, k, z, cell, "refused", strerror(-rc));
+		fail(n, cell, "refused", strerror(-rc));
 	} else if (res.err.status != CC_RUN_OK) {
 		/* msg is a fixed array; do not trust it to be terminated. */
 		snprintf(err, sizeof(err), "%.*s", (int)sizeof(res.err.msg), res.err.msg);
-		fail(t, k, z, cell, cli_run_status_name(res.err.status), err);
+		fail(n, cell, cli_run_status_name(res.err.status), err);
 	} else {
 		cell->state = TUNE_OK;
 		cell->status = cli_run_status_name(CC_RUN_OK);
@@ -164,7 +164,31 @@ static int run_cand(struct tune *t, int c, struct tune_size *z)
 	}
 	cc_sim_result_free(&res);
 	cc_schedule_free(s);
-	return rc == -ENOMEM ? CLI_EXIT_FAIL : 0;
+}
+
+/* The notes of size z's runs on stderr, in candidate order; failed runs
+ * count for the exit status.  0, or CLI_EXIT_FAIL at the first run that
+ * ran out of memory (the sweep stops there). */
+static int report(struct tune *t, const struct tune_size *z, const struct tune_note *notes)
+{
+	for (int c = 0; c < t->ncand; c++) {
+		const struct tune_note *n = &notes[c];
+
+		if (!n->status && !n->fatal)
+			continue;
+		fflush(stdout); /* after the rows before it */
+		if (t->tty)
+			fputs("\r\033[K", stderr); /* not on the progress line */
+		if (n->fatal) {
+			fprintf(stderr, "cclab tune: %" PRIu64 " bytes: %s: %s: %s\n", z->bytes,
+				t->cand[c].name, n->fatal, strerror(ENOMEM));
+			return CLI_EXIT_FAIL;
+		}
+		t->failures++;
+		fprintf(stderr, "cclab tune: %" PRIu64 " bytes: %s: %s: %s\n", z->bytes,
+			t->cand[c].name, n->status, n->why);
+	}
+	return 0;
 }
 
 /* The fastest completed run, and the runner-up: the fastest of another
@@ -320,24 +344,70 @@ static int open_outputs(const struct tune_args *a, struct cc_atomic_file *jf,
 	return 0;
 }
 
+/* One size's runs, shared by the threads that take candidates from it. */
+struct tune_job {
+	const struct tune *t;
+	struct tune_size *z;
+	struct tune_note *notes;
+	uint32_t index;         /* the size's, for the progress line */
+	int next;               /* the next candidate to run (atomic) */
+	pthread_mutex_t lock;   /* the progress line */
+};
+
+static void *work(void *arg)
+{
+	struct tune_job *j = arg;
+	int c;
+
+	while ((c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->t->ncand) {
+		if (j->t->tty) {
+			pthread_mutex_lock(&j->lock);
+			progress(true, j->index, j->t->nsizes, j->z, &j->t->cand[c]);
+			pthread_mutex_unlock(&j->lock);
+		}
+		run_cand(j->t, c, j->z, &j->notes[c]);
+	}
+	return NULL;
+}
+
+/* Every candidate of size i, on t->jobs threads (this one included; fewer
+ * if the system has no more to give). */
+static void run_size(struct tune *t, uint32_t i, struct tune_note *notes)
+{
+	struct tune_job j = { .t = t, .z = &t->sizes[i], .notes = notes, .index = i };
+	pthread_t th[TUNE_MAX_JOBS];
+	uint32_t n = 0;
+
+	pthread_mutex_init(&j.lock, NULL);
+	memset(notes, 0, (size_t)t->ncand * sizeof(*notes));
+	while (n + 1 < t->jobs && (int)n + 1 < t->ncand && !pthread_create(&th[n], NULL, work, &j))
+		n++;
+	work(&j);
+	while (n)
+		pthread_join(th[--n], NULL);
+	pthread_mutex_destroy(&j.lock);
+	progress(t->tty, i, t->nsizes, j.z, NULL);
+}
+
 /* Every size, every candidate; the table as it goes.  0, or CLI_EXIT_FAIL
  * when the sweep had to stop (out of memory). */
 static int sweep(struct tune *t)
 {
-	bool tty = t->tty;
+	struct tune_note *notes = calloc((size_t)t->ncand, sizeof(*notes));
 
+	if (!notes) {
+		fprintf(stderr, "cclab tune: %s\n", strerror(ENOMEM));
+		return CLI_EXIT_FAIL;
+	}
 	for (uint32_t i = 0; i < t->nsizes; i++) {
 		struct tune_size *z = &t->sizes[i];
 		uint32_t fails = t->failures;
 
-		for (int c = 0; c < t->ncand; c++) {
-			progress(tty, i, t->nsizes, z, &t->cand[c]);
-			if (run_cand(t, c, z)) {
-				progress(tty, i, t->nsizes, z, NULL);
-				return CLI_EXIT_FAIL;
-			}
+		run_size(t, i, notes);
+		if (report(t, z, notes)) {
+			free(notes);
+			return CLI_EXIT_FAIL;
 		}
-		progress(tty, i, t->nsizes, z, NULL);
 		rank_cells(t, z);
 		if (i == 0)
 			tune_print_head(t);
@@ -350,7 +420,16 @@ static int sweep(struct tune *t)
 			t->failures++;
 		}
 	}
+	free(notes);
 	return 0;
+}
+
+/* One thread per online processor, at most TUNE_MAX_JOBS. */
+static uint32_t default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > TUNE_MAX_JOBS ? TUNE_MAX_JOBS : (uint32_t)n;
 }
 
 static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
@@ -361,6 +440,7 @@ static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
 		.busbw_factor = cc_busbw_factor(sc->p.coll, sc->p.nranks),
 		.tty = isatty(STDERR_FILENO),
 		.all = a->all,
+		.jobs = a->jobs ? a->jobs : default_jobs(),
 	};
 	int rc, err;
 

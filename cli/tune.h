@@ -23,6 +23,7 @@
 struct cc_scenario; /* sim/scenario.h */
 
 #define TUNE_MAX_CHANNELS 4 /* channel counts --channels may list */
+#define TUNE_MAX_JOBS 256   /* threads --jobs may ask for */
 
 /* The command line (cli/tune_args.c). */
 struct tune_args {
@@ -36,6 +37,7 @@ struct tune_args {
 	 * topology has nodes). */
 	uint32_t channels[TUNE_MAX_CHANNELS], nchannels;
 	bool order_given[CC_RING_ORDER_COUNT], orders_given;
+	uint32_t jobs; /* --jobs: runs at once; 0: one per online processor */
 };
 
 /* Parses argv[1..argc) (argv[0] is "tune").  CLI_EXIT_OK, with *help set
@@ -103,6 +105,7 @@ struct tune {
 	uint32_t failures;      /* failed runs, and sizes where nothing ran */
 	bool tty;               /* stderr is a terminal: a progress line */
 	bool all;               /* --all */
+	uint32_t jobs;          /* runs of one size at once (threads) */
 };
 
 /* A cell's time in microseconds. */

@@ -45,6 +45,9 @@ void tune_usage(FILE *f)
 		   "      --ring-orders LIST  rank, rail or rank,rail: the ring orders to try\n"
 		   "                          (default: the scenario's, and rail too on a\n"
 		   "                          topology of multi-GPU nodes)\n"
+		   "      --jobs N            run up to N candidates of a size at once, each\n"
+		   "                          on its own thread (default: one per online\n"
+		   "                          processor); the output is the same for any N\n"
 		   "  -h, --help              this text\n\n"
 		   "Exit status: 0 every run completed, 1 a run failed (named on stderr) or a\n"
 		   "file could not be written, 2 bad usage, a bad scenario (file:line:col)\n"
@@ -53,8 +56,8 @@ void tune_usage(FILE *f)
 		   "  cclab tune scenarios/demo.yaml --set sizes.max=64MiB --csv tune.csv\n");
 }
 
-/* The items of a comma-separated list, one at a time: the next item's
- * length from *p, which moves past it and its comma.  0 at the end. */
+/* The next item of a comma-separated list at *p: its start in *item, its
+ * length returned (0 for an empty one); *p moves past it and its comma. */
 static size_t next_item(const char **p, const char **item)
 {
 	const char *s = *p, *e = strchr(s, ',');
@@ -65,7 +68,7 @@ static size_t next_item(const char **p, const char **item)
 	return n;
 }
 
-/* --channels 1,2,4: distinct counts of 1 to 64 (as -c's --channels), at
+/* --channels 1,2,4: distinct counts of 1 to 64 (as `cclab sim --channels`), at
  * most TUNE_MAX_CHANNELS.  0, or CLI_EXIT_USAGE after the message. */
 static int parse_channels(const char *val, struct tune_args *a)
 {
@@ -124,11 +127,26 @@ static int parse_orders(const char *val, struct tune_args *a)
 	return 0;
 }
 
+/* --jobs N: 1 to TUNE_MAX_JOBS.  0, or CLI_EXIT_USAGE. */
+static int parse_jobs(const char *val, struct tune_args *a)
+{
+	unsigned long v = 0;
+	const char *d;
+
+	for (d = val; *d >= '0' && *d <= '9' && v <= TUNE_MAX_JOBS; d++)
+		v = v * 10 + (unsigned long)(*d - '0');
+	if (*d || v < 1 || v > TUNE_MAX_JOBS)
+		return usage_error("invalid value '%s' for --jobs: expected 1 to %d runs at once",
+				   val, TUNE_MAX_JOBS);
+	a->jobs = (uint32_t)v;
+	return 0;
+}
+
 int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 {
-	enum { OPT_SET, OPT_JSON, OPT_CSV, OPT_CHANNELS, OPT_ORDERS, OPT_COUNT };
+	enum { OPT_SET, OPT_JSON, OPT_CSV, OPT_CHANNELS, OPT_ORDERS, OPT_JOBS, OPT_COUNT };
 	static const char *const opts[OPT_COUNT] = {"--set", "--json", "--csv", "--channels",
-						    "--ring-orders"};
+						    "--ring-orders", "--jobs"};
 	bool dashdash = false;
 
 	memset(a, 0, sizeof(*a));
@@ -181,7 +199,10 @@ int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 		} else if (o == OPT_CHANNELS) {
 			if (parse_channels(val, a))
 				return CLI_EXIT_USAGE;
-		} else if (parse_orders(val, a)) {
+		} else if (o == OPT_ORDERS) {
+			if (parse_orders(val, a))
+				return CLI_EXIT_USAGE;
+		} else if (parse_jobs(val, a)) {
 			return CLI_EXIT_USAGE;
 		}
 	}

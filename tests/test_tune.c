@@ -741,6 +741,8 @@ static void test_failed_runs(void **state)
 }
 
 /* The same scenario twice: the same bytes on stdout and in both files. */
+static void expect_refused(int status, const char *pattern, const char *args);
+
 static void test_deterministic(void **state)
 {
 	char j1[160], j2[160], c1[160], c2[160];
@@ -752,10 +754,11 @@ static void test_deterministic(void **state)
 	path_of(j2, sizeof(j2), "d2.json");
 	path_of(c1, sizeof(c1), "d1.csv");
 	path_of(c2, sizeof(c2), "d2.csv");
+	/* One run at a time, then three at once: the same bytes. */
 	struct run a = run_cclab("tune %s --set sizes.max=1MiB --set sizes.factor=16 --json %s "
-				 "--csv %s", sc, j1, c1);
+				 "--csv %s --jobs 1", sc, j1, c1);
 	struct run b = run_cclab("tune %s --set sizes.max=1MiB --set sizes.factor=16 --json=%s "
-				 "--csv=%s", sc, j2, c2);
+				 "--csv=%s --jobs=3", sc, j2, c2);
 	char *ja = text_of(j1), *jb = text_of(j2), *ca = text_of(c1), *cb = text_of(c2);
 
 	assert_int_equal(a.status, 0);
@@ -771,6 +774,22 @@ static void test_deterministic(void **state)
 	free(cb);
 	run_free(&a);
 	run_free(&b);
+
+	/* Failed runs are named on stderr in candidate order, however many
+	 * run at once. */
+	const char *lossy = "--set sizes.max=4 --set fabric.link.loss_ppb=1000000000";
+	a = run_cclab("tune %s %s --jobs 1", sc, lossy);
+	b = run_cclab("tune %s %s --jobs 4", sc, lossy);
+	assert_int_equal(a.status, 1);
+	assert_int_equal(b.status, 1);
+	assert_true(count_lines_starting(a.err, "cclab tune: 4 bytes: ") > 10);
+	assert_string_equal(a.err, b.err);
+	assert_string_equal(a.out, b.out);
+	run_free(&a);
+	run_free(&b);
+	expect_refused(2, "invalid value '0' for --jobs", "tune x.yaml --jobs 0");
+	expect_refused(2, "invalid value '257' for --jobs", "tune x.yaml --jobs 257");
+	expect_refused(2, "invalid value '2x' for --jobs", "tune x.yaml --jobs 2x");
 }
 
 /* Exit `status` with nothing on stdout and stderr matching `pattern`. */
