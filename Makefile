@@ -30,7 +30,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIB       := $(BUILD)/libcclab.a
 CCLAB     := $(BUILD)/cclab
 
-.PHONY: all tests bench test test-run test-scripts test-cuda test-softroce test-calibrate softroce-report asan fuzz fuzz-build test-valgrind clang demo install clean deps help
+.PHONY: all tests bench test test-run test-scripts test-cuda test-softroce test-calibrate softroce-report asan tsan fuzz fuzz-build test-valgrind clang demo install clean deps help
 all: $(CCLAB)
 
 # The CUDA module (backend/cuda/): the real one when nvcc is found, else a
@@ -44,6 +44,7 @@ help:
 	@echo "make            build $(BUILD)/cclab"
 	@echo "make test       install deps, build, run every test (gcc), then under ASan+UBSan (clang)"
 	@echo "make asan       the test suite under ASan+UBSan in build-asan/"
+	@echo "make tsan       cclab tune's threads under ThreadSanitizer in build-tsan/"
 	@echo "make test-valgrind  small scenarios and error paths under valgrind memcheck"
 	@echo "make fuzz       the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS=$(FUZZ_SECONDS) each, in build-fuzz/"
 	@echo "make test-cuda  the CUDA kernels against the CPU reference (SKIP without a GPU)"
@@ -97,6 +98,7 @@ test: deps
 	$(MAKE) test-calibrate
 	$(MAKE) test-valgrind
 	$(MAKE) asan
+	$(MAKE) tsan
 	$(MAKE) fuzz
 
 # On a GPU: every dtype x redop kernel against core/dtype.c and the memory
@@ -140,6 +142,12 @@ asan:
 	CCLAB_MATRIX=$${CCLAB_MATRIX:-quick} $(MAKE) test-run $(ASAN_VARS)
 	$(MAKE) test-softroce $(ASAN_VARS)
 
+# ThreadSanitizer on the one threaded command, `cclab tune` (scripts/tsan.sh).
+TSAN_VARS := BUILD=build-tsan CC=clang CCLAB_CUDA=0 OPT="-O1 -g" SAN="-fsanitize=thread"
+tsan:
+	$(MAKE) build-tsan/cclab $(TSAN_VARS)
+	@bash scripts/tsan.sh build-tsan/cclab
+
 # libFuzzer (tests/fuzz/, docs/reliability.md): the library instrumented
 # for coverage (fuzzer-no-link) under ASan+UBSan like `asan`, each target
 # linked with libFuzzer's main.  tests/fuzz/run.sh replays the regression
@@ -177,6 +185,6 @@ install: $(CCLAB)
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/cclab/
 
 clean:
-	rm -rf build build-asan build-clang build-fuzz
+	rm -rf build build-asan build-clang build-fuzz build-tsan
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(FUZZ_BIN:=.d)
