@@ -95,10 +95,10 @@ static void fail(struct tune_note *n, struct tune_cell *cell, const char *status
 /* Runs candidate c at size z and fills its cell, and *n with what is to
  * be said.  Touches nothing another candidate's run does, so runs of one
  * size may go in parallel. */
-static void run_cand(const struct tune *t, int c, struct tune_size *z, struct tune_note *n)
+static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_note *n)
 {
 	const struct cc_scenario *sc = t->sc;
-	struct tune_cand *k = (struct tune_cand *)&t->cand[c]; /* its refusal, only this run's */
+	struct tune_cand *k = &t->cand[c]; /* its refusal: only this run writes it */
 	struct tune_cell *cell = &z->cell[c];
 	struct cc_coll_params p = sc->p;
 	struct cc_sim_opts o = {
@@ -346,7 +346,7 @@ static int open_outputs(const struct tune_args *a, struct cc_atomic_file *jf,
 
 /* One size's runs, shared by the threads that take candidates from it. */
 struct tune_job {
-	const struct tune *t;
+	struct tune *t;
 	struct tune_size *z;
 	struct tune_note *notes;
 	uint32_t index;         /* the size's, for the progress line */
