@@ -15,7 +15,7 @@ WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-
 CPPFLAGS_ALL := -I. -D_GNU_SOURCE $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 CFLAGS_ALL   := -std=c11 $(OPT) $(WARN) $(SAN) -MMD -MP $(CFLAGS)
 LDLIBS_ALL   := $(shell pkg-config --libs yaml-0.1 2>/dev/null) \
-		$(shell pkg-config --libs libibverbs 2>/dev/null || echo -libverbs) -lm -pthread
+		$(shell pkg-config --libs libibverbs 2>/dev/null || echo -libverbs) -lm -lpthread
 TEST_LIBS    := -lcmocka
 
 LIB_SRC   := $(wildcard core/*.c sim/*.c backend/*.c)
