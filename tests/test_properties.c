@@ -671,17 +671,12 @@ static void prop_sim(void **state)
 		bool overcommit = sim_topo_credit_check(&net, &f, NULL, 0) != 0;
 		int rc = cc_sim_run(s, &o, &a);
 
-		if (overcommit) {
+		if (overcommit)
 			PROP_CHECK(&c, rc == -ENOBUFS, "over-committed credits: cc_sim_run returned %d",
 				   rc);
-			if (rc == 0)
-				cc_sim_result_free(&a);
-			sim_net_free(&net);
-			cc_schedule_free(s);
-			continue;
-		}
-		PROP_CHECK(&c, rc == 0, "cc_sim_run returned %d", rc);
-		if (rc == 0) {
+		else
+			PROP_CHECK(&c, rc == 0, "cc_sim_run returned %d", rc);
+		if (rc == 0 && !overcommit) {
 			events += a.events;
 			PROP_CHECK(&c, a.err.status == CC_RUN_OK, "status %d: %s", a.err.status,
 				   a.err.msg);
