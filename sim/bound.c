@@ -20,10 +20,14 @@
  * the port's flows, since the last packet may be any of them), the
  * receiving NIC processes them (rnic.resp_proc_ps) and DMA-writes them
  * (pcie.latency_ps; none arriving over NVLink), and the receiver polls once
- * (software.poll_cq_ps) before anything can depend on them.  Every
- * collective's output depends on every data packet, so for each port the
- * sum holds for every schedule that computes the collective correctly, and
- * the bound is the largest of them.
+ * (software.poll_cq_ps; not for a plain WRITE, which it sees in the memory
+ * it watches) before anything can depend on them — or, for a
+ * request the responder acknowledges on arrival, the ACK crosses back and
+ * the requester's CQE is written (rnic.cqe_write_ps) and polled, when that
+ * is shorter (a high pcie.latency_ps: a WRITE's sender can learn before
+ * its receiver).  Every run's end depends on every data packet, so for
+ * each port the sum holds for every schedule that computes the collective
+ * correctly, and the bound is the largest of them.
  *
  * What the bound does not count, and the run pays: clear-to-send round
  * trips before the first send, ACKs and control words on the same ports,
@@ -85,9 +89,25 @@ static void add_wqe(const struct cc_schedule *s, const struct sim_params *f,
 	pl = &load[first[from] + there.first_port];
 	/* The QP's MTU: both directions' smallest, as the executor's. */
 	pl->bytes += data_wire_bytes(o, f, there.mtu < back.mtu ? there.mtu : back.mtu);
-	tail = there.prop_ps + (sim_time_ps)there.switches * f->sw.fwd_latency_ps +
-	       f->rnic.resp_proc_ps + (there.last_nvlink ? 0 : f->pcie.latency_ps) +
-	       f->soft.poll_cq_ps;
+	sim_time_ps arrive = there.prop_ps + (sim_time_ps)there.switches * f->sw.fwd_latency_ps +
+			     f->rnic.resp_proc_ps;
+
+	/* The receiver learns of a SEND or WRITE WITH IMM by polling its CQ;
+	 * of a plain WRITE by the memory it watches (LL's flags: no poll). */
+	bool receiver_cqe = o->opcode == CC_WR_SEND || o->opcode == CC_WR_SEND_WITH_IMM ||
+			    o->opcode == CC_WR_RDMA_WRITE_WITH_IMM || read;
+
+	tail = arrive + (there.last_nvlink ? 0 : f->pcie.latency_ps) +
+	       (receiver_cqe ? f->soft.poll_cq_ps : 0);
+	if (!read) {
+		/* The requester may learn first: the ACK leaves on arrival, before
+		 * the payload's posted DMA write lands (sim/rnic_resp.c). */
+		sim_time_ps acked = arrive + back.prop_ps +
+				    (sim_time_ps)back.switches * f->sw.fwd_latency_ps +
+				    f->rnic.cqe_write_ps + f->soft.poll_cq_ps;
+		if (acked < tail)
+			tail = acked;
+	}
 	if (!pl->used || tail < pl->tail_ps)
 		pl->tail_ps = tail;
 	pl->rate_bps = there.first_rate_bps;
