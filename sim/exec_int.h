@@ -27,11 +27,11 @@
 
 #define SX_NONE UINT32_MAX
 
-/* Payload DMA reads the NIC keeps ahead of a port's transmitter: enough to
- * cover a PCIe read round trip at line rate (200 Gb/s x ~0.55 us = 14 KB,
- * under 4 packets of 4 KiB), doubled.  Assumed, as no vendor publishes its
- * transmit prefetch depth. */
-#define SX_TX_PREFETCH 8u
+/* Packets a port keeps between its arbiter and the wire, their payload
+ * DMA reads in flight (sx_port_prefetch): at least this many, and more
+ * where a PCIe read round trip at the port's line rate needs it. */
+#define SX_TX_PREFETCH_MIN 8u
+#define SX_TX_PREFETCH_MAX 4096u
 
 /* What an sx_pkt is at the moment. */
 enum sx_pkt_kind {
@@ -173,6 +173,7 @@ struct sx_port {
 	struct sim_pktq ctrl;   /* ACKs and NAKs waiting: they go first */
 	struct sim_pktq stage;  /* packets being read in, then sent, in order */
 	uint32_t reading;       /* of those, payload not yet read in */
+	uint32_t prefetch;      /* how many it may hold (sx_port_prefetch) */
 	uint32_t rr;            /* round robin: the QP to look at first */
 	sim_time_ps wake_at;    /* a paced QP's wake-up is scheduled then; 0: none */
 };
@@ -267,6 +268,12 @@ static inline bool sx_no_ack(const struct sx *x, uint32_t r)
 }
 
 /* rnic.c: setup, doorbells, transmit, requester, completer. */
+/* Packets a port of rate_bps keeps in flight to its wire: enough to cover
+ * a PCIe read round trip of one MTU at that rate, doubled (200 Gb/s x
+ * 0.55 us = 14 KB: 4 packets of 4 KiB, so 8), at least SX_TX_PREFETCH_MIN.
+ * Assumed, as no vendor publishes its transmit prefetch depth; a NIC with
+ * less would fall short of line rate at high PCIe latency or small MTU. */
+uint32_t sx_port_prefetch(const struct sim_params *f, uint64_t rate_bps);
 int sx_nic_init(struct sx *x, uint32_t r);
 void sx_nic_destroy(struct sx *x, uint32_t r);
 void sx_nic_doorbell(struct sx *x, uint32_t r, uint32_t q, uint32_t nwqe);

@@ -13,8 +13,8 @@
  *              mlx5's bf_reg), otherwise the NIC fetches the WQEs by DMA
  *              (rnic.wqe_fetch_ps, a measured round trip); then
  *              rnic.req_proc_ps until the requester can use them.
- *   transmit   each port keeps SX_TX_PREFETCH packets in flight from the
- *              arbiter to the wire: a packet whose payload is in host or
+ *   transmit   each port keeps sx_port_prefetch() packets in flight from
+ *              the arbiter to the wire: a packet whose payload is in host or
  *              GPU memory is read over PCIe first (sim/pcie.h, MRd/CplD)
  *              unless its port is NVLink (GPU to GPU, no PCIe), and
  *              packets leave in the order they were made.  The arbiter
@@ -677,7 +677,7 @@ void sx_port_fill(struct sx *x, uint32_t r, uint32_t port)
 	uint32_t nqps = x->s->ranks[r].nqps;
 	sim_time_ps wake = SIM_TIME_NEVER;
 
-	while (pt->stage.count < SX_TX_PREFETCH) {
+	while (pt->stage.count < pt->prefetch) {
 		uint32_t tried = 0, q = pt->rr;
 
 		for (; tried < nqps; tried++, q = (q + 1) % nqps) {
@@ -706,7 +706,7 @@ void sx_port_fill(struct sx *x, uint32_t r, uint32_t port)
 			break;
 		pt->rr = (q + 1) % nqps;
 	}
-	if (wake != SIM_TIME_NEVER && pt->stage.count < SX_TX_PREFETCH)
+	if (wake != SIM_TIME_NEVER && pt->stage.count < pt->prefetch)
 		pace_wake_at(x, r, port, wake);
 	sx_port_kick(x, r, port);
 }
@@ -949,6 +949,28 @@ static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 
 /* ---- setup ---- */
 
+uint32_t sx_port_prefetch(const struct sim_params *f, uint64_t rate_bps)
+{
+	const struct sim_pcie_params *pc = &f->pcie;
+	uint64_t mtu = f->link.mtu_bytes;
+	uint64_t cpls = (mtu + pc->mps_bytes - 1) / pc->mps_bytes;
+	/* One MTU's read on an idle link (sim/pcie.h's closed form): its MRd
+	 * up, a latency, its CplDs down, a latency. */
+	sim_time_ps rtt = 2 * pc->latency_ps;
+
+	if (pc->rate_bps)
+		rtt += sim_serialize_ps(pc->tlp_overhead_bytes, pc->rate_bps) +
+		       sim_serialize_ps(mtu + cpls * pc->cpl_overhead_bytes, pc->rate_bps);
+	/* What the wire sends meanwhile, in packets of an MTU, doubled. */
+	unsigned __int128 bits = (unsigned __int128)rtt * rate_bps;
+	unsigned __int128 per_pkt = (unsigned __int128)mtu * 8u * SIM_PS_PER_S;
+	unsigned __int128 n = 2 * ((bits + per_pkt - 1) / per_pkt);
+
+	if (n < SX_TX_PREFETCH_MIN)
+		return SX_TX_PREFETCH_MIN;
+	return n > SX_TX_PREFETCH_MAX ? SX_TX_PREFETCH_MAX : (uint32_t)n;
+}
+
 int sx_nic_init(struct sx *x, uint32_t r)
 {
 	struct sx_rank *rk = &x->rk[r];
@@ -965,6 +987,7 @@ int sx_nic_init(struct sx *x, uint32_t r)
 	}
 	for (uint32_t p = 0; p < nports; p++) {
 		rk->port[p].tx = sim_topo_nic_tx(&x->topo, r, p);
+		rk->port[p].prefetch = sx_port_prefetch(x->f, rk->port[p].tx->rate_bps);
 		sim_link_on_sent(rk->port[p].tx, port_sent, rk, p);
 		sim_link_connect(sim_topo_nic_rx(&x->topo, r, p), port_rx, rk, p);
 		sim_link_set_rx_delay(sim_topo_nic_rx(&x->topo, r, p), x->f->rnic.resp_proc_ps);
