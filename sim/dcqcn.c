@@ -39,7 +39,12 @@ static void cut(struct sim_dcqcn *d, const struct sim_cc_params *p, sim_time_ps 
 		next = floor;
 	if (next < p->min_rate_bps)
 		next = p->min_rate_bps;
-	d->target_bps = r;
+	/* ConnectX resets the target only where clamp_tgt_rate says so, or
+	 * (clamp_tgt_rate_after_time_inc) when the timer raised the rate
+	 * since the last cut; else the target stays, and fast recovery heads
+	 * back to it (mlx5_ifc.h cong_control_r_roce_ecn_rp). */
+	if (p->clamp_tgt_rate || (p->clamp_tgt_rate_ati && d->t_stage > 0))
+		d->target_bps = r;
 	d->rate_bps = next;
 	d->t_stage = d->b_stage = 0;
 	d->bytes = 0;

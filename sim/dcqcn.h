@@ -10,9 +10,12 @@
  *             of a QP at full rate sets alpha = initial_alpha.
  *   cut       on a CNP, at most once per rate_reduce_period (a CNP inside
  *             the period is acted on when it ends): target = current
- *             rate; rate = rate * (1 - alpha / 2^rate_gd), and never below
- *             min_dec_pct % of itself nor below min_rate.  Both increase
- *             counters start over.
+ *             rate if clamp_tgt_rate, or if clamp_tgt_rate_ati and a timer
+ *             step came since the last cut (ConnectX's defaults: 0 and 1;
+ *             the paper's rule is clamp_tgt_rate 1), else the target
+ *             stays; rate = rate * (1 - alpha / 2^rate_gd), and never
+ *             below min_dec_pct % of itself nor below min_rate.  Both
+ *             increase counters start over.
  *   increase  every time_reset of time (T) and every byte_reset bytes sent
  *             (B), one step, the counter of its kind going up after it:
  *               both T and B below threshold F: fast recovery;

@@ -136,6 +136,8 @@ static const struct {
 	.byte_reset_bytes = 32767,  /* RPG_BYTE_RESET */ \
 	.ai_rate_bps = UINT64_C(5000000),   /* RPG_AI_RATE 5 Mb/s */ \
 	.hai_rate_bps = UINT64_C(50000000), /* RPG_HAI_RATE 50 Mb/s */ \
+	.clamp_tgt_rate = 0,        /* CLAMP_TGT_RATE False(0) */ \
+	.clamp_tgt_rate_ati = 1,    /* CLAMP_TGT_RATE_AFTER_TIME_INC True(1) */ \
 }
 
 /* ECN marking of a Spectrum switch in Cumulus Linux's RoCE mode (its
@@ -505,6 +507,8 @@ const struct sim_param_field sim_param_fields[] = {
 	BYTES64("cc.byte_reset_bytes", cc.byte_reset_bytes),
 	BPS("cc.ai_rate_bps", cc.ai_rate_bps),
 	BPS("cc.hai_rate_bps", cc.hai_rate_bps),
+	COUNT32("cc.clamp_tgt_rate", cc.clamp_tgt_rate),
+	COUNT32("cc.clamp_tgt_rate_ati", cc.clamp_tgt_rate_ati),
 
 	ENUMF("pcie.gen", pcie.gen, sim_pcie_gen_name, SIM_PCIE_GEN_COUNT),
 	COUNT32("pcie.lanes", pcie.lanes),
@@ -654,6 +658,8 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key)
 		{"switch.ecn_pmax_pct", p->sw.ecn_pmax_pct > 100, "is a percentage, 0 to 100"},
 		{"switch.pfc_quanta", p->sw.pfc_quanta > 65535, "is 0 to 65535 (a PAUSE frame's 16 bits)"},
 		{"cc.dcqcn", p->cc.dcqcn > 1, "is 0 (off) or 1"},
+		{"cc.clamp_tgt_rate", p->cc.clamp_tgt_rate > 1, "is 0 or 1"},
+		{"cc.clamp_tgt_rate_ati", p->cc.clamp_tgt_rate_ati > 1, "is 0 or 1"},
 		{"cc.alpha_g", p->cc.dcqcn && p->cc.alpha_g > 1023, "is /1024: 0 to 1023"},
 		{"cc.initial_alpha", p->cc.dcqcn && p->cc.initial_alpha > 1023, "is /1024: 0 to 1023"},
 		{"cc.rate_gd", p->cc.dcqcn && (p->cc.rate_gd < 10 || p->cc.rate_gd > 20),

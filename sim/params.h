@@ -152,6 +152,10 @@ struct sim_cc_params {
 	uint32_t rate_gd;            /* rpg_gd: a cut takes rate * alpha / 2^gd (alpha /1024) */
 	uint32_t min_dec_pct;        /* rpg_min_dec_fac: a cut keeps at least this % */
 	uint32_t threshold;          /* rpg_threshold: F, stages of fast recovery */
+	uint32_t clamp_tgt_rate;     /* clamp_tgt_rate: 1: every cut sets target = rate
+				      * (the DCQCN paper's rule) */
+	uint32_t clamp_tgt_rate_ati; /* clamp_tgt_rate_after_time_inc: 1: a cut sets it
+				      * when a timer step came since the last cut */
 };
 
 /* The RNIC's PCIe link, and the TLP costs a DMA pays on it. */

@@ -389,6 +389,8 @@ static void test_print_ideal_exact(void **state)
 		"cc.byte_reset_bytes=0 B\n"
 		"cc.ai_rate_bps=0 bit/s\n"
 		"cc.hai_rate_bps=0 bit/s\n"
+		"cc.clamp_tgt_rate=0\n"
+		"cc.clamp_tgt_rate_ati=0\n"
 		"pcie.gen=gen5\n"
 		"pcie.lanes=16\n"
 		"pcie.rate_bps=0 bit/s\n"
