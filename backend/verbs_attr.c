@@ -37,8 +37,23 @@ void cc_verbs_qp_cfg_for(const struct cc_rank_sched *rs, uint32_t q, struct cc_v
 		access |= rs->mrs[m].access & (CC_ACCESS_REMOTE_WRITE | CC_ACCESS_REMOTE_READ |
 					       CC_ACCESS_REMOTE_ATOMIC);
 	c->access = access;
-	if (access & CC_ACCESS_REMOTE_ATOMIC)
-		c->max_dest_rd_atomic = c->max_rd_atomic = 16; /* atomics pipeline like READs */
+	/* READs and atomics (cclab p2p) get many in flight, as perftest sets
+	 * (--outs: the device's max_qp_rd_atom, which verbs_setup.c caps this
+	 * to) and the simulator's rnic.max_rd_atomic models: the responder's
+	 * depth where its MRs take them, the initiator's where this QP posts
+	 * them.  NCCL's 1 stays for collectives, which do neither. */
+	if (access & (CC_ACCESS_REMOTE_READ | CC_ACCESS_REMOTE_ATOMIC))
+		c->max_dest_rd_atomic = 16;
+	for (uint32_t i = 0; i < rs->nops; i++) {
+		const struct cc_op *o = &rs->ops[i];
+
+		if (o->kind == CC_OP_POST_SEND && o->u.send.qp == q &&
+		    (o->u.send.opcode == CC_WR_RDMA_READ || o->u.send.opcode == CC_WR_ATOMIC_FETCH_ADD ||
+		     o->u.send.opcode == CC_WR_ATOMIC_CMP_SWP)) {
+			c->max_rd_atomic = 16;
+			break;
+		}
+	}
 }
 
 enum ibv_mtu cc_verbs_mtu_from_bytes(uint32_t bytes)

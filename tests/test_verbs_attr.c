@@ -161,6 +161,11 @@ static void from_schedule(void **state)
 	assert_int_equal(c.access, IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 					   IBV_ACCESS_REMOTE_ATOMIC);
 	assert_int_equal(c.max_dest_rd_atomic, 16);
+	assert_int_equal(c.max_rd_atomic, 1); /* it posts no READ */
+	cc_add_op(rs, &(struct cc_op){ .kind = CC_OP_POST_SEND,
+				       .u.send = { .qp = 0, .opcode = CC_WR_RDMA_READ } }, NULL, 0);
+	cc_verbs_qp_cfg_for(rs, 0, &c);
+	assert_int_equal(c.max_rd_atomic, 16);
 	cc_schedule_free(s);
 }
 
