@@ -1,5 +1,5 @@
-/* core/results.c — nccl-tests' table, a JSON writer, atomic result files
- * (see core/results.h).
+/* core/results.c — nccl-tests' table and a JSON writer (see core/results.h;
+ * atomic result files are core/atomic_file.c).
  *
  * The printf formats below are nccl-tests' (src/common.cu: run() prints the
  * header, TimeTest() the row prefix, BenchTime() the time/algbw/busbw/#wrong
@@ -8,13 +8,10 @@
 #include "core/results.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- sizes and counts ---- */
 
@@ -507,134 +504,4 @@ int cc_json_finish(struct cc_json *j, const char **text, size_t *len)
 	if (len)
 		*len = j->len;
 	return 0;
-}
-
-/* ---- atomic files ---- */
-
-static void atomic_release(struct cc_atomic_file *af)
-{
-	free(af->tmp);
-	free(af->path);
-	af->f = NULL;
-	af->tmp = af->path = NULL;
-}
-
-/* The directory part of path: "a/b/c" -> "a/b", "c" -> ".", "/c" -> "/". */
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
-}
-
-int cc_atomic_open(struct cc_atomic_file *af, const char *path)
-{
-	const char *base;
-	char *dir;
-	struct stat st;
-	mode_t mode = 0644;
-	int fd, err;
-
-	memset(af, 0, sizeof(*af));
-	if (!path || !*path)
-		return -EINVAL;
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	dir = dir_of(path);
-	af->path = strdup(path);
-	/* ".NAME.tmpXXXXXX" beside the target: same file system, so rename()
-	 * is atomic; hidden, so a glob for results does not pick it up. */
-	if (dir && af->path && asprintf(&af->tmp, "%s/.%s.tmpXXXXXX", dir, base) < 0)
-		af->tmp = NULL;
-	free(dir);
-	if (!af->path || !af->tmp) {
-		atomic_release(af);
-		return -ENOMEM;
-	}
-	fd = mkostemp(af->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		atomic_release(af);
-		return err;
-	}
-	/* mkstemp makes the file 0600; a result file is for reading, so give
-	 * it an existing target's mode, or 0644. */
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-		mode = st.st_mode & 07777;
-	if (fchmod(fd, mode) < 0 || !(af->f = fdopen(fd, "w"))) {
-		err = -errno;
-		close(fd);
-		unlink(af->tmp);
-		atomic_release(af);
-		return err;
-	}
-	return 0;
-}
-
-void cc_atomic_abort(struct cc_atomic_file *af)
-{
-	if (af->f)
-		fclose(af->f);
-	if (af->tmp)
-		unlink(af->tmp);
-	atomic_release(af);
-}
-
-int cc_atomic_commit(struct cc_atomic_file *af)
-{
-	int err = 0;
-
-	if (!af->f)
-		return -EINVAL;
-	if (fflush(af->f) != 0)
-		err = -errno;
-	else if (ferror(af->f))
-		err = -EIO; /* an earlier buffered write failed; errno is gone */
-	else if (fsync(fileno(af->f)) < 0)
-		err = -errno;
-	if (fclose(af->f) != 0 && !err)
-		err = -errno;
-	af->f = NULL;
-	if (!err && rename(af->tmp, af->path) < 0)
-		err = -errno;
-	if (err) {
-		unlink(af->tmp);
-		atomic_release(af);
-		return err;
-	}
-	/* Make the rename durable.  Best effort: the file is in place now,
-	 * and reporting an error here would claim it is not. */
-	char *dir = dir_of(af->path);
-
-	if (dir) {
-		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		if (dfd >= 0) {
-			(void)fsync(dfd);
-			close(dfd);
-		}
-		free(dir);
-	}
-	atomic_release(af);
-	return 0;
-}
-
-int cc_write_file_atomic(const char *path, const void *data, size_t len)
-{
-	struct cc_atomic_file af;
-	int err = cc_atomic_open(&af, path);
-
-	if (err)
-		return err;
-	errno = 0;
-	if (len && fwrite(data, 1, len, af.f) != len) {
-		err = errno ? -errno : -EIO;
-		cc_atomic_abort(&af);
-		return err;
-	}
-	return cc_atomic_commit(&af);
 }

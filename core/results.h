@@ -149,11 +149,15 @@ int cc_json_finish(struct cc_json *j, const char **text, size_t *len);
  * fsync()ed, and is renamed over the target, which replaces it atomically
  * (rename(2)); the directory is then fsync()ed so the rename itself is
  * durable.  On any error the temporary file is removed and the target is
- * left as it was.  Functions return 0 or -errno. */
+ * left as it was; a target that is a directory is refused at open
+ * (-EISDIR).  SIGINT, SIGTERM and SIGHUP remove the temporary files still
+ * open before the program ends (core/atomic_file.c).  Functions return 0
+ * or -errno. */
 struct cc_atomic_file {
 	FILE *f;    /* write here between open and commit */
 	char *tmp;  /* temporary path */
 	char *path; /* target path */
+	int slot;   /* its place among the files a signal removes, or -1 */
 };
 
 int cc_atomic_open(struct cc_atomic_file *af, const char *path);
