@@ -7,6 +7,27 @@
 #include "cli/check.h"
 #include "core/algo.h"
 #include "core/dtype.h"
+#include "core/exec_data.h"
+
+/* --fault KIND:RANK:OP names an op of this size's schedule that it can
+ * act on; else exit 2 (a fault that hits nothing would pass silently). */
+static int check_faults(const struct cli_opts *o, const struct cc_schedule *s)
+{
+	const char *const *kind = cc_fault_kind_label;
+	char err[160];
+
+	for (uint32_t i = 0; i < o->nfaults; i++) {
+		const struct cc_fault *f = &o->faults[i];
+
+		if (!cc_fault_check(f, s, err, sizeof(err)))
+			continue;
+		fprintf(stderr, "cclab %s: --fault %s:%" PRIu32 ":%" PRIu32 ": %s\n",
+			cli_cmd_name(o->cmd), kind[f->kind], f->rank, f->op, err);
+		cli_usage_hint(o->cmd);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
 
 int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out,
 	      uint64_t *count, uint64_t *size)
@@ -18,8 +39,15 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 	p.count = *count;
 	errno = 0;
 	*out = cc_build(&p, err, sizeof(err));
-	if (*out)
-		return 0;
+	if (*out) {
+		int rc = check_faults(o, *out);
+
+		if (rc) {
+			cc_schedule_free(*out);
+			*out = NULL;
+		}
+		return rc;
+	}
 	/* cc_build(): a message for bad parameters (errno EINVAL), for a
 	 * schedule too large for this machine (E2BIG: not a usage error), or
 	 * errno = ENOMEM. */

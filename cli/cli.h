@@ -76,6 +76,8 @@ struct cli_opts {
 	enum sim_gpu_dma gpu_dma;
 	/* --memory host|gpu: where the user buffers live */
 	bool memory_given;
+	/* --topology given; else the schedule's (cli_parse) */
+	bool topo_given;
 	/* run without a scenario: the verbs executor (cli/cmd_verbs.c) */
 	bool verbs;
 	const char *device;       /* --device, or NULL: the first active one */
@@ -129,6 +131,10 @@ int cli_opt_uint(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t mi
 		 uint64_t *out);
 int cli_opt_size(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t *out);
 int cli_opt_fabric(enum cli_cmd cmd, const char *opt, const char *arg, struct sim_params *out);
+/* Whether two output paths name one file, however spelled ("r.json",
+ * "./r.json", "d/../r.json", a link): the same file if both exist, else
+ * the same name in the same resolved directory. */
+bool cli_same_file(const char *a, const char *b);
 int cli_opt_topology(enum cli_cmd cmd, const char *opt, const char *arg,
 		     enum sim_topo_kind *out);
 
@@ -156,7 +162,7 @@ void compare_usage(FILE *f);
 /* `cclab calibrate`: a fabric fitted to measured p2p results (cli/cmd_calibrate.c). */
 int cmd_calibrate(int argc, char **argv);
 void calibrate_usage(FILE *f);
-/* `cclab tune`: every algorithm x transport of a scenario, the winner per
+/* `cclab tune`: every algorithm x protocol x transport of a scenario, the winner per
  * size (cli/cmd_tune.c). */
 int cmd_tune(int argc, char **argv);
 void tune_usage(FILE *f);

@@ -10,9 +10,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "core/algo.h"
@@ -320,7 +322,7 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
  * exec_data.h's struct cc_fault. */
 static int apply_fault(const struct parse_ctx *c, const char *arg, struct cli_opts *o)
 {
-	static const char *const kinds[] = { "rkey", "lkey", "norecv" };
+	const char *const *kinds = cc_fault_kind_label;
 	char kind[8], why[CC_SIM_FAULT_TEXT_LEN + 64];
 	unsigned rank, op, k = 0;
 	int end = 0;
@@ -337,10 +339,12 @@ static int apply_fault(const struct parse_ctx *c, const char *arg, struct cli_op
 		o->nsim_faults++;
 		return 0;
 	}
-	if (sscanf(arg, "%7[a-z]:%u:%u%n", kind, &rank, &op, &end) == 3 && !arg[end])
-		while (k < 3 && strcmp(kind, kinds[k]))
+	/* %u would take "-1" as 4294967295: digits only */
+	if (!strpbrk(arg, "-+ \t") &&
+	    sscanf(arg, "%7[a-z]:%u:%u%n", kind, &rank, &op, &end) == 3 && !arg[end])
+		while (k < CC_FAULT_KIND_COUNT && strcmp(kind, kinds[k]))
 			k++;
-	if (!end || arg[end] || k == 3)
+	if (!end || arg[end] || k == CC_FAULT_KIND_COUNT)
 		return bad_value(c, arg, c->cmd == CLI_SIM
 			? "expected link-down:NODE->NODE@T1[-T2], link-down:rank=R[,port=P]@T1[-T2], "
 			  "no-ack:rank=R[@T], slow-gpu:rank=RxF (docs/simulator.md, \"Fault "
@@ -477,6 +481,7 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 	case OPT_FABRIC:
 		return cli_opt_fabric(c->cmd, c->opt, arg, &o->fabric);
 	case OPT_TOPOLOGY:
+		o->topo_given = true;
 		return cli_opt_topology(c->cmd, c->opt, arg, &o->topo);
 	case OPT_CHECK:
 		err = get_uint(c, arg, 0, 1, &v);
@@ -645,6 +650,26 @@ int cli_usage_error(enum cli_cmd cmd, const char *fmt, ...)
 /* Checks that need every option: required ones, and relations. */
 /* Two atomic writers on one path: the later rename would silently
  * replace the earlier file. */
+bool cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char da[PATH_MAX], db[PATH_MAX];
+
+	if (!strcmp(a, b))
+		return true;
+	if (!stat(a, &sa) && !stat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+	char *pa = ba ? strndup(a, (size_t)(ba - a + 1)) : strdup("."),
+	     *pb = bb ? strndup(b, (size_t)(bb - b + 1)) : strdup(".");
+	bool same = pa && pb && realpath(pa, da) && realpath(pb, db) && !strcmp(da, db) &&
+		    !strcmp(ba ? ba + 1 : a, bb ? bb + 1 : b);
+
+	free(pa);
+	free(pb);
+	return same;
+}
+
 static int same_outputs(enum cli_cmd cmd, const struct cli_opts *o)
 {
 	const char *const out[] = {o->json, o->csv, o->trace, o->links};
@@ -652,7 +677,7 @@ static int same_outputs(enum cli_cmd cmd, const struct cli_opts *o)
 
 	for (int i = 0; i < 4; i++)
 		for (int j = i + 1; j < 4; j++)
-			if (out[i] && out[j] && !strcmp(out[i], out[j]))
+			if (out[i] && out[j] && cli_same_file(out[i], out[j]))
 				return usage_error(cmd, "%s and %s name the same file '%s'", name[i],
 						   name[j], out[i]);
 	return 0;
@@ -670,6 +695,13 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 				   PRIu64, o->minbytes, o->maxbytes);
 	if (same_outputs(cmd, o))
 		return CLI_EXIT_USAGE;
+	/* the rank now; the op with each size's schedule (cli_build) */
+	for (uint32_t i = 0; o->p.nranks && i < o->nfaults; i++)
+		if (o->faults[i].rank >= o->p.nranks)
+			return usage_error(cmd, "--fault %s:%" PRIu32 ":%" PRIu32 ": rank %" PRIu32
+					   " does not exist (-n %" PRIu32 ")",
+					   cc_fault_kind_label[o->faults[i].kind], o->faults[i].rank,
+					   o->faults[i].op, o->faults[i].rank, o->p.nranks);
 	if (!o->algo_given)
 		o->p.algo = cc_algo_default(o->p.coll);
 	if (!cc_algo_supports(o->p.algo, o->p.coll))
@@ -792,6 +824,13 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		if (o->gpu_dma_given)
 			o->fabric.host.gpu_dma = o->gpu_dma;
 		cc_sim_stage_for(&o->p, &o->fabric);
+		/* Without --topology, the cabling the schedule can run on: a
+		 * ring in rank order talks only to its neighbours; every other
+		 * algorithm, order or all-to-all needs a switch. */
+		if (!o->topo_given)
+			o->topo = o->p.algo == CC_ALGO_RING && o->p.coll != CC_ALLTOALL &&
+					  o->p.ring_order == CC_RING_ORDER_RANK
+				  ? SIM_TOPO_RING : SIM_TOPO_STAR;
 	}
 	cc_coll_params_fill(&o->p, o->slot_given, o->chunk_given);
 	return check_all(cmd, o, have_e);

@@ -221,12 +221,13 @@ static int finish(struct p2p_opts *o, const struct given *g)
 	if (o->device && g->fabric_topo)
 		return usage_error("--fabric/--topology applies to the simulator, not to a run "
 				   "with --device");
-	if (o->json && o->trace && !strcmp(o->json, o->trace))
+	if (o->json && o->trace && cli_same_file(o->json, o->trace))
 		return usage_error("--json and --trace name the same file '%s'", o->json);
-	if (o->csv && ((o->json && !strcmp(o->csv, o->json)) ||
-		       (o->trace && !strcmp(o->csv, o->trace))))
+	if (o->csv && ((o->json && cli_same_file(o->csv, o->json)) ||
+		       (o->trace && cli_same_file(o->csv, o->trace))))
 		return usage_error("--csv and --%s name the same file '%s'",
-				   o->json && !strcmp(o->csv, o->json) ? "json" : "trace", o->csv);
+				   o->json && cli_same_file(o->csv, o->json) ? "json" : "trace",
+				   o->csv);
 	cc_p2p_params_default(&p, o->p.op, o->p.mode);
 	if (g->size)
 		p.size = g->size_v;

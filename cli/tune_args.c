@@ -209,7 +209,7 @@ int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 	if (!a->scenario)
 		return usage_error("expected a scenario file: cclab tune SCENARIO.yaml");
 	/* Two atomic writes to one path: the second would silently win. */
-	if (a->json && a->csv && !strcmp(a->json, a->csv))
+	if (a->json && a->csv && cli_same_file(a->json, a->csv))
 		return usage_error("--json and --csv name the same file '%s'", a->json);
 	return CLI_EXIT_OK;
 }

@@ -61,10 +61,10 @@ static void sim_options(FILE *f)
 		CLI_DEFAULT_FABRIC);
 	fprintf(f, "      --topology NAME     ");
 	names(f, sim_topo_kind_name, SIM_TOPO_KIND_COUNT);
-	fprintf(f, " (default %s): ring cables each NIC to its two\n"
-		   "                          neighbours (only they can talk), star cables\n"
-		   "                          every NIC to one switch\n",
-		sim_topo_kind_name[SIM_TOPO_RING]);
+	fprintf(f, ": ring cables each NIC to its two neighbours\n"
+		   "                          (only they can talk), star cables every NIC to\n"
+		   "                          one switch (default: ring for -A ring in rank\n"
+		   "                          order, star for the rest, which need it)\n");
 	fprintf(f, "      --check 0|1         1: carry the data and count #wrong (default);\n"
 		   "                          0: timing only, #wrong N/A, no buffers (as\n"
 		   "                          nccl-tests' -c/--check; -c is --collective here)\n");

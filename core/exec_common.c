@@ -2,9 +2,13 @@
 #include "exec_common.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dtype.h"
+#include "exec_data.h"
 
 void cc_exec_users(const struct cc_rank_sched *rs, uint32_t *deps_left, uint32_t *users_first,
 		   uint32_t *users)
@@ -131,5 +135,48 @@ int cc_exec_calc_host(const struct cc_op *o, uint8_t *const *mem)
 	      is_reduce(o) ? mem[c->src[1].buf] + c->src[1].offset : NULL, bytes);
 	if (c->ndst == 2)
 		memmove(mem[c->dst[1].buf] + c->dst[1].offset, d0, bytes);
+	return 0;
+}
+
+const char *const cc_fault_kind_label[CC_FAULT_KIND_COUNT] = { "rkey", "lkey", "norecv" };
+
+int cc_fault_check(const struct cc_fault *f, const struct cc_schedule *s, char *err, size_t len)
+{
+	const char *want = f->kind == CC_FAULT_NO_RECV ? "a post_recv"
+			   : f->kind == CC_FAULT_RKEY ? "a post_send" : "a post_send or post_recv";
+
+	if (f->rank >= s->nranks) {
+		snprintf(err, len, "rank %" PRIu32 " does not exist (%" PRIu32 " ranks)", f->rank,
+			 s->nranks);
+		return -EINVAL;
+	}
+	const struct cc_rank_sched *rs = &s->ranks[f->rank];
+
+	if (f->op >= rs->nops) {
+		snprintf(err, len, "rank %" PRIu32 " has no op %" PRIu32 " (%" PRIu32 " ops: "
+			 "'cclab schedule' lists them)", f->rank, f->op, rs->nops);
+		return -EINVAL;
+	}
+	const struct cc_op *o = &rs->ops[f->op];
+	bool send = o->kind == CC_OP_POST_SEND, recv = o->kind == CC_OP_POST_RECV;
+	bool fits = f->kind == CC_FAULT_NO_RECV ? recv : f->kind == CC_FAULT_RKEY ? send : send || recv;
+
+	if (!fits) {
+		snprintf(err, len, "op %" PRIu32 " of rank %" PRIu32 " is a %s, not %s", f->op,
+			 f->rank, cc_op_kind_name[o->kind], want);
+		return -EINVAL;
+	}
+	if (f->kind == CC_FAULT_RKEY &&
+	    (o->u.send.opcode == CC_WR_SEND || o->u.send.opcode == CC_WR_SEND_WITH_IMM)) {
+		snprintf(err, len, "op %" PRIu32 " of rank %" PRIu32 " is a %s, which carries no "
+			 "R_Key", f->op, f->rank, cc_opcode_name[o->u.send.opcode]);
+		return -EINVAL;
+	}
+	if (f->kind == CC_FAULT_LKEY &&
+	    (send ? !o->u.send.num_sge || (o->u.send.flags & CC_SEND_INLINE) : !o->u.recv.num_sge)) {
+		snprintf(err, len, "op %" PRIu32 " of rank %" PRIu32 " has no local buffer "
+			 "(no SGE, or inline) whose L_Key could be wrong", f->op, f->rank);
+		return -EINVAL;
+	}
 	return 0;
 }

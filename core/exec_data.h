@@ -8,6 +8,7 @@
 #ifndef CCLAB_CORE_EXEC_DATA_H
 #define CCLAB_CORE_EXEC_DATA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "schedule.h"
@@ -31,7 +32,9 @@ const char *cc_wc_status_name(enum cc_wc_status s); /* "IBV_WC_REM_ACCESS_ERR" *
  * RNIC: a key corrupted the way a stale or mistyped one would be, or a
  * post_recv that posts nothing (a receiver that fell behind: the peer's
  * SEND or WRITE WITH IMM meets an empty receive queue, RNR). */
-enum cc_fault_kind { CC_FAULT_RKEY, CC_FAULT_LKEY, CC_FAULT_NO_RECV };
+enum cc_fault_kind { CC_FAULT_RKEY, CC_FAULT_LKEY, CC_FAULT_NO_RECV, CC_FAULT_KIND_COUNT };
+/* As --fault names them: "rkey", "lkey", "norecv". */
+extern const char *const cc_fault_kind_label[CC_FAULT_KIND_COUNT];
 
 
 struct cc_fault {
@@ -63,6 +66,14 @@ static inline int cc_fault_on(const struct cc_fault *faults, uint32_t n, enum cc
 			return 1;
 	return 0;
 }
+
+/* 0 if fault f names an op of schedule s that it can act on: a rank and op
+ * that exist, a post_send that carries an R_Key for CC_FAULT_RKEY, a post
+ * with a local SGE for CC_FAULT_LKEY, a post_recv for CC_FAULT_NO_RECV.
+ * Else -EINVAL and a message in err ("op 9 of rank 1 is a doorbell, not a
+ * post_send"): a fault that matched nothing would leave the run clean and
+ * the test that asked for it passing without having tested anything. */
+int cc_fault_check(const struct cc_fault *f, const struct cc_schedule *s, char *err, size_t len);
 
 struct cc_data_opts {
 	uint64_t seed;       /* input values */

@@ -5,8 +5,10 @@
  * every test here is skipped.  Commands run through system() with stdout
  * and stderr in files of a private temporary directory. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <regex.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -225,6 +227,9 @@ static void test_bad_options(void **state)
 		{"sim -n 4 --trace", {"--trace"}},
 		{"sim -n 4 --json same.json --trace same.json", {"--json", "--trace", "same.json"}},
 		{"sim -n 4 -b 1M -e 1K", {"-b", "-e"}},
+		{"sim -n 4 --json r.json --trace ./r.json", {"--json", "--trace", "same file"}},
+		{"sim -n 4 --fault rkey:7:1", {"--fault", "rank 7 does not exist (-n 4)"}},
+		{"sim -n 4 --fault rkey:-1:1", {"--fault", "rkey:-1:1"}},
 		{"sim -n 4 -d float7", {"-d", "float7"}},
 	};
 
@@ -572,6 +577,119 @@ static void test_sim_unwritable(void **state)
 	}
 }
 
+/* --json naming a folder: refused before the first row (EISDIR), not by
+ * rename() once the sweep is over. */
+static void test_sim_json_is_dir(void **state)
+{
+	(void)state;
+	need_binary();
+	struct run r = run_cclab("sim -n 4 -b 64K -e 1M --json '%s'", tmpdir);
+
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "Is a directory"));
+	assert_string_equal(r.out, "");
+	run_free(&r);
+}
+
+/* A key or receive fault that names no op it can act on: exit 2 with the
+ * reason, before the size runs (else the run is clean and the test of an
+ * error path passes having tested nothing).  Ops of rank 1 of a 2-rank
+ * 4 KiB allreduce ('cclab schedule -n 2 -b 4K --rank 1'): 1 an inline
+ * CTS write, 2 a doorbell, 9 a data WRITE WITH IMM. */
+static void test_sim_fault_targets(void **state)
+{
+	static const struct { const char *fault, *msg; } cases[] = {
+		{"rkey:1:2", "--fault rkey:1:2: op 2 of rank 1 is a doorbell, not a post_send"},
+		{"norecv:1:9", "--fault norecv:1:9: op 9 of rank 1 is a post_send, not a post_recv"},
+		{"lkey:1:1", "--fault lkey:1:1: op 1 of rank 1 has no local buffer"},
+		{"rkey:1:99999", "--fault rkey:1:99999: rank 1 has no op 99999"},
+	};
+
+	(void)state;
+	need_binary();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = run_cclab("sim -n 2 -b 4K --fault %s", cases[i].fault);
+
+		if (r.status != 2 || !strstr(r.err, cases[i].msg))
+			fail_msg("--fault %s: exit %d, stderr '%s'; want 2 and '%s'", cases[i].fault,
+				 r.status, r.err, cases[i].msg);
+		assert_int_equal(count_lines_starting(r.out, "     4096"), 0);
+		run_free(&r);
+	}
+	/* the op it names: the WRITE WITH IMM fails as a real RNIC's would */
+	struct run r = run_cclab("sim -n 2 -b 4K --fault rkey:1:9");
+
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "IBV_WC_REM_ACCESS_ERR"));
+	run_free(&r);
+}
+
+/* Without --topology: a ring for the ring in rank order, a star for what
+ * joins other pairs (the tree, all-to-all), which a ring cannot carry. */
+static void test_sim_default_topology(void **state)
+{
+	static const struct { const char *args, *topo; } cases[] = {
+		{"-n 8 -b 64K", "topology: ring"},
+		{"-n 8 -b 64K -A tree", "topology: star"},
+		{"-n 8 -b 64K -c alltoall", "topology: star"},
+		{"-n 8 -b 64K -A tree --topology ring", NULL},
+	};
+
+	(void)state;
+	need_binary();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = run_cclab("sim %s", cases[i].args);
+
+		if (cases[i].topo) {
+			assert_int_equal(r.status, 0);
+			assert_non_null(strstr(r.out, cases[i].topo));
+		} else {
+			/* asked for: the ring topology, which cannot carry it */
+			assert_int_equal(r.status, 1);
+			assert_non_null(strstr(r.err, "the ring topology cannot carry this schedule"));
+		}
+		run_free(&r);
+	}
+}
+
+/* SIGINT in the middle of a sweep: the program ends by the signal and
+ * leaves neither the --json/--csv targets nor their temporary files. */
+static void test_sim_interrupted(void **state)
+{
+	char json[200], csv[200], sub[160];
+
+	(void)state;
+	need_binary();
+	snprintf(sub, sizeof(sub), "%s/int", tmpdir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(json, sizeof(json), "%s/r.json", sub);
+	snprintf(csv, sizeof(csv), "%s/r.csv", sub);
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(cclab, cclab, "sim", "-n", "4", "-b", "1G", "-e", "1T", "--check", "0", "--json",
+		      json, "--csv", csv, (char *)NULL);
+		_exit(127);
+	}
+	/* wait for both temporary files, then interrupt */
+	for (int i = 0; i < 500 && dir_entries(sub) < 2; i++)
+		usleep(10000);
+	assert_int_equal(dir_entries(sub), 2);
+	assert_int_equal(kill(pid, SIGINT), 0);
+	int st;
+
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGINT);
+	assert_int_equal(dir_entries(sub), 0);
+	assert_int_equal(rmdir(sub), 0);
+}
+
 /* `schedule --primitives`: "rank R channel C chunk I step S PRIMITIVE",
  * one line per primitive; a ring allreduce has 2k-1 steps per loop
  * (core/algo.h cc_ring_steps), reduce-scatter and all-gather k. */
@@ -816,6 +934,10 @@ int main(void)
 		cmocka_unit_test(test_sim_unchecked),
 		cmocka_unit_test(test_sim_json_trace),
 		cmocka_unit_test(test_sim_unwritable),
+		cmocka_unit_test(test_sim_json_is_dir),
+		cmocka_unit_test(test_sim_fault_targets),
+		cmocka_unit_test(test_sim_default_topology),
+		cmocka_unit_test(test_sim_interrupted),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, setup, teardown);
