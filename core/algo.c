@@ -171,8 +171,8 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 	if (p->algo == CC_ALGO_RING && slices >= 2ull * p->nslots) {
 		snprintf(err, errlen,
 			 "a chunk of %llu slices (chunk %llu B / slot %llu B) cannot make progress "
-			 "with %u slots per connection: at most 2*slots-1 = %u slices; raise --slots "
-			 "or lower --chunk-bytes",
+			 "with %u slots per connection: at most 2*slots-1 = %u slices; raise the slots "
+			 "or lower the chunk size",
 			 (unsigned long long)slices, (unsigned long long)p->chunk_bytes,
 			 (unsigned long long)p->slot_bytes, p->nslots, 2 * p->nslots - 1);
 		return -EINVAL;
@@ -185,7 +185,7 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 		snprintf(err, errlen,
 			 "a chunk of %llu slices (chunk %llu B / slot %llu B) cannot make progress "
 			 "on the hierarchical algorithm with %u slots per connection: at most "
-			 "slots = %u slices; raise --slots or lower --chunk-bytes",
+			 "slots = %u slices; raise the slots or lower the chunk size",
 			 (unsigned long long)slices, (unsigned long long)p->chunk_bytes,
 			 (unsigned long long)p->slot_bytes, p->nslots, p->nslots);
 		return -EINVAL;

@@ -386,6 +386,28 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	return rc;
 }
 
+/* What read_doc's own checks leave to the algorithm core's: a chunk that
+ * cannot make progress with the slots, a slot smaller than an element.
+ * Said at the key that sets them, before any row is printed. */
+static int check_params(const struct cy_node *d, const struct cc_scenario *sc,
+			struct cy_error *err)
+{
+	static const char *const keys[] = { "chunk_bytes", "slot_bytes", "slots", "protocol",
+					    "algorithm", "dtype" };
+	const struct cy_node *at = NULL;
+	const char *key = NULL;
+	char msg[256];
+
+	if (!cc_params_check(&sc->p, msg, sizeof(msg)))
+		return 0;
+	for (size_t i = 0; !at && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if ((at = cy_get(d, keys[i])))
+			key = keys[i];
+	if (!at)
+		return cy_fail(err, d, "the scenario's collective: %s", msg);
+	return cy_fail(err, at, "'%s': %s", key, msg);
+}
+
 static void defaults(struct cc_scenario *sc, const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -421,8 +443,11 @@ int cc_scenario_load(const char *path, const char *const *sets, uint32_t nsets,
 	if (!rc)
 		rc = read_doc(doc.root, dir, sc, err);
 	/* The rule of `cclab check` for sizes not given. */
-	if (!rc)
+	if (!rc) {
 		cc_coll_params_fill(&sc->p, sc->slot_given, sc->chunk_given);
+		if (!sc->is_p2p)
+			rc = check_params(doc.root, sc, err);
+	}
 	cy_free(&doc);
 	if (rc)
 		cc_scenario_free(sc);
