@@ -189,14 +189,11 @@ static void print_head(const struct cmp_file *f[2])
 /* The per-phase tables; each trace is of its run's last size. */
 static void print_phases(const struct cmp_file *f[2], const struct cmp_phases ph[2])
 {
-	uint64_t lm = f[0]->sizes[f[0]->nsizes - 1].bytes, lp = f[1]->sizes[f[1]->nsizes - 1].bytes;
+	uint64_t last = f[0]->sizes[f[0]->nsizes - 1].bytes;
 
-	if (lm != lp)
-		fprintf(stderr, "cclab compare: the runs' last sizes differ (measured %" PRIu64
-			", predicted %" PRIu64 "): the traces may be of different sizes\n", lm, lp);
-	printf("#\n# per phase, the traced size (each run's last: %" PRIu64 " bytes measured, %"
-	       PRIu64 " predicted)\n# traces: %s (%" PRIu64 " events)  %s (%" PRIu64 " events)\n",
-	       lm, lp, ph[0].path, ph[0].nevents, ph[1].path, ph[1].nevents);
+	printf("#\n# per phase, the traced size (each run's last: %" PRIu64 " bytes)\n"
+	       "# traces: %s (%" PRIu64 " events)  %s (%" PRIu64 " events)\n",
+	       last, ph[0].path, ph[0].nevents, ph[1].path, ph[1].nevents);
 	cmp_phases_print(&ph[0], &ph[1]);
 }
 
@@ -214,6 +211,17 @@ static int run(const struct cmp_args *a, const struct cmp_file *f[2], struct cmp
 	if (!n) {
 		fprintf(stderr, "cclab compare: no size in common between %s and %s\n", f[0]->path,
 			f[1]->path);
+		free(c);
+		return CLI_EXIT_USAGE;
+	}
+	uint64_t lm = f[0]->sizes[f[0]->nsizes - 1].bytes, lp = f[1]->sizes[f[1]->nsizes - 1].bytes;
+
+	if (a->trace[0] && lm != lp) {
+		/* A run traces its last size only: phases of two sizes would
+		 * give errors that are the sizes' ratio, not the model's. */
+		fprintf(stderr, "cclab compare: the traces are of different sizes (each run traces "
+			"its last: measured %" PRIu64 " bytes, predicted %" PRIu64 "); rerun one "
+			"with the other's -e\n", lm, lp);
 		free(c);
 		return CLI_EXIT_USAGE;
 	}
