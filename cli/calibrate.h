@@ -38,6 +38,7 @@ struct cal_device {
 	char name[64];       /* "rxe0", or a simulated file's fabric name */
 	char link_layer[16]; /* "Ethernet", "InfiniBand", or "" (not recorded) */
 	uint32_t mtu;        /* active MTU; 0: not recorded */
+	bool simulated;      /* a `cclab p2p` run on the simulator, not a device */
 };
 
 /* A measured point and the file (index into cal_args.files) it came from. */

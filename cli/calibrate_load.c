@@ -51,6 +51,7 @@ static int where(const struct cy_node *root, struct cal_device *d, struct cy_err
 		    (rc = cli_json_uint(fab, "'fabric'", "link.mtu_bytes", 256, &mtu, err)))
 			return rc;
 		layer = !strcmp(type, "ib") ? "InfiniBand" : "Ethernet";
+		d->simulated = true;
 	} else {
 		if ((rc = cli_json_string(root, WHAT, "device", &name, err)))
 			return rc;
@@ -160,6 +161,11 @@ int cal_load(const char *path, unsigned file, struct cal_point *pts, size_t *n,
 			     "reads `cclab p2p --json` results", cmd);
 	if (!rc)
 		rc = where(doc.root, &d, &err);
+	if (!rc && d.simulated)
+		/* Useful to check the fit (it should recover the fabric), but
+		 * no calibration: say so rather than fit a model to itself. */
+		fprintf(stderr, "cclab calibrate: warning: %s was simulated (fabric %s), not "
+			"measured on a device\n", path, d.name);
 	if (!rc && file == 0)
 		*dev = d;
 	else if (!rc && (strcmp(d.name, dev->name) || !same_str(d.link_layer, dev->link_layer) ||

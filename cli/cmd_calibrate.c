@@ -11,6 +11,7 @@
 
 #include "cli/calibrate.h"
 #include "cli/cli.h"
+#include "core/results.h"
 
 /* Every message of this command: "cclab calibrate: ...", the hint, exit 2. */
 #define usage_error(...) cli_usage_error(CLI_CALIBRATE, __VA_ARGS__)
@@ -131,6 +132,23 @@ int cal_parse_args(int argc, char **argv, struct cal_args *a, bool *help)
 				   "--host-bench alone)");
 	if (!a->out)
 		return usage_error("expected -o FABRIC.yaml: the fabric file to write");
+	/* A path that cannot be written fails now, not after the fit's
+	 * hundreds of simulator runs: each is opened and dropped. */
+	const char *const outs[] = {a->out, a->json, a->csv};
+
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		struct cc_atomic_file af;
+		int err;
+
+		if (!outs[i])
+			continue;
+		if ((err = cc_atomic_open(&af, outs[i]))) {
+			fprintf(stderr, "cclab calibrate: cannot write '%s': %s\n", outs[i],
+				strerror(-err));
+			return CLI_EXIT_FAIL;
+		}
+		cc_atomic_abort(&af);
+	}
 	return CLI_EXIT_OK;
 }
 

@@ -103,6 +103,9 @@ static void test_fit_recovers_truth(void **state)
 	r = run_cclab("calibrate %s -o %s/fit.yaml --csv %s/fit.csv --json %s/fit.json", files,
 		      tmpdir, tmpdir, tmpdir);
 	assert_int_equal(r.status, 0);
+	/* the points are the simulator's own (a fabric to recover), which it
+	 * says: a fit of a model to itself is no calibration */
+	assert_non_null(strstr(r.err, "was simulated (fabric "));
 	/* Every point reproduced: the truth is reachable from roce-100g. */
 	assert_non_null(strstr(r.out, "# fit: rms error 0.0"));
 	run_free(&r);
@@ -312,6 +315,14 @@ static void test_bad_input(void **state)
 	r = run_cclab("calibrate %s/p0.json %s/ib.json -o %s/x.yaml", tmpdir, tmpdir, tmpdir);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "one fabric cannot fit both"));
+	run_free(&r);
+	/* An output that cannot be written fails before the fit's runs (the
+	 * warning that the input is simulated comes first, nothing on stdout). */
+	r = run_cclab("calibrate %s/ib.json -o %s/no/such/dir/x.yaml", tmpdir, tmpdir);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "cannot write '"));
+	assert_non_null(strstr(r.err, "no/such/dir/x.yaml': No such file or directory"));
+	assert_string_equal(r.out, "");
 	run_free(&r);
 	/* Nothing half-written: no x.yaml from any of the above. */
 	snprintf(path, sizeof(path), "%s/x.yaml", tmpdir);
