@@ -72,7 +72,7 @@ static int alloc_resources(struct vx *x, char *err, size_t errlen)
 		if (rs->bufs[b].mem != CC_MEM_HOST)
 			return fail(err, errlen, -EOPNOTSUPP, "buffers in GPU memory",
 				    "this verbs executor registers host memory only; run with host "
-				    "buffers (--mem host)");
+				    "buffers (cclab run: --memory host; cclab p2p: --mem host)");
 		/* Page-aligned, as ibv_reg_mr pins whole pages; a zero-sized
 		 * buffer still gets a page, since an MR covers it. */
 		size_t n = (rs->bufs[b].size + PAGE - 1) / PAGE * PAGE;
