@@ -85,7 +85,8 @@ static const char *cli_topology_name(const struct cli_opts *o)
 /* The --csv columns; docs/plots.md and scripts/plot-busbw.gp read them. */
 static const char csv_header[] = "scenario,executor,fabric,topology,collective,transport,"
 				 "nranks,dtype,redop,size_bytes,count,time_us,algbw_gbps,"
-				 "busbw_gbps,bound_us,wrong,status\n";
+				 "busbw_gbps,bound_us,wrong,status,algorithm,protocol,"
+				 "channels,ring_order\n";
 
 static void csv_row(const struct cli_opts *o, FILE *f, const struct cc_result_row *row,
 		    const struct cc_run_error *err, double bound_us)
@@ -107,9 +108,12 @@ static void csv_row(const struct cli_opts *o, FILE *f, const struct cc_result_ro
 	if (bound_us >= 0)
 		fprintf(f, "%.6g", bound_us);
 	if (row->unchecked)
-		fprintf(f, ",N/A,%s\n", cli_run_status_name(err->status));
+		fprintf(f, ",N/A,%s", cli_run_status_name(err->status));
 	else
-		fprintf(f, ",%" PRIu64 ",%s\n", row->wrong, cli_run_status_name(err->status));
+		fprintf(f, ",%" PRIu64 ",%s", row->wrong, cli_run_status_name(err->status));
+	/* what tells apart runs merged into one file */
+	fprintf(f, ",%s,%s,%" PRIu32 ",%s\n", cc_algo_name[o->p.algo], cc_proto_name[o->p.proto],
+		o->p.nchannels, cc_ring_order_name[o->p.ring_order]);
 }
 
 void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,

@@ -194,7 +194,8 @@ static void overrides_and_files(void **state)
 	assert_non_null(strstr(ja, "\"flows\": 2\n"));
 	assert_non_null(strstr(csv, "scenario,executor,fabric,topology,collective,transport,"
 				    "nranks,dtype,redop,size_bytes,count,time_us,algbw_gbps,"
-				    "busbw_gbps,bound_us,wrong,status\n"
+				    "busbw_gbps,bound_us,wrong,status,algorithm,protocol,"
+				    "channels,ring_order\n"
 				    "demo,sim,roce-100g,star-8,allreduce,send_recv,8,float,sum,"
 				    "1048576,262144,"));
 	assert_int_equal(count_substr(csv, "\n"), 4);
