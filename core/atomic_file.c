@@ -20,15 +20,16 @@
  * by its parent must not take the parent's files. */
 #define PENDING_MAX 32
 static char *volatile pending[PENDING_MAX];
-static volatile pid_t pending_pid;
+static volatile pid_t pending_owner[PENDING_MAX];
 static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 static void on_signal(int sig)
 {
-	if (getpid() == pending_pid)
-		for (int i = 0; i < PENDING_MAX; i++)
-			if (pending[i])
-				unlink(pending[i]); /* async-signal-safe */
+	pid_t self = getpid();
+
+	for (int i = 0; i < PENDING_MAX; i++)
+		if (pending[i] && pending_owner[i] == self)
+			unlink(pending[i]); /* async-signal-safe */
 	signal(sig, SIG_DFL);
 	raise(sig); /* the default action: the exit status says which signal */
 }
@@ -57,19 +58,20 @@ static void install_handler(void)
 static void remember(struct cc_atomic_file *af)
 {
 	install_handler();
-	pending_pid = getpid();
 	for (int i = 0; i < PENDING_MAX; i++)
 		if (!pending[i]) {
-			pending[i] = af->tmp;
+			pending_owner[i] = getpid();
+			pending[i] = af->tmp; /* last: the handler reads the path first */
 			af->slot = i;
 			return;
 		}
 	/* more files open than slots: this one is not cleaned up on a signal */
 }
 
+/* (An af never opened is all zeros: its slot 0 is not its own.) */
 static void forget(struct cc_atomic_file *af)
 {
-	if (af->slot >= 0)
+	if (af->slot >= 0 && af->slot < PENDING_MAX && af->tmp && pending[af->slot] == af->tmp)
 		pending[af->slot] = NULL;
 	af->slot = -1;
 }
