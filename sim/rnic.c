@@ -987,7 +987,10 @@ int sx_nic_init(struct sx *x, uint32_t r)
 	}
 	for (uint32_t p = 0; p < nports; p++) {
 		rk->port[p].tx = sim_topo_nic_tx(&x->topo, r, p);
-		rk->port[p].prefetch = sx_port_prefetch(x->f, rk->port[p].tx->rate_bps);
+		/* An NVLink port reads nothing over PCIe: the floor will do. */
+		rk->port[p].prefetch = sim_topo_nic_port_nvlink(&x->topo, r, p)
+					       ? SX_TX_PREFETCH_MIN
+					       : sx_port_prefetch(x->f, rk->port[p].tx->rate_bps);
 		sim_link_on_sent(rk->port[p].tx, port_sent, rk, p);
 		sim_link_connect(sim_topo_nic_rx(&x->topo, r, p), port_rx, rk, p);
 		sim_link_set_rx_delay(sim_topo_nic_rx(&x->topo, r, p), x->f->rnic.resp_proc_ps);
