@@ -647,9 +647,6 @@ int cli_usage_error(enum cli_cmd cmd, const char *fmt, ...)
 	return CLI_EXIT_USAGE;
 }
 
-/* Checks that need every option: required ones, and relations. */
-/* Two atomic writers on one path: the later rename would silently
- * replace the earlier file. */
 bool cli_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
@@ -670,6 +667,9 @@ bool cli_same_file(const char *a, const char *b)
 	return same;
 }
 
+/* Checks that need every option: required ones, and relations. */
+/* Two atomic writers on one path: the later rename would silently
+ * replace the earlier file. */
 static int same_outputs(enum cli_cmd cmd, const struct cli_opts *o)
 {
 	const char *const out[] = {o->json, o->csv, o->trace, o->links};
