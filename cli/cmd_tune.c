@@ -121,6 +121,14 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 	p.transport = k->transport;
 	p.count = z->count;
 	cc_coll_params_fill(&p, sc->slot_given, sc->chunk_given);
+	if (p.algo == CC_ALGO_HIER && (p.ranks_per_node == 1 || p.ranks_per_node == p.nranks)) {
+		/* Its inter-node ring (G = 1) or its intra-node ring (one
+		 * node) is all of it: the flat ring again, a 0 % runner-up
+		 * that would hide the real one. */
+		refuse(k, cell, p.ranks_per_node == 1 ? "one GPU per host: hierarchical is the ring"
+						       : "one host: hierarchical is the ring");
+		return;
+	}
 	if (cc_params_check(&p, err, sizeof(err))) {
 		refuse(k, cell, err);
 		return;
