@@ -408,6 +408,47 @@ static int check_params(const struct cy_node *d, const struct cc_scenario *sc,
 	return cy_fail(err, at, "'%s': %s", key, msg);
 }
 
+/* The schedule's queue pairs against the topology's routes: an algorithm
+ * that joins ranks the network does not connect (halving-doubling's
+ * partners on a ring of NICs) is refused at its key, not by every run.
+ * The connections do not depend on the size, so a small array shows
+ * them; a schedule that cannot be built here is left to the run. */
+static int check_routes(const struct cy_node *d, const struct cc_scenario *sc,
+			struct cy_error *err)
+{
+	struct cc_coll_params p = sc->p;
+	char msg[256];
+	int rc = 0;
+
+	/* Past 512 ranks an all-to-all's k^2 queue pairs make this a real
+	 * build: the run reports a missing route there. */
+	if (p.nranks > 512)
+		return 0;
+	p.count = p.nranks;
+	struct cc_schedule *s = cc_build(&p, msg, sizeof(msg));
+
+	for (uint32_t r = 0; s && !rc && r < s->nranks; r++)
+		for (uint32_t q = 0; !rc && q < s->ranks[r].nqps; q++) {
+			uint32_t peer = s->ranks[r].qps[q].peer;
+			const struct cy_node *at = cy_get(d, "algorithm");
+			const char *key = "algorithm";
+
+			if (peer == r || sim_net_routes(&sc->net, sc->net.rank_node[r], peer, NULL))
+				continue;
+			if (!at) {
+				at = cy_get(d, "collective");
+				key = "collective";
+			}
+			rc = cy_fail(err, at ? at : cy_get(d, "topology"), "'%s': %s %s joins ranks "
+				     "%u and %u, which the %s topology does not connect; a switched "
+				     "topology (star, leafspine, railopt) connects every pair",
+				     at ? key : "topology", cc_algo_name[p.algo],
+				     cc_coll_name[p.coll], r, peer, sc->net.name);
+		}
+	cc_schedule_free(s);
+	return rc;
+}
+
 static void defaults(struct cc_scenario *sc, const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -447,6 +488,8 @@ int cc_scenario_load(const char *path, const char *const *sets, uint32_t nsets,
 		cc_coll_params_fill(&sc->p, sc->slot_given, sc->chunk_given);
 		if (!sc->is_p2p)
 			rc = check_params(doc.root, sc, err);
+		if (!rc && !sc->is_p2p)
+			rc = check_routes(doc.root, sc, err);
 	}
 	cy_free(&doc);
 	if (rc)
