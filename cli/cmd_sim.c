@@ -271,10 +271,20 @@ static int write_links(const struct cli_opts *o, const struct cc_sim_result *las
 		      "lost,pauses,paused_us,credit_stalls,ecn_marks,flows\n", af.f);
 		for (uint32_t i = 0; i < last->nlinks; i++) {
 			const struct cc_sim_link_stats *l = &last->links[i];
+			uint32_t nth = 0, twins = 0; /* parallel cables between one pair */
+			char tag[16] = "";
 
-			fprintf(af.f, "%s->%s,%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64
+			for (uint32_t j = 0; j < last->nlinks; j++)
+				if (!strcmp(last->links[j].from, l->from) &&
+				    !strcmp(last->links[j].to, l->to)) {
+					twins++;
+					nth += j < i;
+				}
+			if (twins > 1) /* "(2)", not "#2": '#' starts a gnuplot comment */
+				snprintf(tag, sizeof(tag), "(%" PRIu32 ")", nth + 1);
+			fprintf(af.f, "%s->%s%s,%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64
 				",%" PRIu64 ",%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
-				l->from, l->to, l->from, l->to, l->nvlink ? "nvlink" : "net",
+				l->from, l->to, tag, l->from, l->to, l->nvlink ? "nvlink" : "net",
 				l->rate_bps, l->tx_bytes, (double)l->busy_ps / 1e6,
 				last->time_ps ? (double)l->busy_ps / (double)last->time_ps : 0.0,
 				l->peak_queue_bytes, l->lost, l->pauses, (double)l->paused_ps / 1e6,

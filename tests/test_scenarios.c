@@ -215,6 +215,18 @@ static void overrides_and_files(void **state)
 				    "h0.gpu0->sw0,h0.gpu0,sw0,net,100000000000,"));
 	assert_int_equal(count_substr(csv, "\n"), 1 + 16);
 	free(csv);
+	/* two cables from spine0 to rail0 (railopt-2x8): told apart */
+	r = run_cclab("run scenarios/roce400-railopt-2x8.yaml --set sizes=64KiB --set check=false "
+		      "--links '%s'", a);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	csv = slurp(a, NULL);
+	assert_non_null(csv);
+	assert_non_null(strstr(csv, "\nspine0->rail0(1),spine0,rail0,net,"));
+	assert_non_null(strstr(csv, "\nspine0->rail0(2),spine0,rail0,net,"));
+	assert_null(strstr(csv, "\nspine0->rail0,"));
+	assert_null(strstr(csv, "\nnode0.gpu0->node0.nvswitch("));
+	free(csv);
 	/* --trace FILE.csv: one line per event, in core/trace.h's columns */
 	snprintf(a, sizeof(a), "%s/trace.csv", tmpdir);
 	r = run_cclab("run scenarios/demo.yaml --set sizes=64KiB --trace '%s'", a);
