@@ -92,7 +92,9 @@ static void add(struct totals *t, const struct cmp_args *a, size_t i, const stru
 		t->n_range++;
 		t->in_range += p->time_us >= m->time_min_us && p->time_us <= m->time_max_us;
 	}
-	/* A sim file's alpha-beta lower bound: nothing real runs faster. */
+	/* A sim file's alpha-beta lower bound: nothing runs faster on the
+	 * fabric as described, so a measurement below it says the fabric
+	 * file's latencies or rate are wrong for this machine. */
 	if (isfinite(p->bound_us) && isfinite(m->time_us)) {
 		t->n_bound++;
 		t->below += m->time_us < p->bound_us;
@@ -116,8 +118,9 @@ static void print_summary(const struct totals *t, const struct cmp_args *a,
 		printf("# predicted within the measured min..max: %zu of %zu sizes\n", t->in_range,
 		       t->n_range);
 	if (t->n_bound)
-		printf("# measured below the predicted lower bound: %zu of %zu sizes\n", t->below,
-		       t->n_bound);
+		printf("# measured below the predicted lower bound: %zu of %zu sizes%s\n", t->below,
+		       t->n_bound, t->below ? " (the fabric's latencies or rate are off for this "
+					      "machine: cclab calibrate)" : "");
 	if (a->have_max)
 		printf("# sizes beyond \u00b1%g %%: %zu\n", a->max_err, t->beyond);
 }
