@@ -113,7 +113,8 @@ static void csv_row(const struct cli_opts *o, FILE *f, const struct cc_result_ro
 		fprintf(f, ",%" PRIu64 ",%s", row->wrong, cli_run_status_name(err->status));
 	/* what tells apart runs merged into one file */
 	fprintf(f, ",%s,%s,%" PRIu32 ",%s\n", cc_algo_name[o->p.algo], cc_proto_name[o->p.proto],
-		o->p.nchannels, cc_ring_order_name[o->p.ring_order]);
+		o->p.nchannels > 1 ? o->p.nchannels : 1, /* 0: the default, one */
+		cc_ring_order_name[o->p.ring_order]);
 }
 
 void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,

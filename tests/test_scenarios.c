@@ -198,6 +198,7 @@ static void overrides_and_files(void **state)
 				    "channels,ring_order\n"
 				    "demo,sim,roce-100g,star-8,allreduce,send_recv,8,float,sum,"
 				    "1048576,262144,"));
+	assert_non_null(strstr(csv, ",0,ok,ring,simple,1,rank\n"));
 	assert_int_equal(count_substr(csv, "\n"), 4);
 	free(ja);
 	free(jb);
