@@ -69,6 +69,8 @@ static void yaml_note(FILE *o, const struct sim_param_field *f, uint64_t v,
 		fprintf(o, "; scaled with the fitted latencies, not fitted");
 	else if (fit->key[k].negligible)
 		fprintf(o, "; fitted to ~0: the measurements are explained without it");
+	else if (fit->key[k].kept)
+		fprintf(o, "; the base's, which fits the measurements as well");
 	else if (!fit->key[k].seen)
 		fprintf(o, "; fitted, but no measured test depends on it");
 	else
@@ -188,6 +190,8 @@ static void json_keys(struct cc_json *j, const struct cal_run *r)
 		cc_json_bool(j, r->fit->key[k].seen);
 		cc_json_key(j, "negligible");
 		cc_json_bool(j, r->fit->key[k].negligible);
+		cc_json_key(j, "kept");
+		cc_json_bool(j, r->fit->key[k].kept);
 		cli_json_double_or_null(j, "rms_error_pct_up", isfinite(r->fit->key[k].rms_up_pct),
 					r->fit->key[k].rms_up_pct);
 		cli_json_double_or_null(j, "rms_error_pct_down",

@@ -202,6 +202,9 @@ static void print_keys(const struct cal_run *r)
 		       rate ? "Gb/s" : "us", (double)b / scale, rate ? "Gb/s" : "us");
 		if (fit->key[k].negligible)
 			printf("fitted to ~0: the measurements are explained without it\n");
+		else if (fit->key[k].kept)
+			printf("kept at the base, which fits as well (%.2f %% / %.2f %%)\n",
+			       fit->key[k].rms_up_pct, fit->key[k].rms_down_pct);
 		else if (fit->key[k].seen)
 			printf("%.2f %% / %.2f %%\n", fit->key[k].rms_up_pct,
 			       fit->key[k].rms_down_pct);

@@ -442,6 +442,37 @@ static void sensitivity(struct search *s, struct sim_cal_fit *fit, const double 
 	}
 }
 
+/* A key the points do not pin down goes back to the base's value when
+ * that costs the fit at most SIM_CAL_WEAK_PCT of rms, all such keys
+ * together: the search may have left it anywhere the data allows — 8-byte
+ * message rates say only that the link is faster than ~4 Gb/s, and the
+ * search stopped at 4.02 for a 200 Gb/s link.  True if one went back. */
+static bool keep_weak_keys(struct search *s, struct sim_cal_fit *fit,
+			   const struct sim_params *base)
+{
+	bool any = false;
+	size_t w;
+	double max, ref = fit->rms_pct; /* all of them together cost at most the margin */
+
+	for (unsigned k = 0; k < SIM_CAL_NKEYS; k++) {
+		const struct sim_cal_key *c = &fit->key[k];
+		double x = s->x[k];
+		uint64_t v = sim_param_field_get(base, s->field[k]);
+
+		if (c->negligible || !v)
+			continue;
+		set_key(s, k, k == SIM_CAL_RATE ? 1e12 / (double)v : (double)v);
+		if (cost(s) < INFINITY && rms_pct(s, &w, &max) <= ref + SIM_CAL_WEAK_PCT) {
+			fit->key[k].kept = true;
+			fit->rms_pct = rms_pct(s, &fit->worst, &fit->max_pct);
+			any = true;
+		} else {
+			set_key(s, k, x);
+		}
+	}
+	return any;
+}
+
 int sim_calibrate(struct sim_cal_point *pts, size_t n, const struct sim_params *base,
 		  struct sim_cal_fit *fit, char *err, size_t errlen)
 {
@@ -488,6 +519,13 @@ int sim_calibrate(struct sim_cal_point *pts, size_t n, const struct sim_params *
 		at_fit[i] = pts[i].predicted;
 	fit->rms_pct = rms_pct(&s, &fit->worst, &fit->max_pct);
 	sensitivity(&s, fit, at_fit);
+	if (keep_weak_keys(&s, fit, base)) {
+		cost(&s);
+		for (size_t i = 0; i < n; i++)
+			at_fit[i] = pts[i].predicted;
+		fit->rms_pct = rms_pct(&s, &fit->worst, &fit->max_pct);
+		sensitivity(&s, fit, at_fit);
+	}
 	for (size_t i = 0; i < n; i++)
 		pts[i].predicted = at_fit[i];
 	free(at_fit);

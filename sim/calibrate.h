@@ -62,7 +62,14 @@ struct sim_cal_key {
 			      * measurements are explained without it */
 	double rms_up_pct;   /* the fit's rms error with the value x 1.25 */
 	double rms_down_pct; /* ... and / 1.25 */
+	bool kept;           /* the base's value explains the points as well (the
+			      * rms within SIM_CAL_WEAK_PCT): kept, rather than one
+			      * the search wandered to */
 };
+
+/* How much rms error, in points of %, the fit gives up to keep the base's
+ * values of the keys the points do not pin down. */
+#define SIM_CAL_WEAK_PCT 0.1
 
 struct sim_cal_fit {
 	struct sim_params fabric; /* the base with the fitted keys set */

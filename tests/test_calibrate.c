@@ -269,6 +269,32 @@ static void test_max_error(void **state)
 	run_free(&r);
 }
 
+/* 8-byte message rates say only that the link is faster than a few
+ * Gb/s: the search stopped the rate at 4.02 Gb/s, and any value above
+ * fits as well.  The base's 200 Gb/s is kept, and said to be. */
+static void test_weak_keys_kept(void **state)
+{
+	char json[160];
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("p2p --fabric ib-hdr --op write -s 8 -n 2000 --json %s/rate8.json", tmpdir);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	snprintf(json, sizeof(json), "%s/weak.json", tmpdir);
+	r = run_cclab("calibrate %s/rate8.json -o %s/weak.yaml --json %s", tmpdir, tmpdir, json);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "   link.rate_bps               200.0000 Gb/s    200.0000 Gb/s"
+				      "  kept at the base, which fits as well"));
+	run_free(&r);
+	char *j = text_of(json);
+
+	assert_non_null(strstr(j, "\"key\": \"link.rate_bps\""));
+	assert_non_null(strstr(strstr(j, "\"key\": \"link.rate_bps\""), "\"kept\": true"));
+	free(j);
+}
+
 static void test_bad_input(void **state)
 {
 	char path[160];
@@ -338,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_fabric_file),
 		cmocka_unit_test(test_max_error),
+		cmocka_unit_test(test_weak_keys_kept),
 		cmocka_unit_test(test_bad_input),
 	};
 
