@@ -153,8 +153,8 @@ int cc_fault_check(const struct cc_fault *f, const struct cc_schedule *s, char *
 	const struct cc_rank_sched *rs = &s->ranks[f->rank];
 
 	if (f->op >= rs->nops) {
-		snprintf(err, len, "rank %" PRIu32 " has no op %" PRIu32 " (%" PRIu32 " ops: "
-			 "'cclab schedule' lists them)", f->rank, f->op, rs->nops);
+		snprintf(err, len, "rank %" PRIu32 " has no op %" PRIu32 " (it has %" PRIu32 ")",
+			 f->rank, f->op, rs->nops);
 		return -EINVAL;
 	}
 	const struct cc_op *o = &rs->ops[f->op];

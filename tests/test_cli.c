@@ -599,10 +599,13 @@ static void test_sim_json_is_dir(void **state)
 static void test_sim_fault_targets(void **state)
 {
 	static const struct { const char *fault, *msg; } cases[] = {
-		{"rkey:1:2", "--fault rkey:1:2: op 2 of rank 1 is a doorbell, not a post_send"},
-		{"norecv:1:9", "--fault norecv:1:9: op 9 of rank 1 is a post_send, not a post_recv"},
-		{"lkey:1:1", "--fault lkey:1:1: op 1 of rank 1 has no local buffer"},
-		{"rkey:1:99999", "--fault rkey:1:99999: rank 1 has no op 99999"},
+		{"rkey:1:2", "--fault rkey:1:2 at 4096 bytes: op 2 of rank 1 is a doorbell, not a "
+			     "post_send"},
+		{"norecv:1:9", "--fault norecv:1:9 at 4096 bytes: op 9 of rank 1 is a post_send, "
+			       "not a post_recv"},
+		{"lkey:1:1", "--fault lkey:1:1 at 4096 bytes: op 1 of rank 1 has no local buffer"},
+		{"rkey:1:99999", "--fault rkey:1:99999 at 4096 bytes: rank 1 has no op 99999 (it "
+				 "has "},
 	};
 
 	(void)state;
@@ -621,6 +624,16 @@ static void test_sim_fault_targets(void **state)
 
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "IBV_WC_REM_ACCESS_ERR"));
+	run_free(&r);
+	/* ops depend on the size: op 9 is that WRITE at 1 MiB and a doorbell
+	 * at 4 MiB, which runs without the fault, and a note says so */
+	r = run_cclab("sim -n 2 -b 1M -e 4M -f 4 --fault rkey:1:9");
+	assert_int_equal(r.status, 1);
+	assert_int_equal(count_substr(r.err, "IBV_WC_REM_ACCESS_ERR"), 1);
+	assert_non_null(strstr(r.err, "cclab sim: note: --fault rkey:1:9 at 4194304 bytes: op 9 "
+				      "of rank 1 is a doorbell, not a post_send; this size runs "
+				      "without it\n"));
+	assert_non_null(strstr(r.out, "\n     4194304       1048576     float     sum      -1"));
 	run_free(&r);
 }
 
