@@ -268,12 +268,13 @@ static inline bool sx_no_ack(const struct sx *x, uint32_t r)
 }
 
 /* rnic.c: setup, doorbells, transmit, requester, completer. */
-/* Packets a port of rate_bps keeps in flight to its wire: enough to cover
- * a PCIe read round trip of one MTU at that rate, doubled (200 Gb/s x
- * 0.55 us = 14 KB: 4 packets of 4 KiB, so 8), at least SX_TX_PREFETCH_MIN.
- * Assumed, as no vendor publishes its transmit prefetch depth; a NIC with
- * less would fall short of line rate at high PCIe latency or small MTU. */
-uint32_t sx_port_prefetch(const struct sim_params *f, uint64_t rate_bps);
+/* Packets a port of rate_bps keeps in flight to its wire for packets of
+ * mtu_bytes: enough to cover a PCIe read round trip of one packet at that
+ * rate, doubled (200 Gb/s x 0.55 us = 14 KB: 4 packets of 4 KiB, so 8), at
+ * least SX_TX_PREFETCH_MIN.  Assumed, as no vendor publishes its transmit
+ * prefetch depth; a NIC with less would fall short of line rate at high
+ * PCIe latency or small MTU. */
+uint32_t sx_port_prefetch(const struct sim_params *f, uint64_t rate_bps, uint32_t mtu_bytes);
 int sx_nic_init(struct sx *x, uint32_t r);
 void sx_nic_destroy(struct sx *x, uint32_t r);
 void sx_nic_doorbell(struct sx *x, uint32_t r, uint32_t q, uint32_t nwqe);

@@ -949,10 +949,10 @@ static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 
 /* ---- setup ---- */
 
-uint32_t sx_port_prefetch(const struct sim_params *f, uint64_t rate_bps)
+uint32_t sx_port_prefetch(const struct sim_params *f, uint64_t rate_bps, uint32_t mtu_bytes)
 {
 	const struct sim_pcie_params *pc = &f->pcie;
-	uint64_t mtu = f->link.mtu_bytes;
+	uint64_t mtu = mtu_bytes;
 	uint64_t cpls = (mtu + pc->mps_bytes - 1) / pc->mps_bytes;
 	/* One MTU's read on an idle link (sim/pcie.h's closed form): its MRd
 	 * up, a latency, its CplDs down, a latency. */
@@ -987,13 +987,22 @@ int sx_nic_init(struct sx *x, uint32_t r)
 	}
 	for (uint32_t p = 0; p < nports; p++) {
 		rk->port[p].tx = sim_topo_nic_tx(&x->topo, r, p);
-		/* An NVLink port reads nothing over PCIe: the floor will do. */
-		rk->port[p].prefetch = sim_topo_nic_port_nvlink(&x->topo, r, p)
-					       ? SX_TX_PREFETCH_MIN
-					       : sx_port_prefetch(x->f, rk->port[p].tx->rate_bps);
+		rk->port[p].prefetch = SX_TX_PREFETCH_MIN;
 		sim_link_on_sent(rk->port[p].tx, port_sent, rk, p);
 		sim_link_connect(sim_topo_nic_rx(&x->topo, r, p), port_rx, rk, p);
 		sim_link_set_rx_delay(sim_topo_nic_rx(&x->topo, r, p), x->f->rnic.resp_proc_ps);
+	}
+	/* Deep enough for the smallest path MTU of the port's QPs (a topology
+	 * may set it per link); an NVLink port reads nothing over PCIe and
+	 * keeps the floor. */
+	for (uint32_t q = 0; q < x->s->ranks[r].nqps; q++) {
+		const struct sx_qp *qp = &rk->qp[q];
+		struct sx_port *pt = &rk->port[qp->port];
+		uint32_t n = qp->nvlink ? SX_TX_PREFETCH_MIN
+					: sx_port_prefetch(x->f, pt->tx->rate_bps, qp->mtu);
+
+		if (n > pt->prefetch)
+			pt->prefetch = n;
 	}
 	sim_pipe_init(&rk->db_pipe, eng, doorbell_arrive, rk, 0);
 	sim_pipe_init(&rk->bf_pipe, eng, wqes_fetched, rk, 0);

@@ -132,7 +132,7 @@ static void regressions_hold(void **state)
 {
 	static const char *const scen[] = {
 		"ring-hdr-allreduce", "leafspine-ndr-reducescatter", "railopt-roce400-allgather",
-		"two-nodes-file",
+		"two-nodes-file", "p2p-roce400-link-mtu",
 	};
 	struct run r;
 
