@@ -107,6 +107,7 @@ static int query_dev(struct ibv_device *d, struct cc_verbs_dev *out, char *err, 
 	if (!rc) {
 		out->node_guid = be64toh(ibv_get_device_guid(d));
 		out->max_qp_rd_atom = (uint32_t)da.max_qp_rd_atom;
+		out->max_qp_init_rd_atom = (uint32_t)da.max_qp_init_rd_atom;
 		out->ports = calloc(da.phys_port_cnt ? da.phys_port_cnt : 1, sizeof(*out->ports));
 		rc = out->ports ? 0 : -ENOMEM;
 	}

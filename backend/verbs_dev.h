@@ -40,7 +40,8 @@ struct cc_verbs_port {
 struct cc_verbs_dev {
 	char name[IBV_SYSFS_NAME_MAX];
 	uint64_t node_guid;      /* host order */
-	uint32_t max_qp_rd_atom; /* ibv_query_device: the READs a QP may have out */
+	uint32_t max_qp_rd_atom; /* ibv_query_device: READs/atomics a QP may serve at once */
+	uint32_t max_qp_init_rd_atom; /* ... and may have out as the initiator */
 	uint32_t nports;
 	struct cc_verbs_port *ports;
 };

@@ -83,7 +83,8 @@ struct cc_verbs_ctx {
 	enum ibv_mtu active_mtu;
 	uint32_t mtu_bytes;
 	uint8_t traffic_class;
-	uint32_t max_qp_rd_atom;
+	uint32_t max_qp_rd_atom;      /* the device's caps on max_dest_rd_atomic */
+	uint32_t max_qp_init_rd_atom; /* ... and on max_rd_atomic */
 	uint64_t hca_core_clock_khz; /* 0 when the device has no completion timestamps */
 	int timeout_ms;
 };

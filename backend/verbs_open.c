@@ -131,6 +131,7 @@ int cc_verbs_open(const struct cc_verbs_opts *o, struct cc_verbs_ctx *v, char *e
 	v->mtu_bytes = o->mtu_bytes;
 	v->traffic_class = o->traffic_class;
 	v->max_qp_rd_atom = d->max_qp_rd_atom;
+	v->max_qp_init_rd_atom = d->max_qp_init_rd_atom;
 	v->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : CC_VERBS_DEFAULT_TIMEOUT_MS;
 
 	struct ibv_device **list = ibv_get_device_list(NULL);

@@ -139,8 +139,13 @@ static void qp_cfg(const struct vx *x, uint32_t q, struct cc_verbs_qp_cfg *c)
 	c->active_mtu = x->v->active_mtu;
 	c->want_mtu_bytes = x->v->mtu_bytes;
 	c->sq_psn = x->qp[q].psn;
-	if (x->v->max_qp_rd_atom && c->max_rd_atomic > x->v->max_qp_rd_atom)
-		c->max_rd_atomic = c->max_dest_rd_atomic = (uint8_t)x->v->max_qp_rd_atom;
+	/* Each depth within the device's own cap (ibv_query_device(3): the
+	 * responder's by max_qp_rd_atom, the initiator's by
+	 * max_qp_init_rd_atom), or ibv_modify_qp() fails with EINVAL. */
+	if (x->v->max_qp_rd_atom && c->max_dest_rd_atomic > x->v->max_qp_rd_atom)
+		c->max_dest_rd_atomic = (uint8_t)x->v->max_qp_rd_atom;
+	if (x->v->max_qp_init_rd_atom && c->max_rd_atomic > x->v->max_qp_init_rd_atom)
+		c->max_rd_atomic = (uint8_t)x->v->max_qp_init_rd_atom;
 	if (x->o->rnr_retry >= 0)
 		c->rnr_retry = (uint8_t)x->o->rnr_retry;
 }
