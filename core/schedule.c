@@ -158,8 +158,12 @@ void cc_coll_params_fill(struct cc_coll_params *p, int slot_given, int chunk_giv
 	if (!slot_given)
 		p->slot_bytes = cc_proto_slot_bytes(p->proto);
 	if (!chunk_given) {
-		if (steps > 2ull * p->nslots - 1)
-			steps = 2ull * p->nslots - 1;
+		/* No more slices than the slots let progress (cc_params_check):
+		 * 2*slots-1 for the ring, slots for hierarchical's serial rings. */
+		uint64_t most = p->algo == CC_ALGO_HIER ? p->nslots : 2ull * p->nslots - 1;
+
+		if (steps > most)
+			steps = most;
 		p->chunk_bytes = p->slot_bytes * steps;
 	}
 }

@@ -186,6 +186,32 @@ static void test_refused_without_nodes(void **state)
 }
 
 /* Bytes the spine's links carried. */
+/* The default chunk fits the slots: hierarchical's serial rings take at
+ * most `slots` slices a chunk, the ring 2*slots-1 (cc_params_check), so
+ * with 2 or 3 slots and no chunk given neither is refused. */
+static void test_default_chunk_fits_slots(void **state)
+{
+	(void)state;
+	for (uint32_t slots = 1; slots <= 8; slots++)
+		for (int hier = 0; hier < 2; hier++) {
+			struct cc_coll_params p;
+			char err[256];
+
+			cc_coll_params_default(&p);
+			p.algo = hier ? CC_ALGO_HIER : CC_ALGO_RING;
+			p.nranks = 8;
+			p.ranks_per_node = 4;
+			p.count = 1 << 20;
+			p.nslots = slots;
+			cc_coll_params_fill(&p, 0, 0);
+			uint64_t slices = p.chunk_bytes / p.slot_bytes, most = hier ? slots : 2 * slots - 1;
+
+			assert_int_equal(slices, most < 4 ? most : 4); /* NCCL's 4 slots a chunk */
+			if (cc_params_check(&p, err, sizeof(err)))
+				fail_msg("%s, %u slots: %s", hier ? "hierarchical" : "ring", slots, err);
+		}
+}
+
 static void test_railopt_stays_on_rails(void **state)
 {
 	struct sim_net net;
@@ -229,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_closed_form),
 		cmocka_unit_test(test_primitives),
 		cmocka_unit_test(test_refused_without_nodes),
+		cmocka_unit_test(test_default_chunk_fits_slots),
 		cmocka_unit_test(test_railopt_stays_on_rails),
 	};
 
