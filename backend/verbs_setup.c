@@ -467,7 +467,7 @@ static void prepare_wrs(struct vx *x)
 			w->wr.atomic.rkey = rkey;
 			w->wr.atomic.compare_add = p->compare_add;
 			w->wr.atomic.swap = p->swap;
-		} else if (p->opcode != CC_WR_SEND && p->opcode != CC_WR_SEND_WITH_IMM) {
+		} else if (cc_opcode_remote(p->opcode)) {
 			w->wr.rdma.remote_addr = raddr;
 			w->wr.rdma.rkey = rkey;
 		}

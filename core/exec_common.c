@@ -166,14 +166,13 @@ int cc_fault_check(const struct cc_fault *f, const struct cc_schedule *s, char *
 			 f->rank, cc_op_kind_name[o->kind], want);
 		return -EINVAL;
 	}
-	if (f->kind == CC_FAULT_RKEY &&
-	    (o->u.send.opcode == CC_WR_SEND || o->u.send.opcode == CC_WR_SEND_WITH_IMM)) {
+	if (f->kind == CC_FAULT_RKEY && !cc_opcode_remote(o->u.send.opcode)) {
 		snprintf(err, len, "op %" PRIu32 " of rank %" PRIu32 " is a %s, which carries no "
 			 "R_Key", f->op, f->rank, cc_opcode_name[o->u.send.opcode]);
 		return -EINVAL;
 	}
 	if (f->kind == CC_FAULT_LKEY &&
-	    (send ? !o->u.send.num_sge || (o->u.send.flags & CC_SEND_INLINE) : !o->u.recv.num_sge)) {
+	    (send ? !cc_send_local_sge(&o->u.send) : !o->u.recv.num_sge)) {
 		snprintf(err, len, "op %" PRIu32 " of rank %" PRIu32 " has no local buffer "
 			 "(no SGE, or inline) whose L_Key could be wrong", f->op, f->rank);
 		return -EINVAL;

@@ -218,10 +218,9 @@ static void post_send(struct dx *x, uint32_t r, uint32_t i)
 			     "ibv_post_send: inline payload larger than max_inline_data (EINVAL)");
 		return;
 	}
-	rk->wqe_lkey[i] = (p->num_sge && !(p->flags & CC_SEND_INLINE) ? rk->key[p->sge.mr] : 0) ^
+	rk->wqe_lkey[i] = (cc_send_local_sge(p) ? rk->key[p->sge.mr] : 0) ^
 			  cc_fault_key_flip(x->o->faults, x->o->nfaults, CC_FAULT_LKEY, r, i);
-	int remote = p->opcode != CC_WR_SEND && p->opcode != CC_WR_SEND_WITH_IMM;
-	rk->wqe_rkey[i] = (remote ? x->rk[cqp->peer].key[p->remote_mr] : 0) ^
+	rk->wqe_rkey[i] = (cc_opcode_remote(p->opcode) ? x->rk[cqp->peer].key[p->remote_mr] : 0) ^
 			  cc_fault_key_flip(x->o->faults, x->o->nfaults, CC_FAULT_RKEY, r, i);
 	if (qp->error) {
 		struct dx_cqe c = { p->wr_id, CC_WC_WR_FLUSH_ERR, p->qp, i, 0, 0, 0 };

@@ -355,11 +355,11 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 				    p->qp, rs->nqps);
 		if (p->opcode >= CC_OPCODE_COUNT)
 			return fail(err, len, "rank %u op %u: bad opcode %d", r, i, (int)p->opcode);
-		if (p->num_sge && !(p->flags & CC_SEND_INLINE) && !check_sge(rs, &p->sge))
+		if (cc_send_local_sge(p) && !check_sge(rs, &p->sge))
 			return fail(err, len, "rank %u op %u: sge mr %u of %u", r, i, p->sge.mr,
 				    rs->nmrs);
 		const struct cc_qp *qp = &rs->qps[p->qp];
-		int remote = p->opcode != CC_WR_SEND && p->opcode != CC_WR_SEND_WITH_IMM;
+		int remote = cc_opcode_remote(p->opcode);
 		if (remote && p->remote_mr >= s->ranks[qp->peer].nmrs)
 			return fail(err, len, "rank %u op %u: remote mr %u of rank %u has %u", r, i,
 				    p->remote_mr, qp->peer, s->ranks[qp->peer].nmrs);

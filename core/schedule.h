@@ -382,6 +382,20 @@ static inline const uint32_t *cc_op_deps(const struct cc_rank_sched *r, const st
 	return op->ndeps ? r->deps + op->dep_first : NULL;
 }
 
+/* Whether a send opcode names a remote buffer (remote_mr, its R_Key):
+ * every one but SEND and SEND_WITH_IMM. */
+static inline int cc_opcode_remote(enum cc_opcode op)
+{
+	return op != CC_WR_SEND && op != CC_WR_SEND_WITH_IMM;
+}
+
+/* Whether a post_send reads a local buffer through its SGE (and L_Key):
+ * it has one, and its payload is not inline in the WQE. */
+static inline int cc_send_local_sge(const struct cc_op_send *p)
+{
+	return p->num_sge && !(p->flags & CC_SEND_INLINE);
+}
+
 /* The wr_id an op carries: its WQE's (post_send, post_recv) or the one it
  * polls for (poll_cq); 0 for the other kinds. */
 static inline uint64_t cc_op_wr_id(const struct cc_op *o)

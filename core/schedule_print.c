@@ -105,11 +105,6 @@ static void print_mrefs(FILE *f, const char *key, const struct cc_mref *m, unsig
 		fprintf(f, "%sb%" PRIu32 "+%" PRIu64, i ? "," : "", m[i].buf, m[i].offset);
 }
 
-static int opcode_is_remote(enum cc_opcode op)
-{
-	return op != CC_WR_SEND && op != CC_WR_SEND_WITH_IMM;
-}
-
 static int opcode_has_imm(enum cc_opcode op)
 {
 	return op == CC_WR_SEND_WITH_IMM || op == CC_WR_RDMA_WRITE_WITH_IMM;
@@ -133,7 +128,7 @@ static void print_send(FILE *f, const struct cc_schedule *s, const struct cc_ran
 
 	/* The remote end is named as the executor will resolve it: the peer
 	 * of the QP, that peer's MR, an offset in it. */
-	if (opcode_is_remote(p->opcode)) {
+	if (cc_opcode_remote(p->opcode)) {
 		fputs(" remote=r", f);
 		if (p->qp < rs->nqps && rs->qps[p->qp].peer < s->nranks)
 			fprintf(f, "%" PRIu32, rs->qps[p->qp].peer);

@@ -444,7 +444,7 @@ static void post_send(struct sx *x, uint32_t r, uint32_t i)
 	const struct cc_qp *cq = &rs->qps[p->qp];
 	struct sx_rank *rk = &x->rk[r];
 	struct sx_qp *qp = &rk->qp[p->qp];
-	bool remote = p->opcode != CC_WR_SEND && p->opcode != CC_WR_SEND_WITH_IMM;
+	bool remote = cc_opcode_remote(p->opcode);
 
 	if (qp->sq_n - qp->retired >= cq->max_send_wr) {
 		set_error(x, CC_RUN_POST_ERROR, CC_WC_SUCCESS, r, p->qp, i,
@@ -461,7 +461,7 @@ static void post_send(struct sx *x, uint32_t r, uint32_t i)
 	SX_GROW(qp->sq, qp->sq_n, qp->sq_cap);
 	qp->sq[qp->sq_n] = (struct sx_wqe){
 		.op = i,
-		.lkey = (p->num_sge && !(p->flags & CC_SEND_INLINE) ? rk->key[p->sge.mr] : 0) ^
+		.lkey = (cc_send_local_sge(p) ? rk->key[p->sge.mr] : 0) ^
 			fault_flip(x, r, i, CC_FAULT_LKEY),
 		.rkey = (remote ? x->rk[cq->peer].key[p->remote_mr] : 0) ^
 			fault_flip(x, r, i, CC_FAULT_RKEY),

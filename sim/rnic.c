@@ -526,7 +526,7 @@ static bool req_start(struct sx *x, uint32_t r, struct sx_qp *qp)
 	struct sx_wqe *w = &qp->sq[qp->cur];
 	const struct cc_op_send *o = sx_wqe_send(x, r, w);
 
-	if (o->num_sge && !(o->flags & CC_SEND_INLINE) &&
+	if (cc_send_local_sge(o) &&
 	    !sx_find_mr(x, r, w->lkey, o->sge.offset, sx_wqe_len(o),
 			sx_is_rd_atomic(o->opcode) ? CC_ACCESS_LOCAL_WRITE : 0)) {
 		sx_wqe_fail(x, r, qp->q, qp->cur, CC_WC_LOC_PROT_ERR);
