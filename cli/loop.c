@@ -39,8 +39,11 @@ void cli_preamble_buffers(const struct cli_opts *o)
 
 	cc_format_bytes(chunk, sizeof(chunk), p->chunk_bytes);
 	cc_format_bytes(slot, sizeof(slot), p->slot_bytes);
-	printf("# chunk: %s (%" PRIu64 " B)  slot: %s (%" PRIu64 " B)  slots: %" PRIu32, chunk,
-	       p->chunk_bytes, slot, p->slot_bytes, p->nslots);
+	if (cc_coll_chunk_per_size(p))
+		printf("# chunk: per size, NCCL's tree rule (one slot or less)");
+	else
+		printf("# chunk: %s (%" PRIu64 " B)", chunk, p->chunk_bytes);
+	printf("  slot: %s (%" PRIu64 " B)  slots: %" PRIu32, slot, p->slot_bytes, p->nslots);
 	if (p->nchannels > 1)
 		printf("  channels: %" PRIu32, p->nchannels);
 	if (p->ring_order == CC_RING_ORDER_RAIL)
@@ -59,6 +62,9 @@ void cli_preamble_buffers(const struct cli_opts *o)
 
 struct cc_result_row cli_row(const struct cli_opts *o, uint64_t size, uint64_t count)
 {
+	struct cc_coll_params p = o->p;
+
+	p.count = count;
 	return (struct cc_result_row){
 		.size = size,
 		.count = count,
@@ -66,6 +72,7 @@ struct cc_result_row cli_row(const struct cli_opts *o, uint64_t size, uint64_t c
 		.redop = cli_redop_label(&o->p),
 		/* nccl-tests' *RunTest() pass root -1 but for broadcast and reduce */
 		.root = cc_coll_rooted(o->p.coll) ? (int)o->p.root : -1,
+		.chunk_bytes = cc_coll_chunk_bytes(&p),
 		.time_us = CC_RESULT_NO_TIME,
 		.busbw_factor = cc_busbw_factor(o->p.coll, o->p.nranks),
 	};

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/check.h"
+#include "core/algo.h"
 #include "core/dtype.h"
 
 static const char *const run_status_names[] = {
@@ -69,6 +70,9 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cc_json_uint(j, o->stepfactor);
 	cc_json_key(j, "chunk_bytes");
 	cc_json_uint(j, p->chunk_bytes);
+	/* true: each size's own chunk_bytes (NCCL's tree rule) is what ran */
+	cc_json_key(j, "chunk_per_size");
+	cc_json_bool(j, cc_coll_chunk_per_size(p));
 	cc_json_key(j, "slot_bytes");
 	cc_json_uint(j, p->slot_bytes);
 	cc_json_key(j, "nslots");
@@ -102,6 +106,8 @@ void cli_json_size_begin(struct cc_json *j, const struct cc_result_row *row)
 	cc_json_string(j, row->type);
 	cc_json_key(j, "redop");
 	cc_json_string(j, row->redop);
+	cc_json_key(j, "chunk_bytes");
+	cc_json_uint(j, row->chunk_bytes);
 }
 
 void cli_json_double_or_null(struct cc_json *j, const char *key, bool have, double v)

@@ -109,6 +109,9 @@ static void print_buffers(const struct tune *t)
 		       t->chunk_bytes[pr], cc_format_bytes(slot, sizeof(slot), t->slot_bytes[pr]),
 		       t->slot_bytes[pr], lines[pr] ? lines[pr] : "");
 	}
+	if (!t->sc->chunk_given)
+		printf("#   tree, simple: the chunk per size, NCCL's rule (one slot, halved to "
+		       "32 KiB for small sizes)\n");
 	if (p->mem == CC_MEM_GPU && cc_coll_stage_mem(p) == CC_MEM_HOST)
 		printf("# staging: host memory (no GPUDirect RDMA): the GPU reads and writes the "
 		       "staging slots across its PCIe link\n");

@@ -199,8 +199,28 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 	return 0;
 }
 
-struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen)
+bool cc_coll_chunk_per_size(const struct cc_coll_params *p)
 {
+	return p->chunk_auto && p->algo == CC_ALGO_TREE && p->proto == CC_PROTO_SIMPLE;
+}
+
+uint64_t cc_coll_chunk_bytes(const struct cc_coll_params *p)
+{
+	return cc_coll_chunk_per_size(p) ? cc_tree_chunk_bytes(p) : p->chunk_bytes;
+}
+
+/* p with the chunk its schedule is built with. */
+static struct cc_coll_params with_chunk(const struct cc_coll_params *p)
+{
+	struct cc_coll_params q = *p;
+
+	q.chunk_bytes = cc_coll_chunk_bytes(p);
+	return q;
+}
+
+struct cc_schedule *cc_build(const struct cc_coll_params *given, char *err, size_t errlen)
+{
+	const struct cc_coll_params q = with_chunk(given), *p = &q;
 	size_t es;
 	errno = EINVAL;
 	if (cc_params_check(p, err, errlen))
@@ -246,8 +266,11 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
 	return s;
 }
 
-void cc_algo_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx)
+void cc_algo_primitives(const struct cc_coll_params *given, uint32_t rank, cc_prim_fn fn,
+			void *ctx)
 {
+	const struct cc_coll_params q = with_chunk(given), *p = &q;
+
 	/* As cc_build: k = 1, an empty array (and a rank out of range) are
 	 * the ring's listing whatever the algorithm; the others take k >= 2
 	 * and count >= 1. */

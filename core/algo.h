@@ -16,6 +16,18 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen);
  * parameters, or NULL with errno = ENOMEM. */
 struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen);
 
+/* The chunk p's schedule is built with: p->chunk_bytes, but for the
+ * tree's Simple protocol when nobody gave it (chunk_auto), where NCCL's
+ * rule sizes it by the message (cc_tree_chunk_bytes).  cc_build() and
+ * cc_algo_primitives() apply it; the schedule's params record it. */
+uint64_t cc_coll_chunk_bytes(const struct cc_coll_params *p);
+/* Whether that chunk depends on the size (then p->chunk_bytes is unused). */
+bool cc_coll_chunk_per_size(const struct cc_coll_params *p);
+/* NCCL's tree chunk (src/enqueue.cc, Simple, pattern TreeUpDown): one
+ * slot, halved while a tree's share of the message makes fewer than
+ * 8 depth chunks (down to 128 KiB), 4 depth (64 KiB), depth (32 KiB). */
+uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p);
+
 /* Ring algorithms (core/ring.c), NCCL's src/device/{all_reduce,
  * reduce_scatter,all_gather}.h runRing. */
 struct cc_schedule *cc_build_ring(const struct cc_coll_params *p);

@@ -166,6 +166,7 @@ void cc_coll_params_fill(struct cc_coll_params *p, int slot_given, int chunk_giv
 			steps = most;
 		p->chunk_bytes = p->slot_bytes * steps;
 	}
+	p->chunk_auto = !chunk_given;
 }
 
 uint64_t cc_coll_in_count(const struct cc_coll_params *p)

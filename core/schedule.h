@@ -29,6 +29,7 @@
 #ifndef CCLAB_CORE_SCHEDULE_H
 #define CCLAB_CORE_SCHEDULE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -316,6 +317,9 @@ struct cc_coll_params {
 	uint32_t nranks;
 	uint64_t count;
 	uint64_t chunk_bytes; /* elements per chunk = chunk_bytes / dtype size */
+	/* Nobody gave chunk_bytes: the tree sizes its chunks per message as
+	 * NCCL does (cc_coll_chunk_bytes(), core/algo.h). */
+	bool chunk_auto;
 	uint64_t slot_bytes;  /* data a staging slot holds = largest message */
 	uint32_t nslots;      /* slots per connection (NCCL_STEPS) */
 	enum cc_mem_kind mem; /* where the user buffers live (and the staging
@@ -339,7 +343,7 @@ void cc_coll_params_default(struct cc_coll_params *p);
 /* The sizes nobody gave: a slot of the protocol's step (core/proto.h),
  * a chunk of 4 slots as NCCL's Simple (ALLREDUCE_CHUNKSTEPS) or of one
  * (LL, LL128) — fewer when there are too few slots for a chunk that large
- * to make progress (core/algo.c). */
+ * to make progress (core/algo.c); the tree's, per size (chunk_auto). */
 void cc_coll_params_fill(struct cc_coll_params *p, int slot_given, int chunk_given);
 
 struct cc_schedule {

@@ -157,6 +157,30 @@ static void chunk(struct tree *g, uint32_t r, uint32_t t, uint32_t c, uint64_t o
 			     0, 1);
 }
 
+uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p)
+{
+	/* NCCL's computeColl (src/enqueue.cc): a tree chunk is one step
+	 * (chunkSteps = 1), halved while nBytes / (nChannels * chunk) <
+	 * factor * depth, with one channel per tree here (allreduce: two,
+	 * each half the array).  NCCL's depth is nRanks/nNodes - 1 +
+	 * log2i(nNodes) (src/graph/connect.cc connectTrees, "a good
+	 * approximation"); this tree spans ranks, one per node: log2i(k).
+	 * Enough chunks in flight that the pipeline fills, no smaller than
+	 * what keeps a slice's fixed costs small. */
+	static const struct {
+		uint64_t per_depth, floor;
+	} rule[] = { { 8, 128 * 1024 }, { 4, 64 * 1024 }, { 1, 32 * 1024 } };
+	uint64_t bytes = p->count * cc_dtype_size(p->dtype);
+	uint64_t trees = cc_coll_rooted(p->coll) ? 1 : 2, chunk = p->slot_bytes, depth = 0;
+
+	for (uint32_t n = p->nranks; n > 1; n >>= 1)
+		depth++;
+	for (size_t i = 0; i < sizeof(rule) / sizeof(rule[0]); i++)
+		while (bytes / (trees * chunk) < rule[i].per_depth * depth && chunk > rule[i].floor)
+			chunk /= 2;
+	return chunk;
+}
+
 static void walk(struct tree *g, uint32_t r)
 {
 	uint64_t cs = g->p->chunk_bytes / cc_dtype_size(g->p->dtype);

@@ -374,6 +374,38 @@ static void test_check_json(void **state)
 	run_free(&r);
 }
 
+/* The tree's chunk, per size, in the JSON and the preamble: NCCL's rule
+ * when --chunk-bytes is not given (k = 16: 64 KiB at 1 and 2 MiB,
+ * 128 KiB at 4 MiB, core/tree.c), the option's value when it is. */
+static void test_tree_chunk_json(void **state)
+{
+	char path[128];
+	struct run r;
+	char *json;
+
+	(void)state;
+	need_binary();
+	snprintf(path, sizeof(path), "%s/tree.json", tmpdir);
+	r = run_cclab("check -n 16 -A tree -b 1M -e 4M --json '%s'", path);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "# chunk: per size, NCCL's tree rule"));
+	run_free(&r);
+	json = text_of(path);
+	assert_non_null(strstr(json, "\"chunk_bytes\": 2097152,\n  \"chunk_per_size\": true,"));
+	assert_int_equal(count_substr(json, "\"chunk_bytes\": 65536,"), 2);
+	assert_int_equal(count_substr(json, "\"chunk_bytes\": 131072,"), 1);
+	free(json);
+	r = run_cclab("check -n 16 -A tree -b 1M -e 4M --chunk-bytes 256K --json '%s'", path);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "# chunk: 256KiB (262144 B)"));
+	run_free(&r);
+	json = text_of(path);
+	assert_non_null(strstr(json, "\"chunk_per_size\": false,"));
+	assert_int_equal(count_substr(json, "\"chunk_bytes\": 262144,"), 4);
+	free(json);
+	unlink(path);
+}
+
 /* ---- cclab sim ----
  *
  * The simulated numbers are the executor's business (tests/test_sim_*);
@@ -951,6 +983,7 @@ int main(void)
 		cmocka_unit_test(test_sim_fault_targets),
 		cmocka_unit_test(test_sim_default_topology),
 		cmocka_unit_test(test_sim_interrupted),
+		cmocka_unit_test(test_tree_chunk_json),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, setup, teardown);

@@ -486,6 +486,7 @@ static void test_star(void **state)
 				  "      \"chunk_bytes\": 2097152\n    },\n    {\n"
 				  "      \"protocol\": \"ll\",\n      \"slot_bytes\": 32768,\n"
 				  "      \"chunk_bytes\": 32768\n    },"));
+	assert_non_null(strstr(j, "  ],\n  \"tree_chunk_per_size\": true,\n  \"candidates\": ["));
 	assert_non_null(strstr(j, "\"candidates\": [\n    {\n      \"name\": \"ring/simple/write_imm\",\n"
 				  "      \"algorithm\": \"ring\",\n      \"protocol\": \"simple\",\n"
 				  "      \"transport\": \"write_imm\",\n      \"channels\": 1,\n"
