@@ -19,6 +19,12 @@ static void sched(struct sim_engine *eng, sim_time_ps at, sim_handler_fn fn, voi
 		sim__model_die(file, line, "cannot schedule an event (errno %d)", errno);
 }
 
+/* The credits a frame takes: whole 64-byte blocks (IBA 7.9.4). */
+static uint64_t credit_bytes(uint32_t frame_bytes)
+{
+	return ((uint64_t)frame_bytes + SIM_CREDIT_BLOCK - 1) / SIM_CREDIT_BLOCK * SIM_CREDIT_BLOCK;
+}
+
 /* ---- delay line ---- */
 
 static void pipe_release(struct sim_engine *eng, void *ctx, uint64_t arg)
@@ -98,7 +104,7 @@ static void link_deliver(struct sim_engine *eng, void *ctx, uint32_t port, struc
 			l->lost_fn(eng, l->lost_ctx, pkt);
 		/* The receiver discarded it: its buffer room comes back. */
 		if (l->credit_on)
-			sim_link_add_credits(l, frame);
+			sim_link_return_credits(l, frame);
 		return;
 	}
 	l->st.rx_pkts++;
@@ -129,7 +135,7 @@ static void link_start(struct sim_link_dir *l)
 	if (l->start_fn)
 		l->start_fn(l->start_ctx, l->start_port, pkt);
 	if (l->credit_on)
-		l->credits -= pkt->frame_bytes;
+		l->credits -= credit_bytes(pkt->frame_bytes);
 	l->busy = true;
 	l->tx_start = now;
 	l->tx_end = now + ser;
@@ -197,7 +203,7 @@ static bool may_start(struct sim_link_dir *l)
 {
 	if (l->busy || l->paused || sim_pktq_empty(&l->txq))
 		return false;
-	if (l->credit_on && l->credits < l->txq.head->frame_bytes) {
+	if (l->credit_on && l->credits < credit_bytes(l->txq.head->frame_bytes)) {
 		if (!l->credit_blocked)
 			l->st.credit_stalls++;
 		l->credit_blocked = true;
@@ -210,7 +216,7 @@ static bool may_start(struct sim_link_dir *l)
 void sim_link_set_credits(struct sim_link_dir *l, uint64_t bytes)
 {
 	l->credit_on = true;
-	l->credits = bytes;
+	l->credits = bytes / SIM_CREDIT_BLOCK * SIM_CREDIT_BLOCK;
 }
 
 void sim_link_add_credits(struct sim_link_dir *l, uint64_t bytes)
@@ -218,6 +224,26 @@ void sim_link_add_credits(struct sim_link_dir *l, uint64_t bytes)
 	l->credits += bytes;
 	if (may_start(l))
 		link_start(l);
+}
+
+static void credits_arrive(struct sim_engine *eng, void *ctx, uint64_t bytes)
+{
+	(void)eng;
+	sim_link_add_credits(ctx, bytes);
+}
+
+void sim_link_return_credits(struct sim_link_dir *l, uint32_t frame_bytes)
+{
+	uint64_t bytes = credit_bytes(frame_bytes);
+
+	if (!l->prop_ps) {
+		sim_link_add_credits(l, bytes);
+		return;
+	}
+	if (sim_schedule(l->eng, sim_now(l->eng) + l->prop_ps, credits_arrive, l, bytes) ==
+	    SIM_EVENT_NONE)
+		sim__model_die(__FILE__, __LINE__, "link: cannot schedule a credit update (errno %d)",
+			       errno);
 }
 
 void sim_link_set_loss(struct sim_link_dir *l, uint64_t ppb, uint64_t seed, sim_link_lost_fn fn,

@@ -157,7 +157,7 @@ struct sim_link_dir {
 
 /* Engine events one link can have pending at once: reserve
  * links * SIM_LINK_MAX_EVENTS with sim_engine_reserve(). */
-#define SIM_LINK_MAX_EVENTS 2 /* plus one per PAUSE frame's expiry */
+#define SIM_LINK_MAX_EVENTS 2 /* plus one per PAUSE frame's expiry, per credit update */
 
 /* 0, or -EINVAL for a NULL engine or a zero rate.  The link starts
  * unconnected, unpaused and empty. */
@@ -202,12 +202,20 @@ void sim_link_set_loss(struct sim_link_dir *l, uint64_t ppb, uint64_t seed, sim_
 void sim_link_set_outages(struct sim_link_dir *l, const struct sim_link_outage *o, uint32_t n);
 
 /* IB link-level flow control (IBA 7.9): the sender starts a packet only
- * when the receiver has advertised room for its frame bytes, `bytes` to
- * begin with; each packet sent takes its frame bytes, and the receiver
- * gives them back (sim_link_add_credits()) as it frees the buffer.  A
- * packet waiting for credits holds the FIFO (no overtaking, one VL). */
+ * when the receiver has advertised room for its frame, `bytes` to begin
+ * with (whole 64-byte blocks, IBA 7.9.4: a frame takes its bytes rounded
+ * up to blocks); the receiver gives them back as it frees the buffer
+ * (sim_link_return_credits()), in a flow-control packet that reaches the
+ * sender one propagation later: so a share of buffer smaller than what
+ * the link carries in that round trip throttles the sender, as on long
+ * IB cables.  The FCP's own few bytes and its wait behind a frame on the
+ * way back are not modelled.  A packet waiting for credits holds the
+ * FIFO (no overtaking, one VL).  sim_link_add_credits(): credits that
+ * arrive now. */
+#define SIM_CREDIT_BLOCK 64u
 void sim_link_set_credits(struct sim_link_dir *l, uint64_t bytes);
 void sim_link_add_credits(struct sim_link_dir *l, uint64_t bytes);
+void sim_link_return_credits(struct sim_link_dir *l, uint32_t frame_bytes);
 
 /* Queues pkt for transmission; it starts now if the link is idle and not
  * paused.  Sending on an unconnected link aborts (a wiring bug). */

@@ -142,8 +142,7 @@ static uint32_t net_router(void *ctx, const struct sim_switch *sw, uint32_t in_p
 }
 
 /* A packet from in_port left the switch: its room goes back to the sender
- * on that input as credits.  Returned at once: the flow-control packet's
- * own flight back (a link's propagation) is not modelled. */
+ * on that input as credits, a flow-control packet's flight later. */
 static void return_credits(void *ctx, const struct sim_switch *sw, uint32_t in_port,
 			   uint32_t frame_bytes)
 {
@@ -151,7 +150,7 @@ static void return_credits(void *ctx, const struct sim_switch *sw, uint32_t in_p
 
 	(void)sw;
 	if (c->in[in_port])
-		sim_link_add_credits(c->in[in_port], frame_bytes);
+		sim_link_return_credits(c->in[in_port], frame_bytes);
 }
 
 /* The largest frame a link of this fabric carries: MTU + every header. */
