@@ -272,8 +272,9 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		   "                          ring leaves and enters nodes on one rail, the\n"
 		   "                          rail rotating with the channel (needs nodes)\n");
 	fprintf(f, "      --ranks-per-node G  ranks node*G .. node*G+G-1 share a node: what\n"
-		   "                          -A hierarchical and --ring-order rail use\n"
-		   "                          (a scenario's topology gives it)\n");
+		   "                          -A hierarchical, --ring-order rail and the\n"
+		   "                          tree allreduce (a chain per node) use (a\n"
+		   "                          scenario's topology gives it)\n");
 	fprintf(f, "  -t, --transport NAME    ");
 	names(f, cc_transport_name, CC_TRANSPORT_COUNT);
 	fprintf(f, " (default %s)\n", cc_transport_name[CC_WRITE_IMM]);

@@ -6,9 +6,12 @@
  * its lowest set bit and sets the next one up; rank 0 is the root with one
  * child); tree 1 is the same tree mirrored (k even: rank r plays k-1-r) or
  * shifted by one (k odd), so that most leaves of one tree are inner nodes
- * of the other and every rank's links carry about the same.  Each tree
- * reduces and broadcasts half of the array, chunk by chunk (chunk_bytes),
- * in one pass:
+ * of the other and every rank's links carry about the same.  On nodes of
+ * G > 1 ranks (ranks_per_node) the allreduce's trees join nodes instead,
+ * each node a chain of its ranks (node_tree), as NCCL does: the network
+ * carries 2 (nodes - 1) halves per tree, NVLink the rest.  Each tree
+ * reduces and broadcasts half of the array, chunk by chunk (chunk_bytes;
+ * cc_tree_chunk_bytes()), in one pass:
  *
  *   up     leaf: send;  inner: recvReduceSend (the own input plus what its
  *          children sent, to its parent);  root: recvReduceCopy (the sum,
@@ -93,6 +96,54 @@ static void btree2(uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, uint32_t *
 	}
 }
 
+/* Tree t (0: btree, 1: its mirror or shift) over k members. */
+static void over(uint32_t t, uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, uint32_t *d1)
+{
+	if (t == 0)
+		btree(k, r, u, d0, d1);
+	else
+		btree2(k, r, u, d0, d1);
+}
+
+/* Where a node hangs its child nodes: NCCL's BALANCED_TREE pattern (what
+ * src/init.cc searches the tree graph for; src/graph/connect.cc
+ * ncclTopoPreset: treeToChild0 = intra[1], treeToChild1 = intra[0]). */
+#define CHILD0_LOCAL 1u
+#define CHILD1_LOCAL 0u
+
+/* Tree t of an allreduce on nodes of g ranks (g > 1, dividing k), as NCCL
+ * joins them (ncclTopoPreset, connectTrees): a node's ranks form a chain,
+ * local 0 -> 1 -> ... -> g-1, each the parent of the next, over NVLink;
+ * tree t joins the nodes, node n's head (local 0) taking its parent node's
+ * rank that holds child 0 or child 1 as its parent, and the rank at
+ * CHILD0_LOCAL / CHILD1_LOCAL the head of its child node 0 / 1 as a child.
+ * No rank has more than two children. */
+static void node_tree(uint32_t t, uint32_t k, uint32_t g, uint32_t r, uint32_t *u, uint32_t *d0,
+		      uint32_t *d1)
+{
+	uint32_t nn = k / g, n = r / g, l = r % g, nu, nd0, nd1;
+
+	over(t, nn, n, &nu, &nd0, &nd1);
+	*u = l ? r - 1 : NONE;
+	if (!l && nu != NONE) {
+		uint32_t pu, pd0, pd1;
+
+		over(t, nn, nu, &pu, &pd0, &pd1);
+		*u = nu * g + (pd0 == n ? CHILD0_LOCAL : CHILD1_LOCAL);
+	}
+	*d0 = l + 1 < g ? r + 1 : NONE;
+	*d1 = l == CHILD0_LOCAL && nd0 != NONE ? nd0 * g
+	    : l == CHILD1_LOCAL && nd1 != NONE ? nd1 * g : NONE;
+}
+
+/* Whether the allreduce's trees join nodes (node_tree) rather than ranks. */
+static int on_nodes(const struct cc_coll_params *p)
+{
+	uint32_t g = p->ranks_per_node;
+
+	return !cc_coll_rooted(p->coll) && g > 1 && p->nranks % g == 0;
+}
+
 /* Where tree t's part of the array starts (t = ntrees: the end): halves
  * for allreduce, the whole array for a rooted collective's one tree. */
 static uint64_t half(const struct tree *g, uint32_t t)
@@ -164,7 +215,7 @@ uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p)
 	 * factor * depth, with one channel per tree here (allreduce: two,
 	 * each half the array).  NCCL's depth is nRanks/nNodes - 1 +
 	 * log2i(nNodes) (src/graph/connect.cc connectTrees, "a good
-	 * approximation"); this tree spans ranks, one per node: log2i(k).
+	 * approximation"); a tree over ranks counts one per node: log2i(k).
 	 * Enough chunks in flight that the pipeline fills, no smaller than
 	 * what keeps a slice's fixed costs small. */
 	static const struct {
@@ -173,8 +224,11 @@ uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p)
 	uint64_t bytes = p->count * cc_dtype_size(p->dtype);
 	uint64_t trees = cc_coll_rooted(p->coll) ? 1 : 2, chunk = p->slot_bytes, depth = 0;
 
-	for (uint32_t n = p->nranks; n > 1; n >>= 1)
+	uint32_t g = on_nodes(p) ? p->ranks_per_node : 1;
+
+	for (uint32_t n = p->nranks / g; n > 1; n >>= 1)
 		depth++;
+	depth += g - 1;
 	for (size_t i = 0; i < sizeof(rule) / sizeof(rule[0]); i++)
 		while (bytes / (trees * chunk) < rule[i].per_depth * depth && chunk > rule[i].floor)
 			chunk /= 2;
@@ -236,10 +290,11 @@ static int make_nodes(struct tree *g)
 				nd->parent = from_virtual(g, u);
 				nd->child[0] = from_virtual(g, d0);
 				nd->child[1] = from_virtual(g, d1);
-			} else if (t == 0) {
-				btree(g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);
+			} else if (on_nodes(g->p)) {
+				node_tree(t, g->k, g->p->ranks_per_node, r, &nd->parent,
+					  &nd->child[0], &nd->child[1]);
 			} else {
-				btree2(g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);
+				over(t, g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);
 			}
 		}
 	}

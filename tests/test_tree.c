@@ -52,10 +52,15 @@ static uint64_t want(const int parent[2], const int nchild[2], uint64_t n)
 	return b;
 }
 
-static void check_ranks(uint32_t k, uint64_t n, const int (*parent)[2], const int (*nchild)[2])
+/* Every rank's data bytes against its place in each tree, on nodes of g
+ * ranks (0: the trees over ranks). */
+static void check_ranks_g(uint32_t k, uint32_t g, uint64_t n, const int (*parent)[2],
+			  const int (*nchild)[2])
 {
 	struct cc_coll_params p = params(k, n);
 	char err[200];
+
+	p.ranks_per_node = g;
 	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
 
 	assert_non_null(s);
@@ -65,6 +70,11 @@ static void check_ranks(uint32_t k, uint64_t n, const int (*parent)[2], const in
 				 (unsigned long long)cc_rank_data_bytes(&s->ranks[r]),
 				 (unsigned long long)want(parent[r], nchild[r], n));
 	cc_schedule_free(s);
+}
+
+static void check_ranks(uint32_t k, uint64_t n, const int (*parent)[2], const int (*nchild)[2])
+{
+	check_ranks_g(k, 0, n, parent, nchild);
 }
 
 static void test_k8(void **state)
@@ -93,6 +103,102 @@ static void test_k7(void **state)
 
 	(void)state;
 	check_ranks(7, 4096 * 3 + 5, parent, nchild);
+}
+
+/* 2 nodes x 4 ranks (ranks_per_node 4), NCCL's BALANCED_TREE
+ * (src/graph/connect.cc ncclTopoPreset, connectTrees), by hand: each node
+ * a chain 0 -> 1 -> 2 -> 3 (4 -> 5 -> 6 -> 7); a node's child node 0
+ * hangs on its local rank 1, child node 1 on local 0.  Tree 0 over 2
+ * nodes: node 0 the root, node 1 its child 1, so rank 4's parent is
+ * rank 0.  Tree 1 mirrors it: node 1 the root, node 0 its child 0, so
+ * rank 0's parent is rank 5.  Each rank: { tree 0, tree 1 } parent and
+ * children (-1: none). */
+static void test_nodes_2x4(void **state)
+{
+	static const int parent[8][2] = { { -1, 5 }, { 0, 0 }, { 1, 1 }, { 2, 2 },
+					  { 0, -1 }, { 4, 4 }, { 5, 5 }, { 6, 6 } };
+	static const int child[8][2][2] = {
+		{ { 1, 4 }, { 1, -1 } }, { { 2, -1 }, { 2, -1 } }, { { 3, -1 }, { 3, -1 } },
+		{ { -1, -1 }, { -1, -1 } }, { { 5, -1 }, { 5, -1 } }, { { 6, -1 }, { 6, 0 } },
+		{ { 7, -1 }, { 7, -1 } }, { { -1, -1 }, { -1, -1 } },
+	};
+	int nchild[8][2];
+	struct cc_coll_params p = params(8, 100003);
+	char err[200];
+
+	(void)state;
+	for (int r = 0; r < 8; r++)
+		for (int t = 0; t < 2; t++)
+			nchild[r][t] = (child[r][t][0] >= 0) + (child[r][t][1] >= 0);
+	check_ranks_g(8, 4, 100003, parent, (const int (*)[2])nchild);
+	/* and who each rank is connected to: its parents and children */
+	p.ranks_per_node = 4;
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+
+	assert_non_null(s);
+	for (int r = 0; r < 8; r++) {
+		const struct cc_rank_sched *rs = &s->ranks[r];
+		uint32_t want = 0, got = 0;
+
+		for (int t = 0; t < 2; t++) {
+			if (parent[r][t] >= 0)
+				want |= 1u << parent[r][t];
+			for (int i = 0; i < 2; i++)
+				if (child[r][t][i] >= 0)
+					want |= 1u << child[r][t][i];
+		}
+		for (uint32_t q = 0; q < rs->nqps; q++)
+			got |= 1u << rs->qps[q].peer;
+		if (got != want)
+			fail_msg("rank %d: peers 0x%x, want 0x%x", r, got, want);
+	}
+	cc_schedule_free(s);
+}
+
+/* Nodes of g = 2, 3, 4 ranks, 1 to 6 nodes: the sums are right (#wrong
+ * 0), every rank sends 2 (k-1) N over all, as the flat trees, and only
+ * 2 (nodes - 1) halves per tree cross between nodes, N (nodes - 1) each
+ * way in all: a node's other ranks talk over NVLink. */
+static void test_nodes_totals(void **state)
+{
+	static const uint64_t counts[] = { 1, 10007 };
+
+	(void)state;
+	for (uint32_t g = 2; g <= 4; g++)
+		for (uint32_t nn = 1; nn <= 6; nn++)
+			for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+				uint32_t k = g * nn;
+				struct cc_coll_params p = params(k, counts[i]);
+				char err[200];
+
+				p.ranks_per_node = g;
+				struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+				struct cc_data_opts o = { .seed = 5, .order_seed = k + i };
+				struct cc_data_result res;
+				uint64_t posted = 0, across = 0;
+
+				assert_non_null(s);
+				assert_int_equal(cc_data_run(s, &o, &res), 0);
+				assert_int_equal(res.err.status, CC_RUN_OK);
+				assert_int_equal(res.wrong, 0);
+				for (uint32_t r = 0; r < k; r++) {
+					const struct cc_rank_sched *rs = &s->ranks[r];
+
+					posted += cc_rank_data_bytes(rs);
+					for (uint32_t j = 0; j < rs->nops; j++) {
+						const struct cc_op *op = &rs->ops[j];
+
+						if (op->kind == CC_OP_POST_SEND &&
+						    op->u.send.payload == CC_PAYLOAD_DATA &&
+						    rs->qps[op->u.send.qp].peer / g != r / g)
+							across += op->u.send.sge.length;
+					}
+				}
+				assert_int_equal(posted, 2ull * (k - 1) * counts[i] * 4);
+				assert_int_equal(across, 2ull * (nn - 1) * counts[i] * 4);
+				cc_data_result_free(&res);
+				cc_schedule_free(s);
+			}
 }
 
 static void test_totals(void **state)
@@ -127,31 +233,36 @@ static void test_totals(void **state)
 /* The chunk nobody gave (chunk_auto), worked out here from NCCL's
  * computeColl (src/enqueue.cc) by hand: start from one 512 KiB step,
  * halve while bytes / (trees * chunk) < 8 depth and chunk > 128 KiB, then
- * < 4 depth and > 64 KiB, then < depth and > 32 KiB; depth = log2i(k),
- * two trees for allreduce, one for broadcast and reduce. */
+ * < 4 depth and > 64 KiB, then < depth and > 32 KiB; depth = log2i(k)
+ * (g - 1 + log2i(k / g) on nodes of g ranks), two trees for allreduce,
+ * one for broadcast and reduce. */
 static void test_chunk_rule(void **state)
 {
 	static const struct {
 		enum cc_coll coll;
 		uint32_t k;
 		uint64_t bytes, chunk;
+		uint32_t g; /* ranks per node (1: the trees span ranks) */
 	} want[] = {
 		/* k = 16, depth 4: thresholds 32, 16, 4 chunks per tree */
-		{ CC_ALLREDUCE, 16, 4, 32768 },
-		{ CC_ALLREDUCE, 16, 256 << 10, 32768 },   /* 2 chunks of 64 KiB < 4 */
-		{ CC_ALLREDUCE, 16, 512 << 10, 65536 },   /* 4 of 64 KiB: stays */
-		{ CC_ALLREDUCE, 16, 1 << 20, 65536 },
-		{ CC_ALLREDUCE, 16, 2 << 20, 65536 },     /* 8 of 128 KiB < 16 */
-		{ CC_ALLREDUCE, 16, 4 << 20, 131072 },    /* 16 of 128 KiB: stays */
-		{ CC_ALLREDUCE, 16, 8 << 20, 131072 },    /* 16 of 256 KiB < 32 */
-		{ CC_ALLREDUCE, 16, 16 << 20, 262144 },   /* 32 of 256 KiB: stays */
-		{ CC_ALLREDUCE, 16, 32 << 20, 524288 },
+		{ CC_ALLREDUCE, 16, 4, 32768, 1 },
+		{ CC_ALLREDUCE, 16, 256 << 10, 32768, 1 },   /* 2 chunks of 64 KiB < 4 */
+		{ CC_ALLREDUCE, 16, 512 << 10, 65536, 1 },   /* 4 of 64 KiB: stays */
+		{ CC_ALLREDUCE, 16, 1 << 20, 65536, 1 },
+		{ CC_ALLREDUCE, 16, 2 << 20, 65536, 1 },     /* 8 of 128 KiB < 16 */
+		{ CC_ALLREDUCE, 16, 4 << 20, 131072, 1 },    /* 16 of 128 KiB: stays */
+		{ CC_ALLREDUCE, 16, 8 << 20, 131072, 1 },    /* 16 of 256 KiB < 32 */
+		{ CC_ALLREDUCE, 16, 16 << 20, 262144, 1 },   /* 32 of 256 KiB: stays */
+		{ CC_ALLREDUCE, 16, 32 << 20, 524288, 1 },
 		/* k = 7, depth 2; k = 2, depth 1 */
-		{ CC_ALLREDUCE, 7, 1 << 20, 65536 },      /* 4 of 128 KiB < 8 */
-		{ CC_ALLREDUCE, 2, 1 << 20, 131072 },     /* 4 of 128 KiB: not < 4 */
+		{ CC_ALLREDUCE, 7, 1 << 20, 65536, 1 },      /* 4 of 128 KiB < 8 */
+		{ CC_ALLREDUCE, 2, 1 << 20, 131072, 1 },     /* 4 of 128 KiB: not < 4 */
 		/* one tree carries the whole array */
-		{ CC_BROADCAST, 16, 8 << 20, 262144 },    /* 32 of 256 KiB */
-		{ CC_REDUCE, 16, 2 << 20, 131072 },       /* 16 of 128 KiB */
+		{ CC_BROADCAST, 16, 8 << 20, 262144, 1 },    /* 32 of 256 KiB */
+		{ CC_REDUCE, 16, 2 << 20, 131072, 1 },       /* 16 of 128 KiB */
+		/* 2 nodes of 8, depth 8: thresholds 64, 32, 8 */
+		{ CC_ALLREDUCE, 16, 4 << 20, 65536, 8 },  /* 16 of 128 KiB < 32 */
+		{ CC_ALLREDUCE, 16, 32 << 20, 262144, 8 }, /* 64 of 256 KiB: stays */
 	};
 
 	(void)state;
@@ -160,6 +271,7 @@ static void test_chunk_rule(void **state)
 		char err[200];
 
 		p.coll = want[i].coll;
+		p.ranks_per_node = want[i].g;
 		p.slot_bytes = 512 * 1024;
 		p.chunk_bytes = 2 * 1024 * 1024;
 		p.chunk_auto = true;
@@ -228,6 +340,8 @@ int main(void)
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(test_k8),
 		cmocka_unit_test(test_k7),
+		cmocka_unit_test(test_nodes_2x4),
+		cmocka_unit_test(test_nodes_totals),
 		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_chunk_rule),
 		cmocka_unit_test(test_sim_latency_and_bandwidth),
