@@ -223,14 +223,13 @@ uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p)
 	} rule[] = { { 8, 128 * 1024 }, { 4, 64 * 1024 }, { 1, 32 * 1024 } };
 	uint64_t bytes = p->count * cc_dtype_size(p->dtype);
 	uint64_t trees = cc_coll_rooted(p->coll) ? 1 : 2, chunk = p->slot_bytes, depth = 0;
-
 	uint32_t g = on_nodes(p) ? p->ranks_per_node : 1;
 
 	for (uint32_t n = p->nranks / g; n > 1; n >>= 1)
 		depth++;
 	depth += g - 1;
 	for (size_t i = 0; i < sizeof(rule) / sizeof(rule[0]); i++)
-		while (bytes / (trees * chunk) < rule[i].per_depth * depth && chunk > rule[i].floor)
+		while (chunk > rule[i].floor && bytes / (trees * chunk) < rule[i].per_depth * depth)
 			chunk /= 2;
 	return chunk;
 }
