@@ -918,14 +918,17 @@ static void wire_losses(struct sx *x)
 		sim_switch_on_drop(&x->topo.sw[s], switch_dropped, x);
 }
 
-/* ECN marking on every switch, each drawing from its own generator. */
+/* ECN marking on every network switch (not an NVSwitch: NVLink marks
+ * nothing), each drawing from its own generator. */
 static void wire_ecn(struct sx *x)
 {
 	const struct sim_switch_params *p = &x->f->sw;
 
 	for (uint32_t s = 0; s < x->topo.nsw; s++)
-		sim_switch_set_ecn(&x->topo.sw[s], p->ecn_kmin_bytes, p->ecn_kmax_bytes,
-				   p->ecn_pmax_pct, cc_mix64(cc_mix64(x->o->seed) ^ cc_mix64(~(uint64_t)s)));
+		if (!sim_topo_switch_nvlink(&x->topo, s))
+			sim_switch_set_ecn(&x->topo.sw[s], p->ecn_kmin_bytes, p->ecn_kmax_bytes,
+					   p->ecn_pmax_pct,
+					   cc_mix64(cc_mix64(x->o->seed) ^ cc_mix64(~(uint64_t)s)));
 }
 
 static int setup(struct sx *x)

@@ -159,24 +159,47 @@ static uint64_t frame_bytes(const struct sim_params *p)
 	return (uint64_t)p->link.mtu_bytes + 128;
 }
 
+/* An NVSwitch: a switch whose every port is NVLink.  The fabric's switch
+ * parameters (buffer, credits, PFC, ECN) are the network's; NVLink has its
+ * own link-level flow control, marks no ECN and sends no PAUSE (NCCL's P2P
+ * over NVLink is not RDMA), so none of those apply there. */
+static bool net_nvswitch(const struct sim_net *n, uint32_t u)
+{
+	const struct sim_net_node *v = &n->nodes[u];
+
+	if (v->kind != SIM_NET_SWITCH || !v->nports)
+		return false;
+	for (uint32_t p = 0; p < v->nports; p++)
+		if (n->links[v->port_link[p]].kind != SIM_NET_LINK_NVLINK)
+			return false;
+	return true;
+}
+
 int sim_topo_credit_check(const struct sim_net *net, const struct sim_params *p, char *err,
 			  size_t errlen)
 {
+	/* credits count whole blocks (sim/link.h): a share, rounded down,
+	 * must hold a largest frame, rounded up */
 	uint64_t buf = p->sw.buffer_bytes, frame = frame_bytes(p);
+	uint64_t need = (frame + SIM_CREDIT_BLOCK - 1) / SIM_CREDIT_BLOCK * SIM_CREDIT_BLOCK;
 
 	if (p->link.flow_ctrl != SIM_FC_CREDIT || buf == 0)
 		return 0;
 	for (uint32_t u = 0; u < net->nnodes; u++) {
 		const struct sim_net_node *v = &net->nodes[u];
 
-		if (v->kind != SIM_NET_SWITCH || !v->nports || buf / v->nports >= frame)
+		uint64_t share = v->nports ? buf / v->nports : buf;
+
+		share = share / SIM_CREDIT_BLOCK * SIM_CREDIT_BLOCK;
+
+		if (v->kind != SIM_NET_SWITCH || !v->nports || share >= need || net_nvswitch(net, u))
 			continue;
 		if (err && errlen)
 			snprintf(err, errlen, "switch '%s': IB credits (IBA 7.9) give each of its %" PRIu32
 				 " ports one %" PRIu64 "-byte frame at least, %" PRIu64 " B, more than "
 				 "switch.buffer_bytes %" PRIu64 " (a lossless switch would drop); give it "
-				 "%" PRIu64 " or more, or 0: unlimited", v->name, v->nports, frame,
-				 (uint64_t)v->nports * frame, buf, (uint64_t)v->nports * frame);
+				 "%" PRIu64 " or more, or 0: unlimited", v->name, v->nports, need,
+				 (uint64_t)v->nports * need, buf, (uint64_t)v->nports * need);
 		return -ENOBUFS;
 	}
 	return 0;
@@ -236,9 +259,11 @@ static int build_switch(struct sim_topo *t, struct sim_engine *eng, uint32_t u)
 		c->in[p] = dir_in(t, v->port_link[p], u);
 		rc = sim_switch_connect(sw, p, c->in[p], dir_out(t, v->port_link[p], u));
 	}
-	if (!rc && t->fabric.link.flow_ctrl == SIM_FC_CREDIT && t->fabric.sw.buffer_bytes)
+	if (rc || net_nvswitch(t->net, u))
+		return rc;
+	if (t->fabric.link.flow_ctrl == SIM_FC_CREDIT && t->fabric.sw.buffer_bytes)
 		credit_inputs(t, sw, c);
-	if (!rc && t->fabric.link.flow_ctrl == SIM_FC_PFC && t->fabric.sw.buffer_bytes)
+	if (t->fabric.link.flow_ctrl == SIM_FC_PFC && t->fabric.sw.buffer_bytes)
 		pfc_thresholds(t, sw);
 	return rc;
 }
@@ -378,6 +403,11 @@ void sim_topo_destroy(struct sim_topo *t)
 }
 
 /* ---- queries ---- */
+
+bool sim_topo_switch_nvlink(const struct sim_topo *t, uint32_t s)
+{
+	return s < t->nsw && net_nvswitch(t->net, t->sw_ctx[s].node);
+}
 
 bool sim_topo_nic_port_nvlink(const struct sim_topo *t, uint32_t r, uint32_t port)
 {

@@ -142,6 +142,10 @@ static inline struct sim_link_dir *sim_topo_nic_rx(struct sim_topo *t, uint32_t 
 	return t->nic_rx[t->nic_first[r] + port];
 }
 
+/* Whether switch s (t->sw order) is an NVSwitch: every port NVLink.  The
+ * fabric's switch buffer, credits, PFC and ECN are the network's and do
+ * not apply to it. */
+bool sim_topo_switch_nvlink(const struct sim_topo *t, uint32_t s);
 /* Whether port `port` of rank r's NIC is an NVLink link (to its host's
  * NVSwitch). */
 bool sim_topo_nic_port_nvlink(const struct sim_topo *t, uint32_t r, uint32_t port);
