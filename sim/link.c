@@ -10,8 +10,10 @@
 #include "core/splitmix.h"
 
 /* A handler cannot return an error to anyone: running out of event slots in
- * the middle of a run ends it (executors reserve SIM_LINK_MAX_EVENTS per
- * link up front, so this needs a memory failure before the run). */
+ * the middle of a run ends it.  Executors reserve SIM_LINK_MAX_EVENTS per
+ * link up front; only IB credit updates, one per frame in flight back
+ * upstream, may grow the engine mid-run, and only a failed allocation
+ * there ends a run. */
 static void sched(struct sim_engine *eng, sim_time_ps at, sim_handler_fn fn, void *ctx,
 		  const char *file, int line)
 {
@@ -242,8 +244,8 @@ void sim_link_return_credits(struct sim_link_dir *l, uint32_t frame_bytes)
 	}
 	if (sim_schedule(l->eng, sim_now(l->eng) + l->prop_ps, credits_arrive, l, bytes) ==
 	    SIM_EVENT_NONE)
-		sim__model_die(__FILE__, __LINE__, "link: cannot schedule a credit update (errno %d)",
-			       errno);
+		sim__model_die(__FILE__, __LINE__, "link: cannot schedule a credit update (errno %d): "
+			       "out of memory", errno);
 }
 
 void sim_link_set_loss(struct sim_link_dir *l, uint64_t ppb, uint64_t seed, sim_link_lost_fn fn,

@@ -157,7 +157,8 @@ struct sim_link_dir {
 
 /* Engine events one link can have pending at once: reserve
  * links * SIM_LINK_MAX_EVENTS with sim_engine_reserve(). */
-#define SIM_LINK_MAX_EVENTS 2 /* plus one per PAUSE frame's expiry, per credit update */
+#define SIM_LINK_MAX_EVENTS 2 /* plus one per PAUSE frame's expiry; credit updates
+				* in flight grow the engine as needed (sim/link.c) */
 
 /* 0, or -EINVAL for a NULL engine or a zero rate.  The link starts
  * unconnected, unpaused and empty. */
