@@ -48,9 +48,10 @@ void cli_preamble_buffers(const struct cli_opts *o)
 		printf("  channels: %" PRIu32, p->nchannels);
 	if (p->ring_order == CC_RING_ORDER_RAIL)
 		printf("  ring order: rail");
-	if (p->algo == CC_ALGO_HIER && p->ranks_per_node)
-		printf("  nodes: %" PRIu32 " x %" PRIu32 " ranks", p->nranks / p->ranks_per_node,
-		       p->ranks_per_node);
+	if ((p->algo == CC_ALGO_HIER && p->ranks_per_node) ||
+	    (p->algo == CC_ALGO_TREE && p->coll == CC_ALLREDUCE && p->ranks_per_node > 1))
+		printf("  nodes: %" PRIu32 " x %" PRIu32 " ranks%s", p->nranks / p->ranks_per_node,
+		       p->ranks_per_node, p->algo == CC_ALGO_TREE ? " (the tree: a chain each)" : "");
 	if (p->proto != CC_PROTO_SIMPLE)
 		printf("  protocol: %s (%s lines on the wire)", cc_proto_name[p->proto],
 		       p->proto == CC_PROTO_LL ? "16-byte, 8 data bytes" : "128-byte, 120 data bytes");

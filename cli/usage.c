@@ -266,8 +266,9 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		   "                          role: how slices sit in slots, core/proto.h)\n",
 		cc_proto_name[CC_PROTO_SIMPLE]);
 	fprintf(f, "  -r, --root RANK         broadcast and reduce: the root (default 0)\n");
-	fprintf(f, "      --channels C        the ring over C channels, each its own QPs and\n"
-		   "                          part of the array (NCCL's nChannels; default 1)\n");
+	fprintf(f, "      --channels C        the ring (or the tree's pair) over C channels,\n"
+		   "                          each its own QPs and part of the array\n"
+		   "                          (NCCL's nChannels; default 1)\n");
 	fprintf(f, "      --ring-order NAME   rank (0..k-1, default) or rail: each channel's\n"
 		   "                          ring leaves and enters nodes on one rail, the\n"
 		   "                          rail rotating with the channel (needs nodes)\n");

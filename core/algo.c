@@ -73,8 +73,8 @@ static double staging_bytes(const struct cc_coll_params *p, size_t es)
 	} else if (p->algo == CC_ALGO_DIRECT) {
 		conns = k - 1;
 	} else if (p->algo == CC_ALGO_TREE) {
-		conns = 6; /* parent and two children, each way, in two trees */
-		msg = (double)p->count / 2 + 1;
+		msg = (double)p->count / 2 / conns + 1; /* one tree's part */
+		conns *= 6; /* parent and two children, each way, in two trees a channel */
 	} else if (p->algo == CC_ALGO_HIER) {
 		conns = 2; /* the node's ring and the rail's ring */
 	}
@@ -109,9 +109,9 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 			 CC_MAX_CHANNELS);
 		return -EINVAL;
 	}
-	if (p->nchannels > 1 && p->algo != CC_ALGO_RING) {
-		snprintf(err, errlen, "%u channels: only the ring splits over channels (algorithm %s)",
-			 p->nchannels, cc_algo_name[p->algo]);
+	if (p->nchannels > 1 && p->algo != CC_ALGO_RING && p->algo != CC_ALGO_TREE) {
+		snprintf(err, errlen, "%u channels: only the ring and the tree split over channels "
+			 "(algorithm %s)", p->nchannels, cc_algo_name[p->algo]);
 		return -EINVAL;
 	}
 	if (p->nranks < 1 || p->nranks > CC_MAX_RANKS) {
@@ -140,6 +140,14 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "the hierarchical algorithm needs the ranks per node "
 			 "(--ranks-per-node G, or a topology of equal hosts) dividing %u ranks; "
 			 "it has %u", p->nranks, p->ranks_per_node);
+		return -EINVAL;
+	}
+	/* The tree allreduce chains each node's ranks (core/tree.c): nodes of
+	 * G must tile the ranks, or the tree would be some other shape. */
+	if (p->algo == CC_ALGO_TREE && p->coll == CC_ALLREDUCE && p->ranks_per_node > 1 &&
+	    p->nranks % p->ranks_per_node) {
+		snprintf(err, errlen, "the tree allreduce chains the ranks of each node: the ranks "
+			 "per node (%u) must divide %u ranks", p->ranks_per_node, p->nranks);
 		return -EINVAL;
 	}
 	es = cc_dtype_size(p->dtype);

@@ -23,9 +23,10 @@ struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t e
 uint64_t cc_coll_chunk_bytes(const struct cc_coll_params *p);
 /* Whether that chunk depends on the size (then p->chunk_bytes is unused). */
 bool cc_coll_chunk_per_size(const struct cc_coll_params *p);
-/* NCCL's tree chunk (src/enqueue.cc, Simple, pattern TreeUpDown): one
- * slot, halved while a tree's share of the message makes fewer than
- * 8 depth chunks (down to 128 KiB), 4 depth (64 KiB), depth (32 KiB). */
+/* NCCL's tree chunk (src/enqueue.cc, Simple, the allreduce's pattern
+ * TreeUpDown; cclab's broadcast and reduce trees take it too, NCCL having
+ * none): one slot, halved while a tree's share of the message makes fewer
+ * than 8 depth chunks (down to 128 KiB), 4 depth (64 KiB), depth (32 KiB). */
 uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p);
 
 /* Ring algorithms (core/ring.c), NCCL's src/device/{all_reduce,

@@ -46,8 +46,12 @@ struct node {
 struct tree {
 	const struct cc_coll_params *p;
 	uint32_t k;
-	uint32_t ntrees;      /* 2 for allreduce; broadcast and reduce: 1 */
-	struct node *node[2]; /* per tree, per rank */
+	/* Trees: 2 per channel for allreduce (tree 0 on channels 0..C-1,
+	 * tree 1 on C..2C-1, as NCCL duplicates its channels), 1 for a
+	 * rooted collective; each takes part t of the array. */
+	uint32_t ntrees;
+	uint32_t shapes;      /* 2 for allreduce (tree 0, tree 1); rooted: 1 */
+	struct node *node;    /* [tree * k + rank] */
 	struct cc_walker w;
 };
 
@@ -136,6 +140,12 @@ static void node_tree(uint32_t t, uint32_t k, uint32_t g, uint32_t r, uint32_t *
 	    : l == CHILD1_LOCAL && nd1 != NONE ? nd1 * g : NONE;
 }
 
+/* Trees per channel (allreduce: 2) times the channels. */
+static uint32_t trees_of(const struct cc_coll_params *p)
+{
+	return (cc_coll_rooted(p->coll) ? 1u : 2u) * (p->nchannels > 1 ? p->nchannels : 1u);
+}
+
 /* Whether the allreduce's trees join nodes (node_tree) rather than ranks. */
 static int on_nodes(const struct cc_coll_params *p)
 {
@@ -144,11 +154,17 @@ static int on_nodes(const struct cc_coll_params *p)
 	return !cc_coll_rooted(p->coll) && g > 1 && p->nranks % g == 0;
 }
 
-/* Where tree t's part of the array starts (t = ntrees: the end): halves
- * for allreduce, the whole array for a rooted collective's one tree. */
-static uint64_t half(const struct tree *g, uint32_t t)
+/* Where tree t's part of the array starts (t = ntrees: the end): equal
+ * parts, halves for allreduce on one channel, the whole array for a
+ * rooted collective's one tree. */
+static uint64_t part(const struct tree *g, uint32_t t)
 {
-	return t == 0 ? 0 : t == g->ntrees ? g->p->count : g->p->count / 2;
+	return (uint64_t)((unsigned __int128)g->p->count * t / g->ntrees);
+}
+
+static struct node *node_of(const struct tree *g, uint32_t t, uint32_t r)
+{
+	return &g->node[(size_t)t * g->k + r];
 }
 
 static void step(struct tree *g, uint32_t r, enum cc_prim prim, uint32_t t, uint32_t s,
@@ -167,7 +183,7 @@ static void step(struct tree *g, uint32_t r, enum cc_prim prim, uint32_t t, uint
 /* One chunk of tree t on rank r: elements [off, off + n). */
 static void chunk(struct tree *g, uint32_t r, uint32_t t, uint32_t c, uint64_t off, uint64_t n)
 {
-	const struct node *nd = &g->node[t][r];
+	const struct node *nd = node_of(g, t, r);
 	uint32_t nch = (nd->child[0] != NONE) + (nd->child[1] != NONE);
 	uint32_t first = nd->child[0] != NONE ? 0 : 1; /* the first child present */
 	int root = nd->parent == NONE;
@@ -212,17 +228,18 @@ uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p)
 {
 	/* NCCL's computeColl (src/enqueue.cc): a tree chunk is one step
 	 * (chunkSteps = 1), halved while nBytes / (nChannels * chunk) <
-	 * factor * depth, with one channel per tree here (allreduce: two,
-	 * each half the array).  NCCL's depth is nRanks/nNodes - 1 +
-	 * log2i(nNodes) (src/graph/connect.cc connectTrees, "a good
-	 * approximation"); a tree over ranks counts one per node: log2i(k).
+	 * factor * depth, one channel per tree here (allreduce: two per
+	 * channel, as NCCL's duplicated channels).  NCCL's depth is
+	 * nRanks/nNodes - 1 + log2i(nNodes) (src/graph/connect.cc
+	 * connectTrees, "a good approximation"); a tree over ranks counts
+	 * one per node: log2i(k).
 	 * Enough chunks in flight that the pipeline fills, no smaller than
 	 * what keeps a slice's fixed costs small. */
 	static const struct {
 		uint64_t per_depth, floor;
 	} rule[] = { { 8, 128 * 1024 }, { 4, 64 * 1024 }, { 1, 32 * 1024 } };
 	uint64_t bytes = p->count * cc_dtype_size(p->dtype);
-	uint64_t trees = cc_coll_rooted(p->coll) ? 1 : 2, chunk = p->slot_bytes, depth = 0;
+	uint64_t trees = trees_of(p), chunk = p->slot_bytes, depth = 0;
 	uint32_t g = on_nodes(p) ? p->ranks_per_node : 1;
 
 	for (uint32_t n = p->nranks / g; n > 1; n >>= 1)
@@ -243,7 +260,7 @@ static void walk(struct tree *g, uint32_t r)
 		int any = 0;
 
 		for (uint32_t t = 0; t < g->ntrees; t++) {
-			uint64_t off = half(g, t) + c * cs, end = half(g, t + 1);
+			uint64_t off = part(g, t) + c * cs, end = part(g, t + 1);
 
 			if (off >= end)
 				continue;
@@ -274,13 +291,17 @@ static int make_nodes(struct tree *g)
 {
 	int rooted = cc_coll_rooted(g->p->coll);
 
-	g->ntrees = rooted ? 1 : 2;
+	g->shapes = rooted ? 1 : 2;
+	g->ntrees = trees_of(g->p);
+	g->node = calloc((size_t)g->ntrees * g->k, sizeof(*g->node));
+	if (!g->node)
+		return -1;
 	for (uint32_t t = 0; t < g->ntrees; t++) {
-		g->node[t] = calloc(g->k, sizeof(*g->node[t]));
-		if (!g->node[t])
-			return -1;
+		/* tree 0 on the first half of the channels, tree 1 on the rest */
+		uint32_t shape = t * g->shapes / g->ntrees;
+
 		for (uint32_t r = 0; r < g->k; r++) {
-			struct node *nd = &g->node[t][r];
+			struct node *nd = node_of(g, t, r);
 
 			if (rooted) {
 				uint32_t v = (r + g->k - g->p->root) % g->k, u, d0, d1;
@@ -290,10 +311,10 @@ static int make_nodes(struct tree *g)
 				nd->child[0] = from_virtual(g, d0);
 				nd->child[1] = from_virtual(g, d1);
 			} else if (on_nodes(g->p)) {
-				node_tree(t, g->k, g->p->ranks_per_node, r, &nd->parent,
+				node_tree(shape, g->k, g->p->ranks_per_node, r, &nd->parent,
 					  &nd->child[0], &nd->child[1]);
 			} else {
-				over(t, g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);
+				over(shape, g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);
 			}
 		}
 	}
@@ -302,8 +323,7 @@ static int make_nodes(struct tree *g)
 
 static void free_nodes(struct tree *g)
 {
-	free(g->node[0]);
-	free(g->node[1]);
+	free(g->node);
 }
 
 void cc_tree_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx)
@@ -335,13 +355,13 @@ static int connect(void *ctx, struct cc_conns *c)
 	g->w.c = c;
 	for (uint32_t t = 0; t < g->ntrees; t++)
 		for (uint32_t r = 0; r < g->k; r++) {
-			struct node *nd = &g->node[t][r];
+			struct node *nd = node_of(g, t, r);
 			struct node *pn;
 			uint32_t i;
 
 			if (nd->parent == NONE)
 				continue;
-			pn = &g->node[t][nd->parent];
+			pn = node_of(g, t, nd->parent);
 			i = pn->child[0] == r ? 0 : 1;
 			if (link(c, r, nd->parent, (uint16_t)t, &nd->up_send, &pn->up_recv[i]) ||
 			    link(c, nd->parent, r, (uint16_t)t, &pn->down_send[i], &nd->down_recv))
@@ -353,10 +373,10 @@ static int connect(void *ctx, struct cc_conns *c)
 struct cc_schedule *cc_build_tree(const struct cc_coll_params *p)
 {
 	struct tree g = { .p = p, .k = p->nranks };
-	/* The largest message: a chunk, of a half (allreduce) or the array. */
+	/* The largest message: a chunk, of one tree's part of the array. */
 	uint64_t cs = p->chunk_bytes / cc_dtype_size(p->dtype);
-	uint64_t part = cc_coll_rooted(p->coll) ? p->count : (p->count + 1) / 2;
-	struct cc_conns_algo a = { .most = cs < part ? cs : part, .connect = connect,
+	uint64_t most = (p->count + trees_of(p) - 1) / trees_of(p);
+	struct cc_conns_algo a = { .most = cs < most ? cs : most, .connect = connect,
 				   .walk = walk_conns, .ctx = &g };
 	struct cc_schedule *s = NULL;
 

@@ -231,6 +231,8 @@ static void test_bad_options(void **state)
 		{"sim -n 4 --fault rkey:7:1", {"--fault", "rank 7 does not exist (-n 4)"}},
 		{"sim -n 4 --fault rkey:-1:1", {"--fault", "rkey:-1:1"}},
 		{"sim -n 4 -d float7", {"-d", "float7"}},
+		{"check -n 12 -A tree --ranks-per-node 5 -b 1K",
+		 {"--ranks-per-node 5", "chains the ranks of each node", "-n 12"}},
 	};
 
 	(void)state;

@@ -201,6 +201,76 @@ static void test_nodes_totals(void **state)
 			}
 }
 
+/* Nodes that do not tile the ranks: the allreduce's shape would be
+ * neither NCCL's nor the flat one, so it is refused; a rooted tree, over
+ * ranks anyway, is not. */
+static void test_nodes_must_tile(void **state)
+{
+	struct cc_coll_params p = params(12, 100);
+	char err[200];
+	struct cc_schedule *s;
+
+	(void)state;
+	p.ranks_per_node = 5;
+	assert_null(cc_build(&p, err, sizeof(err)));
+	assert_string_equal(err, "the tree allreduce chains the ranks of each node: the ranks per "
+				 "node (5) must divide 12 ranks");
+	p.coll = CC_BROADCAST;
+	s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	cc_schedule_free(s);
+}
+
+/* Channels (NCCL's duplicated channels: tree 0 on channels 0..C-1, tree
+ * 1 on C..2C-1): each channel its own connections and an equal part of
+ * the array, so a rank's QPs are C times one channel's and its bytes
+ * exactly one channel's (tree 0's parts still cover the first half);
+ * the sums right for allreduce, broadcast and reduce, on ranks and on
+ * nodes. */
+static void test_channels(void **state)
+{
+	static const uint64_t counts[] = { 1, 7, 10007 };
+	static const uint32_t ks[] = { 2, 3, 5, 8, 12 };
+	static const enum cc_coll colls[] = { CC_ALLREDUCE, CC_BROADCAST, CC_REDUCE };
+
+	(void)state;
+	for (size_t c = 0; c < 3; c++)
+		for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++)
+			for (size_t j = 0; j < sizeof(counts) / sizeof(counts[0]); j++)
+				for (uint32_t g = 0; g <= 2; g += 2) {
+					struct cc_coll_params p = params(ks[i], counts[j]);
+					char err[200];
+
+					if (g && ks[i] % g)
+						continue; /* refused: nodes must tile */
+					p.coll = colls[c];
+					p.ranks_per_node = g;
+					struct cc_schedule *one = cc_build(&p, err, sizeof(err));
+
+					assert_non_null(one);
+					for (uint32_t ch = 2; ch <= 3; ch++) {
+						p.nchannels = ch;
+						struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+						struct cc_data_opts o = { .seed = 6, .order_seed = ch };
+						struct cc_data_result res;
+
+						assert_non_null(s);
+						assert_int_equal(cc_data_run(s, &o, &res), 0);
+						assert_int_equal(res.err.status, CC_RUN_OK);
+						assert_int_equal(res.wrong, 0);
+						for (uint32_t r = 0; r < ks[i]; r++) {
+							assert_int_equal(cc_rank_data_bytes(&s->ranks[r]),
+									 cc_rank_data_bytes(&one->ranks[r]));
+							assert_int_equal(s->ranks[r].nqps,
+									 ch * one->ranks[r].nqps);
+						}
+						cc_data_result_free(&res);
+						cc_schedule_free(s);
+					}
+					cc_schedule_free(one);
+				}
+}
+
 static void test_totals(void **state)
 {
 	static const uint64_t counts[] = { 1, 2, 33, 10007 };
@@ -342,6 +412,8 @@ int main(void)
 		cmocka_unit_test(test_k7),
 		cmocka_unit_test(test_nodes_2x4),
 		cmocka_unit_test(test_nodes_totals),
+		cmocka_unit_test(test_nodes_must_tile),
+		cmocka_unit_test(test_channels),
 		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_chunk_rule),
 		cmocka_unit_test(test_sim_latency_and_bandwidth),
