@@ -35,6 +35,7 @@ int cmp_parse_args(int argc, char **argv, struct cmp_args *a, bool *help);
  * wrong_known false, so "unknown" cannot be mistaken for a value. */
 struct cmp_size {
 	uint64_t bytes, count;
+	uint64_t chunk_bytes;               /* the chunk it ran with; 0: not said */
 	const char *dtype, *redop, *status; /* point into the document */
 	double time_us, busbw;              /* NaN: null */
 	bool wrong_known;
@@ -63,8 +64,8 @@ void cmp_file_free(struct cmp_file *f);
 
 /* collective, nranks, dtype and redop must agree: else CLI_EXIT_USAGE after
  * a message naming the key, both values and both files.  transport,
- * memory, chunk_bytes, slot_bytes and nslots may differ, each difference a
- * warning line on stderr.  CLI_EXIT_OK otherwise. */
+ * memory, chunk_bytes (each size's, where both files give it), slot_bytes
+ * and nslots may differ, each difference a warning line on stderr.  CLI_EXIT_OK otherwise. */
 int cmp_check_comparable(const struct cmp_file *m, const struct cmp_file *p);
 
 /* The entry of f for bytes, or NULL. */

@@ -42,7 +42,29 @@ static int load_size(const struct cy_node *e, struct cmp_size *s, struct cy_erro
 	s->wrong_known = !cli_json_is_null(w);
 	if (s->wrong_known && (rc = cy_uint(w, "wrong", 0, UINT64_MAX, &s->wrong, err)))
 		return rc;
+	/* Each size's chunk (files before it had only the header's). */
+	if ((w = cy_get(e, "chunk_bytes")) &&
+	    (rc = cy_uint(w, "chunk_bytes", 1, UINT64_MAX, &s->chunk_bytes, err)))
+		return rc;
 	return 0;
+}
+
+/* The first size both files ran with a different chunk (the tree's is
+ * NCCL's per size: the header's chunk_bytes does not show it), or NULL
+ * when they agree or a file does not say. */
+static const struct cmp_size *chunk_differs(const struct cmp_file *m, const struct cmp_file *p,
+					    const struct cmp_size **ps)
+{
+	for (size_t i = 0; i < m->nsizes; i++) {
+		const struct cmp_size *q = cmp_file_find(p, m->sizes[i].bytes);
+
+		if (q && m->sizes[i].chunk_bytes && q->chunk_bytes &&
+		    m->sizes[i].chunk_bytes != q->chunk_bytes) {
+			*ps = q;
+			return &m->sizes[i];
+		}
+	}
+	return NULL;
 }
 
 /* Where the run ran: the simulator's fabric by name, the verbs executor's
@@ -172,10 +194,15 @@ int cmp_check_comparable(const struct cmp_file *m, const struct cmp_file *p)
 		if (strcmp(mw[i], pw[i]))
 			fprintf(stderr, "cclab compare: %s differs: measured %s, predicted %s\n", may[i],
 				mw[i], pw[i]);
+	const struct cmp_size *ms, *ps = NULL;
+
 	for (int i = 0; i < 3; i++)
 		if (mn[i] != pn[i])
 			fprintf(stderr, "cclab compare: %s differs: measured %" PRIu64 ", predicted %"
 				PRIu64 "\n", nums[i], mn[i], pn[i]);
+	if ((ms = chunk_differs(m, p, &ps)))
+		fprintf(stderr, "cclab compare: chunk_bytes differs at %" PRIu64 " bytes: measured %"
+			PRIu64 ", predicted %" PRIu64 "\n", ms->bytes, ms->chunk_bytes, ps->chunk_bytes);
 	return CLI_EXIT_OK;
 }
 

@@ -512,6 +512,35 @@ static void test_trace_phases(void **state)
 }
 
 /* Two fabrics, as a measured and a predicted run would be, with traces. */
+/* The tree's chunk is NCCL's per size when none is given: the header's
+ * chunk_bytes (the unused default) agrees, each size's does not, and
+ * that is what the warning names. */
+static void test_tree_chunks(void **state)
+{
+	char a[160], b[160];
+
+	(void)state;
+	need_cclab();
+	snprintf(a, sizeof(a), "%s/tree-auto.json", tmpdir);
+	snprintf(b, sizeof(b), "%s/tree-2m.json", tmpdir);
+	struct run r = run_cclab("sim -n 16 -A tree -b 1M --check 0 --json %s", a);
+
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	r = run_cclab("sim -n 16 -A tree -b 1M --check 0 --chunk-bytes 2M --json %s", b);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	r = run_cclab("compare %s %s", a, b);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "cclab compare: chunk_bytes differs at 1048576 bytes: "
+				   "measured 65536, predicted 2097152\n");
+	run_free(&r);
+	r = run_cclab("compare %s %s", a, a);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	run_free(&r);
+}
+
 static void test_real_pair(void **state)
 {
 	char mj[160], pj[160], mt[160], pt[160];
@@ -579,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_bad_trace),
 		cmocka_unit_test(test_trace_phases),
 		cmocka_unit_test(test_real_pair),
+		cmocka_unit_test(test_tree_chunks),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, setup, teardown);
