@@ -193,8 +193,10 @@ static int create_qps(struct vx *x, char *err, size_t errlen)
 static uint64_t fingerprint(const struct cc_schedule *s)
 {
 	const struct cc_coll_params *p = &s->params;
-	uint64_t v[] = { p->coll, p->transport, p->dtype, p->redop, p->nranks, p->count,
-			 p->chunk_bytes, p->slot_bytes, p->nslots, p->mem, p->stage_mem };
+	uint64_t v[] = { p->coll, p->algo, p->proto, p->transport, p->dtype, p->redop,
+			 p->nranks, p->count, p->root, p->nchannels, p->ranks_per_node,
+			 p->ring_order, p->chunk_bytes, p->slot_bytes, p->nslots, p->mem,
+			 p->stage_mem };
 	uint64_t h = 0;
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
