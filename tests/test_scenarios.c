@@ -65,6 +65,7 @@ static void shipped_files_load(void **state)
 		"tests/scenarios/ring-hdr-allreduce.yaml",
 		"tests/scenarios/leafspine-ndr-reducescatter.yaml",
 		"tests/scenarios/railopt-roce400-allgather.yaml", "tests/scenarios/two-nodes-file.yaml",
+		"tests/scenarios/railopt-tree-allreduce.yaml",
 	};
 	struct cy_error err;
 
@@ -132,7 +133,7 @@ static void regressions_hold(void **state)
 {
 	static const char *const scen[] = {
 		"ring-hdr-allreduce", "leafspine-ndr-reducescatter", "railopt-roce400-allgather",
-		"two-nodes-file", "p2p-roce400-link-mtu",
+		"two-nodes-file", "p2p-roce400-link-mtu", "railopt-tree-allreduce",
 	};
 	struct run r;
 
