@@ -65,7 +65,8 @@ void cmp_file_free(struct cmp_file *f);
 /* collective, nranks, dtype and redop must agree: else CLI_EXIT_USAGE after
  * a message naming the key, both values and both files.  transport,
  * memory, chunk_bytes (each size's, where both files give it), slot_bytes
- * and nslots may differ, each difference a warning line on stderr.  CLI_EXIT_OK otherwise. */
+ * and nslots may differ, each difference a warning line on stderr.
+ * CLI_EXIT_OK otherwise. */
 int cmp_check_comparable(const struct cmp_file *m, const struct cmp_file *p);
 
 /* The entry of f for bytes, or NULL. */

@@ -48,8 +48,7 @@ void cli_preamble_buffers(const struct cli_opts *o)
 		printf("  channels: %" PRIu32, p->nchannels);
 	if (p->ring_order == CC_RING_ORDER_RAIL)
 		printf("  ring order: rail");
-	if ((p->algo == CC_ALGO_HIER && p->ranks_per_node) ||
-	    (p->algo == CC_ALGO_TREE && p->coll == CC_ALLREDUCE && p->ranks_per_node > 1))
+	if ((p->algo == CC_ALGO_HIER && p->ranks_per_node) || cc_tree_on_nodes(p))
 		printf("  nodes: %" PRIu32 " x %" PRIu32 " ranks%s", p->nranks / p->ranks_per_node,
 		       p->ranks_per_node, p->algo == CC_ALGO_TREE ? " (the tree: a chain each)" : "");
 	if (p->proto != CC_PROTO_SIMPLE)

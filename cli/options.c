@@ -707,7 +707,7 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 	if (!cc_algo_supports(o->p.algo, o->p.coll))
 		return usage_error(cmd, "-A %s does not build %s (%s)", cc_algo_name[o->p.algo],
 				   cc_coll_name[o->p.coll], cc_algo_support_hint(o->p.coll));
-	if (o->p.nchannels > 1 && o->p.algo != CC_ALGO_RING && o->p.algo != CC_ALGO_TREE)
+	if (o->p.nchannels > 1 && !cc_algo_splits_channels(o->p.algo))
 		return usage_error(cmd, "--channels %u: only the ring and the tree split over "
 				   "channels (-A %s)", o->p.nchannels, cc_algo_name[o->p.algo]);
 	if (o->p.ring_order == CC_RING_ORDER_RAIL &&
@@ -719,8 +719,7 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 	    (!o->p.ranks_per_node || o->p.nranks % o->p.ranks_per_node))
 		return usage_error(cmd, "-A hierarchical needs --ranks-per-node G dividing -n %u "
 				   "(the GPUs of each node)", o->p.nranks);
-	if (o->p.algo == CC_ALGO_TREE && o->p.coll == CC_ALLREDUCE && o->p.ranks_per_node > 1 &&
-	    o->p.nranks % o->p.ranks_per_node)
+	if (cc_tree_on_nodes(&o->p) && o->p.nranks % o->p.ranks_per_node)
 		return usage_error(cmd, "--ranks-per-node %u: the tree allreduce chains the ranks "
 				   "of each node, so G must divide -n %u", o->p.ranks_per_node,
 				   o->p.nranks);

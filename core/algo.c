@@ -109,7 +109,7 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 			 CC_MAX_CHANNELS);
 		return -EINVAL;
 	}
-	if (p->nchannels > 1 && p->algo != CC_ALGO_RING && p->algo != CC_ALGO_TREE) {
+	if (p->nchannels > 1 && !cc_algo_splits_channels(p->algo)) {
 		snprintf(err, errlen, "%u channels: only the ring and the tree split over channels "
 			 "(algorithm %s)", p->nchannels, cc_algo_name[p->algo]);
 		return -EINVAL;
@@ -144,8 +144,7 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 	}
 	/* The tree allreduce chains each node's ranks (core/tree.c): nodes of
 	 * G must tile the ranks, or the tree would be some other shape. */
-	if (p->algo == CC_ALGO_TREE && p->coll == CC_ALLREDUCE && p->ranks_per_node > 1 &&
-	    p->nranks % p->ranks_per_node) {
+	if (cc_tree_on_nodes(p) && p->nranks % p->ranks_per_node) {
 		snprintf(err, errlen, "the tree allreduce chains the ranks of each node: the ranks "
 			 "per node (%u) must divide %u ranks", p->ranks_per_node, p->nranks);
 		return -EINVAL;
@@ -205,6 +204,16 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+bool cc_algo_splits_channels(enum cc_algo a)
+{
+	return a == CC_ALGO_RING || a == CC_ALGO_TREE;
+}
+
+bool cc_tree_on_nodes(const struct cc_coll_params *p)
+{
+	return p->algo == CC_ALGO_TREE && p->coll == CC_ALLREDUCE && p->ranks_per_node > 1;
 }
 
 bool cc_coll_chunk_per_size(const struct cc_coll_params *p)

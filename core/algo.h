@@ -16,6 +16,14 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen);
  * parameters, or NULL with errno = ENOMEM. */
 struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen);
 
+/* Whether algorithm a splits over channels (nchannels > 1): the ring and
+ * the tree, as NCCL's. */
+bool cc_algo_splits_channels(enum cc_algo a);
+/* Whether p is a tree allreduce on nodes of ranks_per_node > 1 ranks,
+ * whose trees then join nodes, a chain each (core/tree.c): the nodes must
+ * tile the ranks (cc_params_check). */
+bool cc_tree_on_nodes(const struct cc_coll_params *p);
+
 /* The chunk p's schedule is built with: p->chunk_bytes, but for the
  * tree's Simple protocol when nobody gave it (chunk_auto), where NCCL's
  * rule sizes it by the message (cc_tree_chunk_bytes).  cc_build() and

@@ -50,7 +50,6 @@ struct tree {
 	 * tree 1 on C..2C-1, as NCCL duplicates its channels), 1 for a
 	 * rooted collective; each takes part t of the array. */
 	uint32_t ntrees;
-	uint32_t shapes;      /* 2 for allreduce (tree 0, tree 1); rooted: 1 */
 	struct node *node;    /* [tree * k + rank] */
 	struct cc_walker w;
 };
@@ -146,12 +145,12 @@ static uint32_t trees_of(const struct cc_coll_params *p)
 	return (cc_coll_rooted(p->coll) ? 1u : 2u) * (p->nchannels > 1 ? p->nchannels : 1u);
 }
 
-/* Whether the allreduce's trees join nodes (node_tree) rather than ranks. */
+/* Whether the allreduce's trees join nodes (node_tree) rather than ranks:
+ * on nodes that tile the ranks (unchecked parameters may reach the chunk
+ * rule). */
 static int on_nodes(const struct cc_coll_params *p)
 {
-	uint32_t g = p->ranks_per_node;
-
-	return !cc_coll_rooted(p->coll) && g > 1 && p->nranks % g == 0;
+	return cc_tree_on_nodes(p) && p->nranks % p->ranks_per_node == 0;
 }
 
 /* Where tree t's part of the array starts (t = ntrees: the end): equal
@@ -290,15 +289,15 @@ static uint32_t from_virtual(const struct tree *g, uint32_t x)
 static int make_nodes(struct tree *g)
 {
 	int rooted = cc_coll_rooted(g->p->coll);
+	uint32_t shapes = rooted ? 1 : 2; /* tree 0 and tree 1, or one */
 
-	g->shapes = rooted ? 1 : 2;
 	g->ntrees = trees_of(g->p);
 	g->node = calloc((size_t)g->ntrees * g->k, sizeof(*g->node));
 	if (!g->node)
 		return -1;
 	for (uint32_t t = 0; t < g->ntrees; t++) {
 		/* tree 0 on the first half of the channels, tree 1 on the rest */
-		uint32_t shape = t * g->shapes / g->ntrees;
+		uint32_t shape = t * shapes / g->ntrees;
 
 		for (uint32_t r = 0; r < g->k; r++) {
 			struct node *nd = node_of(g, t, r);

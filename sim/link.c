@@ -21,12 +21,6 @@ static void sched(struct sim_engine *eng, sim_time_ps at, sim_handler_fn fn, voi
 		sim__model_die(file, line, "cannot schedule an event (errno %d)", errno);
 }
 
-/* The credits a frame takes: whole 64-byte blocks (IBA 7.9.4). */
-static uint64_t credit_bytes(uint32_t frame_bytes)
-{
-	return ((uint64_t)frame_bytes + SIM_CREDIT_BLOCK - 1) / SIM_CREDIT_BLOCK * SIM_CREDIT_BLOCK;
-}
-
 /* ---- delay line ---- */
 
 static void pipe_release(struct sim_engine *eng, void *ctx, uint64_t arg)
@@ -137,7 +131,7 @@ static void link_start(struct sim_link_dir *l)
 	if (l->start_fn)
 		l->start_fn(l->start_ctx, l->start_port, pkt);
 	if (l->credit_on)
-		l->credits -= credit_bytes(pkt->frame_bytes);
+		l->credits -= sim_credit_take(pkt->frame_bytes);
 	l->busy = true;
 	l->tx_start = now;
 	l->tx_end = now + ser;
@@ -205,7 +199,7 @@ static bool may_start(struct sim_link_dir *l)
 {
 	if (l->busy || l->paused || sim_pktq_empty(&l->txq))
 		return false;
-	if (l->credit_on && l->credits < credit_bytes(l->txq.head->frame_bytes)) {
+	if (l->credit_on && l->credits < sim_credit_take(l->txq.head->frame_bytes)) {
 		if (!l->credit_blocked)
 			l->st.credit_stalls++;
 		l->credit_blocked = true;
@@ -218,7 +212,7 @@ static bool may_start(struct sim_link_dir *l)
 void sim_link_set_credits(struct sim_link_dir *l, uint64_t bytes)
 {
 	l->credit_on = true;
-	l->credits = bytes / SIM_CREDIT_BLOCK * SIM_CREDIT_BLOCK;
+	l->credits = sim_credit_room(bytes);
 }
 
 void sim_link_add_credits(struct sim_link_dir *l, uint64_t bytes)
@@ -236,7 +230,7 @@ static void credits_arrive(struct sim_engine *eng, void *ctx, uint64_t bytes)
 
 void sim_link_return_credits(struct sim_link_dir *l, uint32_t frame_bytes)
 {
-	uint64_t bytes = credit_bytes(frame_bytes);
+	uint64_t bytes = sim_credit_take(frame_bytes);
 
 	if (!l->prop_ps) {
 		sim_link_add_credits(l, bytes);

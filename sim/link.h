@@ -214,6 +214,16 @@ void sim_link_set_outages(struct sim_link_dir *l, const struct sim_link_outage *
  * FIFO (no overtaking, one VL).  sim_link_add_credits(): credits that
  * arrive now. */
 #define SIM_CREDIT_BLOCK 64u
+/* The credits a frame of `bytes` takes (whole blocks, rounded up), and
+ * the credits room for `bytes` gives (rounded down). */
+static inline uint64_t sim_credit_take(uint64_t bytes)
+{
+	return (bytes + SIM_CREDIT_BLOCK - 1) / SIM_CREDIT_BLOCK * SIM_CREDIT_BLOCK;
+}
+static inline uint64_t sim_credit_room(uint64_t bytes)
+{
+	return bytes / SIM_CREDIT_BLOCK * SIM_CREDIT_BLOCK;
+}
 void sim_link_set_credits(struct sim_link_dir *l, uint64_t bytes);
 void sim_link_add_credits(struct sim_link_dir *l, uint64_t bytes);
 void sim_link_return_credits(struct sim_link_dir *l, uint32_t frame_bytes);

@@ -320,7 +320,7 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	}
 	if (!rc && (v = cy_get(d, "channels")) && !(rc = cy_uint(v, "channels", 1, 64, &x, err))) {
 		sc->p.nchannels = (uint32_t)x;
-		if (x > 1 && sc->p.algo != CC_ALGO_RING && sc->p.algo != CC_ALGO_TREE)
+		if (x > 1 && !cc_algo_splits_channels(sc->p.algo))
 			rc = cy_fail(err, v, "'channels': only the ring and the tree split over "
 				     "channels (algorithm %s)", cc_algo_name[sc->p.algo]);
 	}

@@ -180,17 +180,13 @@ int sim_topo_credit_check(const struct sim_net *net, const struct sim_params *p,
 {
 	/* credits count whole blocks (sim/link.h): a share, rounded down,
 	 * must hold a largest frame, rounded up */
-	uint64_t buf = p->sw.buffer_bytes, frame = frame_bytes(p);
-	uint64_t need = (frame + SIM_CREDIT_BLOCK - 1) / SIM_CREDIT_BLOCK * SIM_CREDIT_BLOCK;
+	uint64_t buf = p->sw.buffer_bytes, need = sim_credit_take(frame_bytes(p));
 
 	if (p->link.flow_ctrl != SIM_FC_CREDIT || buf == 0)
 		return 0;
 	for (uint32_t u = 0; u < net->nnodes; u++) {
 		const struct sim_net_node *v = &net->nodes[u];
-
-		uint64_t share = v->nports ? buf / v->nports : buf;
-
-		share = share / SIM_CREDIT_BLOCK * SIM_CREDIT_BLOCK;
+		uint64_t share = sim_credit_room(v->nports ? buf / v->nports : buf);
 
 		if (v->kind != SIM_NET_SWITCH || !v->nports || share >= need || net_nvswitch(net, u))
 			continue;

@@ -77,6 +77,24 @@ static void check_ranks(uint32_t k, uint64_t n, const int (*parent)[2], const in
 	check_ranks_g(k, 0, n, parent, nchild);
 }
 
+/* p built and run on the data executor (seed, order_seed): it completes
+ * and every sum is right (#wrong 0).  The caller frees res and the
+ * schedule. */
+static struct cc_schedule *build_and_run(const struct cc_coll_params *p, uint64_t seed,
+					 uint64_t order_seed, struct cc_data_result *res)
+{
+	char err[200];
+	struct cc_schedule *s = cc_build(p, err, sizeof(err));
+	struct cc_data_opts o = { .seed = seed, .order_seed = order_seed };
+
+	if (!s)
+		fail_msg("%s", err);
+	assert_int_equal(cc_data_run(s, &o, res), 0);
+	assert_int_equal(res->err.status, CC_RUN_OK);
+	assert_int_equal(res->wrong, 0);
+	return s;
+}
+
 static void test_k8(void **state)
 {
 	/* { tree 0, tree 1 } per rank.  Tree 1 of rank r is tree 0 of 7 - r
@@ -169,18 +187,12 @@ static void test_nodes_totals(void **state)
 			for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 				uint32_t k = g * nn;
 				struct cc_coll_params p = params(k, counts[i]);
-				char err[200];
-
-				p.ranks_per_node = g;
-				struct cc_schedule *s = cc_build(&p, err, sizeof(err));
-				struct cc_data_opts o = { .seed = 5, .order_seed = k + i };
 				struct cc_data_result res;
 				uint64_t posted = 0, across = 0;
 
-				assert_non_null(s);
-				assert_int_equal(cc_data_run(s, &o, &res), 0);
-				assert_int_equal(res.err.status, CC_RUN_OK);
-				assert_int_equal(res.wrong, 0);
+				p.ranks_per_node = g;
+				struct cc_schedule *s = build_and_run(&p, 5, k + i, &res);
+
 				for (uint32_t r = 0; r < k; r++) {
 					const struct cc_rank_sched *rs = &s->ranks[r];
 
@@ -249,15 +261,11 @@ static void test_channels(void **state)
 
 					assert_non_null(one);
 					for (uint32_t ch = 2; ch <= 3; ch++) {
-						p.nchannels = ch;
-						struct cc_schedule *s = cc_build(&p, err, sizeof(err));
-						struct cc_data_opts o = { .seed = 6, .order_seed = ch };
 						struct cc_data_result res;
 
-						assert_non_null(s);
-						assert_int_equal(cc_data_run(s, &o, &res), 0);
-						assert_int_equal(res.err.status, CC_RUN_OK);
-						assert_int_equal(res.wrong, 0);
+						p.nchannels = ch;
+						struct cc_schedule *s = build_and_run(&p, 6, ch, &res);
+
 						for (uint32_t r = 0; r < ks[i]; r++) {
 							assert_int_equal(cc_rank_data_bytes(&s->ranks[r]),
 									 cc_rank_data_bytes(&one->ranks[r]));
@@ -279,16 +287,10 @@ static void test_totals(void **state)
 	for (uint32_t k = 1; k <= 33; k++)
 		for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 			struct cc_coll_params p = params(k, counts[i]);
-			char err[200];
-			struct cc_schedule *s = cc_build(&p, err, sizeof(err));
-			struct cc_data_opts o = { .seed = 4, .order_seed = k + i };
 			struct cc_data_result res;
+			struct cc_schedule *s = build_and_run(&p, 4, k + i, &res);
 			uint64_t posted = 0, moved = 0;
 
-			assert_non_null(s);
-			assert_int_equal(cc_data_run(s, &o, &res), 0);
-			assert_int_equal(res.err.status, CC_RUN_OK);
-			assert_int_equal(res.wrong, 0);
 			for (uint32_t r = 0; r < k; r++) {
 				posted += cc_rank_data_bytes(&s->ranks[r]);
 				moved += res.data_bytes[r];
