@@ -719,6 +719,9 @@ static void test_sim_interrupted(void **state)
 
 		dup2(null, 1);
 		dup2(null, 2);
+		/* as from a terminal: a shell's background job starts with
+		 * SIGINT ignored, and cclab keeps an ignored signal ignored */
+		signal(SIGINT, SIG_DFL);
 		execl(cclab, cclab, "sim", "-n", "4", "-b", "1G", "-e", "1T", "--check", "0", "--json",
 		      json, "--csv", csv, (char *)NULL);
 		_exit(127);
