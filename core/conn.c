@@ -478,7 +478,8 @@ static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 		     st->prim == CC_PRIM_RECV_REDUCE_COPY_SEND ||
 		     st->prim == CC_PRIM_RECV_REDUCE_COPY;
 	uint64_t n = st->nelem - done < c->slot_elems ? st->nelem - done : c->slot_elems;
-	struct cc_tag tag = { st->prim, st->channel, st->chunk, st->step, (uint32_t)t };
+	struct cc_tag tag = { st->prim, st->channel, st->chunk, st->step, (uint32_t)t,
+			      st->group };
 	struct cc_op op = { .tag = tag };
 	struct cc_op_calc *calc = &op.u.calc;
 	uint32_t deps[3] = { NONE, NONE, c->serial ? c->last_calc[r] : NONE };

@@ -115,6 +115,7 @@ struct cc_conn_step {
 	 * range; the tree's reduce of a second child, its sends down). */
 	uint8_t mark, after;
 	uint16_t channel; /* the tag's: the tree of a double binary tree */
+	uint8_t group;    /* the tag's (cc_tag.group) */
 };
 
 /* Whether a primitive receives / sends. */

@@ -212,6 +212,8 @@ static void print_op(FILE *f, const struct cc_schedule *s, uint32_t r, uint32_t 
 		fprintf(f, " prim=%s chunk=%" PRIu32 " step=%" PRIu32 " slice=%" PRIu32 " ch=%u",
 			NAME(cc_prim_name, o->tag.prim), o->tag.chunk, o->tag.step, o->tag.slice,
 			(unsigned int)o->tag.channel);
+	if (o->tag.group)
+		fprintf(f, " group=%u", (unsigned int)o->tag.group);
 	fputc('\n', f);
 }
 

@@ -166,6 +166,18 @@ static struct node *node_of(const struct tree *g, uint32_t t, uint32_t r)
 	return &g->node[(size_t)t * g->k + r];
 }
 
+/* The thread group that runs step s (0, 1: up; 2 on: down) of tree t on
+ * rank r.  NCCL's allreduce on Simple and LL128 splits a non-root rank's
+ * block in two (runTreeSplit, src/device/all_reduce.h): reduce up and
+ * broadcast down run at once; the root's block does its
+ * recvReduceCopySend whole, and LL runs up then down in one group
+ * (runTreeUpDown). */
+static uint8_t thread_group(const struct tree *g, uint32_t r, uint32_t t, uint32_t s)
+{
+	return s >= 2 && g->p->coll == CC_ALLREDUCE && g->p->proto != CC_PROTO_LL &&
+	       node_of(g, t, r)->parent != NONE;
+}
+
 static void step(struct tree *g, uint32_t r, enum cc_prim prim, uint32_t t, uint32_t s,
 		 uint32_t chunk, uint64_t off, uint64_t n, uint32_t recv, uint32_t send,
 		 uint8_t src_out, uint8_t final, uint8_t mark, uint8_t after)
@@ -174,6 +186,7 @@ static void step(struct tree *g, uint32_t r, enum cc_prim prim, uint32_t t, uint
 		.prim = prim, .step = s, .chunk = chunk, .in_off = off, .out_off = off,
 		.nelem = n, .recv = recv, .send = send, .src_out = src_out, .final = final,
 		.mark = mark, .after = after, .channel = (uint16_t)t,
+		.group = thread_group(g, r, t, s),
 	};
 
 	cc_walk_step(&g->w, r, &st);

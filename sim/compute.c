@@ -1,5 +1,5 @@
-/* sim/compute.c — the serial reduce/copy resource.  The cost model and its
- * reasoning are in compute.h.
+/* sim/compute.c — the reduce/copy resource: serial lanes sharing one
+ * memory.  The cost model and its reasoning are in compute.h.
  */
 #include "sim/compute.h"
 #include "sim/model.h"
@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct sim_compute_job {
 	struct sim_compute_job *next;
@@ -75,10 +76,15 @@ static void free_list(struct sim_compute_job *j)
 
 void sim_compute_destroy(struct sim_compute *c)
 {
-	free_list(c->q_head);
-	free_list(c->cur);
+	for (uint32_t l = 0; l < c->nlanes; l++) {
+		free_list(c->lane[l].q_head);
+		free_list(c->lane[l].cur);
+	}
+	free(c->lane);
 	free_list(c->free);
-	c->q_head = c->q_tail = c->cur = c->free = NULL;
+	c->lane = NULL;
+	c->nlanes = c->nbusy = 0;
+	c->free = NULL;
 }
 
 sim_time_ps sim_compute_cost_ps(const struct sim_compute *c, uint64_t bytes_moved)
@@ -96,29 +102,51 @@ sim_time_ps sim_compute_cost_ps(const struct sim_compute *c, uint64_t bytes_move
 
 static void job_end(struct sim_engine *eng, void *ctx, uint64_t arg);
 
-static void start(struct sim_compute *c)
+static sim_time_ps sat_add(sim_time_ps a, sim_time_ps b)
 {
-	struct sim_compute_job *j = c->q_head;
-	sim_time_ps now = sim_now(c->eng), cost = sim_compute_cost_ps(c, j->bytes);
+	if (b >= SIM_TIME_NEVER - a)
+		sim__model_die(__FILE__, __LINE__, "compute: a job ends beyond time's range");
+	return a + b;
+}
 
-	if (j->other_ps > cost - c->overhead_ps) /* the other path is the slower */
-		cost = j->other_ps > SIM_TIME_NEVER - c->overhead_ps ? SIM_TIME_NEVER
-								     : c->overhead_ps + j->other_ps;
+/* Starts lane l's next job: its overhead on the lane, then its memory time
+ * on the shared memory, reserved now (one event: its end). */
+static void start(struct sim_compute *c, uint32_t l)
+{
+	struct sim_compute_lane *ln = &c->lane[l];
+	struct sim_compute_job *j = ln->q_head;
+	sim_time_ps now = sim_now(c->eng), mem = sim_compute_cost_ps(c, j->bytes) - c->overhead_ps;
+	sim_time_ps t;
 
+	if (j->other_ps > mem) /* the other path is the slower */
+		mem = j->other_ps;
 	if (now < c->ready_ps)
 		now = c->ready_ps; /* the kernel is still being launched */
-	if (cost >= SIM_TIME_NEVER - now) {
-		sim__model_die(__FILE__, __LINE__, "compute: job of %" PRIu64
-			       " B ends beyond time's range", j->bytes);
+	t = sat_add(now, c->overhead_ps);
+	if (mem) {
+		if (t < c->mem_free_ps)
+			t = c->mem_free_ps;
+		t = sat_add(t, mem);
+		c->mem_free_ps = t;
 	}
-	c->q_head = j->next;
-	if (!c->q_head)
-		c->q_tail = NULL;
+	ln->q_head = j->next;
+	if (!ln->q_head)
+		ln->q_tail = NULL;
 	j->next = NULL;
-	c->cur = j;
-	c->cur_start = now;
-	c->cur_end = now + cost;
-	if (sim_schedule(c->eng, c->cur_end, job_end, c, 0) == SIM_EVENT_NONE) {
+	ln->cur = j;
+	ln->cur_start = now;
+	ln->cur_end = t;
+	c->nbusy++;
+	/* Busy time is the union of the jobs' spans; starts never decrease. */
+	if (now > c->span_end) {
+		c->busy_ps += t - now;
+		c->span_start = now;
+		c->span_end = t;
+	} else if (t > c->span_end) {
+		c->busy_ps += t - c->span_end;
+		c->span_end = t;
+	}
+	if (sim_schedule(c->eng, t, job_end, c, l) == SIM_EVENT_NONE) {
 		sim__model_die(__FILE__, __LINE__, "compute: cannot schedule an event (errno %d)",
 			       errno);
 	}
@@ -127,49 +155,71 @@ static void start(struct sim_compute *c)
 static void job_end(struct sim_engine *eng, void *ctx, uint64_t arg)
 {
 	struct sim_compute *c = ctx;
-	struct sim_compute_job *j = c->cur;
+	struct sim_compute_lane *ln = &c->lane[arg];
+	struct sim_compute_job *j = ln->cur;
 	sim_compute_done_fn fn = j->fn;
 	void *fn_ctx = j->ctx;
 	uint64_t fn_arg = j->arg;
 
-	(void)arg;
-	c->cur = NULL;
-	c->busy_ps += c->cur_end - c->cur_start;
+	ln->cur = NULL;
+	c->nbusy--;
 	c->st.jobs++;
 	c->st.bytes_moved += j->bytes;
+	c->ended_start = ln->cur_start;
 	/* Recycle before the callback, which may submit (and reuse it). */
 	j->next = c->free;
 	c->free = j;
 	if (fn)
 		fn(eng, fn_ctx, fn_arg, sim_now(eng));
-	if (!c->cur && c->q_head)
-		start(c);
+	/* c->lane may have moved: the callback may have added a lane. */
+	ln = &c->lane[arg];
+	if (!ln->cur && ln->q_head)
+		start(c, (uint32_t)arg);
 }
 
 int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_done_fn fn,
 		       void *ctx, uint64_t arg)
 {
-	return sim_compute_submit_with(c, bytes_moved, 0, fn, ctx, arg);
+	return sim_compute_submit_on(c, 0, bytes_moved, 0, fn, ctx, arg);
 }
 
 int sim_compute_submit_with(struct sim_compute *c, uint64_t bytes_moved, sim_time_ps other_ps,
 			    sim_compute_done_fn fn, void *ctx, uint64_t arg)
 {
-	struct sim_compute_job *j = c->free;
+	return sim_compute_submit_on(c, 0, bytes_moved, other_ps, fn, ctx, arg);
+}
 
+int sim_compute_submit_on(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
+			  sim_time_ps other_ps, sim_compute_done_fn fn, void *ctx, uint64_t arg)
+{
+	struct sim_compute_lane *ln;
+	struct sim_compute_job *j;
+
+	if (lane >= SIM_COMPUTE_MAX_LANES)
+		return -EINVAL;
+	if (lane >= c->nlanes) {
+		ln = realloc(c->lane, (size_t)(lane + 1) * sizeof(*ln));
+		if (!ln)
+			return -ENOMEM;
+		memset(ln + c->nlanes, 0, (size_t)(lane + 1 - c->nlanes) * sizeof(*ln));
+		c->lane = ln;
+		c->nlanes = lane + 1;
+	}
+	j = c->free;
 	if (j)
 		c->free = j->next;
 	else if (!(j = malloc(sizeof(*j))))
 		return -ENOMEM;
 	*j = (struct sim_compute_job){.bytes = bytes_moved, .other_ps = other_ps, .fn = fn,
 				      .ctx = ctx, .arg = arg};
-	if (c->q_tail)
-		c->q_tail->next = j;
+	ln = &c->lane[lane];
+	if (ln->q_tail)
+		ln->q_tail->next = j;
 	else
-		c->q_head = j;
-	c->q_tail = j;
-	if (!c->cur)
-		start(c);
+		ln->q_head = j;
+	ln->q_tail = j;
+	if (!ln->cur)
+		start(c, lane);
 	return 0;
 }
 
@@ -199,9 +249,11 @@ int sim_compute_copy(struct sim_compute *c, uint64_t n, unsigned ndst, sim_compu
 
 sim_time_ps sim_compute_busy_ps(const struct sim_compute *c)
 {
-	sim_time_ps now = sim_now(c->eng), busy = c->busy_ps;
+	sim_time_ps now = sim_now(c->eng);
 
-	if (c->cur)
-		busy += (now < c->cur_end ? now : c->cur_end) - c->cur_start;
-	return busy;
+	/* The union counts started jobs whole: take off the part of the last
+	 * span still ahead. */
+	if (now >= c->span_end)
+		return c->busy_ps;
+	return c->busy_ps - (c->span_end - (now > c->span_start ? now : c->span_start));
 }

@@ -1,4 +1,4 @@
-/* sim/compute.h — a GPU or a CPU thread as a serial resource for the
+/* sim/compute.h — a GPU or a CPU thread as lanes of serial work for the
  * schedule's reduce and copy ops.
  *
  * Cost of one job (docs/simulator.md, "One schedule, timed"):
@@ -20,10 +20,22 @@
  * instead, at the same time (sim_compute_submit_with(), sim/gpu_host.h):
  * overhead + max(memory time of the rest, that link's time).
  *
- * Jobs run one at a time in submission order (one stream, one proxy
- * thread), each starting when the previous one ends; a completion callback
- * fires at its end.  One pending engine event at most (sim/event.h's
- * head-of-line contract): the end of the running job.
+ * Lanes.  A job runs on a lane, and each lane runs its jobs one at a time
+ * in submission order, each starting when the previous one ends; lanes run
+ * at once and share the memory.  The GPU has a lane per thread block:
+ * NCCL's kernel runs one block per channel (its grid is nChannels blocks,
+ * src/enqueue.cc), and a tree allreduce's block on the Simple protocol
+ * splits in two thread groups, reduce up and broadcast down, that run at
+ * the same time (runTreeSplit, src/device/all_reduce.h); so a block's step
+ * overhead (waiting on a flag) does not hold up another block.  A CPU
+ * thread (the proxy) is one lane.  A job pays the overhead on its lane,
+ * then its memory time on the shared memory, which serves jobs in the
+ * order their lanes started them (reserved when the job starts), so two
+ * lanes never move bytes faster than the bandwidth together; with one
+ * lane that is the overhead and the memory time back to back.  A
+ * completion callback fires at a job's end.  One pending engine event at
+ * most per busy lane (sim/event.h's head-of-line contract): the end of its
+ * running job.
  */
 #ifndef CCLAB_SIM_COMPUTE_H
 #define CCLAB_SIM_COMPUTE_H
@@ -52,20 +64,31 @@ struct sim_compute_stats {
 	uint64_t bytes_moved; /* read + written, completed jobs */
 };
 
+struct sim_compute_lane {
+	struct sim_compute_job *q_head, *q_tail; /* waiting */
+	struct sim_compute_job *cur;             /* running, or NULL */
+	sim_time_ps cur_start, cur_end;
+};
+
 struct sim_compute {
 	struct sim_engine *eng;
 	sim_time_ps overhead_ps;
 	sim_time_ps ready_ps; /* no job starts before: the kernel's launch (GPU) */
 	uint64_t bytes_per_s; /* 0: unlimited */
-	struct sim_compute_job *q_head, *q_tail; /* waiting */
-	struct sim_compute_job *cur;             /* running, or NULL */
+	struct sim_compute_lane *lane; /* nlanes of them, grown by submission */
+	uint32_t nlanes, nbusy;
 	struct sim_compute_job *free;
-	sim_time_ps cur_start, cur_end;
-	sim_time_ps busy_ps; /* completed jobs */
+	sim_time_ps mem_free_ps;  /* the shared memory is reserved until */
+	sim_time_ps busy_ps;      /* union of the started jobs' spans */
+	sim_time_ps span_start, span_end; /* the last span of that union */
+	sim_time_ps ended_start;  /* the start of the job whose callback runs */
 	struct sim_compute_stats st;
 };
 
+/* Pending events per lane that has a job. */
 #define SIM_COMPUTE_MAX_EVENTS 1
+/* Lanes a resource may have (a channel and its thread group, for the GPU). */
+#define SIM_COMPUTE_MAX_LANES 4096u
 
 /* A resource with the given costs.  0, or -EINVAL for a NULL engine. */
 int sim_compute_init(struct sim_compute *c, struct sim_engine *eng, sim_time_ps overhead_ps,
@@ -88,15 +111,16 @@ int sim_compute_init_host(struct sim_compute *c, struct sim_engine *eng,
  * numbers.  Set before the first job; milli <= 1000: no change. */
 void sim_compute_slow(struct sim_compute *c, uint32_t milli);
 
-/* Frees every job, queued or running (their callbacks never run). */
+/* Frees every job, queued or running (their callbacks never run), and
+ * the lanes. */
 void sim_compute_destroy(struct sim_compute *c);
 
 /* overhead + ceil(bytes_moved * 1e12 / bandwidth), saturating at
  * SIM_TIME_NEVER (the launch wait, ready_ps, is not part of it). */
 sim_time_ps sim_compute_cost_ps(const struct sim_compute *c, uint64_t bytes_moved);
 
-/* Queues a job moving `bytes_moved` bytes; fn (may be NULL) at its end.
- * 0 or -ENOMEM. */
+/* Queues a job moving `bytes_moved` bytes on lane 0; fn (may be NULL) at
+ * its end.  0 or -ENOMEM. */
 int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_done_fn fn,
 		       void *ctx, uint64_t arg);
 
@@ -106,9 +130,12 @@ int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_
  * memory across its PCIe link, sim/gpu_host.h).  The SMs issue both, so
  * they overlap and the slower bounds the job:
  *   overhead + max(ceil(bytes_moved * 1e12 / bandwidth), other_ps).
- * other_ps 0 is sim_compute_submit(). */
+ * other_ps 0 is sim_compute_submit(); on lane 0. */
 int sim_compute_submit_with(struct sim_compute *c, uint64_t bytes_moved, sim_time_ps other_ps,
 			    sim_compute_done_fn fn, void *ctx, uint64_t arg);
+/* The same on a lane (< SIM_COMPUTE_MAX_LANES, else -EINVAL). */
+int sim_compute_submit_on(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
+			  sim_time_ps other_ps, sim_compute_done_fn fn, void *ctx, uint64_t arg);
 
 /* A reduce of n bytes from nsrc sources into ndst destinations: (nsrc +
  * ndst) * n bytes.  -EINVAL for nsrc < 1, ndst < 1 or an overflowing size. */
@@ -119,10 +146,17 @@ int sim_compute_reduce(struct sim_compute *c, uint64_t n, unsigned nsrc, unsigne
 int sim_compute_copy(struct sim_compute *c, uint64_t n, unsigned ndst, sim_compute_done_fn fn,
 		     void *ctx, uint64_t arg);
 
-/* Time spent running jobs up to sim_now(), the current one's elapsed part
- * included. */
+/* Time during which at least one lane ran a job, up to sim_now(), the
+ * running jobs' elapsed parts included. */
 sim_time_ps sim_compute_busy_ps(const struct sim_compute *c);
 
-static inline bool sim_compute_idle(const struct sim_compute *c) { return !c->cur; }
+/* In a job's completion callback: when that job started on its lane. */
+static inline sim_time_ps sim_compute_job_start(const struct sim_compute *c)
+{
+	return c->ended_start;
+}
+
+/* No lane runs a job. */
+static inline bool sim_compute_idle(const struct sim_compute *c) { return !c->nbusy; }
 
 #endif /* CCLAB_SIM_COMPUTE_H */

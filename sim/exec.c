@@ -232,10 +232,17 @@ static void unpark(struct sx *x, uint32_t r, uint32_t j)
 
 static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done);
 
-/* A reduce or copy on the GPU whose operands are partly in host memory
- * (staging without GPUDirect RDMA): the operands in GPU memory go through
- * HBM, the others across the GPU's PCIe link, both at once
- * (sim/gpu_host.h); every operand moves the op's n bytes once. */
+/* The GPU lane (sim/compute.h) of an op: its channel's thread block, or
+ * the block's second thread group. */
+static uint32_t gpu_lane(const struct cc_tag *t)
+{
+	return 2u * t->channel + (t->group ? 1u : 0u);
+}
+
+/* A reduce or copy on the GPU, on its lane.  Operands partly in host memory (staging without
+ * GPUDirect RDMA): the operands in GPU memory go through HBM, the others
+ * across the GPU's PCIe link, both at once (sim/gpu_host.h); every operand
+ * moves the op's n bytes once. */
 static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, uint32_t i)
 {
 	const struct cc_op_calc *c = &rs->ops[i].u.calc;
@@ -253,8 +260,8 @@ static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, 
 		else
 			wr += n;
 	}
-	if (sim_compute_submit_with(&rk->gpu, hbm, sim_gpu_host_charge(&rk->gpu_host, rd, wr),
-				    calc_done, rk, i))
+	if (sim_compute_submit_on(&rk->gpu, gpu_lane(&rs->ops[i].tag), hbm,
+				  sim_gpu_host_charge(&rk->gpu_host, rd, wr), calc_done, rk, i))
 		sx_die_nomem();
 }
 
@@ -342,7 +349,7 @@ static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_
 	const struct cc_op_calc *c = &o->u.calc;
 	struct sim_compute *dev = c->where == CC_ON_GPU ? &rk->gpu : &rk->cpu_calc;
 	size_t bytes = c->count * cc_dtype_size(c->dtype);
-	sim_time_ps cost = done - dev->cur_start; /* the job that just ended */
+	sim_time_ps cost = done - sim_compute_job_start(dev);
 
 	(void)eng;
 	calc_data(x, rk->r, o);

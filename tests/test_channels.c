@@ -10,6 +10,9 @@
  *   - the simulator: on roce-100g, k = 8, star, 2 MiB allreduce with 2
  *     channels is faster than with 1 (more messages in flight on each
  *     link), and at 64 MiB the same within 0.1 % (the link is full);
+ *   - each channel is its own thread block (a GPU lane, sim/compute.h):
+ *     where the GPU's per-step overhead is all that costs, C channels
+ *     take the time of one, not C times it;
  *   - --channels with another algorithm, and 'channels:' likewise, refused. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,6 +140,38 @@ static void test_sim(void **state)
 	assert_true(b > a * 0.999 && b < a * 1.001);
 }
 
+/* The ideal fabric (no cost but the wire's) with a 50 us GPU step: a
+ * 4 KiB allreduce over k = 4 is a chain of NCCL's 2k - 1 = 7 primitives,
+ * one step each (350 us and a few ns of wire), and channels run theirs
+ * side by side.  With one GPU queue for all, four channels took 4x. */
+static void test_sim_blocks(void **state)
+{
+	struct sim_params f;
+	double us[2];
+	uint32_t nch[2] = { 1, 4 };
+
+	(void)state;
+	assert_int_equal(sim_params_preset("ideal", &f), 0);
+	f.host.gpu_step_ps = 50 * SIM_PS_PER_US;
+	for (int i = 0; i < 2; i++) {
+		struct cc_coll_params p = params(CC_ALLREDUCE, CC_WRITE_IMM, 4, nch[i], 1024);
+		struct cc_sim_result res;
+		char err[256];
+		struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+		struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1 };
+
+		assert_non_null(s);
+		assert_int_equal(cc_sim_run(s, &o, &res), 0);
+		assert_int_equal(res.err.status, CC_RUN_OK);
+		us[i] = (double)res.time_ps / 1e6;
+		cc_sim_result_free(&res);
+		cc_schedule_free(s);
+	}
+	print_message("    1 channel %.2f us, 4 channels %.2f us\n", us[0], us[1]);
+	assert_true(us[0] >= 7 * 50 && us[0] < 7 * 50 * 1.01);
+	assert_true(us[1] > 0.99 * us[0] && us[1] < 1.01 * us[0]);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -189,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_correct_and_bytes),
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_sim),
+		cmocka_unit_test(test_sim_blocks),
 		cmocka_unit_test(test_cli),
 	};
 

@@ -550,9 +550,9 @@ static void test_handmade_ops(void **state)
 					 .num_sge = 0, .imm = 0xffffffffu };
 	cc_add_op(rs, &op, NULL, 0);
 	/* A reduce into one destination with an avg divisor, tagged with a
-	 * channel other than 0. */
+	 * channel and a thread group other than 0. */
 	op = (struct cc_op){ .kind = CC_OP_REDUCE,
-			     .tag = { CC_PRIM_RECV_REDUCE_COPY, 1, 4, 2, 3 } };
+			     .tag = { CC_PRIM_RECV_REDUCE_COPY, 1, 4, 2, 3, 1 } };
 	op.u.calc = (struct cc_op_calc){ .nsrc = 2, .ndst = 1, .src = { { 0, 0 }, { 0, 64 } },
 					 .dst = { { 0, 128 } }, .count = 16, .dtype = CC_BFLOAT16,
 					 .redop = CC_AVG, .postdiv = 2, .where = CC_ON_CPU };
@@ -588,7 +588,7 @@ static void test_handmade_ops(void **state)
 	assert_string_equal(line_starting(out, "r0 op 4 "),
 			    "r0 op 4 reduce src=b0+0,b0+64 dst=b0+128 count=16 dtype=bfloat16 "
 			    "redop=avg postdiv=2 on=cpu deps=0,1 prim=recvReduceCopy chunk=4 "
-			    "step=2 slice=3 ch=1");
+			    "step=2 slice=3 ch=1 group=1");
 	assert_string_equal(line_starting(out, "r0 op 5 "),
 			    "r0 op 5 post_send qp=0 wr_id=11 opcode=? flags=- sge=- remote=r1.mr0+0 "
 			    "payload=data deps=-");

@@ -224,6 +224,51 @@ static void test_chain_determinism(void **state)
 	}
 }
 
+/* Lanes (thread blocks) pay their overheads at once and share the
+ * memory, served in the order the lanes started their jobs.  Overhead
+ * 1000 ps, 1 B/ps; copies of 500 B move 1000 B (1000 ps of memory):
+ *   lane 0, A at 0: overhead to 1000, memory 1000..2000
+ *   lane 1, B at 0: overhead to 1000, memory waits for A: 2000..3000
+ *   lane 2, C at 0, 0 bytes: overhead only, ends at 1000
+ *   lane 0, D after A: overhead 2000..3000, memory 3000..4000
+ * One lane alone would take 3 x 2000 + 1000 = 7000 ps.  Busy: any lane
+ * running a job, 0..4000; one event per busy lane. */
+static void test_lanes(void **state)
+{
+	struct sim_engine eng;
+	struct sim_compute c;
+	struct done_log log = {0};
+
+	(void)state;
+	assert_int_equal(sim_engine_init(&eng, 0), 0);
+	assert_int_equal(sim_compute_init(&c, &eng, 1000, TB_S), 0);
+	assert_int_equal(sim_compute_submit_on(&c, 0, 1000, 0, on_done, &log, 'A'), 0);
+	assert_int_equal(sim_compute_submit_on(&c, 1, 1000, 0, on_done, &log, 'B'), 0);
+	assert_int_equal(sim_compute_submit_on(&c, 2, 0, 0, on_done, &log, 'C'), 0);
+	assert_int_equal(sim_compute_submit_on(&c, 0, 1000, 0, on_done, &log, 'D'), 0);
+	assert_int_equal(sim_pending(&eng), 3 * SIM_COMPUTE_MAX_EVENTS);
+	assert_int_equal(c.nlanes, 3);
+	sim_run(&eng, 1500);
+	assert_int_equal(log.n, 1);
+	assert_int_equal(log.e[0].arg, 'C');
+	assert_int_equal(log.e[0].at, 1000);
+	assert_int_equal(sim_compute_busy_ps(&c), 1500);
+	sim_run(&eng, SIM_TIME_NEVER);
+	assert_int_equal(log.n, 4);
+	assert_int_equal(log.e[1].arg, 'A');
+	assert_int_equal(log.e[1].at, 2000);
+	assert_int_equal(log.e[2].arg, 'B');
+	assert_int_equal(log.e[2].at, 3000);
+	assert_int_equal(log.e[3].arg, 'D');
+	assert_int_equal(log.e[3].at, 4000);
+	assert_int_equal(sim_compute_busy_ps(&c), 4000);
+	assert_true(sim_compute_idle(&c));
+	assert_int_equal(sim_compute_submit_on(&c, SIM_COMPUTE_MAX_LANES, 1, 0, NULL, NULL, 0),
+			 -EINVAL);
+	sim_compute_destroy(&c);
+	sim_engine_destroy(&eng);
+}
+
 /* Destroy with jobs queued and running: the sanitizer build checks for
  * leaks. */
 static void test_destroy_busy(void **state)
@@ -251,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_back_to_back),
 		cmocka_unit_test(test_gpu_vs_cpu_preset),
 		cmocka_unit_test(test_chain_determinism),
+		cmocka_unit_test(test_lanes),
 		cmocka_unit_test(test_destroy_busy),
 	};
 	return cmocka_run_group_tests_name("sim_compute", tests, NULL, NULL);
