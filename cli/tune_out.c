@@ -122,7 +122,8 @@ int tune_json_write(const struct tune *t, struct cc_atomic_file *af, bool ok)
 		cc_json_object_end(&j);
 	}
 	cc_json_array_end(&j);
-	/* true: the tree's Simple chunk is NCCL's per size, not chunk_bytes */
+	/* true: the tree's Simple and LL128 chunks are NCCL's per size, not
+	 * chunk_bytes */
 	cc_json_key(&j, "tree_chunk_per_size");
 	cc_json_bool(&j, !t->sc->chunk_given);
 	cc_json_key(&j, "candidates");

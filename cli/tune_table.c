@@ -110,8 +110,8 @@ static void print_buffers(const struct tune *t)
 		       t->slot_bytes[pr], lines[pr] ? lines[pr] : "");
 	}
 	if (!t->sc->chunk_given)
-		printf("#   tree, simple: the chunk per size, NCCL's rule (one slot, halved to "
-		       "32 KiB for small sizes)\n");
+		printf("#   tree, simple and ll128: the chunk per size, NCCL's rules (one slot, "
+		       "halved for small sizes)\n");
 	if (p->mem == CC_MEM_GPU && cc_coll_stage_mem(p) == CC_MEM_HOST)
 		printf("# staging: host memory (no GPUDirect RDMA): the GPU reads and writes the "
 		       "staging slots across its PCIe link\n");

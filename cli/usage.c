@@ -300,8 +300,9 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	}
 	fprintf(f, "      --chunk-bytes SIZE  bytes per chunk, at most 2*slots-1 slots (default %s:\n"
 		   "                          4 slots, fewer with --slots below 3; LL and\n"
-		   "                          LL128: one slot; tree, simple: per size, NCCL's\n"
-		   "                          rule, one slot halved to 32 KiB for small ones)\n",
+		   "                          LL128: one slot; tree, simple and ll128: per\n"
+		   "                          size, NCCL's rules, one slot halved for small\n"
+		   "                          ones)\n",
 		chunk);
 	fprintf(f, "      --slot-bytes SIZE   data a staging slot holds, the largest message\n"
 		   "                          (default %s; LL %llu, LL128 %llu: NCCL's steps)\n",

@@ -218,7 +218,7 @@ bool cc_tree_on_nodes(const struct cc_coll_params *p)
 
 bool cc_coll_chunk_per_size(const struct cc_coll_params *p)
 {
-	return p->chunk_auto && p->algo == CC_ALGO_TREE && p->proto == CC_PROTO_SIMPLE;
+	return p->chunk_auto && p->algo == CC_ALGO_TREE && p->proto != CC_PROTO_LL;
 }
 
 uint64_t cc_coll_chunk_bytes(const struct cc_coll_params *p)

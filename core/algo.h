@@ -25,16 +25,20 @@ bool cc_algo_splits_channels(enum cc_algo a);
 bool cc_tree_on_nodes(const struct cc_coll_params *p);
 
 /* The chunk p's schedule is built with: p->chunk_bytes, but for the
- * tree's Simple protocol when nobody gave it (chunk_auto), where NCCL's
- * rule sizes it by the message (cc_tree_chunk_bytes).  cc_build() and
+ * tree's Simple and LL128 protocols when nobody gave it (chunk_auto),
+ * where NCCL's rules size it by the message (cc_tree_chunk_bytes).  cc_build() and
  * cc_algo_primitives() apply it; the schedule's params record it. */
 uint64_t cc_coll_chunk_bytes(const struct cc_coll_params *p);
 /* Whether that chunk depends on the size (then p->chunk_bytes is unused). */
 bool cc_coll_chunk_per_size(const struct cc_coll_params *p);
-/* NCCL's tree chunk (src/enqueue.cc, Simple, the allreduce's pattern
+/* NCCL's tree chunk (src/enqueue.cc computeColl, the allreduce's pattern
  * TreeUpDown; cclab's broadcast and reduce trees take it too, NCCL having
- * none): one slot, halved while a tree's share of the message makes fewer
- * than 8 depth chunks (down to 128 KiB), 4 depth (64 KiB), depth (32 KiB). */
+ * none).  Simple: one slot, halved while a tree's share of the message
+ * makes fewer than 8 depth chunks (down to 128 KiB), 4 depth (64 KiB),
+ * depth (32 KiB).  LL128: one slot's lines, halved while the share makes
+ * fewer than 64 nsteps / ppn chunks (down to 128 KiB of lines), 16 nsteps
+ * / ppn (32 KiB), nsteps = 1 + log2i(nodes) + 0.1 ppn; the data of the
+ * lines.  LL keeps its one slot (NCCL has no rule for it). */
 uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p);
 
 /* Ring algorithms (core/ring.c), NCCL's src/device/{all_reduce,

@@ -44,6 +44,15 @@ uint64_t cc_proto_wire_bytes(enum cc_proto p, uint64_t bytes)
 	}
 }
 
+uint64_t cc_proto_line_data(enum cc_proto p, uint64_t wire)
+{
+	switch (p) {
+	case CC_PROTO_LL: return wire / LL_LINE * 2 * LL_DATA;
+	case CC_PROTO_LL128: return wire / LL128_LINE * LL128_DATA;
+	default: return wire;
+	}
+}
+
 uint64_t cc_proto_slot_bytes(enum cc_proto p)
 {
 	switch (p) {

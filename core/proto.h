@@ -34,6 +34,8 @@ uint64_t cc_proto_max_flag(enum cc_proto p);
 /* Bytes in memory and on the wire of `bytes` data bytes: whole lines
  * (LL: 16-byte lines of 8 data bytes; LL128: 128-byte lines of 120). */
 uint64_t cc_proto_wire_bytes(enum cc_proto p, uint64_t bytes);
+/* The data that `wire` bytes of whole lines carry (the inverse). */
+uint64_t cc_proto_line_data(enum cc_proto p, uint64_t wire);
 
 /* NCCL's default step (slot) of data and chunk per protocol: Simple 4 MiB
  * buffers in NCCL_STEPS = 8 steps, 4 steps a chunk (ALLREDUCE_CHUNKSTEPS);

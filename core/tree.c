@@ -29,6 +29,7 @@
  */
 #include "algo.h"
 #include "conn.h"
+#include "proto.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -236,31 +237,63 @@ static void chunk(struct tree *g, uint32_t r, uint32_t t, uint32_t c, uint64_t o
 			     0, 1);
 }
 
-uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p)
+/* Simple (NCCL's computeColl, src/enqueue.cc): a tree chunk is one step
+ * (chunkSteps = 1), halved while nBytes / (nChannels * chunk) < factor *
+ * depth, with NCCL's depth nRanks/nNodes - 1 + log2i(nNodes)
+ * (src/graph/connect.cc connectTrees, "a good approximation").  Enough
+ * chunks in flight that the pipeline fills, none so small that a slice's
+ * fixed costs dominate. */
+static uint64_t simple_chunk(uint64_t bytes, uint64_t trees, uint64_t step, uint32_t lg,
+			     uint32_t ppn)
 {
-	/* NCCL's computeColl (src/enqueue.cc): a tree chunk is one step
-	 * (chunkSteps = 1), halved while nBytes / (nChannels * chunk) <
-	 * factor * depth, one channel per tree here (allreduce: two per
-	 * channel, as NCCL's duplicated channels).  NCCL's depth is
-	 * nRanks/nNodes - 1 + log2i(nNodes) (src/graph/connect.cc
-	 * connectTrees, "a good approximation"); a tree over ranks counts
-	 * one per node: log2i(k).
-	 * Enough chunks in flight that the pipeline fills, no smaller than
-	 * what keeps a slice's fixed costs small. */
 	static const struct {
 		uint64_t per_depth, floor;
 	} rule[] = { { 8, 128 * 1024 }, { 4, 64 * 1024 }, { 1, 32 * 1024 } };
-	uint64_t bytes = p->count * cc_dtype_size(p->dtype);
-	uint64_t trees = trees_of(p), chunk = p->slot_bytes, depth = 0;
-	uint32_t g = on_nodes(p) ? p->ranks_per_node : 1;
+	uint64_t chunk = step, depth = ppn - 1 + lg;
 
-	for (uint32_t n = p->nranks / g; n > 1; n >>= 1)
-		depth++;
-	depth += g - 1;
 	for (size_t i = 0; i < sizeof(rule) / sizeof(rule[0]); i++)
 		while (chunk > rule[i].floor && bytes / (trees * chunk) < rule[i].per_depth * depth)
 			chunk /= 2;
 	return chunk;
+}
+
+/* LL128 (the same function's NCCL_PROTO_LL128 branch): the step's lines
+ * (614,400 B for 576,000 B of data) halved while nBytes / (nChannels *
+ * chunk) < nsteps * 64 / ppn (down to 128 KiB of lines), then nsteps * 16
+ * / ppn (32 KiB), nsteps = 1 + log2i(nNodes) + 0.1 ppn; NCCL counts the
+ * chunk in lines, and so does this, then returns the data they carry
+ * (chunkEffectiveSize: 120 of every 128 bytes). */
+static uint64_t ll128_chunk(uint64_t bytes, uint64_t trees, uint64_t step, uint32_t lg,
+			    uint32_t ppn)
+{
+	static const struct {
+		double per_step;
+		uint64_t floor;
+	} rule[] = { { 64, 128 * 1024 }, { 16, 32 * 1024 } };
+	uint64_t lines = cc_proto_wire_bytes(CC_PROTO_LL128, step);
+	double nsteps = 1 + lg + 0.1 * ppn;
+
+	for (size_t i = 0; i < sizeof(rule) / sizeof(rule[0]); i++)
+		while (lines > rule[i].floor &&
+		       (double)(bytes / (trees * lines)) < nsteps * rule[i].per_step / ppn)
+			lines /= 2;
+	return lines == cc_proto_wire_bytes(CC_PROTO_LL128, step)
+		       ? step
+		       : cc_proto_line_data(CC_PROTO_LL128, lines);
+}
+
+uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p)
+{
+	/* One channel per tree here (allreduce: two per channel, as NCCL's
+	 * duplicated channels); a tree over ranks counts each as a node. */
+	uint64_t bytes = p->count * cc_dtype_size(p->dtype), trees = trees_of(p);
+	uint32_t ppn = on_nodes(p) ? p->ranks_per_node : 1, lg = 0;
+
+	for (uint32_t n = p->nranks / ppn; n > 1; n >>= 1)
+		lg++;
+	if (p->proto == CC_PROTO_LL128)
+		return ll128_chunk(bytes, trees, p->slot_bytes, lg, ppn);
+	return simple_chunk(bytes, trees, p->slot_bytes, lg, ppn);
 }
 
 static void walk(struct tree *g, uint32_t r)

@@ -9,8 +9,8 @@
  *   - every k in 1..33: the bytes over all ranks are 2 (k-1) N (each
  *     tree: k-1 edges, its half up and down each), from the schedule and
  *     from what the data executor moved, with #wrong 0;
- *   - the chunk nobody gave: NCCL's rule (src/enqueue.cc), worked out by
- *     hand for sizes, depths and one tree or two;
+ *   - the chunk nobody gave: NCCL's rules (src/enqueue.cc) for Simple and
+ *     LL128, worked out by hand for sizes, depths and one tree or two;
  *   - thread groups: on Simple and LL128 a non-root rank's steps down
  *     are its block's second group (NCCL's runTreeSplit), and the
  *     simulator runs them beside the steps up;
@@ -364,6 +364,42 @@ static void test_chunk_rule(void **state)
 		cc_schedule_free(s);
 	}
 
+	/* LL128 (NCCL's NCCL_PROTO_LL128 branch): the step's 614,400 B of
+	 * lines halved while bytes / (trees x lines) < 64 nsteps / ppn (to
+	 * 128 KiB), then 16 nsteps / ppn (32 KiB), nsteps = 1 + log2i(nodes)
+	 * + 0.1 ppn; the chunk is the data of the lines (x 120 / 128). */
+	static const struct {
+		enum cc_coll coll;
+		uint64_t bytes, chunk;
+		uint32_t g;
+	} ll128[] = {
+		/* k = 16 ranks: nsteps 5.1, thresholds 326.4 and 81.6 */
+		{ CC_ALLREDUCE, 4 << 20, 18000, 1 },    /* 76800 B: 27 < 81.6 -> 19200 */
+		{ CC_ALLREDUCE, 8 << 20, 36000, 1 },    /* 38400 B: 109 */
+		{ CC_ALLREDUCE, 16 << 20, 72000, 1 },   /* 76800 B: 109 */
+		{ CC_ALLREDUCE, 256 << 20, 288000, 1 }, /* 307200 B: 436 >= 326.4 */
+		{ CC_ALLREDUCE, 1 << 30, 576000, 1 },   /* 873: one step */
+		{ CC_BROADCAST, 8 << 20, 72000, 1 },    /* one tree: 76800 B, 109 */
+		/* 2 nodes of 8: nsteps 2.8, thresholds 22.4 and 5.6 */
+		{ CC_ALLREDUCE, 4 << 20, 72000, 8 },    /* 76800 B: 27 >= 5.6 */
+		{ CC_ALLREDUCE, 32 << 20, 576000, 8 },  /* 27 >= 22.4 */
+	};
+
+	for (size_t i = 0; i < sizeof(ll128) / sizeof(ll128[0]); i++) {
+		struct cc_coll_params p = params(16, ll128[i].bytes / 4);
+
+		p.coll = ll128[i].coll;
+		p.proto = CC_PROTO_LL128;
+		p.ranks_per_node = ll128[i].g;
+		p.slot_bytes = p.chunk_bytes = 576000;
+		p.chunk_auto = true;
+		if (cc_coll_chunk_bytes(&p) != ll128[i].chunk)
+			fail_msg("ll128 %s %llu B, %u a node: chunk %llu, want %llu",
+				 cc_coll_name[p.coll], (unsigned long long)ll128[i].bytes,
+				 ll128[i].g, (unsigned long long)cc_coll_chunk_bytes(&p),
+				 (unsigned long long)ll128[i].chunk);
+	}
+
 	/* Given, another protocol, another algorithm: the chunk as set. */
 	struct cc_coll_params p = params(16, (1 << 20) / 4);
 
@@ -371,7 +407,7 @@ static void test_chunk_rule(void **state)
 	p.chunk_bytes = 2 * 1024 * 1024;
 	assert_int_equal(cc_coll_chunk_bytes(&p), 2 * 1024 * 1024);
 	p.chunk_auto = true;
-	p.proto = CC_PROTO_LL128;
+	p.proto = CC_PROTO_LL;
 	assert_int_equal(cc_coll_chunk_bytes(&p), 2 * 1024 * 1024);
 	p.proto = CC_PROTO_SIMPLE;
 	p.algo = CC_ALGO_RING;
