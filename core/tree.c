@@ -1,6 +1,6 @@
 /* core/tree.c — double binary tree allreduce, as NCCL builds it
  * (src/graph/trees.cc ncclGetBtree / ncclGetDtree; src/device/all_reduce.h
- * runTreeUpDown), on the connections of core/conn.h.
+ * runTreeSplit and runTreeUpDown), on the connections of core/conn.h.
  *
  * Tree 0 is NCCL's binary tree over ranks 0..k-1 (a rank's parent clears
  * its lowest set bit and sets the next one up; rank 0 is the root with one
@@ -117,27 +117,33 @@ static void over(uint32_t t, uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, 
 
 /* Tree t of an allreduce on nodes of g ranks (g > 1, dividing k), as NCCL
  * joins them (ncclTopoPreset, connectTrees): a node's ranks form a chain,
- * local 0 -> 1 -> ... -> g-1, each the parent of the next, over NVLink;
- * tree t joins the nodes, node n's head (local 0) taking its parent node's
- * rank that holds child 0 or child 1 as its parent, and the rank at
+ * over NVLink, each the parent of the next; tree t joins the nodes, node
+ * n's head (the chain's first) taking its parent node's rank that holds
+ * child 0 or child 1 as its parent, and the ranks at chain positions
  * CHILD0_LOCAL / CHILD1_LOCAL the head of its child node 0 / 1 as a child.
- * No rank has more than two children. */
-static void node_tree(uint32_t t, uint32_t k, uint32_t g, uint32_t r, uint32_t *u, uint32_t *d0,
-		      uint32_t *d1)
+ * No rank has more than two children.  The chain starts at local rank
+ * `first` and wraps (local first, first + 1, ..., g - 1, 0, ...): channel
+ * pair c starts at 2c mod g, so channels leave their nodes through
+ * different NICs, as NCCL's tree graph search gives each channel its own
+ * (one NIC per GPU on rail-optimised nodes). */
+static void node_tree(uint32_t t, uint32_t k, uint32_t g, uint32_t first, uint32_t r,
+		      uint32_t *u, uint32_t *d0, uint32_t *d1)
 {
-	uint32_t nn = k / g, n = r / g, l = r % g, nu, nd0, nd1;
+	uint32_t nn = k / g, n = r / g, l = (r % g + g - first) % g, nu, nd0, nd1;
+#define AT(node, pos) ((node) * g + ((pos) + first) % g) /* rank at a chain position */
 
 	over(t, nn, n, &nu, &nd0, &nd1);
-	*u = l ? r - 1 : NONE;
+	*u = l ? AT(n, l - 1) : NONE;
 	if (!l && nu != NONE) {
 		uint32_t pu, pd0, pd1;
 
 		over(t, nn, nu, &pu, &pd0, &pd1);
-		*u = nu * g + (pd0 == n ? CHILD0_LOCAL : CHILD1_LOCAL);
+		*u = AT(nu, pd0 == n ? CHILD0_LOCAL : CHILD1_LOCAL);
 	}
-	*d0 = l + 1 < g ? r + 1 : NONE;
-	*d1 = l == CHILD0_LOCAL && nd0 != NONE ? nd0 * g
-	    : l == CHILD1_LOCAL && nd1 != NONE ? nd1 * g : NONE;
+	*d0 = l + 1 < g ? AT(n, l + 1) : NONE;
+	*d1 = l == CHILD0_LOCAL && nd0 != NONE ? AT(nd0, 0)
+	    : l == CHILD1_LOCAL && nd1 != NONE ? AT(nd1, 0) : NONE;
+#undef AT
 }
 
 /* Trees per channel (allreduce: 2) times the channels. */
@@ -356,7 +362,9 @@ static int make_nodes(struct tree *g)
 				nd->child[0] = from_virtual(g, d0);
 				nd->child[1] = from_virtual(g, d1);
 			} else if (on_nodes(g->p)) {
-				node_tree(shape, g->k, g->p->ranks_per_node, r, &nd->parent,
+				uint32_t rpn = g->p->ranks_per_node, pair = t % (g->ntrees / 2);
+
+				node_tree(shape, g->k, rpn, 2 * pair % rpn, r, &nd->parent,
 					  &nd->child[0], &nd->child[1]);
 			} else {
 				over(shape, g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);

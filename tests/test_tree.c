@@ -217,6 +217,51 @@ static void test_nodes_totals(void **state)
 			}
 }
 
+/* Channels on nodes: pair c's chains start at local 2c mod G, so its
+ * trees leave and enter nodes through locals 2c and 2c + 1 (their NICs),
+ * as NCCL's tree search gives each channel its own NIC.  3 nodes of 4,
+ * C = 2: every QP between nodes belongs to a rank at local 2 (tree %
+ * 2) or 2 (tree % 2) + 1; the sums right, and the bytes between nodes
+ * those of one channel, 2 (nodes - 1) N. */
+static void test_nodes_channels(void **state)
+{
+	struct cc_coll_params p = params(12, 20011);
+	struct cc_data_result res;
+	uint64_t across = 0;
+	uint32_t used = 0;
+
+	(void)state;
+	p.ranks_per_node = 4;
+	p.nchannels = 2;
+	struct cc_schedule *s = build_and_run(&p, 3, 7, &res);
+
+	for (uint32_t r = 0; r < 12; r++) {
+		const struct cc_rank_sched *rs = &s->ranks[r];
+
+		for (uint32_t q = 0; q < rs->nqps; q++) {
+			uint32_t pair = rs->qps[q].channel % 2;
+
+			if (rs->qps[q].peer / 4 == r / 4)
+				continue;
+			if (r % 4 / 2 != pair)
+				fail_msg("rank %u: channel %u crosses nodes", r,
+					 (unsigned)rs->qps[q].channel);
+			used |= 1u << r % 4;
+		}
+		for (uint32_t j = 0; j < rs->nops; j++) {
+			const struct cc_op *op = &rs->ops[j];
+
+			if (op->kind == CC_OP_POST_SEND && op->u.send.payload == CC_PAYLOAD_DATA &&
+			    rs->qps[op->u.send.qp].peer / 4 != r / 4)
+				across += op->u.send.sge.length;
+		}
+	}
+	assert_int_equal(used, 0xf); /* all four locals' NICs */
+	assert_int_equal(across, 2ull * 2 * 20011 * 4);
+	cc_data_result_free(&res);
+	cc_schedule_free(s);
+}
+
 /* Nodes that do not tile the ranks: the allreduce's shape would be
  * neither NCCL's nor the flat one, so it is refused; a rooted tree, over
  * ranks anyway, is not. */
@@ -530,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_k7),
 		cmocka_unit_test(test_nodes_2x4),
 		cmocka_unit_test(test_nodes_totals),
+		cmocka_unit_test(test_nodes_channels),
 		cmocka_unit_test(test_nodes_must_tile),
 		cmocka_unit_test(test_channels),
 		cmocka_unit_test(test_totals),
