@@ -164,9 +164,9 @@ struct cc_tag {
 	uint32_t step;  /* primitive step in the loop, 0 .. 2k-2 for allreduce */
 	uint32_t slice; /* slice within the chunk */
 	/* The thread group of the channel's block that runs it: 0, or 1 for
-	 * the broadcast half of a tree allreduce whose block splits (NCCL's
-	 * runTreeSplit, src/device/all_reduce.h: Simple and LL128), which
-	 * runs alongside the reduce half. */
+	 * the broadcast half of a non-root rank's tree allreduce block (NCCL's
+	 * runTreeSplit, src/device/all_reduce.h), which runs alongside the
+	 * reduce half. */
 	uint8_t group;
 };
 

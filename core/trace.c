@@ -54,10 +54,15 @@ const char *cc_trace_track_name(enum cc_trace_track track, char *buf, size_t len
 		buf[0] = '\0';
 	if (!track_valid(track))
 		return NULL;
-	if ((uint32_t)track < CC_TRACE_TRACK_COUNT)
+	if ((uint32_t)track < CC_TRACE_TRACK_COUNT) {
 		snprintf(buf, len, "%s", fixed_track_name[track]);
-	else
+	} else if ((uint32_t)track < CC_TRACE_GPU_LANE0) {
 		snprintf(buf, len, "port%" PRIu32, (uint32_t)track - CC_TRACE_PORT0);
+	} else {
+		uint32_t lane = (uint32_t)track - CC_TRACE_GPU_LANE0;
+
+		snprintf(buf, len, "gpu-ch%" PRIu32 "%s", lane / 2, lane % 2 ? "-down" : "");
+	}
 	return buf;
 }
 

@@ -49,16 +49,19 @@ extern const char *const cc_trace_kind_name[CC_TRACE_KIND_COUNT];
 
 /* Where it happened, within the node `rank`.  Tracks from CC_TRACE_PORT0 on
  * are ports by id: CC_TRACE_PORT0 + n is port n (cc_trace_port()), so link
- * and switch models need no change here.  Values in between are invalid.
- * (A C enum holds any value of its underlying type, which GCC and Clang
- * make unsigned int when no constant is negative, so port ids up to
- * UINT32_MAX - CC_TRACE_PORT0 fit.) */
+ * and switch models need no change here; from CC_TRACE_GPU_LANE0 on, the
+ * GPU's lanes past the first (cc_trace_gpu(): a thread block each, whose
+ * ops overlap another block's, so each needs its own track to nest).
+ * Values between the fixed tracks and the ports are invalid.  (A C enum
+ * holds any value of its underlying type, which GCC and Clang make
+ * unsigned int when no constant is negative.) */
 enum cc_trace_track {
 	CC_TRACE_CPU,
-	CC_TRACE_GPU,
+	CC_TRACE_GPU, /* lane 0: channel 0's block */
 	CC_TRACE_NIC,
 	CC_TRACE_TRACK_COUNT, /* fixed tracks */
 	CC_TRACE_PORT0 = 16,
+	CC_TRACE_GPU_LANE0 = 1u << 24, /* ports below, GPU lanes from here */
 };
 
 static inline enum cc_trace_track cc_trace_port(uint32_t port)
@@ -66,8 +69,15 @@ static inline enum cc_trace_track cc_trace_port(uint32_t port)
 	return (enum cc_trace_track)(CC_TRACE_PORT0 + port);
 }
 
-/* "cpu", "gpu", "nic", "portN" (no space, for awk); NULL (and "" in buf)
- * for an invalid track.  Returns buf. */
+/* GPU lane L (sim/compute.h: 2 channel + thread group). */
+static inline enum cc_trace_track cc_trace_gpu(uint32_t lane)
+{
+	return lane ? (enum cc_trace_track)(CC_TRACE_GPU_LANE0 + lane) : CC_TRACE_GPU;
+}
+
+/* "cpu", "gpu", "nic", "portN", and "gpu-chC" or "gpu-chC-down" for lane
+ * 2C or 2C + 1 (no space, for awk); NULL (and "" in buf) for an invalid
+ * track.  Returns buf. */
 #define CC_TRACE_TRACK_NAME_LEN 24
 const char *cc_trace_track_name(enum cc_trace_track track, char *buf, size_t len);
 

@@ -1,6 +1,6 @@
 /* core/tree.c — double binary tree allreduce, as NCCL builds it
  * (src/graph/trees.cc ncclGetBtree / ncclGetDtree; src/device/all_reduce.h
- * runTreeSplit and runTreeUpDown), on the connections of core/conn.h.
+ * runTreeSplit), on the connections of core/conn.h.
  *
  * Tree 0 is NCCL's binary tree over ranks 0..k-1 (a rank's parent clears
  * its lowest set bit and sets the next one up; rank 0 is the root with one
@@ -174,15 +174,13 @@ static struct node *node_of(const struct tree *g, uint32_t t, uint32_t r)
 }
 
 /* The thread group that runs step s (0, 1: up; 2 on: down) of tree t on
- * rank r.  NCCL's allreduce on Simple and LL128 splits a non-root rank's
- * block in two (runTreeSplit, src/device/all_reduce.h): reduce up and
- * broadcast down run at once; the root's block does its
- * recvReduceCopySend whole, and LL runs up then down in one group
- * (runTreeUpDown). */
+ * rank r.  NCCL's allreduce splits a non-root rank's block in two
+ * (runTreeSplit, src/device/all_reduce.h, on every protocol): reduce up
+ * and broadcast down run at once; the root's block does its
+ * recvReduceCopySend whole. */
 static uint8_t thread_group(const struct tree *g, uint32_t r, uint32_t t, uint32_t s)
 {
-	return s >= 2 && g->p->coll == CC_ALLREDUCE && g->p->proto != CC_PROTO_LL &&
-	       node_of(g, t, r)->parent != NONE;
+	return s >= 2 && g->p->coll == CC_ALLREDUCE && node_of(g, t, r)->parent != NONE;
 }
 
 static void step(struct tree *g, uint32_t r, enum cc_prim prim, uint32_t t, uint32_t s,
@@ -283,9 +281,9 @@ static uint64_t ll128_chunk(uint64_t bytes, uint64_t trees, uint64_t step, uint3
 		while (lines > rule[i].floor &&
 		       (double)(bytes / (trees * lines)) < nsteps * rule[i].per_step / ppn)
 			lines /= 2;
-	return lines == cc_proto_wire_bytes(CC_PROTO_LL128, step)
-		       ? step
-		       : cc_proto_line_data(CC_PROTO_LL128, lines);
+	uint64_t data = cc_proto_line_data(CC_PROTO_LL128, lines);
+
+	return data < step ? data : step; /* not halved: the step as given */
 }
 
 uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p)

@@ -102,7 +102,7 @@ sim_time_ps sim_compute_cost_ps(const struct sim_compute *c, uint64_t bytes_move
 
 static void job_end(struct sim_engine *eng, void *ctx, uint64_t arg);
 
-static sim_time_ps sat_add(sim_time_ps a, sim_time_ps b)
+static sim_time_ps add_or_die(sim_time_ps a, sim_time_ps b)
 {
 	if (b >= SIM_TIME_NEVER - a)
 		sim__model_die(__FILE__, __LINE__, "compute: a job ends beyond time's range");
@@ -122,11 +122,11 @@ static void start(struct sim_compute *c, uint32_t l)
 		mem = j->other_ps;
 	if (now < c->ready_ps)
 		now = c->ready_ps; /* the kernel is still being launched */
-	t = sat_add(now, c->overhead_ps);
+	t = add_or_die(now, c->overhead_ps);
 	if (mem) {
 		if (t < c->mem_free_ps)
 			t = c->mem_free_ps;
-		t = sat_add(t, mem);
+		t = add_or_die(t, mem);
 		c->mem_free_ps = t;
 	}
 	ln->q_head = j->next;
@@ -135,7 +135,6 @@ static void start(struct sim_compute *c, uint32_t l)
 	j->next = NULL;
 	ln->cur = j;
 	ln->cur_start = now;
-	ln->cur_end = t;
 	c->nbusy++;
 	/* Busy time is the union of the jobs' spans; starts never decrease. */
 	if (now > c->span_end) {

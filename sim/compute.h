@@ -24,15 +24,18 @@
  * in submission order, each starting when the previous one ends; lanes run
  * at once and share the memory.  The GPU has a lane per thread block:
  * NCCL's kernel runs one block per channel (its grid is nChannels blocks,
- * src/enqueue.cc), and a tree allreduce's block on the Simple protocol
- * splits in two thread groups, reduce up and broadcast down, that run at
- * the same time (runTreeSplit, src/device/all_reduce.h); so a block's step
+ * src/enqueue.cc), and a tree allreduce's block splits in two thread
+ * groups, reduce up and broadcast down, that run at the same time
+ * (runTreeSplit, src/device/all_reduce.h); so a block's step
  * overhead (waiting on a flag) does not hold up another block.  A CPU
  * thread (the proxy) is one lane.  A job pays the overhead on its lane,
  * then its memory time on the shared memory, which serves jobs in the
  * order their lanes started them (reserved when the job starts), so two
  * lanes never move bytes faster than the bandwidth together; with one
- * lane that is the overhead and the memory time back to back.  A
+ * lane that is the overhead and the memory time back to back.  A job's
+ * memory time is max(HBM time, other_ps): a staged job's PCIe time holds
+ * the memory too (one timeline for both, conservative where one lane is
+ * PCIe-bound while another only needs HBM).  A
  * completion callback fires at a job's end.  One pending engine event at
  * most per busy lane (sim/event.h's head-of-line contract): the end of its
  * running job.
@@ -67,7 +70,7 @@ struct sim_compute_stats {
 struct sim_compute_lane {
 	struct sim_compute_job *q_head, *q_tail; /* waiting */
 	struct sim_compute_job *cur;             /* running, or NULL */
-	sim_time_ps cur_start, cur_end;
+	sim_time_ps cur_start;
 };
 
 struct sim_compute {

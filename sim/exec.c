@@ -350,14 +350,17 @@ static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_
 	struct sim_compute *dev = c->where == CC_ON_GPU ? &rk->gpu : &rk->cpu_calc;
 	size_t bytes = c->count * cc_dtype_size(c->dtype);
 	sim_time_ps cost = done - sim_compute_job_start(dev);
+	/* each GPU lane its own track: blocks overlap, a track's slices nest */
+	enum cc_trace_track track = c->where == CC_ON_GPU ? cc_trace_gpu(gpu_lane(&o->tag))
+							 : CC_TRACE_CPU;
 
 	(void)eng;
 	calc_data(x, rk->r, o);
 	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_BEGIN : CC_TRACE_COPY_BEGIN, rk->r,
-		 c->where == CC_ON_GPU ? CC_TRACE_GPU : CC_TRACE_CPU, SX_NONE, i, done - cost, cost,
+		 track, SX_NONE, i, done - cost, cost,
 		 bytes);
 	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_END : CC_TRACE_COPY_END, rk->r,
-		 c->where == CC_ON_GPU ? CC_TRACE_GPU : CC_TRACE_CPU, SX_NONE, i, done, 0, bytes);
+		 track, SX_NONE, i, done, 0, bytes);
 	for (int j = 0; j < c->ndst; j++)
 		sx_mem_written(x, rk->r, c->dst[j].buf, c->dst[j].offset,
 			       cc_calc_operand_bytes(c, 1, j));

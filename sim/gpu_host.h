@@ -20,8 +20,9 @@
  * NIC (sim/pcie.h), which is at worst slightly optimistic for staging.
  *
  * Cost of one job that reads `rd` bytes from and writes `wr` bytes to host
- * memory, on an idle link (each GPU's jobs run one at a time, sim/compute.h,
- * and nothing else uses this link), with ser() = sim/pcie.h's per-TLP
+ * memory, on an idle link (the GPU's lanes move their bytes one job at a
+ * time, sim/compute.h, and nothing else uses this link), with ser() =
+ * sim/pcie.h's per-TLP
  * serialization and L = pcie.latency_ps:
  *   S_up   = MWr TLPs of wr (at most MPS payload, + tlp_overhead_bytes each)
  *          + ceil(rd / MRRS) MRd TLPs of tlp_overhead_bytes

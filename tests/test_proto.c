@@ -49,6 +49,16 @@ static void test_names_and_defaults(void **state)
 	assert_int_equal(cc_proto_wire_bytes(CC_PROTO_LL128, 120), 128);
 	assert_int_equal(cc_proto_wire_bytes(CC_PROTO_LL128, 121), 256);
 	assert_int_equal(cc_proto_wire_bytes(CC_PROTO_LL, 0), 0);
+	/* the inverse: the data whole lines carry */
+	assert_int_equal(cc_proto_line_data(CC_PROTO_SIMPLE, 1000), 1000);
+	assert_int_equal(cc_proto_line_data(CC_PROTO_LL, 32), 16);
+	assert_int_equal(cc_proto_line_data(CC_PROTO_LL, 40), 16); /* a part line: none */
+	assert_int_equal(cc_proto_line_data(CC_PROTO_LL128, 614400), 576000);
+	assert_int_equal(cc_proto_line_data(CC_PROTO_LL128, 19200), 18000);
+	for (uint64_t m = 1; m < 1000; m += 7)
+		for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
+			assert_true(cc_proto_line_data((enum cc_proto)pr,
+						       cc_proto_wire_bytes((enum cc_proto)pr, m)) >= m);
 }
 
 static void test_ll_layout(void **state)

@@ -57,9 +57,13 @@ static void test_track_names(void **state)
 	assert_string_equal(cc_trace_track_name(CC_TRACE_GPU, buf, sizeof(buf)), "gpu");
 	assert_string_equal(cc_trace_track_name(CC_TRACE_NIC, buf, sizeof(buf)), "nic");
 	assert_string_equal(cc_trace_track_name(cc_trace_port(0), buf, sizeof(buf)), "port0");
-	assert_string_equal(cc_trace_track_name(cc_trace_port(UINT32_MAX - CC_TRACE_PORT0), buf,
-						sizeof(buf)),
-			    "port4294967279");
+	assert_string_equal(cc_trace_track_name(cc_trace_port(CC_TRACE_GPU_LANE0 - 1 -
+								  CC_TRACE_PORT0),
+						buf, sizeof(buf)),
+			    "port16777199");
+	assert_true(cc_trace_gpu(0) == CC_TRACE_GPU);
+	assert_string_equal(cc_trace_track_name(cc_trace_gpu(1), buf, sizeof(buf)), "gpu-ch0-down");
+	assert_string_equal(cc_trace_track_name(cc_trace_gpu(6), buf, sizeof(buf)), "gpu-ch3");
 	/* Between the fixed tracks and the ports: invalid. */
 	for (uint32_t v = CC_TRACE_TRACK_COUNT; v < CC_TRACE_PORT0; v++) {
 		assert_null(cc_trace_track_name((enum cc_trace_track)v, buf, sizeof(buf)));

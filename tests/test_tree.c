@@ -11,9 +11,9 @@
  *     from what the data executor moved, with #wrong 0;
  *   - the chunk nobody gave: NCCL's rules (src/enqueue.cc) for Simple and
  *     LL128, worked out by hand for sizes, depths and one tree or two;
- *   - thread groups: on Simple and LL128 a non-root rank's steps down
- *     are its block's second group (NCCL's runTreeSplit), and the
- *     simulator runs them beside the steps up;
+ *   - thread groups: a non-root rank's steps down are its block's second
+ *     group (NCCL's runTreeSplit), and the simulator runs them beside the
+ *     steps up;
  *   - the simulator: on ib-hdr, k = 16, star, the tree beats the ring at
  *     4 B (2 log2 k hops against 2 (k-1)) and at 4 MiB, and loses at
  *     16 MiB (each rank sends its half up to three times: the ring is
@@ -478,7 +478,7 @@ static double sim_us(enum cc_algo a, uint64_t bytes)
 }
 
 /* Group 1 exactly for a non-root rank's steps down (2: recv, 3 and 4:
- * sends) of an allreduce on Simple or LL128; a rank is non-root in tree t
+ * sends) of an allreduce, on every protocol; a rank is non-root in tree t
  * when it receives down there. */
 static void check_groups(enum cc_coll coll, enum cc_proto proto, int split)
 {
@@ -527,7 +527,7 @@ static void test_thread_groups(void **state)
 	(void)state;
 	check_groups(CC_ALLREDUCE, CC_PROTO_SIMPLE, 1);
 	check_groups(CC_ALLREDUCE, CC_PROTO_LL128, 1);
-	check_groups(CC_ALLREDUCE, CC_PROTO_LL, 0);
+	check_groups(CC_ALLREDUCE, CC_PROTO_LL, 1);
 	check_groups(CC_BROADCAST, CC_PROTO_SIMPLE, 0);
 	check_groups(CC_REDUCE, CC_PROTO_SIMPLE, 0);
 
