@@ -26,8 +26,9 @@ bool cc_tree_on_nodes(const struct cc_coll_params *p);
 
 /* The chunk p's schedule is built with: p->chunk_bytes, but for the
  * tree's Simple and LL128 protocols when nobody gave it (chunk_auto),
- * where NCCL's rules size it by the message (cc_tree_chunk_bytes).  cc_build() and
- * cc_algo_primitives() apply it; the schedule's params record it. */
+ * where NCCL's rules size it by the message (cc_tree_chunk_bytes).
+ * cc_build() and cc_algo_primitives() apply it; the schedule's params
+ * record it. */
 uint64_t cc_coll_chunk_bytes(const struct cc_coll_params *p);
 /* Whether that chunk depends on the size (then p->chunk_bytes is unused). */
 bool cc_coll_chunk_per_size(const struct cc_coll_params *p);

@@ -239,10 +239,10 @@ static uint32_t gpu_lane(const struct cc_tag *t)
 	return 2u * t->channel + (t->group ? 1u : 0u);
 }
 
-/* A reduce or copy on the GPU, on its lane.  Operands partly in host memory (staging without
- * GPUDirect RDMA): the operands in GPU memory go through HBM, the others
- * across the GPU's PCIe link, both at once (sim/gpu_host.h); every operand
- * moves the op's n bytes once. */
+/* A reduce or copy on the GPU, on its lane.  Operands partly in host
+ * memory (staging without GPUDirect RDMA): the operands in GPU memory go
+ * through HBM, the others across the GPU's PCIe link, both at once
+ * (sim/gpu_host.h); every operand moves the op's n bytes once. */
 static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, uint32_t i)
 {
 	const struct cc_op_calc *c = &rs->ops[i].u.calc;
@@ -357,8 +357,7 @@ static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_
 	(void)eng;
 	calc_data(x, rk->r, o);
 	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_BEGIN : CC_TRACE_COPY_BEGIN, rk->r,
-		 track, SX_NONE, i, done - cost, cost,
-		 bytes);
+		 track, SX_NONE, i, done - cost, cost, bytes);
 	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_END : CC_TRACE_COPY_END, rk->r,
 		 track, SX_NONE, i, done, 0, bytes);
 	for (int j = 0; j < c->ndst; j++)
