@@ -109,26 +109,33 @@ static sim_time_ps add_or_die(sim_time_ps a, sim_time_ps b)
 	return a + b;
 }
 
+/* Reserves `len` ps of a shared timeline that is busy until *free, from
+ * `from` on; returns the end (from, when len is 0: nothing to wait for). */
+static sim_time_ps reserve(sim_time_ps *free_ps, sim_time_ps from, sim_time_ps len)
+{
+	if (!len)
+		return from;
+	*free_ps = add_or_die(from > *free_ps ? from : *free_ps, len);
+	return *free_ps;
+}
+
 /* Starts lane l's next job: its overhead on the lane, then its memory time
- * on the shared memory, reserved now (one event: its end). */
+ * on the shared memory and its other path's time on that path, both
+ * reserved now and at once (one event: the later end). */
 static void start(struct sim_compute *c, uint32_t l)
 {
 	struct sim_compute_lane *ln = &c->lane[l];
 	struct sim_compute_job *j = ln->q_head;
 	sim_time_ps now = sim_now(c->eng), mem = sim_compute_cost_ps(c, j->bytes) - c->overhead_ps;
-	sim_time_ps t;
+	sim_time_ps t, other;
 
-	if (j->other_ps > mem) /* the other path is the slower */
-		mem = j->other_ps;
 	if (now < c->ready_ps)
 		now = c->ready_ps; /* the kernel is still being launched */
 	t = add_or_die(now, c->overhead_ps);
-	if (mem) {
-		if (t < c->mem_free_ps)
-			t = c->mem_free_ps;
-		t = add_or_die(t, mem);
-		c->mem_free_ps = t;
-	}
+	other = reserve(&c->other_free_ps, t, j->other_ps);
+	t = reserve(&c->mem_free_ps, t, mem);
+	if (other > t) /* the other path is the slower */
+		t = other;
 	ln->q_head = j->next;
 	if (!ln->q_head)
 		ln->q_tail = NULL;

@@ -32,11 +32,12 @@
  * then its memory time on the shared memory, which serves jobs in the
  * order their lanes started them (reserved when the job starts), so two
  * lanes never move bytes faster than the bandwidth together; with one
- * lane that is the overhead and the memory time back to back.  A job's
- * memory time is max(HBM time, other_ps): a staged job's PCIe time holds
- * the memory too (one timeline for both, conservative where one lane is
- * PCIe-bound while another only needs HBM).  A
- * completion callback fires at a job's end.  One pending engine event at
+ * lane that is the overhead and the memory time back to back.  A job
+ * whose bytes also take another path (sim_compute_submit_with(): a GPU's
+ * loads and stores to host memory over its PCIe link) reserves that path,
+ * shared by the lanes the same way, alongside its memory time, and ends
+ * when the later of the two does.  A completion callback fires at a job's
+ * end.  One pending engine event at
  * most per busy lane (sim/event.h's head-of-line contract): the end of its
  * running job.
  */
@@ -82,6 +83,7 @@ struct sim_compute {
 	uint32_t nlanes, nbusy;
 	struct sim_compute_job *free;
 	sim_time_ps mem_free_ps;  /* the shared memory is reserved until */
+	sim_time_ps other_free_ps; /* the other path (submit_with) until */
 	sim_time_ps busy_ps;      /* union of the started jobs' spans */
 	sim_time_ps span_start, span_end; /* the last span of that union */
 	sim_time_ps ended_start;  /* the start of the job whose callback runs */

@@ -269,6 +269,37 @@ static void test_lanes(void **state)
 	sim_engine_destroy(&eng);
 }
 
+/* A job's other path (a GPU's PCIe link to host memory) is its own shared
+ * timeline, beside the memory.  Overhead 1000 ps, 1 B/ps, all at 0:
+ *   lane 0, A: 1000 B and 5000 ps of PCIe: memory 1000..2000, PCIe
+ *     1000..6000, ends at 6000
+ *   lane 1, B: 1000 B: memory 2000..3000 (after A's), ends at 3000, not
+ *     held up by A's PCIe time
+ *   lane 2, C: 0 B and 1000 ps of PCIe: PCIe 6000..7000, ends at 7000. */
+static void test_lanes_other_path(void **state)
+{
+	struct sim_engine eng;
+	struct sim_compute c;
+	struct done_log log = {0};
+
+	(void)state;
+	assert_int_equal(sim_engine_init(&eng, 0), 0);
+	assert_int_equal(sim_compute_init(&c, &eng, 1000, TB_S), 0);
+	assert_int_equal(sim_compute_submit_on(&c, 0, 1000, 5000, on_done, &log, 'A'), 0);
+	assert_int_equal(sim_compute_submit_on(&c, 1, 1000, 0, on_done, &log, 'B'), 0);
+	assert_int_equal(sim_compute_submit_on(&c, 2, 0, 1000, on_done, &log, 'C'), 0);
+	sim_run(&eng, SIM_TIME_NEVER);
+	assert_int_equal(log.n, 3);
+	assert_int_equal(log.e[0].arg, 'B');
+	assert_int_equal(log.e[0].at, 3000);
+	assert_int_equal(log.e[1].arg, 'A');
+	assert_int_equal(log.e[1].at, 6000);
+	assert_int_equal(log.e[2].arg, 'C');
+	assert_int_equal(log.e[2].at, 7000);
+	sim_compute_destroy(&c);
+	sim_engine_destroy(&eng);
+}
+
 /* Destroy with jobs queued and running: the sanitizer build checks for
  * leaks. */
 static void test_destroy_busy(void **state)
@@ -297,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_vs_cpu_preset),
 		cmocka_unit_test(test_chain_determinism),
 		cmocka_unit_test(test_lanes),
+		cmocka_unit_test(test_lanes_other_path),
 		cmocka_unit_test(test_destroy_busy),
 	};
 	return cmocka_run_group_tests_name("sim_compute", tests, NULL, NULL);
