@@ -253,10 +253,11 @@ static void add_variant(struct tune *t, enum cc_algo al, enum cc_ring_order o, u
 }
 
 /* The variants: every algorithm in enum order, the ring once per ring
- * order x channel count asked for.  With neither option the ring keeps
- * the scenario's channels and order, and tries rail order too when the
- * topology has nodes of more than one GPU (as NCCL's rings are
- * rail-aligned there); other algorithms run on one channel. */
+ * order x channel count asked for, the tree once per channel count (NCCL
+ * tunes the tree's channels too).  With neither option the ring and the
+ * tree keep the scenario's channels, the ring its order, and tries rail
+ * order too when the topology has nodes of more than one GPU (as NCCL's
+ * rings are rail-aligned there); other algorithms run on one channel. */
 static void variants_init(struct tune *t, const struct tune_args *a)
 {
 	const struct cc_coll_params *sp = &t->sc->p;
@@ -274,6 +275,11 @@ static void variants_init(struct tune *t, const struct tune_args *a)
 	}
 	t->nvariants = 0;
 	for (int al = 0; al < CC_ALGO_COUNT; al++) {
+		if (al == CC_ALGO_TREE) {
+			for (uint32_t i = 0; i < nch; i++)
+				add_variant(t, CC_ALGO_TREE, CC_RING_ORDER_RANK, ch[i]);
+			continue;
+		}
 		if (al != CC_ALGO_RING) {
 			add_variant(t, (enum cc_algo)al, CC_RING_ORDER_RANK, 1);
 			continue;

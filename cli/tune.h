@@ -47,10 +47,11 @@ int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help);
 /* Candidate c is variant c / TUNE_NPT, protocol c / CC_TRANSPORT_COUNT
  * % CC_PROTO_COUNT, transport c % CC_TRANSPORT_COUNT.  The variants are
  * the algorithms in enum order, the ring once per layout (ring order x
- * channel count, in the order given), so ties and columns are the same
- * on every run. */
+ * channel count, in the order given) and the tree once per channel count,
+ * so ties and columns are the same on every run. */
 #define TUNE_NPT (CC_PROTO_COUNT * CC_TRANSPORT_COUNT) /* a variant's */
-#define TUNE_MAX_VARIANTS (CC_ALGO_COUNT - 1 + CC_RING_ORDER_COUNT * TUNE_MAX_CHANNELS)
+#define TUNE_MAX_VARIANTS \
+	(CC_ALGO_COUNT - 2 + (CC_RING_ORDER_COUNT + 1) * TUNE_MAX_CHANNELS)
 #define TUNE_MAX_CAND (TUNE_MAX_VARIANTS * TUNE_NPT)
 #define TUNE_REASON_LEN 256
 

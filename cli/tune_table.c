@@ -125,20 +125,34 @@ static void print_names(const char *const *names, int n)
 }
 
 /* The ring's layouts: "# rings: ring (rank order, 1 channel), ring-rail
- * (rail order, 1 channel)"; the other algorithms run on one channel. */
+ * (rail order, 1 channel)", then the tree's when one has channels
+ * ("; trees: tree (1 channel), tree-2ch (2 channels)"); the other
+ * algorithms run on one channel. */
 static void print_rings(const struct tune *t)
 {
 	bool first = true;
+
+	bool trees = false;
 
 	printf("# rings:");
 	for (int v = 0; v < t->nvariants; v++) {
 		const struct tune_variant *x = &t->variants[v];
 
+		trees |= x->algo == CC_ALGO_TREE && x->channels > 1;
 		if (x->algo != CC_ALGO_RING)
 			continue;
 		printf("%s %s (%s order, %" PRIu32 " channel%s)", first ? "" : ",", x->label,
 		       cc_ring_order_name[x->order], x->channels, x->channels > 1 ? "s" : "");
 		first = false;
+	}
+	/* the trees' layouts, when one is not the plain one-channel tree */
+	for (int v = 0, any = 0; trees && v < t->nvariants; v++) {
+		const struct tune_variant *x = &t->variants[v];
+
+		if (x->algo != CC_ALGO_TREE)
+			continue;
+		printf("%s %s (%" PRIu32 " channel%s)", any++ ? "," : "; trees:", x->label,
+		       x->channels, x->channels > 1 ? "s" : "");
 	}
 	printf("; the other algorithms: 1 channel\n");
 }

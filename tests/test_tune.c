@@ -880,9 +880,10 @@ static void test_unwritable(void **state)
 }
 
 /* The ring's layouts on a topology of nodes (railopt, 2 nodes x 4 GPUs):
- * by default rank and rail order; --channels and --ring-orders choose.
- * Each layout's time is the one `cclab run` gives with the same channels
- * and order, and the other algorithms still run (on one channel). */
+ * by default rank and rail order; --channels and --ring-orders choose,
+ * and --channels the tree's too.  Each layout's time is the one `cclab
+ * run` gives with the same algorithm, channels and order, and the other
+ * algorithms still run (on one channel). */
 static void test_ring_layouts(void **state)
 {
 	char path[160], csv[160];
@@ -910,26 +911,28 @@ static void test_ring_layouts(void **state)
 	r = run_cclab("tune %s --channels 1,2 --csv %s", path, csv);
 	char *c = text_of(csv);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "# candidates: 72, algorithm/protocol/transport: {ring, "
+	assert_non_null(strstr(r.out, "# candidates: 81, algorithm/protocol/transport: {ring, "
 				      "ring-2ch, ring-rail, ring-rail-2ch, halving-doubling, direct, "
-				      "tree, hierarchical} x {"));
+				      "tree, tree-2ch, hierarchical} x {"));
 	assert_non_null(strstr(r.out, "# rings: ring (rank order, 1 channel), ring-2ch (rank "
 				      "order, 2 channels), ring-rail (rail order, 1 channel), "
-				      "ring-rail-2ch (rail order, 2 channels); the other algorithms: "
-				      "1 channel\n"));
+				      "ring-rail-2ch (rail order, 2 channels); trees: tree (1 channel), "
+				      "tree-2ch (2 channels); the other algorithms: 1 channel\n"));
 	assert_non_null(strstr(r.out, "\n# ring-rail-2ch wins: "));
 	assert_int_equal(count_substr(c, ",ring,"), 2 * 4 * NPT);
-	assert_int_equal(count_substr(c, ",tree,"), 2 * NPT);
-	/* every layout against `cclab run` with its channels and order */
-	static const char *const layout[][2] = {
-		{"1", "rank"}, {"2", "rank"}, {"1", "rail"}, {"2", "rail"},
+	assert_int_equal(count_substr(c, ",tree,"), 2 * 2 * NPT);
+	/* every layout against `cclab run` with its channels and order (the
+	 * tree's: none) */
+	static const char *const layout[][3] = {
+		{"ring", "1", "rank"}, {"ring", "2", "rank"}, {"ring", "1", "rail"},
+		{"ring", "2", "rail"}, {"tree", "2", ""},
 	};
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(layout) / sizeof(layout[0]); i++) {
 		char key[96], run_str[32], tune_str[32];
 		const char *line;
 		double tune_us;
 
-		snprintf(key, sizeof(key), "\n1048576,ring,simple,write_imm,");
+		snprintf(key, sizeof(key), "\n1048576,%s,simple,write_imm,", layout[i][0]);
 		line = c;
 		for (;;) {
 			line = strstr(line, key);
@@ -937,15 +940,16 @@ static void test_ring_layouts(void **state)
 			const char *eol = strchr(line + 1, '\n');
 			char tail[32];
 
-			snprintf(tail, sizeof(tail), ",%s,%s\n", layout[i][0], layout[i][1]);
+			snprintf(tail, sizeof(tail), ",%s,%s\n", layout[i][1], layout[i][2]);
 			if (eol && !strncmp(eol - strlen(tail) + 1, tail, strlen(tail)))
 				break;
 			line++;
 		}
 		assert_int_equal(sscanf(line + strlen(key), "%lf", &tune_us), 1);
 		struct run x = run_cclab("run %s --set sizes.min=1MiB --set executors=[sim] "
-					 "--set channels=%s --set ring_order=%s", path,
-					 layout[i][0], layout[i][1]);
+					 "--set algorithm=%s --set channels=%s --set ring_order=%s",
+					 path, layout[i][0], layout[i][1],
+					 *layout[i][2] ? layout[i][2] : "rank");
 		const char *row = strstr(x.out, "\n     1048576 ");
 
 		assert_int_equal(x.status, 0);
@@ -954,8 +958,8 @@ static void test_ring_layouts(void **state)
 		/* run prints nccl-tests' precision (BenchTime()): the same here */
 		snprintf(tune_str, sizeof(tune_str), tune_us >= 10000.0 ? "%.0f" : tune_us >= 100.0
 			 ? "%.1f" : "%.2f", tune_us);
-		print_message("    ring %s channel(s), %s order: tune %.6f us, run %s us\n",
-			      layout[i][0], layout[i][1], tune_us, run_str);
+		print_message("    %s %s channel(s), %s order: tune %.6f us, run %s us\n",
+			      layout[i][0], layout[i][1], layout[i][2], tune_us, run_str);
 		assert_string_equal(tune_str, run_str);
 		run_free(&x);
 	}
