@@ -12,7 +12,7 @@
 struct sim_compute_job {
 	struct sim_compute_job *next;
 	uint64_t bytes;
-	sim_time_ps other_ps; /* sim_compute_submit_with() */
+	sim_time_ps other_ps; /* sim_compute_submit_on() */
 	sim_compute_done_fn fn;
 	void *ctx;
 	uint64_t arg;
@@ -187,12 +187,6 @@ int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_
 		       void *ctx, uint64_t arg)
 {
 	return sim_compute_submit_on(c, 0, bytes_moved, 0, fn, ctx, arg);
-}
-
-int sim_compute_submit_with(struct sim_compute *c, uint64_t bytes_moved, sim_time_ps other_ps,
-			    sim_compute_done_fn fn, void *ctx, uint64_t arg)
-{
-	return sim_compute_submit_on(c, 0, bytes_moved, other_ps, fn, ctx, arg);
 }
 
 int sim_compute_submit_on(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,

@@ -17,7 +17,7 @@
  * overhead counts.  Integer math throughout, rounded up: a job never ends
  * before its last byte could have moved.  A GPU job whose operands are
  * partly in pinned host memory moves those across the GPU's PCIe link
- * instead, at the same time (sim_compute_submit_with(), sim/gpu_host.h):
+ * instead, at the same time (sim_compute_submit_on(), sim/gpu_host.h):
  * overhead + max(memory time of the rest, that link's time).
  *
  * Lanes.  A job runs on a lane, and each lane runs its jobs one at a time
@@ -33,7 +33,7 @@
  * order their lanes started them (reserved when the job starts), so two
  * lanes never move bytes faster than the bandwidth together; with one
  * lane that is the overhead and the memory time back to back.  A job
- * whose bytes also take another path (sim_compute_submit_with(): a GPU's
+ * whose bytes also take another path (sim_compute_submit_on(): a GPU's
  * loads and stores to host memory over its PCIe link) reserves that path,
  * shared by the lanes the same way, alongside its memory time, and ends
  * when the later of the two does.  A completion callback fires at a job's
@@ -83,7 +83,7 @@ struct sim_compute {
 	uint32_t nlanes, nbusy;
 	struct sim_compute_job *free;
 	sim_time_ps mem_free_ps;  /* the shared memory is reserved until */
-	sim_time_ps other_free_ps; /* the other path (submit_with) until */
+	sim_time_ps other_free_ps; /* the other path (submit_on's other_ps) until */
 	sim_time_ps busy_ps;      /* union of the started jobs' spans */
 	sim_time_ps span_start, span_end; /* the last span of that union */
 	sim_time_ps ended_start;  /* the start of the job whose callback runs */
@@ -129,16 +129,14 @@ sim_time_ps sim_compute_cost_ps(const struct sim_compute *c, uint64_t bytes_move
 int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_done_fn fn,
 		       void *ctx, uint64_t arg);
 
-/* A job whose memory traffic goes two ways at once: bytes_moved through
- * this resource's own memory (bandwidth above) and, alongside, a stream
- * elsewhere that takes other_ps (a GPU's loads and stores to pinned host
- * memory across its PCIe link, sim/gpu_host.h).  The SMs issue both, so
- * they overlap and the slower bounds the job:
+/* A job on `lane` (< SIM_COMPUTE_MAX_LANES, else -EINVAL) whose memory
+ * traffic may go two ways at once: bytes_moved through this resource's own
+ * memory (bandwidth above) and, alongside, a stream elsewhere that takes
+ * other_ps (a GPU's loads and stores to pinned host memory across its PCIe
+ * link, sim/gpu_host.h).  The SMs issue both, so they overlap and the
+ * slower bounds the job:
  *   overhead + max(ceil(bytes_moved * 1e12 / bandwidth), other_ps).
- * other_ps 0 is sim_compute_submit(); on lane 0. */
-int sim_compute_submit_with(struct sim_compute *c, uint64_t bytes_moved, sim_time_ps other_ps,
-			    sim_compute_done_fn fn, void *ctx, uint64_t arg);
-/* The same on a lane (< SIM_COMPUTE_MAX_LANES, else -EINVAL). */
+ * Lane 0 and other_ps 0 is sim_compute_submit(). */
 int sim_compute_submit_on(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
 			  sim_time_ps other_ps, sim_compute_done_fn fn, void *ctx, uint64_t arg);
 

@@ -39,23 +39,32 @@ static inline struct cc_schedule *ring_sched(enum cc_coll coll, enum cc_transpor
 	return ring_sched_staged(coll, t, k, bytes, CC_MEM_GPU);
 }
 
-/* The simulated time of collective p on preset `fabric`, star topology,
- * in microseconds: the run must complete. */
-static inline double sim_star_us(const struct cc_coll_params *p, const char *fabric)
+/* The simulated time of schedule s on fabric f, star topology, in
+ * microseconds: the run must complete. */
+static inline double sim_sched_star_us(const struct cc_schedule *s, const struct sim_params *f)
 {
-	struct sim_params f;
 	struct cc_sim_result res;
-	char err[256];
-	struct cc_schedule *s = cc_build(p, err, sizeof(err));
-	struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1 };
+	struct cc_sim_opts o = { .fabric = f, .topo = SIM_TOPO_STAR, .seed = 1 };
 	double us;
 
-	assert_non_null(s);
-	assert_int_equal(sim_params_preset(fabric, &f), 0);
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
 	assert_int_equal(res.err.status, CC_RUN_OK);
 	us = (double)res.time_ps / 1e6;
 	cc_sim_result_free(&res);
+	return us;
+}
+
+/* The same for collective p, built here, on preset `fabric`. */
+static inline double sim_star_us(const struct cc_coll_params *p, const char *fabric)
+{
+	struct sim_params f;
+	char err[256];
+	struct cc_schedule *s = cc_build(p, err, sizeof(err));
+	double us;
+
+	assert_non_null(s);
+	assert_int_equal(sim_params_preset(fabric, &f), 0);
+	us = sim_sched_star_us(s, &f);
 	cc_schedule_free(s);
 	return us;
 }

@@ -155,16 +155,11 @@ static void test_sim_blocks(void **state)
 	f.host.gpu_step_ps = 50 * SIM_PS_PER_US;
 	for (int i = 0; i < 2; i++) {
 		struct cc_coll_params p = params(CC_ALLREDUCE, CC_WRITE_IMM, 4, nch[i], 1024);
-		struct cc_sim_result res;
 		char err[256];
 		struct cc_schedule *s = cc_build(&p, err, sizeof(err));
-		struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1 };
 
 		assert_non_null(s);
-		assert_int_equal(cc_sim_run(s, &o, &res), 0);
-		assert_int_equal(res.err.status, CC_RUN_OK);
-		us[i] = (double)res.time_ps / 1e6;
-		cc_sim_result_free(&res);
+		us[i] = sim_sched_star_us(s, &f);
 		cc_schedule_free(s);
 	}
 	print_message("    1 channel %.2f us, 4 channels %.2f us\n", us[0], us[1]);
