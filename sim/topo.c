@@ -514,3 +514,19 @@ uint64_t sim_topo_fastest_rate(const struct sim_net *net, const struct sim_param
 	}
 	return best;
 }
+
+uint64_t sim_topo_rank_rate(const struct sim_net *net, const struct sim_params *f)
+{
+	uint64_t best = f->link.rate_bps;
+
+	for (uint32_t r = 0; r < net->nranks; r++) {
+		const struct sim_net_node *nic = &net->nodes[net->rank_node[r]];
+		uint64_t sum = 0;
+
+		for (uint32_t p = 0; p < nic->nports; p++)
+			sum += sim_topo_link_rate(&net->links[nic->port_link[p]], f);
+		if (sum > best)
+			best = sum;
+	}
+	return best;
+}

@@ -196,8 +196,16 @@ int sim_topo_net_path(const struct sim_net *net, const struct sim_params *p, uin
 uint32_t sim_topo_path_mtu(const struct sim_topo *t, uint32_t src, uint32_t dst, uint64_t flow);
 
 /* The fastest link of network net, bit/s (the fabric's link rate at
- * least): no rank sends payload faster. */
+ * least): no single flow (one QP, one path) sends payload faster. */
 uint64_t sim_topo_fastest_rate(const struct sim_net *net, const struct sim_params *f);
+
+/* The most one rank can send at once on network net, bit/s: the sum of
+ * the rates of the links at its NIC's ports (two cables on a k = 2 ring,
+ * NVLink beside the NIC on a node), the largest over ranks, and the
+ * fabric's link rate at least.  No collective's busbw (nccl-tests) exceeds
+ * it: every rank must send busbw x time bytes at the least (Patarasuk and
+ * Yuan's bound for allreduce; N (k-1)/k for the gathers and scatters). */
+uint64_t sim_topo_rank_rate(const struct sim_net *net, const struct sim_params *f);
 
 /* The link directions (indices into t->links) a packet of flow `flow`
  * takes from rank src's NIC port `port` to rank dst, switches routing it

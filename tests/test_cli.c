@@ -699,6 +699,30 @@ static void test_sim_default_topology(void **state)
 	}
 }
 
+/* A k = 2 ring joins the two NICs by two cables, and channels hash over
+ * both: more than one link's busbw, which is no model bug (what a rank's
+ * ports carry is the cap: sim_topo_rank_rate()). */
+static void test_sim_two_cables(void **state)
+{
+	struct run r;
+	double time_us, algbw, busbw, link_gbps = 200e9 / 8 / 1e9; /* ib-hdr */
+	const char *row;
+
+	(void)state;
+	need_binary();
+	r = run_cclab("sim -n 2 --channels 3 --fabric ib-hdr -b 16M -e 16M --check 0");
+	if (r.status != 0)
+		fail_msg("exit %d\n%s%s", r.status, r.out, r.err);
+	assert_string_equal(r.err, "");
+	row = strstr(r.out, "\n    16777216 ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " %*s %*s %*s %*s %*s %lf %lf %lf", &time_us, &algbw, &busbw),
+			 3);
+	print_message("    k = 2, 3 channels, 16 MiB: %.1f us, busbw %.2f GB/s\n", time_us, busbw);
+	assert_true(busbw > link_gbps && busbw <= 2 * link_gbps);
+	run_free(&r);
+}
+
 /* SIGINT in the middle of a sweep: the program ends by the signal and
  * leaves neither the --json/--csv targets nor their temporary files. */
 static void test_sim_interrupted(void **state)
@@ -987,6 +1011,7 @@ int main(void)
 		cmocka_unit_test(test_sim_json_is_dir),
 		cmocka_unit_test(test_sim_fault_targets),
 		cmocka_unit_test(test_sim_default_topology),
+		cmocka_unit_test(test_sim_two_cables),
 		cmocka_unit_test(test_sim_interrupted),
 		cmocka_unit_test(test_tree_chunk_json),
 	};

@@ -559,6 +559,34 @@ static void test_nvlink(void **state)
 	sim_net_free(&net);
 }
 
+/* The most one flow and one rank can send: a star's NIC has one port, a
+ * ring's two (both to the peer at k = 2), a node's GPU NVLink beside its
+ * rail port; k = 1 on a ring has no links and keeps the fabric's rate. */
+static void test_rank_rate(void **state)
+{
+	static const struct { enum sim_topo_kind kind; uint32_t k, ports; } c[] = {
+		{SIM_TOPO_STAR, 4, 1}, {SIM_TOPO_RING, 1, 1}, {SIM_TOPO_RING, 2, 2},
+		{SIM_TOPO_RING, 5, 2},
+	};
+	struct sim_params p;
+	struct sim_net net;
+	char err[SIM_NET_ERR_LEN];
+
+	(void)state;
+	assert_int_equal(sim_params_preset("ib-hdr", &p), 0);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		assert_int_equal(sim_topo_net_make(&net, c[i].kind, c[i].k, err, sizeof(err)), 0);
+		assert_int_equal(sim_topo_fastest_rate(&net, &p), p.link.rate_bps);
+		assert_int_equal(sim_topo_rank_rate(&net, &p), c[i].ports * p.link.rate_bps);
+		sim_net_free(&net);
+	}
+	sim_net_init(&net, NULL);
+	assert_int_equal(sim_net_railopt(&net, 2, 2, 1, err, sizeof(err)), 0);
+	assert_int_equal(sim_topo_fastest_rate(&net, &p), p.host.nvlink_bps);
+	assert_int_equal(sim_topo_rank_rate(&net, &p), p.host.nvlink_bps + p.link.rate_bps);
+	sim_net_free(&net);
+}
+
 /* A link's own rate, propagation and MTU win over the fabric's; the path
  * MTU is the smallest on the path; the path is walked link by link. */
 static void test_link_values(void **state)
@@ -755,6 +783,7 @@ int main(void)
 		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_leafspine),
 		cmocka_unit_test(test_nvlink),
+		cmocka_unit_test(test_rank_rate),
 		cmocka_unit_test(test_link_values),
 		cmocka_unit_test(test_reserve_adds),
 		cmocka_unit_test(test_credit_check),
