@@ -332,8 +332,8 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		"SIZE is a number of bytes with an optional K, M or G suffix (powers of 1024,\n"
 		"as in nccl-tests; KiB, MiB, GiB also accepted), e.g. 4096, 64K, 1.5M.\n"
 		"As in nccl-tests, a size is the whole array: count = SIZE / type size for\n"
-		"allreduce, SIZE / type size / K for reducescatter and allgather (rounded\n"
-		"down).\n");
+		"allreduce, SIZE / type size / K for reducescatter, allgather and\n"
+		"alltoall, rounded down to whole 16-byte units per rank.\n");
 	if (cmd == CLI_SIM)
 		fprintf(f, "\nExample: 4 ranks, 64 KiB to 256 MiB, HDR InfiniBand through one switch,\n"
 			   "with a JSON report and a trace of the 256 MiB run:\n"

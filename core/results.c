@@ -24,14 +24,14 @@ void cc_result_counts(enum cc_coll coll, uint32_t nranks, size_t eltsize, uint64
 	case CC_REDUCESCATTER:
 	case CC_ALLGATHER:
 	case CC_ALLTOALL:
-		/* ReduceScatterGetCollByteCount / AllGatherGetCollByteCount:
-		 * recvcount (RS) / sendcount (AG) = count / nranks; the row
-		 * prints max(sendBytes, expectedBytes) = base * nranks * eltsize
-		 * and paramcount = base. */
+		/* ReduceScatterGetCollByteCount / AllGatherGetCollByteCount /
+		 * AlltoAllGetCollByteCount (nccl-tests since eltSize joined
+		 * them): base = (count/nranks) & -(16/eltSize), whole 16-byte
+		 * units per rank (per peer for all-to-all); the row prints
+		 * max(sendBytes, expectedBytes) = base * nranks * eltsize and
+		 * paramcount = base. */
 		*count = bytes / e / n;
-		/* AlltoAllGetCollByteCount: count / nranks to each peer, rounded
-		 * down to whole 16-byte units, (count/nranks) & -(16/eltSize). */
-		if (coll == CC_ALLTOALL && e <= 16)
+		if (e <= 16)
 			*count &= ~(16 / e - 1);
 		*size = *count * n * e;
 		break;

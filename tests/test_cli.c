@@ -294,7 +294,9 @@ static void test_check_small(void **state)
 }
 
 /* nccl-tests' size convention for reduce-scatter and all-gather: size is
- * the whole array, count is per rank; all-gather's redop is "none". */
+ * the whole array, count is per rank, whole 16-byte units (1000 B on 3
+ * ranks: 83 floats each, rounded down to 80); all-gather's redop is
+ * "none". */
 static void test_check_collectives(void **state)
 {
 	static const char *const colls[] = {"allreduce", "reducescatter", "allgather"};
@@ -311,7 +313,7 @@ static void test_check_collectives(void **state)
 	r = run_cclab("check -n 3 -c allgather -t write_imm -b 1000");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out,
-		"\n         996            83     float    none      -1      N/A     N/A     N/A      0\n"));
+		"\n         960            80     float    none      -1      N/A     N/A     N/A      0\n"));
 	run_free(&r);
 
 	for (size_t c = 0; c < 3; c++) {

@@ -223,11 +223,16 @@ static void test_counts(void **state)
 	assert_true(count == 256 && size == 1024);
 	cc_result_counts(CC_ALLREDUCE, 4, 4, 1023, &count, &size);
 	assert_true(count == 255 && size == 1020);
-	/* reduce-scatter / all-gather: per-rank count, whole-array size. */
+	/* reduce-scatter / all-gather: per-rank count, whole-array size,
+	 * rounded as all-to-all's below. */
 	cc_result_counts(CC_REDUCESCATTER, 4, 4, 1024, &count, &size);
 	assert_true(count == 64 && size == 1024);
 	cc_result_counts(CC_ALLGATHER, 3, 4, 1000, &count, &size);
-	assert_true(count == 83 && size == 996);
+	assert_true(count == 80 && size == 960); /* 83 -> 80 floats */
+	cc_result_counts(CC_REDUCESCATTER, 8, 4, 1000, &count, &size);
+	assert_true(count == 28 && size == 896); /* 31 -> 28 */
+	cc_result_counts(CC_ALLGATHER, 2, 8, 40, &count, &size);
+	assert_true(count == 2 && size == 32); /* 2 doubles = 16 B */
 	cc_result_counts(CC_ALLGATHER, 8, 2, 8, &count, &size);
 	assert_true(count == 0 && size == 0);
 	/* all-to-all: nccl-tests' (count/nranks) & -(16/eltSize) per peer. */
