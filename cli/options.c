@@ -279,6 +279,10 @@ static int get_size(const struct parse_ctx *c, const char *s, uint64_t min, uint
 
 	if (err == -ERANGE)
 		return bad_value(c, s, "too large (more than 2^64-1 bytes)");
+	if (err && cc_units_only_fraction_wrong(cc_parse_size, s))
+		return bad_value(c, s, "not a whole number of bytes; expected a size in bytes, "
+				 "optionally with a K, M, G suffix (powers of 1024), such as "
+				 "4096, 64K or 1.5M");
 	if (err)
 		return bad_value(c, s, "expected a size in bytes, optionally with a K, M, G "
 				 "suffix (powers of 1024), such as 4096, 64K or 1M");

@@ -314,3 +314,19 @@ char *cc_format_bytes(char *buf, size_t len, uint64_t bytes)
 	snprintf(buf, len, "%" PRIu64 "B", bytes);
 	return buf;
 }
+
+bool cc_units_only_fraction_wrong(int (*parse)(const char *, uint64_t *), const char *s)
+{
+	const char *dot = s ? strchr(s, '.') : NULL, *end;
+	char buf[64];
+	uint64_t v;
+
+	if (!dot || strlen(s) >= sizeof(buf))
+		return false;
+	for (end = dot + 1; *end >= '0' && *end <= '9'; end++)
+		;
+	if (*end == '.')
+		return false;
+	snprintf(buf, sizeof(buf), "%.*s%s", (int)(dot - s), s, end);
+	return parse(buf, &v) != -EINVAL;
+}

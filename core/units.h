@@ -28,6 +28,7 @@
 #ifndef CCLAB_CORE_UNITS_H
 #define CCLAB_CORE_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,12 @@ int cc_parse_msg_rate(const char *s, uint64_t *per_s);
  * ps, ns, us (also the micro signs U+00B5 and U+03BC followed by s), ms, s.
  * A unit is required, except for "0". */
 int cc_parse_time(const char *s, uint64_t *ps);
+
+/* Whether text s, which parse() rejected, has a fraction for its only
+ * fault: with the '.' and the digits after it removed it parses ("1.7K"
+ * is 1740.8 bytes, "1.5" 1.5 bytes; a second '.' is another fault).  For
+ * the message "not a whole number of bytes" rather than "not a size". */
+bool cc_units_only_fraction_wrong(int (*parse)(const char *, uint64_t *), const char *s);
 
 /* Human byte size into buf (always NUL-terminated when len > 0): an exact
  * multiple of a binary unit is printed as an integer with that unit

@@ -1025,19 +1025,6 @@ static bool parses_without(const struct num_type *t, const char *s, size_t from,
 	return t->parse(buf, &v) != -EINVAL;
 }
 
-/* "1.5K"-like text whose only fault is a fraction: the '.' and its digits
- * removed, it parses (a second '.' after them is a different fault). */
-static bool only_fraction_wrong(const struct num_type *t, const char *s)
-{
-	const char *dot = strchr(s, '.'), *end;
-
-	if (!dot)
-		return false;
-	for (end = dot + 1; *end >= '0' && *end <= '9'; end++)
-		;
-	return *end != '.' && parses_without(t, s, (size_t)(dot - s), (size_t)(end - s), '\0');
-}
-
 static int bad_number_text(const struct cy_node *n, const char *lab, const struct num_type *t,
 			   const char *help, struct cy_error *err)
 {
@@ -1048,7 +1035,7 @@ static int bad_number_text(const struct cy_node *n, const char *lab, const struc
 	show(shown, s);
 	if (s[0] == '-' && parses_without(t, s, 0, 1, '\0'))
 		return cy_fail(err, n, "%s%s must not be negative; expected %s", lab, shown, help);
-	if (t->base && only_fraction_wrong(t, s))
+	if (t->base && cc_units_only_fraction_wrong(t->parse, s))
 		return cy_fail(err, n, "%s'%s' is not a whole number of %s; expected %s", lab, shown,
 			       t->base, help);
 	spaced = strchr(s, ' ') && parses_without(t, s, 0, strlen(s), ' ');

@@ -191,6 +191,8 @@ static void test_bad_options(void **state)
 		{"check -n 4 -b 1X", {"-b", "1X"}},
 		{"check -n 4 -b -5", {"-b", "-5"}},
 		{"check -n 4 -b 1K5", {"-b", "1K5"}},
+		{"check -n 4 -b 1.7K", {"-b", "1.7K", "not a whole number of bytes"}},
+		{"check -n 4 -e 0.1K", {"-e", "0.1K", "not a whole number of bytes"}},
 		{"check -n 4 -b 99999999999999999999999", {"-b", "99999999999999999999999"}},
 		{"check -n 4 -e 1Q", {"-e", "1Q"}},
 		{"check -n 4 -b 1M -e 1K", {"-b", "-e", "1048576"}},

@@ -103,6 +103,16 @@ static void test_size_rejects(void **state)
 	size_err("99999999999999999999999x", -EINVAL);
 	/* A fraction too long to be exact. */
 	size_err("1.00000000000000000001K", -EINVAL);
+	/* Which rejections are only a fraction's (the message says so). */
+	assert_true(cc_units_only_fraction_wrong(cc_parse_size, "0.3K"));
+	assert_true(cc_units_only_fraction_wrong(cc_parse_size, "1.7K"));
+	assert_true(cc_units_only_fraction_wrong(cc_parse_size, "1.5"));
+	assert_true(cc_units_only_fraction_wrong(cc_parse_size, "1.00000000000000000001K"));
+	assert_false(cc_units_only_fraction_wrong(cc_parse_size, "1.2.3"));
+	assert_false(cc_units_only_fraction_wrong(cc_parse_size, "1.5X"));
+	assert_false(cc_units_only_fraction_wrong(cc_parse_size, "15K"));
+	assert_false(cc_units_only_fraction_wrong(cc_parse_size, "abc"));
+	assert_true(cc_units_only_fraction_wrong(cc_parse_time, "1.0000005ns"));
 }
 
 static uint64_t rate_ok(const char *s)
