@@ -80,47 +80,74 @@ static sim_time_ps batch_ps(const struct sim_pcie *p, const struct sim_pcie_item
 
 static void deliver(struct sim_engine *eng, void *ctx, uint64_t arg);
 
+/* The delay line of arg: a direction, or SIM_PCIE_NDIR for the upstream
+ * read requests. */
+static struct sim_pcie_dir *line_of(struct sim_pcie *p, uint64_t arg)
+{
+	return arg == SIM_PCIE_NDIR ? &p->mrd : &p->dir[arg];
+}
+
+/* Appends it, due at it->due, to delay line `arg`; due times on one line
+ * never decrease (FIFO order, one latency), so it stays sorted and one
+ * event for its head suffices. */
+static void line_append(struct sim_pcie *p, uint64_t arg, struct sim_pcie_item *it)
+{
+	struct sim_pcie_dir *line = line_of(p, arg);
+
+	it->next = NULL;
+	if (line->fl_tail)
+		line->fl_tail->next = it;
+	else
+		line->fl_head = it;
+	line->fl_tail = it;
+	if (!line->fl_armed && !line->fl_running) {
+		line->fl_armed = true;
+		sched(p->eng, it->due, deliver, p, arg, __LINE__);
+	}
+}
+
 /* Queues a batch: it starts serializing when the direction is free (FIFO:
  * at the end of the previous batch, or now), and is delivered latency_ps
  * after its last TLP left.  Both times are known at once, so the
- * serialization needs no event of its own; due times never decrease
- * (FIFO order, one latency), so the delay line stays sorted by appending
- * and one event for its head suffices. */
+ * serialization needs no event of its own.  An upstream read request
+ * (it->then set) goes ahead of the queued writes instead (pcie.h). */
 static void dir_push(struct sim_pcie *p, enum sim_pcie_dirn d, struct sim_pcie_item *it)
 {
 	struct sim_pcie_dir *dir = &p->dir[d];
+	bool mrd = d == SIM_PCIE_UP && it->then;
 	sim_time_ps now = sim_now(p->eng);
-	sim_time_ps start = dir->free_at > now ? dir->free_at : now;
+	sim_time_ps after = mrd ? p->mrd.free_at : dir->free_at;
+	sim_time_ps start = after > now ? after : now;
 	sim_time_ps ser = batch_ps(p, it);
 
-	if (add_sat(add_sat(start, ser), p->latency_ps) == SIM_TIME_NEVER)
+	if (add_sat(add_sat(start > dir->free_at ? start : dir->free_at, ser), p->latency_ps) ==
+	    SIM_TIME_NEVER)
 		sim__model_die(__FILE__, __LINE__, "pcie: batch of %" PRIu64 " TLPs ends beyond time's range",
 			 it->ntlp);
 	if (start > dir->free_at)
 		dir->seg_start = start; /* the direction was idle in between */
-	dir->free_at = start + ser;
+	/* The link carries it once either way: what is queued behind it (a
+	 * read request: the writes not yet sent) leaves ser later. */
+	dir->free_at = (start > dir->free_at ? start : dir->free_at) + ser;
 	dir->busy_ps += ser;
 	dir->st.tlps += it->ntlp;
 	dir->st.payload_bytes += it->payload;
 	dir->st.wire_bytes += it->payload + it->ntlp * it->oh;
 	dir->st.batches++;
-	it->due = dir->free_at + p->latency_ps;
-	it->next = NULL;
-	if (dir->fl_tail)
-		dir->fl_tail->next = it;
-	else
-		dir->fl_head = it;
-	dir->fl_tail = it;
-	if (!dir->fl_armed && !dir->fl_running) {
-		dir->fl_armed = true;
-		sched(p->eng, it->due, deliver, p, d, __LINE__);
+	if (mrd) {
+		p->mrd.free_at = start + ser;
+		it->due = p->mrd.free_at + p->latency_ps;
+		line_append(p, SIM_PCIE_NDIR, it);
+	} else {
+		it->due = dir->free_at + p->latency_ps;
+		line_append(p, d, it);
 	}
 }
 
 static void deliver(struct sim_engine *eng, void *ctx, uint64_t arg)
 {
 	struct sim_pcie *p = ctx;
-	struct sim_pcie_dir *dir = &p->dir[arg];
+	struct sim_pcie_dir *dir = line_of(p, arg);
 	sim_time_ps now = sim_now(eng);
 
 	dir->fl_armed = false;
@@ -178,8 +205,8 @@ static void free_list(struct sim_pcie_item *it)
 
 void sim_pcie_destroy(struct sim_pcie *p)
 {
-	for (int d = 0; d < SIM_PCIE_NDIR; d++) {
-		struct sim_pcie_dir *dir = &p->dir[d];
+	for (int d = 0; d <= SIM_PCIE_NDIR; d++) {
+		struct sim_pcie_dir *dir = line_of(p, (uint64_t)d);
 
 		free_list(dir->fl_head);
 		*dir = (struct sim_pcie_dir){0};
@@ -297,5 +324,5 @@ bool sim_pcie_idle(const struct sim_pcie *p)
 	for (int d = 0; d < SIM_PCIE_NDIR; d++)
 		if (p->dir[d].fl_head)
 			return false;
-	return true;
+	return !p->mrd.fl_head;
 }

@@ -31,7 +31,19 @@
  * Timing.  Each direction is one FIFO of TLP batches served in order: a
  * batch serializes TLP by TLP (each sim_serialize_ps(), rounded up per TLP
  * as on a network link) and its last TLP is delivered latency_ps after its
- * last byte left.  The root complex turns a read request into completions
+ * last byte left.  Except upstream read requests: they pass the DMA writes
+ * queued there.  A NIC keeps its receive path's writes and its transmit
+ * path's read requests apart and arbitrates between them TLP by TLP (and
+ * PCIe gives posted and non-posted requests their own flow-control credits,
+ * Base Spec 2.6.1), so a 24-byte MRd never waits behind a receive backlog;
+ * in a FIFO, a NIC receiving faster than its upstream can write would
+ * starve its own transmit (two cables on a k = 2 ring: a rank's send rate
+ * fell to a third).  An MRd starts when the requests before it have left,
+ * at once otherwise (the write TLP on the wire, a few ns, is not waited
+ * for), and the direction's free time moves by its serialization, so the
+ * writes queued after it leave that much later: the link's time is
+ * counted once.  Writes already queued keep their times (each early by
+ * at most the 24-byte requests that passed it).  The root complex turns a read request into completions
  * at the instant it arrives (its memory access time is part of latency_ps,
  * see params.c).  rate_bps 0 is an unlimited link: only latency counts.
  * Closed forms, idle link, rate r, latency L, ser(x) = ceil(8x * 1e12 / r):
@@ -46,7 +58,7 @@
  *
  * Events (sim/event.h's head-of-line contract): per direction at most
  * SIM_PCIE_DIR_EVENTS pending — the delivery of the earliest batch not yet
- * delivered.  Nothing reacts to a batch's last TLP leaving, so its start
+ * delivered — and as many for the upstream read requests' own line.  Nothing reacts to a batch's last TLP leaving, so its start
  * and end are computed when it is queued (FIFO: it starts when the one
  * before it ends) and only its delivery is an event; deliveries on one
  * direction never go backwards (FIFO start, constant latency).  A write is
@@ -100,12 +112,15 @@ struct sim_pcie {
 	sim_time_ps latency_ps; /* one way */
 	uint32_t mps, mrrs, tlp_oh, cpl_oh;
 	struct sim_pcie_dir dir[SIM_PCIE_NDIR];
+	/* Upstream read requests: their own delay line (only fl_*, free_at
+	 * used); their TLPs count in dir[SIM_PCIE_UP]'s time and stats. */
+	struct sim_pcie_dir mrd;
 	struct sim_pcie_item *free; /* recycled batches */
 };
 
 /* Engine events one link (both directions) can have pending at once. */
 #define SIM_PCIE_DIR_EVENTS 1
-#define SIM_PCIE_MAX_EVENTS (SIM_PCIE_NDIR * SIM_PCIE_DIR_EVENTS)
+#define SIM_PCIE_MAX_EVENTS ((SIM_PCIE_NDIR + 1) * SIM_PCIE_DIR_EVENTS)
 
 /* 0, or -EINVAL for a NULL engine or params, or MPS / MRRS of 0. */
 int sim_pcie_init(struct sim_pcie *p, struct sim_engine *eng, const struct sim_pcie_params *pp);

@@ -159,12 +159,16 @@ static void test_read_request_gated(void **state)
 }
 
 /* Back to back at t = 0: write A, write B, read C upstream; a 64 B MMIO
- * write D downstream.
+ * write D downstream.  C's 8 MRds pass the queued writes (pcie.h): request
+ * j leaves at 1920 j and reaches the host at 1920 j + L; its two CplD
+ * queue downstream behind D, which leaves at 7040, and each other.
  *   A: 16 * 22400 + L                         = 608400
- *   B: 2 * 16 * 22400 + L                     = 966800
- *   C: MRd behind both writes: 2 * 358400 + 1920 + L, then 16 CplD + L
- *      = 718720 + 250000 + 353280 + 250000    = 1572000
- *   D: ser(64 + 24) + L = 7040 + 250000        = 257040 (downstream free) */
+ *   B: 2 * 16 * 22400 + L                     = 966800 (queued before C)
+ *   C: 1920 + L, then 16 CplD back to back (request j is in long before
+ *      its turn) + L = 251920 + 353280 + 250000 = 855200
+ *   D: ser(64 + 24) + L = 7040 + 250000        = 257040 (downstream free)
+ * A write queued after C leaves 8 * 1920 later: the link's time counts
+ * each TLP once (E, 64 B at t = 0 too: 2 * 358400 + 8 * 1920 + 7040 + L). */
 static void test_back_to_back(void **state)
 {
 	struct fix *f = fix_new(&test_pp, 0);
@@ -174,20 +178,23 @@ static void test_back_to_back(void **state)
 	assert_int_equal(sim_pcie_dma_write(&f->p, 4096, on_done, &f->log, 'B'), 0);
 	assert_int_equal(sim_pcie_dma_read(&f->p, 4096, on_done, &f->log, 'C'), 0);
 	assert_int_equal(sim_pcie_mmio_write(&f->p, 64, on_done, &f->log, 'D'), 0);
+	assert_int_equal(sim_pcie_dma_write(&f->p, 64, on_done, &f->log, 'E'), 0);
 	sim_run(&f->eng, SIM_TIME_NEVER);
-	assert_int_equal(f->log.n, 4);
+	assert_int_equal(f->log.n, 5);
 	assert_int_equal(f->log.e[0].arg, 'D');
 	assert_int_equal(f->log.e[0].at, 88 * 80 + L_PS);
 	assert_int_equal(f->log.e[1].arg, 'A');
 	assert_int_equal(f->log.e[1].at, 16 * UINT64_C(22400) + L_PS);
-	assert_int_equal(f->log.e[2].arg, 'B');
-	assert_int_equal(f->log.e[2].at, 2 * 16 * UINT64_C(22400) + L_PS);
-	assert_int_equal(f->log.e[3].arg, 'C');
-	assert_int_equal(f->log.e[3].at,
-			 2 * 16 * UINT64_C(22400) + 1920 + L_PS + 16 * UINT64_C(22080) + L_PS);
-	assert_int_equal(f->log.e[3].at, 1572000);
-	assert_int_equal(sim_pcie_stats(&f->p, SIM_PCIE_UP)->tlps, 16 + 16 + 8);
+	assert_int_equal(f->log.e[2].arg, 'C');
+	assert_int_equal(f->log.e[2].at, 1920 + L_PS + 16 * UINT64_C(22080) + L_PS);
+	assert_int_equal(f->log.e[2].at, 855200);
+	assert_int_equal(f->log.e[3].arg, 'B');
+	assert_int_equal(f->log.e[3].at, 2 * 16 * UINT64_C(22400) + L_PS);
+	assert_int_equal(f->log.e[4].arg, 'E');
+	assert_int_equal(f->log.e[4].at, 2 * 16 * UINT64_C(22400) + 8 * 1920 + 88 * 80 + L_PS);
+	assert_int_equal(sim_pcie_stats(&f->p, SIM_PCIE_UP)->tlps, 16 + 16 + 8 + 1);
 	assert_int_equal(sim_pcie_stats(&f->p, SIM_PCIE_DOWN)->tlps, 16 + 1);
+	assert_int_equal(sim_pcie_busy_ps(&f->p, SIM_PCIE_UP), 2 * 16 * 22400 + 8 * 1920 + 88 * 80);
 	fix_free(f);
 }
 
@@ -325,7 +332,7 @@ static void test_events_bounded(void **state)
 	}
 	assert_int_equal(f->log.n, 200);
 	assert_true(sim_pcie_idle(&f->p));
-	/* Reads and writes share the upstream FIFO, in submission order. */
+	/* Deliveries never go back in time, whichever line they come from. */
 	for (size_t i = 1; i < f->log.n; i++)
 		assert_true(f->log.e[i].at >= f->log.e[i - 1].at);
 	fix_free(f);
