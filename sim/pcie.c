@@ -118,17 +118,17 @@ static void dir_push(struct sim_pcie *p, enum sim_pcie_dirn d, struct sim_pcie_i
 	sim_time_ps now = sim_now(p->eng);
 	sim_time_ps after = mrd ? p->mrd.free_at : dir->free_at;
 	sim_time_ps start = after > now ? after : now;
+	/* The link's time it takes: after what is queued (for a read request,
+	 * the writes it passed), so each TLP is counted once. */
+	sim_time_ps link_from = start > dir->free_at ? start : dir->free_at;
 	sim_time_ps ser = batch_ps(p, it);
 
-	if (add_sat(add_sat(start > dir->free_at ? start : dir->free_at, ser), p->latency_ps) ==
-	    SIM_TIME_NEVER)
+	if (add_sat(add_sat(link_from, ser), p->latency_ps) == SIM_TIME_NEVER)
 		sim__model_die(__FILE__, __LINE__, "pcie: batch of %" PRIu64 " TLPs ends beyond time's range",
 			 it->ntlp);
 	if (start > dir->free_at)
 		dir->seg_start = start; /* the direction was idle in between */
-	/* The link carries it once either way: what is queued behind it (a
-	 * read request: the writes not yet sent) leaves ser later. */
-	dir->free_at = (start > dir->free_at ? start : dir->free_at) + ser;
+	dir->free_at = link_from + ser;
 	dir->busy_ps += ser;
 	dir->st.tlps += it->ntlp;
 	dir->st.payload_bytes += it->payload;
