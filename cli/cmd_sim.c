@@ -349,6 +349,18 @@ int cmd_sim(const struct cli_opts *o)
 			return CLI_EXIT_FAIL;
 		}
 	}
+	/* An algorithm that joins ranks --topology ring does not connect: a
+	 * usage error before the table, as a scenario's (sim/scenario.c). */
+	uint32_t a, b;
+
+	if (!o->scenario && !sim_topo_carries(c.net, &o->p, &a, &b)) {
+		fprintf(stderr, "cclab sim: --topology %s: %s %s joins ranks %u and %u, which "
+			"it does not connect; --topology star connects every pair\n",
+			sim_topo_kind_name[o->topo], cc_algo_name[o->p.algo],
+			cc_coll_name[o->p.coll], a, b);
+		sim_net_free(&c.own);
+		return CLI_EXIT_USAGE;
+	}
 	/* A fabric this network's switches cannot give credits: refused by
 	 * name now, not as a failed run. */
 	if (sim_topo_credit_check(c.net, &o->fabric, msg, sizeof(msg))) {

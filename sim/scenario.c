@@ -408,56 +408,29 @@ static int check_params(const struct cy_node *d, const struct cc_scenario *sc,
 	return cy_fail(err, at, "'%s': %s", key, msg);
 }
 
-/* Whether every rank reaches every other: a switched network. */
-static bool all_pairs(const struct sim_net *n)
-{
-	for (uint32_t a = 0; a < n->nranks; a++)
-		for (uint32_t b = 0; b < n->nranks; b++)
-			if (a != b && !sim_net_routes(n, n->rank_node[a], b, NULL))
-				return false;
-	return true;
-}
-
 /* The schedule's queue pairs against the topology's routes: an algorithm
  * that joins ranks the network does not connect (halving-doubling's
  * partners on a ring of NICs) is refused at its key, not by every run.
  * Only for the simulator, the one executor that runs on the file's
- * network (data has none, verbs the real one), and only where some pair
- * is unconnected.  The connections do not depend on the size, so a small
- * array shows them; a schedule that cannot be built here is left to the
- * run, as is one of over 512 ranks (an all-to-all's k^2 queue pairs). */
+ * network (data has none, verbs the real one); sim_topo_carries() says
+ * what it leaves to the run. */
 static int check_routes(const struct cy_node *d, const struct cc_scenario *sc,
 			struct cy_error *err)
 {
-	struct cc_coll_params p = sc->p;
-	char msg[256];
-	int rc = 0;
+	const struct cy_node *at = cy_get(d, "algorithm");
+	const char *key = "algorithm";
+	uint32_t a, b;
 
-	if (!sc->executor[CC_EXEC_SIM] || p.nranks > 512 || all_pairs(&sc->net))
+	if (!sc->executor[CC_EXEC_SIM] || sim_topo_carries(&sc->net, &sc->p, &a, &b))
 		return 0;
-	p.count = p.nranks;
-	struct cc_schedule *s = cc_build(&p, msg, sizeof(msg));
-
-	for (uint32_t r = 0; s && !rc && r < s->nranks; r++)
-		for (uint32_t q = 0; !rc && q < s->ranks[r].nqps; q++) {
-			uint32_t peer = s->ranks[r].qps[q].peer;
-			const struct cy_node *at = cy_get(d, "algorithm");
-			const char *key = "algorithm";
-
-			if (peer == r || sim_net_routes(&sc->net, sc->net.rank_node[r], peer, NULL))
-				continue;
-			if (!at) {
-				at = cy_get(d, "collective");
-				key = "collective";
-			}
-			rc = cy_fail(err, at ? at : cy_get(d, "topology"), "'%s': %s %s joins ranks "
-				     "%u and %u, which the %s topology does not connect; a switched "
-				     "topology (star, leafspine, railopt) connects every pair",
-				     at ? key : "topology", cc_algo_name[p.algo],
-				     cc_coll_name[p.coll], r, peer, sc->net.name);
-		}
-	cc_schedule_free(s);
-	return rc;
+	if (!at) {
+		at = cy_get(d, "collective");
+		key = "collective";
+	}
+	return cy_fail(err, at ? at : cy_get(d, "topology"), "'%s': %s %s joins ranks %u and %u, "
+		       "which the %s topology does not connect; a switched topology (star, "
+		       "leafspine, railopt) connects every pair", at ? key : "topology",
+		       cc_algo_name[sc->p.algo], cc_coll_name[sc->p.coll], a, b, sc->net.name);
 }
 
 static void defaults(struct cc_scenario *sc, const char *path)

@@ -5,6 +5,8 @@
  */
 #include "sim/topo.h"
 
+#include "core/algo.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -529,4 +531,40 @@ uint64_t sim_topo_rank_rate(const struct sim_net *net, const struct sim_params *
 			best = sum;
 	}
 	return best;
+}
+
+/* Whether every rank reaches every other: a switched network. */
+static bool all_pairs(const struct sim_net *n)
+{
+	for (uint32_t a = 0; a < n->nranks; a++)
+		for (uint32_t b = 0; b < n->nranks; b++)
+			if (a != b && !sim_net_routes(n, n->rank_node[a], b, NULL))
+				return false;
+	return true;
+}
+
+bool sim_topo_carries(const struct sim_net *net, const struct cc_coll_params *p, uint32_t *a,
+		      uint32_t *b)
+{
+	struct cc_coll_params small = *p;
+	struct cc_schedule *s;
+	char msg[256];
+	bool ok = true;
+
+	if (p->nranks > 512 || all_pairs(net))
+		return true;
+	small.count = p->nranks;
+	s = cc_build(&small, msg, sizeof(msg));
+	for (uint32_t r = 0; s && ok && r < s->nranks; r++)
+		for (uint32_t q = 0; ok && q < s->ranks[r].nqps; q++) {
+			uint32_t peer = s->ranks[r].qps[q].peer;
+
+			if (peer == r || sim_net_routes(net, net->rank_node[r], peer, NULL))
+				continue;
+			*a = r;
+			*b = peer;
+			ok = false;
+		}
+	cc_schedule_free(s);
+	return ok;
 }

@@ -101,6 +101,17 @@ struct sim_topo {
 int sim_topo_build_net(struct sim_topo *t, struct sim_engine *eng, const struct sim_net *net,
 		       const struct sim_params *p);
 
+struct cc_coll_params;
+
+/* Whether network net connects every pair of ranks that collective p's
+ * schedule joins by a queue pair (built for a small array: the connections
+ * do not depend on the size).  false with the first pair it does not in
+ * *a, *b (halving-doubling's partners or a tree on a ring of NICs).  true
+ * also when the schedule cannot be built here or has over 512 ranks (an
+ * all-to-all's k^2 queue pairs): the run decides those. */
+bool sim_topo_carries(const struct sim_net *net, const struct cc_coll_params *p, uint32_t *a,
+		      uint32_t *b);
+
 /* With IB credit flow control and a finite switch buffer, every switch
  * of net must have room for one largest frame (MTU + headers) per port:
  * credits are a promise of buffer space (IBA 7.9), so a switch that hands
