@@ -20,6 +20,7 @@ struct sim_pcie_item {
 	uint64_t payload;
 	uint32_t full, last, oh;
 	sim_time_ps due;
+	bool pass;          /* a transmit read request: passes queued writes */
 	sim_pcie_done_fn fn;
 	void *ctx;
 	uint64_t arg;
@@ -109,12 +110,12 @@ static void line_append(struct sim_pcie *p, uint64_t arg, struct sim_pcie_item *
 /* Queues a batch: it starts serializing when the direction is free (FIFO:
  * at the end of the previous batch, or now), and is delivered latency_ps
  * after its last TLP left.  Both times are known at once, so the
- * serialization needs no event of its own.  An upstream read request
- * (it->then set) goes ahead of the queued writes instead (pcie.h). */
+ * serialization needs no event of its own.  A transmit read request
+ * (it->pass) goes ahead of the queued writes instead (pcie.h). */
 static void dir_push(struct sim_pcie *p, enum sim_pcie_dirn d, struct sim_pcie_item *it)
 {
 	struct sim_pcie_dir *dir = &p->dir[d];
-	bool mrd = d == SIM_PCIE_UP && it->then;
+	bool mrd = d == SIM_PCIE_UP && it->pass;
 	sim_time_ps now = sim_now(p->eng);
 	sim_time_ps after = mrd ? p->mrd.free_at : dir->free_at;
 	sim_time_ps start = after > now ? after : now;
@@ -250,8 +251,10 @@ int sim_pcie_mmio_write(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn,
 	return write_batch(p, SIM_PCIE_DOWN, bytes, fn, ctx, arg);
 }
 
-int sim_pcie_dma_read(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
-		      uint64_t arg)
+/* `bytes` read as MRRS-sized requests up, each answered by MPS-sized
+ * completions down; pass: the requests go ahead of queued writes. */
+static int read_batches(struct sim_pcie *p, uint64_t bytes, bool pass, sim_pcie_done_fn fn,
+			void *ctx, uint64_t arg)
 {
 	uint64_t nreq = bytes ? div_up(bytes, p->mrrs) : 0;
 	struct sim_pcie_item *head = NULL, *tail = NULL;
@@ -281,6 +284,7 @@ int sim_pcie_dma_read(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, v
 		rq->ntlp = 1;
 		rq->oh = p->tlp_oh;
 		rq->then = cpl;
+		rq->pass = pass;
 		/* Its completions: CplD of at most MPS bytes each. */
 		cpl->ntlp = div_up(len, p->mps);
 		cpl->payload = len;
@@ -305,6 +309,18 @@ int sim_pcie_dma_read(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, v
 		head = next;
 	}
 	return 0;
+}
+
+int sim_pcie_dma_read(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
+		      uint64_t arg)
+{
+	return read_batches(p, bytes, true, fn, ctx, arg);
+}
+
+int sim_pcie_dma_read_ordered(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
+			      uint64_t arg)
+{
+	return read_batches(p, bytes, false, fn, ctx, arg);
 }
 
 sim_time_ps sim_pcie_busy_ps(const struct sim_pcie *p, enum sim_pcie_dirn d)

@@ -31,19 +31,25 @@
  * Timing.  Each direction is one FIFO of TLP batches served in order: a
  * batch serializes TLP by TLP (each sim_serialize_ps(), rounded up per TLP
  * as on a network link) and its last TLP is delivered latency_ps after its
- * last byte left.  Except upstream read requests: they pass the DMA writes
- * queued there.  A NIC keeps its receive path's writes and its transmit
- * path's read requests apart and arbitrates between them TLP by TLP (and
- * PCIe gives posted and non-posted requests their own flow-control credits,
- * Base Spec 2.6.1), so a 24-byte MRd never waits behind a receive backlog;
- * in a FIFO, a NIC receiving faster than its upstream can write would
+ * last byte left.  Except the transmit path's read requests
+ * (sim_pcie_dma_read()): they pass the DMA writes queued there.  A NIC
+ * queues its receive path's writes and its transmit path's read requests
+ * apart and issues them to the link TLP by TLP in turn, so a transmit MRd
+ * waits for the write TLP on the wire (about 9 ns at Gen4 x16, MPS 256,
+ * left out here), not for the receive backlog still queued inside the NIC;
+ * in one FIFO, a NIC receiving faster than its upstream can write would
  * starve its own transmit (two cables on a k = 2 ring: a rank's send rate
- * fell to a third).  An MRd starts when the requests before it have left,
- * at once otherwise (the write TLP on the wire, a few ns, is not waited
- * for), and the direction's free time moves by its serialization, so the
- * writes queued after it leave that much later: the link's time is
- * counted once.  Writes already queued keep their times (each early by
- * at most the 24-byte requests that passed it).  The root complex turns a read request into completions
+ * fell to a third).  Nothing it reads can be data those writes carry: the
+ * software posts a send only after it has seen what it sends.  Such an MRd
+ * starts when the transmit requests before it have left, at once
+ * otherwise, and the direction's free time moves by its serialization, so
+ * the writes queued after it leave that much later: the link's time is
+ * counted once.  Writes already queued keep their times (each early by at
+ * most the 24-byte requests that passed it).  A responder's read for a
+ * READ response (sim_pcie_dma_read_ordered()) stays in the FIFO behind
+ * every write queued before it: a READ must return the data of the WRITEs
+ * before it on its QP (IBA's RC ordering), and PCIe lets no read request
+ * pass a posted write (Base Spec 2.4.1, the ordering table).  The root complex turns a read request into completions
  * at the instant it arrives (its memory access time is part of latency_ps,
  * see params.c).  rate_bps 0 is an unlimited link: only latency counts.
  * Closed forms, idle link, rate r, latency L, ser(x) = ceil(8x * 1e12 / r):
@@ -58,10 +64,11 @@
  *
  * Events (sim/event.h's head-of-line contract): per direction at most
  * SIM_PCIE_DIR_EVENTS pending — the delivery of the earliest batch not yet
- * delivered — and as many for the upstream read requests' own line.  Nothing reacts to a batch's last TLP leaving, so its start
- * and end are computed when it is queued (FIFO: it starts when the one
- * before it ends) and only its delivery is an event; deliveries on one
- * direction never go backwards (FIFO start, constant latency).  A write is
+ * delivered — and as many for the transmit read requests' own line.
+ * Nothing reacts to a batch's last TLP leaving, so its start and end are
+ * computed when it is queued (FIFO: it starts when the one before it ends)
+ * and only its delivery is an event; deliveries on one delay line never go
+ * backwards (FIFO start, constant latency).  A write is
  * one batch whatever its size; a read is one batch per request in each
  * direction.
  * Batches are allocated at submission, none in a handler, so a running
@@ -133,10 +140,16 @@ void sim_pcie_destroy(struct sim_pcie *p);
 int sim_pcie_dma_write(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
 		       uint64_t arg);
 
-/* The device reads `bytes` from host memory; fn runs when the last byte is
- * in the device.  0, -EINVAL for 0 bytes, or -ENOMEM (nothing queued). */
+/* The device reads `bytes` from host memory for what it transmits; fn runs
+ * when the last byte is in the device.  Its requests pass the writes queued
+ * upstream (above).  0, -EINVAL for 0 bytes, or -ENOMEM (nothing queued). */
 int sim_pcie_dma_read(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
 		      uint64_t arg);
+
+/* The same, its requests behind every write queued before them: a
+ * responder's read of what a READ returns. */
+int sim_pcie_dma_read_ordered(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
+			      uint64_t arg);
 
 /* The host writes `bytes` into device BAR space (a doorbell, a BlueFlame
  * WQE), as MWr TLPs of at most MPS bytes, downstream. */

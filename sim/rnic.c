@@ -514,8 +514,11 @@ void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read)
 		return;
 	}
 	pt->reading++;
-	if (sim_pcie_dma_read(&x->rk[r].pcie, k->p.payload_bytes, read_done, &x->rk[r],
-			      (uint64_t)(uintptr_t)k))
+	/* A READ response returns what the WRITEs before it on its QP left:
+	 * its read stays behind the writes queued upstream (sim/pcie.h). */
+	if ((k->kind == SX_PKT_RESP ? sim_pcie_dma_read_ordered : sim_pcie_dma_read)(
+		    &x->rk[r].pcie, k->p.payload_bytes, read_done, &x->rk[r],
+		    (uint64_t)(uintptr_t)k))
 		sx_die_nomem();
 }
 

@@ -198,6 +198,29 @@ static void test_back_to_back(void **state)
 	fix_free(f);
 }
 
+/* A responder's read for a READ response stays behind the writes queued
+ * before it (sim_pcie_dma_read_ordered()): write A (4096 B) at t = 0, then
+ * the ordered read C of 4096 B.  C's 8 MRds leave after A, 1920 apart; the
+ * first reaches the host at 358400 + 1920 + L, and its 16 CplD follow back
+ * to back (each request is in before its turn):
+ *   C = 358400 + 1920 + L + 16 * 22080 + L = 1213600. */
+static void test_read_ordered(void **state)
+{
+	struct fix *f = fix_new(&test_pp, 0);
+
+	(void)state;
+	assert_int_equal(sim_pcie_dma_write(&f->p, 4096, on_done, &f->log, 'A'), 0);
+	assert_int_equal(sim_pcie_dma_read_ordered(&f->p, 4096, on_done, &f->log, 'C'), 0);
+	sim_run(&f->eng, SIM_TIME_NEVER);
+	assert_int_equal(f->log.n, 2);
+	assert_int_equal(f->log.e[0].arg, 'A');
+	assert_int_equal(f->log.e[0].at, 16 * UINT64_C(22400) + L_PS);
+	assert_int_equal(f->log.e[1].arg, 'C');
+	assert_int_equal(f->log.e[1].at, 358400 + 1920 + L_PS + 16 * UINT64_C(22080) + L_PS);
+	assert_int_equal(f->log.e[1].at, 1213600);
+	fix_free(f);
+}
+
 /* An MMIO write at t = 255000 joins the downstream FIFO between the
  * completions of requests 2 and 3 of a 4096 B read started at 0: request j
  * reaches the host at L + 1920j (j = 2: 253840, j = 3: 255760).
@@ -416,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_read_4096),
 		cmocka_unit_test(test_read_request_gated),
 		cmocka_unit_test(test_back_to_back),
+		cmocka_unit_test(test_read_ordered),
 		cmocka_unit_test(test_mmio_interleaves),
 		cmocka_unit_test(test_one_byte),
 		cmocka_unit_test(test_rate_zero),
