@@ -1,6 +1,6 @@
 /* tests/sim_sched.h — schedules the simulator tests share: a ring
- * collective from the core, a collective's time on a star, and an incast
- * built by hand.  Include after cmocka.h. */
+ * collective from the core, a collective's time on a star, ops added by
+ * hand, and an incast built by hand.  Include after cmocka.h. */
 #ifndef CCLAB_TESTS_SIM_SCHED_H
 #define CCLAB_TESTS_SIM_SCHED_H
 
@@ -67,6 +67,27 @@ static inline double sim_star_us(const struct cc_coll_params *p, const char *fab
 	us = sim_sched_star_us(s, &f);
 	cc_schedule_free(s);
 	return us;
+}
+
+/* Op of rank r after op dep (UINT32_MAX: none); its index. */
+static inline uint32_t op_add(struct cc_schedule *s, uint32_t r, struct cc_op op, uint32_t dep)
+{
+	return cc_add_op(&s->ranks[r], &op, &dep, dep == UINT32_MAX ? 0 : 1);
+}
+
+/* post_send + doorbell of one WQE on qp; returns the doorbell's index. */
+static inline uint32_t send_op(struct cc_schedule *s, uint32_t r, uint32_t qp,
+			       struct cc_op_send o, uint32_t dep)
+{
+	o.qp = qp;
+	uint32_t i = op_add(s, r, (struct cc_op){ .kind = CC_OP_POST_SEND, .u.send = o }, dep);
+	return op_add(s, r, (struct cc_op){ .kind = CC_OP_DOORBELL, .u.doorbell = { qp, 1 } }, i);
+}
+
+/* Polls CQ 0 of rank r for wr_id. */
+static inline uint32_t poll_op(struct cc_schedule *s, uint32_t r, uint64_t wr_id, uint32_t dep)
+{
+	return op_add(s, r, (struct cc_op){ .kind = CC_OP_POLL_CQ, .u.poll = { 0, wr_id } }, dep);
 }
 
 /* n senders (ranks 1..n) each RDMA WRITE `bytes` into rank 0 at once, one

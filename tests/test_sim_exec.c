@@ -101,25 +101,6 @@ static struct cc_schedule *pair(uint32_t nqp, uint64_t bytes, uint8_t rnr_retry)
 	return s;
 }
 
-static uint32_t op_add(struct cc_schedule *s, uint32_t r, struct cc_op op, uint32_t dep)
-{
-	return cc_add_op(&s->ranks[r], &op, &dep, dep == UINT32_MAX ? 0 : 1);
-}
-
-/* post_send + doorbell of one WQE on qp; returns the doorbell's index. */
-static uint32_t send_op(struct cc_schedule *s, uint32_t r, uint32_t qp, struct cc_op_send o,
-			uint32_t dep)
-{
-	o.qp = qp;
-	uint32_t i = op_add(s, r, (struct cc_op){ .kind = CC_OP_POST_SEND, .u.send = o }, dep);
-	return op_add(s, r, (struct cc_op){ .kind = CC_OP_DOORBELL, .u.doorbell = { qp, 1 } }, i);
-}
-
-static uint32_t poll_op(struct cc_schedule *s, uint32_t r, uint64_t wr_id, uint32_t dep)
-{
-	return op_add(s, r, (struct cc_op){ .kind = CC_OP_POLL_CQ, .u.poll = { 0, wr_id } }, dep);
-}
-
 /* Runs s on ib-hdr over `net`, or the `topo` network when net is NULL. */
 static struct cc_sim_result run_on(const struct cc_schedule *s, enum sim_topo_kind topo,
 				   const struct sim_net *net, const struct cc_fault *faults,

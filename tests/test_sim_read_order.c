@@ -20,26 +20,12 @@
 #include "core/schedule.h"
 #include "sim/exec.h"
 #include "sim/params.h"
+#include "tests/sim_sched.h"
 
 enum { BUF_DATA, BUF_FLAG };
 enum { MR_DATA, MR_FLAG };
 
 #define BIG (UINT64_C(4) << 20)
-
-static uint32_t op(struct cc_schedule *s, uint32_t r, struct cc_op o, uint32_t dep)
-{
-	return cc_add_op(&s->ranks[r], &o, &dep, dep == UINT32_MAX ? 0 : 1);
-}
-
-/* post_send on qp, then its doorbell; returns the doorbell's index. */
-static uint32_t post(struct cc_schedule *s, uint32_t r, uint32_t qp, struct cc_op_send w,
-		     uint32_t dep)
-{
-	w.qp = qp;
-	uint32_t i = op(s, r, (struct cc_op){.kind = CC_OP_POST_SEND, .u.send = w}, dep);
-
-	return op(s, r, (struct cc_op){.kind = CC_OP_DOORBELL, .u.doorbell = {qp, 1}}, i);
-}
 
 static void qp(struct cc_schedule *s, uint32_t r, uint32_t peer, uint32_t peer_qp)
 {
@@ -83,12 +69,12 @@ static struct cc_schedule *read_after_writes(void)
 				  .num_sge = 1, .sge = {MR_FLAG, 8, 8}, .remote_mr = MR_FLAG};
 	uint32_t last;
 
-	post(s, 0, 0, big, UINT32_MAX);
-	post(s, 2, 0, big, UINT32_MAX);
-	last = post(s, 0, 0, flag, UINT32_MAX);
-	last = post(s, 0, 0, read, last);
-	last = op(s, 0, (struct cc_op){.kind = CC_OP_POLL_CQ, .u.poll = {0, 4}}, last);
-	op(s, 0, (struct cc_op){.kind = CC_OP_WAIT_MEM, .u.wait = {BUF_FLAG, 8, 0x77}}, last);
+	send_op(s, 0, 0, big, UINT32_MAX);
+	send_op(s, 2, 0, big, UINT32_MAX);
+	last = send_op(s, 0, 0, flag, UINT32_MAX);
+	last = send_op(s, 0, 0, read, last);
+	last = poll_op(s, 0, 4, last);
+	op_add(s, 0, (struct cc_op){.kind = CC_OP_WAIT_MEM, .u.wait = {BUF_FLAG, 8, 0x77}}, last);
 	return s;
 }
 
