@@ -229,14 +229,31 @@ static int read_enum_key(const struct cy_node *doc, const char *key, const char 
 	return v ? cy_enum(v, key, names, count, out, err) : 0;
 }
 
-/* Whether nccl-tests' size loop (cc_result_next_size()) runs `size`. */
-static bool in_sweep(const struct cc_scenario *sc, uint64_t size)
+/* The size column of the row nccl-tests' loop prints for loop size s: its
+ * count rounding (cc_result_counts(); a p2p test's sizes are bytes). */
+static uint64_t shown_size(const struct cc_scenario *sc, uint64_t s)
+{
+	uint64_t count, shown;
+
+	if (sc->is_p2p)
+		return s;
+	cc_result_counts(sc->p.coll, sc->p.nranks, cc_dtype_size(sc->p.dtype), s, &count, &shown);
+	return shown;
+}
+
+/* Whether a row of nccl-tests' size loop (cc_result_next_size()) shows
+ * `size`, the size an expectation is matched by (cc_scenario_expect()).
+ * Else *as: what the loop size `size` shows instead (0: not a loop size). */
+static bool in_sweep(const struct cc_scenario *sc, uint64_t size, uint64_t *as)
 {
 	uint64_t s = sc->minbytes;
 
+	*as = 0;
 	do {
-		if (s == size)
+		if (shown_size(sc, s) == size)
 			return true;
+		if (s == size)
+			*as = shown_size(sc, s);
 	} while (cc_result_next_size(&s, sc->stepfactor, sc->maxbytes));
 	return false;
 }
@@ -372,17 +389,24 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = read_faults(v, sc, err);
 	if (!rc && (v = cy_get(d, "expect")))
 		rc = read_expect(v, sc, err);
-	for (uint32_t i = 0; !rc && i < sc->nexpect; i++)
-		if (!in_sweep(sc, sc->expect[i].size)) {
-			const struct cy_node *e = v->vals[i];
+	for (uint32_t i = 0; !rc && i < sc->nexpect; i++) {
+		const struct cy_node *e = v->vals[i];
+		uint64_t as;
 
-			return cy_fail(err, cy_get(e, "size"), "'size': %llu bytes is not a size of "
-				       "the sweep (min %llu, max %llu, factor %llu), so it would never "
-				       "be checked", (unsigned long long)sc->expect[i].size,
-				       (unsigned long long)sc->minbytes,
-				       (unsigned long long)sc->maxbytes,
-				       (unsigned long long)sc->stepfactor);
-		}
+		if (in_sweep(sc, sc->expect[i].size, &as))
+			continue;
+		if (as)
+			return cy_fail(err, cy_get(e, "size"), "'size': %llu bytes runs as %llu, "
+				       "the size its row shows (nccl-tests' count for %s on %u "
+				       "ranks); write %llu", (unsigned long long)sc->expect[i].size,
+				       (unsigned long long)as, cc_coll_name[sc->p.coll], sc->p.nranks,
+				       (unsigned long long)as);
+		return cy_fail(err, cy_get(e, "size"), "'size': %llu bytes is not a size of "
+			       "the sweep (min %llu, max %llu, factor %llu), so it would never "
+			       "be checked", (unsigned long long)sc->expect[i].size,
+			       (unsigned long long)sc->minbytes, (unsigned long long)sc->maxbytes,
+			       (unsigned long long)sc->stepfactor);
+	}
 	return rc;
 }
 
