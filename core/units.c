@@ -328,5 +328,5 @@ bool cc_units_only_fraction_wrong(int (*parse)(const char *, uint64_t *), const 
 	if (*end == '.')
 		return false;
 	snprintf(buf, sizeof(buf), "%.*s%s", (int)(dot - s), s, end);
-	return parse(buf, &v) != -EINVAL;
+	return parse(buf, &v) == 0;
 }

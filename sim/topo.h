@@ -214,8 +214,10 @@ uint64_t sim_topo_fastest_rate(const struct sim_net *net, const struct sim_param
  * the rates of the links at its NIC's ports (two cables on a k = 2 ring,
  * NVLink beside the NIC on a node), the largest over ranks, and the
  * fabric's link rate at least.  No collective's busbw (nccl-tests) exceeds
- * it: every rank must send busbw x time bytes at the least (Patarasuk and
- * Yuan's bound for allreduce; N (k-1)/k for the gathers and scatters). */
+ * it: some rank must move busbw x time bytes through its ports (allreduce:
+ * 2 (k-1) N in all over k ranks, Patarasuk and Yuan; the gathers,
+ * scatters and all-to-all (k-1) N / k each; broadcast N into every other
+ * rank, reduce N out of each), and NIC nodes never forward. */
 uint64_t sim_topo_rank_rate(const struct sim_net *net, const struct sim_params *f);
 
 /* The link directions (indices into t->links) a packet of flow `flow`
