@@ -49,9 +49,11 @@
  * READ response (sim_pcie_dma_read_ordered()) stays in the FIFO behind
  * every write queued before it: a READ must return the data of the WRITEs
  * before it on its QP (IBA's RC ordering), and PCIe lets no read request
- * pass a posted write (Base Spec 2.4.1, the ordering table).  The root complex turns a read request into completions
- * at the instant it arrives (its memory access time is part of latency_ps,
- * see params.c).  rate_bps 0 is an unlimited link: only latency counts.
+ * pass a posted write (Base Spec 2.4.1, the ordering table).
+ *
+ * The root complex turns a read request into completions at the instant it
+ * arrives (its memory access time is part of latency_ps, see params.c).
+ * rate_bps 0 is an unlimited link: only latency counts.
  * Closed forms, idle link, rate r, latency L, ser(x) = ceil(8x * 1e12 / r):
  *   write B:  (k-1) * ser(MPS + oh) + ser(last + oh) + L,   k = ceil(B/MPS)
  *   read B:   ser(oh) + L + [CplD of every request, back to back if the
@@ -68,9 +70,8 @@
  * Nothing reacts to a batch's last TLP leaving, so its start and end are
  * computed when it is queued (FIFO: it starts when the one before it ends)
  * and only its delivery is an event; deliveries on one delay line never go
- * backwards (FIFO start, constant latency).  A write is
- * one batch whatever its size; a read is one batch per request in each
- * direction.
+ * backwards (FIFO start, constant latency).  A write is one batch whatever
+ * its size; a read is one batch per request in each direction.
  * Batches are allocated at submission, none in a handler, so a running
  * simulation never fails for memory.
  */
