@@ -130,9 +130,7 @@ static void print_names(const char *const *names, int n)
  * algorithms run on one channel. */
 static void print_rings(const struct tune *t)
 {
-	bool first = true;
-
-	bool trees = false;
+	bool first = true, trees = false;
 
 	printf("# rings:");
 	for (int v = 0; v < t->nvariants; v++) {

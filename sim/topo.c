@@ -5,13 +5,13 @@
  */
 #include "sim/topo.h"
 
-#include "core/algo.h"
-
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/algo.h"
 
 const char *const sim_topo_kind_name[SIM_TOPO_KIND_COUNT] = {
 	[SIM_TOPO_RING] = "ring",
