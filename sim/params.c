@@ -30,6 +30,7 @@
 _Static_assert(sizeof(enum sim_link) == 4, "enum size");
 _Static_assert(sizeof(enum sim_flow_ctrl) == 4, "enum size");
 _Static_assert(sizeof(enum sim_switch_mode) == 4, "enum size");
+_Static_assert(sizeof(enum sim_switch_sched) == 4, "enum size");
 _Static_assert(sizeof(enum sim_pcie_gen) == 4, "enum size");
 _Static_assert(sizeof(enum sim_gpu_dma) == 4, "enum size");
 
@@ -42,6 +43,11 @@ const char *const sim_flow_ctrl_name[SIM_FC_COUNT] = {
 const char *const sim_switch_mode_name[SIM_SWITCH_MODE_COUNT] = {
 	[SIM_SWITCH_CUT_THROUGH] = "cut-through",
 	[SIM_SWITCH_STORE_FORWARD] = "store-and-forward",
+};
+
+const char *const sim_switch_sched_name[SIM_SWITCH_SCHED_COUNT] = {
+	[SIM_SWITCH_FIFO] = "fifo",
+	[SIM_SWITCH_FAIR] = "fair",
 };
 
 const char *const sim_pcie_gen_name[SIM_PCIE_GEN_COUNT] = {
@@ -242,6 +248,7 @@ static const struct preset presets[] = {
 			.fwd_latency_ps = NS(130), /* Quantum QM8700 brief, as quoted */
 			.buffer_bytes = MIB(16),   /* assumed: not published */
 			.mode = SIM_SWITCH_CUT_THROUGH,
+			.sched = SIM_SWITCH_FIFO,  /* ASICs serve a priority in order */
 			.pfc_quanta = PFC_QUANTA_MAX,
 			.radix = 40,               /* QM8700: 40 x HDR QSFP56 */
 		},
@@ -273,6 +280,7 @@ static const struct preset presets[] = {
 			.fwd_latency_ps = NS(150),
 			.buffer_bytes = MIB(32),   /* assumed: not published */
 			.mode = SIM_SWITCH_CUT_THROUGH,
+			.sched = SIM_SWITCH_FIFO,  /* ASICs serve a priority in order */
 			.pfc_quanta = PFC_QUANTA_MAX,
 			.radix = 64,               /* QM9700: 32 OSFP = 64 x NDR */
 		},
@@ -307,6 +315,7 @@ static const struct preset presets[] = {
 			.fwd_latency_ps = NS(300),
 			.buffer_bytes = MIB(16),   /* Spectrum: 16 MB packet memory */
 			.mode = SIM_SWITCH_CUT_THROUGH,
+			.sched = SIM_SWITCH_FIFO,  /* ASICs serve a priority in order */
 			.pfc_quanta = PFC_QUANTA_MAX,
 			ECN_SPECTRUM,
 			.radix = 32,               /* SN2700: 32 x 100GbE */
@@ -339,6 +348,7 @@ static const struct preset presets[] = {
 			 * shared buffer for the SN5600; not confirmed. */
 			.buffer_bytes = MIB(128),
 			.mode = SIM_SWITCH_CUT_THROUGH,
+			.sched = SIM_SWITCH_FIFO,  /* ASICs serve a priority in order */
 			.pfc_quanta = PFC_QUANTA_MAX,
 			ECN_SPECTRUM,
 			.radix = 128,              /* SN5600: 64 x 800G = 128 x 400G */
@@ -352,8 +362,9 @@ static const struct preset presets[] = {
 	/* Closed-form reference: only the wire costs time.  100 Gb/s with no
 	 * coding loss (4096 B = 327680 ps, sim/time.h), no propagation, no
 	 * switch, NIC, PCIe, memory or software latency, unlimited buffers and
-	 * bandwidths (0), a window as wide as IBA allows (2^23 PSNs) and one
-	 * ACK per packet.  Protocol timers stay at the NCCL values. */
+	 * bandwidths (0), a window as wide as IBA allows (2^23 PSNs), one
+	 * ACK per packet, and switch outputs that share the line fairly among
+	 * the flows waiting.  Protocol timers stay at the NCCL values. */
 	{"ideal", {
 		.name = "ideal",
 		.link = {
@@ -371,6 +382,7 @@ static const struct preset presets[] = {
 			.fwd_latency_ps = 0,
 			.buffer_bytes = 0,
 			.mode = SIM_SWITCH_CUT_THROUGH,
+			.sched = SIM_SWITCH_FAIR, /* each flow its share, as alpha-beta */
 			.radix = 64,
 		},
 		.rnic = {
@@ -466,6 +478,7 @@ const struct sim_param_field sim_param_fields[] = {
 	FIELD("link.loss_ppb", link.loss_ppb, SIM_PARAM_U64, ""),
 
 	ENUMF("switch.mode", sw.mode, sim_switch_mode_name, SIM_SWITCH_MODE_COUNT),
+	ENUMF("switch.sched", sw.sched, sim_switch_sched_name, SIM_SWITCH_SCHED_COUNT),
 	PS("switch.fwd_latency_ps", sw.fwd_latency_ps),
 	BYTES64("switch.buffer_bytes", sw.buffer_bytes),
 	COUNT32("switch.radix", sw.radix),
@@ -641,6 +654,7 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key)
 				   (l->mtu_bytes & (l->mtu_bytes - 1)),
 		 "must be an IB path MTU: 256, 512, 1024, 2048 or 4096"},
 		{"switch.mode", (unsigned)p->sw.mode >= SIM_SWITCH_MODE_COUNT, "is out of range"},
+		{"switch.sched", (unsigned)p->sw.sched >= SIM_SWITCH_SCHED_COUNT, "is out of range"},
 		{"rnic.wqe_bytes", r->wqe_bytes == 0, "must be above 0"},
 		{"rnic.cqe_bytes", r->cqe_bytes == 0, "must be above 0"},
 		{"rnic.ack_coalesce_pkts", r->ack_coalesce_pkts == 0, "must be above 0"},

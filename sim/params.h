@@ -49,6 +49,17 @@ enum sim_switch_mode {
 };
 extern const char *const sim_switch_mode_name[SIM_SWITCH_MODE_COUNT];
 
+/* How an output port picks its next packet: in arrival order (one FIFO,
+ * as switch ASICs serve a priority), or fairly among the flows waiting
+ * (deficit round robin, sim/fairq.h: the processor-sharing link of
+ * alpha-beta models). */
+enum sim_switch_sched {
+	SIM_SWITCH_FIFO,
+	SIM_SWITCH_FAIR,
+	SIM_SWITCH_SCHED_COUNT
+};
+extern const char *const sim_switch_sched_name[SIM_SWITCH_SCHED_COUNT];
+
 /* PCIe generations with the rate (MT/s per lane) and line code of the base
  * specification: 8b/10b up to Gen2, 128b/130b from Gen3. */
 enum sim_pcie_gen {
@@ -92,6 +103,7 @@ struct sim_switch_params {
 	sim_time_ps fwd_latency_ps; /* port to port, unloaded */
 	uint64_t buffer_bytes;      /* packet memory of the whole switch; 0: unlimited */
 	enum sim_switch_mode mode;
+	enum sim_switch_sched sched;
 	uint32_t radix;             /* ports at the link rate */
 	/* ECN marking on an egress queue, RED-style (RFC 3168 CE bit; the
 	 * switch side of DCQCN): none below kmin bytes queued, every packet

@@ -106,7 +106,7 @@ static void drop(struct sim_switch *sw, uint32_t in_port, uint32_t port, struct 
 }
 
 /* The packet leaves the switch for its output link's FIFO. */
-static void to_output(struct sim_switch *sw, struct sim_packet *pkt)
+static void to_link(struct sim_switch *sw, struct sim_packet *pkt)
 {
 	struct sim_switch_port *o = &sw->ports[pkt->hop];
 
@@ -128,6 +128,41 @@ static void to_output(struct sim_switch *sw, struct sim_packet *pkt)
 		o->from[(o->from_head + o->from_n++) % o->from_cap] = pkt->in_port;
 	}
 	sim_link_send(o->out, pkt);
+}
+
+/* switch.sched fair: the output link takes the next packet only when it
+ * has nothing to send, so the choice is made as late as it can be. */
+static void fair_pump(struct sim_switch *sw, uint32_t port)
+{
+	struct sim_switch_port *o = &sw->ports[port];
+	struct sim_packet *pkt;
+
+	if (o->out->busy || sim_link_queued(o->out))
+		return;
+	pkt = sim_fairq_pop(&o->fair);
+	if (pkt)
+		to_link(sw, pkt);
+}
+
+/* The packet may leave: to the link's FIFO, or to its flow's queue.  The
+ * link's queue statistics count what waits for it either way. */
+static void to_output(struct sim_switch *sw, struct sim_packet *pkt)
+{
+	uint64_t flow = (uint64_t)pkt->src_node << 24 | pkt->src_qpn; /* QPNs are 24-bit */
+	struct sim_switch_port *o = &sw->ports[pkt->hop];
+	struct sim_link_stats *st = &o->out->st;
+
+	if (sw->sched == SIM_SWITCH_FIFO) {
+		to_link(sw, pkt);
+		return;
+	}
+	if (sim_fairq_push(&o->fair, flow, pkt))
+		sim__model_die(__FILE__, __LINE__, "switch: out of memory");
+	if (o->fair.bytes + o->out->txq.bytes > st->txq_peak_bytes)
+		st->txq_peak_bytes = o->fair.bytes + o->out->txq.bytes;
+	if (o->fair.count + o->out->txq.count > st->txq_peak_pkts)
+		st->txq_peak_pkts = o->fair.count + o->out->txq.count;
+	fair_pump(sw, pkt->hop);
 }
 
 static void fwd_release(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt)
@@ -260,18 +295,22 @@ static void switch_sent(struct sim_engine *eng, void *ctx, uint32_t port, uint32
 		o->from_n--;
 		released(sw, in, frame_bytes);
 	}
+	if (sw->sched == SIM_SWITCH_FAIR)
+		fair_pump(sw, port);
 }
 
 int sim_switch_init(struct sim_switch *sw, struct sim_engine *eng, uint32_t nports,
 		    const struct sim_switch_params *p)
 {
 	if (!eng || !p || nports == 0 || nports == SIM_SWITCH_NO_PORT ||
-	    (unsigned)p->mode >= SIM_SWITCH_MODE_COUNT)
+	    (unsigned)p->mode >= SIM_SWITCH_MODE_COUNT ||
+	    (unsigned)p->sched >= SIM_SWITCH_SCHED_COUNT)
 		return -EINVAL;
 	*sw = (struct sim_switch){
 		.eng = eng,
 		.nports = nports,
 		.mode = p->mode,
+		.sched = p->sched,
 		.fwd_ps = p->fwd_latency_ps,
 		.buffer_bytes = p->buffer_bytes,
 		.ct_header_bytes = SIM_SWITCH_CT_HEADER_BYTES,
@@ -279,16 +318,20 @@ int sim_switch_init(struct sim_switch *sw, struct sim_engine *eng, uint32_t npor
 	sw->ports = calloc(nports, sizeof(*sw->ports));
 	if (!sw->ports)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < nports; i++)
+	for (uint32_t i = 0; i < nports; i++) {
 		sim_pipe_init(&sw->ports[i].saf, eng, saf_release, sw, i);
+		sim_fairq_init(&sw->ports[i].fair);
+	}
 	sim_pipe_init(&sw->fwd, eng, fwd_release, sw, 0);
 	return 0;
 }
 
 void sim_switch_destroy(struct sim_switch *sw)
 {
-	for (uint32_t i = 0; sw->ports && i < sw->nports; i++)
+	for (uint32_t i = 0; sw->ports && i < sw->nports; i++) {
 		free(sw->ports[i].from);
+		sim_fairq_destroy(&sw->ports[i].fair);
+	}
 	free(sw->ports);
 	free(sw->table);
 	sw->ports = NULL;

@@ -18,7 +18,15 @@
  *      FIFO for the whole switch (a constant delay keeps it in time order),
  *      one pending event.
  *   3. output — the link serializes it; when its last bit has left, its
- *      bytes leave the buffer.
+ *      bytes leave the buffer.  Which waiting packet goes next is
+ *      switch.sched: `fifo` hands each packet to the output link's FIFO
+ *      as it comes (arrival order, as an ASIC serves one priority), `fair`
+ *      keeps them per flow (sending node and QP) and hands the link one at
+ *      a time, when it is free, by deficit round robin (sim/fairq.h).
+ *      With `fifo` a burst one sender was free to send holds back every
+ *      flow that arrives after it: a head-of-line wait that costs the
+ *      tree allreduce 3-6.5 % (docs/schedule.md); `fair` is the ideal link
+ *      alpha-beta models assume.
  *
  * Cut-through (SIM_SWITCH_CUT_THROUGH).  The switch hears of a packet once
  * its first `ct_header_bytes` wire bytes are in (default 64: the minimum
@@ -70,6 +78,7 @@
 #include <stdint.h>
 
 #include "sim/event.h"
+#include "sim/fairq.h"
 #include "sim/link.h"
 #include "sim/packet.h"
 #include "sim/params.h"
@@ -111,6 +120,7 @@ struct sim_switch_port {
 	struct sim_pipe saf;    /* packets of this input waiting for their last bit */
 	uint64_t depth_bytes;   /* held for this output: admitted, not fully sent */
 	uint64_t held_pkts;     /* of those, still inside the switch (not handed to out) */
+	struct sim_fairq fair;  /* switch.sched fair: those waiting for the output */
 	/* With a release hook: the input port of each packet handed to `out`
 	 * and not yet sent, in order (a ring; the link serves them FIFO). */
 	uint32_t *from, from_head, from_n, from_cap;
@@ -125,6 +135,7 @@ struct sim_switch {
 	struct sim_engine *eng;
 	uint32_t nports;
 	enum sim_switch_mode mode;
+	enum sim_switch_sched sched;
 	sim_time_ps fwd_ps;
 	uint64_t buffer_bytes;    /* 0: unlimited */
 	uint64_t used_bytes, peak_used_bytes;
@@ -148,9 +159,9 @@ struct sim_switch {
 	uint64_t no_route;        /* unroutable packets dropped */
 };
 
-/* nports ports, forwarding latency, buffer and mode from *p (radix is the
- * topology's business: nports may differ).  0, -EINVAL (no engine, 0 ports,
- * a bad mode) or -ENOMEM. */
+/* nports ports, forwarding latency, buffer, mode and scheduling from *p
+ * (radix is the topology's business: nports may differ).  0, -EINVAL (no
+ * engine, 0 ports, a bad mode or scheduling) or -ENOMEM. */
 int sim_switch_init(struct sim_switch *sw, struct sim_engine *eng, uint32_t nports,
 		    const struct sim_switch_params *p);
 

@@ -595,18 +595,21 @@ static void gen_fabric(uint64_t *st, struct sim_params *f)
 	}
 	if (chance(st, 15))
 		f->host.gpu_dma = SIM_GPU_DMA_HOST_STAGING;
+	if (chance(st, 30)) /* fair outputs with credits, PFC and drops too */
+		f->sw.sched = (enum sim_switch_sched)below(st, SIM_SWITCH_SCHED_COUNT);
 }
 
 static void describe_fabric(char *buf, size_t len, const struct sim_params *f)
 {
 	snprintf(buf, len,
-		 "fabric %s rate=%llu prop=%llu mtu=%u sw_lat=%llu sw_mode=%s doorbell=%llu "
+		 "fabric %s rate=%llu prop=%llu mtu=%u sw_lat=%llu sw_mode=%s sw_sched=%s doorbell=%llu "
 		 "fetch=%llu req=%llu resp=%llu cqe=%llu window=%u ack_every=%u post=%llu/%llu "
 		 "poll=%llu gpu_step=%llu fc=%s sw_buf=%llu sr=%u pcie_lat=%llu mps=%u mrrs=%u "
 		 "gpu_dma=%s",
 		 f->name, (unsigned long long)f->link.rate_bps,
 		 (unsigned long long)f->link.prop_delay_ps, f->link.mtu_bytes,
 		 (unsigned long long)f->sw.fwd_latency_ps, sim_switch_mode_name[f->sw.mode],
+		 sim_switch_sched_name[f->sw.sched],
 		 (unsigned long long)f->rnic.doorbell_ps, (unsigned long long)f->rnic.wqe_fetch_ps,
 		 (unsigned long long)f->rnic.req_proc_ps, (unsigned long long)f->rnic.resp_proc_ps,
 		 (unsigned long long)f->rnic.cqe_write_ps, f->rnic.max_outstanding_pkts,

@@ -252,12 +252,16 @@ static void test_field_table(void **state)
 		if (f->kind == SIM_PARAM_ENUM)
 			assert_true(f->nnames > 0 && f->size == 4);
 	}
-	/* Every byte is a field's but the rnic section's tail padding. */
+	/* Every byte is a field's but the rnic section's tail padding and
+	 * the switch's before its first 8-byte ECN field. */
 	size_t rnic_end = offsetof(struct sim_params, rnic.selective_repeat) + 1;
 	size_t rnic_pad = offsetof(struct sim_params, rnic) + sizeof(struct sim_rnic_params) -
 			  rnic_end;
+	size_t sw_pad = offsetof(struct sim_params, sw.ecn_kmin_bytes) -
+			offsetof(struct sim_params, sw.radix) - sizeof(uint32_t);
 	assert_int_equal(rnic_pad, 7);
-	assert_int_equal(total + rnic_pad, sizeof(struct sim_params));
+	assert_int_equal(sw_pad, 4);
+	assert_int_equal(total + rnic_pad + sw_pad, sizeof(struct sim_params));
 	assert_null(sim_param_field_find("link.rate"));
 	assert_null(sim_param_field_find(NULL));
 	assert_non_null(sim_param_field_find("switch.fwd_latency_ps"));
@@ -278,6 +282,7 @@ static void test_print_lines(void **state)
 		"link.mtu_bytes=4096 B",
 		"link.flow_ctrl=credit",
 		"switch.mode=cut-through",
+		"switch.sched=fifo",
 		"rnic.wqe_bytes=64 B",
 		"rnic.max_outstanding_pkts=128",
 		"rnic.timeout_exp=18",
@@ -350,6 +355,7 @@ static void test_print_ideal_exact(void **state)
 		"link.flow_ctrl=credit\n"
 		"link.loss_ppb=0\n"
 		"switch.mode=cut-through\n"
+		"switch.sched=fair\n"
 		"switch.fwd_latency_ps=0 ps\n"
 		"switch.buffer_bytes=0 B\n"
 		"switch.radix=64\n"
@@ -488,6 +494,7 @@ static void test_validate(void **state)
 	BROKEN(p.link.type = (enum sim_link)SIM_LINK_COUNT);
 	BROKEN(p.link.flow_ctrl = SIM_FC_COUNT);
 	BROKEN(p.sw.mode = SIM_SWITCH_MODE_COUNT);
+	BROKEN(p.sw.sched = SIM_SWITCH_SCHED_COUNT);
 	BROKEN(p.rnic.timeout_exp = 32);
 	BROKEN(p.rnic.retry_cnt = 8);
 	BROKEN(p.rnic.rnr_retry = 8);
