@@ -633,7 +633,12 @@ static void req_resend(struct sx *x, uint32_t r, struct sx_qp *qp)
 /* DCQCN pacing: a rate-limited QP may make its next packet once the one
  * before has had its time at the QP's rate — the rate as it is now, so a
  * rate that recovered meanwhile shortens the wait, as a NIC's rate
- * limiter re-reads its rate.  *at: when it may, if not now. */
+ * limiter re-reads its rate (ns-3's DCQCN, RdmaHw::ChangeRate, moves a
+ * waiting QP's next send the same way).  *at: when to look again, if it
+ * may not send now: when its packet's time is up, or at the next timer
+ * step if that comes first, since the step may raise the rate (a QP cut
+ * to 13 Mb/s would otherwise sleep 2.5 ms on one 4 KiB packet while its
+ * rate came back to 50 Gb/s at the next 300 us step). */
 static bool qp_paced(struct sx *x, struct sx_qp *qp, sim_time_ps *at)
 {
 	sim_time_ps now = sim_now(&x->eng);
@@ -645,7 +650,11 @@ static bool qp_paced(struct sx *x, struct sx_qp *qp, sim_time_ps *at)
 	if (!qp->cc.limited)
 		return false;
 	*at = qp->pace_last + sim_serialize_ps(qp->pace_bytes, rate);
-	return *at > now;
+	if (*at <= now)
+		return false;
+	if (qp->cc.next_timer < *at) /* after sim_dcqcn_rate(): later than now */
+		*at = qp->cc.next_timer;
+	return true;
 }
 
 static void pace_wake(struct sim_engine *eng, void *ctx, uint64_t arg)
