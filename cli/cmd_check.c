@@ -22,6 +22,14 @@ static void preamble(const struct cli_opts *o)
 	printf("# out-of-place only; time, algbw and busbw are N/A\n");
 }
 
+/* The data executor carries every size. */
+static bool carries(const struct cli_opts *o, uint64_t bytes)
+{
+	(void)o;
+	(void)bytes;
+	return true;
+}
+
 static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 		    struct cc_results_summary *sum, const struct cli_sink *out, bool *ok)
 {
@@ -37,9 +45,11 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 	memset(&res, 0, sizeof(res));
 	rc = cc_data_run(s, &dopts, &res);
 	if (rc < 0) {
-		fprintf(stderr, "cclab check: data executor, %" PRIu64 " bytes: %s\n", size,
-			rc == -E2BIG ? "the buffers of all ranks would not fit in this machine's "
-				       "memory (refused up front)" : strerror(-rc));
+		if (rc == -E2BIG)
+			cli_refuse_memory(o, size);
+		else
+			fprintf(stderr, "cclab check: data executor, %" PRIu64 " bytes: %s\n", size,
+				strerror(-rc));
 		cc_schedule_free(s);
 		return CLI_EXIT_FAIL;
 	}
@@ -63,6 +73,7 @@ int cmd_check(const struct cli_opts *o)
 		.json_begin = check_json_begin,
 		.preamble = preamble,
 		.run_size = run_size,
+		.carries = carries,
 	};
 
 	return cli_loop_run(o, &loop);

@@ -70,6 +70,10 @@ static int run_refused(const struct cli_opts *o, uint64_t size, int rc)
 	/* Under `cclab run` the advice is about the scenario, not options. */
 	const struct cc_scenario *sc = o->scenario;
 
+	if (rc == -E2BIG) {
+		cli_refuse_memory(o, size);
+		return CLI_EXIT_FAIL;
+	}
 	fprintf(stderr, "cclab %s: %" PRIu64 " bytes: ", sc ? "run" : "sim", size);
 	switch (rc) {
 	case -EINVAL:
@@ -83,11 +87,6 @@ static int run_refused(const struct cli_opts *o, uint64_t size, int rc)
 		 * schedule built some other way gets here. */
 		fprintf(stderr, "fabric '%s' has no GPUDirect RDMA (host.gpu_dma host-staging), "
 			"but the schedule registers GPU memory with the NIC\n", o->fabric.name);
-		break;
-	case -E2BIG:
-		fprintf(stderr, "the buffers of all ranks would not fit in this machine's memory "
-			"(refused up front); %s times the run without carrying data\n",
-			sc ? "a smaller 'check: SIZE' (or false)" : "--check 0");
 		break;
 	default:
 		fprintf(stderr, "simulator: %s\n", strerror(-rc));
@@ -312,6 +311,7 @@ int cmd_sim(const struct cli_opts *o)
 		.json_begin = sim_json_begin,
 		.preamble = preamble,
 		.run_size = run_size,
+		.carries = checked,
 		.finish = write_trace,
 		.ctx = &c,
 	};

@@ -10,6 +10,7 @@
 
 #include "cli/check.h"
 #include "core/algo.h"
+#include "core/check_io.h"
 #include "core/dtype.h"
 #include "core/units.h"
 #include "sim/scenario.h"
@@ -189,6 +190,51 @@ static int open_outputs(const struct cli_opts *o, struct cc_atomic_file *jf,
 	return 0;
 }
 
+void cli_refuse_memory(const struct cli_opts *o, uint64_t size)
+{
+	const struct cc_scenario *sc = o->scenario;
+
+	fprintf(stderr, "cclab %s: %" PRIu64 " bytes: the buffers of all ranks would not fit in "
+		"this machine's memory (refused up front)", sc ? "run" : cli_cmd_name(o->cmd), size);
+	if (o->cmd != CLI_CHECK)
+		fprintf(stderr, "; %s times the run without carrying data",
+			sc ? "a smaller 'check: SIZE' (or false)" : "--check 0");
+	fputc('\n', stderr);
+}
+
+/* The largest size of the sweep that carries data, built and weighed
+ * before the first row: a sweep that would run out of memory at its end
+ * is refused now, not after its smaller sizes ran, whose rows the refusal
+ * would throw away (a report is complete or absent).  0 or an exit code
+ * after a message. */
+static int preflight(const struct cli_opts *o, const struct cli_loop *l)
+{
+	uint64_t size = o->minbytes, big = 0, count, shown;
+	struct cc_schedule *s;
+	bool any = false;
+	int rc;
+
+	if (!l->carries)
+		return 0;
+	do {
+		if (l->carries(o, size)) {
+			big = size;
+			any = true;
+		}
+	} while (cli_next_size(o, &size));
+	if (!any)
+		return 0;
+	rc = cli_build(o, big, &s, &count, &shown);
+	if (rc)
+		return rc;
+	if (cc_check_io_too_big(s, true, 0)) {
+		cli_refuse_memory(o, shown);
+		rc = CLI_EXIT_FAIL;
+	}
+	cc_schedule_free(s);
+	return rc;
+}
+
 int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 {
 	const char *cmd = cli_cmd_name(o->cmd);
@@ -203,6 +249,13 @@ int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 
 	if ((rc = open_outputs(o, &af, &cf)))
 		return rc;
+	if ((rc = preflight(o, l))) {
+		if (o->json)
+			cc_atomic_abort(&af);
+		if (o->csv)
+			cc_atomic_abort(&cf);
+		return rc;
+	}
 	cc_json_init(&j);
 	if (o->json) {
 		l->json_begin(&j, o);

@@ -615,6 +615,38 @@ static void test_sim_unwritable(void **state)
 	}
 }
 
+/* A sweep whose largest size would not fit in memory with data carried
+ * (8 ranks x 64 GiB, on any machine): refused before the first row, with
+ * no report, and not after the smaller sizes ran; --check 0 carries no
+ * data, so the same sweep is not refused (cut at 4 MiB here).  64 MiB
+ * slots keep the 64 GiB schedule itself small (25 MB, not 2.7 GB). */
+static void test_sim_memory_up_front(void **state)
+{
+	static const char *const cmds[] = {"sim", "check"};
+	char json[160];
+
+	(void)state;
+	need_binary();
+	snprintf(json, sizeof(json), "%s/big.json", tmpdir);
+	for (size_t i = 0; i < 2; i++) {
+		struct run r = run_cclab("%s -n 8 -b 1M -e 64G -f 4 --chunk-bytes 64M "
+					 "--slot-bytes 64M --json '%s'", cmds[i], json);
+
+		assert_int_equal(r.status, 1);
+		assert_string_equal(r.out, "");
+		assert_non_null(strstr(r.err, "68719476736 bytes: the buffers of all ranks would "
+					      "not fit in this machine's memory (refused up front)"));
+		assert_true((strstr(r.err, "--check 0 times the run") != NULL) == (i == 0));
+		assert_int_equal(access(json, F_OK), -1);
+		run_free(&r);
+	}
+	struct run r = run_cclab("sim -n 8 -b 1M -e 4M -f 4 --check 0 --json '%s'", json);
+
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_lines_starting(r.out, "     "), 2);
+	run_free(&r);
+}
+
 /* --json naming a folder: refused before the first row (EISDIR), not by
  * rename() once the sweep is over. */
 static void test_sim_json_is_dir(void **state)
@@ -1033,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(test_sim_unchecked),
 		cmocka_unit_test(test_sim_json_trace),
 		cmocka_unit_test(test_sim_unwritable),
+		cmocka_unit_test(test_sim_memory_up_front),
 		cmocka_unit_test(test_sim_json_is_dir),
 		cmocka_unit_test(test_sim_fault_targets),
 		cmocka_unit_test(test_sim_default_topology),
