@@ -15,10 +15,9 @@
  * the fault may name none (or a doorbell): that size runs without it,
  * which the executors do anyway (a key is flipped only on a post that has
  * one), and a note says so. */
-static int check_faults(const struct cli_opts *o, const struct cc_schedule *s, uint64_t bytes)
+static int check_faults(const struct cli_opts *o, const struct cc_schedule *s, uint64_t bytes,
+			enum cli_cmd cmd)
 {
-	/* `cclab run SCENARIO` runs the sim or check loop: name what was typed */
-	enum cli_cmd cmd = o->scenario ? CLI_RUN : o->cmd;
 	bool first = bytes == o->minbytes;
 	char err[160];
 
@@ -44,6 +43,7 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 	      uint64_t *count, uint64_t *size)
 {
 	struct cc_coll_params p = o->p;
+	enum cli_cmd cmd = o->scenario ? CLI_RUN : o->cmd; /* what was typed */
 	char err[256] = "";
 
 	cc_result_counts(p.coll, p.nranks, cc_dtype_size(p.dtype), bytes, count, size);
@@ -51,7 +51,7 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 	errno = 0;
 	*out = cc_build(&p, err, sizeof(err));
 	if (*out) {
-		int rc = check_faults(o, *out, bytes);
+		int rc = check_faults(o, *out, bytes, cmd);
 
 		if (rc) {
 			cc_schedule_free(*out);
@@ -64,17 +64,17 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 	 * errno = ENOMEM. */
 	if (err[0] && errno == E2BIG) {
 		fprintf(stderr, "cclab %s: %s of %" PRIu64 " bytes on %" PRIu32 " ranks: %s\n",
-			cli_cmd_name(o->cmd), cc_coll_name[p.coll], bytes, p.nranks, err);
+			cli_cmd_name(cmd), cc_coll_name[p.coll], bytes, p.nranks, err);
 		return CLI_EXIT_FAIL;
 	}
 	if (err[0]) {
 		fprintf(stderr, "cclab %s: cannot build %s of %" PRIu64 " bytes (count %" PRIu64
-			") on %" PRIu32 " ranks: %s\n", cli_cmd_name(o->cmd),
+			") on %" PRIu32 " ranks: %s\n", cli_cmd_name(cmd),
 			cc_coll_name[p.coll], bytes, *count, p.nranks, err);
-		cli_usage_hint(o->cmd);
+		cli_usage_hint(cmd);
 		return CLI_EXIT_USAGE;
 	}
 	fprintf(stderr, "cclab %s: cannot build the schedule for %" PRIu64 " bytes: %s\n",
-		cli_cmd_name(o->cmd), bytes, strerror(errno ? errno : ENOMEM));
+		cli_cmd_name(cmd), bytes, strerror(errno ? errno : ENOMEM));
 	return CLI_EXIT_FAIL;
 }

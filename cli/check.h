@@ -62,8 +62,9 @@ struct cli_loop {
 	 * passed, or an exit code that ends the loop with no report written. */
 	int (*run_size)(const struct cli_opts *o, void *ctx, uint64_t bytes,
 			struct cc_results_summary *sum, const struct cli_sink *out, bool *ok);
-	/* NULL, or whether a size carries data, so that the largest that
-	 * does is weighed before the first row (cli_loop_run()). */
+	/* NULL, or whether a size carries data: the loop then builds its
+	 * largest size, and weighs the largest that carries data, before
+	 * the first row (cli_loop_run()). */
 	bool (*carries)(const struct cli_opts *o, uint64_t bytes);
 	/* NULL, or called once after the summary when every size ran: its
 	 * other outputs.  0 or an exit code; the report is written anyway and
@@ -74,9 +75,9 @@ struct cli_loop {
 
 /* Runs the loop from -b to -e: opens the --json file before the first size
  * (an unwritable path: exit 1 before any row), refuses a sweep whose
- * largest data-carrying size would not fit in memory (exit 1 before any
- * row, not after the smaller sizes ran), prints the preamble, the table
- * and its summary, writes the report.  Returns the exit code: 0 only if
+ * largest size cannot be built or whose largest data-carrying size would
+ * not fit in memory (before any row, not after the smaller sizes ran),
+ * prints the preamble, the table and its summary, writes the report.  Returns the exit code: 0 only if
  * every size passed, finish succeeded and the report was written. */
 int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l);
 

@@ -202,36 +202,51 @@ void cli_refuse_memory(const struct cli_opts *o, uint64_t size)
 	fputc('\n', stderr);
 }
 
-/* The largest size of the sweep that carries data, built and weighed
- * before the first row: a sweep that would run out of memory at its end
- * is refused now, not after its smaller sizes ran, whose rows the refusal
- * would throw away (a report is complete or absent).  0 or an exit code
- * after a message. */
+/* Builds the schedule of size `bytes` and, when `carried`, weighs its
+ * buffers.  0 or an exit code after a message. */
+static int weigh(const struct cli_opts *o, uint64_t bytes, bool carried)
+{
+	struct cli_opts quiet = *o;
+	uint64_t count, shown;
+	struct cc_schedule *s;
+	int rc;
+
+	quiet.nfaults = 0; /* --fault is checked, and noted, as each size runs */
+	rc = cli_build(&quiet, bytes, &s, &count, &shown);
+
+	if (rc)
+		return rc;
+	if (carried && cc_check_io_too_big(s, true, 0)) {
+		cli_refuse_memory(o, shown);
+		rc = CLI_EXIT_FAIL;
+	}
+	cc_schedule_free(s);
+	return rc;
+}
+
+/* Before the first row, the sweep's largest size is built (cc_build()
+ * refuses a schedule too large to hold) and the largest that carries data
+ * is weighed: a sweep that would fail at its end is refused now, not
+ * after its smaller sizes ran, whose rows the refusal would throw away
+ * (a report is complete or absent).  0 or an exit code after a message. */
 static int preflight(const struct cli_opts *o, const struct cli_loop *l)
 {
-	uint64_t size = o->minbytes, big = 0, count, shown;
-	struct cc_schedule *s;
+	uint64_t size = o->minbytes, last, big = 0;
 	bool any = false;
 	int rc;
 
 	if (!l->carries)
 		return 0;
 	do {
+		last = size;
 		if (l->carries(o, size)) {
 			big = size;
 			any = true;
 		}
 	} while (cli_next_size(o, &size));
-	if (!any)
-		return 0;
-	rc = cli_build(o, big, &s, &count, &shown);
-	if (rc)
-		return rc;
-	if (cc_check_io_too_big(s, true, 0)) {
-		cli_refuse_memory(o, shown);
-		rc = CLI_EXIT_FAIL;
-	}
-	cc_schedule_free(s);
+	rc = weigh(o, last, any && big == last);
+	if (!rc && any && big != last)
+		rc = weigh(o, big, true);
 	return rc;
 }
 
