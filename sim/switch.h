@@ -25,8 +25,8 @@
  *      a time, when it is free, by deficit round robin (sim/fairq.h).
  *      With `fifo` a burst one sender was free to send holds back every
  *      flow that arrives after it: a head-of-line wait that costs the
- *      tree allreduce 3-6.5 % (docs/schedule.md); `fair` is the ideal link
- *      alpha-beta models assume.
+ *      tree allreduce 3-6.5 % from 64 MiB (docs/schedule.md); `fair` is
+ *      the ideal link alpha-beta models assume.
  *
  * Cut-through (SIM_SWITCH_CUT_THROUGH).  The switch hears of a packet once
  * its first `ct_header_bytes` wire bytes are in (default 64: the minimum

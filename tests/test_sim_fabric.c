@@ -349,7 +349,7 @@ static void dcqcn_state_machine(void **state)
  * once (fast recovery towards a target left near line rate) and the queue
  * peaks as high again: the incast takes longer (1.64 ms).  With the DCQCN
  * paper's target rule every cut also drags the target down, and it takes
- * far longer (9.4 ms).  A documented prediction (docs/fabric.md), not a
+ * far longer (9.1 ms).  A documented prediction (docs/fabric.md), not a
  * tuned one. */
 static void dcqcn_incast_short_flows(void **state)
 {
