@@ -45,21 +45,32 @@
  *   T_bcast = (D + 2) alpha + (F - 2) s(m) + L P2 / B.
  * Reduce is the same pipeline reversed (a two-child node's receive port
  * takes both children's slices, the same P2 bytes, and sends the sum up
- * once it has both): T_reduce = T_bcast.  With L = 1 this is
- * (D + 2) alpha + F s(N) + a few ACKs.
+ * once it has both), its first slice's pass the up pass U (below) instead
+ * of D alpha + F s:
+ *   T_reduce = 2 alpha + U - 2 s(m) + L P2 / B,
+ * which is T_bcast where the two subtrees are alike.
  *
  * Allreduce (two trees, half the array each: L = ceil(N / 2 / S) slices of
  * m per tree).  Latency regime (L = 1): a reduce up tree t, then a
  * broadcast down it; the down slots were invited at t = 0 and the up ACK
- * is off the path, so
- *   T_ar = (2D + 2) alpha + 2 F s(m).
+ * is off the path.  Up, a node's port takes its children's slices one
+ * after the other, so the root has the sum at U = ready(root), with
+ * ready(leaf) = 0 and, for children ready at r1 <= r2,
+ * ready(v) = max(r2 + alpha + s, r1 + alpha + 2 s) (ready(c) + alpha + s
+ * for one child): U = D alpha + F s where the two subtrees are alike
+ * (k a power of two, or one more), less where a shallow subtree's slice
+ * comes in early (k = 6, 7, 12: one s less).  Down is the broadcast's
+ * D alpha + F s, so
+ *   T_ar = (D + 2) alpha + U + F s(m),   (2D + 2) alpha + 2 F s(m) for
+ * the alike ones.
  * Bandwidth: for k >= 4 the busiest ranks are inner (two children) in one
  * tree and a leaf in the other: per slice index they send 1 up + 2 down
  * there and 1 up here, and receive as many, so their port carries
  *   P4 = 4 (wire(m) + npk(m) ack + cts + ack)   bytes per slice index,
  * 2N(1 + headers) each way, and no port carries more: T_ar >= L P4 / B.
- * From above, the first slice index costs at most an unloaded pass (the
- * latency form with m = S) and every further one the busiest port's P4:
+ * From above, the first slice index costs at most a pass through alike
+ * subtrees (the latency form's 2 F s with m = S) and every further one the
+ * busiest port's P4:
  *   T_ar <= (2D + 2) alpha + 2 F s(S) + (L - 1) P4 / B.
  * The run keeps between the two at 16 and 64 MiB (with one or two slices
  * per tree it can pass the form from above by up to 1.5 %), and each
@@ -195,6 +206,57 @@ static uint32_t fill(uint32_t k)
 	return 2 * d - 1 - (k > 2 && ((k - 1) & (k - 2)) == 0);
 }
 
+/* NCCL's ncclGetBtree (src/graph/trees.cc), written again from NCCL as
+ * this test's reference: rank r's children (NONE where absent). */
+#define NONE UINT32_MAX
+static void children(uint32_t k, uint32_t r, uint32_t d[2])
+{
+	uint32_t bit = 1, low;
+
+	while (bit < k && !(bit & r))
+		bit <<= 1;
+	if (r == 0) { /* the root: one child, the largest power of two below k */
+		d[0] = NONE;
+		d[1] = k > 1 ? bit >> 1 : NONE;
+		return;
+	}
+	low = bit >> 1;
+	d[0] = low ? r - low : NONE;
+	d[1] = low ? r + low : NONE;
+	while (d[1] != NONE && d[1] >= k) { /* the nearest right child in range */
+		d[1] = low ? r + low : NONE;
+		low >>= 1;
+	}
+}
+
+/* The up pass of one slice from the leaves to v: when v has the sum.  A
+ * leaf sends at once; a node's port takes its children's slices one after
+ * the other, each alpha + s after its child had it, so with children
+ * ready at r1 <= r2 the node has both at max(r2 + alpha + s, r1 + alpha +
+ * 2 s).  In a tree whose two subtrees are alike (k a power of two, or one
+ * more) the root has it at D alpha + F s; where a shallow subtree's slice
+ * comes in early (k = 6, 7, 12) sooner. */
+static double ready_us(uint32_t k, uint32_t v, double alpha, double s)
+{
+	uint32_t d[2];
+	double r[2], t = 0;
+	int n = 0;
+
+	children(k, v, d);
+	for (int i = 0; i < 2; i++)
+		if (d[i] != NONE)
+			r[n++] = ready_us(k, d[i], alpha, s);
+	if (n == 2 && r[0] > r[1]) {
+		double x = r[0];
+
+		r[0] = r[1];
+		r[1] = x;
+	}
+	for (int i = 0; i < n; i++) /* the port takes them in order */
+		t = (r[i] + alpha + s > t + s ? r[i] + alpha + s : t + s);
+	return t;
+}
+
 /* One slice of m bytes on the wire, and its packets. */
 static uint64_t wire(const struct sim_params *f, uint64_t m, uint64_t *npk)
 {
@@ -222,24 +284,33 @@ static double bytes_us(const struct sim_params *f, double bytes)
 	return bytes * 8 / (double)f->link.rate_bps * 1e6;
 }
 
-/* Broadcast and reduce: (D + 2) alpha + (F - 2) s(m) + L P2 / B. */
-static double rooted_us(const struct sim_params *f, uint32_t k, uint64_t n, uint64_t slot)
+/* Broadcast: (D + 2) alpha + (F - 2) s(m) + L P2 / B.  Reduce is the same
+ * pipeline reversed, its first slice's pass the up pass U instead of
+ * D alpha + F s: 2 alpha + U - 2 s(m) + L P2 / B, the same where the
+ * subtrees are alike. */
+static double rooted_us(const struct sim_params *f, enum cc_coll c, uint32_t k, uint64_t n,
+			uint64_t slot)
 {
 	uint64_t m = n < slot ? n : slot, l = (n + slot - 1) / slot, npk;
 	uint64_t w = wire(f, m, &npk);
 	uint64_t p2 = 2 * w + npk * ack_bytes(f) + cts_bytes(f) + 2 * ack_bytes(f);
+	double a = alpha_us(f), s = bytes_us(f, (double)w);
+	double pass = c == CC_REDUCE ? ready_us(k, 0, a, s) : depth(k) * a + fill(k) * s;
 
-	return (depth(k) + 2) * alpha_us(f) + (fill(k) - 2) * bytes_us(f, (double)w) +
-	       bytes_us(f, (double)(l * p2));
+	return 2 * a + pass - 2 * s + bytes_us(f, (double)(l * p2));
 }
 
-/* Allreduce, one slice per tree: (2D + 2) alpha + 2 F s(m). */
+/* Allreduce, one slice per tree: the CTS that invites it (alpha), the up
+ * pass U, the broadcast down (D alpha + F s: each node's children get it
+ * one after the other) and the last ACK (alpha):
+ *   T_ar = (D + 2) alpha + U + F s(m);   (2D + 2) alpha + 2 F s(m) when
+ * the subtrees are alike.  Both trees have the same shape. */
 static double allreduce_lat_us(const struct sim_params *f, uint32_t k, uint64_t n)
 {
 	uint64_t m = (n / 4 + 1) / 2 * 4; /* the larger half */
+	double s = bytes_us(f, (double)wire(f, m, NULL)), a = alpha_us(f);
 
-	return (2 * depth(k) + 2) * alpha_us(f) +
-	       2 * fill(k) * bytes_us(f, (double)wire(f, m, NULL));
+	return (depth(k) + 2) * a + ready_us(k, 0, a, s) + fill(k) * s;
 }
 
 /* Allreduce, bandwidth: slices of m = min(N / 2, S) per tree, L of them,
@@ -253,14 +324,17 @@ static uint64_t allreduce_p4(const struct sim_params *f, uint64_t n, uint64_t sl
 	return 4 * (w + npk * ack_bytes(f) + cts_bytes(f) + ack_bytes(f));
 }
 
-/* Allreduce, bandwidth, from above: the first slice index an unloaded
- * pass (the latency form with m = S), every further one P4 / B. */
+/* Allreduce, bandwidth, from above: the first slice index a pass as
+ * through alike subtrees ((2D + 2) alpha + 2 F s(S); an unloaded pass
+ * takes U + F s, no more), every further one P4 / B. */
 static double allreduce_upper_us(const struct sim_params *f, uint32_t k, uint64_t n,
 				 uint64_t slot)
 {
 	uint64_t l, p4 = allreduce_p4(f, n, slot, &l);
+	double s = bytes_us(f, (double)wire(f, slot, NULL));
 
-	return allreduce_lat_us(f, k, 2 * slot) + bytes_us(f, (double)((l - 1) * p4));
+	return (2 * depth(k) + 2) * alpha_us(f) + 2 * fill(k) * s +
+	       bytes_us(f, (double)((l - 1) * p4));
 }
 
 static void check(const char *what, uint32_t k, uint64_t n, const struct sim_params *f,
@@ -304,14 +378,14 @@ static void test_rooted_bandwidth(void **state)
 				struct cc_coll_params p = params((enum cc_coll)c, ks[i], n);
 
 				check(cc_coll_name[c], ks[i], n, &f, run_us(&p, &f, NULL),
-				      rooted_us(&f, ks[i], n, p.slot_bytes));
+				      rooted_us(&f, (enum cc_coll)c, ks[i], n, p.slot_bytes));
 			}
 	}
 	/* The chunk does not enter: one slot per chunk instead of four. */
 	struct sim_params f = fabric(0);
 	struct cc_coll_params p = params(CC_BROADCAST, 8, n);
 	p.chunk_bytes = p.slot_bytes;
-	check("broadcast", 8, n, &f, run_us(&p, &f, NULL), rooted_us(&f, 8, n, p.slot_bytes));
+	check("broadcast", 8, n, &f, run_us(&p, &f, NULL), rooted_us(&f, CC_BROADCAST, 8, n, p.slot_bytes));
 }
 
 /* Broadcast and reduce, latency: 4 B and 1 KiB, alpha 2 us. */
@@ -327,15 +401,19 @@ static void test_rooted_latency(void **state)
 				struct cc_coll_params p = params((enum cc_coll)c, ks[i], sizes[j]);
 
 				check(cc_coll_name[c], ks[i], sizes[j], &f, run_us(&p, &f, NULL),
-				      rooted_us(&f, ks[i], sizes[j], p.slot_bytes));
+				      rooted_us(&f, (enum cc_coll)c, ks[i], sizes[j], p.slot_bytes));
 			}
 }
 
-/* Allreduce, latency: 4 B (one float: tree 1 alone), 1 KiB, 4 KiB. */
+/* Allreduce, latency: 4 B (one float: tree 1 alone), 1 KiB, 4 KiB with
+ * alpha = 2 us; and one 512 KiB slice per tree (1 MiB) on the ideal
+ * fabric, where the slices' serialization is the whole time, for shapes
+ * with alike subtrees and without (k = 6, 7, 12: U below D alpha + F s). */
 static void test_allreduce_latency(void **state)
 {
 	static const uint64_t sizes[] = { 4, 1 * KIB, 4 * KIB };
-	struct sim_params f = fabric(1000000);
+	static const uint32_t shapes[] = { 4, 5, 6, 7, 8, 12, 16 };
+	struct sim_params f = fabric(1000000), ideal = fabric(0);
 
 	(void)state;
 	for (size_t i = 0; i < NKS; i++)
@@ -345,6 +423,13 @@ static void test_allreduce_latency(void **state)
 			check("allreduce", ks[i], sizes[j], &f, run_us(&p, &f, NULL),
 			      allreduce_lat_us(&f, ks[i], sizes[j]));
 		}
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		struct cc_coll_params p = params(CC_ALLREDUCE, shapes[i], 1 * MIB);
+
+		p.chunk_bytes = p.slot_bytes;
+		check("allreduce", shapes[i], 1 * MIB, &ideal, run_us(&p, &ideal, NULL),
+		      allreduce_lat_us(&ideal, shapes[i], 1 * MIB));
+	}
 }
 
 /* One allreduce of n bytes on f: its time, and the busiest port's bytes
