@@ -77,8 +77,9 @@ struct cli_loop {
  * (an unwritable path: exit 1 before any row), refuses a sweep whose
  * largest size cannot be built or whose largest data-carrying size would
  * not fit in memory (before any row, not after the smaller sizes ran),
- * prints the preamble, the table and its summary, writes the report.  Returns the exit code: 0 only if
- * every size passed, finish succeeded and the report was written. */
+ * prints the preamble, the table and its summary, writes the report.
+ * Returns the exit code: 0 only if every size passed, finish succeeded
+ * and the report was written. */
 int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l);
 
 /* "the buffers of all ranks would not fit" for a size, on stderr, with

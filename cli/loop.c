@@ -213,7 +213,6 @@ static int weigh(const struct cli_opts *o, uint64_t bytes, bool carried)
 
 	quiet.nfaults = 0; /* --fault is checked, and noted, as each size runs */
 	rc = cli_build(&quiet, bytes, &s, &count, &shown);
-
 	if (rc)
 		return rc;
 	if (carried && cc_check_io_too_big(s, true, 0)) {
