@@ -559,7 +559,7 @@ static int unreachable(const struct sim_net *n, uint32_t s, uint32_t d, char *er
 		      n->nodes[n->rank_node[d]].name);
 }
 
-static bool reaches(const struct sim_net *n, uint32_t s, uint32_t d)
+bool sim_net_reaches(const struct sim_net *n, uint32_t s, uint32_t d)
 {
 	return n->dist[(size_t)n->rank_node[s] * n->nranks + d] != SIM_NET_NONE;
 }
@@ -572,15 +572,15 @@ static int check_reach(const struct sim_net *n, bool all_pairs, char *err, size_
 	for (uint32_t s = 0; s < k; s++) {
 		if (all_pairs) {
 			for (uint32_t d = 0; d < k; d++)
-				if (d != s && !reaches(n, s, d))
+				if (d != s && !sim_net_reaches(n, s, d))
 					return unreachable(n, s, d, err, errlen);
 			continue;
 		}
 		uint32_t next = s + 1 == k ? 0 : s + 1, prev = s == 0 ? k - 1 : s - 1;
 
-		if (next != s && !reaches(n, s, next))
+		if (next != s && !sim_net_reaches(n, s, next))
 			return unreachable(n, s, next, err, errlen);
-		if (prev != s && !reaches(n, s, prev))
+		if (prev != s && !sim_net_reaches(n, s, prev))
 			return unreachable(n, s, prev, err, errlen);
 	}
 	return 0;

@@ -120,6 +120,9 @@ uint32_t sim_net_find(const struct sim_net *n, const char *name);
  * topology is not connected"), or -ENOMEM. */
 int sim_net_finish(struct sim_net *n, bool all_pairs, char *err, size_t errlen);
 
+/* Whether rank s's NIC has a route to rank d (after sim_net_finish()). */
+bool sim_net_reaches(const struct sim_net *n, uint32_t s, uint32_t d);
+
 /* The ECMP set of node u towards rank d: count, and the ports in *ports. */
 uint32_t sim_net_routes(const struct sim_net *n, uint32_t u, uint32_t d, const uint32_t **ports);
 

@@ -538,7 +538,7 @@ static bool all_pairs(const struct sim_net *n)
 {
 	for (uint32_t a = 0; a < n->nranks; a++)
 		for (uint32_t b = 0; b < n->nranks; b++)
-			if (a != b && !sim_net_routes(n, n->rank_node[a], b, NULL))
+			if (a != b && !sim_net_reaches(n, a, b))
 				return false;
 	return true;
 }
@@ -559,7 +559,7 @@ bool sim_topo_carries(const struct sim_net *net, const struct cc_coll_params *p,
 		for (uint32_t q = 0; ok && q < s->ranks[r].nqps; q++) {
 			uint32_t peer = s->ranks[r].qps[q].peer;
 
-			if (peer == r || sim_net_routes(net, net->rank_node[r], peer, NULL))
+			if (peer == r || sim_net_reaches(net, r, peer))
 				continue;
 			*a = r;
 			*b = peer;
