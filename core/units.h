@@ -53,8 +53,8 @@ int cc_parse_time(const char *s, uint64_t *ps);
 /* Whether text s, which parse() rejected, has a fraction for its only
  * fault: with the '.' and the digits after it removed it parses, and
  * fits ("1.7K" is 1740.8 bytes, "1.5" 1.5 bytes; a second '.' or a value
- * too large is another fault).  For
- * the message "not a whole number of bytes" rather than "not a size". */
+ * too large is another fault).  For the message "not a whole number of
+ * bytes" rather than "not a size". */
 bool cc_units_only_fraction_wrong(int (*parse)(const char *, uint64_t *), const char *s);
 
 /* Human byte size into buf (always NUL-terminated when len > 0): an exact

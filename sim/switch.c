@@ -148,14 +148,16 @@ static void fair_pump(struct sim_switch *sw, uint32_t port)
  * link's queue statistics count what waits for it either way. */
 static void to_output(struct sim_switch *sw, struct sim_packet *pkt)
 {
-	uint64_t flow = (uint64_t)pkt->src_node << 24 | pkt->src_qpn; /* QPNs are 24-bit */
 	struct sim_switch_port *o = &sw->ports[pkt->hop];
-	struct sim_link_stats *st = &o->out->st;
+	struct sim_link_stats *st;
+	uint64_t flow;
 
 	if (sw->sched == SIM_SWITCH_FIFO) {
 		to_link(sw, pkt);
 		return;
 	}
+	st = &o->out->st;
+	flow = (uint64_t)pkt->src_node << 24 | pkt->src_qpn; /* QPNs are 24-bit */
 	if (sim_fairq_push(&o->fair, flow, pkt))
 		sim__model_die(__FILE__, __LINE__, "switch: out of memory");
 	if (o->fair.bytes + o->out->txq.bytes > st->txq_peak_bytes)
