@@ -20,7 +20,14 @@
 
 #include "backend/bootstrap_msg.h"
 
-#define MAX_PENDING 64 /* connections accepted but not yet identified */
+/* Connections rank 0 has accepted that have not yet sent a whole HELLO.
+ * Anyone who can reach the port can open them, so they are bounded in
+ * number (a new one closes the oldest) and in time (hello_ms each): idle,
+ * trickling or garbage connections cannot lock the real ranks out. */
+#define MAX_PENDING 64
+/* Accepts per round before the pending connections are read again, so a
+ * flood of connects cannot keep rank 0 in accept() past its deadlines. */
+#define ACCEPT_BURST MAX_PENDING
 
 /* ---- time ---- */
 
@@ -196,8 +203,8 @@ static int recv_msg(struct cc_boot *b, int fd, uint32_t peer, uint16_t type, int
 	return 0;
 }
 
-/* Best effort, 100 ms at most per peer: tell fd why we give up. */
-static void send_abort(int fd, uint32_t rank, uint32_t world, const char *why)
+/* Best effort, wait_ms at most: tell fd why we give up. */
+static void send_abort(int fd, uint32_t rank, uint32_t world, const char *why, int wait_ms)
 {
 	size_t n = strlen(why);
 
@@ -205,7 +212,7 @@ static void send_abort(int fd, uint32_t rank, uint32_t world, const char *why)
 		return;
 	if (n > CC_BMSG_MAX_TEXT)
 		n = CC_BMSG_MAX_TEXT;
-	(void)send_msg(fd, CC_BMSG_ABORT, rank, world, why, (uint32_t)n, now_ms() + 100);
+	(void)send_msg(fd, CC_BMSG_ABORT, rank, world, why, (uint32_t)n, now_ms() + wait_ms);
 }
 
 /* Marks b failed and passes the reason on to the peers. */
@@ -215,7 +222,7 @@ static int fail(struct cc_boot *b, int rc, const char *err)
 
 	b->failed = true;
 	for (r = 0; r < n; r++)
-		send_abort(b->fd[r], b->rank, b->world, err);
+		send_abort(b->fd[r], b->rank, b->world, err, 100);
 	return rc;
 }
 
@@ -296,7 +303,10 @@ int cc_boot_listen(const struct cc_rendezvous *addr, int *fd_out, uint16_t *port
 			else if (ai->ai_family == AF_INET6)
 				((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr = in6addr_any;
 		}
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 128) == 0)
+		/* The longest accept queue the kernel allows (net.core.somaxconn):
+		 * thousands of ranks may connect at once, and a full queue drops
+		 * their SYNs, each retried only after a second or more. */
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0)
 			break;
 		e = errno;
 		close(fd);
@@ -358,12 +368,23 @@ static int try_connect(const struct addrinfo *ai, int64_t deadline, int *fd_out)
 
 /* ---- joining ---- */
 
+/* An accepted connection that has not yet identified itself. */
 struct pending {
 	int fd;
-	short rev; /* this round's poll result */
+	short rev;     /* this round's poll result */
+	int64_t due;   /* its whole HELLO must be in by then (accept + hello_ms) */
 	size_t got;
 	uint8_t hdr[CC_BMSG_HDR_BYTES];
 	char from[64];
+};
+
+/* Rank 0's join: the connections pending, oldest first, and what the
+ * error says if a rank never comes. */
+struct join {
+	struct pending pend[MAX_PENDING + 1]; /* + 1: a new one, read before any is closed */
+	uint32_t npend, joined;
+	uint32_t silent; /* connections closed without a whole HELLO */
+	char last_refusal[256];
 };
 
 static void boot_log(struct cc_boot *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -406,59 +427,168 @@ static const char *hello_refused(struct cc_boot *b, const struct pending *p, cha
 	return why;
 }
 
-static void drop_pending(struct pending *pend, uint32_t *npend, uint32_t i)
+/* Removes pending connection i, keeping the others in arrival order. */
+static void unlink_pending(struct join *j, uint32_t i)
 {
-	close(pend[i].fd);
-	pend[i] = pend[--*npend];
+	memmove(&j->pend[i], &j->pend[i + 1], (j->npend - i - 1) * sizeof j->pend[0]);
+	j->npend--;
+}
+
+/* Closes pending connection i.  A non-NULL why goes to the log and,
+ * without waiting (the socket is fresh, its send buffer empty), to the
+ * peer in an ABORT. */
+static void drop_pending(struct cc_boot *b, struct join *j, uint32_t i, const char *why)
+{
+	if (why) {
+		boot_log(b, "closed %s: %s", j->pend[i].from, why);
+		send_abort(j->pend[i].fd, 0, b->world, why, 0);
+	}
+	close(j->pend[i].fd);
+	unlink_pending(j, i);
+}
+
+/* Closes the connections whose hello deadline has passed: silent ones,
+ * and those that trickle a byte now and then. */
+static void expire_pending(struct cc_boot *b, struct join *j, int64_t now)
+{
+	uint32_t i = 0;
+
+	while (i < j->npend) {
+		char why[96];
+
+		if (j->pend[i].due > now) {
+			i++;
+			continue;
+		}
+		snprintf(why, sizeof why, "no whole hello within %d ms of connecting (%zu of %d "
+			 "bytes)", b->hello_ms, j->pend[i].got, CC_BMSG_HDR_BYTES);
+		j->silent++;
+		drop_pending(b, j, i, why);
+	}
+}
+
+/* Reads what pending connection i has sent of its HELLO and, once it is
+ * whole, takes or refuses it.  Whatever it sends beyond 20 bytes is never
+ * read: a garbage stream is refused on its first 20. */
+static void pending_read(struct cc_boot *b, struct join *j, uint32_t i)
+{
+	struct pending *p = &j->pend[i];
+	char why[256];
+	ssize_t got = recv(p->fd, p->hdr + p->got, sizeof p->hdr - p->got, 0);
+	uint32_t r;
+
+	if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (got <= 0) {
+		boot_log(b, "connection from %s closed before its hello", p->from);
+		j->silent++;
+		drop_pending(b, j, i, NULL);
+		return;
+	}
+	p->got += (size_t)got;
+	if (p->got < sizeof p->hdr)
+		return;
+	if (hello_refused(b, p, why, sizeof why)) {
+		boot_log(b, "refused %s: %s", p->from, why);
+		snprintf(j->last_refusal, sizeof j->last_refusal, "%s", why);
+		send_abort(p->fd, 0, b->world, why, 0);
+		drop_pending(b, j, i, NULL);
+		return;
+	}
+	r = cc_bmsg_get32(p->hdr + 8);
+	b->fd[r] = p->fd;
+	j->joined++;
+	unlink_pending(j, i);
+}
+
+/* Takes up to ACCEPT_BURST new connections.  Each is read at once: a real
+ * rank sends its HELLO as soon as it is connected, so it usually joins
+ * here without ever holding a pending slot.  One that has not spoken yet
+ * takes a slot; when they are all held, the oldest unidentified
+ * connection makes way — it has had the longest to speak — so however
+ * many idle sockets are open, a rank that connects now is read. */
+static void accept_burst(struct cc_boot *b, struct join *j, int lfd, int64_t now)
+{
+	int n;
+
+	for (n = 0; n < ACCEPT_BURST; n++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof ss;
+		int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct pending *p;
+		char why[128];
+
+		if (fd < 0)
+			return;
+		p = &j->pend[j->npend++]; /* the one spare slot */
+		memset(p, 0, sizeof *p);
+		p->fd = fd;
+		p->due = now + b->hello_ms;
+		addr_text(&ss, p->from, sizeof p->from);
+		pending_read(b, j, j->npend - 1);
+		if (j->npend <= MAX_PENDING)
+			continue;
+		snprintf(why, sizeof why, "no hello yet, and %d newer connections wait to identify "
+			 "themselves: the oldest is closed", MAX_PENDING);
+		j->silent++;
+		drop_pending(b, j, 0, why);
+	}
+}
+
+/* "rank(s) ... did not join within N ms", with what may explain it. */
+static void join_timeout_err(struct cc_boot *b, const struct join *j, char *err, size_t errlen)
+{
+	size_t off = 0;
+	uint32_t missing = 0, r;
+
+	off += (size_t)snprintf(err, errlen, "%s", b->world - 1 - j->joined > 1 ? "ranks" : "rank");
+	for (r = 1; r < b->world && off < errlen; r++) {
+		if (b->fd[r] >= 0)
+			continue;
+		if (missing++ == 8) {
+			off += (size_t)snprintf(err + off, errlen - off, " ...");
+			break;
+		}
+		off += (size_t)snprintf(err + off, errlen - off, "%s %u", missing > 1 ? "," : "",
+					(unsigned)r);
+	}
+	if (off < errlen)
+		off += (size_t)snprintf(err + off, errlen - off, " did not join within %d ms",
+					b->timeout_ms);
+	if (off < errlen && j->npend + j->silent)
+		off += (size_t)snprintf(err + off, errlen - off, "; %u connection(s) sent no hello",
+					(unsigned)(j->npend + j->silent));
+	if (off < errlen && j->last_refusal[0])
+		snprintf(err + off, errlen - off, "; refused: %s", j->last_refusal);
 }
 
 static int root_join(struct cc_boot *b, int lfd, char *err, size_t errlen)
 {
-	struct pending pend[MAX_PENDING];
+	struct join js, *j = &js;
 	struct pollfd pfd[MAX_PENDING + 1];
 	int64_t deadline = now_ms() + b->timeout_ms;
-	uint32_t npend = 0, joined = 0, r, i;
-	char last_refusal[256] = "";
+	uint32_t r, i;
 	int rc = 0;
 
-	while (joined + 1 < b->world) {
-		int n = left_ms(deadline);
+	memset(j, 0, sizeof *j);
+	while (j->joined + 1 < b->world) {
+		int wait = left_ms(deadline);
 
-		if (n == 0) {
-			size_t off = 0;
-			uint32_t missing = 0;
-
-			off += (size_t)snprintf(err, errlen, "%s",
-						b->world - 1 - joined > 1 ? "ranks" : "rank");
-			for (r = 1; r < b->world && off < errlen; r++) {
-				if (b->fd[r] >= 0)
-					continue;
-				if (missing++ == 8) {
-					off += (size_t)snprintf(err + off, errlen - off, " ...");
-					break;
-				}
-				off += (size_t)snprintf(err + off, errlen - off, "%s %u",
-							missing > 1 ? "," : "", (unsigned)r);
-			}
-			if (off < errlen)
-				off += (size_t)snprintf(err + off, errlen - off,
-							" did not join within %d ms", b->timeout_ms);
-			if (off < errlen && npend)
-				off += (size_t)snprintf(err + off, errlen - off,
-							"; %u connection(s) sent no hello",
-							(unsigned)npend);
-			if (off < errlen && last_refusal[0])
-				snprintf(err + off, errlen - off, "; refused: %s", last_refusal);
+		if (wait == 0) {
+			join_timeout_err(b, j, err, errlen);
 			rc = -ETIMEDOUT;
 			break;
 		}
+		expire_pending(b, j, now_ms());
 		pfd[0].fd = lfd;
 		pfd[0].events = POLLIN;
-		for (i = 0; i < npend; i++) {
-			pfd[i + 1].fd = pend[i].fd;
+		for (i = 0; i < j->npend; i++) {
+			pfd[i + 1].fd = j->pend[i].fd;
 			pfd[i + 1].events = POLLIN;
+			if (left_ms(j->pend[i].due) < wait)
+				wait = left_ms(j->pend[i].due);
 		}
-		rc = poll(pfd, npend + 1, n);
+		rc = poll(pfd, j->npend + 1, wait);
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc < 0) {
@@ -468,66 +598,27 @@ static int root_join(struct cc_boot *b, int lfd, char *err, size_t errlen)
 		}
 		rc = 0;
 		/* Pending connections first, oldest first (a hello that came
-		 * earlier is taken first); one that leaves is replaced by the
-		 * last, which carries its own poll result. */
-		for (i = 0; i < npend; i++)
-			pend[i].rev = pfd[i + 1].revents;
-		for (i = 0; i < npend;) {
-			struct pending *p = &pend[i];
-			char why[256];
-			ssize_t got;
+		 * earlier is taken first); each carries its own poll result
+		 * when one before it leaves. */
+		for (i = 0; i < j->npend; i++)
+			j->pend[i].rev = pfd[i + 1].revents;
+		for (i = 0; i < j->npend;) {
+			uint32_t before = j->npend;
 
-			if (!(p->rev & (POLLIN | POLLHUP | POLLERR))) {
+			if (!(j->pend[i].rev & (POLLIN | POLLHUP | POLLERR))) {
 				i++;
 				continue;
 			}
-			p->rev = 0;
-			got = recv(p->fd, p->hdr + p->got, sizeof p->hdr - p->got, 0);
-			if (got < 0 && (errno == EAGAIN || errno == EINTR))
-				continue;
-			if (got <= 0) {
-				boot_log(b, "connection from %s closed before its hello", p->from);
-				drop_pending(pend, &npend, i);
-				continue;
-			}
-			p->got += (size_t)got;
-			if (p->got < sizeof p->hdr)
-				continue;
-			if (hello_refused(b, p, why, sizeof why)) {
-				boot_log(b, "refused %s: %s", p->from, why);
-				snprintf(last_refusal, sizeof last_refusal, "%s", why);
-				send_abort(p->fd, 0, b->world, why);
-				drop_pending(pend, &npend, i);
-				continue;
-			}
-			r = cc_bmsg_get32(p->hdr + 8);
-			b->fd[r] = p->fd;
-			joined++;
-			pend[i] = pend[--npend];
+			j->pend[i].rev = 0;
+			pending_read(b, j, i);
+			if (j->npend == before)
+				i++;
 		}
-		if (pfd[0].revents & POLLIN) {
-			for (;;) {
-				struct sockaddr_storage ss;
-				socklen_t sl = sizeof ss;
-				int fd = accept4(lfd, (struct sockaddr *)&ss, &sl,
-						 SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-				if (fd < 0)
-					break;
-				if (npend == MAX_PENDING) {
-					boot_log(b, "too many unidentified connections; one closed");
-					close(fd);
-					continue;
-				}
-				pend[npend].fd = fd;
-				pend[npend].got = 0;
-				addr_text(&ss, pend[npend].from, sizeof pend[npend].from);
-				npend++;
-			}
-		}
+		if (pfd[0].revents & POLLIN)
+			accept_burst(b, j, lfd, now_ms());
 	}
-	for (i = 0; i < npend; i++)
-		close(pend[i].fd);
+	for (i = 0; i < j->npend; i++)
+		close(j->pend[i].fd);
 	if (rc)
 		return rc;
 	for (r = 1; r < b->world; r++) {
@@ -616,6 +707,9 @@ int cc_boot_open(struct cc_boot *b, const struct cc_rendezvous *addr, int listen
 	b->world = world;
 	b->timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : CC_BOOT_DEFAULT_TIMEOUT_MS;
 	b->log = opts ? opts->log : NULL;
+	b->hello_ms = opts && opts->hello_ms > 0 ? opts->hello_ms : CC_BOOT_DEFAULT_HELLO_MS;
+	if (b->hello_ms > b->timeout_ms)
+		b->hello_ms = b->timeout_ms;
 	b->fd = malloc(sizeof *b->fd * (rank == 0 ? world : 1));
 	if (!b->fd) {
 		snprintf(err, errlen, "out of memory");

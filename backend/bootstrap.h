@@ -7,9 +7,13 @@
  * distinct ranks 1..world-1: a connection with a bad header (magic,
  * version, type), another world size, rank 0, or a rank already taken is
  * refused — the reason is logged, sent back in an ABORT, and rank 0 keeps
- * waiting for the rank it expects.  Once all are in, rank 0 sends READY to
- * each.  The allgather and the barrier go through rank 0 (a star: each
- * rank sends to 0, 0 answers everyone).  Messages: backend/bootstrap_msg.h.
+ * waiting for the rank it expects.  Anyone may connect, so a connection
+ * that has not identified itself is held at most hello_ms, and at most 64
+ * such at once (a new one closes the oldest): idle, trickling or garbage
+ * connections cannot keep a real rank out.  Once all are in, rank 0 sends
+ * READY to each.  The allgather and the barrier go through rank 0 (a star:
+ * each rank sends to 0, 0 answers everyone).  Messages:
+ * backend/bootstrap_msg.h.
  *
  * Nothing blocks without a deadline: every connect, read and write polls
  * with the time left.  Rank 0 gives up after timeout_ms with an error
@@ -34,15 +38,18 @@
 #include "backend/launch.h"
 
 #define CC_BOOT_DEFAULT_TIMEOUT_MS 60000
+#define CC_BOOT_DEFAULT_HELLO_MS 5000
 
 struct cc_boot_opts {
 	int timeout_ms; /* per phase (join, each allgather, each barrier); <= 0: the default */
+	int hello_ms;   /* rank 0: a connection's time to send its HELLO from accept; <= 0:
+			 * the default; at most timeout_ms */
 	FILE *log;      /* refused connections are reported here; NULL: nowhere */
 };
 
 struct cc_boot {
 	uint32_t rank, world;
-	int timeout_ms;
+	int timeout_ms, hello_ms;
 	FILE *log;
 	int *fd; /* rank 0: fd[r] to rank r (fd[0] = -1); others: fd[0] to rank 0 */
 	bool failed;

@@ -35,6 +35,16 @@ struct vrun {
 /* cli_loop's preamble has no context argument; one run per process. */
 static struct vrun *g_run;
 
+/* Whether this process is one of the ranks `-n K` forked (set before the
+ * fork, inherited), as opposed to one started with CCLAB_RANK, srun or
+ * mpirun by someone else. */
+static bool g_forked;
+
+bool verbs_rank_speaks(const struct verbs_session *s)
+{
+	return s->rank == 0 || !g_forked;
+}
+
 static void preamble(const struct cli_opts *o)
 {
 	const struct vrun *c = g_run;
@@ -160,9 +170,10 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 		rc = cc_verbs_gather_stats(&c->s.b, &res, c->stats, err, sizeof(err));
 	cc_schedule_free(s);
 	if (rc) {
-		/* Rank 0 speaks for all, unless the bootstrap itself failed:
+		/* Rank 0 speaks for the ranks it forked; every rank speaks
+		 * under srun or mpirun, and when the bootstrap itself failed:
 		 * then rank 0 may be the one that is gone. */
-		if (c->s.rank == 0 || c->s.b.failed)
+		if (verbs_rank_speaks(&c->s) || c->s.b.failed)
 			fprintf(stderr, "cclab run: rank %u, %" PRIu64 " bytes: %s\n", c->s.rank, size,
 				err);
 		cc_verbs_result_free(&res);
@@ -212,19 +223,53 @@ static int finish(const struct cli_opts *o, void *ctx)
 	return rc ? CLI_EXIT_FAIL : 0;
 }
 
-/* After the device is open: every rank's host, pid and device, or the
- * reason it could not open one, so one rank's missing device stops all
- * at once, named. */
+/* The exchange after the device is open: each rank's "Pid N on HOST device
+ * D port P" for the preamble, or "!" and why its device did not open —
+ * whole: those reasons say what to do and run past 200 characters.  The
+ * failure is taken up to WHERE_MAX bytes (verbs_session_open's reasons
+ * are under 512), the preamble line to fit s->where[r]; a blob that is
+ * empty or longer is a protocol fault, not truncated. */
+#define WHERE_MAX 1024
+
+/* Rank r's blob, checked; NULL and why in err when it is malformed.
+ * Unprintable bytes become '?' (the text goes to a terminal). */
+static char *where_text(const struct cc_boot_blobs *all, uint32_t r, size_t max, char *err,
+			size_t errlen)
+{
+	size_t n = all->len[r];
+	char *t;
+
+	if (n == 0 || n > max) {
+		snprintf(err, errlen, "rank %u sent a %zu-byte description of its device, expected "
+			 "1..%zu", r, n, max);
+		return NULL;
+	}
+	if (!(t = malloc(n + 1))) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = all->data[r][i];
+		t[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	t[n] = '\0';
+	return t;
+}
+
+/* Every rank's place, or the reasons ranks failed, so one rank's missing
+ * device stops all at once, named: rank 0 prints every failed rank's
+ * reason; another rank prints its own, or the first it stops for. */
 static int exchange_where(struct verbs_session *s, const char *cmd, int open_rc,
 			  const char *open_err)
 {
-	char me[128], host[64] = "?", err[512];
+	char me[WHERE_MAX + 1], host[64] = "?", err[512];
 	struct cc_boot_blobs all = {0};
+	bool told = false;
 	int rc;
 
 	gethostname(host, sizeof(host) - 1);
 	if (open_rc)
-		snprintf(me, sizeof(me), "!%.126s", open_err);
+		snprintf(me, sizeof(me), "!%s", open_err);
 	else
 		snprintf(me, sizeof(me), "Pid %6ld on %.40s device %.40s port %u", (long)getpid(),
 			 host, s->v.device, s->v.port);
@@ -232,15 +277,32 @@ static int exchange_where(struct verbs_session *s, const char *cmd, int open_rc,
 		fprintf(stderr, "cclab %s: rank %u: bootstrap: %s\n", cmd, s->rank, err);
 		return CLI_EXIT_FAIL;
 	}
-	for (uint32_t r = 0; r < all.n && !rc; r++) {
-		size_t n = all.len[r] < sizeof(s->where[r]) - 1 ? all.len[r] : sizeof(s->where[r]) - 1;
-		memcpy(s->where[r], all.data[r], n);
-		s->where[r][n] = '\0';
-		if (s->where[r][0] == '!') {
-			if (s->rank == 0)
-				fprintf(stderr, "cclab %s: rank %u: %s\n", cmd, r, s->where[r] + 1);
+	if (open_rc && verbs_rank_speaks(s)) {
+		fprintf(stderr, "cclab %s: rank %u: %s\n", cmd, s->rank, open_err);
+		told = true;
+	}
+	for (uint32_t r = 0; r < all.n; r++) {
+		bool failed = all.len[r] > 0 && all.data[r][0] == '!';
+		char *t = where_text(&all, r, failed ? WHERE_MAX : sizeof(s->where[r]) - 1, err,
+				     sizeof(err));
+
+		if (!t) {
+			fprintf(stderr, "cclab %s: rank %u: bootstrap: %s\n", cmd, s->rank, err);
 			rc = CLI_EXIT_FAIL;
+			break;
 		}
+		if (!failed) {
+			memcpy(s->where[r], t, strlen(t) + 1);
+		} else {
+			rc = CLI_EXIT_FAIL;
+			if (s->rank == 0 && r != 0)
+				fprintf(stderr, "cclab %s: rank %u: %s\n", cmd, r, t + 1);
+			else if (!told && verbs_rank_speaks(s))
+				fprintf(stderr, "cclab %s: rank %u: stopped: rank %u failed: %s\n",
+					cmd, s->rank, r, t + 1);
+			told = told || s->rank != 0;
+		}
+		free(t);
 	}
 	cc_boot_blobs_free(&all);
 	return rc;
@@ -336,9 +398,19 @@ int verbs_launch(const char *cmd, uint32_t nranks, uint32_t dflt, const char *bo
 {
 	struct cc_launch l;
 	struct cc_rendezvous addr = { .host = "127.0.0.1", .kind = CC_HOST_IPV4 };
+	struct cc_rendezvous given;
 	char err[512];
 	int rc;
 
+	/* --bootstrap is checked first, whether or not a launcher will use it
+	 * (without one, the forked ranks meet on 127.0.0.1 at a free port): a
+	 * typo must not pass unnoticed here to fail on the cluster, nor hide
+	 * behind the "no RDMA device" that may follow. */
+	if (bootstrap && *bootstrap &&
+	    cc_rendezvous_get(bootstrap, NULL, &given, err, sizeof(err))) {
+		fprintf(stderr, "cclab %s: %s\n", cmd, err);
+		return CLI_EXIT_USAGE;
+	}
 	if ((rc = cc_launch_detect(NULL, &l, err, sizeof(err)))) {
 		fprintf(stderr, "cclab %s: %s\n", cmd, err);
 		return CLI_EXIT_USAGE;
@@ -375,6 +447,7 @@ int verbs_launch(const char *cmd, uint32_t nranks, uint32_t dflt, const char *bo
 	uint32_t k = nranks ? nranks : dflt;
 	if (k == 1)
 		return fn(ctx, 0, 1, CC_LAUNCH_LOCAL, &addr, -1);
+	g_forked = true;
 	return verbs_launch_local(cmd, k, (int)(3 * timeout_s + 20) * 1000, fn, ctx);
 }
 

@@ -59,7 +59,7 @@ static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc
 	cc_trace_clear(tr);
 	rc = cc_verbs_run(&s->v, &s->b, sc, &ro, &res, err, sizeof(err));
 	if (rc) {
-		if (s->rank == 0 || s->b.failed)
+		if (verbs_rank_speaks(s) || s->b.failed)
 			fprintf(stderr, "cclab p2p: rank %u, %" PRIu64 " bytes: %s\n", s->rank, size,
 				err);
 		cc_verbs_result_free(&res);

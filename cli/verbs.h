@@ -29,6 +29,12 @@ int verbs_session_open(struct verbs_session *s, const char *cmd, const struct cc
 		       enum cc_launcher launcher, const struct cc_rendezvous *addr, int listen_fd);
 void verbs_session_close(struct verbs_session *s);
 
+/* Whether this rank says itself why it fails: rank 0 always; another
+ * unless `-n K` forked it here, where it shares rank 0's stderr and rank 0
+ * speaks for it (the same line twice otherwise).  Under srun or mpirun
+ * each rank's stderr may go its own way (a file per task, a log per node). */
+bool verbs_rank_speaks(const struct verbs_session *s);
+
 /* A command's rank: called in each forked child by verbs_launch_local(),
  * or once under a launcher.  Returns the rank's exit code. */
 typedef int (*verbs_rank_fn)(void *ctx, uint32_t rank, uint32_t world,

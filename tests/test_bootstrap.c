@@ -6,8 +6,11 @@
  * input; and the TCP rendezvous (backend/bootstrap.h) on 127.0.0.1 with
  * fork()ed ranks: allgather and barrier for k = 1, 2, 3, 5, and a rank that
  * never connects, connects and stays silent, dies, or has the wrong world
- * size — each an error naming it within the deadline. */
+ * size — each an error naming it within the deadline; and connections that
+ * are not ranks — 100 idle ones, one trickling its hello, one sending junk —
+ * among which the real ranks still join at once. */
 #include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -793,18 +796,14 @@ static uint8_t blob_byte(uint32_t rank, int round, size_t i)
 	return (uint8_t)(rank * 31 + i * 7 + (size_t)round);
 }
 
-/* One rank's whole run: join, two allgathers checked byte by byte, a
- * barrier.  0, or the step that failed with the reason in err. */
-static int run_rank(uint32_t rank, uint32_t world, uint16_t port, int lfd, int timeout_ms,
-		    FILE *log, char *err, size_t errlen)
+/* What a rank does once it has joined: two allgathers checked byte by
+ * byte, a barrier; then it closes b.  0, or the step that failed with the
+ * reason in err. */
+static int run_joined(struct cc_boot *b, char *err, size_t errlen)
 {
-	struct cc_rendezvous r = loopback(port);
-	struct cc_boot_opts o = {.timeout_ms = timeout_ms, .log = log};
-	struct cc_boot b;
+	uint32_t rank = b->rank, world = b->world;
 	int round, rc = 0;
 
-	if (cc_boot_open(&b, &r, lfd, rank, world, &o, err, errlen))
-		return 1;
 	for (round = 0; round < 2 && !rc; round++) {
 		size_t n = blob_len(rank, round), i;
 		uint8_t *mine = malloc(n + 1);
@@ -813,7 +812,7 @@ static int run_rank(uint32_t rank, uint32_t world, uint16_t port, int lfd, int t
 
 		for (i = 0; i < n; i++)
 			mine[i] = blob_byte(rank, round, i);
-		if (cc_boot_allgather(&b, mine, n, &all, err, errlen))
+		if (cc_boot_allgather(b, mine, n, &all, err, errlen))
 			rc = 2;
 		free(mine);
 		if (rc)
@@ -835,21 +834,53 @@ static int run_rank(uint32_t rank, uint32_t world, uint16_t port, int lfd, int t
 		}
 		cc_boot_blobs_free(&all);
 	}
-	if (!rc && cc_boot_barrier(&b, err, errlen))
+	if (!rc && cc_boot_barrier(b, err, errlen))
 		rc = 4;
-	cc_boot_close(&b);
+	cc_boot_close(b);
 	return rc;
 }
 
-enum child_kind { RANK, SILENT_CONNECT, SILENT_AFTER_JOIN, DIE_AFTER_JOIN, RAW_HELLOS };
+/* One rank's whole run: join, then run_joined(). */
+static int run_rank_opts(uint32_t rank, uint32_t world, uint16_t port, int lfd,
+			 const struct cc_boot_opts *o, char *err, size_t errlen)
+{
+	struct cc_rendezvous r = loopback(port);
+	struct cc_boot b;
+
+	if (cc_boot_open(&b, &r, lfd, rank, world, o, err, errlen))
+		return 1;
+	return run_joined(&b, err, errlen);
+}
+
+static int run_rank(uint32_t rank, uint32_t world, uint16_t port, int lfd, int timeout_ms,
+		    FILE *log, char *err, size_t errlen)
+{
+	struct cc_boot_opts o = {.timeout_ms = timeout_ms, .log = log};
+
+	return run_rank_opts(rank, world, port, lfd, &o, err, errlen);
+}
+
+enum child_kind {
+	RANK,
+	SILENT_CONNECT,
+	SILENT_AFTER_JOIN,
+	DIE_AFTER_JOIN,
+	RAW_HELLOS,
+	SLOW_HELLO, /* a valid hello, a byte every 50 ms: must be closed at the hello deadline */
+	GARBAGE,    /* 64 KiB of junk: must be refused on its first 20 bytes */
+};
 
 struct child {
 	enum child_kind kind;
 	uint32_t rank, world;
 	uint16_t port;
 	int timeout_ms;
-	const char *want; /* RANK: NULL to succeed, else what its error must say */
-	int64_t within_ms; /* RANK with want: fail no later than this (0: any time) */
+	const char *want; /* RANK: NULL to succeed, else what its error must say;
+			   * SLOW_HELLO, GARBAGE: what rank 0's ABORT must say */
+	int64_t within_ms; /* RANK with want: fail no later than this (0: any time);
+			    * SLOW_HELLO, GARBAGE: the ABORT must come by then */
+	int64_t after_ms;  /* SLOW_HELLO: ... and not before this */
+	int delay_ms;      /* RANK: connect this late */
 };
 
 static int raw_connect(uint16_t port)
@@ -904,6 +935,62 @@ static int raw_refused(uint16_t port, const uint8_t *hello, size_t n, const char
 	return rc;
 }
 
+/* SLOW_HELLO: a valid hello for rank 1, trickled a byte per 50 ms (a
+ * second in all), until rank 0's ABORT arrives; 0 when it says want
+ * between after_ms and within_ms of connecting. */
+static int slow_hello(const struct child *c)
+{
+	uint8_t h[CC_BMSG_HDR_BYTES];
+	int64_t t0 = ms_now();
+	int fd = raw_connect(c->port);
+	size_t i;
+
+	if (fd < 0)
+		return 1;
+	cc_bmsg_hdr_encode(h, CC_BMSG_HELLO, 1, c->world, 0);
+	for (i = 0; ms_now() - t0 < 3000; i++) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+		if (i < sizeof h)
+			(void)send(fd, h + i, 1, MSG_NOSIGNAL); /* fails once rank 0 has closed */
+		if (poll(&pfd, 1, 50) == 1) {
+			int64_t t = ms_now() - t0;
+			int rc = expect_abort(fd, c->want);
+
+			if (!rc && (t < c->after_ms || t > c->within_ms)) {
+				fprintf(stderr, "slow hello: ABORT after %lld ms, wanted "
+					"%lld..%lld\n", (long long)t, (long long)c->after_ms,
+					(long long)c->within_ms);
+				rc = 1;
+			}
+			close(fd);
+			return rc;
+		}
+	}
+	fprintf(stderr, "slow hello: still open after %lld ms\n", (long long)(ms_now() - t0));
+	return 1;
+}
+
+/* GARBAGE: a stream of junk, then rank 0's ABORT saying want, soon. */
+static int garbage(const struct child *c)
+{
+	static uint8_t junk[64 << 10];
+	int64_t t0 = ms_now();
+	int fd = raw_connect(c->port), rc;
+
+	if (fd < 0)
+		return 1;
+	memset(junk, 0xab, sizeof junk);
+	(void)send(fd, junk, sizeof junk, MSG_NOSIGNAL | MSG_DONTWAIT);
+	rc = expect_abort(fd, c->want);
+	if (!rc && ms_now() - t0 > c->within_ms) {
+		fprintf(stderr, "garbage: ABORT after %lld ms\n", (long long)(ms_now() - t0));
+		rc = 1;
+	}
+	close(fd);
+	return rc;
+}
+
 static int child_main(const struct child *c)
 {
 	char err[512] = "";
@@ -913,6 +1000,13 @@ static int child_main(const struct child *c)
 
 	switch (c->kind) {
 	case RANK:
+		if (c->delay_ms) {
+			struct timespec ts = {c->delay_ms / 1000,
+					      (long)(c->delay_ms % 1000) * 1000000};
+
+			nanosleep(&ts, NULL);
+			t0 = ms_now();
+		}
 		rc = run_rank(c->rank, c->world, c->port, -1, c->timeout_ms, NULL, err, sizeof err);
 		if (!c->want) {
 			if (rc)
@@ -975,6 +1069,10 @@ static int child_main(const struct child *c)
 		bad |= expect_abort(fd, "rank 2 did not join");
 		close(fd);
 		return bad;
+	case SLOW_HELLO:
+		return slow_hello(c);
+	case GARBAGE:
+		return garbage(c);
 	}
 	return 99;
 }
@@ -1228,6 +1326,145 @@ static void test_tcp_refusals(void **state)
 	free(logbuf);
 }
 
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, what)) != NULL; s++)
+		n++;
+	return n;
+}
+
+/* Issue 23 #14: idle connections to rank 0's port — more than it holds —
+ * and ranks that connect after them.  Before, the 65th connection was
+ * closed on accept (the real rank failed at once, "rank 0 closed the
+ * connection", and rank 0 waited out its timeout).  Now each new
+ * connection closes the oldest unidentified one, so the real ranks join
+ * long before any hello deadline (5 s by default) could have freed a
+ * slot. */
+#define IDLE_CONNS 100
+static void test_tcp_idle_flood(void **state)
+{
+	uint16_t port;
+	int lfd = listen_loopback(&port);
+	int idle[IDLE_CONNS], i;
+	struct child c = {.kind = RANK, .world = 3, .timeout_ms = LONG_MS, .delay_ms = 300};
+	char *logbuf = NULL;
+	size_t logn = 0;
+	FILE *log = open_memstream(&logbuf, &logn);
+	struct cc_boot_opts o = {.timeout_ms = LONG_MS, .log = log};
+	struct cc_rendezvous r = loopback(port);
+	struct cc_boot b;
+	char err[512] = "";
+	int64_t t0, took;
+	pid_t p1, p2;
+	int rc;
+
+	(void)state;
+	/* They wait in the accept queue; rank 0 takes them all at once. */
+	for (i = 0; i < IDLE_CONNS; i++) {
+		idle[i] = raw_connect(port);
+		assert_true(idle[i] >= 0);
+	}
+	c.port = port;
+	c.rank = 1;
+	p1 = spawn(&c, lfd);
+	c.rank = 2;
+	p2 = spawn(&c, lfd);
+	t0 = ms_now();
+	rc = cc_boot_open(&b, &r, lfd, 0, 3, &o, err, sizeof err);
+	took = ms_now() - t0;
+	if (rc)
+		fail_msg("rank 0 after %lld ms: %s", (long long)took, err);
+	/* The ranks come 300 ms after rank 0 starts, when it holds 64 idle
+	 * connections; they then complete two allgathers and a barrier. */
+	print_message("2 ranks joined among %d idle connections %lld ms after rank 0 started "
+		      "(they wait %d ms before connecting)\n", IDLE_CONNS, (long long)took,
+		      c.delay_ms);
+	assert_true(took < c.delay_ms + 1000);
+	rc = run_joined(&b, err, sizeof err);
+	reap(p1, false);
+	reap(p2, false);
+	fclose(log);
+	if (rc)
+		fail_msg("rank 0, step %d: %s", rc, err);
+	/* Every idle connection beyond the 64 held made way for a newer one,
+	 * the oldest first, and was told why. */
+	if (count_of(logbuf, "the oldest is closed") < IDLE_CONNS - 64)
+		fail_msg("log: %s", logbuf);
+	assert_int_equal(expect_abort(idle[0], "64 newer connections wait to identify "
+					       "themselves: the oldest is closed"), 0);
+	for (i = 0; i < IDLE_CONNS; i++)
+		close(idle[i]);
+	free(logbuf);
+}
+
+/* Issue 23 #14: a connection that trickles its hello a byte at a time, and
+ * one that sends a stream of junk, while the real rank is late.  The junk
+ * is refused on its first 20 bytes; the trickle is closed at its hello
+ * deadline (300 ms here), told why; the real rank joins. */
+static void test_tcp_slow_and_garbage_hello(void **state)
+{
+	uint16_t port;
+	int lfd = listen_loopback(&port);
+	struct child slow = {.kind = SLOW_HELLO, .world = 2, .port = port, .after_ms = 250,
+			     .within_ms = 900,
+			     .want = "no whole hello within 300 ms of connecting ("};
+	struct child junk = {.kind = GARBAGE, .world = 2, .port = port, .within_ms = 1000,
+			     .want = "bad hello: bad magic ab ab ab ab"};
+	struct child rank1 = {.kind = RANK, .rank = 1, .world = 2, .port = port,
+			      .timeout_ms = LONG_MS, .delay_ms = 1200};
+	char *logbuf = NULL;
+	size_t logn = 0;
+	FILE *log = open_memstream(&logbuf, &logn);
+	struct cc_boot_opts o = {.timeout_ms = 5000, .hello_ms = SHORT_MS, .log = log};
+	char err[512] = "";
+	pid_t ps, pj, p1;
+	int64_t t0, took;
+	int rc;
+
+	(void)state;
+	ps = spawn(&slow, lfd);
+	pj = spawn(&junk, lfd);
+	p1 = spawn(&rank1, lfd);
+	t0 = ms_now();
+	rc = run_rank_opts(0, 2, port, lfd, &o, err, sizeof err);
+	took = ms_now() - t0;
+	reap(ps, false);
+	reap(pj, false);
+	reap(p1, false);
+	fclose(log);
+	if (rc)
+		fail_msg("rank 0, step %d: %s", rc, err);
+	assert_true(took < rank1.delay_ms + 1500);
+	if (!strstr(logbuf, "no whole hello within 300 ms of connecting") ||
+	    !strstr(logbuf, "bad magic"))
+		fail_msg("log: %s", logbuf);
+	free(logbuf);
+}
+
+/* The hello deadline never outlasts the join's, and counts in its error:
+ * a silent connection closed at 100 ms still shows as one that sent no
+ * hello when the rank never comes. */
+static void test_tcp_hello_deadline_in_error(void **state)
+{
+	uint16_t port;
+	int lfd = listen_loopback(&port);
+	struct child c = {.kind = SILENT_CONNECT, .port = port};
+	struct cc_rendezvous r = loopback(port);
+	struct cc_boot_opts o = {.timeout_ms = SHORT_MS, .hello_ms = 100};
+	struct cc_boot b;
+	char err[512] = "";
+	pid_t pid;
+
+	(void)state;
+	pid = spawn(&c, lfd);
+	assert_int_equal(cc_boot_open(&b, &r, lfd, 0, 2, &o, err, sizeof err), -ETIMEDOUT);
+	reap(pid, true);
+	assert_string_equal(err,
+			    "rank 1 did not join within 300 ms; 1 connection(s) sent no hello");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1253,6 +1490,9 @@ int main(void)
 		cmocka_unit_test(test_tcp_dead_after_join),
 		cmocka_unit_test(test_tcp_wrong_world),
 		cmocka_unit_test(test_tcp_refusals),
+		cmocka_unit_test(test_tcp_idle_flood),
+		cmocka_unit_test(test_tcp_slow_and_garbage_hello),
+		cmocka_unit_test(test_tcp_hello_deadline_in_error),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
