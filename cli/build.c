@@ -8,6 +8,7 @@
 #include "core/algo.h"
 #include "core/dtype.h"
 #include "core/exec_data.h"
+#include "sim/scenario.h"
 
 /* --fault KIND:RANK:OP names an op of the first size's schedule that it
  * can act on, else exit 2: a fault that hits nothing would leave the run
@@ -26,9 +27,13 @@ static int check_faults(const struct cli_opts *o, const struct cc_schedule *s, u
 
 		if (!cc_fault_check(f, s, err, sizeof(err)))
 			continue;
-		fprintf(stderr, "cclab %s: %s--fault %s:%" PRIu32 ":%" PRIu32 " at %" PRIu64
-			" bytes: %s%s\n", cli_cmd_name(cmd), first ? "" : "note: ",
-			cc_fault_kind_label[f->kind], f->rank, f->op, bytes, err,
+		/* The scenario's own come first (cli/cmd_run.c from_scenario). */
+		bool from_file = o->scenario && i < o->scenario->nkey_faults;
+
+		fprintf(stderr, "cclab %s: %s%s %s:%" PRIu32 ":%" PRIu32 " at %" PRIu64
+			" bytes: %s%s\n", cli_opts_cmd(o), first ? "" : "note: ",
+			from_file ? "'faults:'" : "--fault", cc_fault_kind_label[f->kind], f->rank,
+			f->op, bytes, err,
 			first ? " ('cclab schedule -b SIZE' lists a size's ops)"
 			      : "; this size runs without it");
 		if (first) {
@@ -42,6 +47,14 @@ static int check_faults(const struct cli_opts *o, const struct cc_schedule *s, u
 int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out,
 	      uint64_t *count, uint64_t *size)
 {
+	const struct cc_build_opts bo = {0};
+
+	return cli_build_with(o, bytes, &bo, out, count, size);
+}
+
+int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_build_opts *bo,
+		   struct cc_schedule **out, uint64_t *count, uint64_t *size)
+{
 	struct cc_coll_params p = o->p;
 	enum cli_cmd cmd = o->scenario ? CLI_RUN : o->cmd; /* what was typed */
 	char err[256] = "";
@@ -49,7 +62,9 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 	cc_result_counts(p.coll, p.nranks, cc_dtype_size(p.dtype), bytes, count, size);
 	p.count = *count;
 	errno = 0;
-	*out = cc_build(&p, err, sizeof(err));
+	*out = cc_build_with(&p, bo, err, sizeof(err));
+	if (!*out && errno == ETIME)
+		return CLI_BUILD_TIME_LIMIT; /* the caller reports the size */
 	if (*out) {
 		int rc = check_faults(o, *out, bytes, cmd);
 
@@ -62,6 +77,13 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 	/* cc_build(): a message for bad parameters (errno EINVAL), for a
 	 * schedule too large for this machine (E2BIG: not a usage error), or
 	 * errno = ENOMEM. */
+	if (errno == ENOMEM) {
+		/* Not bad input, and no reason to abort: exit 1 and say so. */
+		fprintf(stderr, "cclab %s: %s of %" PRIu64 " bytes on %" PRIu32 " ranks: out of "
+			"memory building the schedule\n", cli_cmd_name(cmd), cc_coll_name[p.coll],
+			bytes, p.nranks);
+		return CLI_EXIT_FAIL;
+	}
 	if (err[0] && errno == E2BIG) {
 		fprintf(stderr, "cclab %s: %s of %" PRIu64 " bytes on %" PRIu32 " ranks: %s\n",
 			cli_cmd_name(cmd), cc_coll_name[p.coll], bytes, p.nranks, err);
@@ -77,4 +99,12 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 	fprintf(stderr, "cclab %s: cannot build the schedule for %" PRIu64 " bytes: %s\n",
 		cli_cmd_name(cmd), bytes, strerror(errno ? errno : ENOMEM));
 	return CLI_EXIT_FAIL;
+}
+
+uint64_t cli_wall_deadline(uint64_t wall_limit_ms, uint64_t start_ns)
+{
+	/* A limit past 2^64 ns is none, as the simulator's watchdog takes it. */
+	if (!wall_limit_ms || wall_limit_ms > (UINT64_MAX - start_ns) / 1000000u)
+		return 0;
+	return start_ns + wall_limit_ms * 1000000u;
 }

@@ -19,6 +19,16 @@
  * memory ran out. */
 int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out,
 	      uint64_t *count, uint64_t *size);
+/* cli_build with cc_build_with()'s options (core/algo.h): a build past its
+ * deadline returns CLI_BUILD_TIME_LIMIT, with *out NULL, *count and *size
+ * set and nothing said (the caller reports the size as a time limit). */
+#define CLI_BUILD_TIME_LIMIT (-1)
+struct cc_build_opts;
+int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_build_opts *bo,
+		   struct cc_schedule **out, uint64_t *count, uint64_t *size);
+/* The deadline of a size whose wall-clock limit (--wall-limit, o's
+ * wall_limit_ms; 0 none) starts at start_ns: 0 for none. */
+uint64_t cli_wall_deadline(uint64_t wall_limit_ms, uint64_t start_ns);
 
 /* ---- cli/loop.c: nccl-tests' size loop ---- */
 

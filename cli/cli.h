@@ -14,6 +14,8 @@
 #include <stdio.h>
 
 #include "core/exec_data.h"
+#include "core/files.h"
+#include "core/results.h"
 #include "core/schedule.h"
 #include "sim/fault.h"
 #include "sim/params.h"
@@ -124,17 +126,47 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o);
  * parser (cli/p2p_options.c): 0, or CLI_EXIT_USAGE after the message of
  * cli_parse() naming the option as written (opt, "--fabric") and value. */
 int cli_opt_bad_value(enum cli_cmd cmd, const char *opt, const char *value, const char *why);
+/* Options given at most once: a second -n would otherwise silently win.
+ * Indexed by the parser's option code (a letter, or 256 + n); the first
+ * spelling and value of each are kept for the message. */
+#define CLI_OPT_CODES 320
+struct cli_once {
+	bool given[CLI_OPT_CODES];
+	char label[CLI_OPT_CODES][24];
+	const char *value[CLI_OPT_CODES];
+};
+/* 0 the first time code c is seen; else "cclab CMD: -n given twice (-n 8,
+ * then --nranks 20): give it once" and CLI_EXIT_USAGE. */
+int cli_opt_once(enum cli_cmd cmd, struct cli_once *s, int c, const char *label,
+		 const char *value);
 /* "cclab CMD: MESSAGE" and the help hint on stderr; returns CLI_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3)))
 int cli_usage_error(enum cli_cmd cmd, const char *fmt, ...);
 int cli_opt_uint(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t max,
 		 uint64_t *out);
+/* --wall-limit: whole seconds (1 to 18446744) or a time with its unit of at
+ * least 1ms ("500ms"), into milliseconds; 0 or CLI_EXIT_USAGE after the
+ * message.  `cclab sim`, `cclab run` and `cclab p2p` share it. */
+int cli_opt_wall_limit(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t *ms);
 int cli_opt_size(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t *out);
 int cli_opt_fabric(enum cli_cmd cmd, const char *opt, const char *arg, struct sim_params *out);
-/* Whether two output paths name one file, however spelled ("r.json",
- * "./r.json", "d/../r.json", a link): the same file if both exist, else
- * the same name in the same resolved directory. */
-bool cli_same_file(const char *a, const char *b);
+/* ---- output files (cli/outputs.c) ----
+ * Each says on stderr "cclab CMD: cannot write 'PATH': WHY" when it fails
+ * and returns the exit status: CLI_EXIT_USAGE for a path refused for what
+ * it is (one of the run's inputs, a block device: cc_file_refused()),
+ * CLI_EXIT_FAIL for one that cannot be written; 0 when all is well. */
+int cli_output_open(const char *cmd, const char *path, struct cc_atomic_file *af);
+int cli_output_commit(const char *cmd, const char *path, struct cc_atomic_file *af);
+/* Before a long run, for a file written after it: nothing is created. */
+int cli_output_check(const char *cmd, const char *path);
+int cli_output_error(const char *cmd, const char *path, int err);
+/* path, or its first and last characters when it is too long to read in
+ * a message (buf: CLI_PATH_SHOWN + 32 bytes). */
+#define CLI_PATH_SHOWN 160u
+const char *cli_show_path(char *buf, size_t len, const char *path);
+/* The command a user typed: "run" for a scenario run through sim or check. */
+const char *cli_opts_cmd(const struct cli_opts *o);
+
 int cli_opt_topology(enum cli_cmd cmd, const char *opt, const char *arg,
 		     enum sim_topo_kind *out);
 

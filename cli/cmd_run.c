@@ -17,9 +17,11 @@
  * nothing run, nothing written.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend/launch.h"
@@ -46,6 +48,11 @@ static void from_scenario(const struct cli_opts *in, const struct cc_scenario *s
 	o->fabric = sc->fabric;
 	o->check = sc->check_max > 0;
 	o->scenario = sc;
+	/* The file's key and receive faults, then --fault's (cmd_run checked
+	 * that both fit). */
+	memmove(o->faults + sc->nkey_faults, in->faults, in->nfaults * sizeof(in->faults[0]));
+	memcpy(o->faults, sc->key_faults, sc->nkey_faults * sizeof(sc->key_faults[0]));
+	o->nfaults = sc->nkey_faults + in->nfaults;
 	/* The data executor always carries data: it runs the sizes the
 	 * scenario checks, no larger (cmd_run skips it when that is none). */
 	if (e == CC_EXEC_DATA && sc->check_max < o->maxbytes)
@@ -70,6 +77,8 @@ static int run_p2p(const struct cli_opts *in, const struct cc_scenario *sc)
 		.trace = in->trace,
 		.csv = in->csv,
 		.scenario = sc,
+		/* --wall-limit, as for a collective scenario's simulation */
+		.wall_limit_ms = in->wall_limit_ms,
 	};
 
 	/* Link counters are the collective path's (cli/cmd_sim.c). */
@@ -88,6 +97,13 @@ static int compare_runs(const char *measured, const char *predicted)
 	       predicted);
 	fflush(stdout);
 	return cmd_compare(3, argv);
+}
+
+static bool readable_back(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* The scenario's executors in the order they run: verbs first, so the
@@ -131,6 +147,13 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 		if (e == CC_EXEC_DATA && in->trace && !sim && !verbs)
 			fprintf(stderr, "cclab run: --trace ignored: the data executor models no "
 				"time\n");
+		/* Said, not silently dropped: a slow GPU or a link down has no
+		 * meaning where nothing is timed and there are no links. */
+		if (e != CC_EXEC_SIM && sc->nfaults + in->nsim_faults)
+			fprintf(stderr, "cclab run: the %s executor runs without the simulator's "
+				"faults (link-down, no-ack, slow-gpu): %s\n", cc_executor_name[e],
+				e == CC_EXEC_DATA ? "it models no time and no links"
+						  : "a real fabric has its own");
 		if (e == CC_EXEC_SIM && verbs)
 			o.links = in->links;
 		if (compare && e == CC_EXEC_VERBS && !o.json)
@@ -145,8 +168,12 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 		if (rc == CLI_EXIT_USAGE)
 			break;
 	}
-	/* The measured report is the user's file when --json named one. */
-	if (compare)
+	/* The measured report is the user's file when --json named one: a
+	 * regular file, that can be read back (not stdout, a FIFO, a tty). */
+	if (compare && in->json && !readable_back(in->json))
+		fprintf(stderr, "cclab run: measured and predicted not compared: --json %s cannot "
+			"be read back; name a file\n", in->json);
+	else if (compare)
 		compare_runs(in->json ? in->json : measured, predicted);
 	if (verbs && sim && !other_rank) {
 		unlink(measured);
@@ -171,7 +198,12 @@ int cmd_run(const struct cli_opts *in)
 		 * error; only running out of memory is a failure. */
 		return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 	}
-	if (sc.is_p2p) {
+	if (sc.nkey_faults + in->nfaults > CLI_MAX_FAULTS) {
+		fprintf(stderr, "cclab run: %s: %" PRIu32 " key and receive faults in the file and %"
+			PRIu32 " --fault: at most %u together\n", sc.file, sc.nkey_faults,
+			in->nfaults, CLI_MAX_FAULTS);
+		rc = CLI_EXIT_USAGE;
+	} else if (sc.is_p2p) {
 		rc = run_p2p(in, &sc);
 	} else if (sc.executor[CC_EXEC_VERBS] && sc.p.mem != CC_MEM_HOST) {
 		fprintf(stderr, "cclab run: %s: the verbs executor needs 'memory: host' (it does not "

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli/sim.h"
+#include "core/algo.h"
 #include "sim/bound.h"
 #include "sim/scenario.h"
 
@@ -105,7 +106,8 @@ static bool within_bounds(const struct cli_opts *o, const struct sim_net *net,
 			     bound_ps, why, sizeof(why)))
 		return true;
 	fflush(stdout); /* after the row it is about */
-	fprintf(stderr, "cclab sim: model bug: %" PRIu64 " bytes: %s\n", row->size, why);
+	fprintf(stderr, "cclab %s: model bug: %" PRIu64 " bytes: %s\n", cli_opts_cmd(o), row->size,
+		why);
 	return false;
 }
 
@@ -163,10 +165,32 @@ unsigned cli_sim_engine_flags(void)
 	return t && !strcmp(t, "lifo") ? SIM_ENGINE_LIFO_TIES : 0;
 }
 
+/* The wall-clock limit passed while the size's schedule was still being
+ * built: a failed row, status time_limit, as for a run the limit stopped
+ * (nothing ran: no time, no counters). */
+static void report_build_limit(const struct cli_opts *o, uint64_t size, uint64_t count,
+			       struct cc_results_summary *sum, const struct cli_sink *out)
+{
+	struct cc_sim_result res = {0};
+	struct cc_result_row row = cli_row(o, size, count);
+
+	res.err.status = CC_RUN_TIME_LIMIT;
+	snprintf(res.err.msg, sizeof(res.err.msg), "time limit reached: the wall-clock limit "
+		 "(%" PRIu64 " ms) stopped the build of the schedule, before the run",
+		 o->wall_limit_ms);
+	row.failed = true;
+	row.unchecked = !checked(o, size);
+	cli_report_row(o, &row, &res.err, sum, out, -1);
+	if (out->j)
+		sim_json_size(out->j, &row, &res, 0, false, false);
+}
+
 static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 		    struct cc_results_summary *sum, const struct cli_sink *out, bool *ok)
 {
 	struct sim_ctx *c = ctx;
+	/* The wall-clock limit covers building the schedule and running it. */
+	uint64_t start_ns = cc_clock_ns();
 	struct cc_sim_opts sopts = {
 		.fabric = &o->fabric,
 		.topo = o->topo,
@@ -179,6 +203,7 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 		.time_limit_ps = CLI_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
 		.engine_flags = cli_sim_engine_flags(),
 		.wall_limit_ms = o->wall_limit_ms,
+		.wall_start_ns = start_ns,
 		/* --fault: key and receive faults, and the simulator's own */
 		.faults = o->faults,
 		.nfaults = o->nfaults,
@@ -188,8 +213,21 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 	struct cc_sim_result res;
 	struct cc_schedule *s;
 	uint64_t count, size;
-	int rc = cli_build(o, bytes, &s, &count, &size);
+	/* Timing only, Simple's staging is never allocated: not weighed. */
+	const struct cc_build_opts bo = { .deadline_ns = cli_wall_deadline(o->wall_limit_ms,
+									   start_ns),
+					  .timing_only = !sopts.check };
+	int rc = cli_build_with(o, bytes, &bo, &s, &count, &size);
 
+	if (rc == CLI_BUILD_TIME_LIMIT) {
+		/* --trace and --links are the last size's: this one has none. */
+		if (o->trace)
+			cc_trace_clear(&c->trace);
+		free(c->last.links);
+		memset(&c->last, 0, sizeof(c->last));
+		report_build_limit(o, size, count, sum, out);
+		return 0;
+	}
 	if (rc)
 		return rc;
 	/* The trace keeps one size's events: each run replaces the last. */
@@ -245,10 +283,11 @@ static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
 /* --links: one CSV line per link direction (docs/plots.md). */
 static int write_links(const struct cli_opts *o, const struct cc_sim_result *last)
 {
+	const char *cmd = cli_opts_cmd(o);
 	struct cc_atomic_file af;
-	int err = cc_atomic_open(&af, o->links);
+	int rc = cli_output_open(cmd, o->links, &af);
 
-	if (!err) {
+	if (!rc) {
 		fputs("link,from,to,kind,rate_bps,tx_bytes,busy_us,utilisation,peak_queue_bytes,"
 		      "lost,pauses,paused_us,credit_stalls,ecn_marks,flows\n", af.f);
 		for (uint32_t i = 0; i < last->nlinks; i++) {
@@ -264,19 +303,28 @@ static int write_links(const struct cli_opts *o, const struct cc_sim_result *las
 				}
 			if (twins > 1) /* "(2)", not "#2": '#' starts a gnuplot comment */
 				snprintf(tag, sizeof(tag), "(%" PRIu32 ")", nth + 1);
-			fprintf(af.f, "%s->%s%s,%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64
+			char *name = NULL;
+
+			if (asprintf(&name, "%s->%s%s", l->from, l->to, tag) < 0)
+				name = NULL;
+			/* Node names come from the topology file: quoted as CSV needs. */
+			cc_csv_str(af.f, name ? name : "?");
+			free(name);
+			fputc(',', af.f);
+			cc_csv_str(af.f, l->from);
+			fputc(',', af.f);
+			cc_csv_str(af.f, l->to);
+			fprintf(af.f, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64
 				",%" PRIu64 ",%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
-				l->from, l->to, tag, l->from, l->to, l->nvlink ? "nvlink" : "net",
+				l->nvlink ? "nvlink" : "net",
 				l->rate_bps, l->tx_bytes, (double)l->busy_ps / 1e6,
 				last->time_ps ? (double)l->busy_ps / (double)last->time_ps : 0.0,
 				l->peak_queue_bytes, l->lost, l->pauses, (double)l->paused_ps / 1e6,
 				l->credit_stalls, l->ecn_marks, l->flows);
 		}
-		err = cc_atomic_commit(&af);
+		rc = cli_output_commit(cmd, o->links, &af);
 	}
-	if (err)
-		fprintf(stderr, "cclab sim: cannot write '%s': %s\n", o->links, strerror(-err));
-	return err ? CLI_EXIT_FAIL : 0;
+	return rc;
 }
 
 static int write_trace(const struct cli_opts *o, void *ctx)
@@ -284,19 +332,17 @@ static int write_trace(const struct cli_opts *o, void *ctx)
 	struct sim_ctx *c = ctx;
 	int err;
 
-	if (o->links && write_links(o, &c->last))
-		return CLI_EXIT_FAIL;
+	if (o->links && (err = write_links(o, &c->last)))
+		return err;
 	if (!o->trace)
 		return 0;
-	if ((err = cc_trace_write(&c->trace, o->trace))) {
-		fprintf(stderr, "cclab sim: cannot write '%s': %s\n", o->trace, strerror(-err));
-		return CLI_EXIT_FAIL;
-	}
+	if ((err = cc_trace_write(&c->trace, o->trace)))
+		return cli_output_error(cli_opts_cmd(o), o->trace, err);
 	/* The file says so too (otherData.dropped), but a trace with holes
 	 * must not pass for a whole one. */
 	if (c->trace.dropped) {
-		fprintf(stderr, "cclab sim: '%s' lacks %" PRIu64 " events: out of memory while "
-			"recording\n", o->trace, c->trace.dropped);
+		fprintf(stderr, "cclab %s: '%s' lacks %" PRIu64 " events: out of memory while "
+			"recording\n", cli_opts_cmd(o), o->trace, c->trace.dropped);
 		return CLI_EXIT_FAIL;
 	}
 	return 0;
@@ -304,7 +350,6 @@ static int write_trace(const struct cli_opts *o, void *ctx)
 
 int cmd_sim(const struct cli_opts *o)
 {
-	struct cc_atomic_file probe = {0};
 	char msg[SIM_NET_ERR_LEN];
 	struct sim_ctx c;
 	const struct cli_loop loop = {
@@ -315,28 +360,20 @@ int cmd_sim(const struct cli_opts *o)
 		.finish = write_trace,
 		.ctx = &c,
 	};
-	int rc, err;
+	int rc;
 
 	/* Presets are valid; this guards the models against one that is not
 	 * (and, later, against a scenario file's values). */
 	if (sim_params_validate(&o->fabric)) {
-		fprintf(stderr, "cclab sim: fabric '%s': invalid parameters\n", o->fabric.name);
+		fprintf(stderr, "cclab %s: fabric '%s': invalid parameters\n", cli_opts_cmd(o),
+			o->fabric.name);
 		return CLI_EXIT_FAIL;
 	}
 	/* The trace and links are written after the last size; find out now,
 	 * not after a long run, that their paths cannot be written. */
-	for (int i = 0; i < 2; i++) {
-		const char *path = i ? o->links : o->trace;
-
-		if (!path)
-			continue;
-		err = cc_atomic_open(&probe, path);
-		if (err) {
-			fprintf(stderr, "cclab sim: cannot write '%s': %s\n", path, strerror(-err));
-			return CLI_EXIT_FAIL;
-		}
-		cc_atomic_abort(&probe);
-	}
+	if ((rc = cli_output_check(cli_opts_cmd(o), o->trace)) ||
+	    (rc = cli_output_check(cli_opts_cmd(o), o->links)))
+		return rc;
 	/* One network for every size: its routes are the bound's too. */
 	sim_net_init(&c.own, "");
 	c.net = o->scenario ? &o->scenario->net : &c.own;

@@ -82,8 +82,10 @@ static void refuse(struct tune_cand *k, struct tune_cell *cell, const char *why)
  * run of its size has finished (runs go in parallel, the messages do not). */
 struct tune_note {
 	const char *status;          /* a failed run: its status; NULL: none */
-	const char *fatal;           /* ran out of memory: where; NULL: no */
 	char why[TUNE_REASON_LEN];
+	/* Ran out of memory beside other runs: run it again once they are
+	 * done, alone (its cell is not filled yet). */
+	bool retry;
 };
 
 /* A run that did not give a time: "failed" in its cell, and a note. */
@@ -95,10 +97,68 @@ static void fail(struct tune_note *n, struct tune_cell *cell, const char *status
 	snprintf(n->why, sizeof(n->why), "%s", why);
 }
 
+/* Out of memory: alone, the candidate is refused (it cannot be timed on
+ * this machine, which is no verdict on it); beside other runs, it runs
+ * again alone once they are done. */
+static void out_of_memory(struct tune_note *n, struct tune_cell *cell, bool alone,
+			  const char *where)
+{
+	char why[TUNE_REASON_LEN];
+
+	if (!alone) {
+		n->retry = true;
+		return;
+	}
+	snprintf(why, sizeof(why), "out of memory %s, running alone", where);
+	fail(n, cell, "refused", why);
+}
+
+/* Simulates s (built for candidate c at size z) and fills its cell. */
+static void simulate(struct tune *t, int c, struct tune_size *z, const struct cc_schedule *s,
+		     const struct cc_sim_opts *o, struct tune_note *n, bool alone)
+{
+	const struct cc_scenario *sc = t->sc;
+	struct tune_cell *cell = &z->cell[c];
+	char err[TUNE_REASON_LEN] = "";
+	struct cc_sim_result res;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	rc = cc_sim_run(s, o, &res);
+	if (rc == -EINVAL) {
+		/* The fabric was validated with the scenario: it is the topology. */
+		snprintf(err, sizeof(err), "the %s topology cannot carry this schedule (a queue pair "
+			 "joins ranks it does not connect)", sc->net.name);
+		refuse(&t->cand[c], cell, err);
+	} else if (rc == -ENOMEM || rc == -E2BIG) {
+		out_of_memory(n, cell, alone, "while simulating");
+	} else if (rc < 0) {
+		fail(n, cell, "refused", strerror(-rc));
+	} else if (res.err.status != CC_RUN_OK) {
+		/* msg is a fixed array; do not trust it to be terminated. */
+		snprintf(err, sizeof(err), "%.*s", (int)sizeof(res.err.msg), res.err.msg);
+		fail(n, cell, cli_run_status_name(res.err.status), err);
+	} else if (!cli_sim_physical(&sc->net, &sc->fabric, s->params.nranks, z->bytes,
+				     t->busbw_factor, res.time_ps,
+				     sim_bound_ps(s, &sc->fabric, &sc->net), err, sizeof(err))) {
+		/* As `cclab run` of it would say: a model bug, not a time. */
+		fail(n, cell, "model_bug", err);
+	} else {
+		cell->state = TUNE_OK;
+		cell->status = cli_run_status_name(CC_RUN_OK);
+		cell->time_ps = res.time_ps;
+	}
+	cc_sim_result_free(&res);
+}
+
 /* Runs candidate c at size z and fills its cell, and *n with what is to
  * be said.  Touches nothing another candidate's run does, so runs of one
- * size may go in parallel. */
-static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_note *n)
+ * size may go in parallel, each within its reservation of t->mem: the
+ * estimate before building (cc_build_estimate(): the ops, and the LL
+ * protocols' staging, which a run without data still carries), then what
+ * the schedule built and its simulation take (cc_sim_mem_estimate()).
+ * alone: no other run holds memory (the retry of one that ran out). */
+static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_note *n, bool alone)
 {
 	const struct cc_scenario *sc = t->sc;
 	struct tune_cand *k = &t->cand[c]; /* its refusal: only this run writes it */
@@ -112,10 +172,9 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 		/* As `cclab sim`: a run still going then is stuck. */
 		.time_limit_ps = CLI_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
 	};
-	char err[TUNE_REASON_LEN] = "";
-	struct cc_sim_result res;
+	char err[TUNE_REASON_LEN] = "", lim[160];
 	struct cc_schedule *s;
-	int rc;
+	double ops, staging, held, need;
 
 	p.algo = k->algo;
 	p.nchannels = t->variants[k->variant].channels;
@@ -136,75 +195,50 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 		refuse(k, cell, err);
 		return;
 	}
+	cc_build_estimate(&p, &ops, &staging);
+	held = tune_mem_acquire(&t->mem, ops + (p.proto == CC_PROTO_SIMPLE ? 0 : staging));
 	errno = 0;
-	s = cc_build(&p, err, sizeof(err));
+	s = cc_build_with(&p, &(const struct cc_build_opts){ .timing_only = true }, err,
+			  sizeof(err));
 	if (!s && errno == EOVERFLOW) {
 		/* More slices on a connection than LL's 32-bit flags count. */
 		refuse(k, cell, err);
-		return;
-	}
-	if (!s && errno == E2BIG) {
+	} else if (!s && errno == E2BIG) {
 		/* Too large for this machine: this candidate has no time here,
 		 * which is no verdict on it. */
-		fail(n, cell, "not_built", err);
-		return;
-	}
-	if (!s) {
-		n->fatal = "cannot build the schedule";
-		return;
-	}
-	memset(&res, 0, sizeof(res));
-	rc = cc_sim_run(s, &o, &res);
-	if (rc == -EINVAL) {
-		/* The fabric was validated with the scenario: it is the topology. */
-		snprintf(err, sizeof(err), "the %s topology cannot carry this schedule (a queue pair "
-			 "joins ranks it does not connect)", sc->net.name);
-		refuse(k, cell, err);
-	} else if (rc == -ENOMEM) {
-		n->fatal = "simulator";
-	} else if (rc < 0) {
-		fail(n, cell, "refused", strerror(-rc));
-	} else if (res.err.status != CC_RUN_OK) {
-		/* msg is a fixed array; do not trust it to be terminated. */
-		snprintf(err, sizeof(err), "%.*s", (int)sizeof(res.err.msg), res.err.msg);
-		fail(n, cell, cli_run_status_name(res.err.status), err);
-	} else if (!cli_sim_physical(&sc->net, &sc->fabric, p.nranks, z->bytes, t->busbw_factor,
-				     res.time_ps, sim_bound_ps(s, &sc->fabric, &sc->net), err,
-				     sizeof(err))) {
-		/* As `cclab run` of it would say: a model bug, not a time. */
-		fail(n, cell, "model_bug", err);
+		fail(n, cell, "refused", err);
+	} else if (!s) {
+		out_of_memory(n, cell, alone, "building the schedule");
+	} else if ((need = (double)cc_schedule_bytes(s) + cc_sim_mem_estimate(s, &o)) >
+		   t->mem.budget) {
+		snprintf(err, sizeof(err), "its schedule and simulation need about %.2f GiB, more "
+			 "than the %s", need / (1 << 30), tune_mem_text(&t->mem, lim, sizeof(lim)));
+		fail(n, cell, "refused", err);
+	} else if (!tune_mem_resize(&t->mem, &held, need)) {
+		n->retry = true; /* more than estimated, and others hold the rest */
 	} else {
-		cell->state = TUNE_OK;
-		cell->status = cli_run_status_name(CC_RUN_OK);
-		cell->time_ps = res.time_ps;
+		simulate(t, c, z, s, &o, n, alone);
 	}
-	cc_sim_result_free(&res);
 	cc_schedule_free(s);
+	tune_mem_release(&t->mem, held);
 }
 
 /* The notes of size z's runs on stderr, in candidate order; failed runs
- * count for the exit status.  0, or CLI_EXIT_FAIL at the first run that
- * ran out of memory (the sweep stops there). */
-static int report(struct tune *t, const struct tune_size *z, const struct tune_note *notes)
+ * count for the exit status. */
+static void report(struct tune *t, const struct tune_size *z, const struct tune_note *notes)
 {
 	for (int c = 0; c < t->ncand; c++) {
 		const struct tune_note *n = &notes[c];
 
-		if (!n->status && !n->fatal)
+		if (!n->status)
 			continue;
 		fflush(stdout); /* after the rows before it */
 		if (t->tty)
 			fputs("\r\033[K", stderr); /* not on the progress line */
-		if (n->fatal) {
-			fprintf(stderr, "cclab tune: %" PRIu64 " bytes: %s: %s: %s\n", z->bytes,
-				t->cand[c].name, n->fatal, strerror(ENOMEM));
-			return CLI_EXIT_FAIL;
-		}
 		t->failures++;
 		fprintf(stderr, "cclab tune: %" PRIu64 " bytes: %s: %s: %s\n", z->bytes,
 			t->cand[c].name, n->status, n->why);
 	}
-	return 0;
 }
 
 /* The fastest completed run, and the runner-up: the fastest of another
@@ -351,17 +385,14 @@ static int sizes_init(struct tune *t)
 static int open_outputs(const struct tune_args *a, struct cc_atomic_file *jf,
 			struct cc_atomic_file *cf)
 {
-	int err;
+	int rc;
 
-	if (a->json && (err = cc_atomic_open(jf, a->json))) {
-		fprintf(stderr, "cclab tune: cannot write '%s': %s\n", a->json, strerror(-err));
-		return CLI_EXIT_FAIL;
-	}
-	if (a->csv && (err = cc_atomic_open(cf, a->csv))) {
-		fprintf(stderr, "cclab tune: cannot write '%s': %s\n", a->csv, strerror(-err));
+	if (a->json && (rc = cli_output_open("tune", a->json, jf)))
+		return rc;
+	if (a->csv && (rc = cli_output_open("tune", a->csv, cf))) {
 		if (a->json)
 			cc_atomic_abort(jf);
-		return CLI_EXIT_FAIL;
+		return rc;
 	}
 	return 0;
 }
@@ -387,7 +418,7 @@ static void *work(void *arg)
 			progress(true, j->index, j->t->nsizes, j->z, &j->t->cand[c]);
 			pthread_mutex_unlock(&j->lock);
 		}
-		run_cand(j->t, c, j->z, &j->notes[c]);
+		run_cand(j->t, c, j->z, &j->notes[c], false);
 	}
 	return NULL;
 }
@@ -408,11 +439,21 @@ static void run_size(struct tune *t, uint32_t i, struct tune_note *notes)
 	while (n)
 		pthread_join(th[--n], NULL);
 	pthread_mutex_destroy(&j.lock);
+	/* Runs that ran out of memory beside others: again, one at a time,
+	 * with the whole budget; in candidate order, so the same runs give
+	 * the same table whatever --jobs did. */
+	for (int c = 0; c < t->ncand; c++)
+		if (notes[c].retry) {
+			notes[c].retry = false;
+			progress(t->tty, i, t->nsizes, j.z, &t->cand[c]);
+			run_cand(t, c, j.z, &notes[c], true);
+		}
 	progress(t->tty, i, t->nsizes, j.z, NULL);
 }
 
 /* Every size, every candidate; the table as it goes.  0, or CLI_EXIT_FAIL
- * when the sweep had to stop (out of memory). */
+ * when the sweep cannot start (no memory for its notes).  A run that runs
+ * out of memory does not stop it: it is refused (run_cand()). */
 static int sweep(struct tune *t)
 {
 	struct tune_note *notes = calloc((size_t)t->ncand, sizeof(*notes));
@@ -426,10 +467,7 @@ static int sweep(struct tune *t)
 		uint32_t fails = t->failures;
 
 		run_size(t, i, notes);
-		if (report(t, z, notes)) {
-			free(notes);
-			return CLI_EXIT_FAIL;
-		}
+		report(t, z, notes);
 		rank_cells(t, z);
 		if (i == 0)
 			tune_print_head(t);
@@ -469,6 +507,10 @@ static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
 	cands_init(&t, a);
 	if ((rc = open_outputs(a, &jf, &cf)))
 		return rc;
+	/* Threads beyond the candidates would have nothing to run. */
+	if (t.jobs > (uint32_t)t.ncand)
+		t.jobs = (uint32_t)t.ncand;
+	tune_mem_init(&t.mem, &t.jobs);
 	if (sizes_init(&t) || (rc = sweep(&t))) {
 		if (!t.sizes)
 			fprintf(stderr, "cclab tune: %s\n", strerror(ENOMEM));
@@ -478,21 +520,18 @@ static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
 		if (a->csv)
 			cc_atomic_abort(&cf);
 		free(t.sizes);
+		tune_mem_destroy(&t.mem);
 		return CLI_EXIT_FAIL;
 	}
+	tune_mem_destroy(&t.mem);
 	cc_results_print_errors(stdout, t.failures);
 	tune_print_summary(&t);
 	if (a->csv) {
 		tune_csv_write(&t, cf.f);
-		if ((err = cc_atomic_commit(&cf))) {
-			fprintf(stderr, "cclab tune: cannot write '%s': %s\n", a->csv, strerror(-err));
-			rc = CLI_EXIT_FAIL;
-		}
+		rc = cli_output_commit("tune", a->csv, &cf);
 	}
-	if (a->json && (err = tune_json_write(&t, &jf, !t.failures && !rc))) {
-		fprintf(stderr, "cclab tune: cannot write '%s': %s\n", a->json, strerror(-err));
-		rc = CLI_EXIT_FAIL;
-	}
+	if (a->json && (err = tune_json_write(&t, &jf, !t.failures && !rc)))
+		rc = cli_output_error("tune", a->json, err);
 	free(t.sizes);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "cclab tune: cannot write the output: %s\n", strerror(errno));

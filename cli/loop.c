@@ -12,6 +12,7 @@
 #include "core/algo.h"
 #include "core/check_io.h"
 #include "core/dtype.h"
+#include "core/mem_limit.h"
 #include "core/units.h"
 #include "sim/scenario.h"
 
@@ -102,11 +103,14 @@ static void csv_row(const struct cli_opts *o, FILE *f, const struct cc_result_ro
 	bool sim = o->cmd == CLI_SIM;
 	double algbw, busbw;
 
-	/* The verbs executor's "fabric" is the device it ran on. */
-	fprintf(f, "%s,%s,%s,%s,%s,%s,%" PRIu32 ",%s,%s,%" PRIu64 ",%" PRIu64 ",",
-		cli_csv_scenario_name(o), o->verbs ? "verbs" : sim ? "sim" : "data",
-		sim ? o->fabric.name : o->verbs && o->device ? o->device : "",
-		sim ? cli_topology_name(o) : "", cc_coll_name[o->p.coll],
+	/* The verbs executor's "fabric" is the device it ran on.  Names from
+	 * files and devices are the user's text: quoted where CSV needs it. */
+	cc_csv_str(f, cli_csv_scenario_name(o));
+	fprintf(f, ",%s,", o->verbs ? "verbs" : sim ? "sim" : "data");
+	cc_csv_str(f, sim ? o->fabric.name : o->verbs && o->device ? o->device : "");
+	fputc(',', f);
+	cc_csv_str(f, sim ? cli_topology_name(o) : "");
+	fprintf(f, ",%s,%s,%" PRIu32 ",%s,%s,%" PRIu64 ",%" PRIu64 ",", cc_coll_name[o->p.coll],
 		cc_transport_name[o->p.transport], o->p.nranks, cc_dtype_name[o->p.dtype],
 		cli_redop_label(&o->p), row->size, row->count);
 	if (!row->failed && cc_result_bw(row->size, row->time_us, row->busbw_factor, &algbw, &busbw))
@@ -137,7 +141,7 @@ void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,
 		return;
 	fflush(stdout); /* keep the row and its error in order on a terminal */
 	/* msg is a fixed array; do not trust it to be terminated. */
-	fprintf(stderr, "cclab %s: %" PRIu64 " bytes: %s: %.*s\n", cli_cmd_name(o->cmd), row->size,
+	fprintf(stderr, "cclab %s: %" PRIu64 " bytes: %s: %.*s\n", cli_opts_cmd(o), row->size,
 		cli_run_status_name(err->status), (int)sizeof(err->msg), err->msg);
 }
 
@@ -172,18 +176,15 @@ static void progress(bool on, uint32_t i, uint32_t n, uint64_t size)
 static int open_outputs(const struct cli_opts *o, struct cc_atomic_file *jf,
 			struct cc_atomic_file *cf)
 {
-	const char *cmd = cli_cmd_name(o->cmd);
-	int err;
+	const char *cmd = cli_opts_cmd(o);
+	int rc;
 
-	if (o->json && (err = cc_atomic_open(jf, o->json))) {
-		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd, o->json, strerror(-err));
-		return CLI_EXIT_FAIL;
-	}
-	if (o->csv && (err = cc_atomic_open(cf, o->csv))) {
-		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd, o->csv, strerror(-err));
+	if (o->json && (rc = cli_output_open(cmd, o->json, jf)))
+		return rc;
+	if (o->csv && (rc = cli_output_open(cmd, o->csv, cf))) {
 		if (o->json)
 			cc_atomic_abort(jf);
-		return CLI_EXIT_FAIL;
+		return rc;
 	}
 	if (o->csv)
 		fputs(csv_header, cf->f);
@@ -194,8 +195,13 @@ void cli_refuse_memory(const struct cli_opts *o, uint64_t size)
 {
 	const struct cc_scenario *sc = o->scenario;
 
+	struct cc_mem_limit lim;
+	char l[96];
+
+	cc_mem_limit(&lim);
 	fprintf(stderr, "cclab %s: %" PRIu64 " bytes: the buffers of all ranks would not fit in "
-		"this machine's memory (refused up front)", sc ? "run" : cli_cmd_name(o->cmd), size);
+		"this machine's memory (refused up front); the limit is %s", cli_opts_cmd(o), size,
+		cc_mem_limit_text(&lim, l, sizeof(l)));
 	if (o->cmd != CLI_CHECK)
 		fprintf(stderr, "; %s times the run without carrying data",
 			sc ? "a smaller 'check: SIZE' (or false)" : "--check 0");
@@ -212,7 +218,15 @@ static int weigh(const struct cli_opts *o, uint64_t bytes, bool carried)
 	int rc;
 
 	quiet.nfaults = 0; /* --fault is checked, and noted, as each size runs */
-	rc = cli_build(&quiet, bytes, &s, &count, &shown);
+	/* Under the simulator's wall-clock limit, as the size's own build:
+	 * past it, nothing is weighed and the size says so when it runs. */
+	struct cc_build_opts bo = { .timing_only = o->cmd == CLI_SIM && !carried };
+
+	if (o->cmd == CLI_SIM)
+		bo.deadline_ns = cli_wall_deadline(o->wall_limit_ms, cc_clock_ns());
+	rc = cli_build_with(&quiet, bytes, &bo, &s, &count, &shown);
+	if (rc == CLI_BUILD_TIME_LIMIT)
+		return 0;
 	if (rc)
 		return rc;
 	if (carried && cc_check_io_too_big(s, true, 0)) {
@@ -251,7 +265,7 @@ static int preflight(const struct cli_opts *o, const struct cli_loop *l)
 
 int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 {
-	const char *cmd = cli_cmd_name(o->cmd);
+	const char *cmd = cli_opts_cmd(o);
 	struct cc_results_summary sum = {0};
 	struct cc_atomic_file af = {0}, cf = {0};
 	struct cc_json j;
@@ -299,19 +313,15 @@ int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 		return rc;
 	}
 	cc_results_print_summary(stdout, &sum);
-	if (o->csv && (err = cc_atomic_commit(&cf))) {
-		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd, o->csv, strerror(-err));
-		rc = CLI_EXIT_FAIL;
-	}
+	if (o->csv)
+		rc = cli_output_commit(cmd, o->csv, &cf);
 	if (l->finish) {
 		int frc = l->finish(o, l->ctx);
 
 		rc = rc ? rc : frc;
 	}
-	if (o->json && (err = cli_json_end(&j, &af, all_ok && !rc))) {
-		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd, o->json, strerror(-err));
-		rc = CLI_EXIT_FAIL;
-	}
+	if (o->json && (err = cli_json_end(&j, &af, all_ok && !rc)))
+		rc = cli_output_error(cmd, o->json, err);
 	cc_json_free(&j);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "cclab %s: cannot write the output: %s\n", cmd, strerror(errno));

@@ -147,6 +147,11 @@ const char *cli_cmd_name(enum cli_cmd cmd)
 	return cmd < CLI_CMD_COUNT ? cmd_names[cmd] : "?";
 }
 
+const char *cli_opts_cmd(const struct cli_opts *o)
+{
+	return o->scenario ? "run" : cli_cmd_name(o->cmd);
+}
+
 enum cli_cmd cli_cmd_lookup(const char *name)
 {
 	for (int c = 0; c < CLI_CMD_COUNT; c++)
@@ -248,8 +253,10 @@ struct parse_ctx {
 
 static int bad_value(const struct parse_ctx *c, const char *value, const char *why)
 {
-	fprintf(stderr, "cclab %s: invalid value '%s' for %s: %s\n", cli_cmd_name(c->cmd), value,
-		c->opt, why);
+	char shown[CLI_PATH_SHOWN + 32];
+
+	fprintf(stderr, "cclab %s: invalid value '%s' for %s: %s\n", cli_cmd_name(c->cmd),
+		cli_show_path(shown, sizeof(shown), value), c->opt, why);
 	cli_usage_hint(c->cmd);
 	return CLI_EXIT_USAGE;
 }
@@ -257,10 +264,18 @@ static int bad_value(const struct parse_ctx *c, const char *value, const char *w
 static int get_uint(const struct parse_ctx *c, const char *s, uint64_t min, uint64_t max,
 		    uint64_t *out)
 {
-	char why[96];
+	char why[128];
 	uint64_t v;
+	int err = parse_u64(s, &v);
+	char *end;
+	double d = err == -EINVAL ? strtod(s, &end) : 0;
 
-	if (parse_u64(s, &v) || v < min || v > max) {
+	/* Too large is said as such: "1e21" or 2^64 is not a bad spelling. */
+	if (err == -ERANGE || (err && s[0] && !*end && d > (double)max) || (!err && v > max)) {
+		snprintf(why, sizeof(why), "too large: at most %" PRIu64, max);
+		return bad_value(c, s, why);
+	}
+	if (err || v < min) {
 		if (max == UINT64_MAX)
 			snprintf(why, sizeof(why), "expected a whole number >= %" PRIu64, min);
 		else
@@ -326,10 +341,9 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
  * exec_data.h's struct cc_fault. */
 static int apply_fault(const struct parse_ctx *c, const char *arg, struct cli_opts *o)
 {
-	const char *const *kinds = cc_fault_kind_label;
-	char kind[8], why[CC_SIM_FAULT_TEXT_LEN + 64];
-	unsigned rank, op, k = 0;
-	int end = 0;
+	char why[CC_SIM_FAULT_TEXT_LEN + 64];
+	struct cc_fault f;
+	int rc;
 
 	for (int i = 0; i < CC_SIM_FAULT_KIND_COUNT; i++) {
 		size_t n = strlen(cc_sim_fault_kind_name[i]);
@@ -343,12 +357,10 @@ static int apply_fault(const struct parse_ctx *c, const char *arg, struct cli_op
 		o->nsim_faults++;
 		return 0;
 	}
-	/* %u would take "-1" as 4294967295: digits only */
-	if (!strpbrk(arg, "-+ \t") &&
-	    sscanf(arg, "%7[a-z]:%u:%u%n", kind, &rank, &op, &end) == 3 && !arg[end])
-		while (k < CC_FAULT_KIND_COUNT && strcmp(kind, kinds[k]))
-			k++;
-	if (!end || arg[end] || k == CC_FAULT_KIND_COUNT)
+	rc = cc_fault_parse(arg, &f, why, sizeof(why));
+	if (rc == -EINVAL)
+		return bad_value(c, arg, why);
+	if (rc)
 		return bad_value(c, arg, c->cmd == CLI_SIM
 			? "expected link-down:NODE->NODE@T1[-T2], link-down:rank=R[,port=P]@T1[-T2], "
 			  "no-ack:rank=R[@T], slow-gpu:rank=RxF (docs/simulator.md, \"Fault "
@@ -358,8 +370,7 @@ static int apply_fault(const struct parse_ctx *c, const char *arg, struct cli_op
 			  "link-down:..., no-ack:... or slow-gpu:...");
 	if (o->nsim_faults + o->nfaults == CLI_MAX_FAULTS)
 		return bad_value(c, arg, "too many --fault options");
-	o->faults[o->nfaults++] = (struct cc_fault){ .kind = (enum cc_fault_kind)k,
-						     .rank = rank, .op = op };
+	o->faults[o->nfaults++] = f;
 	return 0;
 }
 
@@ -555,20 +566,9 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		return err;
 	case OPT_FAULT:
 		return apply_fault(c, arg, o);
-	case OPT_WALL_LIMIT: {
-		/* Whole seconds, or a time with its unit ("500ms"). */
-		uint64_t ps;
-
+	case OPT_WALL_LIMIT:
 		o->wall_limit_given = true;
-		if (!parse_u64(arg, &v) && v >= 1 && v <= UINT64_MAX / SIM_PS_PER_S)
-			ps = v * SIM_PS_PER_S;
-		else if (cc_parse_time(arg, &ps) || ps < SIM_PS_PER_MS)
-			return bad_value(c, arg, "expected the wall-clock seconds a simulation may "
-				       "take, such as 600, or a time with its unit of at least 1ms, "
-				       "such as 500ms");
-		o->wall_limit_ms = ps / SIM_PS_PER_MS;
-		return 0;
-	}
+		return cli_opt_wall_limit(c->cmd, c->opt, arg, &o->wall_limit_ms);
 	case OPT_RNR_RETRY:
 		err = get_uint(c, arg, 0, 7, &v);
 		if (!err)
@@ -588,6 +588,26 @@ int cli_opt_bad_value(enum cli_cmd cmd, const char *opt, const char *value, cons
 	struct parse_ctx c = {.cmd = cmd, .opt = opt};
 
 	return bad_value(&c, value, why);
+}
+
+int cli_opt_wall_limit(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t *ms)
+{
+	struct parse_ctx c = {.cmd = cmd, .opt = opt};
+	char why[192];
+	uint64_t v, ps;
+
+	/* Whole seconds, or a time with its unit ("500ms"); picoseconds in 64
+	 * bits hold up to 18446744 s. */
+	if (!parse_u64(arg, &v) && v >= 1 && v <= UINT64_MAX / SIM_PS_PER_S)
+		ps = v * SIM_PS_PER_S;
+	else if (cc_parse_time(arg, &ps) || ps < SIM_PS_PER_MS) {
+		snprintf(why, sizeof(why), "expected the wall-clock seconds a simulation may take, "
+			 "1 to %" PRIu64 ", such as 600, or a time with its unit of at least 1ms, "
+			 "such as 500ms", UINT64_MAX / SIM_PS_PER_S);
+		return bad_value(&c, arg, why);
+	}
+	*ms = ps / SIM_PS_PER_MS;
+	return 0;
 }
 
 int cli_opt_uint(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t max,
@@ -651,26 +671,6 @@ int cli_usage_error(enum cli_cmd cmd, const char *fmt, ...)
 	return CLI_EXIT_USAGE;
 }
 
-bool cli_same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	char da[PATH_MAX], db[PATH_MAX];
-
-	if (!strcmp(a, b))
-		return true;
-	if (!stat(a, &sa) && !stat(b, &sb))
-		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-	const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
-	char *pa = ba ? strndup(a, (size_t)(ba - a + 1)) : strdup("."),
-	     *pb = bb ? strndup(b, (size_t)(bb - b + 1)) : strdup(".");
-	bool same = pa && pb && realpath(pa, da) && realpath(pb, db) && !strcmp(da, db) &&
-		    !strcmp(ba ? ba + 1 : a, bb ? bb + 1 : b);
-
-	free(pa);
-	free(pb);
-	return same;
-}
-
 /* Checks that need every option: required ones, and relations. */
 /* Two atomic writers on one path: the later rename would silently
  * replace the earlier file. */
@@ -681,7 +681,7 @@ static int same_outputs(enum cli_cmd cmd, const struct cli_opts *o)
 
 	for (int i = 0; i < 4; i++)
 		for (int j = i + 1; j < 4; j++)
-			if (out[i] && out[j] && cli_same_file(out[i], out[j]))
+			if (out[i] && out[j] && cc_output_same(out[i], out[j]))
 				return usage_error(cmd, "%s and %s name the same file '%s'", name[i],
 						   name[j], out[i]);
 	return 0;
@@ -714,11 +714,14 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 	if (o->p.nchannels > 1 && !cc_algo_splits_channels(o->p.algo))
 		return usage_error(cmd, "--channels %u: only the ring and the tree split over "
 				   "channels (-A %s)", o->p.nchannels, cc_algo_name[o->p.algo]);
+	/* One GPU per node has one rail: its "rail order" is the rank
+	 * order, and asking for it is a mistake about the topology (as a
+	 * scenario says too, sim/scenario.c). */
 	if (o->p.ring_order == CC_RING_ORDER_RAIL &&
-	    (o->p.algo != CC_ALGO_RING || !o->p.ranks_per_node ||
+	    (o->p.algo != CC_ALGO_RING || o->p.ranks_per_node < 2 ||
 	     o->p.nranks % o->p.ranks_per_node))
 		return usage_error(cmd, "--ring-order rail needs the ring (-A ring) and "
-				   "--ranks-per-node G dividing -n %u", o->p.nranks);
+				   "--ranks-per-node G >= 2 dividing -n %u", o->p.nranks);
 	if (o->p.algo == CC_ALGO_HIER && o->p.nranks > 1 &&
 	    (!o->p.ranks_per_node || o->p.nranks % o->p.ranks_per_node))
 		return usage_error(cmd, "-A hierarchical needs --ranks-per-node G dividing -n %u "
@@ -736,14 +739,40 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 	return 0;
 }
 
+int cli_opt_once(enum cli_cmd cmd, struct cli_once *s, int c, const char *label,
+		 const char *value)
+{
+	if (c < 0 || c >= CLI_OPT_CODES)
+		return 0;
+	if (!s->given[c]) {
+		s->given[c] = true;
+		snprintf(s->label[c], sizeof(s->label[c]), "%s", label);
+		s->value[c] = value;
+		return 0;
+	}
+	if (!value)
+		return cli_usage_error(cmd, "%s given twice: give it once", label);
+	return cli_usage_error(cmd, "%s given twice (%s %s, then %s %s): give it once",
+			       s->label[c], s->label[c], s->value[c] ? s->value[c] : "", label,
+			       value);
+}
+
+/* What may be said more than once: each --set and --fault adds one. */
+static bool repeatable(int c)
+{
+	return c == OPT_SET || c == OPT_FAULT || c == 'h';
+}
+
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 {
+	static struct cli_once once;
 	struct option longopts[NOPTS + 1];
 	int verbs_opt = 0; /* the first option only the verbs executor takes */
 	bool have_e = false;
 	char label[48];
 
 	defaults(cmd, o);
+	memset(&once, 0, sizeof(once));
 	for (size_t i = 0; i < NOPTS; i++)
 		longopts[i] = table[i].opt;
 	memset(&longopts[NOPTS], 0, sizeof(longopts[NOPTS]));
@@ -787,6 +816,8 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 			return usage_error(cmd, "option %s does not apply to 'cclab %s'",
 					   opt_label(c, what, sizeof(what)), cli_cmd_name(cmd));
 		}
+		if (!repeatable(c) && cli_opt_once(cmd, &once, c, label, optarg))
+			return CLI_EXIT_USAGE;
 		ctx.opt = label;
 		if (apply(&ctx, c, optarg, o, &have_e))
 			return CLI_EXIT_USAGE;

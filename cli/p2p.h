@@ -30,6 +30,10 @@ struct p2p_opts {
 	enum sim_topo_kind topo; /* without a scenario */
 	uint64_t seed;          /* the simulator's (loss, ECMP, ECN draws); 1 */
 	const char *json, *trace, *csv;
+	/* --wall-limit (ms; `cclab run`'s for a p2p scenario): each size's
+	 * build and run stop after this much real time, as `cclab sim`'s */
+	uint64_t wall_limit_ms;
+	bool wall_limit_given;
 	bool help;
 	/* --device: on a real RNIC (cli/p2p_verbs.c), with cclab run's
 	 * --port, --gid-index, --bootstrap and --timeout (verbs_opt: one of

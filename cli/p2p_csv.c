@@ -20,10 +20,13 @@ void p2p_csv_row(FILE *f, const struct p2p_opts *o, const struct p2p_row *row)
 	const char *status = cli_run_status_name(row->err->status);
 
 	/* On a device: executor verbs, the device in the fabric column. */
-	fprintf(f, "%s,%s,%s,%s,%s,%s,%" PRIu64 ",%" PRIu32 ",",
-		o->scenario ? o->scenario->name : "", o->device ? "verbs" : "sim",
-		o->device ? o->device : o->fabric.name, o->device ? "" : p2p_topology_name(o),
-		cc_p2p_op_name[o->p.op], cc_p2p_mode_name[o->p.mode], row->size, o->p.iters);
+	cc_csv_str(f, o->scenario ? o->scenario->name : "");
+	fprintf(f, ",%s,", o->device ? "verbs" : "sim");
+	cc_csv_str(f, o->device ? o->device : o->fabric.name);
+	fputc(',', f);
+	cc_csv_str(f, o->device ? "" : p2p_topology_name(o));
+	fprintf(f, ",%s,%s,%" PRIu64 ",%" PRIu32 ",", cc_p2p_op_name[o->p.op],
+		cc_p2p_mode_name[o->p.mode], row->size, o->p.iters);
 	if (row->failed)
 		fputs(",,,,,,,", f);
 	else if (o->p.mode == CC_P2P_BW)

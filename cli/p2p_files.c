@@ -3,9 +3,6 @@
  * and --csv opened before the first size (an unwritable path fails at
  * once), a row each per size, committed atomically at the end or dropped;
  * --trace of the last size. */
-#include <errno.h>
-#include <string.h>
-
 #include "cli/check.h"
 #include "cli/p2p.h"
 
@@ -13,34 +10,22 @@ int p2p_write_trace(const struct p2p_opts *o, const struct cc_trace *tr)
 {
 	int err = cc_trace_write(tr, o->trace);
 
-	if (err)
-		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", p2p_cmd(o), o->trace,
-			strerror(-err));
-	return err ? CLI_EXIT_FAIL : 0;
+	return err ? cli_output_error(p2p_cmd(o), o->trace, err) : 0;
 }
 
 int p2p_files_open(const struct p2p_opts *o, struct p2p_files *f)
 {
 	struct cc_atomic_file *jf = &f->jf, *cf = &f->cf;
-	struct cc_atomic_file probe = {0};
-	const char *bad = NULL;
-	int err = 0;
+	int rc;
 
-	if (o->trace && !(err = cc_atomic_open(&probe, o->trace)))
-		cc_atomic_abort(&probe);
-	if (err)
-		bad = o->trace;
-	if (!bad && o->json && (err = cc_atomic_open(jf, o->json)))
-		bad = o->json;
-	if (!bad && o->csv && (err = cc_atomic_open(cf, o->csv))) {
-		bad = o->csv;
+	if ((rc = cli_output_check(p2p_cmd(o), o->trace)))
+		return rc;
+	if (o->json && (rc = cli_output_open(p2p_cmd(o), o->json, jf)))
+		return rc;
+	if (o->csv && (rc = cli_output_open(p2p_cmd(o), o->csv, cf))) {
 		if (o->json)
 			cc_atomic_abort(jf);
-	}
-	if (bad) {
-		fprintf(stderr, "cclab %s: cannot write '%s': %s\n", p2p_cmd(o), bad,
-			strerror(-err));
-		return CLI_EXIT_FAIL;
+		return rc;
 	}
 	cc_json_init(&f->j);
 	if (o->json)
@@ -84,7 +69,6 @@ int p2p_files_close(const struct p2p_opts *o, struct p2p_files *f, int rc, bool 
 	cc_json_free(&f->j);
 	if (!bad)
 		return 0;
-	fprintf(stderr, "cclab %s: cannot write '%s': %s\n", p2p_cmd(o), bad, strerror(-err));
-	return CLI_EXIT_FAIL;
+	return cli_output_error(p2p_cmd(o), bad, err);
 }
 

@@ -29,6 +29,7 @@ enum {
 	OPT_GID_INDEX,
 	OPT_BOOTSTRAP,
 	OPT_TIMEOUT,
+	OPT_WALL_LIMIT,
 };
 
 static const struct option longopts[] = {
@@ -46,6 +47,7 @@ static const struct option longopts[] = {
 	{"json", required_argument, NULL, OPT_JSON},
 	{"trace", required_argument, NULL, OPT_TRACE},
 	{"csv", required_argument, NULL, OPT_CSV},
+	{"wall-limit", required_argument, NULL, OPT_WALL_LIMIT},
 	/* On a real RNIC (cli/p2p_verbs.c) instead of the simulator. */
 	{"device", required_argument, NULL, OPT_DEVICE},
 	{"port", required_argument, NULL, OPT_PORT},
@@ -193,6 +195,9 @@ static int apply(int c, const char *opt, const char *arg, struct p2p_opts *o, st
 		o->verbs_opt = true;
 		return 0;
 	}
+	case OPT_WALL_LIMIT:
+		o->wall_limit_given = true;
+		return cli_opt_wall_limit(CLI_P2P, opt, arg, &o->wall_limit_ms);
 	case 'h':
 		o->help = true;
 		return 0;
@@ -218,15 +223,15 @@ static int finish(struct p2p_opts *o, const struct given *g)
 	if (o->verbs_opt && !o->device)
 		return usage_error("--port, --gid-index, --bootstrap and --timeout need --device "
 				   "(a run on a real RNIC)");
-	if (o->device && g->fabric_topo)
-		return usage_error("--fabric/--topology applies to the simulator, not to a run "
-				   "with --device");
-	if (o->json && o->trace && cli_same_file(o->json, o->trace))
+	if (o->device && (g->fabric_topo || o->wall_limit_given))
+		return usage_error("%s applies to the simulator, not to a run with --device",
+				   g->fabric_topo ? "--fabric/--topology" : "--wall-limit");
+	if (o->json && o->trace && cc_output_same(o->json, o->trace))
 		return usage_error("--json and --trace name the same file '%s'", o->json);
-	if (o->csv && ((o->json && cli_same_file(o->csv, o->json)) ||
-		       (o->trace && cli_same_file(o->csv, o->trace))))
+	if (o->csv && ((o->json && cc_output_same(o->csv, o->json)) ||
+		       (o->trace && cc_output_same(o->csv, o->trace))))
 		return usage_error("--csv and --%s name the same file '%s'",
-				   o->json && cli_same_file(o->csv, o->json) ? "json" : "trace",
+				   o->json && cc_output_same(o->csv, o->json) ? "json" : "trace",
 				   o->csv);
 	cc_p2p_params_default(&p, o->p.op, o->p.mode);
 	if (g->size)
@@ -260,15 +265,18 @@ static int finish(struct p2p_opts *o, const struct given *g)
 
 int p2p_parse(int argc, char **argv, struct p2p_opts *o)
 {
+	static struct cli_once once;
 	struct given g = { .mem = CC_MEM_HOST };
 
 	memset(o, 0, sizeof(*o));
+	memset(&once, 0, sizeof(once));
 	cc_p2p_params_default(&o->p, CC_P2P_WRITE, CC_P2P_BW);
 	sim_params_preset(CLI_DEFAULT_FABRIC, &o->fabric); /* built in: cannot fail */
 	o->topo = P2P_DEFAULT_TOPOLOGY;
 	o->seed = 1;
 	o->gid_index = -1;
 	o->timeout_s = CLI_DEFAULT_TIMEOUT_S;
+	o->wall_limit_ms = (uint64_t)CLI_DEFAULT_WALL_LIMIT_S * 1000u;
 	opterr = 0;
 	optind = 0; /* glibc: full reinitialisation */
 	for (;;) {
@@ -294,6 +302,8 @@ int p2p_parse(int argc, char **argv, struct p2p_opts *o)
 			snprintf(opt, sizeof(opt), "--%s", longopts[longindex].name);
 		else
 			snprintf(opt, sizeof(opt), "-%c", c);
+		if (c != 'h' && cli_opt_once(CLI_P2P, &once, c, opt, optarg))
+			return CLI_EXIT_USAGE;
 		if (apply(c, opt, optarg, o, &g))
 			return CLI_EXIT_USAGE;
 	}
@@ -353,6 +363,9 @@ void p2p_usage(FILE *f)
 		"                          to FILE as JSON, atomically\n"
 		"      --csv FILE          also write one CSV line per size to FILE, atomically\n"
 		"      --trace FILE        a Chrome trace of the LAST size's run (FILE.csv: CSV)\n"
+		"      --wall-limit S      stop a size's simulation after S real seconds, building\n"
+		"                          its schedule included (or a time: 500ms; default %u):\n"
+		"                          its row fails with status time_limit\n"
 		"      --device NAME       run on this RDMA device instead of the simulator:\n"
 		"                          two local ranks on it (loopback), or the two ranks\n"
 		"                          of srun / mpirun (docs/cluster.md)\n"
@@ -368,5 +381,6 @@ void p2p_usage(FILE *f)
 		"and the same measured on a device:\n"
 		"  cclab p2p --op read --mode lat -s 8 --device mlx5_0\n",
 		ops, CC_P2P_MAX_ITERS, CC_P2P_ITERS_BW, CC_P2P_ITERS_LAT, CC_P2P_TX_DEPTH_BW,
-		CC_P2P_TX_DEPTH_LAT, CC_P2P_CQ_MOD, CC_P2P_RX_DEPTH, CLI_DEFAULT_FABRIC);
+		CC_P2P_TX_DEPTH_LAT, CC_P2P_CQ_MOD, CC_P2P_RX_DEPTH, CLI_DEFAULT_FABRIC,
+		CLI_DEFAULT_WALL_LIMIT_S);
 }

@@ -19,6 +19,7 @@
 
 #include "cli/check.h"
 #include "cli/p2p.h"
+#include "core/algo.h"
 #include "sim/bound.h"
 #include "sim/scenario.h"
 
@@ -181,6 +182,10 @@ static int run_size(const struct p2p_opts *o, struct p2p_ctx *c, uint64_t size, 
 		.check = false, /* nothing to check: no collective (core/p2p.h) */
 		.trace = &c->trace,
 		.time_limit_ps = time_limit(o, size),
+		/* --wall-limit: the build and the run (a 2 GiB READ takes hours
+		 * of real time to simulate 5000 times) */
+		.wall_limit_ms = o->wall_limit_ms,
+		.wall_start_ns = cc_clock_ns(),
 	};
 	struct cc_sim_result res;
 	struct p2p_row row = { .size = size, .res = &res, .err = &res.err };

@@ -20,6 +20,7 @@ static const char *const run_status_names[] = {
 	[CC_RUN_POST_ERROR] = "post_error",
 	[CC_RUN_DEADLOCK] = "deadlock",
 	[CC_RUN_EARLY_READ] = "early_read",
+	[CC_RUN_TIME_LIMIT] = "time_limit",
 };
 
 const char *cli_run_status_name(enum cc_run_status st)

@@ -150,9 +150,11 @@ int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 	enum { OPT_SET, OPT_JSON, OPT_CSV, OPT_CHANNELS, OPT_ORDERS, OPT_JOBS, OPT_COUNT };
 	static const char *const opts[OPT_COUNT] = {"--set", "--json", "--csv", "--channels",
 						    "--ring-orders", "--jobs"};
+	static struct cli_once once;
 	bool dashdash = false;
 
 	memset(a, 0, sizeof(*a));
+	memset(&once, 0, sizeof(once));
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val;
 		size_t o, len = 0;
@@ -191,6 +193,8 @@ int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 			return usage_error("option '%s' needs a value", arg);
 		if (!*val)
 			return usage_error("option '%s' needs a non-empty value", opts[o]);
+		if (o != OPT_SET && cli_opt_once(CLI_TUNE, &once, (int)o, opts[o], val))
+			return CLI_EXIT_USAGE;
 		if (o == OPT_SET) {
 			if (a->nsets == CLI_MAX_SETS)
 				return usage_error("--set: at most %u", CLI_MAX_SETS);
@@ -212,7 +216,7 @@ int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 	if (!a->scenario)
 		return usage_error("expected a scenario file: cclab tune SCENARIO.yaml");
 	/* Two atomic writes to one path: the second would silently win. */
-	if (a->json && a->csv && cli_same_file(a->json, a->csv))
+	if (a->json && a->csv && cc_output_same(a->json, a->csv))
 		return usage_error("--json and --csv name the same file '%s'", a->json);
 	return CLI_EXIT_OK;
 }

@@ -40,8 +40,9 @@ static void fault_options(FILE *f)
 		   "                          slow-gpu:rank=RxF: R's GPU is F times slower\n"
 		   "                          (R: a rank, or all for these two);\n"
 		   "                          rkey|lkey|norecv:RANK:OP as 'cclab run' takes\n");
-	fprintf(f, "      --wall-limit S      stop a simulation after S real seconds (or a\n"
-		   "                          time: 500ms), reported as stuck (default %u)\n",
+	fprintf(f, "      --wall-limit S      stop a size after S real seconds (or a time:\n"
+		   "                          500ms), building its schedule included; its row\n"
+		   "                          fails with status time_limit (default %u)\n",
 		CLI_DEFAULT_WALL_LIMIT_S);
 }
 
@@ -329,8 +330,9 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		output_options(f);
 	fprintf(f, "  -h, --help              this text\n\n");
 	fprintf(f,
-		"SIZE is a number of bytes with an optional K, M or G suffix (powers of 1024,\n"
-		"as in nccl-tests; KiB, MiB, GiB also accepted), e.g. 4096, 64K, 1.5M.\n"
+		"SIZE is a number of bytes with an optional K, M, G or T suffix (powers of 1024,\n"
+		"as nccl-tests' K/M/G; KiB, MiB, GiB, TiB and KB ... TB, also powers of 1024,\n"
+		"accepted; any case), e.g. 4096, 64K, 1.5M.\n"
 		"As in nccl-tests, a size is the whole array: count = SIZE / type size for\n"
 		"allreduce, SIZE / type size / K for reducescatter, allgather and\n"
 		"alltoall, rounded down to whole 16-byte units per rank.\n");

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
+
+#include "conn.h"
+#include "mem_limit.h"
 
 /* Largest single WQE payload: ibv_sge.length is 32 bits and IBA limits a
  * message to 2^31 bytes (IBA 9.4.x, "maximum message size"). */
@@ -56,7 +58,8 @@ static double ring_schedule_bytes(const struct cc_coll_params *p, size_t es)
 /* The staging every rank registers: two slot arrays (send and receive)
  * per connection it has — the ring 1 each way, halving-doubling log2 k
  * partners and a fix-up, direct k-1 peers — of slots of at most the
- * largest message.  What makes direct a small-k algorithm. */
+ * largest message (a chunk, for the algorithms that move chunks).  What
+ * makes direct a small-k algorithm. */
 static double staging_bytes(const struct cc_coll_params *p, size_t es)
 {
 	double k = p->nranks, conns = p->nchannels > 1 ? p->nchannels : 1;
@@ -78,14 +81,13 @@ static double staging_bytes(const struct cc_coll_params *p, size_t es)
 	} else if (p->algo == CC_ALGO_HIER) {
 		conns = 2; /* the node's ring and the rail's ring */
 	}
+	/* The ring, the tree and hierarchical move a chunk at most (the
+	 * tree's NCCL's for the size): a slot is no larger (cc_conns_build). */
+	if (p->algo != CC_ALGO_HALVING_DOUBLING && p->algo != CC_ALGO_DIRECT &&
+	    (double)(p->chunk_bytes / es) < msg)
+		msg = (double)(p->chunk_bytes / es);
 	return k * 2 * conns * p->nslots *
 	       (double)cc_proto_wire_bytes(p->proto, (uint64_t)(slot < msg ? slot : msg) * es);
-}
-
-static double physical_memory(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-	return pages > 0 && size > 0 ? (double)pages * size : 0;
 }
 
 int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
@@ -235,44 +237,90 @@ static struct cc_coll_params with_chunk(const struct cc_coll_params *p)
 	return q;
 }
 
-struct cc_schedule *cc_build(const struct cc_coll_params *given, char *err, size_t errlen)
+/* cc_build_estimate of p with its chunk (with_chunk). */
+static void estimate(const struct cc_coll_params *p, double *ops, double *staging)
+{
+	size_t es = cc_dtype_size(p->dtype);
+
+	*ops = ring_schedule_bytes(p, es);
+	*staging = staging_bytes(p, es);
+}
+
+void cc_build_estimate(const struct cc_coll_params *given, double *ops, double *staging)
+{
+	const struct cc_coll_params q = with_chunk(given);
+
+	estimate(&q, ops, staging);
+}
+
+struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen)
+{
+	const struct cc_build_opts o = {0};
+
+	return cc_build_with(p, &o, err, errlen);
+}
+
+struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const struct cc_build_opts *o,
+				  char *err, size_t errlen)
 {
 	const struct cc_coll_params q = with_chunk(given), *p = &q;
-	size_t es;
+	struct cc_mem_limit lim;
+	double ops, staging;
 	errno = EINVAL;
 	if (cc_params_check(p, err, errlen))
 		return NULL;
-	es = cc_dtype_size(p->dtype);
-	/* Refuse up front what would only end in the OOM killer. */
-	double ops = ring_schedule_bytes(p, es), staging = staging_bytes(p, es);
-	double need = ops + staging, have = physical_memory();
+	/* Refuse up front what would only end in the OOM killer, or in a
+	 * failed allocation half way: against the smallest of the machine's
+	 * memory, ulimit -v and -d and the cgroup's limit. */
+	estimate(p, &ops, &staging);
+	if (o->timing_only && p->proto == CC_PROTO_SIMPLE)
+		staging = 0;
+	cc_mem_limit(&lim);
+	double need = ops + staging, have = (double)lim.bytes;
 	if (have > 0 && need > have * 0.75) {
+		char l[96];
+
 		snprintf(err, errlen,
 			 "the schedule would take about %.1f GiB (%u ranks, %.3g slices each, "
-			 "%.1f GiB of staging); this machine has %.1f GiB: use fewer ranks, a "
-			 "smaller size, or larger --chunk-bytes/--slot-bytes", need / (1 << 30),
-			 p->nranks, ops / p->nranks / 14 / (sizeof(struct cc_op) + 64),
-			 staging / (1 << 30), have / (1 << 30));
+			 "%.1f GiB of staging); %s %s: use fewer ranks, a smaller size, or larger "
+			 "--chunk-bytes/--slot-bytes", need / (1 << 30), p->nranks,
+			 ops / p->nranks / 14 / (sizeof(struct cc_op) + 64), staging / (1 << 30),
+			 lim.source == CC_MEM_SRC_RAM ? "this machine has" : "this process may use",
+			 cc_mem_limit_text(&lim, l, sizeof(l)));
 		errno = E2BIG;
 		return NULL;
 	}
 	/* k = 1 (a local copy) and an empty array are the ring's whatever
 	 * the algorithm: one answer; the other builders take k >= 2, N >= 1. */
 	int ring = p->algo == CC_ALGO_RING || p->nranks == 1 || p->count == 0;
+	cc_conns_set_deadline(o->deadline_ns);
+	errno = 0;
 	struct cc_schedule *s = ring					 ? cc_build_ring(p)
 				: p->algo == CC_ALGO_HALVING_DOUBLING ? cc_build_hd(p)
 				: p->algo == CC_ALGO_DIRECT		 ? cc_build_direct(p)
 				: p->algo == CC_ALGO_HIER		 ? cc_build_hier(p)
 									 : cc_build_tree(p);
-	if (!s && errno == EOVERFLOW) {
+	int built_errno = errno;
+	cc_conns_set_deadline(0);
+	if (!s && built_errno == EOVERFLOW) {
 		snprintf(err, errlen, "more than %llu slices on one connection: %s's flags "
 			 "would repeat; use larger --slot-bytes", (unsigned long long)
 			 cc_proto_max_flag(p->proto), cc_proto_name[p->proto]);
+		errno = EOVERFLOW;
 		return NULL;
+	}
+	if (!s && built_errno == ETIME) {
+		snprintf(err, errlen, "time limit reached while building the schedule");
+		errno = ETIME;
+		return NULL;
+	}
+	if (s && cc_schedule_oom(s)) { /* the k = 1 copy appends without checking */
+		cc_schedule_free(s);
+		s = NULL;
 	}
 	if (!s) {
 		errno = ENOMEM;
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "out of memory building the schedule");
 		return NULL;
 	}
 	if (cc_schedule_validate(s, err, errlen)) {

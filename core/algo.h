@@ -12,9 +12,34 @@
 int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen);
 
 /* cc_params_check, a memory estimate (E2BIG when the schedule would not
- * fit in this machine), then builds the schedule.  Returns NULL with a message in err on bad
- * parameters, or NULL with errno = ENOMEM. */
+ * fit in the memory this process may use, core/mem_limit.h), then builds
+ * the schedule.  Returns NULL with a message in err on bad parameters, or
+ * NULL with errno = ENOMEM (also with a message).  Running out of memory
+ * while building is not fatal: the partial schedule is freed. */
 struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen);
+/* How cc_build_with() builds; all zero is cc_build(). */
+struct cc_build_opts {
+	/* cc_clock_ns() time at which the build stops: NULL with errno
+	 * ETIME and a message.  The builders look at the clock every few
+	 * hundred slices, so a build of any size stops within about a
+	 * millisecond of it (a wall-clock limit covers building too).  0:
+	 * never. */
+	uint64_t deadline_ns;
+	/* The run will not carry data (the simulator timing only): the
+	 * Simple protocol's staging is then never allocated and is not
+	 * weighed; the LL protocols' is (their lines carry the flags). */
+	bool timing_only;
+};
+struct cc_schedule *cc_build_with(const struct cc_coll_params *p, const struct cc_build_opts *o,
+				  char *err, size_t errlen);
+/* CLOCK_MONOTONIC in nanoseconds: the clock of build deadlines. */
+uint64_t cc_clock_ns(void);
+
+/* What cc_build() weighs (bytes, roughly, from above): `ops`, the ops of
+ * p's schedule with an executor's per-op state, and `staging`, the
+ * staging buffers every rank registers (allocated by an executor that
+ * carries them, not by the build). */
+void cc_build_estimate(const struct cc_coll_params *p, double *ops, double *staging);
 
 /* Whether algorithm a splits over channels (nchannels > 1): the ring and
  * the tree, as NCCL's. */

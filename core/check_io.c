@@ -4,8 +4,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include "mem_limit.h"
 #include "reference.h"
 
 int cc_check_io_init(struct cc_check_io *io, const struct cc_schedule *s)
@@ -74,7 +74,7 @@ uint64_t cc_check_io_wrong(const struct cc_check_io *io, uint8_t *const *out)
 bool cc_check_io_too_big(const struct cc_schedule *s, bool buffers, double extra_bytes)
 {
 	double bytes = extra_bytes;
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+	struct cc_mem_limit lim;
 
 	if (buffers) {
 		for (uint32_t r = 0; r < s->nranks; r++)
@@ -83,5 +83,6 @@ bool cc_check_io_too_big(const struct cc_schedule *s, bool buffers, double extra
 		bytes += (double)cc_coll_in_count(&s->params) * s->nranks *
 			 cc_dtype_size(s->params.dtype); /* the reference */
 	}
-	return pages > 0 && page > 0 && bytes > 0.75 * (double)pages * page;
+	cc_mem_limit(&lim);
+	return lim.bytes && bytes > 0.75 * (double)lim.bytes;
 }

@@ -6,8 +6,32 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NONE CC_CONN_NONE
+
+/* Slices emitted between two looks at the clock: a few microseconds'
+ * work, so a deadline stops a build within a millisecond or so while the
+ * clock (a vDSO call, ~20 ns) costs nothing measurable. */
+#define DEADLINE_CHECK_SLICES 256u
+
+/* The deadline of the build on this thread (cc_conns_set_deadline()):
+ * per thread, since `cclab tune` builds on several at once; here so the
+ * algorithms' builders need not pass it along. */
+static _Thread_local uint64_t build_deadline_ns;
+
+void cc_conns_set_deadline(uint64_t ns)
+{
+	build_deadline_ns = ns;
+}
+
+uint64_t cc_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 int cc_prim_recvs(enum cc_prim p)
 {
@@ -23,7 +47,25 @@ int cc_prim_sends(enum cc_prim p)
 static uint32_t add(struct cc_conns *c, uint32_t r, struct cc_op *op, const uint32_t *deps,
 		    uint32_t ndeps)
 {
-	return cc_add_op(&c->s->ranks[r], op, deps, ndeps);
+	uint32_t i = cc_add_op(&c->s->ranks[r], op, deps, ndeps);
+
+	if (i == CC_SCHED_NONE)
+		c->oom = 1;
+	return i;
+}
+
+/* Whether the build is to stop: out of memory, LL's flags past their
+ * range (either fails it), or past its deadline, which is looked at
+ * every DEADLINE_CHECK_SLICES slices. */
+static int stopped(struct cc_conns *c)
+{
+	if (c->oom || c->flag_wrap || c->timed_out)
+		return 1;
+	if (c->deadline_ns && ++c->since_check >= DEADLINE_CHECK_SLICES) {
+		c->since_check = 0;
+		c->timed_out = cc_clock_ns() >= c->deadline_ns;
+	}
+	return c->timed_out;
 }
 
 void cc_conns_user_buffers(struct cc_schedule *s, const struct cc_coll_params *p)
@@ -551,7 +593,7 @@ static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 
 void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st)
 {
-	for (uint64_t done = 0, t = 0; done < st->nelem; done += c->slot_elems, t++)
+	for (uint64_t done = 0, t = 0; done < st->nelem && !stopped(c); done += c->slot_elems, t++)
 		emit_slice(c, r, st, done, t);
 }
 
@@ -560,7 +602,8 @@ void cc_conns_exchange(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 {
 	uint64_t done = 0;
 
-	for (uint64_t t = 0; done < send->nelem || done < recv->nelem; t++, done += c->slot_elems) {
+	for (uint64_t t = 0; (done < send->nelem || done < recv->nelem) && !stopped(c);
+	     t++, done += c->slot_elems) {
 		if (done < send->nelem)
 			emit_slice(c, r, send, done, t);
 		if (done < recv->nelem)
@@ -637,22 +680,23 @@ struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct 
 	failed = conns_init(&c, s, p, slot_elems);
 	if (!failed) {
 		c.serial = a->serial;
+		c.deadline_ns = build_deadline_ns;
 		failed = a->connect(a->ctx, &c);
 	}
 	if (!failed) {
 		conns_setup(&c);
 		for (uint32_t r = 0; r < c.k; r++)
 			a->walk(a->ctx, r, 1);
-		for (uint32_t r = 0; r < c.k; r++) {
+		for (uint32_t r = 0; r < c.k && !stopped(&c); r++) {
 			conns_start(&c, r);
 			a->walk(a->ctx, r, 0);
 		}
-		failed = c.oom || c.flag_wrap;
+		failed = c.oom || c.flag_wrap || c.timed_out || cc_schedule_oom(s);
 	}
 	conns_free(&c);
 	if (failed) {
 		cc_schedule_free(s);
-		errno = c.flag_wrap ? EOVERFLOW : ENOMEM;
+		errno = c.timed_out ? ETIME : c.flag_wrap ? EOVERFLOW : ENOMEM;
 		return NULL;
 	}
 	return s;

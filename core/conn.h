@@ -87,6 +87,9 @@ struct cc_conns {
 	uint64_t *nmarked;   /* its capacity, slices */
 	int oom;             /* an allocation failed while emitting */
 	int flag_wrap;       /* a connection has more slices than LL's flags count */
+	uint64_t deadline_ns; /* cc_clock_ns() at which the build stops; 0 never */
+	uint32_t since_check; /* slices since the clock was last read */
+	int timed_out;       /* the deadline passed: the build stopped */
 };
 
 /* A primitive step of one rank: `nelem` elements from input offset
@@ -143,8 +146,12 @@ struct cc_conns_algo {
 };
 
 /* The whole build: the schedule with every rank's input and output, then
- * phases 1 to 4.  NULL with errno ENOMEM when memory runs out. */
+ * phases 1 to 4.  NULL with errno ENOMEM when memory runs out, EOVERFLOW
+ * when LL's flags would repeat, ETIME past the deadline. */
 struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct cc_conns_algo *a);
+/* The deadline (cc_clock_ns() time; 0 none) of the builds that follow on
+ * this thread: cc_build_with() sets it around its builder and clears it. */
+void cc_conns_set_deadline(uint64_t ns);
 
 /* Connection from -> to on channel ch (its buffers' and QPs' channel): 0,
  * or -1 (out of memory). */

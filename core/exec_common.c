@@ -140,6 +140,62 @@ int cc_exec_calc_host(const struct cc_op *o, uint8_t *const *mem)
 
 const char *const cc_fault_kind_label[CC_FAULT_KIND_COUNT] = { "rkey", "lkey", "norecv" };
 
+/* Decimal digits up to UINT32_MAX from s, to the first ':' or the end. */
+static int fault_number(const char **s, uint32_t *out)
+{
+	uint64_t v = 0;
+	const char *p = *s;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (uint64_t)(*p - '0');
+		if (v > UINT32_MAX)
+			return -ERANGE;
+	}
+	*out = (uint32_t)v;
+	*s = p;
+	return 0;
+}
+
+int cc_fault_parse(const char *s, struct cc_fault *out, char *err, size_t len)
+{
+	const char *p = s, *which = "RANK";
+	uint32_t rank, op;
+	int k, rc;
+
+	for (k = 0; k < CC_FAULT_KIND_COUNT; k++) {
+		size_t n = strlen(cc_fault_kind_label[k]);
+
+		if (!strncmp(s, cc_fault_kind_label[k], n) && s[n] == ':') {
+			p = s + n + 1;
+			break;
+		}
+	}
+	if (k == CC_FAULT_KIND_COUNT)
+		return -ENOENT;
+	rc = fault_number(&p, &rank);
+	if (!rc && *p++ == ':') {
+		which = "OP";
+		rc = fault_number(&p, &op);
+		if (!rc && *p)
+			rc = -EINVAL;
+	} else if (!rc) {
+		rc = -EINVAL;
+	}
+	if (rc == -ERANGE) {
+		snprintf(err, len, "%s is larger than %" PRIu32, which, UINT32_MAX);
+		return -EINVAL;
+	}
+	if (rc) {
+		snprintf(err, len, "expected %s:RANK:OP with RANK and OP in decimal digits",
+			 cc_fault_kind_label[k]);
+		return -EINVAL;
+	}
+	*out = (struct cc_fault){ .kind = (enum cc_fault_kind)k, .rank = rank, .op = op };
+	return 0;
+}
+
 int cc_fault_check(const struct cc_fault *f, const struct cc_schedule *s, char *err, size_t len)
 {
 	const char *want = f->kind == CC_FAULT_NO_RECV ? "a post_recv"

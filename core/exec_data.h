@@ -74,6 +74,11 @@ static inline int cc_fault_on(const struct cc_fault *faults, uint32_t n, enum cc
  * post_send"): a fault that matched nothing would leave the run clean and
  * the test that asked for it passing without having tested anything. */
 int cc_fault_check(const struct cc_fault *f, const struct cc_schedule *s, char *err, size_t len);
+/* "rkey:RANK:OP", "lkey:RANK:OP" or "norecv:RANK:OP", RANK and OP in
+ * decimal digits up to 2^32 - 1 (a larger one is refused, never wrapped):
+ * 0 and *out; -ENOENT when s names no such kind (it may be another
+ * fault's text), -EINVAL with a message in err when the numbers are bad. */
+int cc_fault_parse(const char *s, struct cc_fault *out, char *err, size_t len);
 
 struct cc_data_opts {
 	uint64_t seed;       /* input values */
@@ -92,6 +97,11 @@ enum cc_run_status {
 	CC_RUN_POST_ERROR,       /* ibv_post_* would have failed (queue full, ...) */
 	CC_RUN_DEADLOCK,         /* ops left and nothing can progress */
 	CC_RUN_EARLY_READ,       /* a reduce or copy read lines not all there */
+	/* Stopped by a limit (the simulator's simulated-time or wall-clock
+	 * limit; a build past its deadline) with ops left: no verdict on the
+	 * schedule, which might have finished given longer.  A deadlock is
+	 * only what can never progress. */
+	CC_RUN_TIME_LIMIT,
 };
 
 struct cc_run_error {

@@ -290,7 +290,7 @@ static struct cc_op send_wqe(const struct gen *g, uint32_t r, uint32_t i)
 		break;
 	}
 	/* The IR's inline payload is one 8-byte word (core/p2p.h). */
-	if (p->size <= rs->qps[0].max_inline && p->size <= sizeof(o->inline_value)) {
+	if (rs->nqps && p->size <= rs->qps[0].max_inline && p->size <= sizeof(o->inline_value)) {
 		o->flags |= CC_SEND_INLINE;
 		o->inline_value = (uint64_t)i + 1;
 	}
@@ -466,6 +466,12 @@ struct cc_schedule *cc_build_p2p(const struct cc_p2p_params *p, char *err, size_
 		receiver(&g);
 	free(g.poll);
 	free(g.recv);
+	if (cc_schedule_oom(g.s)) {
+		cc_schedule_free(g.s);
+		errno = ENOMEM;
+		snprintf(err, errlen, "out of memory building the schedule");
+		return NULL;
+	}
 	if (cc_schedule_validate(g.s, err, errlen)) {
 		/* A builder that emits a broken schedule is a bug, not bad input. */
 		fprintf(stderr, "cclab: internal error: p2p schedule: %s\n", err);

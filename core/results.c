@@ -166,6 +166,25 @@ void cc_results_print_summary(FILE *f, const struct cc_results_summary *sum)
 	fprintf(f, "#\n");
 }
 
+/* ---- CSV ---- */
+
+void cc_csv_str(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 /* ---- JSON ---- */
 
 void cc_json_init(struct cc_json *j)

@@ -93,6 +93,13 @@ void cc_results_print_summary(FILE *f, const struct cc_results_summary *sum);
  * scripts look for it after every run. */
 void cc_results_print_errors(FILE *f, uint32_t errors);
 
+/* ---- CSV ----
+ * One text field as RFC 4180 (section 2, rules 5-7) writes it: as it is,
+ * or in double quotes, its own quotes doubled, when it holds a comma, a
+ * double quote or a line break, so that a scenario named "a,b" stays one
+ * column.  NULL writes an empty field. */
+void cc_csv_str(FILE *f, const char *s);
+
 /* ---- JSON ----
  *
  * A streaming writer into memory.  Output is deterministic: keys in the
@@ -150,15 +157,28 @@ int cc_json_finish(struct cc_json *j, const char **text, size_t *len);
  * fsync()ed, and is renamed over the target, which replaces it atomically
  * (rename(2)); the directory is then fsync()ed so the rename itself is
  * durable.  On any error the temporary file is removed and the target is
- * left as it was; a target that is a directory is refused at open
- * (-EISDIR).  SIGINT, SIGTERM and SIGHUP remove the temporary files still
- * open before the program ends (core/atomic_file.c).  Functions return 0
- * or -errno. */
+ * left as it was.  SIGINT, SIGTERM and SIGHUP remove the temporary files
+ * still open before the program ends (core/atomic_file.c).
+ *
+ * Only a regular file (or a name not yet taken) is replaced so.  What the
+ * target is decides, as a shell's '>' would, but never destroying it:
+ *   "-"                         stdout itself;
+ *   a symbolic link             followed: its target is replaced, the link stays;
+ *   /dev/stdout, /dev/fd/N, ... the open file itself, written where it stands
+ *                               (shares the offset: nothing already there is lost);
+ *   a FIFO, a character device  opened and written directly (a FIFO without a
+ *                               reader is refused, never waited for);
+ *   a directory                 -EISDIR, at open;
+ *   a block device, a socket    refused (-CC_EUNSAFE);
+ *   one of the run's inputs     refused (-CC_EISINPUT, core/files.h), through links too.
+ * A file written directly cannot be taken back: abort closes it as it is.
+ * Functions return 0 or a negative error, named by cc_file_strerror(). */
 struct cc_atomic_file {
-	FILE *f;    /* write here between open and commit */
-	char *tmp;  /* temporary path */
-	char *path; /* target path */
-	int slot;   /* its place among the files a signal removes, or -1 */
+	FILE *f;       /* write here between open and commit */
+	char *tmp;     /* temporary path; NULL when written directly */
+	char *path;    /* target path, links followed */
+	int slot;      /* its place among the files a signal removes, or -1 */
+	bool borrowed; /* f is stdout: flushed, never closed */
 };
 
 int cc_atomic_open(struct cc_atomic_file *af, const char *path);
@@ -168,5 +188,8 @@ int cc_atomic_commit(struct cc_atomic_file *af);
 void cc_atomic_abort(struct cc_atomic_file *af);
 /* The three above for a buffer. */
 int cc_write_file_atomic(const char *path, const void *data, size_t len);
+/* What cc_atomic_open() would refuse, said before a long run without
+ * creating, opening or changing anything at path. */
+int cc_atomic_check(const char *path);
 
 #endif

@@ -223,47 +223,83 @@ void cc_schedule_free(struct cc_schedule *s)
 	free(s);
 }
 
-/* Grows *arr to hold one more element of size `sz`.  Allocation failure of a
- * schedule's bookkeeping is not recoverable in any useful way for a builder
- * that runs before anything else, so it aborts with a message (ENOMEM). */
-static void *grow(void *arr, uint32_t *cap, uint32_t n, size_t sz)
+/* Array arr of *cap elements of size `sz`, grown to hold element n: the
+ * array (moved, perhaps), or NULL with arr as it was and r->oom set.
+ * Running out of memory here is bad input (a schedule too large), not a
+ * bug: the build fails with ENOMEM. */
+static void *grow(struct cc_rank_sched *r, void *arr, uint32_t *cap, uint32_t n, size_t sz)
 {
 	if (n < *cap)
 		return arr;
+	if (r->oom || *cap > UINT32_MAX / 2) {
+		r->oom = true;
+		return NULL;
+	}
 	uint32_t ncap = *cap ? *cap * 2 : 16;
 	void *p = realloc(arr, (size_t)ncap * sz);
 	if (!p) {
-		fprintf(stderr, "cclab: out of memory building a schedule (%u entries)\n", ncap);
-		abort();
+		r->oom = true;
+		return NULL;
 	}
 	*cap = ncap;
 	return p;
 }
 
+/* r->FIELD grown to hold element n, or return CC_SCHED_NONE. */
+#define GROW_OR_FAIL(r, field, cap, n)                                            \
+	do {                                                                      \
+		void *p_ = grow((r), (r)->field, &(r)->cap, (n), sizeof(*(r)->field)); \
+		if (!p_)                                                          \
+			return CC_SCHED_NONE;                                     \
+		(r)->field = p_;                                                  \
+	} while (0)
+
+bool cc_schedule_oom(const struct cc_schedule *s)
+{
+	for (uint32_t r = 0; r < s->nranks; r++)
+		if (s->ranks[r].oom)
+			return true;
+	return false;
+}
+
+size_t cc_schedule_bytes(const struct cc_schedule *s)
+{
+	size_t n = sizeof(*s) + (size_t)s->nranks * sizeof(*s->ranks);
+
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		const struct cc_rank_sched *rs = &s->ranks[r];
+
+		n += (size_t)rs->cap_bufs * sizeof(*rs->bufs) + (size_t)rs->cap_mrs * sizeof(*rs->mrs) +
+		     (size_t)rs->cap_cqs * sizeof(*rs->cqs) + (size_t)rs->cap_qps * sizeof(*rs->qps) +
+		     (size_t)rs->cap_ops * sizeof(*rs->ops) + (size_t)rs->cap_deps * sizeof(*rs->deps);
+	}
+	return n;
+}
+
 uint32_t cc_add_buffer(struct cc_rank_sched *r, const struct cc_buffer *b)
 {
-	r->bufs = grow(r->bufs, &r->cap_bufs, r->nbufs, sizeof(*b));
+	GROW_OR_FAIL(r, bufs, cap_bufs, r->nbufs);
 	r->bufs[r->nbufs] = *b;
 	return r->nbufs++;
 }
 
 uint32_t cc_add_mr(struct cc_rank_sched *r, uint32_t buf, uint32_t access)
 {
-	r->mrs = grow(r->mrs, &r->cap_mrs, r->nmrs, sizeof(*r->mrs));
+	GROW_OR_FAIL(r, mrs, cap_mrs, r->nmrs);
 	r->mrs[r->nmrs] = (struct cc_mr){ .buf = buf, .access = access };
 	return r->nmrs++;
 }
 
 uint32_t cc_add_cq(struct cc_rank_sched *r, uint32_t depth)
 {
-	r->cqs = grow(r->cqs, &r->cap_cqs, r->ncqs, sizeof(*r->cqs));
+	GROW_OR_FAIL(r, cqs, cap_cqs, r->ncqs);
 	r->cqs[r->ncqs] = (struct cc_cq){ .depth = depth };
 	return r->ncqs++;
 }
 
 uint32_t cc_add_qp(struct cc_rank_sched *r, const struct cc_qp *qp)
 {
-	r->qps = grow(r->qps, &r->cap_qps, r->nqps, sizeof(*qp));
+	GROW_OR_FAIL(r, qps, cap_qps, r->nqps);
 	r->qps[r->nqps] = *qp;
 	return r->nqps++;
 }
@@ -271,7 +307,10 @@ uint32_t cc_add_qp(struct cc_rank_sched *r, const struct cc_qp *qp)
 uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32_t *deps,
 		   uint32_t ndeps)
 {
-	r->ops = grow(r->ops, &r->cap_ops, r->nops, sizeof(*op));
+	/* Room for the op and all its dependencies first: nothing half added. */
+	GROW_OR_FAIL(r, ops, cap_ops, r->nops);
+	while (r->cap_deps - r->ndeps < ndeps)
+		GROW_OR_FAIL(r, deps, cap_deps, r->cap_deps);
 	struct cc_op *o = &r->ops[r->nops];
 	*o = *op;
 	o->dep_first = r->ndeps;
@@ -283,7 +322,6 @@ uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32
 			dup = r->deps[o->dep_first + j] == d;
 		if (dup)
 			continue;
-		r->deps = grow(r->deps, &r->cap_deps, r->ndeps, sizeof(*r->deps));
 		r->deps[r->ndeps++] = d;
 		o->ndeps++;
 	}

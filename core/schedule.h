@@ -253,6 +253,9 @@ struct cc_rank_sched {
 	uint32_t *deps;
 	uint32_t nbufs, nmrs, ncqs, nqps, nops, ndeps;
 	uint32_t cap_bufs, cap_mrs, cap_cqs, cap_qps, cap_ops, cap_deps;
+	/* An append found no memory (cc_add_*): the schedule is incomplete
+	 * and only good for cc_schedule_free (cc_schedule_oom). */
+	bool oom;
 };
 
 enum cc_coll {
@@ -377,14 +380,23 @@ int cc_coll_checks_rank(const struct cc_coll_params *p, uint32_t rank);
 /* ---- building (core/schedule.c) ---- */
 struct cc_schedule *cc_schedule_new(const struct cc_coll_params *p);
 void cc_schedule_free(struct cc_schedule *s);
+/* The appends return the new entry's index.  Out of memory they append
+ * nothing, set r->oom and return CC_SCHED_NONE, which as a dependency
+ * means none: a builder may carry on (its schedule is then thrown away,
+ * cc_schedule_oom()) and need not check every call. */
+#define CC_SCHED_NONE UINT32_MAX
 uint32_t cc_add_buffer(struct cc_rank_sched *r, const struct cc_buffer *b);
 uint32_t cc_add_mr(struct cc_rank_sched *r, uint32_t buf, uint32_t access);
 uint32_t cc_add_cq(struct cc_rank_sched *r, uint32_t depth);
 uint32_t cc_add_qp(struct cc_rank_sched *r, const struct cc_qp *qp);
 /* Appends op with its dependencies (indices of earlier ops; duplicates and
- * UINT32_MAX entries are dropped).  Returns the new op's index. */
+ * UINT32_MAX entries are dropped). */
 uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32_t *deps,
 		   uint32_t ndeps);
+/* Whether an append to any rank of s ran out of memory. */
+bool cc_schedule_oom(const struct cc_schedule *s);
+/* The bytes s's arrays hold (their capacities), the schedule's own. */
+size_t cc_schedule_bytes(const struct cc_schedule *s);
 static inline const uint32_t *cc_op_deps(const struct cc_rank_sched *r, const struct cc_op *op)
 {
 	/* A schedule without dependencies has no deps array at all. */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "core/files.h"
 #include "core/units.h"
 #include "core/yaml_int.h"
 
@@ -101,20 +102,32 @@ void cy_free(struct cy_doc *doc)
 
 /* "file:line:col: " (no position when line is 0, no file when NULL), then
  * the text. */
+#define FILE_SHOWN 160u
+
 static int vfail(struct cy_error *err, const char *file, uint32_t line, uint32_t col,
 		 const char *fmt, va_list ap)
 {
+	char shown[FILE_SHOWN + 48];
 	int n = 0;
 
 	if (!err)
 		return -EINVAL;
+	/* A path of thousands of characters would leave no room for the
+	 * reason: its two ends say which file it was. */
+	if (file && strlen(file) > FILE_SHOWN) {
+		size_t len = strlen(file);
+
+		snprintf(shown, sizeof(shown), "%.*s...%s (%zu characters)", (int)(FILE_SHOWN / 2),
+			 file, file + len - FILE_SHOWN / 2, len);
+		file = shown;
+	}
 	if (file && line)
 		n = snprintf(err->msg, sizeof(err->msg), "%s:%" PRIu32 ":%" PRIu32 ": ", file,
 			     line, col);
 	else if (file)
 		n = snprintf(err->msg, sizeof(err->msg), "%s: ", file);
 	if (n < 0 || (size_t)n >= sizeof(err->msg))
-		return -EINVAL; /* a name that long leaves no room for the text */
+		return -EINVAL;
 	vsnprintf(err->msg + n, sizeof(err->msg) - (size_t)n, fmt, ap);
 	return -EINVAL;
 }
@@ -711,8 +724,8 @@ int cy_load_string(const char *name, const char *text, size_t len, struct cy_doc
 #define MAX_FILE ((size_t)16 << 20)
 
 /* The whole of fd into *buf (caller frees): 0, -errno, or -EFBIG past
- * MAX_FILE.  Reads to the end rather than trusting st_size, so a pipe or a
- * file still being written reads correctly. */
+ * MAX_FILE.  Reads to the end rather than trusting st_size, so a file
+ * still being written reads correctly. */
 static int read_all(int fd, char **buf, size_t *len)
 {
 	struct stat st;
@@ -773,12 +786,17 @@ int cy_load_file(const char *path, struct cy_doc *doc, struct cy_error *err)
 	if (!path || !doc)
 		return -EINVAL;
 	memset(doc, 0, sizeof(*doc));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-	} else {
+	rc = cc_input_open(path, &fd);
+	if (!rc) {
 		rc = read_all(fd, &buf, &len);
 		close(fd);
+	}
+	if (rc == -CC_ENOTREG) {
+		struct stat st;
+
+		fail_file(err, path, "cannot read: %s, not a regular file",
+			  stat(path, &st) ? "not a file" : cc_file_kind(&st));
+		return rc;
 	}
 	if (rc == -EFBIG) {
 		fail_file(err, path, "too large for a scenario or topology file (more than 16 MiB)");
@@ -791,6 +809,22 @@ int cy_load_file(const char *path, struct cy_doc *doc, struct cy_error *err)
 	rc = cy_load_string(path, buf, len, doc, err);
 	free(buf);
 	return rc;
+}
+
+/* A whole file that is one scalar is not a file of ours at all (a file
+ * name typed into it, /etc/passwd, a log): say what it holds. */
+int cy_doc_map(const struct cy_doc *doc, const char *what, struct cy_error *err)
+{
+	char shown[SHOW_LEN];
+
+	if (doc->root->kind == CY_MAP)
+		return 0;
+	if (doc->root->kind == CY_SCALAR)
+		return cy_fail(err, doc->root, "a %s file must hold a YAML mapping of keys; this one "
+			       "is plain text ('%s'): not a %s file?", what,
+			       show(shown, doc->root->str), what);
+	return cy_fail(err, doc->root, "a %s file must hold a YAML mapping of keys, not %s", what,
+		       cy_kind_name(doc->root));
 }
 
 /* ---- mappings ---- */

@@ -67,6 +67,9 @@ int cy_load_file(const char *path, struct cy_doc *doc, struct cy_error *err);
 int cy_load_string(const char *name, const char *text, size_t len, struct cy_doc *doc,
 		   struct cy_error *err);
 void cy_free(struct cy_doc *doc);
+/* 0 when the document is a mapping, else a message that says what the
+ * file holds instead ("a topology file must hold a YAML mapping ..."). */
+int cy_doc_map(const struct cy_doc *doc, const char *what, struct cy_error *err);
 
 /* Applies "key.path=value" to a loaded document whose root is a mapping:
  * sets that key (creating the mappings on the path), the value parsed as

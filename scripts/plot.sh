@@ -140,6 +140,54 @@ done
 no_newline "--title" "$title"
 for l in "${labels[@]+"${labels[@]}"}"; do no_newline "--label" "$l"; done
 
+tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/plot.XXXXXX")
+tmpout=""
+cleanup() {
+	rm -rf -- "$tmpdir"
+	if [ -n "$tmpout" ]; then rm -f -- "$tmpout"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# cclab writes CSV as RFC 4180 says: a field with a comma, a double quote or
+# a line break is double-quoted, its quotes doubled.  gnuplot reads lines,
+# not records, and cuts a quoted string at its comma: each input is read
+# here as RFC 4180 records and written plain for gnuplot, a quoted field's
+# commas turned into ';', its line breaks into spaces, its quotes into
+# single quotes.  Lines without a quote (nearly all) pass unchanged.
+plain_csv() { # IN OUT
+	awk '
+	function plain(r,    out, i, c, q) {
+		out = ""; q = 0
+		for (i = 1; i <= length(r); i++) {
+			c = substr(r, i, 1)
+			if (q) {
+				if (c == "\"") {
+					if (substr(r, i + 1, 1) == "\"") { out = out "\047"; i++ } else q = 0
+				} else if (c == ",") out = out ";"
+				else if (c == "\n" || c == "\r") out = out " "
+				else out = out c
+			} else if (c == "\"") q = 1
+			else out = out c
+		}
+		return out
+	}
+	{ sub(/\r$/, "") }
+	!open && index($0, "\"") == 0 { print; next }
+	{
+		rec = open ? rec "\n" $0 : $0
+		tmp = rec
+		open = gsub(/"/, "", tmp) % 2 # an odd count of quotes: the record goes on
+		if (!open) print plain(rec)
+	}
+	END { if (open) print plain(rec) }' "$1" >"$2"
+}
+names=("${inputs[@]}") # as the user gave them, for messages and titles
+for i in "${!inputs[@]}"; do
+	plain_csv "${names[$i]}" "$tmpdir/in$i.csv"
+	inputs[i]=$tmpdir/in$i.csv
+done
+
 # The columns the gnuplot script looks up by name must be in the header.
 case $kind in
 busbw) need="size_bytes busbw_gbps" ;;
@@ -148,12 +196,12 @@ links) need="link kind utilisation" ;;
 compare) need="size_bytes measured_us predicted_us error_pct" ;;
 calibration) need="op mode size_bytes measured predicted" ;;
 esac
-for f in "${inputs[@]}"; do
-	header=$(head -n 1 -- "$f" | tr -d '\r"')
+for i in "${!inputs[@]}"; do
+	header=$(head -n 1 -- "${inputs[$i]}")
 	for c in $need; do
 		case ",$header," in
 		*",$c,"*) ;;
-		*) die_usage "input '$f' has no '$c' column; is it a $kind CSV? (docs/plots.md)" ;;
+		*) die_usage "input '${names[$i]}' has no '$c' column; is it a $kind CSV? (docs/plots.md)" ;;
 		esac
 	done
 done
@@ -162,7 +210,7 @@ done
 case $kind in
 compare | calibration)
 	awk 'NR > 1 && NF { rows = 1; exit } END { exit !rows }' "${inputs[0]}" ||
-		die_usage "input '${inputs[0]}' has a header but no rows"
+		die_usage "input '${names[0]}' has a header but no rows"
 	;;
 esac
 
@@ -188,61 +236,36 @@ gpath() {
 	esac
 }
 
-# The first data row's value of the named columns, separated by \x1f (a
-# separator read does not merge; empty where the column is absent).  Understands double-quoted fields.
+# The first data row's value of the named columns of a plain_csv copy,
+# separated by \x1f (a separator read does not merge; empty where the
+# column is absent).
 first_row() { # FILE COLUMN...
-	awk -v want="${*:2}" '
-	function split_csv(line, f,    n, i, c, q, cur) {
-		n = 0; cur = ""; q = 0
-		for (i = 1; i <= length(line); i++) {
-			c = substr(line, i, 1)
-			if (q) {
-				if (c == "\"") {
-					if (substr(line, i + 1, 1) == "\"") { cur = cur c; i++ } else q = 0
-				} else cur = cur c
-			} else if (c == "\"") q = 1
-			else if (c == ",") { f[++n] = cur; cur = "" }
-			else cur = cur c
-		}
-		f[++n] = cur
-		return n
-	}
-	{ sub(/\r$/, "") }
-	NR == 1 { nh = split_csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; next }
+	awk -F, -v want="${*:2}" '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	NF == 0 { next }
 	{
-		split_csv($0, v)
 		nw = split(want, w, " ")
 		s = ""
-		for (i = 1; i <= nw; i++) s = s (i > 1 ? "\037" : "") ((w[i] in col) ? v[col[w[i]]] : "")
+		for (i = 1; i <= nw; i++) s = s (i > 1 ? "\037" : "") ((w[i] in col) ? $col[w[i]] : "")
 		print s
 		exit
 	}' "$1"
 }
 
 # ---- per-kind variables ----------------------------------------------------
-tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/plot.XXXXXX")
-tmpout=""
-cleanup() {
-	rm -rf -- "$tmpdir"
-	if [ -n "$tmpout" ]; then rm -f -- "$tmpout"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 vars="nfiles=${#inputs[@]}"
 case $kind in
 busbw)
 	deflabels=()
 	colls=()
-	for f in "${inputs[@]}"; do
-		row=$(first_row "$f" scenario executor transport collective nranks) || row=""
+	for i in "${!inputs[@]}"; do
+		row=$(first_row "${inputs[$i]}" scenario executor transport collective nranks) || row=""
 		IFS=$'\x1f' read -r sc ex tr coll nr <<<"$row" || true
 		l=""
 		for part in "${sc:-}" "${ex:-}" "${tr:-}"; do
 			if [ -n "$part" ]; then l=${l:+$l / }$part; fi
 		done
-		[ -n "$l" ] || l=$(basename -- "$f")
+		[ -n "$l" ] || l=$(basename -- "${names[$i]}")
 		deflabels+=("$l")
 		colls+=("${coll:-}|${nr:-}")
 	done
@@ -251,7 +274,7 @@ busbw)
 	for i in "${!orig[@]}"; do
 		for j in "${!orig[@]}"; do
 			if [ "$i" != "$j" ] && [ "${orig[$i]}" = "${orig[$j]}" ]; then
-				deflabels[i]="${orig[$i]} ($(basename -- "${inputs[$i]}"))"
+				deflabels[i]="${orig[$i]} ($(basename -- "${names[$i]}"))"
 				break
 			fi
 		done
@@ -277,7 +300,7 @@ busbw)
 	;;
 timeline)
 	vars+="; file1=$(gq "$(gpath "${inputs[0]}")")"
-	[ $have_title = 1 ] || title="Timeline: $(basename -- "${inputs[0]}")"
+	[ $have_title = 1 ] || title="Timeline: $(basename -- "${names[0]}")"
 	;;
 links)
 	# Sorted by link name, naturally (h0.gpu2 before h0.gpu10), header first.
@@ -286,12 +309,12 @@ links)
 		head -n 1 -- "${inputs[0]}"
 		tail -n +2 -- "${inputs[0]}" | LC_ALL=C sort -s -t, -k1,1V
 	} >"$sorted"
-	vars+="; file1=$(gq "$sorted"); name1=$(gq "${inputs[0]}")"
-	[ $have_title = 1 ] || title="Link utilisation: $(basename -- "${inputs[0]}")"
+	vars+="; file1=$(gq "$sorted"); name1=$(gq "${names[0]}")"
+	[ $have_title = 1 ] || title="Link utilisation: $(basename -- "${names[0]}")"
 	;;
 compare)
 	vars+="; file1=$(gq "$(gpath "${inputs[0]}")")"
-	[ $have_title = 1 ] || title="Measured vs predicted: $(basename -- "${inputs[0]}")"
+	[ $have_title = 1 ] || title="Measured vs predicted: $(basename -- "${names[0]}")"
 	;;
 calibration)
 	# Rows without a measured or a predicted figure (empty, N/A, nan) are
@@ -303,8 +326,8 @@ calibration)
 	{ sub(/\r$/, "") }
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print; next }
 	num($col["measured"]) && num($col["predicted"])' "${inputs[0]}" >"$kept"
-	vars+="; file1=$(gq "$kept"); name1=$(gq "${inputs[0]}")"
-	[ $have_title = 1 ] || title="Calibration, predicted / measured: $(basename -- "${inputs[0]}")"
+	vars+="; file1=$(gq "$kept"); name1=$(gq "${names[0]}")"
+	[ $have_title = 1 ] || title="Calibration, predicted / measured: $(basename -- "${names[0]}")"
 	;;
 esac
 vars+="; plottitle=$(gq "$title")"

@@ -153,8 +153,7 @@ static void start(struct sim_compute *c, uint32_t l)
 		c->span_end = t;
 	}
 	if (sim_schedule(c->eng, t, job_end, c, l) == SIM_EVENT_NONE) {
-		sim__model_die(__FILE__, __LINE__, "compute: cannot schedule an event (errno %d)",
-			       errno);
+		sim__sched_die(__FILE__, __LINE__, "compute");
 	}
 }
 

@@ -24,11 +24,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/algo.h"
 #include "core/word.h"
 #include "sim/model.h"
 #include "core/splitmix.h"
@@ -44,8 +46,9 @@ const char *const cc_sim_phase_name[CC_SIM_PHASE_COUNT] = {
 
 _Noreturn void sx_die_nomem(void)
 {
-	/* A handler cannot return an error; out of memory mid-run ends it. */
-	sim__model_die(__FILE__, __LINE__, "out of memory while simulating");
+	/* A handler cannot return an error: out of memory mid-run unwinds
+	 * the run (guarded()), which then fails with -ENOMEM. */
+	sim__nomem(__FILE__, __LINE__, "out of memory while simulating");
 }
 
 /* ---- packets: slabs, recycled through a free list ---- */
@@ -588,6 +591,23 @@ static uint32_t qp_mtu(const struct sx *x, uint32_t r, const struct sx_qp *qp)
 	return there < back ? there : back;
 }
 
+/* Which of a rank's buffers a run carries (carry[b] = 1): every one with
+ * check on, else what a wait_mem watches and the slots the LL protocols'
+ * lines are written to (their flags are what the receiver watches). */
+static void carried_bufs(const struct cc_rank_sched *rs, bool check, uint8_t *carry)
+{
+	memset(carry, check, rs->nbufs);
+	for (uint32_t i = 0; !check && i < rs->nops; i++) {
+		const struct cc_op *o = &rs->ops[i];
+
+		if (o->kind == CC_OP_WAIT_MEM)
+			carry[o->u.wait.buf] = 1;
+		if ((o->kind == CC_OP_REDUCE || o->kind == CC_OP_COPY) && o->u.calc.dst_lines)
+			for (int j = 0; j < o->u.calc.ndst; j++)
+				carry[o->u.calc.dst[j].buf] |= o->u.calc.dst_lines >> j & 1;
+	}
+}
+
 static int setup_rank(struct sx *x, uint32_t r)
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
@@ -622,18 +642,10 @@ static int setup_rank(struct sx *x, uint32_t r)
 	uint8_t *carry = calloc(rs->nbufs ? rs->nbufs : 1, 1);
 	if (!carry)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct cc_op *o = &rs->ops[i];
-
-		if (o->kind == CC_OP_WAIT_MEM)
-			carry[o->u.wait.buf] = 1;
-		if ((o->kind == CC_OP_REDUCE || o->kind == CC_OP_COPY) && o->u.calc.dst_lines)
-			for (int j = 0; j < o->u.calc.ndst; j++)
-				carry[o->u.calc.dst[j].buf] |= o->u.calc.dst_lines >> j & 1;
-	}
+	carried_bufs(rs, x->o->check, carry);
 	err = 0;
 	for (uint32_t b = 0; b < rs->nbufs && !err; b++) {
-		if (!x->o->check && !carry[b])
+		if (!carry[b])
 			continue;
 		/* calloc: untouched staging pages cost no memory. */
 		rk->mem[b] = calloc(rs->bufs[b].size ? rs->bufs[b].size : 1, 1);
@@ -747,8 +759,8 @@ static void describe_wall(struct sx *x)
 {
 	char what[96];
 
-	snprintf(what, sizeof(what), "wall-clock limit (%" PRIu64 " ms) reached: the run was "
-		 "stopped", x->o->wall_limit_ms);
+	snprintf(what, sizeof(what), "time limit reached: the wall-clock limit (%" PRIu64 " ms) "
+		 "stopped the run", x->o->wall_limit_ms);
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
 		const struct sx_rank *rk = &x->rk[r];
 		const struct cc_rank_sched *rs = &x->s->ranks[r];
@@ -761,14 +773,20 @@ static void describe_wall(struct sx *x)
 		else
 			while (i + 1 < rs->nops && rk->deps_left[i] == 0)
 				i++;
-		set_error(x, CC_RUN_DEADLOCK, CC_WC_SUCCESS, r, 0, i, what);
+		set_error(x, CC_RUN_TIME_LIMIT, CC_WC_SUCCESS, r, 0, i, what);
 		return;
 	}
 }
 
+/* Ops left when the run ended: stopped by the simulated-time limit with
+ * events still pending (CC_RUN_TIME_LIMIT: it might have finished given
+ * longer, or, retrying RNR forever, never), or with none left, a real
+ * deadlock (CC_RUN_DEADLOCK: nothing can ever happen again). */
 static void describe_stuck(struct sx *x)
 {
 	bool limit = sim_pending(&x->eng) > 0;
+	enum cc_run_status st = limit ? CC_RUN_TIME_LIMIT : CC_RUN_DEADLOCK;
+	char at[SIM_TIME_FMT_LEN], what[160];
 
 	if (x->have_err) {
 		report_first_error(x);
@@ -778,6 +796,8 @@ static void describe_stuck(struct sx *x)
 		describe_wall(x);
 		return;
 	}
+	sim_time_fmt(x->o->time_limit_ps ? x->o->time_limit_ps : CC_SIM_TIME_LIMIT_DEFAULT_PS, at,
+		     sizeof(at));
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
 		struct sx_rank *rk = &x->rk[r];
 		const struct cc_rank_sched *rs = &x->s->ranks[r];
@@ -787,14 +807,17 @@ static void describe_stuck(struct sx *x)
 				struct sx_qp *qp = &rk->qp[q];
 				uint32_t i = qp->una < qp->sq_n ? qp->sq[qp->una].op : 0;
 
-				set_error(x, CC_RUN_DEADLOCK, CC_WC_SUCCESS, r, q, i,
-					  "still retrying after RNR NAKs at the time limit: the "
-					  "peer never posts a receive (rnr_retry = 7 retries forever)");
+				snprintf(what, sizeof(what), "time limit reached (%s simulated) still "
+					 "retrying after RNR NAKs: the peer never posts a receive "
+					 "(rnr_retry = 7 retries forever)", at);
+				set_error(x, CC_RUN_TIME_LIMIT, CC_WC_SUCCESS, r, q, i, what);
 				return;
 			}
 		if (rk->nparked) {
-			set_error(x, CC_RUN_DEADLOCK, CC_WC_SUCCESS, r, 0, rk->parked[0],
-				  limit ? "time limit reached waiting for a completion or flag"
+			snprintf(what, sizeof(what), "time limit reached (%s simulated) waiting for a "
+				 "completion or flag", at);
+			set_error(x, st, CC_WC_SUCCESS, r, 0, rk->parked[0],
+				  limit ? what
 					: "deadlock: waits for a completion or flag that never comes");
 			return;
 		}
@@ -803,8 +826,9 @@ static void describe_stuck(struct sx *x)
 
 			while (i < rs->nops && rk->deps_left[i] == 0)
 				i++;
-			set_error(x, CC_RUN_DEADLOCK, CC_WC_SUCCESS, r, 0, i < rs->nops ? i : 0,
-				  limit ? "time limit reached" : "deadlock: dependencies never complete");
+			snprintf(what, sizeof(what), "time limit reached (%s simulated)", at);
+			set_error(x, st, CC_WC_SUCCESS, r, 0, i < rs->nops ? i : 0,
+				  limit ? what : "deadlock: dependencies never complete");
 			return;
 		}
 	}
@@ -983,24 +1007,86 @@ static int setup(struct sx *x)
 	return err;
 }
 
-static uint64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The engine's watchdog (sim_engine_watch()): past the wall-clock limit,
  * the run stops wherever it stands. */
 static bool wall_check(void *ctx)
 {
 	struct sx *x = ctx;
 
-	if (wall_ns() - x->wall_start_ns < x->o->wall_limit_ms * 1000000u)
+	if (cc_clock_ns() - x->wall_start_ns < x->o->wall_limit_ms * 1000000u)
 		return false;
 	x->wall_hit = true;
 	return true;
+}
+
+/* Setup, then the run until the fabric is quiet or a limit stops it. */
+static int setup_and_run(struct sx *x)
+{
+	const struct cc_schedule *s = x->s;
+	const struct cc_sim_opts *o = x->o;
+	struct cc_sim_result *res = x->res;
+	int err = setup(x);
+
+	if (err)
+		return err;
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		const struct cc_rank_sched *rs = &s->ranks[r];
+
+		for (uint32_t i = 0; i < rs->nops; i++)
+			if (x->rk[r].deps_left[i] == 0)
+				op_ready(x, r, i);
+		if (rs->nops == 0 && ++x->ranks_done == s->nranks)
+			res->time_ps = 0;
+	}
+	/* A limit past 2^64 ns is no limit.  Setting up a large schedule
+	 * takes real time too: a limit already past stops the run before
+	 * its first event. */
+	bool watch = o->wall_limit_ms && o->wall_limit_ms <= UINT64_MAX / 1000000u;
+	if (watch)
+		sim_engine_watch(&x->eng, CC_SIM_WALL_CHECK_EVENTS, wall_check, x);
+	/* Runs until the fabric is quiet, so trailing ACKs are counted; the
+	 * collective's time is when its last op completed. */
+	if (!watch || !wall_check(x))
+		sim_run(&x->eng, o->time_limit_ps ? o->time_limit_ps : CC_SIM_TIME_LIMIT_DEFAULT_PS);
+	res->events = sim_events_executed(&x->eng);
+	res->peak_pending = sim_pending_peak(&x->eng);
+	if (res->err.status == CC_RUN_OK && (x->ranks_done < s->nranks || x->have_err))
+		describe_stuck(x);
+	collect(x);
+	if (x->io_ready) {
+		uint8_t **out = calloc(s->nranks, sizeof(*out));
+
+		if (!out)
+			return -ENOMEM;
+		for (uint32_t r = 0; r < s->nranks; r++)
+			out[r] = s->ranks[r].nbufs > 1 ? x->rk[r].mem[1] : NULL;
+		res->wrong = cc_check_io_wrong(&x->io, out);
+		free(out);
+	}
+	res->mem_bytes += sim_engine_mem_bytes(&x->eng) +
+			  (size_t)x->nslabs * SLAB_PKTS * sizeof(struct sx_pkt);
+	return 0;
+}
+
+/* setup_and_run() under a recovery point: memory running out where no
+ * error can be returned (an event handler, a model's queue) unwinds here
+ * (sim__nomem()), and cc_sim_run() frees what there is, as after any
+ * failed setup: everything allocated hangs off x.  Nothing of this frame
+ * changes between setjmp and longjmp, so it is all defined after it (C11
+ * 7.13.2.1). */
+static int guarded(struct sx *x)
+{
+	jmp_buf nomem;
+	int err;
+
+	if (setjmp(nomem)) {
+		sim__nomem_catch(NULL);
+		return -ENOMEM;
+	}
+	sim__nomem_catch(&nomem);
+	err = setup_and_run(x);
+	sim__nomem_catch(NULL);
+	return err;
 }
 
 int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
@@ -1010,6 +1096,9 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	int err;
 
 	memset(res, 0, sizeof(*res));
+	/* The wall-clock limit counts from the caller's start, or now:
+	 * setting up counts too. */
+	x.wall_start_ns = o->wall_start_ns ? o->wall_start_ns : cc_clock_ns();
 	if (!o->fabric || sim_params_validate(o->fabric))
 		return -EINVAL;
 	if (nic_needs_gdr(s, o->fabric))
@@ -1021,46 +1110,7 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 		return err;
 	res->nranks = s->nranks;
 	res->checked = o->check;
-	err = setup(&x);
-	if (!err) {
-		for (uint32_t r = 0; r < s->nranks; r++) {
-			const struct cc_rank_sched *rs = &s->ranks[r];
-
-			for (uint32_t i = 0; i < rs->nops; i++)
-				if (x.rk[r].deps_left[i] == 0)
-					op_ready(&x, r, i);
-			if (rs->nops == 0 && ++x.ranks_done == s->nranks)
-				res->time_ps = 0;
-		}
-		if (o->wall_limit_ms) {
-			/* A limit past 2^64 ns is no limit. */
-			x.wall_start_ns = wall_ns();
-			if (o->wall_limit_ms <= UINT64_MAX / 1000000u)
-				sim_engine_watch(&x.eng, CC_SIM_WALL_CHECK_EVENTS, wall_check, &x);
-		}
-		/* Runs until the fabric is quiet, so trailing ACKs are counted;
-		 * the collective's time is when its last op completed. */
-		sim_run(&x.eng, o->time_limit_ps ? o->time_limit_ps : CC_SIM_TIME_LIMIT_DEFAULT_PS);
-		res->events = sim_events_executed(&x.eng);
-		res->peak_pending = sim_pending_peak(&x.eng);
-		if (res->err.status == CC_RUN_OK && (x.ranks_done < s->nranks || x.have_err))
-			describe_stuck(&x);
-		collect(&x);
-		if (x.io_ready) {
-			uint8_t **out = calloc(s->nranks, sizeof(*out));
-
-			if (!out) {
-				err = -ENOMEM;
-			} else {
-				for (uint32_t r = 0; r < s->nranks; r++)
-					out[r] = s->ranks[r].nbufs > 1 ? x.rk[r].mem[1] : NULL;
-				res->wrong = cc_check_io_wrong(&x.io, out);
-				free(out);
-			}
-		}
-		res->mem_bytes += sim_engine_mem_bytes(&x.eng) +
-				  (size_t)x.nslabs * SLAB_PKTS * sizeof(struct sx_pkt);
-	}
+	err = guarded(&x);
 	for (uint32_t r = 0; x.rk && r < s->nranks; r++)
 		free_rank(&x, r);
 	free(x.rk);
@@ -1080,6 +1130,36 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	if (err)
 		cc_sim_result_free(res);
 	return err;
+}
+
+double cc_sim_mem_estimate(const struct cc_schedule *s, const struct cc_sim_opts *o)
+{
+	double bytes = (double)s->nranks * (sizeof(struct sx_rank) + sizeof(struct cc_sim_rank_stats));
+
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		const struct cc_rank_sched *rs = &s->ranks[r];
+		uint8_t *carry = malloc(rs->nbufs ? rs->nbufs : 1);
+
+		/* setup_rank(): deps_left, users_first, cpu_q, parked, sq_pos per
+		 * op, users per dependency, a key per MR, per buffer a pointer
+		 * and a byte; the QPs and CQs. */
+		bytes += 20.0 * rs->nops + 4.0 * rs->ndeps + 4.0 * rs->nmrs + 9.0 * rs->nbufs;
+		bytes += (double)rs->nqps * sizeof(struct sx_qp) + (double)rs->ncqs * sizeof(struct sx_cq);
+		/* The send and receive queues and the CQs keep every WQE and
+		 * completion (append-only, doubling: up to twice that). */
+		for (uint32_t i = 0; i < rs->nops; i++)
+			if (rs->ops[i].kind == CC_OP_POST_SEND)
+				bytes += 2.0 * (sizeof(struct sx_wqe) + sizeof(struct sx_cqe));
+			else if (rs->ops[i].kind == CC_OP_POST_RECV)
+				bytes += 2.0 * (sizeof(uint32_t) + sizeof(struct sx_cqe));
+		if (carry)
+			carried_bufs(rs, o->check, carry);
+		for (uint32_t b = 0; b < rs->nbufs; b++)
+			if (!carry || carry[b])
+				bytes += (double)rs->bufs[b].size;
+		free(carry);
+	}
+	return bytes;
 }
 
 void cc_sim_result_free(struct cc_sim_result *res)

@@ -57,9 +57,13 @@ struct cc_sim_opts {
 	/* Wall-clock time after which the run is stopped whatever its
 	 * simulated time, checked every CC_SIM_WALL_CHECK_EVENTS events, so a
 	 * run never hangs; 0: no limit.  A run it stops ends as a time limit
-	 * does (CC_RUN_DEADLOCK, "wall-clock limit"), and is the one result
-	 * that depends on the machine. */
+	 * does (CC_RUN_TIME_LIMIT, "the wall-clock limit"), and is the one
+	 * result that depends on the machine. */
 	uint64_t wall_limit_ms;
+	/* When that time started (cc_clock_ns(), core/algo.h): the caller's
+	 * clock when the limit is to cover building the schedule too (the
+	 * CLI starts it before cc_build_with()); 0: at this call. */
+	uint64_t wall_start_ns;
 };
 
 /* 3600 simulated seconds (as `cclab sim`'s CLI_SIM_TIME_LIMIT_S): a
@@ -142,18 +146,27 @@ struct cc_sim_result {
 
 /* Runs s.  Returns 0 when the run could be carried out (res->err says how it
  * ended: a completion error, a deadlock — ops left and no event pending — or
- * CC_RUN_DEADLOCK with "time limit" when time_limit_ps passed, "wall-clock
- * limit" when wall_limit_ms did), -EINVAL for
+ * CC_RUN_TIME_LIMIT, "time limit reached", when time_limit_ps passed with
+ * events pending or wall_limit_ms did), -EINVAL for
  * invalid fabric parameters or a schedule this topology cannot carry (a QP
  * between ranks it does not connect, or a network of another rank count), or
  * sim_faults that cc_sim_faults_check() rejects, -E2BIG when the buffers would not fit
  * in this machine's memory (check on), -EFAULT for a memory region over GPU
  * memory on a fabric without GPUDirect RDMA (host.gpu_dma host-staging:
- * ibv_reg_mr would fail; build with cc_sim_stage_for()), -ENOMEM.  Free
- * with cc_sim_result_free(). */
+ * ibv_reg_mr would fail; build with cc_sim_stage_for()), -ENOMEM (also
+ * when memory runs out mid-run: the run is unwound and everything freed,
+ * never an abort).  Free with cc_sim_result_free(). */
 int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	       struct cc_sim_result *res);
 void cc_sim_result_free(struct cc_sim_result *res);
+
+/* About what cc_sim_run(s, o) allocates before its first event (bytes):
+ * its per-op, per-dependency and per-QP state and the buffers it carries
+ * (all of them with o->check, else the watched control words and the LL
+ * protocols' slots), from the schedule's counts; packets in flight come on
+ * top.  For a caller that must keep several runs within a memory budget
+ * (`cclab tune`). */
+double cc_sim_mem_estimate(const struct cc_schedule *s, const struct cc_sim_opts *o);
 
 /* The schedule parameters for fabric f: on a host without GPUDirect RDMA
  * (host.gpu_dma host-staging) the staging buffers move to host memory

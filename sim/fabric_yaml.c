@@ -163,10 +163,8 @@ int sim_fabric_load(struct sim_params *out, const char *path, struct cy_error *e
 
 	if (rc)
 		return rc;
-	if (doc.root->kind == CY_SCALAR)
-		rc = cy_fail(err, doc.root, "a fabric file must hold a mapping (preset: and "
-			     "sections), not a file name");
-	else
+	rc = cy_doc_map(&doc, "fabric", err);
+	if (!rc)
 		rc = read_fabric(doc.root, out, err);
 	cy_free(&doc);
 	return rc;

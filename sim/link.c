@@ -18,7 +18,7 @@ static void sched(struct sim_engine *eng, sim_time_ps at, sim_handler_fn fn, voi
 		  const char *file, int line)
 {
 	if (sim_schedule_loc(eng, at, fn, ctx, 0, file, line) == SIM_EVENT_NONE)
-		sim__model_die(file, line, "cannot schedule an event (errno %d)", errno);
+		sim__sched_die(file, line, "link");
 }
 
 /* ---- delay line ---- */
@@ -238,8 +238,7 @@ void sim_link_return_credits(struct sim_link_dir *l, uint32_t frame_bytes)
 	}
 	if (sim_schedule(l->eng, sim_now(l->eng) + l->prop_ps, credits_arrive, l, bytes) ==
 	    SIM_EVENT_NONE)
-		sim__model_die(__FILE__, __LINE__, "link: cannot schedule a credit update (errno %d): "
-			       "out of memory", errno);
+		sim__sched_die(__FILE__, __LINE__, "link: a credit update");
 }
 
 void sim_link_set_loss(struct sim_link_dir *l, uint64_t ppb, uint64_t seed, sim_link_lost_fn fn,

@@ -183,6 +183,12 @@ static bool mtu_ok(uint32_t mtu)
 	return mtu == 0 || mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096;
 }
 
+bool sim_net_same_host(const struct sim_net *n, uint32_t a, uint32_t b)
+{
+	return a < n->nnodes && b < n->nnodes && n->nodes[a].host != SIM_NET_NONE &&
+	       n->nodes[a].host == n->nodes[b].host;
+}
+
 uint32_t sim_net_add_link(struct sim_net *n, uint32_t a, uint32_t b, enum sim_net_link_kind kind,
 			  uint64_t rate_bps, sim_time_ps prop_ps, uint32_t mtu)
 {
@@ -190,6 +196,7 @@ uint32_t sim_net_add_link(struct sim_net *n, uint32_t a, uint32_t b, enum sim_ne
 
 	if (!n || n->finished || a >= n->nnodes || b >= n->nnodes || a == b ||
 	    (kind != SIM_NET_LINK_NET && kind != SIM_NET_LINK_NVLINK) || !mtu_ok(mtu) ||
+	    (kind == SIM_NET_LINK_NVLINK && !sim_net_same_host(n, a, b)) ||
 	    n->nlinks == UINT32_MAX - 1)
 		return fail(EINVAL);
 	/* Every allocation first, so a failure leaves the network as it was. */

@@ -105,7 +105,11 @@ uint32_t sim_net_ranks_per_node(const struct sim_net *n);
 /* Adds a switch; the node index, or SIM_NET_NONE (errno as above). */
 uint32_t sim_net_add_switch(struct sim_net *n, const char *name);
 
-/* Joins nodes a and b (a != b) with a link; its index or SIM_NET_NONE. */
+/* Whether nodes a and b belong to one host (its GPUs and its NVSwitch). */
+bool sim_net_same_host(const struct sim_net *n, uint32_t a, uint32_t b);
+
+/* Joins nodes a and b (a != b) with a link; its index or SIM_NET_NONE
+ * (EINVAL for an NVLink link whose ends are not of one host). */
 uint32_t sim_net_add_link(struct sim_net *n, uint32_t a, uint32_t b, enum sim_net_link_kind kind,
 			  uint64_t rate_bps, sim_time_ps prop_ps, uint32_t mtu);
 

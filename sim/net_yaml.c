@@ -264,6 +264,16 @@ static int read_links(struct sim_net *n, const struct cy_node *list, struct cy_e
 			rc = cy_enum(v, "kind", kinds, 2, &kind, err);
 		if (rc)
 			return rc;
+		/* NVLink is a GPU's own bus to its host's GPUs and NVSwitch
+		 * (docs/yaml.md): a network switch or another host does not
+		 * speak it, and such a link would model a path that is faster
+		 * than any the cluster has. */
+		if (kind == SIM_NET_LINK_NVLINK && !sim_net_same_host(n, a, b))
+			return cy_fail(err, v, "'kind: nvlink' joins GPUs and the NVSwitch of one "
+				       "host; %s and %s are %s: make it a net link", n->nodes[a].name,
+				       n->nodes[b].name,
+				       n->nodes[a].host == SIM_NET_NONE || n->nodes[b].host == SIM_NET_NONE
+				       ? "not both in a host" : "in different hosts");
 		for (uint64_t c = 0; c < count; c++)
 			if (sim_net_add_link(n, a, b, (enum sim_net_link_kind)kind, rate, prop,
 					     (uint32_t)mtu) == SIM_NET_NONE)
@@ -321,9 +331,8 @@ int sim_net_load(struct sim_net *n, const char *path, struct cy_error *err)
 	if (rc)
 		return rc;
 	dir_of(path, dir, sizeof(dir));
-	if (doc.root->kind == CY_SCALAR)
-		rc = cy_fail(err, doc.root, "a topology file must hold a mapping, not a file name");
-	else
+	rc = cy_doc_map(&doc, "topology", err);
+	if (!rc)
 		rc = sim_net_from_yaml(n, doc.root, dir, err);
 	cy_free(&doc);
 	return rc;

@@ -30,7 +30,7 @@ static void sched(struct sim_engine *eng, sim_time_ps at, sim_handler_fn fn, voi
 		  uint64_t arg, int line)
 {
 	if (sim_schedule(eng, at, fn, ctx, arg) == SIM_EVENT_NONE)
-		sim__model_die(__FILE__, line, "pcie: cannot schedule an event (errno %d)", errno);
+		sim__sched_die(__FILE__, line, "pcie");
 }
 
 static struct sim_pcie_item *item_get(struct sim_pcie *p)

@@ -155,9 +155,22 @@ static int read_executors(const struct cy_node *v, struct cc_scenario *sc, struc
 	return 0;
 }
 
-/* faults: a list of the simulator's faults in their text form
- * (sim/fault.h, as `cclab sim --fault`), each checked against the
- * topology, which is read by then. */
+/* Whether s starts with a simulator fault's kind ("no-ack:..."): then its
+ * own message says what is wrong, with no other grammar to offer. */
+static bool sim_fault_kind_known(const char *s)
+{
+	for (int k = 0; k < CC_SIM_FAULT_KIND_COUNT; k++) {
+		size_t n = strlen(cc_sim_fault_kind_name[k]);
+
+		if (!strncmp(s, cc_sim_fault_kind_name[k], n) && s[n] == ':')
+			return true;
+	}
+	return false;
+}
+
+/* faults: a list of faults in the text form `--fault` takes: the
+ * simulator's (sim/fault.h), each checked against the topology, which is
+ * read by then, and key and receive faults, which every executor takes. */
 static int read_faults(const struct cy_node *v, struct cc_scenario *sc, struct cy_error *err)
 {
 	char why[SIM_NET_ERR_LEN];
@@ -172,16 +185,32 @@ static int read_faults(const struct cy_node *v, struct cc_scenario *sc, struct c
 	if (v->n > CC_SCENARIO_MAX_FAULTS)
 		return cy_fail(err, v, "'faults': at most %u", CC_SCENARIO_MAX_FAULTS);
 	for (size_t i = 0; i < v->n; i++) {
+		struct cc_fault *kf = &sc->key_faults[sc->nkey_faults];
+		struct cc_sim_fault *sf = &sc->faults[sc->nfaults];
 		const char *s;
 		int rc = cy_string(v->vals[i], "faults", &s, err);
 
 		if (rc)
 			return rc;
-		if (cc_sim_fault_parse(s, &sc->faults[i], why, sizeof(why)))
+		/* A key or receive fault, as --fault takes it; its op is
+		 * checked against each size's schedule when that is built. */
+		rc = cc_fault_parse(s, kf, why, sizeof(why));
+		if (rc == -EINVAL)
 			return cy_fail(err, v->vals[i], "'faults': '%s': %s", s, why);
-		if (cc_sim_faults_check(&sc->faults[i], 1, &sc->net, why, sizeof(why)))
+		if (!rc) {
+			if (kf->rank >= sc->p.nranks)
+				return cy_fail(err, v->vals[i], "'faults': '%s': rank %" PRIu32
+					       " does not exist (%" PRIu32 " ranks)", s, kf->rank,
+					       sc->p.nranks);
+			sc->nkey_faults++;
+			continue;
+		}
+		if (cc_sim_fault_parse(s, sf, why, sizeof(why)))
+			return cy_fail(err, v->vals[i], "'faults': '%s': %s%s", s, why,
+				       sim_fault_kind_known(s) ? "" : ", or rkey|lkey|norecv:RANK:OP");
+		if (cc_sim_faults_check(sf, 1, &sc->net, why, sizeof(why)))
 			return cy_fail(err, v->vals[i], "'faults': %s", why);
-		sc->nfaults = (uint32_t)i + 1;
+		sc->nfaults++;
 	}
 	return 0;
 }
@@ -370,10 +399,11 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		if ((rc = cy_enum(v, "ring_order", cc_ring_order_name, CC_RING_ORDER_COUNT, &o, err)))
 			return rc;
 		sc->p.ring_order = (enum cc_ring_order)o;
-		if (o == CC_RING_ORDER_RAIL && (sc->p.algo != CC_ALGO_RING || !sc->p.ranks_per_node))
+		if (o == CC_RING_ORDER_RAIL && (sc->p.algo != CC_ALGO_RING || sc->p.ranks_per_node < 2))
 			return cy_fail(err, v, "'ring_order': rail orders the ring on the topology's "
 				       "nodes: it needs algorithm ring and hosts with the same "
-				       "number of GPUs each");
+				       "number of GPUs each, two or more (with one, there is one "
+				       "rail: the rank order)");
 	}
 	if (sc->p.root >= sc->p.nranks)
 		return cy_fail(err, cy_get(d, "root"), "'root': %u, but the topology has %u GPUs "
@@ -487,6 +517,8 @@ int cc_scenario_load(const char *path, const char *const *sets, uint32_t nsets,
 	defaults(sc, path);
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path + 1) : 0, path);
 	rc = cy_load_file(path, &doc, err);
+	if (!rc)
+		rc = cy_doc_map(&doc, "scenario", err);
 	for (uint32_t i = 0; !rc && i < nsets; i++)
 		rc = cy_set(&doc, sets[i], err);
 	if (!rc)
@@ -602,13 +634,20 @@ void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 		cc_json_null(j);
 	else
 		cc_json_uint(j, sc->check_max);
-	if (sc->nfaults) { /* only when given: files without faults stay as they were */
+	if (sc->nfaults || sc->nkey_faults) { /* only when given: files without faults stay as they were */
 		char t[CC_SIM_FAULT_TEXT_LEN];
 
 		cc_json_key(j, "faults");
 		cc_json_array_begin_flat(j);
 		for (uint32_t i = 0; i < sc->nfaults; i++)
 			cc_json_string(j, cc_sim_fault_format(&sc->faults[i], t, sizeof(t)));
+		for (uint32_t i = 0; i < sc->nkey_faults; i++) {
+			const struct cc_fault *f = &sc->key_faults[i];
+
+			snprintf(t, sizeof(t), "%s:%" PRIu32 ":%" PRIu32,
+				 cc_fault_kind_label[f->kind], f->rank, f->op);
+			cc_json_string(j, t);
+		}
 		cc_json_array_end(j);
 	}
 	expect_json(j, sc);

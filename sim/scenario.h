@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/exec_data.h"
 #include "core/p2p.h"
 #include "core/results.h"
 #include "core/schedule.h"
@@ -64,9 +65,13 @@ struct cc_scenario {
 	struct sim_net net;        /* finished */
 	struct cc_expect *expect;
 	uint32_t nexpect;
-	/* `faults:` — the simulator's (sim/fault.h), checked against net */
+	/* `faults:` — the simulator's (sim/fault.h), checked against net,
+	 * and key and receive faults (rkey|lkey|norecv:RANK:OP, as --fault),
+	 * at most CC_SCENARIO_MAX_FAULTS of both */
 	struct cc_sim_fault faults[CC_SCENARIO_MAX_FAULTS];
 	uint32_t nfaults;
+	struct cc_fault key_faults[CC_SCENARIO_MAX_FAULTS];
+	uint32_t nkey_faults;
 	/* `p2p:` given: one of perftest's tests between ranks 0 and 1 instead
 	 * of a collective (p, chunk_given, executor and check_max unused).
 	 * p2p.size is the first size; p2p.nranks the topology's GPUs. */

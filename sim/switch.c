@@ -58,13 +58,13 @@ static void pfc_send(struct sim_switch *sw, struct sim_switch_port *p, bool paus
 		p->st.pause_frames++;
 	if (sim_schedule(sw->eng, now + p->in->prop_ps, pfc_apply, p->in, quanta) ==
 	    SIM_EVENT_NONE)
-		sim__model_die(__FILE__, __LINE__, "switch: cannot schedule a PAUSE (errno %d)", errno);
+		sim__sched_die(__FILE__, __LINE__, "switch: a PAUSE");
 	if (!pause || !sw->pfc_quanta)
 		return;
 	p->refresh_at = now + sim_serialize_ps(sw->pfc_quanta * 64u, p->in->rate_bps) / 2;
 	if (sim_schedule(sw->eng, p->refresh_at, pfc_refresh, sw, (uint64_t)(p - sw->ports)) ==
 	    SIM_EVENT_NONE)
-		sim__model_die(__FILE__, __LINE__, "switch: cannot schedule a PAUSE (errno %d)", errno);
+		sim__sched_die(__FILE__, __LINE__, "switch: a PAUSE");
 }
 
 /* Bytes from in_port come in (add) or leave: PFC watches them. */
@@ -117,7 +117,7 @@ static void to_link(struct sim_switch *sw, struct sim_packet *pkt)
 			uint32_t *p = malloc((size_t)cap * sizeof(*p));
 
 			if (!p)
-				sim__model_die(__FILE__, __LINE__, "switch: out of memory");
+				sim__nomem(__FILE__, __LINE__, "switch: out of memory");
 			for (uint32_t i = 0; i < o->from_n; i++)
 				p[i] = o->from[(o->from_head + i) % o->from_cap];
 			free(o->from);
@@ -159,7 +159,7 @@ static void to_output(struct sim_switch *sw, struct sim_packet *pkt)
 	st = &o->out->st;
 	flow = (uint64_t)pkt->src_node << 24 | pkt->src_qpn; /* QPNs are 24-bit */
 	if (sim_fairq_push(&o->fair, flow, pkt))
-		sim__model_die(__FILE__, __LINE__, "switch: out of memory");
+		sim__nomem(__FILE__, __LINE__, "switch: out of memory");
 	if (o->fair.bytes + o->out->txq.bytes > st->txq_peak_bytes)
 		st->txq_peak_bytes = o->fair.bytes + o->out->txq.bytes;
 	if (o->fair.count + o->out->txq.count > st->txq_peak_pkts)

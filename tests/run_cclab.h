@@ -17,6 +17,31 @@
 static const char *cclab;
 static char tmpdir[64];
 
+/* Built with AddressSanitizer (`make asan` builds the tests and the binary
+ * alike): its shadow memory is terabytes of address space, so nothing of
+ * it runs under `ulimit -v`, and its allocator aborts where malloc would
+ * return NULL.  The tests of memory limits skip there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RUN_CCLAB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RUN_CCLAB_ASAN 1
+#endif
+#endif
+#ifndef RUN_CCLAB_ASAN
+#define RUN_CCLAB_ASAN 0
+#endif
+
+/* Skips a test that runs cclab under `ulimit -v` when built with ASan. */
+static inline void need_no_asan(void)
+{
+	if (RUN_CCLAB_ASAN) {
+		print_message("SKIP: built with AddressSanitizer, which cannot run under "
+			      "ulimit -v\n");
+		skip();
+	}
+}
+
 struct run {
 	int status; /* exit status, or -1 if it did not exit normally */
 	char *out, *err;

@@ -15,15 +15,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <cmocka.h>
 
 #include "tests/files.h"
 #include "tests/run_cclab.h"
 
+#include "backend/bootstrap.h"
+#include "core/mem_limit.h"
 #include "core/schedule.h"
 #include "sim/params.h"
 
@@ -663,6 +670,134 @@ static void test_sim_memory_up_front(void **state)
 	run_free(&r);
 }
 
+/* The memory the up-front checks weigh against is the smallest of
+ * physical memory, ulimit -v / -d and the cgroup's limit: under ulimit -v
+ * 1 GB a sweep that carries 17 GB of buffers, and a schedule of about
+ * 3 GiB, are refused before the first row, naming that limit, exit 1 —
+ * not built until allocation fails. */
+static void test_memory_limit_used(void **state)
+{
+	(void)state;
+	need_binary();
+	need_no_asan();
+	struct run r = run_cclab_env("ulimit -v 1000000;", "check -n 8 -b 1G");
+
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "1073741824 bytes: the buffers of all ranks would not fit "
+				      "in this machine's memory (refused up front); the limit is "
+				      "1.0 GiB: the address-space limit (ulimit -v)"));
+	run_free(&r);
+	r = run_cclab_env("ulimit -v 1000000;", "sim -n 64 -b 4G --check 0");
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "allreduce of 4294967296 bytes on 64 ranks: the schedule "
+				      "would take about"));
+	assert_non_null(strstr(r.err, "this process may use 1.0 GiB: the address-space limit "
+				      "(ulimit -v)"));
+	run_free(&r);
+}
+
+/* A file of `text` at tmpdir/name (folders made as needed). */
+static void put(const char *name, const char *text)
+{
+	char path[512], cmd[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* cc_mem_cgroup_limit() on made-up /proc/self/cgroup and mountinfo files
+ * and cgroup trees: v2's memory.max of the process's cgroup and its
+ * parents up to the mount, the smallest ("max" is none); v1's memory
+ * controller with its "unlimited" 2^63 - 4096; a mount whose root is a
+ * cgroup below the hierarchy's (a container's view), a mount point with a
+ * space (\040); min of v1 and v2; none at all. */
+static void test_cgroup_limit(void **state)
+{
+	char cg[256], mi[256], text[1024];
+
+	(void)state;
+	snprintf(cg, sizeof(cg), "%s/cgroup", tmpdir);
+	snprintf(mi, sizeof(mi), "%s/mountinfo", tmpdir);
+	put("cg2/a/b/memory.max", "max\n");
+	put("cg2/a/memory.max", "536870912\n");
+	put("cg2/memory.max", "1073741824\n");
+	put("cgroup", "0::/a/b\n");
+	snprintf(text, sizeof(text), "30 22 0:27 / /proc rw - proc proc rw\n"
+		 "35 30 0:31 / %s/cg2 rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n", tmpdir);
+	put("mountinfo", text);
+	assert_int_equal(cc_mem_cgroup_limit(cg, mi), 536870912);
+
+	/* v1, beside v2: the smaller holds */
+	put("cg1 dir/x/memory.limit_in_bytes", "9223372036854771712\n");
+	put("cg1 dir/memory.limit_in_bytes", "268435456\n");
+	put("cgroup", "9:name=systemd:/\n4:cpu,memory:/x\n0::/a/b\n");
+	snprintf(text, sizeof(text), "35 30 0:31 / %s/cg2 rw - cgroup2 cgroup2 rw\n"
+		 "40 30 0:40 / %s/cg1\\040dir rw - cgroup cgroup rw,cpu,memory\n", tmpdir, tmpdir);
+	put("mountinfo", text);
+	assert_int_equal(cc_mem_cgroup_limit(cg, mi), 268435456);
+
+	/* a container's mount: its root is the cgroup /docker/c1 */
+	put("cg2/sub/memory.max", "33554432\n");
+	put("cgroup", "0::/docker/c1/sub\n");
+	snprintf(text, sizeof(text), "35 30 0:31 /docker/c1 %s/cg2 rw - cgroup2 cgroup2 rw\n",
+		 tmpdir);
+	put("mountinfo", text);
+	assert_int_equal(cc_mem_cgroup_limit(cg, mi), 33554432);
+
+	/* no limit anywhere, or no cgroup file at all */
+	put("cg2/sub/memory.max", "max\n");
+	put("cg2/memory.max", "max\n");
+	assert_int_equal(cc_mem_cgroup_limit(cg, mi), 0);
+	assert_int_equal(cc_mem_cgroup_limit("/nonexistent/cgroup", mi), 0);
+}
+
+/* --wall-limit covers building the schedule: 1 ms on a sweep whose
+ * schedule takes seconds to build (64 ranks x 4 GiB: 2.6 million ops, its
+ * preflight build included) stops in well under 5 s, and the size says
+ * "time limit reached", status time_limit (not "deadlock") on stderr, in
+ * the JSON and in the CSV; exit 1. */
+static void test_wall_limit_covers_build(void **state)
+{
+	char json[160], csv[160];
+	struct timespec t0, t1;
+
+	(void)state;
+	need_binary();
+	snprintf(json, sizeof(json), "%s/wl.json", tmpdir);
+	snprintf(csv, sizeof(csv), "%s/wl.csv", tmpdir);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct run r = run_cclab("sim -n 64 -b 4G --check 0 --wall-limit 1ms --json '%s' "
+				 "--csv '%s'", json, csv);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	print_message("sim -n 64 -b 4G --wall-limit 1ms: %.2f s\n", took);
+	assert_int_equal(r.status, 1);
+	assert_true(took < 5);
+	assert_non_null(strstr(r.err, "cclab sim: 4294967296 bytes: time_limit: time limit "
+				      "reached: the wall-clock limit (1 ms) stopped the build of "
+				      "the schedule, before the run"));
+	assert_null(strstr(r.err, "deadlock"));
+	assert_non_null(strstr(r.out, "  4294967296    1073741824     float     sum      -1      "
+				      "N/A"));
+	run_free(&r);
+	char *j = text_of(json), *c = text_of(csv);
+
+	assert_non_null(strstr(j, "\"status\": \"time_limit\""));
+	assert_non_null(strstr(j, "\"ok\": false"));
+	assert_non_null(strstr(c, ",N/A,time_limit,ring,"));
+	free(j);
+	free(c);
+}
+
 /* --json naming a folder: refused before the first row (EISDIR), not by
  * rename() once the sweep is over. */
 static void test_sim_json_is_dir(void **state)
@@ -1065,6 +1200,301 @@ static void run_verbs(void **state)
 	run_free(&r);
 }
 
+/* ------------------------------------------------------------------ */
+/* `cclab run` under a launcher: its bootstrap, with a rank played here */
+
+static int64_t boot_ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A loopback port that was free a moment ago. */
+static uint16_t boot_free_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+static struct cc_rendezvous boot_loopback(uint16_t port)
+{
+	struct cc_rendezvous r = { .host = "127.0.0.1", .kind = CC_HOST_IPV4, .port = port };
+
+	return r;
+}
+
+/* Starts rank RANK of 2 of `cclab run` (launcher "local" by its CCLAB_*
+ * variables, as srun would give SLURM_*), rank 0 at 127.0.0.1:PORT, its
+ * stderr in tmpdir/rankRANK.err. */
+static pid_t boot_start_rank(uint32_t rank, uint16_t port)
+{
+	char cmd[1024];
+	pid_t pid;
+
+	snprintf(cmd, sizeof(cmd), "CCLAB_RANK=%u CCLAB_WORLD_SIZE=2 exec '%s' run -b 1K "
+		 "--timeout 1 --bootstrap 127.0.0.1:%u >/dev/null 2>'%s/rank%u.err' </dev/null",
+		 rank, cclab, port, tmpdir, rank);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Its exit status, or -1 (killed) when it runs past limit_ms. */
+static int boot_wait(pid_t pid, int64_t limit_ms)
+{
+	int64_t end = boot_ms_now() + limit_ms;
+	int st;
+
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (boot_ms_now() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *boot_rank_err(uint32_t rank)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/rank%u.err", tmpdir, rank);
+	return text_of(path);
+}
+
+/* Plays a rank that joins and reports `why` as its device failure: the
+ * exchange verbs_session_open makes after opening the device (cli/
+ * cmd_verbs.c), a "!" and the reason.  lfd: rank 0's listening socket, or
+ * -1 for rank 1.  *peer gets the other rank's text (NUL-ended).  On a
+ * failure the cclab rank `other` is killed first, so none outlives it. */
+static void boot_fake_rank(uint32_t rank, uint16_t port, int lfd, const char *why, char **peer,
+			   pid_t other)
+{
+	struct cc_rendezvous r = boot_loopback(port);
+	struct cc_boot_opts o = { .timeout_ms = 5000 };
+	struct cc_boot_blobs all;
+	struct cc_boot b;
+	char err[512];
+
+	if (cc_boot_open(&b, &r, lfd, rank, 2, &o, err, sizeof(err)) ||
+	    cc_boot_allgather(&b, why, strlen(why), &all, err, sizeof(err))) {
+		cc_boot_close(&b); /* nothing to close when the join failed */
+		kill(other, SIGKILL);
+		waitpid(other, NULL, 0);
+		fail_msg("rank %u: %s", rank, err);
+	}
+	*peer = calloc(1, all.len[1 - rank] + 1);
+	memcpy(*peer, all.data[1 - rank], all.len[1 - rank]);
+	cc_boot_blobs_free(&all);
+	cc_boot_close(&b);
+}
+
+/* A device failure's reason far longer than 127 characters. */
+static void boot_long_reason(char *buf, size_t n, const char *tag)
+{
+	size_t off = (size_t)snprintf(buf, n, "!%s: the device did not open;", tag);
+
+	while (off + 12 < n - 8)
+		off += (size_t)snprintf(buf + off, n - off, " and so on %u", (unsigned)(off % 10));
+	snprintf(buf + off, n - off, " <end>");
+}
+
+/* Issue 23 #15: rank 0 prints another rank's device failure whole (it
+ * was cut to 126 characters), its own too, and refuses a description
+ * over the bound, saying so. */
+static void run_rank_failure_whole(void **state)
+{
+	char why[400], *peer = NULL, *err;
+	static char huge[2002];
+	uint16_t port;
+	pid_t pid;
+
+	(void)state;
+	need_cclab();
+	boot_long_reason(why, sizeof(why), "rank 1");
+	assert_true(strlen(why) > 300);
+	port = boot_free_port();
+	pid = boot_start_rank(0, port);
+	boot_fake_rank(1, port, -1, why, &peer, pid);
+	assert_int_equal(boot_wait(pid, 10000), 1);
+	err = boot_rank_err(0);
+	char line[512];
+	snprintf(line, sizeof(line), "cclab run: rank 1: %s\n", why + 1);
+	if (!strstr(err, line))
+		fail_msg("rank 0 said:\n%s", err);
+	/* Where rank 0 could not open a device either (no RDMA here), its
+	 * own reason went out whole as well. */
+	if (peer[0] == '!') {
+		snprintf(line, sizeof(line), "cclab run: rank 0: %s\n", peer + 1);
+		assert_non_null(strstr(err, line));
+		if (strstr(peer, "no RDMA device: this kernel has no RDMA support"))
+			assert_non_null(strstr(peer, "rdma link add rxe0 type rxe netdev eth0"));
+	}
+	free(peer);
+	free(err);
+
+	/* Over 1024 bytes: a protocol fault, named, not a truncated text. */
+	memset(huge, 'x', sizeof(huge) - 1);
+	huge[0] = '!';
+	port = boot_free_port();
+	pid = boot_start_rank(0, port);
+	boot_fake_rank(1, port, -1, huge, &peer, pid);
+	assert_int_equal(boot_wait(pid, 10000), 1);
+	err = boot_rank_err(0);
+	if (!strstr(err, "cclab run: rank 0: bootstrap: rank 1 sent a 2001-byte description of "
+			 "its device, expected 1..1024\n"))
+		fail_msg("rank 0 said:\n%s", err);
+	free(peer);
+	free(err);
+}
+
+/* Issue 23 #15: a rank other than 0 that fails says why (it exited 1 in
+ * silence): its own device failure, or the rank it stops for. */
+static void run_rank_failure_said(void **state)
+{
+	struct cc_rendezvous r = boot_loopback(0);
+	char why[400], *peer = NULL, *err, line[512], e[256];
+	uint16_t port;
+	int lfd;
+	pid_t pid;
+
+	(void)state;
+	need_cclab();
+	boot_long_reason(why, sizeof(why), "rank 0");
+	assert_int_equal(cc_boot_listen(&r, &lfd, &port, e, sizeof(e)), 0);
+	pid = boot_start_rank(1, port);
+	boot_fake_rank(0, port, lfd, why, &peer, pid);
+	assert_int_equal(boot_wait(pid, 10000), 1);
+	err = boot_rank_err(1);
+	if (peer[0] == '!') /* its own device did not open */
+		snprintf(line, sizeof(line), "cclab run: rank 1: %s\n", peer + 1);
+	else
+		snprintf(line, sizeof(line), "cclab run: rank 1: stopped: rank 0 failed: %s\n",
+			 why + 1);
+	if (strcmp(err, line))
+		fail_msg("rank 1 said:\n%s\nexpected:\n%s", err, line);
+	free(peer);
+	free(err);
+}
+
+/* Issue 23 #14, end to end: 100 idle connections to rank 0's port, then
+ * the real rank 1.  It used to fail at once ("rank 0 closed the
+ * connection") and rank 0 to give up 22 s later; now the ranks meet, and
+ * rank 0 reports rank 1's (played) device failure at once. */
+static void run_bootstrap_idle_flood(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char why[400], *peer = NULL, *err, line[512];
+	int idle[100], n = 0;
+	int64_t t0, took;
+	uint16_t port;
+	pid_t pid;
+
+	(void)state;
+	need_cclab();
+	boot_long_reason(why, sizeof(why), "rank 1");
+	port = boot_free_port();
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons(port);
+	pid = boot_start_rank(0, port);
+	t0 = boot_ms_now();
+	while (n < 100 && boot_ms_now() - t0 < 5000) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		assert_true(fd >= 0);
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			idle[n++] = fd;
+			continue;
+		}
+		close(fd); /* rank 0 is not listening yet */
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	}
+	assert_int_equal(n, 100);
+	t0 = boot_ms_now();
+	boot_fake_rank(1, port, -1, why, &peer, pid);
+	assert_int_equal(boot_wait(pid, 10000), 1);
+	took = boot_ms_now() - t0;
+	print_message("rank 1 joined rank 0 among 100 idle connections; both done in %lld ms\n",
+		      (long long)took);
+	assert_true(took < 3000);
+	err = boot_rank_err(0);
+	snprintf(line, sizeof(line), "cclab run: rank 1: %s\n", why + 1);
+	if (!strstr(err, line))
+		fail_msg("rank 0 said:\n%s", err);
+	while (n > 0)
+		close(idle[--n]);
+	free(peer);
+	free(err);
+}
+
+/* Issue 23 #16: without a launcher --bootstrap was not read, and a bad
+ * one surfaced as "no RDMA device"; it is checked first, as under a
+ * launcher, exit 2 naming the option. */
+static void run_bootstrap_invalid(void **state)
+{
+	static const struct {
+		const char *arg, *want;
+	} cases[] = {
+		{ "127.0.0.1:99999",
+		  "cclab run: --bootstrap: \"127.0.0.1:99999\": port 99999 is not in 1..65535\n" },
+		{ "nohost",
+		  "cclab run: --bootstrap: \"nohost\": missing :PORT (want HOST:PORT)\n" },
+		{ ":29500", "cclab run: --bootstrap: \":29500\": missing host\n" },
+		{ "node01:0", "cclab run: --bootstrap: \"node01:0\": port 0 is not in 1..65535\n" },
+		{ "@#!:7", "cclab run: --bootstrap: \"@#!:7\": bad host name \"@#!\"\n" },
+		{ "10.0.0.1:29x", "cclab run: --bootstrap: \"10.0.0.1:29x\": port \"29x\" is not "
+				  "a number in 1..65535\n" },
+	};
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int k = 1; k <= 2; k++) {
+			r = run_cclab("run -n %d -b 1K --bootstrap '%s'", k, cases[i].arg);
+			assert_int_equal(r.status, 2);
+			assert_string_equal(r.err, cases[i].want);
+			assert_string_equal(r.out, "");
+			run_free(&r);
+		}
+	}
+	r = run_cclab("p2p --op write --device rxe0 --bootstrap nohost");
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.err, "cclab p2p: --bootstrap: \"nohost\": missing :PORT (want "
+				   "HOST:PORT)\n");
+	run_free(&r);
+	/* Under a launcher, the same words. */
+	r = run_cclab_env("CCLAB_RANK=1 CCLAB_WORLD_SIZE=2", "run -b 1K --bootstrap nohost");
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.err, cases[1].want);
+	run_free(&r);
+	/* A good one passes the check; here the run then needs a device. */
+	r = run_cclab("run -n 2 -b 1K --bootstrap 127.0.0.1:29500");
+	if (r.status == 1)
+		assert_non_null(strstr(r.err, "no RDMA device"));
+	assert_null(strstr(r.err, "--bootstrap"));
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1085,12 +1515,19 @@ int main(void)
 		cmocka_unit_test(test_sim_json_trace),
 		cmocka_unit_test(test_sim_unwritable),
 		cmocka_unit_test(test_sim_memory_up_front),
+		cmocka_unit_test(test_memory_limit_used),
+		cmocka_unit_test(test_cgroup_limit),
+		cmocka_unit_test(test_wall_limit_covers_build),
 		cmocka_unit_test(test_sim_json_is_dir),
 		cmocka_unit_test(test_sim_fault_targets),
 		cmocka_unit_test(test_sim_default_topology),
 		cmocka_unit_test(test_sim_two_cables),
 		cmocka_unit_test(test_sim_interrupted),
 		cmocka_unit_test(test_tree_chunk_json),
+		cmocka_unit_test(run_rank_failure_whole),
+		cmocka_unit_test(run_rank_failure_said),
+		cmocka_unit_test(run_bootstrap_idle_flood),
+		cmocka_unit_test(run_bootstrap_invalid),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, setup, teardown);

@@ -28,6 +28,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/files.h"
@@ -943,7 +944,7 @@ static void cli_bad_options(void **state)
 		{"p2p --op write -s 8 -a", "-s/--size and -a/--all exclude each other"},
 		{"p2p --op write --mode lat -n 1", "-n/--iters: iterations 1: lat needs at least 2"},
 		{"p2p --op write -n 0", "invalid value '0' for -n"},
-		{"p2p --op write --iters 100001", "invalid value '100001' for --iters: expected a whole number from 1 to 100000"},
+		{"p2p --op write --iters 100001", "invalid value '100001' for --iters: too large: at most 100000"},
 		{"p2p --op write --tx-depth 0", "invalid value '0' for --tx-depth"},
 		{"p2p --op write -Q x", "invalid value 'x' for -Q"},
 		{"p2p --op write --fabric ib-qdr", "invalid value 'ib-qdr' for --fabric"},
@@ -979,6 +980,83 @@ static void cli_bad_options(void **state)
 	run_free(&r);
 }
 
+/* Real seconds since `t0` (CLOCK_MONOTONIC). */
+static double since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* --wall-limit, as `cclab sim`'s: a 2 GiB READ 5000 times (hours of real
+ * time to simulate) stops after 1 s, by itself and as a scenario under
+ * `cclab run`, its row failed with status time_limit — not "deadlock" —
+ * in the error line, the JSON and the CSV; exit 1.  Asserted under 5 s
+ * (two busy cores). */
+static void cli_wall_limit(void **state)
+{
+	char json[128], csv[128], sc[128];
+	struct timespec t0;
+	double took;
+
+	(void)state;
+	need_binary();
+	snprintf(json, sizeof(json), "%s/wl.json", tmpdir);
+	snprintf(csv, sizeof(csv), "%s/wl.csv", tmpdir);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct run r = run_cclab("p2p --op read -s 2G --wall-limit 1 --json '%s' --csv '%s'", json,
+				 csv);
+	took = since(&t0);
+	print_message("p2p --op read -s 2G --wall-limit 1: %.2f s\n", took);
+	assert_int_equal(r.status, 1);
+	assert_true(took < 5);
+	assert_non_null(strstr(r.out, " 2147483648    5000             N/A"));
+	assert_non_null(strstr(r.err, "cclab p2p: 2147483648 bytes: time_limit: "));
+	assert_non_null(strstr(r.err, "time limit reached: the wall-clock limit (1000 ms) "
+				      "stopped the run"));
+	assert_null(strstr(r.err, "deadlock"));
+	run_free(&r);
+	char *j = slurp(json, NULL), *c = slurp(csv, NULL);
+
+	assert_non_null(j);
+	assert_non_null(c);
+	assert_non_null(strstr(j, "\"status\": \"time_limit\""));
+	assert_non_null(strstr(c, ",time_limit\n"));
+	free(j);
+	free(c);
+
+	/* the same test as a scenario: `cclab run`'s --wall-limit holds */
+	snprintf(sc, sizeof(sc), "%s/read2g.yaml", tmpdir);
+	FILE *f = fopen(sc, "w");
+
+	assert_non_null(f);
+	fputs("topology: {generator: star, ranks: 2}\nfabric: {preset: roce-100g}\n"
+	      "p2p: {op: read}\nsizes: 2GiB\n", f);
+	assert_int_equal(fclose(f), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = run_cclab("run '%s' --wall-limit 1", sc);
+	took = since(&t0);
+	print_message("run (p2p scenario) --wall-limit 1: %.2f s\n", took);
+	assert_int_equal(r.status, 1);
+	assert_true(took < 5);
+	assert_non_null(strstr(r.err, "cclab run: 2147483648 bytes: time_limit: "));
+	assert_non_null(strstr(r.err, "the wall-clock limit (1000 ms) stopped the run"));
+	run_free(&r);
+
+	/* the limit's value, and the simulator's option only */
+	r = run_cclab("p2p --op write --wall-limit 0");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "invalid value '0' for --wall-limit: expected the "
+				      "wall-clock seconds a simulation may take, 1 to 18446744"));
+	run_free(&r);
+	r = run_cclab("p2p --op write --device mlx5_0 --wall-limit 5");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--wall-limit applies to the simulator, not to a run with "
+				      "--device"));
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -997,6 +1075,7 @@ int main(void)
 		cmocka_unit_test(report_arithmetic),
 		cmocka_unit_test(cli_runs),
 		cmocka_unit_test(cli_bad_options),
+		cmocka_unit_test(cli_wall_limit),
 	};
 
 	return cmocka_run_group_tests(tests, cli_setup, cli_teardown);

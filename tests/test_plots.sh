@@ -209,6 +209,22 @@ for fmt in png svg; do
 		calibration "$o/calibration2.$fmt" "$tmp/calibration.csv" --title="fit \$1"
 done
 
+# RFC 4180 fields, as cclab's CSV writers quote them: a scenario name with a
+# comma, a doubled quote and a line break is one field.  The legend shows it
+# on one line, its comma as ';' (gnuplot would cut the string at it); read
+# as lines, the row would be split and the label lost.
+{
+	echo "$hdr"
+	printf '"a,b ""q""\nz",sim,roce-100g,star-8,allreduce,write_imm,8,float,sum,1024,256,18.46,0.06,0.1,17.2,0,ok\n'
+	printf '"a,b ""q""\nz",sim,roce-100g,star-8,allreduce,write_imm,8,float,sum,65536,16384,30.1,2.18,3.81,28.0,0,ok\n'
+} >"$tmp/quoted.csv"
+draws "busbw svg, RFC 4180 quoted fields" "$tmp/quoted.svg" busbw "$tmp/quoted.svg" "$tmp/quoted.csv"
+if grep -q "a;b &apos;q&apos; z / sim / write_imm\|a;b 'q' z / sim / write_imm" "$tmp/quoted.svg"; then
+	ok
+else
+	bad "quoted fields: the legend is not 'a;b 'q' z / sim / write_imm'"
+fi
+
 # A relative output and input from inside the folder ("./" is added for gnuplot).
 if (cd "$tmp" && "$plot" busbw rel.png pred.csv >"$tmp/log" 2>&1) &&
 	is_picture "$tmp/rel.png" png >/dev/null; then

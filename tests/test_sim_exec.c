@@ -26,8 +26,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/algo.h"
 #include "core/results.h"
@@ -717,6 +721,218 @@ static void deterministic(void **state)
 	cc_schedule_free(s);
 }
 
+/* ---- limits and running out of memory ---- */
+
+/* Rank 1 waits for a flag word nobody writes: nothing is pending, so this
+ * is a deadlock whatever the limits — not a time limit. */
+static void deadlock_is_not_a_time_limit(void **state)
+{
+	struct cc_schedule *s = pair(1, 64, 7);
+	struct cc_op wait = { .kind = CC_OP_WAIT_MEM, .u.wait = { BUF_FLAG, 0, 1 } };
+
+	(void)state;
+	cc_add_op(&s->ranks[1], &wait, NULL, 0);
+	struct cc_sim_result res = run(s, SIM_TOPO_STAR, NULL, 0);
+
+	assert_int_equal(res.err.status, CC_RUN_DEADLOCK);
+	assert_int_equal(res.err.rank, 1);
+	assert_non_null(strstr(res.err.msg, "deadlock: waits for a completion or flag that never "
+					    "comes"));
+	assert_int_equal(res.events, 0);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
+/* cc_build_with(): a deadline 1 ms away stops a build of 64 ranks x
+ * 1 GiB (about 4.6 million ops, seconds to build) within a bounded time,
+ * ETIME and "time limit reached"; one far off builds what cc_build does. */
+static void build_stops_at_its_deadline(void **state)
+{
+	struct cc_coll_params p;
+	struct cc_schedule *a, *b;
+	char err[256] = "";
+	uint64_t t0, took;
+
+	(void)state;
+	cc_coll_params_default(&p);
+	p.nranks = 64;
+	p.count = UINT64_C(1) << 28;
+	t0 = cc_clock_ns();
+	errno = 0;
+	a = cc_build_with(&p, &(struct cc_build_opts){ .deadline_ns = t0 + 1000000u }, err,
+			  sizeof(err)); /* 1 ms */
+	took = cc_clock_ns() - t0;
+	print_message("    64 ranks x 1 GiB, deadline 1 ms: stopped after %.1f ms\n",
+		      (double)took / 1e6);
+	assert_null(a);
+	assert_int_equal(errno, ETIME);
+	assert_string_equal(err, "time limit reached while building the schedule");
+	assert_true(took < UINT64_C(2000000000)); /* 2 s, on two busy cores */
+
+	p.nranks = 8;
+	p.count = 1u << 18;
+	a = cc_build(&p, err, sizeof(err));
+	b = cc_build_with(&p, &(struct cc_build_opts){ .deadline_ns = cc_clock_ns() +
+								UINT64_C(3600000000000) },
+			  err, sizeof(err));
+	assert_non_null(a);
+	assert_non_null(b);
+	for (uint32_t r = 0; r < p.nranks; r++) {
+		assert_int_equal(a->ranks[r].nops, b->ranks[r].nops);
+		assert_memory_equal(a->ranks[r].ops, b->ranks[r].ops,
+				    a->ranks[r].nops * sizeof(struct cc_op));
+	}
+	cc_schedule_free(a);
+	cc_schedule_free(b);
+}
+
+/* AddressSanitizer's shadow is terabytes of address space and its
+ * allocator aborts instead of returning NULL: no run under an
+ * address-space limit there (`make asan`). */
+#if defined(__SANITIZE_ADDRESS__)
+#define ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASAN 1
+#endif
+#endif
+#ifndef ASAN
+#define ASAN 0
+#endif
+
+/* The address space this process maps now (/proc/self/statm). */
+static uint64_t mapped_now(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lu", &pages), 1);
+	fclose(f);
+	return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGE_SIZE);
+}
+
+/* fn(ctx) in a child process whose address space may grow by `extra`
+ * bytes beyond what it maps now (ulimit -v): its exit status, or 1000 +
+ * the signal that ended it (an abort would be 1006).  cmocka's handlers
+ * are reset in the child, so a crash ends it rather than the suite. */
+static int limited(uint64_t extra, int (*fn)(void *), void *ctx)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim;
+
+		signal(SIGABRT, SIG_DFL);
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		lim.rlim_cur = lim.rlim_max = mapped_now() + extra;
+		if (setrlimit(RLIMIT_AS, &lim))
+			_exit(99);
+		_exit(fn(ctx));
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
+}
+
+/* 64 ranks x 1 GiB (about 460 MB of ops) with 64 MiB to grow in: cc_build
+ * refuses it up front against the address-space limit (E2BIG, the limit
+ * named); the ring's builder itself, past that check, runs out of memory
+ * part way and fails with ENOMEM instead of aborting. */
+static int build_when_memory_runs_out(void *ctx)
+{
+	struct cc_coll_params p;
+	char err[256] = "";
+	struct cc_schedule *s;
+
+	(void)ctx;
+	cc_coll_params_default(&p);
+	p.nranks = 64;
+	p.count = UINT64_C(1) << 28;
+	errno = 0;
+	s = cc_build(&p, err, sizeof(err));
+	if (s || errno != E2BIG || !strstr(err, "the address-space limit (ulimit -v)"))
+		return 2;
+	errno = 0;
+	s = cc_build_ring(&p);
+	if (s || errno != ENOMEM)
+		return 3;
+	return 0;
+}
+
+/* A 4 MiB LL ring allreduce on 8 ranks, timed only: 0 when it completes,
+ * 3 when cc_sim_run() says -ENOMEM, 4 for anything else. */
+static int sim_when_memory_runs_out(void *ctx)
+{
+	const struct cc_schedule *s = ctx;
+	struct sim_params f;
+	struct cc_sim_result res;
+	struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1 };
+	int rc;
+
+	if (sim_params_preset("ib-hdr", &f))
+		return 5;
+	rc = cc_sim_run(s, &o, &res);
+	if (rc == -ENOMEM)
+		return 3;
+	if (rc)
+		return 4;
+	rc = res.err.status == CC_RUN_OK ? 0 : 4;
+	cc_sim_result_free(&res);
+	return rc;
+}
+
+/* Out of memory in a builder or anywhere in a simulation — setting up or
+ * in an event handler, where no error can be returned — is an error
+ * (ENOMEM), never an abort.  Each run goes in a child under an
+ * address-space limit; a bisection finds the least room the simulation
+ * completes in, then runs just short of it, where memory runs out part
+ * way through the run (a packet slab, the event heap: unwound by
+ * sim__nomem(); here in most of the last 0.7 MiB below the 2.9 MiB it
+ * needed): every one ends with its result or -ENOMEM. */
+static void out_of_memory_is_an_error(void **state)
+{
+	struct cc_coll_params p;
+	struct cc_schedule *s;
+	char err[256];
+	uint64_t lo = 0, hi = UINT64_C(64) << 20;
+	int st;
+
+	(void)state;
+	if (ASAN) {
+		print_message("SKIP: AddressSanitizer cannot run under an address-space limit\n");
+		skip();
+	}
+	assert_int_equal(limited(UINT64_C(64) << 20, build_when_memory_runs_out, NULL), 0);
+	cc_coll_params_default(&p);
+	p.nranks = 8;
+	p.proto = CC_PROTO_LL;
+	cc_coll_params_fill(&p, 0, 0);
+	p.count = UINT64_C(1) << 20;
+	s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(limited(hi, sim_when_memory_runs_out, s), 0);
+	while (hi - lo > (64u << 10)) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		st = limited(mid, sim_when_memory_runs_out, s);
+		assert_true(st == 0 || st == 3);
+		*(st == 0 ? &hi : &lo) = mid;
+	}
+	print_message("    completes with %.2f MiB to grow in\n", (double)hi / (1 << 20));
+	for (uint64_t under = 32u << 10; under <= (1u << 20) && under < hi; under += 160u << 10) {
+		st = limited(hi - under, sim_when_memory_runs_out, s);
+		if (st != 0 && st != 3)
+			fail_msg("%.2f MiB: status %d (1006: an abort)",
+				 (double)(hi - under) / (1 << 20), st);
+	}
+	cc_schedule_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -736,6 +952,9 @@ int main(void)
 		cmocka_unit_test(collectives_on_networks),
 		cmocka_unit_test(deterministic),
 		cmocka_unit_test(payload_as_read),
+		cmocka_unit_test(deadlock_is_not_a_time_limit),
+		cmocka_unit_test(build_stops_at_its_deadline),
+		cmocka_unit_test(out_of_memory_is_an_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

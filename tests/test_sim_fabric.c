@@ -437,7 +437,7 @@ static void window_bytes(const struct cc_schedule *s, const struct sim_params *f
 					 .time_limit_ps = w ? t2 : t1 };
 
 		assert_int_equal(cc_sim_run(s, &o, &res), 0);
-		assert_int_equal(res.err.status, CC_RUN_DEADLOCK); /* stopped by the limit */
+		assert_int_equal(res.err.status, CC_RUN_TIME_LIMIT); /* stopped by the limit */
 		for (uint32_t r = 1; r <= n; r++)
 			out[r] = w ? res.rank[r].wire_bytes - out[r] : res.rank[r].wire_bytes;
 		*cuts = SUM(res, rate_cuts);

@@ -545,8 +545,9 @@ static void test_slow_gpu_straggler(void **state)
 /* ---- limits, and what does not change ---- */
 
 /* A wall-clock limit of 1 ms stops a run that needs far longer (8 ranks,
- * 64 MiB: over a million events): stuck, "wall-clock limit", with the
- * first unfinished rank named; a generous limit changes nothing. */
+ * 64 MiB: over a million events): "time limit reached", its own status
+ * (not a deadlock), with the first unfinished rank named; a generous limit
+ * changes nothing. */
 static void test_wall_limit(void **state)
 {
 	struct cc_schedule *big = ring_sched(CC_ALLREDUCE, CC_WRITE_IMM, 8, UINT64_C(64) << 20);
@@ -559,10 +560,13 @@ static void test_wall_limit(void **state)
 	(void)state;
 	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
 	assert_int_equal(cc_sim_run(big, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_DEADLOCK);
-	assert_non_null(strstr(res.err.msg, "wall-clock limit (1 ms)"));
+	assert_int_equal(res.err.status, CC_RUN_TIME_LIMIT);
+	assert_non_null(strstr(res.err.msg, "time limit reached: the wall-clock limit (1 ms) "
+					    "stopped the run"));
 	assert_int_equal(res.time_ps, 0);
-	assert_true(res.events >= CC_SIM_WALL_CHECK_EVENTS);
+	/* Setup counts against the limit too: on a loaded machine the run
+	 * may stop before its first event.  Either way, far from the end. */
+	assert_true(res.events < 1000000);
 	cc_sim_result_free(&res);
 
 	o.check = true;
@@ -628,8 +632,9 @@ static void test_time_limits(void **state)
 	(void)state;
 	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_DEADLOCK);
-	assert_non_null(strstr(res.err.msg, "RNR NAKs at the time limit"));
+	assert_int_equal(res.err.status, CC_RUN_TIME_LIMIT);
+	assert_non_null(strstr(res.err.msg, "time limit reached (50 ms simulated) still retrying "
+					    "after RNR NAKs"));
 	assert_int_equal(err_time(&res), 50 * MS);
 	assert_true(res.rank[1].rnr_naks > 1);
 	cc_sim_result_free(&res);
@@ -637,8 +642,8 @@ static void test_time_limits(void **state)
 	f.rnic.min_rnr_timer = 31; /* RNR timer code 31: 491.52 ms, few events */
 	o.time_limit_ps = 0;       /* the default */
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_DEADLOCK);
-	assert_non_null(strstr(res.err.msg, "RNR NAKs at the time limit"));
+	assert_int_equal(res.err.status, CC_RUN_TIME_LIMIT);
+	assert_non_null(strstr(res.err.msg, "time limit reached (3600 s simulated)"));
 	assert_int_equal(err_time(&res), CC_SIM_TIME_LIMIT_DEFAULT_PS);
 	cc_sim_result_free(&res);
 
@@ -646,7 +651,7 @@ static void test_time_limits(void **state)
 	o.time_limit_ps = SIM_TIME_NEVER;
 	o.wall_limit_ms = 20;
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_DEADLOCK);
+	assert_int_equal(res.err.status, CC_RUN_TIME_LIMIT);
 	assert_non_null(strstr(res.err.msg, "wall-clock limit (20 ms)"));
 	assert_true(res.rank[1].rnr_naks > 100);
 	cc_sim_result_free(&res);
@@ -749,10 +754,12 @@ static void test_cli(void **state)
 	assert_non_null(strstr(r.err, "applies to the simulator"));
 	run_free(&r);
 
-	/* The wall-clock limit: a tiny one stops a long run, stuck. */
+	/* The wall-clock limit: a tiny one stops a long run (or its build),
+	 * a time limit, not a deadlock. */
 	r = run_cclab("sim -n 8 -b 64M --check 0 --wall-limit 1ms");
 	assert_int_equal(r.status, 1);
-	assert_non_null(strstr(r.err, "wall-clock limit (1 ms) reached"));
+	assert_non_null(strstr(r.err, "67108864 bytes: time_limit: "));
+	assert_non_null(strstr(r.err, "time limit reached: the wall-clock limit (1 ms) stopped the "));
 	run_free(&r);
 	r = run_cclab("sim -n 4 -b 1M --wall-limit 0");
 	assert_int_equal(r.status, 2);

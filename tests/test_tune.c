@@ -980,6 +980,61 @@ static void test_ring_layouts(void **state)
 	expect_refused(2, "nothing after the last comma", "tune x.yaml --ring-orders rail,");
 }
 
+/* Under a memory limit (here ulimit -v 1 GB): the candidates whose
+ * staging cannot fit (1024 slots a connection: the LL protocols' slots of
+ * halving-doubling, direct and the tree take 2 to 12 GiB, the ring's 0.25)
+ * are refused, each on one line naming the limit, "failed" in its cells
+ * and "refused" in the files, while the others run and the row is printed
+ * — no abort ("out of memory building a schedule", SIGABRT with --jobs
+ * 64), no sweep cut short.  The budget is shared by the jobs and the same
+ * for any --jobs: 1 and 4 give the same bytes. */
+static void test_memory_budget(void **state)
+{
+	static const char *const jobs[] = {"1", "4"};
+	char path[160], json[160];
+	struct run r[2];
+	FILE *f;
+
+	(void)state;
+	need_cclab();
+	need_no_asan();
+	path_of(path, sizeof(path), "tune-mem.yaml");
+	path_of(json, sizeof(json), "mem.json");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("name: tune-mem\ntopology: {generator: star, ranks: 16}\nfabric: {preset: ib-hdr}\n"
+	      "collective: allreduce\nslots: 1024\nsizes: 64KiB\n", f);
+	assert_int_equal(fclose(f), 0);
+	for (int i = 0; i < 2; i++)
+		r[i] = run_cclab_env("ulimit -v 1000000;", "tune %s --jobs %s --json %s", path,
+				     jobs[i], json);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(r[i].status, 1);
+		assert_null(strstr(r[i].err, "out of memory building a schedule"));
+		assert_non_null(strstr(r[i].err, "cclab tune: 65536 bytes: direct/ll/write_imm: "
+						 "refused: "));
+		assert_non_null(strstr(r[i].err, "the address-space limit (ulimit -v)"));
+		/* LL and LL128 of halving-doubling, direct and the tree */
+		assert_int_equal(count_lines_starting(r[i].err, "cclab tune: 65536 bytes: "),
+				 3 * 2 * CC_TRANSPORT_COUNT);
+	}
+	assert_string_equal(r[0].out, r[1].out);
+	assert_string_equal(r[0].err, r[1].err);
+	struct row row;
+
+	row_of(r[0].out, 65536, &row);
+	assert_string_equal(row.f[F_BEST], "halving-doubling/simple/send_recv");
+	for (int p = 0; p < CC_PROTO_COUNT; p++) /* the ring: every protocol timed */
+		assert_true(strtod(row.f[F_CELLS + p], NULL) > 0);
+	assert_string_equal(row.f[F_CELLS + 2 * CC_PROTO_COUNT + 1], "failed"); /* direct ll */
+	char *j = text_of(json);
+
+	assert_non_null(strstr(j, "\"status\": \"refused\""));
+	free(j);
+	run_free(&r[0]);
+	run_free(&r[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
@@ -993,6 +1048,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_unwritable),
 		cmocka_unit_test(test_ring_layouts),
+		cmocka_unit_test(test_memory_budget),
 	};
 
 	return cmocka_run_group_tests_name("tune", t, setup, teardown);

@@ -1,0 +1,51 @@
+/* cli/outputs.c — the result files a command writes, opened or refused
+ * with one message and one exit status for every command (core/results.h
+ * says what each kind of path gets: stdout, a device, a link, an input). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/files.h"
+#include "core/results.h"
+
+const char *cli_show_path(char *buf, size_t len, const char *path)
+{
+	size_t n = strlen(path);
+
+	/* A path of thousands of characters would bury the reason after it. */
+	if (n < CLI_PATH_SHOWN || len < CLI_PATH_SHOWN)
+		return path;
+	snprintf(buf, len, "%.*s...%s (%zu characters)", (int)(CLI_PATH_SHOWN / 2 - 20), path,
+		 path + n - (CLI_PATH_SHOWN / 2 - 20), n);
+	return buf;
+}
+
+int cli_output_error(const char *cmd, const char *path, int err)
+{
+	char shown[CLI_PATH_SHOWN + 32];
+
+	fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd,
+		cli_show_path(shown, sizeof(shown), path), cc_file_strerror(err));
+	return cc_file_refused(err) ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+}
+
+int cli_output_open(const char *cmd, const char *path, struct cc_atomic_file *af)
+{
+	int err = cc_atomic_open(af, path);
+
+	return err ? cli_output_error(cmd, path, err) : 0;
+}
+
+int cli_output_check(const char *cmd, const char *path)
+{
+	int err = path ? cc_atomic_check(path) : 0;
+
+	return err ? cli_output_error(cmd, path, err) : 0;
+}
+
+int cli_output_commit(const char *cmd, const char *path, struct cc_atomic_file *af)
+{
+	int err = cc_atomic_commit(af);
+
+	return err ? cli_output_error(cmd, path, err) : 0;
+}
