@@ -86,6 +86,11 @@ int cal_write_fabric(const struct cal_run *r);
 int cal_write_json(const struct cal_run *r);
 int cal_write_csv(const struct cal_run *r);
 
+/* NULL when name may be a fabric's name (printable UTF-8), else what is
+ * wrong ("a control character", "a byte that is not UTF-8") with *at its
+ * byte offset. */
+const char *cal_name_invalid(const char *name, size_t *at);
+
 /* The point's unit as printed: "MB/s" (bw) or "us" (lat). */
 const char *cal_unit(const struct sim_cal_point *pt);
 

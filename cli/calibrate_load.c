@@ -99,6 +99,24 @@ static int test_of(const struct cy_node *root, struct cc_p2p_params *p, struct c
 	return 0;
 }
 
+/* A figure a real fabric can show (sim/calibrate.h): 1e-300 us or 1e30
+ * MB/s is a unit mistaken or a file edited, and its fit would land on the
+ * search's bounds and be written as if it were one. */
+static int in_range(const struct cy_node *e, enum cc_p2p_mode mode, double v,
+		    struct cy_error *err)
+{
+	bool bw = mode == CC_P2P_BW;
+	const char *key = bw ? "bw_average_mb_s" : "t_typical_us";
+	double lo = bw ? SIM_CAL_BW_MIN_MB_S : SIM_CAL_LAT_MIN_US;
+	double hi = bw ? SIM_CAL_BW_MAX_MB_S : SIM_CAL_LAT_MAX_US;
+
+	if (v >= lo && v <= hi)
+		return 0;
+	return cy_fail(err, cy_get(e, key), "'%s' is %s: expected %g to %g %s (%s), what an RDMA "
+		       "fabric can measure", key, cy_get(e, key)->str, lo, hi, bw ? "MB/s" : "us",
+		       bw ? "1 KiB/s to 1 TiB/s" : "1 ns to 1 s");
+}
+
 static int sizes_of(const struct cy_node *root, const struct cc_p2p_params *p, unsigned file,
 		    struct cal_point *pts, size_t *n, struct cy_error *err)
 {
@@ -129,9 +147,8 @@ static int sizes_of(const struct cy_node *root, const struct cc_p2p_params *p, u
 		pt.p.size = bytes;
 		pt.p.iters = (uint32_t)(iters > UINT32_MAX ? UINT32_MAX : iters);
 		pt.measured = v;
-		if (!(v > 0))
-			return cy_fail(err, e, "the %s figure must be above 0",
-				       p->mode == CC_P2P_BW ? "bandwidth" : "latency");
+		if ((rc = in_range(e, p->mode, v, err)))
+			return rc;
 		if (cc_p2p_check(&pt.p, msg, sizeof(msg)))
 			return cy_fail(err, e, "a test cclab cannot run: %s", msg);
 		if (*n >= CAL_MAX_POINTS)
@@ -148,17 +165,26 @@ int cal_load(const char *path, unsigned file, struct cal_point *pts, size_t *n,
 	struct cy_error err;
 	struct cc_p2p_params p;
 	struct cal_device d;
-	const char *cmd;
+	const struct cy_node *at;
+	char what[256];
 	int rc = cy_load_file(path, &doc, &err);
 
 	if (rc)
 		return bad(&err);
-	if (doc.root->kind != CY_MAP)
-		rc = cy_fail(&err, doc.root, "expected a `cclab p2p --json` result (an object)");
-	if (!rc && !(rc = cli_json_string(doc.root, WHAT, "command", &cmd, &err)) &&
-	    strcmp(cmd, "p2p"))
-		rc = cy_fail(&err, cy_get(doc.root, "command"), "'command' is '%s': calibrate "
-			     "reads `cclab p2p --json` results", cmd);
+	/* Another command's file is named for what it is, not for the first
+	 * key it lacks. */
+	switch (cli_json_kind(doc.root, what, sizeof(what), &at)) {
+	case CLI_JSON_P2P:
+		break;
+	case CLI_JSON_COLLECTIVE:
+	case CLI_JSON_CHECK:
+		rc = cy_fail(&err, at, "this is %s, not a point-to-point one: calibrate fits `cclab "
+			     "p2p --json` results (`cclab compare` reads a collective's)", what);
+		break;
+	default:
+		rc = cy_fail(&err, at, "this is %s: calibrate fits `cclab p2p --json` results",
+			     what);
+	}
 	if (!rc)
 		rc = where(doc.root, &d, &err);
 	if (!rc && d.simulated)

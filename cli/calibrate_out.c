@@ -5,12 +5,16 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/calibrate.h"
 #include "cli/check.h"
 #include "cli/cli.h"
 #include "core/results.h"
+#include "core/yaml.h"
+#include "sim/fabric_yaml.h"
 
 const char *cal_unit(const struct sim_cal_point *pt)
 {
@@ -24,8 +28,109 @@ static double error_pct(const struct sim_cal_point *pt)
 
 static int fail(const char *path, int err)
 {
-	fprintf(stderr, "cclab calibrate: cannot write '%s': %s\n", path, strerror(-err));
-	return CLI_EXIT_FAIL;
+	return cli_output_error("calibrate", path, err);
+}
+
+/* The length of the UTF-8 sequence at s (RFC 3629: no overlong form, no
+ * surrogate, nothing past U+10FFFF), or 0 when s does not start one. */
+static unsigned utf8_len(const unsigned char *s)
+{
+	unsigned n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 &&
+		     s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+
+	for (unsigned i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/* The code point of a valid sequence of n bytes. */
+static uint32_t utf8_code(const unsigned char *s, unsigned n)
+{
+	uint32_t c = n == 1 ? s[0] : s[0] & (0x7f >> n);
+
+	for (unsigned i = 1; i < n; i++)
+		c = c << 6 | (s[i] & 0x3f);
+	return c;
+}
+
+/* What YAML lets a file hold as it is (YAML 1.1 section 5.1, as libyaml's
+ * reader checks it): no C0 or C1 control character but tab and line
+ * breaks (refused here too: they are layout), no DEL, no U+FFFE/FFFF. */
+static bool yaml_printable(uint32_t c)
+{
+	return (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) ||
+	       (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+}
+
+const char *cal_name_invalid(const char *name, size_t *at)
+{
+	const unsigned char *s = (const unsigned char *)name;
+
+	for (size_t i = 0; s[i];) {
+		unsigned n = utf8_len(s + i);
+
+		*at = i;
+		if (!n)
+			return "a byte that is not UTF-8";
+		if (!yaml_printable(utf8_code(s + i, n)))
+			return "a control character";
+		i += n;
+	}
+	return NULL;
+}
+
+/* s as a YAML double-quoted scalar (YAML 1.2 section 7.3.1): '"' and '\'
+ * escaped, any character YAML does not print as an escape, so nothing in
+ * a name (": ", " #", a leading '-', '&' or '!', "null", "true", a line
+ * break) reads back as anything but that string.  Bytes that are not
+ * UTF-8 (refused in --name) would come back as other characters: the read
+ * back in cal_write_fabric() catches it. */
+static void yaml_quoted(FILE *o, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', o);
+	for (size_t i = 0; s[i];) {
+		unsigned n = utf8_len(s + i);
+		uint32_t c = n ? utf8_code(s + i, n) : s[i];
+		/* U+2028 and U+2029 break lines in YAML 1.1, and a BOM is a
+		 * marker to some readers: escaped too, for every reader. */
+		bool plain = n && yaml_printable(c) && c != 0x2028 && c != 0x2029 && c != 0xfeff;
+
+		if (c == '"' || c == '\\')
+			fprintf(o, "\\%c", (char)c);
+		else if (plain)
+			fwrite(s + i, 1, n, o);
+		else
+			fprintf(o, c <= 0xff ? "\\x%02x" : c <= 0xffff ? "\\u%04x" : "\\U%08x",
+				(unsigned)c);
+		i += n ? n : 1;
+	}
+	fputc('"', o);
+}
+
+/* Text from the inputs (file names, the device's name) inside a comment:
+ * kept on its line, whatever it holds (a line break would end the comment
+ * and start a key), and valid UTF-8, which libyaml requires of the whole
+ * file: anything else is written as the text \xNN. */
+static void yaml_comment(FILE *o, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	for (size_t i = 0; s[i];) {
+		unsigned n = utf8_len(s + i);
+
+		if (!n || !yaml_printable(utf8_code(s + i, n))) {
+			fprintf(o, "\\x%02x", s[i++]);
+			continue;
+		}
+		fwrite(s + i, 1, n, o);
+		i += n;
+	}
 }
 
 /* The fitted key at field f, or -1. */
@@ -67,6 +172,9 @@ static void yaml_note(FILE *o, const struct sim_param_field *f, uint64_t v,
 		fprintf(o, "  #");
 	if (k < 0)
 		fprintf(o, "; scaled with the fitted latencies, not fitted");
+	else if (fit->key[k].negligible && fit->key[k].wants_ps < 0)
+		fprintf(o, "; held at 0: the measurements want %.4g us, and no cost is negative",
+			fit->key[k].wants_ps / 1e6);
 	else if (fit->key[k].negligible)
 		fprintf(o, "; fitted to ~0: the measurements are explained without it");
 	else if (fit->key[k].kept)
@@ -89,11 +197,16 @@ static void yaml_body(FILE *o, const struct cal_run *r, const struct sim_params 
 	} else {
 		fprintf(o, "# cclab calibrate (cclab %s): a fabric fitted to %zu measured "
 			   "point-to-point results\n", CCLAB_VERSION, r->n);
-		fprintf(o, "# measured on %s (%s, MTU %u); files:\n", r->dev->name,
-			*r->dev->link_layer ? r->dev->link_layer : "link layer not recorded",
-			r->dev->mtu);
-		for (unsigned i = 0; i < r->a->nfiles; i++)
-			fprintf(o, "#   %s\n", r->a->files[i]);
+		fprintf(o, "# measured on ");
+		yaml_comment(o, r->dev->name);
+		fprintf(o, " (");
+		yaml_comment(o, *r->dev->link_layer ? r->dev->link_layer : "link layer not recorded");
+		fprintf(o, ", MTU %u); files:\n", r->dev->mtu);
+		for (unsigned i = 0; i < r->a->nfiles; i++) {
+			fprintf(o, "#   ");
+			yaml_comment(o, r->a->files[i]);
+			fputc('\n', o);
+		}
 		fprintf(o, "# fit: rms error %.2f %%, largest %.2f %% (%s %s, %" PRIu64 " B); "
 			   "%" PRIu32 " simulator runs\n", fit->rms_pct, fit->max_pct,
 			cc_p2p_op_name[r->pts[fit->worst].pt.p.op],
@@ -104,7 +217,9 @@ static void yaml_body(FILE *o, const struct cal_run *r, const struct sim_params 
 		fprintf(o, "# host: reduce/copy rate and call cost measured here (--host-bench)\n");
 	fprintf(o, "# Every parameter not below is preset %s's (docs/fabric.md).\n",
 		r->preset->name);
-	fprintf(o, "preset: %s\nname: %s\n", r->preset->name, f->name);
+	fprintf(o, "preset: %s\nname: ", r->preset->name);
+	yaml_quoted(o, f->name);
+	fputc('\n', o);
 	for (size_t i = 0; i < sim_param_field_count; i++) {
 		const struct sim_param_field *fd = &sim_param_fields[i];
 		const char *dot = strchr(fd->key, '.');
@@ -134,16 +249,128 @@ static void yaml_body(FILE *o, const struct cal_run *r, const struct sim_params 
 	}
 }
 
+/* The fabric text reads back, through the loader of `cclab sim --fabric`
+ * and a scenario's `fabric:` (sim/fabric_yaml.h), as the fabric meant:
+ * its name and every value.  0, or -EINVAL with the first difference, or
+ * the loader's message, in why. */
+static int read_back(const char *path, const char *text, size_t len,
+		     const struct sim_params *want, char *why, size_t wlen)
+{
+	struct cy_doc doc;
+	struct cy_error err;
+	struct sim_params got;
+	int rc = cy_load_string(path, text, len, &doc, &err);
+
+	if (rc) {
+		snprintf(why, wlen, "%s", err.msg);
+		return -EINVAL;
+	}
+	if (doc.root->kind != CY_MAP)
+		rc = cy_fail(&err, doc.root, "not a mapping");
+	else
+		rc = sim_fabric_from_yaml(&got, doc.root, "", &err);
+	cy_free(&doc);
+	if (rc) {
+		snprintf(why, wlen, "%s", err.msg);
+		return -EINVAL;
+	}
+	if (strcmp(got.name, want->name)) {
+		snprintf(why, wlen, "the name reads back as \"%s\"", got.name);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sim_param_field_count; i++) {
+		const struct sim_param_field *fd = &sim_param_fields[i];
+		uint64_t g, w;
+
+		if (fd->kind == SIM_PARAM_STR)
+			continue;
+		g = sim_param_field_get(&got, fd);
+		w = sim_param_field_get(want, fd);
+		if (g != w) {
+			snprintf(why, wlen, "'%s' reads back as %" PRIu64 ", not %" PRIu64, fd->key, g, w);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The temporary file as written, read back through its descriptor (the
+ * path would count it among the run's inputs) before it is renamed into
+ * place: the same bytes, and read_back() of them.  A path written directly
+ * (no temporary: stdout, a FIFO) was checked in memory only. */
+static int reread(struct cc_atomic_file *af, const char *text, size_t len,
+		  const struct sim_params *want, char *why, size_t wlen)
+{
+	char *buf;
+	ssize_t got;
+	int rc = 0;
+
+	if (!af->tmp)
+		return 0;
+	if (!(buf = malloc(len + 1)))
+		return -ENOMEM;
+	got = pread(fileno(af->f), buf, len + 1, 0);
+	if (got < 0 && errno == EBADF) /* opened write-only: nothing to read it by */
+		rc = 0;
+	else if (got < 0)
+		rc = -errno;
+	else if ((size_t)got == len && !memcmp(buf, text, len))
+		rc = read_back(af->path, buf, len, want, why, wlen);
+	else {
+		snprintf(why, wlen, "it holds %zd bytes, not the %zu written", got, len);
+		rc = -EIO;
+	}
+	free(buf);
+	return rc;
+}
+
 int cal_write_fabric(const struct cal_run *r)
 {
+	const char *out = r->a->out;
 	struct cc_atomic_file af;
-	int err = cc_atomic_open(&af, r->a->out);
+	char *text = NULL, why[CY_ERR_LEN + 64] = "";
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int err;
 
-	if (err)
-		return fail(r->a->out, err);
-	yaml_body(af.f, r, &r->fit->fabric);
+	if (!m)
+		return fail(out, -errno);
+	yaml_body(m, r, &r->fit->fabric);
+	if (fclose(m)) {
+		free(text);
+		return fail(out, -ENOMEM);
+	}
+	/* Before anything is opened: a path written directly (a FIFO, a
+	 * terminal) cannot be taken back. */
+	if (read_back(out, text, len, &r->fit->fabric, why, sizeof(why))) {
+		fprintf(stderr, "cclab calibrate: %s: the fabric would not read back as written "
+			"(%s); nothing written\n", out, why);
+		free(text);
+		return CLI_EXIT_FAIL;
+	}
+	if ((err = cc_atomic_open(&af, out))) {
+		free(text);
+		return fail(out, err);
+	}
+	errno = 0;
+	if (fwrite(text, 1, len, af.f) != len || fflush(af.f)) {
+		err = errno ? -errno : -EIO;
+		cc_atomic_abort(&af);
+		free(text);
+		return fail(out, err);
+	}
+	err = reread(&af, text, len, &r->fit->fabric, why, sizeof(why));
+	free(text);
+	if (err) {
+		cc_atomic_abort(&af);
+		if (!*why)
+			return fail(out, err);
+		fprintf(stderr, "cclab calibrate: %s: the file written does not read back (%s); "
+			"nothing written\n", out, why);
+		return CLI_EXIT_FAIL;
+	}
 	if ((err = cc_atomic_commit(&af)))
-		return fail(r->a->out, err);
+		return fail(out, err);
 	return 0;
 }
 
@@ -192,6 +419,9 @@ static void json_keys(struct cc_json *j, const struct cal_run *r)
 		cc_json_bool(j, r->fit->key[k].negligible);
 		cc_json_key(j, "kept");
 		cc_json_bool(j, r->fit->key[k].kept);
+		/* held at 0 where the points want it negative: what they want */
+		cli_json_double_or_null(j, "wants_ps", r->fit->key[k].wants_ps < 0,
+					r->fit->key[k].wants_ps);
 		cli_json_double_or_null(j, "rms_error_pct_up", isfinite(r->fit->key[k].rms_up_pct),
 					r->fit->key[k].rms_up_pct);
 		cli_json_double_or_null(j, "rms_error_pct_down",

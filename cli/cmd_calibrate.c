@@ -11,6 +11,7 @@
 
 #include "cli/calibrate.h"
 #include "cli/cli.h"
+#include "cli/json_read.h"
 #include "core/results.h"
 
 /* Every message of this command: "cclab calibrate: ...", the hint, exit 2. */
@@ -33,7 +34,8 @@ void calibrate_usage(FILE *f)
 		   "      --base PRESET|FILE  the fabric whose other values are kept (default:\n"
 		   "                          roce-100g for an Ethernet device, ib-hdr for\n"
 		   "                          InfiniBand); the files' active MTU replaces its MTU\n"
-		   "      --name NAME         the fabric's name in reports (default calibrated)\n"
+		   "      --name NAME         the fabric's name in reports (default calibrated;\n"
+		   "                          printable UTF-8, at most 31 bytes)\n"
 		   "      --host-bench        also time this CPU's reduce and copy and fit\n"
 		   "                          host.cpu_thread_bytes_per_s and host.cpu_call_ps\n"
 		   "                          (what `cclab run` with host memory spends reducing)\n"
@@ -41,8 +43,11 @@ void calibrate_usage(FILE *f)
 		   "      --csv FILE          one line per point: measured, fitted, error %%\n"
 		   "      --max-error PCT     exit status 1 if a point's |error| exceeds PCT %%\n"
 		   "  -h, --help              this text\n\n"
-		   "Exit status: 0 fitted and written, 1 beyond --max-error or a file could not\n"
-		   "be written, 2 bad usage or a file that is not a p2p result.\n\n"
+		   "Exit status: 0 fitted and written; 1 beyond --max-error, a fit not fit to\n"
+		   "write (no finite error, a key at the search's bounds, every fitted time\n"
+		   "held at 0: nothing is written) or a file could not be written; 2 bad usage\n"
+		   "or a file that is not a p2p result, or a figure outside 1 ns..1 s (lat) or\n"
+		   "1 KiB/s..1 TiB/s (bw).\n\n"
 		   "Example (docs/calibrate.md, scripts/softroce/calibrate.sh):\n"
 		   "  cclab p2p --device rxe0 --op write --mode lat --json lat.json\n"
 		   "  cclab p2p --device rxe0 --op write -s 1M --json bw.json\n"
@@ -55,9 +60,11 @@ int cal_parse_args(int argc, char **argv, struct cal_args *a, bool *help)
 	static const char *const opts[] = {"--output", "--base", "--name", "--json", "--csv",
 					   "--max-error", "-o"};
 	const unsigned nopts = sizeof(opts) / sizeof(opts[0]);
+	static struct cli_once once;
 	bool dashdash = false;
 
 	memset(a, 0, sizeof(*a));
+	memset(&once, 0, sizeof(once));
 	a->max_error = NAN;
 	a->name = "calibrated";
 	for (int i = 1; i < argc; i++) {
@@ -103,16 +110,33 @@ int cal_parse_args(int argc, char **argv, struct cal_args *a, bool *help)
 			return usage_error("option '%s' needs a value", arg);
 		if (!*val)
 			return usage_error("option '%s' needs a non-empty value", opts[o]);
+		/* -o is --output: one option, given once */
+		if (cli_opt_once(CLI_CALIBRATE, &once, o == 6 ? 0 : (int)o, opts[o], val))
+			return CLI_EXIT_USAGE;
 		switch (o) {
 		case 0:
 		case 6: a->out = val; break;
 		case 1: a->base = val; break;
-		case 2:
-			if (strlen(val) >= SIM_PARAMS_NAME_LEN)
-				return usage_error("--name: '%s' is longer than %u characters", val,
-						   SIM_PARAMS_NAME_LEN - 1);
+		case 2: {
+			/* The name is written into the fabric file and printed by
+			 * every report that uses it: printable text, as long as
+			 * a fabric's name can be (sim/params.h). */
+			char shown[64];
+			size_t at, bytes = strlen(val);
+			const char *why = cal_name_invalid(val, &at);
+
+			if (bytes >= SIM_PARAMS_NAME_LEN)
+				return usage_error("--name: '%s' is %zu bytes; a fabric's name is 1 to "
+						   "%u", cli_json_shown(val, 24, shown, sizeof(shown)),
+						   bytes, SIM_PARAMS_NAME_LEN - 1);
+			if (why)
+				return usage_error("--name: '%s' has %s at byte %zu; a fabric's name "
+						   "is printable text (UTF-8)",
+						   cli_json_shown(val, 40, shown, sizeof(shown)), why,
+						   at + 1);
 			a->name = val;
 			break;
+		}
 		case 3: a->json = val; break;
 		case 4: a->csv = val; break;
 		default: {
@@ -132,24 +156,27 @@ int cal_parse_args(int argc, char **argv, struct cal_args *a, bool *help)
 				   "--host-bench alone)");
 	if (!a->out)
 		return usage_error("expected -o FABRIC.yaml: the fabric file to write");
-	/* A path that cannot be written fails now, not after the fit's
-	 * hundreds of simulator runs: each is opened and dropped. */
-	const char *const outs[] = {a->out, a->json, a->csv};
-
-	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
-		struct cc_atomic_file af;
-		int err;
-
-		if (!outs[i])
-			continue;
-		if ((err = cc_atomic_open(&af, outs[i]))) {
-			fprintf(stderr, "cclab calibrate: cannot write '%s': %s\n", outs[i],
-				strerror(-err));
-			return CLI_EXIT_FAIL;
-		}
-		cc_atomic_abort(&af);
-	}
 	return CLI_EXIT_OK;
+}
+
+/* A path that cannot be written fails now, not after the fit's hundreds
+ * of simulator runs; after the inputs are read, so that one of them
+ * named as an output is refused too. */
+static int check_outputs(const struct cal_args *a)
+{
+	const char *const outs[] = {a->out, a->json, a->csv};
+	static const char *const opt[] = {"-o", "--json", "--csv"};
+	const size_t n = sizeof(outs) / sizeof(outs[0]);
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (outs[i] && outs[j] && cc_output_same(outs[i], outs[j]))
+				return usage_error("%s and %s name the same file '%s'", opt[i],
+						   opt[j], outs[i]);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = cli_output_check("calibrate", outs[i]);
+	return rc;
 }
 
 /* The base fabric: --base, else the files' link layer's usual preset; the
@@ -171,6 +198,16 @@ static int base_fabric(const struct cal_args *a, const struct cal_device *dev,
 	return 0;
 }
 
+/* A percentage for the tables: "N/A" where the fit has none (a point the
+ * fabric could not run), never "inf" or "nan". */
+static const char *pct(char *buf, size_t len, const char *fmt, double v)
+{
+	if (!isfinite(v))
+		return "N/A";
+	snprintf(buf, len, fmt, v);
+	return buf;
+}
+
 static void print_points(const struct cal_run *r)
 {
 	printf("#\n#  %-9s %-4s %10s %10s %12s %12s %5s %8s\n", "op", "mode", "size", "iters",
@@ -178,11 +215,13 @@ static void print_points(const struct cal_run *r)
 	printf("#  %-9s %-4s %10s %10s %12s %12s %5s %8s\n", "", "", "(B)", "", "", "", "", "(%)");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct sim_cal_point *pt = &r->pts[i].pt;
+		char fitted[24], err[24];
 
-		printf("   %-9s %-4s %10" PRIu64 " %10" PRIu32 " %12.3f %12.3f %5s %8.2f\n",
+		printf("   %-9s %-4s %10" PRIu64 " %10" PRIu32 " %12.3f %12s %5s %8s\n",
 		       cc_p2p_op_name[pt->p.op], cc_p2p_mode_name[pt->p.mode], pt->p.size,
-		       pt->p.iters, pt->measured, pt->predicted, cal_unit(pt),
-		       (pt->predicted / pt->measured - 1) * 100);
+		       pt->p.iters, pt->measured, pct(fitted, sizeof(fitted), "%.3f", pt->predicted),
+		       cal_unit(pt), pct(err, sizeof(err), "%.2f",
+					 (pt->predicted / pt->measured - 1) * 100));
 	}
 }
 
@@ -197,17 +236,24 @@ static void print_keys(const struct cal_run *r)
 		uint64_t v = sim_param_field_get(&fit->fabric, f), b = sim_param_field_get(r->base, f);
 		bool rate = !strcmp(f->unit, "bit/s");
 		double scale = rate ? 1e9 : 1e6;
+		char up[24], down[24];
 
 		printf("   %-24s %11.4f %-4s %11.4f %-4s  ", f->key, (double)v / scale,
 		       rate ? "Gb/s" : "us", (double)b / scale, rate ? "Gb/s" : "us");
-		if (fit->key[k].negligible)
+		if (fit->key[k].at_bound)
+			printf("at the search's %s bound: the measurements ask for beyond it\n",
+			       fit->key[k].at_bound < 0 ? "lower" : "upper");
+		else if (fit->key[k].negligible && fit->key[k].wants_ps < 0)
+			printf("held at 0: the measurements want %.4f us (no cost is negative)\n",
+			       fit->key[k].wants_ps / 1e6);
+		else if (fit->key[k].negligible)
 			printf("fitted to ~0: the measurements are explained without it\n");
 		else if (fit->key[k].kept)
 			printf("kept at the base, which fits as well (%.2f %% / %.2f %%)\n",
 			       fit->key[k].rms_up_pct, fit->key[k].rms_down_pct);
 		else if (fit->key[k].seen)
-			printf("%.2f %% / %.2f %%\n", fit->key[k].rms_up_pct,
-			       fit->key[k].rms_down_pct);
+			printf("%s %% / %s %%\n", pct(up, sizeof(up), "%.2f", fit->key[k].rms_up_pct),
+			       pct(down, sizeof(down), "%.2f", fit->key[k].rms_down_pct));
 		else
 			printf("not constrained: no measured test depends on it\n");
 	}
@@ -245,6 +291,56 @@ static int host_only(const struct cal_args *a, const struct sim_params *base,
 	return rc;
 }
 
+/* Whether the fit is one to write.  A fabric from a fit that has no
+ * finite error, or whose key sits at the search's own bound, would be
+ * read by `cclab sim` as a description of the hardware: it is not one.
+ * CLI_EXIT_FAIL after the reasons on stderr, or 0 (after a warning for a
+ * time the points push below 0, which the model cannot give them). */
+static int judge(const struct sim_cal_fit *fit)
+{
+	static const char *const asks[2][2] = {
+		{"a link slower than 100 kb/s", "a link faster than 10 Tb/s"},
+		{"", "more than 1 s of it"},
+	};
+	unsigned seen = 0, pushed = 0;
+	int rc = 0;
+
+	if (!isfinite(fit->rms_pct) || !isfinite(fit->max_pct)) {
+		fprintf(stderr, "cclab calibrate: the fit has no finite error (a point the fitted "
+			"fabric cannot run, or a figure it cannot come near): not a fabric to write\n");
+		rc = CLI_EXIT_FAIL;
+	}
+	for (unsigned k = 0; k < SIM_CAL_NKEYS; k++) {
+		const struct sim_cal_key *c = &fit->key[k];
+
+		if (c->at_bound) {
+			fprintf(stderr, "cclab calibrate: %s ends at the search's %s bound: the "
+				"measurements ask for %s, beyond what the model allows; check "
+				"their units and figures\n", sim_cal_keys[k],
+				c->at_bound < 0 ? "lower" : "upper",
+				asks[k != SIM_CAL_RATE][c->at_bound > 0]);
+			rc = CLI_EXIT_FAIL;
+		}
+		if (k != SIM_CAL_RATE && c->seen) {
+			seen++;
+			pushed += c->wants_ps < 0;
+		}
+	}
+	if (seen && pushed == seen) {
+		fprintf(stderr, "cclab calibrate: every fitted time is held at 0 and the fabric is "
+			"still slower than the measurements: the base's costs that are not fitted "
+			"(doorbell, WQE fetch, CQE write, switch) alone exceed them; check the figures, "
+			"or give a --base with smaller ones\n");
+		rc = CLI_EXIT_FAIL;
+	}
+	for (unsigned k = 0; !rc && k < SIM_CAL_NKEYS; k++)
+		if (fit->key[k].wants_ps < 0)
+			fprintf(stderr, "cclab calibrate: warning: %s is held at 0, where the "
+				"measurements want %.4f us: the model cannot fit them fully "
+				"(docs/calibrate.md)\n", sim_cal_keys[k], fit->key[k].wants_ps / 1e6);
+	return rc;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	struct cal_args a;
@@ -271,7 +367,7 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if (rc || help)
 		goto out;
-	if ((rc = base_fabric(&a, &dev, &base, &preset)))
+	if ((rc = base_fabric(&a, &dev, &base, &preset)) || (rc = check_outputs(&a)))
 		goto out;
 	if (a.host_bench) {
 		if (cal_host_bench(&host)) {
@@ -305,12 +401,19 @@ int cmd_calibrate(int argc, char **argv)
 	struct cal_run r = { .a = &a, .pts = pts, .n = n, .fit = &fit, .base = &base,
 			     .preset = &preset, .dev = &dev, .host = a.host_bench ? &host : NULL };
 
+	char rms[24], max[24];
+
 	print_points(&r);
 	print_keys(&r);
-	printf("#\n# fit: rms error %.2f %%, largest %.2f %% (%s %s, %" PRIu64 " B); %" PRIu32
-	       " simulator runs\n", fit.rms_pct, fit.max_pct,
+	printf("#\n# fit: rms error %s %%, largest %s %% (%s %s, %" PRIu64 " B); %" PRIu32
+	       " simulator runs\n", pct(rms, sizeof(rms), "%.2f", fit.rms_pct),
+	       pct(max, sizeof(max), "%.2f", fit.max_pct),
 	       cc_p2p_op_name[pts[fit.worst].pt.p.op], cc_p2p_mode_name[pts[fit.worst].pt.p.mode],
 	       pts[fit.worst].pt.p.size, fit.sims);
+	if ((rc = judge(&fit))) {
+		printf("# FAILED: no fabric written (the reason is on stderr)\n");
+		goto out;
+	}
 	rc = cal_write_fabric(&r);
 	if (!rc && a.json)
 		rc = cal_write_json(&r);

@@ -138,9 +138,9 @@ static void csv_row(FILE *f, const struct cmp_size *m, const struct cmp_size *p,
 }
 
 /* The table, the summary, the CSV lines; returns how many sizes are
- * beyond --max-error. */
+ * beyond --max-error, and in *compared how many have an error. */
 static size_t print_sizes(const struct cmp_args *a, const struct cmp_file *f[2],
-			  const struct cmp_size **c, size_t n, FILE *csv)
+			  const struct cmp_size **c, size_t n, FILE *csv, size_t *compared)
 {
 	struct totals t = { .worst = -1 };
 
@@ -177,6 +177,7 @@ static size_t print_sizes(const struct cmp_args *a, const struct cmp_file *f[2],
 			csv_row(csv, m, p, pct, wrong);
 	}
 	print_summary(&t, a, c, n);
+	*compared = t.nerr;
 	return t.beyond;
 }
 
@@ -204,7 +205,7 @@ static int run(const struct cmp_args *a, const struct cmp_file *f[2], struct cmp
 {
 	const struct cmp_size **c;
 	struct cc_atomic_file af;
-	size_t n = common_sizes(f, &c), beyond;
+	size_t n = common_sizes(f, &c), beyond, compared;
 	int err;
 
 	if (n == SIZE_MAX) {
@@ -228,21 +229,26 @@ static int run(const struct cmp_args *a, const struct cmp_file *f[2], struct cmp
 		free(c);
 		return CLI_EXIT_USAGE;
 	}
-	if (a->csv && (err = cc_atomic_open(&af, a->csv))) {
-		fprintf(stderr, "cclab compare: cannot write '%s': %s\n", a->csv, strerror(-err));
+	if (a->csv && (err = cli_output_open("compare", a->csv, &af))) {
 		free(c);
-		return CLI_EXIT_FAIL;
+		return err;
 	}
 	if (a->csv)
 		fputs("size_bytes,count,measured_us,predicted_us,error_pct,measured_busbw_gbps,"
 		      "predicted_busbw_gbps,wrong\n", af.f);
 	print_head(f);
-	beyond = print_sizes(a, f, c, n, a->csv ? af.f : NULL);
+	beyond = print_sizes(a, f, c, n, a->csv ? af.f : NULL, &compared);
 	free(c);
 	if (a->trace[0])
 		print_phases(f, ph);
-	if (a->csv && (err = cc_atomic_commit(&af))) {
-		fprintf(stderr, "cclab compare: cannot write '%s': %s\n", a->csv, strerror(-err));
+	if (a->csv && (err = cli_output_commit("compare", a->csv, &af)))
+		return err;
+	/* Rows of N/A are no comparison: a gate that saw none of them must not
+	 * pass (the runs failed, or their times are unknown). */
+	if (!compared) {
+		fprintf(stderr, "cclab compare: nothing was compared: no size has an error (each is "
+			"N/A: a time unknown, or a run whose status is not ok)%s\n",
+			a->have_max ? "; --max-error checked nothing" : "");
 		return CLI_EXIT_FAIL;
 	}
 	return beyond ? CLI_EXIT_FAIL : CLI_EXIT_OK;

@@ -57,16 +57,20 @@ struct cmp_file {
 
 /* Loads and checks path.  0, or an error with err filled: -errno and
  * "path: reason" for a file that cannot be read, -EINVAL and
- * "path:line:col: what" for one that is not a result file, -ENOMEM.
+ * "path:line:col: what" for one that is not a collective's result file
+ * (another command's, named for what it is; a key missing or of the
+ * wrong type; a time or rate no run has), -ENOMEM.
  * On error f holds nothing to free; on success cmp_file_free() it. */
 int cmp_file_load(const char *path, struct cmp_file *f, struct cy_error *err);
 void cmp_file_free(struct cmp_file *f);
 
 /* collective, nranks, dtype and redop must agree: else CLI_EXIT_USAGE after
- * a message naming the key, both values and both files.  transport,
- * memory, chunk_bytes (each size's, where both files give it), slot_bytes
- * and nslots may differ, each difference a warning line on stderr.
- * CLI_EXIT_OK otherwise. */
+ * a line per key that differs, naming both values and both files.
+ * transport, memory, chunk_bytes (each size's, where both files give it),
+ * slot_bytes, nslots, and where both files have them algorithm, protocol,
+ * nchannels, ranks_per_node, ring_order, stage_memory, root and in_place
+ * may differ, each difference a warning line on stderr.  CLI_EXIT_OK
+ * otherwise. */
 int cmp_check_comparable(const struct cmp_file *m, const struct cmp_file *p);
 
 /* The entry of f for bytes, or NULL. */
@@ -106,7 +110,8 @@ struct cmp_phases {
 /* Reads a trace written by --trace FILE.csv (core/trace.h) of a run of
  * nranks ranks (which numbers its loops, chunk / nranks).  Returns
  * CLI_EXIT_OK, or after one message on stderr CLI_EXIT_USAGE (unreadable,
- * not a trace, a line that does not parse, with file:line; no events) or
+ * not a trace, a line that does not parse or has a rank >= nranks, with
+ * file:line; no events) or
  * CLI_EXIT_FAIL (out of memory).  ph holds nothing to free on error. */
 int cmp_phases_load(const char *path, uint64_t nranks, struct cmp_phases *ph);
 void cmp_phases_free(struct cmp_phases *ph);

@@ -35,8 +35,10 @@ void compare_usage(FILE *f)
 		   "      --max-error PCT             exit status 1 if any size's |error| exceeds\n"
 		   "                                  PCT percent\n"
 		   "  -h, --help                      this text\n\n"
-		   "Exit status: 0 compared (and within --max-error), 1 beyond --max-error or\n"
-		   "the CSV could not be written, 2 bad usage or a file that is not a result.\n\n"
+		   "Exit status: 0 compared (and within --max-error); 1 beyond --max-error,\n"
+		   "nothing compared (every size N/A) or the CSV could not be written; 2 bad\n"
+		   "usage, a file that is not a collective's result (a time of 0 or less, a\n"
+		   "trace rank the run does not have) or two runs that do not compare.\n\n"
 		   "Example:\n"
 		   "  cclab run -n 4 -b 64K -e 64M --json measured.json --trace measured.csv\n"
 		   "  cclab sim -n 4 -b 64K -e 64M --fabric roce-100g --json predicted.json \\\n"
@@ -61,10 +63,12 @@ int cmp_parse_args(int argc, char **argv, struct cmp_args *a, bool *help)
 {
 	static const char *const opts[] = {"--trace-measured", "--trace-predicted", "--csv",
 					   "--max-error"};
+	static struct cli_once once;
 	int npos = 0;
 	bool dashdash = false;
 
 	memset(a, 0, sizeof(*a));
+	memset(&once, 0, sizeof(once));
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val = NULL;
 		size_t o, len;
@@ -99,6 +103,8 @@ int cmp_parse_args(int argc, char **argv, struct cmp_args *a, bool *help)
 			return usage_error("option '%s' needs a value", arg);
 		if (!*val)
 			return usage_error("option '%s' needs a non-empty value", opts[o]);
+		if (cli_opt_once(CLI_COMPARE, &once, (int)o, opts[o], val))
+			return CLI_EXIT_USAGE;
 		if (o < 2)
 			a->trace[o] = val;
 		else if (o == 2)

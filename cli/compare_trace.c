@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/compare.h"
+#include "core/files.h"
 #include "core/schedule.h"
 #include "core/trace.h"
 
@@ -137,6 +139,14 @@ static int parse_line(struct reader *r, char *line)
 		return bad(r, F_TRACK, f[F_TRACK], "a track (cpu, gpu, nic, portN)");
 	if (u[F_T] > UINT64_MAX - u[F_DUR])
 		return bad(r, F_DUR, f[F_DUR], "a duration that ends in range");
+	/* A rank the run does not have: a trace of another run, or an edited
+	 * one; its events would be averaged in as if they were this run's. */
+	if (u[F_RANK] >= r->nranks) {
+		fprintf(stderr, "cclab compare: %s:%lu: column 'rank': %" PRIu64 " is not a rank of "
+			"this run (the result files say %" PRIu64 " ranks: 0..%" PRIu64 ")\n", r->path,
+			r->line, u[F_RANK], r->nranks, r->nranks - 1);
+		return CLI_EXIT_USAGE;
+	}
 
 	uint64_t rank = u[F_RANK], t = u[F_T], op = u[F_OP], qp = u[F_QP], wr = u[F_WR];
 	int mech = kind == CC_TRACE_DOORBELL ? CMP_DOORBELL : kind == CC_TRACE_REDUCE_BEGIN
@@ -292,13 +302,17 @@ static int read_all(FILE *f, struct reader *r, struct cmp_phases *ph)
 int cmp_phases_load(const char *path, uint64_t nranks, struct cmp_phases *ph)
 {
 	struct reader r = { .path = path, .ph = ph, .nranks = nranks ? nranks : 1 };
-	FILE *f = fopen(path, "r");
-	int rc;
+	FILE *f = NULL;
+	int rc, fd;
 
 	memset(ph, 0, sizeof(*ph));
 	ph->path = path;
-	if (!f) {
-		fprintf(stderr, "cclab compare: cannot read '%s': %s\n", path, strerror(errno));
+	if ((rc = cc_input_open(path, &fd)) || !(f = fdopen(fd, "r"))) {
+		if (!rc) {
+			rc = -errno;
+			close(fd);
+		}
+		fprintf(stderr, "cclab compare: cannot read '%s': %s\n", path, cc_file_strerror(rc));
 		return CLI_EXIT_USAGE;
 	}
 	rc = read_all(f, &r, ph);

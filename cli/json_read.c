@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,3 +91,111 @@ int cli_json_uint(const struct cy_node *m, const char *what, const char *key, ui
 	return rc ? rc : cy_uint(n, key, min, UINT64_MAX, out, err);
 }
 
+
+const char *cli_json_shown(const char *s, size_t max, char *buf, size_t len)
+{
+	size_t n = 0, i = 0;
+
+	if (len < 8)
+		return "?";
+	/* Room is kept for "..." and the NUL. */
+	for (; s[i] && i < max && n + 4 < len; i++)
+		buf[n++] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	if (s[i]) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* A scalar's text at m's key, or NULL (absent, null, not a scalar). */
+static const char *text_at(const struct cy_node *m, const char *key)
+{
+	const struct cy_node *n = cy_get(m, key);
+
+	return n && n->kind == CY_SCALAR && !cli_json_is_null(n) ? n->str : NULL;
+}
+
+/* What a scalar document is: cclab's CSV files parse as one plain scalar. */
+static void scalar_kind(const struct cy_node *root, char *buf, size_t len)
+{
+	static const struct {
+		const char *head, *what;
+	} csv[] = {
+		{"t_ps,dur_ps,", "a trace CSV (--trace FILE.csv), not a --json result"},
+		{"size_bytes,count,measured_us,", "a `cclab compare --csv` table, not a --json result"},
+		{"op,mode,size_bytes,iterations,measured,",
+		 "a `cclab calibrate --csv` table, not a --json result"},
+	};
+	const char *text = root && root->kind == CY_SCALAR ? root->str : "";
+
+	for (size_t i = 0; i < sizeof(csv) / sizeof(csv[0]); i++)
+		if (!strncmp(text, csv[i].head, strlen(csv[i].head))) {
+			snprintf(buf, len, "%s", csv[i].what);
+			return;
+		}
+	snprintf(buf, len, "not a result file of cclab (%s, where a --json file holds an object)",
+		 root ? cy_kind_name(root) : "nothing");
+}
+
+enum cli_json_kind cli_json_kind(const struct cy_node *root, char *buf, size_t len,
+				 const struct cy_node **at)
+{
+	const struct cy_node *c = root && root->kind == CY_MAP ? cy_get(root, "command") : NULL;
+	const char *cmd, *exec, *coll, *nranks;
+	char s1[48], s2[48], s3[48];
+
+	*at = root;
+	if (!root || root->kind != CY_MAP) {
+		scalar_kind(root, buf, len);
+		return CLI_JSON_NOT_CCLAB;
+	}
+	if (!c || c->kind != CY_SCALAR || cli_json_is_null(c)) {
+		if (c)
+			*at = c;
+		snprintf(buf, len, "%s", cy_get(root, "preset") && !cy_get(root, "sizes")
+			 ? "a fabric file (preset: ...), not a --json result"
+			 : cy_get(root, "topology") && !c ? "a scenario file, not a --json result"
+			 : c ? "not a result file of cclab ('command' is not a command's name)"
+			 : "not a result file of cclab (no 'command' key: cclab's --json files begin "
+			   "with cclab_version and command)");
+		return CLI_JSON_NOT_CCLAB;
+	}
+	*at = c;
+	cmd = c->str;
+	exec = text_at(root, "executor");
+	if (!strcmp(cmd, "p2p")) {
+		coll = text_at(root, "op");
+		nranks = text_at(root, "mode");
+		snprintf(buf, len, "a `cclab p2p --json` result (%s %s, point-to-point)",
+			 cli_json_shown(coll ? coll : "?", 16, s1, sizeof(s1)),
+			 cli_json_shown(nranks ? nranks : "?", 16, s2, sizeof(s2)));
+		return CLI_JSON_P2P;
+	}
+	if (!strcmp(cmd, "tune")) {
+		snprintf(buf, len, "a `cclab tune --json` table (the fastest algorithm, protocol and "
+			 "transport per size), not one run's result");
+		return CLI_JSON_TUNE;
+	}
+	if (!strcmp(cmd, "calibrate")) {
+		snprintf(buf, len, "a `cclab calibrate --json` fit, not a run's result");
+		return CLI_JSON_CALIBRATE;
+	}
+	if (strcmp(cmd, "sim") && strcmp(cmd, "run") && strcmp(cmd, "check")) {
+		snprintf(buf, len, "a file whose 'command' is '%s', which no command of cclab "
+			 "writes", cli_json_shown(cmd, 32, s1, sizeof(s1)));
+		return CLI_JSON_UNKNOWN;
+	}
+	coll = text_at(root, "collective");
+	nranks = text_at(root, "nranks");
+	cli_json_shown(coll ? coll : "?", 24, s2, sizeof(s2));
+	cli_json_shown(nranks ? nranks : "?", 12, s3, sizeof(s3));
+	if (!strcmp(cmd, "check") || (exec && !strcmp(exec, "data"))) {
+		snprintf(buf, len, "a `cclab %s --json` result of the data executor (%s, %s ranks), "
+			 "which models no time", cmd, s2, s3);
+		return CLI_JSON_CHECK;
+	}
+	snprintf(buf, len, "a `cclab %s --json` result (%s, %s ranks)", cmd, s2, s3);
+	return CLI_JSON_COLLECTIVE;
+}

@@ -9,6 +9,7 @@
 #define CCLAB_CLI_JSON_READ_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/yaml.h"
@@ -27,5 +28,31 @@ int cli_json_string(const struct cy_node *m, const char *what, const char *key,
 		    const char **out, struct cy_error *err);
 int cli_json_uint(const struct cy_node *m, const char *what, const char *key, uint64_t min,
 		  uint64_t *out, struct cy_error *err);
+
+/* What a file read as JSON is, so that a reader given another command's
+ * file can say which it is instead of naming the first key it lacks.
+ * cclab's --json files begin with "cclab_version" and "command"
+ * (cli_json_head); the command, and for a collective the executor, tell
+ * them apart. */
+enum cli_json_kind {
+	CLI_JSON_NOT_CCLAB,  /* not a mapping, or one without "command" */
+	CLI_JSON_UNKNOWN,    /* a "command" that no writer of this version uses */
+	CLI_JSON_COLLECTIVE, /* sim, run: a collective timed by the sim or verbs executor */
+	CLI_JSON_CHECK,      /* check, or run on the data executor: no times */
+	CLI_JSON_P2P,        /* p2p, or run of a p2p scenario */
+	CLI_JSON_TUNE,
+	CLI_JSON_CALIBRATE,
+};
+
+/* The kind of root, with a phrase for messages in buf ("a `cclab p2p
+ * --json` result (write lat, point-to-point)"); *at is the node to report
+ * at (the "command" value, or root). */
+enum cli_json_kind cli_json_kind(const struct cy_node *root, char *buf, size_t len,
+				 const struct cy_node **at);
+
+/* s for a message: at most max bytes, a control character shown as '?',
+ * "..." when cut.  Values read from a file go through it before they
+ * reach a terminal. */
+const char *cli_json_shown(const char *s, size_t max, char *buf, size_t len);
 
 #endif /* CCLAB_CLI_JSON_READ_H */

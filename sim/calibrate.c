@@ -21,10 +21,10 @@ const char *const sim_cal_keys[SIM_CAL_NKEYS] = {
 	[SIM_CAL_ATOMIC] = "rnic.atomic_ps",
 };
 
-#define RATE_MIN 1e5   /* bit/s: 100 kb/s */
-#define RATE_MAX 1e13  /* 10 Tb/s */
-#define TIME_MIN 1.0   /* ps */
-#define TIME_MAX 1e12  /* 1 s */
+#define RATE_MIN SIM_CAL_RATE_MIN_BPS
+#define RATE_MAX SIM_CAL_RATE_MAX_BPS
+#define TIME_MIN 1.0   /* ps: where start() puts a time it scales */
+#define TIME_MAX SIM_CAL_TIME_MAX_PS
 #define LM_ITERS 60u   /* Levenberg-Marquardt iterations at most */
 #define LM_LAMBDA_MAX 1e8
 #define LM_H 0.01      /* the Jacobian's step: 1 % of a key's value */
@@ -473,6 +473,47 @@ static bool keep_weak_keys(struct search *s, struct sim_cal_fit *fit,
 	return any;
 }
 
+/* Where the fit ends against a bound.  The search's own limits (the rate's
+ * 100 kb/s and 10 Tb/s, a time's 1 s) are at_bound: the fit did not find
+ * the fabric there.  A time at 0 is a cost the points do without, or one
+ * they would make negative if they could: one Gauss-Newton step from 0
+ * along that key alone, with the Jacobian by a forward difference of 1 ns,
+ * tells which (wants_ps < -1 ns: they push it below 0, so the fabric is
+ * slower than the points there, by what the other keys cannot absorb). */
+static void bounds(struct search *s, struct sim_cal_fit *fit, const double *at_fit)
+{
+	const double h = 1000; /* ps */
+
+	for (unsigned k = 0; k < SIM_CAL_NKEYS; k++) {
+		double x0 = s->x[k], num = 0, den = 0;
+		uint64_t v = sim_param_field_get(&s->f, s->field[k]);
+
+		if (k == SIM_CAL_RATE)
+			fit->key[k].at_bound = (double)v <= RATE_MIN * (1 + 1e-9) ? -1
+					       : (double)v >= RATE_MAX * (1 - 1e-9) ? 1 : 0;
+		else
+			fit->key[k].at_bound = (double)v >= TIME_MAX * (1 - 1e-9) ? 1 : 0;
+		if (k == SIM_CAL_RATE || !fit->key[k].negligible)
+			continue;
+		set_key(s, k, x0 + h);
+		bool ok = cost(s) < INFINITY;
+
+		for (size_t i = 0; ok && i < s->n; i++) {
+			double r0 = log(at_fit[i] / s->pts[i].measured);
+			double d = log(s->pts[i].predicted / at_fit[i]);
+
+			num += r0 * d;
+			den += d * d;
+		}
+		set_key(s, k, x0);
+		/* sensitivity() scales a value: one at 0 does not move, and
+		 * would read as "not constrained" when 1 ns moves the points. */
+		fit->key[k].seen |= ok && den > 0;
+		if (ok && den > 0 && x0 - h * num / den < -h)
+			fit->key[k].wants_ps = x0 - h * num / den;
+	}
+}
+
 int sim_calibrate(struct sim_cal_point *pts, size_t n, const struct sim_params *base,
 		  struct sim_cal_fit *fit, char *err, size_t errlen)
 {
@@ -485,13 +526,19 @@ int sim_calibrate(struct sim_cal_point *pts, size_t n, const struct sim_params *
 		snprintf(err, errlen, "no measured point to fit");
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (!(pts[i].measured > 0) || !isfinite(pts[i].measured)) {
-			snprintf(err, errlen, "point %zu (%s %s, %llu B): the measured figure must be "
-				 "a positive number", i, cc_p2p_op_name[pts[i].p.op],
-				 cc_p2p_mode_name[pts[i].p.mode], (unsigned long long)pts[i].p.size);
+	for (size_t i = 0; i < n; i++) {
+		bool bw = pts[i].p.mode == CC_P2P_BW;
+		double lo = bw ? SIM_CAL_BW_MIN_MB_S : SIM_CAL_LAT_MIN_US;
+		double hi = bw ? SIM_CAL_BW_MAX_MB_S : SIM_CAL_LAT_MAX_US;
+
+		if (!(pts[i].measured >= lo && pts[i].measured <= hi)) {
+			snprintf(err, errlen, "point %zu (%s %s, %llu B): the measured figure %g %s is "
+				 "outside %g..%g", i, cc_p2p_op_name[pts[i].p.op],
+				 cc_p2p_mode_name[pts[i].p.mode], (unsigned long long)pts[i].p.size,
+				 pts[i].measured, bw ? "MB/s" : "us", lo, hi);
 			return -EINVAL;
 		}
+	}
 	for (unsigned k = 0; k < SIM_CAL_NKEYS; k++)
 		s.field[k] = sim_param_field_find(sim_cal_keys[k]);
 	/* at_fit, then the search's residuals, trial residuals, Jacobian,
@@ -526,6 +573,7 @@ int sim_calibrate(struct sim_cal_point *pts, size_t n, const struct sim_params *
 		fit->rms_pct = rms_pct(&s, &fit->worst, &fit->max_pct);
 		sensitivity(&s, fit, at_fit);
 	}
+	bounds(&s, fit, at_fit);
 	for (size_t i = 0; i < n; i++)
 		pts[i].predicted = at_fit[i];
 	free(at_fit);

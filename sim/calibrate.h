@@ -16,11 +16,12 @@
  * Several keys can trade off (a test sees their sum): the fit reports,
  * per key, whether the measurements constrain it at all.
  *
- * The search is Levenberg-Marquardt in log2 of each value (a value is
- * multiplied, never added to, so picoseconds and bits per second move
- * alike, and none goes negative), from a start that already matches the
- * largest bw point's rate and the lat points' mean scale.  The simulator
- * is deterministic, so the fit is too.
+ * The search is Levenberg-Marquardt with each key linear in the time it
+ * costs (picoseconds; the rate as picoseconds per bit), within bounds
+ * (SIM_CAL_RATE_*, 0 to SIM_CAL_TIME_MAX_PS), from a start that already
+ * matches the largest bw point's rate and the lat points' mean scale, and
+ * from a second with every fitted time equal (docs/calibrate.md).  The
+ * simulator is deterministic, so the fit is too.
  *
  * A bw run of N iterations is simulated at two short lengths n and 2n and
  * extrapolated linearly (a pipeline in steady state adds the same time per
@@ -49,6 +50,24 @@ enum {
 };
 extern const char *const sim_cal_keys[SIM_CAL_NKEYS]; /* "link.rate_bps", ... */
 
+/* The figures a point may have: a half round trip between 1 ns and 1 s,
+ * a bandwidth between 1 KiB/s and 1 TiB/s (0.001 and 1e6 perftest MB/s,
+ * 8.8 Tb/s, below the fastest rate the search allows).  Anything outside
+ * is no measurement of an RDMA fabric (a unit mistaken, a file edited),
+ * and the fit of one would land on the search's bounds. */
+#define SIM_CAL_LAT_MIN_US 1e-3
+#define SIM_CAL_LAT_MAX_US 1e6
+#define SIM_CAL_BW_MIN_MB_S 1e-3
+#define SIM_CAL_BW_MAX_MB_S 1e6
+
+/* The values the search may give a key: a rate of 100 kb/s to 10 Tb/s, a
+ * time of 0 to 1 s.  A fit that ends on one of these (other than a time
+ * at 0, a cost the measurements do without) did not find the fabric: the
+ * measurements ask for more than the model allows. */
+#define SIM_CAL_RATE_MIN_BPS 1e5
+#define SIM_CAL_RATE_MAX_BPS 1e13
+#define SIM_CAL_TIME_MAX_PS 1e12
+
 struct sim_cal_point {
 	struct cc_p2p_params p; /* the test as measured (size, iters, depths) */
 	double measured;        /* bw: BW average MB/s (2^20 B); lat: t_typical us */
@@ -65,6 +84,11 @@ struct sim_cal_key {
 	bool kept;           /* the base's value explains the points as well (the
 			      * rms within SIM_CAL_WEAK_PCT): kept, rather than one
 			      * the search wandered to */
+	int at_bound;        /* -1 / +1: at the search's lowest / highest value
+			      * (SIM_CAL_RATE_*, SIM_CAL_TIME_MAX_PS); 0 otherwise */
+	double wants_ps;     /* a negligible time the points push below 0: the
+			      * value (< 0) a step of Gauss-Newton from 0 asks
+			      * for; 0 when they do not */
 };
 
 /* How much rms error, in points of %, the fit gives up to keep the base's
@@ -88,7 +112,9 @@ int sim_cal_predict(const struct sim_params *f, struct sim_cal_point *pt);
 /* Fits the keys to pts[0..n), starting from *base (whose name the fit
  * keeps): 0 with *fit and every pts[i].predicted set; -EINVAL with a
  * message in err when no point can be simulated on the base fabric or a
- * point is not a positive figure. */
+ * point's figure is outside SIM_CAL_LAT_* / SIM_CAL_BW_*.  The caller
+ * judges the result: fit->rms_pct may be NaN or infinite (a point the
+ * fitted fabric cannot run), and a key may be at_bound. */
 int sim_calibrate(struct sim_cal_point *pts, size_t n, const struct sim_params *base,
 		  struct sim_cal_fit *fit, char *err, size_t errlen);
 

@@ -111,7 +111,7 @@ static void test_fit_recovers_truth(void **state)
 	run_free(&r);
 	snprintf(yaml, sizeof(yaml), "%s/fit.yaml", tmpdir);
 	fab = text_of(yaml);
-	assert_non_null(strstr(fab, "preset: roce-100g\nname: calibrated\n"));
+	assert_non_null(strstr(fab, "preset: roce-100g\nname: \"calibrated\"\n"));
 	/* The device's MTU carried over, the rate within 0.1 %, and the
 	 * atomic's own cost (only fetch_add lat sees it) within 1 %. */
 	assert_non_null(strstr(fab, "  mtu_bytes: 1024"));
@@ -324,8 +324,10 @@ static void test_bad_input(void **state)
 	run_free(&r);
 	r = run_cclab("calibrate %s/coll.json -o %s/x.yaml", tmpdir, tmpdir);
 	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "coll.json:"));
-	assert_non_null(strstr(r.err, "'command' is 'sim'"));
+	/* ... and is named for what it is, at its 'command' (line 3). */
+	assert_non_null(strstr(r.err, "coll.json:3:14: this is a `cclab sim --json` result "
+				      "(allreduce, 2 ranks), not a point-to-point one: calibrate fits "
+				      "`cclab p2p --json` results"));
 	run_free(&r);
 	/* Truncated JSON: the file, line and column. */
 	snprintf(path, sizeof(path), "%s/cut.json", tmpdir);
@@ -355,6 +357,260 @@ static void test_bad_input(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 }
 
+/* src's text with the number after `"key": ` replaced by `value`, written
+ * to tmpdir/name. */
+static void set_figure(const char *src, const char *name, const char *key, const char *value)
+{
+	char path[160], pat[64], *text = text_of(src), *at, *end;
+	FILE *f;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	at = strstr(text, pat);
+	assert_non_null(at);
+	at += strlen(pat);
+	end = at + strcspn(at, ",}\n");
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%.*s%s%s", (int)(at - text), text, value, end);
+	assert_int_equal(fclose(f), 0);
+	free(text);
+}
+
+/* s single-quoted for sh (run_cclab passes its arguments through it). */
+static const char *sh_quoted(char *buf, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	buf[n++] = '\'';
+	for (; *s && n + 6 < len; s++) {
+		if (*s == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else {
+			buf[n++] = *s;
+		}
+	}
+	buf[n++] = '\'';
+	buf[n] = '\0';
+	return buf;
+}
+
+/* issue 23: --name went into the YAML as it was: 'a: b # c' wrote a file
+ * `sim --fabric` refused, and a line break injected a key.  Any printable
+ * name now reads back as itself through `cclab sim --fabric`; a control
+ * character, a byte that is not UTF-8 and a name too long for a fabric
+ * are refused, exit 2, naming --name, and nothing is written. */
+static void test_name(void **state)
+{
+	static const char *const good[] = {
+		"a: b # c", "\"q\" \\ z", "null", "true", "- x", "&a *b !t %y @z `w",
+		"  spaced  ", "caf\xc3\xa9 {x: [1]}", "'single' ? |>", "1e3",
+		"u+2028 \xe2\x80\xa8 bom \xef\xbb\xbf",
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", /* 31 bytes: the longest */
+	};
+	static const struct {
+		const char *name, *err;
+	} bad[] = {
+		{"x\nswitch: {radix: 3}", "--name: 'x?switch: {radix: 3}' has a control character at "
+		 "byte 2; a fabric's name is printable text (UTF-8)"},
+		{"a\tb", "--name: 'a?b' has a control character at byte 2"},
+		{"del\x7f", "has a control character at byte 4"},
+		{"c1 \xc2\x85", "has a control character at byte 4"},
+		{"latin1 \xe9t\xe9", "has a byte that is not UTF-8 at byte 8"},
+		{"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "--name: 'xxxxxxxxxxxxxxxxxxxxxxxx...' is 32 "
+		 "bytes; a fabric's name is 1 to 31"},
+	};
+	char q[256], out[160], want[160];
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	snprintf(out, sizeof(out), "%s/named.yaml", tmpdir);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		r = run_cclab("calibrate %s/p0.json -o %s --name %s", tmpdir, out,
+			      sh_quoted(q, sizeof(q), good[i]));
+		if (r.status != 0)
+			fail_msg("--name '%s': status %d, %s", good[i], r.status, r.err);
+		run_free(&r);
+		r = run_cclab("sim -n 2 -b 1K --fabric %s", out);
+		snprintf(want, sizeof(want), "# fabric: %s  topology: ", good[i]);
+		if (r.status != 0 || !strstr(r.out, want))
+			fail_msg("--name '%s': sim --fabric status %d, %s%s", good[i], r.status, r.out,
+				 r.err);
+		run_free(&r);
+	}
+	assert_int_equal(unlink(out), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r = run_cclab("calibrate %s/p0.json -o %s --name %s", tmpdir, out,
+			      sh_quoted(q, sizeof(q), bad[i].name));
+		if (r.status != 2 || !strstr(r.err, bad[i].err) || *r.out)
+			fail_msg("--name #%zu: status %d, stderr '%s'", i, r.status, r.err);
+		run_free(&r);
+		assert_int_equal(access(out, F_OK), -1);
+	}
+	/* A name of 900 characters is not echoed whole. */
+	char huge[901];
+	memset(huge, 'n', 900);
+	huge[900] = '\0';
+	r = run_cclab("calibrate %s/p0.json -o %s --name %s", tmpdir, out, huge);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "is 900 bytes; a fabric's name is 1 to 31"));
+	assert_true(strlen(r.err) < 200);
+	run_free(&r);
+}
+
+/* Text from the inputs that lands in the fabric file's comments — the
+ * device's name, the link layer, the file names — cannot end a comment
+ * and start a key, and the file stays UTF-8. */
+static void test_comment_text(void **state)
+{
+	char in[160], out[160], q[256];
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	snprintf(in, sizeof(in), "%s/lat\nswitch: {radix: 3}.json", tmpdir);
+	write_text(in, "{\"cclab_version\": \"0.1.0\", \"command\": \"p2p\", \"executor\": \"verbs\",\n"
+		       " \"op\": \"write\", \"mode\": \"lat\", \"iterations\": 1000, \"tx_depth\": 1,\n"
+		       " \"cq_mod\": 1, \"rx_depth\": 512, \"memory\": \"host\",\n"
+		       " \"device\": \"dev\\nrnic: {atomic_ps: 1s} \\u0085\", \"link_layer\": \"Ethernet\",\n"
+		       " \"active_mtu\": 1024, \"sizes\": [{\"bytes\": 2, \"iterations\": 1000,\n"
+		       " \"status\": \"ok\", \"t_typical_us\": 2.5}]}\n");
+	snprintf(out, sizeof(out), "%s/comments.yaml", tmpdir);
+	r = run_cclab("calibrate %s -o %s", sh_quoted(q, sizeof(q), in), out);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	char *fab = text_of(out);
+
+	assert_non_null(strstr(fab, "# measured on dev\\x0arnic: {atomic_ps: 1s} \\xc2\\x85 "
+				    "(Ethernet, MTU 1024); files:\n"));
+	assert_non_null(strstr(fab, "/lat\\x0aswitch: {radix: 3}.json\n"));
+	assert_null(strstr(fab, "\nswitch:"));
+	assert_null(strstr(fab, "\nrnic: {"));
+	free(fab);
+	r = run_cclab("sim -n 2 -b 1K --fabric %s", out);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "# fabric: calibrated  topology: "));
+	run_free(&r);
+}
+
+/* issue 23: t_typical_us 1e-300 and 1e30 MB/s were fitted, "rms error inf
+ * %" printed, and a fabric with every time at 1 ps written, exit 0.  A
+ * figure outside what an RDMA fabric can measure is refused at its line
+ * and column, exit 2, before any fit. */
+static void test_absurd_figures(void **state)
+{
+	static const struct {
+		const char *src, *key, *value, *err;
+	} cases[] = {
+		{"p0.json", "t_typical_us", "1e-300", "'t_typical_us' is 1e-300: expected 0.001 to "
+		 "1e+06 us (1 ns to 1 s), what an RDMA fabric can measure\n"},
+		{"p0.json", "t_typical_us", "2e6", "'t_typical_us' is 2e6: expected 0.001 to 1e+06 us"},
+		{"p0.json", "t_typical_us", "0", "'t_typical_us' is 0: expected"},
+		{"p0.json", "t_typical_us", "-3", "'t_typical_us' is -3: expected"},
+		{"p0.json", "t_typical_us", "null", "'t_typical_us' is null: expected"},
+		{"p5.json", "bw_average_mb_s", "1e30", "'bw_average_mb_s' is 1e30: expected 0.001 to "
+		 "1e+06 MB/s (1 KiB/s to 1 TiB/s), what an RDMA fabric can measure\n"},
+		{"p5.json", "bw_average_mb_s", "0.0001", "'bw_average_mb_s' is 0.0001: expected"},
+	};
+	char src[160], out[160], where[64];
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	snprintf(out, sizeof(out), "%s/absurd.yaml", tmpdir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(src, sizeof(src), "%s/%s", tmpdir, cases[i].src);
+		set_figure(src, "absurd.json", cases[i].key, cases[i].value);
+		r = run_cclab("calibrate %s/absurd.json -o %s --json %s.json", tmpdir, out, out);
+		/* the value's own line, column 7 + the key and its quotes */
+		snprintf(where, sizeof(where), "absurd.json:%d:%zu: ", !strcmp(cases[i].src, "p0.json")
+			 ? 106 : 104, 11 + strlen(cases[i].key));
+		if (r.status != 2 || !strstr(r.err, cases[i].err) || !strstr(r.err, where) || *r.out)
+			fail_msg("%s %s: status %d, stderr '%s' (wanted %s)", cases[i].key,
+				 cases[i].value, r.status, r.err, where);
+		run_free(&r);
+		assert_int_equal(access(out, F_OK), -1);
+	}
+}
+
+/* A fit the model cannot make, from figures within those bounds: never
+ * written as if it were the fabric.  Latencies below what the base's
+ * costs that are not fitted allow hold every fitted time at 0; a 1 MiB
+ * write at 0.002 MB/s asks for a link slower than 100 kb/s.  Exit 1, the
+ * reason on stderr, no file. */
+static void test_fit_refused(void **state)
+{
+	char src[160], out[160];
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	snprintf(out, sizeof(out), "%s/refused.yaml", tmpdir);
+	snprintf(src, sizeof(src), "%s/p0.json", tmpdir);
+	set_figure(src, "fast.json", "t_typical_us", "0.002");
+	r = run_cclab("calibrate %s/fast.json -o %s --json %s.json --csv %s.csv", tmpdir, out, out,
+		      out);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "cclab calibrate: every fitted time is held at 0 and the "
+				      "fabric is still slower than the measurements"));
+	assert_non_null(strstr(r.out, "held at 0: the measurements want -"));
+	assert_non_null(strstr(r.out, "\n# FAILED: no fabric written (the reason is on stderr)\n"));
+	assert_null(strstr(r.out, "inf"));
+	assert_null(strstr(r.out, "# wrote"));
+	run_free(&r);
+	assert_int_equal(access(out, F_OK), -1);
+	snprintf(src, sizeof(src), "%s/refused.yaml.json", tmpdir);
+	assert_int_equal(access(src, F_OK), -1);
+
+	snprintf(src, sizeof(src), "%s/p6.json", tmpdir);
+	set_figure(src, "slow.json", "bw_average_mb_s", "0.002");
+	r = run_cclab("calibrate %s/slow.json -o %s", tmpdir, out);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "cclab calibrate: link.rate_bps ends at the search's lower "
+				      "bound: the measurements ask for a link slower than 100 kb/s, "
+				      "beyond what the model allows"));
+	assert_non_null(strstr(r.out, "\n# FAILED: no fabric written"));
+	run_free(&r);
+	assert_int_equal(access(out, F_OK), -1);
+}
+
+/* Other commands' files, named for what they are. */
+static void test_other_kinds(void **state)
+{
+	char path[160];
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	static const struct {
+		const char *text, *err;
+	} other[] = {
+		{"{\"cclab_version\": \"0.1.0\", \"command\": \"check\", \"executor\": \"data\", "
+		 "\"collective\": \"allgather\", \"nranks\": 8}\n",
+		 "k.json:1:39: this is a `cclab check --json` result of the data executor (allgather, "
+		 "8 ranks), which models no time, not a point-to-point one"},
+		{"{\"cclab_version\": \"0.1.0\", \"command\": \"calibrate\", \"points\": []}\n",
+		 "k.json:1:39: this is a `cclab calibrate --json` fit, not a run's result: calibrate "
+		 "fits `cclab p2p --json` results"},
+		{"{\"cclab_version\": \"0.1.0\", \"command\": \"tune\"}\n",
+		 "k.json:1:39: this is a `cclab tune --json` table"},
+		{"op,mode,size_bytes,iterations,measured,predicted,unit,error_pct\nwrite,lat,2,50,1,1,us,0\n",
+		 "k.json:1:1: this is a `cclab calibrate --csv` table, not a --json result"},
+		{"{\"op\": \"write\", \"sizes\": []}\n",
+		 "k.json:1:1: this is not a result file of cclab (no 'command' key"},
+	};
+	snprintf(path, sizeof(path), "%s/k.json", tmpdir);
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		write_text(path, other[i].text);
+		r = run_cclab("calibrate %s -o %s/k.yaml", path, tmpdir);
+		if (r.status != 2 || !strstr(r.err, other[i].err))
+			fail_msg("#%zu: status %d, stderr '%s'", i, r.status, r.err);
+		run_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
@@ -366,6 +622,11 @@ int main(void)
 		cmocka_unit_test(test_max_error),
 		cmocka_unit_test(test_weak_keys_kept),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_name),
+		cmocka_unit_test(test_comment_text),
+		cmocka_unit_test(test_absurd_figures),
+		cmocka_unit_test(test_fit_refused),
+		cmocka_unit_test(test_other_kinds),
 	};
 
 	return cmocka_run_group_tests_name("calibrate", t, setup, teardown);

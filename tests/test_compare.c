@@ -221,9 +221,11 @@ static void test_verbs_extras(void **state)
 
 static void test_mismatch(void **state)
 {
+	char m[160]; /* result_file() reuses its four paths */
+
 	(void)state;
 	need_cclab();
-	const char *m = meas_file();
+	snprintf(m, sizeof(m), "%s", meas_file());
 	const char *p = result_file("ag.json", "allgather", 4, "write_imm", pred3, 3);
 	struct run r = run_cclab("compare %s %s", m, p);
 
@@ -238,6 +240,20 @@ static void test_mismatch(void **state)
 	r = run_cclab("compare %s %s", m, p);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "nranks differs: measured 4 ("));
+	run_free(&r);
+
+	/* issue 23: an 8-rank allgather beside a 4-rank allreduce.  Every key
+	 * that differs is named, with both sides, and nothing is printed. */
+	p = result_file("ag8.json", "allgather", 8, "write_imm", pred3, 3);
+	r = run_cclab("compare %s %s", p, m);
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "cclab compare: collective differs: measured allgather ("));
+	assert_non_null(strstr(r.err, "ag8.json), predicted allreduce ("));
+	assert_non_null(strstr(r.err, "cclab compare: nranks differs: measured 8 ("));
+	assert_non_null(strstr(r.err, "ag8.json), predicted 4 ("));
+	assert_non_null(strstr(r.err, "\ncclab compare: only runs of the same collective, nranks, "
+				      "dtype and redop compare\n"));
 	run_free(&r);
 
 	/* A transport that differs is worth a warning, not a refusal. */
@@ -280,11 +296,13 @@ static void test_bad_files(void **state)
 
 	snprintf(notres, sizeof(notres), "%s/other.json", tmpdir);
 	write_text(notres, "{\"name\": \"not a result\", \"list\": [1, 2]}\n");
-	expect_refused("compare %s %s", m, notres, "other\\.json:1:1: missing required key 'sizes'");
+	expect_refused("compare %s %s", m, notres, "other\\.json:1:1: this is not a result file of "
+		       "cclab \\(no 'command' key");
 
 	snprintf(arr, sizeof(arr), "%s/arr.json", tmpdir);
 	write_text(arr, "[1, 2, 3]\n");
-	expect_refused("compare %s %s", arr, m, "arr\\.json:1:1: expected a result file");
+	expect_refused("compare %s %s", arr, m, "arr\\.json:1:1: this is not a result file of cclab "
+		       "\\(a list, where a --json file holds an object\\)");
 
 	/* A time that is not a number, at its line and column. */
 	snprintf(badnum, sizeof(badnum), "%s/badnum.json", tmpdir);
@@ -313,6 +331,236 @@ static void test_bad_files(void **state)
 	expect_refused("compare %s %s", m, dup, "dup\\.json:[0-9]+:[0-9]+: size 64 bytes appears twice");
 
 	expect_refused("compare %s %s", m, "/nonexistent/x.json", "x\\.json: cannot read: No such file");
+}
+
+/* path's text with the first `from` replaced by `to`, written to
+ * tmpdir/name; returns that path (a static buffer per slot). */
+static const char *edited(const char *path, const char *name, const char *from, const char *to)
+{
+	static char paths[4][160];
+	static int slot;
+	char *out = paths[slot++ % 4], *text = text_of(path), *at = strstr(text, from);
+	FILE *f;
+
+	assert_non_null(at);
+	snprintf(out, sizeof(paths[0]), "%s/%s", tmpdir, name);
+	f = fopen(out, "w");
+	assert_non_null(f);
+	fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	assert_int_equal(fclose(f), 0);
+	free(text);
+	return out;
+}
+
+/* issue 23: a time of -5 us passed --max-error as a 100 %+ speed-up, and 0
+ * made every error N/A.  Times and rates no run produces are an input
+ * error at their line and column, exit 2, nothing printed. */
+static void test_bad_times(void **state)
+{
+	(void)state;
+	need_cclab();
+	const char *m = meas_file(), *p = pred_file(), *bad;
+
+	/* The first size entry is line 17; its time_us value at column 80. */
+	bad = edited(p, "neg.json", "\"time_us\": 110", "\"time_us\": -5");
+	expect_refused("compare %s %s --max-error 10", m, bad,
+		       "^cclab compare: [^ ]*/neg\\.json:17:80: 'time_us' is -5: a size whose status "
+		       "is ok took more than 0 us\n$");
+	bad = edited(m, "zero.json", "\"time_us\": 100", "\"time_us\": 0");
+	expect_refused("compare %s %s", bad, p, "zero\\.json:17:80: 'time_us' is 0: a size whose "
+		       "status is ok took more than 0 us");
+	bad = edited(m, "huge.json", "\"time_us\": 100", "\"time_us\": 1e999");
+	expect_refused("compare %s %s", bad, p, "huge\\.json:17:80: 'time_us': the number '1e999' "
+		       "is out of range");
+	bad = edited(m, "bw.json", "\"busbw_gbps\": 1.5", "\"busbw_gbps\": -1.5");
+	expect_refused("compare %s %s", bad, p, "bw\\.json:17:[0-9]+: 'busbw_gbps' is -1.5: a "
+		       "bandwidth cannot be negative");
+
+	/* A size that did not complete: `cclab sim` writes 0 (where it
+	 * stopped), which is not compared; a negative time is still refused. */
+	const struct sz ms[] = {{64, "0", "null", "null", "completion_error"},
+				{128, "50", "1", "0", NULL}};
+	const struct sz ps[] = {{64, "10", "1", "0", NULL}, {128, "45", "1", "0", NULL}};
+	const char *mf = result_file("mf.json", "allreduce", 4, "write_imm", ms, 2);
+	const char *pf = result_file("pf.json", "allreduce", 4, "write_imm", ps, 2);
+	struct run r = run_cclab("compare %s %s", mf, pf);
+
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\n          64            16     float     sum        0.00"
+				      "       10.00       N/A"));
+	assert_non_null(strstr(r.out, "# mean |error|: 10.00 % over 1 sizes\n"));
+	run_free(&r);
+	bad = edited(mf, "negfail.json", "\"time_us\": 0", "\"time_us\": -1");
+	expect_refused("compare %s %s", bad, pf, "negfail\\.json:17:77: 'time_us' is -1: a time "
+		       "cannot be negative");
+
+	/* A verbs file's spread: positive, and min <= max. */
+	char mv[160];
+	snprintf(mv, sizeof(mv), "%s/spread.json", tmpdir);
+	write_text(mv, "{\"command\": \"run\", \"executor\": \"verbs\", \"collective\": \"allreduce\",\n"
+		       " \"transport\": \"write_imm\", \"nranks\": 4, \"dtype\": \"float\", \"redop\": \"sum\",\n"
+		       " \"chunk_bytes\": 2097152, \"slot_bytes\": 524288, \"nslots\": 8,\n"
+		       " \"memory\": \"host\", \"device\": \"mlx5_0\", \"sizes\": [\n"
+		       "  {\"bytes\": 1024, \"count\": 256, \"dtype\": \"float\", \"redop\": \"sum\",\n"
+		       "   \"time_us\": 100, \"busbw_gbps\": 1, \"time_min_us\": 130, \"time_max_us\": 120,\n"
+		       "   \"wrong\": 0, \"status\": \"ok\"}]}\n");
+	expect_refused("compare %s %s", mv, p, "spread\\.json:6:52: 'time_min_us' \\(130\\) is above "
+		       "'time_max_us' \\(120\\)");
+	bad = edited(mv, "spread0.json", "\"time_min_us\": 130", "\"time_min_us\": 0");
+	expect_refused("compare %s %s", bad, p, "spread0\\.json:6:52: 'time_min_us' is 0: an "
+		       "iteration takes more than 0 us");
+
+	/* A size whose type or operator is not the file's would be mislabelled. */
+	bad = edited(m, "mixed.json", "\"dtype\": \"float\", \"redop\": \"sum\", \"time_us\": 200",
+		     "\"dtype\": \"half\", \"redop\": \"sum\", \"time_us\": 200");
+	expect_refused("compare %s %s", bad, p, "mixed\\.json:18:5: size 2048 bytes is half/sum, "
+		       "but the file's dtype/redop are float/sum");
+}
+
+/* issue 23: --max-error passed (exit 0) when every size was N/A: it had
+ * compared nothing. */
+static void test_nothing_compared(void **state)
+{
+	(void)state;
+	need_cclab();
+	const struct sz ms[] = {{64, "null", "null", "null", "deadlock"},
+				{128, "null", "null", "null", "deadlock"}};
+	const struct sz ps[] = {{64, "10", "1", "0", NULL}, {128, "20", "1", "0", NULL}};
+	const char *m = result_file("m.json", "allreduce", 4, "write_imm", ms, 2);
+	const char *p = result_file("p.json", "allreduce", 4, "write_imm", ps, 2);
+	struct run r = run_cclab("compare %s %s --max-error 10", m, p);
+
+	assert_int_equal(r.status, 1);
+	assert_int_equal(count_rows(r.out), 2);
+	assert_non_null(strstr(r.out, "# mean |error|: N/A over 0 sizes\n"));
+	assert_non_null(strstr(r.out, "# sizes beyond \xc2\xb1" "10 %: 0\n"));
+	assert_non_null(strstr(r.err, "cclab compare: nothing was compared: no size has an error "
+				      "(each is N/A: a time unknown, or a run whose status is not "
+				      "ok); --max-error checked nothing\n"));
+	run_free(&r);
+	r = run_cclab("compare %s %s", m, p);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "cclab compare: nothing was compared: "));
+	assert_null(strstr(r.err, "--max-error"));
+	run_free(&r);
+}
+
+/* A trace event of a rank the run does not have (issue 23: rank 99999 in
+ * a 4-rank run was averaged in). */
+static void test_trace_rank(void **state)
+{
+	char tr[160], bad[160];
+
+	(void)state;
+	need_cclab();
+	const char *m = meas_file(), *p = pred_file();
+	snprintf(tr, sizeof(tr), "%s/t.csv", tmpdir);
+	snprintf(bad, sizeof(bad), "%s/rank.csv", tmpdir);
+	write_text(tr, "t_ps,dur_ps,kind,rank,track,qp,wr_id,bytes,op,prim,channel,chunk,step,slice\n"
+		       "0,50000,post,3,cpu,1,0,0,0,-,0,0,0,0\n"
+		       "60000,0,cqe,3,nic,1,0,0,0,-,0,0,0,0\n");
+	write_text(bad, "t_ps,dur_ps,kind,rank,track,qp,wr_id,bytes,op,prim,channel,chunk,step,slice\n"
+			"0,50000,post,0,cpu,1,0,0,0,-,0,0,0,0\n"
+			"60000,0,cqe,99999,nic,1,0,0,0,-,0,0,0,0\n");
+	struct run r = run_cclab("compare %s %s --trace-measured %s --trace-predicted %s", m, p, tr,
+				 bad);
+
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "rank.csv:3: column 'rank': 99999 is not a rank of this run "
+				      "(the result files say 4 ranks: 0..3)\n"));
+	run_free(&r);
+	/* Rank 3 of 4 is one. */
+	r = run_cclab("compare %s %s --trace-measured %s --trace-predicted %s", m, p, tr, tr);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+}
+
+/* Another command's file is named for what it is, at its 'command'. */
+static void test_other_kinds(void **state)
+{
+	char path[160];
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	const char *m = meas_file();
+
+	snprintf(path, sizeof(path), "%s/p2p.json", tmpdir);
+	r = run_cclab("p2p --op write --mode lat -n 20 --json %s", path);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	expect_refused("compare %s %s", m, path, "p2p\\.json:3:14: this is a `cclab p2p --json` "
+		       "result \\(write lat, point-to-point\\), not a collective's: compare reads the "
+		       "--json of `cclab sim` or `cclab run` \\(`cclab calibrate` fits p2p results\\)");
+
+	snprintf(path, sizeof(path), "%s/chk.json", tmpdir);
+	r = run_cclab("check -n 4 -b 1K -e 1K --json %s", path);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	expect_refused("compare %s %s", path, m, "chk\\.json:3:14: this is a `cclab check --json` "
+		       "result of the data executor \\(allreduce, 4 ranks\\), which models no time: "
+		       "there is nothing to compare");
+
+	static const struct {
+		const char *text, *pattern;
+	} other[] = {
+		{"{\"cclab_version\": \"0.1.0\", \"command\": \"tune\", \"sizes\": []}\n",
+		 "x\\.json:1:39: this is a `cclab tune --json` table \\(the fastest algorithm, "
+		 "protocol and transport per size\\), not one run's result"},
+		{"{\"cclab_version\": \"0.1.0\", \"command\": \"calibrate\", \"points\": []}\n",
+		 "x\\.json:1:39: this is a `cclab calibrate --json` fit, not a run's result"},
+		{"{\"command\": \"frob\\u0007\", \"sizes\": []}\n",
+		 "x\\.json:1:13: this is a file whose 'command' is 'frob\\?', which no command of "
+		 "cclab writes"},
+		{"t_ps,dur_ps,kind,rank,track,qp,wr_id,bytes,op,prim,channel,chunk,step,slice\n"
+		 "0,50000,post,0,cpu,1,0,0,0,-,0,0,0,0\n",
+		 "x\\.json:1:1: this is a trace CSV \\(--trace FILE.csv\\), not a --json result"},
+		{"size_bytes,count,measured_us,predicted_us,error_pct,measured_busbw_gbps,"
+		 "predicted_busbw_gbps,wrong\n1024,256,1,1,0,1,1,0\n",
+		 "x\\.json:1:1: this is a `cclab compare --csv` table, not a --json result"},
+		{"topology: {generator: star, ranks: 2}\nsizes: 64KiB\n",
+		 "x\\.json:1:1: this is a scenario file, not a --json result"},
+		{"preset: roce-100g\nname: mine\n", "x\\.json:1:1: this is a fabric file"},
+	};
+	snprintf(path, sizeof(path), "%s/x.json", tmpdir);
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		write_text(path, other[i].text);
+		expect_refused("compare %s %s", m, path, other[i].pattern);
+	}
+}
+
+/* The set-up keys that may differ are warned about, each on its line; the
+ * ones that may not (dtype here) refuse, naming both sides. */
+static void test_setup_differs(void **state)
+{
+	char a[160], b[160], c[160];
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	snprintf(a, sizeof(a), "%s/ring.json", tmpdir);
+	snprintf(b, sizeof(b), "%s/hd.json", tmpdir);
+	snprintf(c, sizeof(c), "%s/half.json", tmpdir);
+	r = run_cclab("sim -n 4 -b 64K --check 0 --json %s", a);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	r = run_cclab("sim -n 4 -b 64K --check 0 -A halving-doubling -P ll --json %s", b);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	r = run_cclab("compare %s %s", a, b);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "cclab compare: algorithm differs: measured ring, predicted "
+				      "halving-doubling\n"));
+	assert_non_null(strstr(r.err, "cclab compare: protocol differs: measured simple, predicted "
+				      "ll\n"));
+	assert_int_equal(count_rows(r.out), 1);
+	run_free(&r);
+	r = run_cclab("sim -n 4 -b 64K --check 0 -d half --json %s", c);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	expect_refused("compare %s %s", a, c, "dtype differs: measured float \\([^)]*ring\\.json\\), "
+		       "predicted half \\([^)]*half\\.json\\)\n");
 }
 
 static void test_usage(void **state)
@@ -609,6 +857,11 @@ int main(void)
 		cmocka_unit_test(test_trace_phases),
 		cmocka_unit_test(test_real_pair),
 		cmocka_unit_test(test_tree_chunks),
+		cmocka_unit_test(test_bad_times),
+		cmocka_unit_test(test_nothing_compared),
+		cmocka_unit_test(test_trace_rank),
+		cmocka_unit_test(test_other_kinds),
+		cmocka_unit_test(test_setup_differs),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, setup, teardown);
