@@ -183,7 +183,7 @@ took=$(($(date +%s) - t0))
 check "rank killed: exit $rc != 0, after $took s (timeout 5 s)" test $rc != 0 -a $took -le 20
 check "rank killed: named" grep -q "rank 3 .*\(killed\|closed the connection\)" "$OUT/kill.err"
 
-run -n 2 --device nosuch -b 4 >/dev/null 2>"$OUT/nodev.err"
+"$CCLAB" run -n 2 --device nosuch -b 4 >/dev/null 2>"$OUT/nodev.err"
 check "unknown device: exit 1, named" grep -q "no RDMA device 'nosuch'" "$OUT/nodev.err"
 run -n 2 --gid-index 9 -b 4 >/dev/null 2>"$OUT/gid.err"
 check "missing GID: named" grep -q "has no GID at index 9" "$OUT/gid.err"
