@@ -90,33 +90,93 @@ static int read_section(const struct cy_node *m, const char *section, struct sim
 	return rc;
 }
 
-static int read_fabric(const struct cy_node *f, struct sim_params *fp, struct cy_error *err)
+/* A fabric file may name another as its base (`file:`), which may name
+ * another: this deep at most, so two that name each other end. */
+#define MAX_FILE_DEPTH 4
+
+static int load_file(struct sim_params *out, const char *path, int depth, struct cy_error *err);
+
+/* "dir/" of path ("" for a bare name), for the files a file names. */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	snprintf(dir, len, "%.*s", slash ? (int)(slash - path + 1) : 0, path);
+}
+
+/* path relative to base_dir (a scenario's or a fabric file's folder),
+ * loaded: a file that cannot be read is the naming key's fault. */
+static int load_named(struct sim_params *out, const struct cy_node *at, const char *name,
+		      const char *base_dir, int depth, struct cy_error *err)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	if (name[0] == '/')
+		snprintf(path, sizeof(path), "%s", name);
+	else if ((size_t)snprintf(path, sizeof(path), "%s%s", base_dir, name) >= sizeof(path))
+		return cy_fail(err, at, "fabric path too long");
+	rc = load_file(out, path, depth, err);
+	if (rc && rc != -EINVAL && rc != -ENOMEM) {
+		struct cy_error why = *err;
+
+		return cy_fail(err, at, "'fabric': %s", why.msg);
+	}
+	return rc;
+}
+
+/* The base of a fabric mapping: `preset: NAME`, or `file: PATH` — a fabric
+ * file (one `cclab calibrate` wrote) whose values the sections below then
+ * override, as they override a preset's. */
+static int read_base(const struct cy_node *f, struct sim_params *fp, const char *base_dir,
+		     int depth, struct cy_error *err)
+{
+	const char *const *presets = sim_params_preset_names();
+	const struct cy_node *v = cy_get(f, "preset"), *file = cy_get(f, "file");
+	unsigned idx, npresets = 0;
+	const char *name;
+	int rc;
+
+	if (v && file)
+		return cy_fail(err, file, "'fabric': 'preset' and 'file' both name its base; give one");
+	if (file) {
+		if (depth >= MAX_FILE_DEPTH)
+			return cy_fail(err, file, "'file': fabric files name each other more than %d "
+				       "deep (a loop?)", MAX_FILE_DEPTH);
+		if ((rc = cy_string(file, "file", &name, err)))
+			return rc;
+		return load_named(fp, file, name, base_dir, depth + 1, err);
+	}
+	if ((rc = cy_require(f, "'fabric'", "preset", &v, err)))
+		return rc;
+	while (presets[npresets])
+		npresets++;
+	if ((rc = cy_enum(v, "preset", presets, npresets, &idx, err)))
+		return rc;
+	sim_params_preset(presets[idx], fp);
+	return 0;
+}
+
+static int read_fabric(const struct cy_node *f, struct sim_params *fp, const char *base_dir,
+		       int depth, struct cy_error *err)
 {
 	const char *allowed[16];
-	const char *const *presets = sim_params_preset_names();
 	size_t n = 0;
 	const struct cy_node *v;
 	const char *name;
-	unsigned idx;
-	unsigned npresets = 0;
 	int rc;
 
 	allowed[n++] = "preset";
+	allowed[n++] = "file";
 	allowed[n++] = "name";
 	for (size_t i = 0; sections[i]; i++)
 		allowed[n++] = sections[i];
 	allowed[n] = NULL;
 	rc = cy_check_map(f, "'fabric'", allowed, err);
 	if (!rc)
-		rc = cy_require(f, "'fabric'", "preset", &v, err);
-	while (presets[npresets])
-		npresets++;
-	if (!rc)
-		rc = cy_enum(v, "preset", presets, npresets, &idx, err);
+		rc = read_base(f, fp, base_dir, depth, err);
 	if (rc)
 		return rc;
-	name = presets[idx];
-	sim_params_preset(name, fp);
 	if ((v = cy_get(f, "name"))) {
 		if ((rc = cy_string(v, "name", &name, err)))
 			return rc;
@@ -156,41 +216,36 @@ int sim_fabric_is_file(const char *arg)
 	       (n > 4 && !strcmp(arg + n - 4, ".yml"));
 }
 
-int sim_fabric_load(struct sim_params *out, const char *path, struct cy_error *err)
+static int load_file(struct sim_params *out, const char *path, int depth, struct cy_error *err)
 {
 	struct cy_doc doc = {0};
+	char dir[PATH_MAX];
 	int rc = cy_load_file(path, &doc, err);
 
 	if (rc)
 		return rc;
+	dir_of(path, dir, sizeof(dir));
 	rc = cy_doc_map(&doc, "fabric", err);
 	if (!rc)
-		rc = read_fabric(doc.root, out, err);
+		rc = read_fabric(doc.root, out, dir, depth, err);
 	cy_free(&doc);
 	return rc;
+}
+
+int sim_fabric_load(struct sim_params *out, const char *path, struct cy_error *err)
+{
+	return load_file(out, path, 0, err);
 }
 
 int sim_fabric_from_yaml(struct sim_params *out, const struct cy_node *f, const char *base_dir,
 			 struct cy_error *err)
 {
-	char path[PATH_MAX];
 	const char *name;
 	int rc;
 
 	if (f->kind != CY_SCALAR)
-		return read_fabric(f, out, err);
+		return read_fabric(f, out, base_dir, 0, err);
 	if ((rc = cy_string(f, "fabric", &name, err)))
 		return rc;
-	if (name[0] == '/')
-		snprintf(path, sizeof(path), "%s", name);
-	else if ((size_t)snprintf(path, sizeof(path), "%s%s", base_dir, name) >= sizeof(path))
-		return cy_fail(err, f, "fabric path too long");
-	rc = sim_fabric_load(out, path, err);
-	/* A file that cannot be read is this key's fault: say where. */
-	if (rc && rc != -EINVAL && rc != -ENOMEM) {
-		struct cy_error why = *err;
-
-		return cy_fail(err, f, "'fabric': %s", why.msg);
-	}
-	return rc;
+	return load_named(out, f, name, base_dir, 1, err);
 }
