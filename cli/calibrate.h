@@ -54,6 +54,12 @@ struct cal_point {
  * cannot fit two). */
 int cal_load(const char *path, unsigned file, struct cal_point *pts, size_t *n,
 	     struct cal_device *dev);
+/* The same from a validation case of perftest (a folder with scenario.yaml
+ * and measured.csv, docs/validation.md): what a source published for its
+ * own platform, so that a corpus case is predicted from a fabric fitted
+ * to that platform's perftest figures. */
+int cal_load_case(const char *dir, unsigned file, struct cal_point *pts, size_t *n,
+		  struct cal_device *dev);
 
 /* --host-bench: host.cpu_thread_bytes_per_s and host.cpu_call_ps fitted to
  * timed reduces (float sum) and copies on this CPU, by least squares of

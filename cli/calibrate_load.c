@@ -15,6 +15,7 @@
 #include "cli/calibrate.h"
 #include "cli/cli.h"
 #include "cli/json_read.h"
+#include "cli/validate.h"
 
 #define WHAT "the p2p result file"
 
@@ -208,4 +209,71 @@ int cal_load(const char *path, unsigned file, struct cal_point *pts, size_t *n,
 		dev->mtu = d.mtu;
 	cy_free(&doc);
 	return rc ? bad(&err) : 0;
+}
+
+/* A validation case (validation/<case>/, docs/validation.md) of perftest:
+ * its scenario says the test and the fabric it ran on, its measured.csv
+ * the figures as the source published them.  Iterations are capped at
+ * CAL_CASE_MAX_ITERS: perftest's figure is a steady state (bytes over the
+ * loop, or the median sample), which a few hundred iterations give within
+ * a fraction of a percent, for the fit's hundreds of runs. */
+#define CAL_CASE_MAX_ITERS 200u
+
+int cal_load_case(const char *dir, unsigned file, struct cal_point *pts, size_t *n,
+		  struct cal_device *dev)
+{
+	struct val_args a = { .dirs = { dir }, .ndirs = 1 };
+	struct val_case *c = NULL;
+	uint32_t nc = 0;
+	struct cal_device d = {0};
+	int rc = val_cases_load(&a, &c, &nc);
+
+	if (!rc && (nc != 1 || c[0].kind == VAL_COLL)) {
+		fprintf(stderr, "cclab calibrate: %s: %s: calibrate fits perftest results (a case "
+			"with a p2p: scenario)\n", dir, nc != 1 ? "more than one case" : "a collective's "
+			"case");
+		rc = CLI_EXIT_USAGE;
+	}
+	if (!rc) {
+		const struct cc_scenario *sc = &c[0].sc;
+
+		snprintf(d.name, sizeof(d.name), "%s", c[0].name);
+		snprintf(d.link_layer, sizeof(d.link_layer), "%s",
+			 sc->fabric.link.type == SIM_LINK_IB ? "InfiniBand" : "Ethernet");
+		d.mtu = sc->fabric.link.mtu_bytes;
+		if (file == 0)
+			*dev = d;
+		else if (strcmp(d.link_layer, dev->link_layer) || d.mtu != dev->mtu)
+			rc = CLI_EXIT_USAGE;
+		if (rc)
+			fprintf(stderr, "cclab calibrate: %s: %s, MTU %u, but the first file's %s, MTU "
+				"%u: one fabric cannot fit both\n", dir, d.link_layer, d.mtu,
+				dev->link_layer, dev->mtu);
+		for (uint32_t i = 0; !rc && i < c[0].npts; i++) {
+			const struct val_point *v = &c[0].pts[i];
+			struct sim_cal_point pt = { .p = sc->p2p, .predicted = NAN };
+			char msg[256];
+
+			if (!v->measured)
+				continue;
+			pt.p.size = v->size;
+			if (pt.p.iters > CAL_CASE_MAX_ITERS)
+				pt.p.iters = CAL_CASE_MAX_ITERS;
+			pt.measured = c[0].kind == VAL_BW ? v->meas_bw / c[0].bw_per_mib_s
+							  : v->meas_time_us;
+			if (cc_p2p_check(&pt.p, msg, sizeof(msg))) {
+				fprintf(stderr, "cclab calibrate: %s/measured.csv:%u: a test cclab cannot "
+					"run: %s\n", dir, v->line, msg);
+				rc = CLI_EXIT_USAGE;
+			} else if (*n >= CAL_MAX_POINTS) {
+				fprintf(stderr, "cclab calibrate: more than %u points in all\n",
+					CAL_MAX_POINTS);
+				rc = CLI_EXIT_USAGE;
+			} else {
+				pts[(*n)++] = (struct cal_point){ .pt = pt, .file = file };
+			}
+		}
+	}
+	val_cases_free(c, nc);
+	return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/calibrate.h"
 #include "cli/cli.h"
@@ -19,12 +20,15 @@
 
 void calibrate_usage(FILE *f)
 {
-	fprintf(f, "Usage: cclab calibrate P2P.json... -o FABRIC.yaml [OPTIONS]\n\n"
+	fprintf(f, "Usage: cclab calibrate P2P.json|CASE... -o FABRIC.yaml [OPTIONS]\n\n"
 		   "Fits the simulator's fabric to measured point-to-point results: every 'ok'\n"
 		   "size of each `cclab p2p --device ... --json P2P.json` file (bw: BW average;\n"
-		   "lat: t_typical).  The same tests run in the simulator on candidate fabrics;\n"
-		   "the fit is the one whose figures are closest (least squares of log-ratios)\n"
-		   "over link.rate_bps, link.prop_delay_ps, rnic.req_proc_ps, rnic.resp_proc_ps,\n"
+		   "lat: t_typical), or of a validation case of perftest (a folder with its\n"
+		   "scenario.yaml and the published measured.csv, docs/validation.md; at most\n"
+		   "200 iterations simulated).  The same tests run in the simulator on\n"
+		   "candidate fabrics; the fit is the one whose figures are closest (least\n"
+		   "squares of log-ratios) over link.rate_bps, link.prop_delay_ps,\n"
+		   "rnic.req_proc_ps, rnic.resp_proc_ps,\n"
 		   "software.post_send_ps, software.poll_cq_ps and rnic.atomic_ps.  Prints each\n"
 		   "point measured vs fitted, each key with how much the fit depends on it, and\n"
 		   "writes FABRIC.yaml for `cclab sim --fabric FABRIC.yaml` or a scenario's\n"
@@ -152,7 +156,7 @@ int cal_parse_args(int argc, char **argv, struct cal_args *a, bool *help)
 		}
 	}
 	if (!a->nfiles && !a->host_bench)
-		return usage_error("expected one or more `cclab p2p --json` result files (or "
+		return usage_error("expected one or more `cclab p2p --json` result files or cases (or "
 				   "--host-bench alone)");
 	if (!a->out)
 		return usage_error("expected -o FABRIC.yaml: the fabric file to write");
@@ -357,8 +361,13 @@ int cmd_calibrate(int argc, char **argv)
 
 	if (!rc && help)
 		calibrate_usage(stdout);
-	for (unsigned i = 0; !rc && !help && i < a.nfiles; i++)
-		rc = cal_load(a.files[i], i, pts, &n, &dev);
+	for (unsigned i = 0; !rc && !help && i < a.nfiles; i++) {
+		struct stat st;
+
+		rc = stat(a.files[i], &st) == 0 && S_ISDIR(st.st_mode)
+			     ? cal_load_case(a.files[i], i, pts, &n, &dev)
+			     : cal_load(a.files[i], i, pts, &n, &dev);
+	}
 	if (!rc && !help && !a.nfiles) /* --host-bench alone: a fabric of this host */
 		snprintf(dev.name, sizeof(dev.name), "this host");
 	else if (!rc && !help && !n) {

@@ -59,6 +59,8 @@ int main(int argc, char **argv)
 		return cmd_calibrate(argc - 1, argv + 1);
 	if (cmd == CLI_TUNE)
 		return cmd_tune(argc - 1, argv + 1);
+	if (cmd == CLI_VALIDATE)
+		return cmd_validate(argc - 1, argv + 1);
 	rc = cli_parse(cmd, argc - 1, argv + 1, &o);
 	if (rc)
 		return rc;

@@ -140,6 +140,7 @@ static const char *const cmd_names[CLI_CMD_COUNT] = {
 	[CLI_COMPARE] = "compare",
 	[CLI_CALIBRATE] = "calibrate",
 	[CLI_TUNE] = "tune",
+	[CLI_VALIDATE] = "validate",
 };
 
 const char *cli_cmd_name(enum cli_cmd cmd)

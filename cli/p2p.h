@@ -87,6 +87,13 @@ struct p2p_row {
 	struct cc_p2p_lat lat;
 };
 
+/* One size of o's test on net, timing only, for a command that collects
+ * perftest's figures rather than printing its table (`cclab validate`):
+ * 0 with row->bw (bw mode) or row->lat (lat mode) filled; else a
+ * negative errno, -EIO for a run that failed, with why. */
+int p2p_point(const struct p2p_opts *o, const struct sim_net *net, uint64_t size,
+	      struct p2p_row *row, char *why, size_t len);
+
 /* The report: parameters (every fabric field) and the "sizes" array
  * opened, then one entry per size; cli_json_end() (cli/check.h) closes it
  * with "ok" and commits the file atomically. */

@@ -169,6 +169,49 @@ static void report_failed(const struct p2p_opts *o, const struct p2p_ctx *c,
 			c->trace.dropped);
 }
 
+int p2p_point(const struct p2p_opts *o, const struct sim_net *net, uint64_t size,
+	      struct p2p_row *row, char *why, size_t len)
+{
+	struct cc_p2p_params p = o->p;
+	struct cc_sim_opts so = {
+		.fabric = &o->fabric,
+		.net = net,
+		.seed = o->seed,
+		.time_limit_ps = time_limit(o, size),
+		.wall_limit_ms = o->wall_limit_ms,
+		.wall_start_ns = cc_clock_ns(),
+	};
+	struct cc_sim_result res;
+	struct cc_schedule *s;
+	struct cc_trace tr;
+	int rc;
+
+	memset(row, 0, sizeof(*row));
+	row->size = size;
+	p.size = size;
+	if (!(s = cc_build_p2p(&p, why, len)))
+		return -ENOMEM; /* parameters were checked with the scenario */
+	cc_trace_init(&tr);
+	so.trace = &tr;
+	rc = cc_sim_run(s, &so, &res);
+	if (rc < 0) {
+		snprintf(why, len, "simulator: %s", strerror(-rc));
+	} else {
+		if (res.err.status != CC_RUN_OK) {
+			snprintf(why, len, "%s: %.*s", cli_run_status_name(res.err.status),
+				 (int)sizeof(res.err.msg), res.err.msg);
+			rc = -EIO;
+		} else if (!figures(o, s, &tr, row)) {
+			snprintf(why, len, "the trace lacks timestamps (out of memory)");
+			rc = -EIO;
+		}
+		cc_sim_result_free(&res);
+	}
+	cc_trace_free(&tr);
+	cc_schedule_free(s);
+	return rc < 0 ? rc : 0;
+}
+
 /* One size: build, run, print its row, add its JSON entry and CSV line.
  * Returns 0 with *ok, or an exit status that ends the sweep. */
 static int run_size(const struct p2p_opts *o, struct p2p_ctx *c, uint64_t size, bool *ok)

@@ -174,6 +174,8 @@ void cli_usage_main(FILE *f)
 		"  tune SCENARIO   every algorithm x protocol x transport of a scenario on\n"
 		"                  the simulator: the winner at each size and its margin\n"
 		"                  over the runner-up\n"
+		"  validate [DIR]  a corpus of published nccl-tests and perftest results\n"
+		"                  (validation/), each simulated: measured beside predicted\n"
 		"  help [COMMAND]  this text, or the options of COMMAND\n"
 		"  --version       print the version (" CCLAB_VERSION ")\n"
 		"\n"
@@ -220,6 +222,10 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	}
 	if (cmd == CLI_TUNE) {
 		tune_usage(f);
+		return;
+	}
+	if (cmd == CLI_VALIDATE) {
+		validate_usage(f);
 		return;
 	}
 	if (cmd == CLI_SCHEDULE) {

@@ -6,6 +6,8 @@
 #   scripts/plot.sh links    OUT.png|OUT.svg LINKS.csv
 #   scripts/plot.sh compare  OUT.png|OUT.svg COMPARE.csv
 #   scripts/plot.sh calibration OUT.png|OUT.svg CALIBRATION.csv
+#   scripts/plot.sh validate OUT.png|OUT.svg VALIDATE.csv
+#   scripts/plot.sh validate-cases OUT.png|OUT.svg VALIDATE.csv
 #   options: --title TEXT (any kind), --label TEXT (busbw: legend text of the
 #            1st, 2nd, ... input, in order; the others keep their default)
 #
@@ -34,6 +36,10 @@ usage: scripts/plot.sh KIND OUT.png|OUT.svg INPUT.csv [INPUT2.csv ...] [--title 
   compare   measured vs predicted time per size, and the error %, of one
             `cclab compare --csv` file
   calibration  predicted / measured per point of one calibration CSV
+  validate  predicted against measured, log-log with a +-10 % band, every
+            case and size of one `cclab validate --csv` file
+  validate-cases  one panel per case of a `cclab validate --csv` file: its
+            measured and predicted curves over message size
   --title TEXT   plot title (default: from the inputs)
   --label TEXT   busbw only, may repeat: legend text of the 1st, 2nd, ... input
                  (default: its scenario / executor / transport, else its file name)
@@ -92,11 +98,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-kinds="busbw, timeline, links, compare or calibration"
+kinds="busbw, timeline, links, compare, calibration, validate or validate-cases"
 [ ${#pos[@]} -ge 1 ] || die_usage "missing the plot kind ($kinds)"
 kind=${pos[0]}
 case $kind in
-busbw | timeline | links | compare | calibration) ;;
+busbw | timeline | links | compare | calibration | validate | validate-cases) ;;
 *) die_usage "unknown plot kind '$kind' ($kinds)" ;;
 esac
 [ ${#pos[@]} -ge 2 ] || die_usage "missing the output file (OUT.png or OUT.svg)"
@@ -195,6 +201,7 @@ timeline) need="t_ps dur_ps kind rank track" ;;
 links) need="link kind utilisation" ;;
 compare) need="size_bytes measured_us predicted_us error_pct" ;;
 calibration) need="op mode size_bytes measured predicted" ;;
+validate | validate-cases) need="case kind size_bytes measured_time_us predicted_time_us measured_bw predicted_bw bw_unit" ;;
 esac
 for i in "${!inputs[@]}"; do
 	header=$(head -n 1 -- "${inputs[$i]}")
@@ -208,7 +215,7 @@ done
 # A header alone is an empty comparison or calibration: say so here rather
 # than let gnuplot fail on it.  (busbw leaves such a file out of the overlay.)
 case $kind in
-compare | calibration)
+compare | calibration | validate | validate-cases)
 	awk 'NR > 1 && NF { rows = 1; exit } END { exit !rows }' "${inputs[0]}" ||
 		die_usage "input '${names[0]}' has a header but no rows"
 	;;
@@ -328,6 +335,22 @@ calibration)
 	num($col["measured"]) && num($col["predicted"])' "${inputs[0]}" >"$kept"
 	vars+="; file1=$(gq "$kept"); name1=$(gq "${names[0]}")"
 	[ $have_title = 1 ] || title="Calibration, predicted / measured: $(basename -- "${names[0]}")"
+	;;
+validate)
+	vars+="; file1=$(gq "${inputs[0]}")"
+	[ $have_title = 1 ] || title="Predicted vs measured: $(basename -- "${names[0]}")"
+	;;
+validate-cases)
+	# The case names in the file's order; a panel each, ncols per row,
+	# and a picture tall enough for the rows.
+	cases=$(awk -F, 'NR > 1 && NF && !seen[$1]++ { printf "%s%s", n++ ? " " : "", $1 }' "${inputs[0]}")
+	ncases=$(wc -w <<<"$cases")
+	ncols=4
+	[ "$ncases" -lt 4 ] && ncols=$ncases
+	rows=$(((ncases + ncols - 1) / ncols))
+	term=${term/size 1000,600/size 1400,$((120 + 260 * rows))}
+	vars+="; file1=$(gq "${inputs[0]}"); cases=$(gq "$cases"); ncols=$ncols"
+	[ $have_title = 1 ] || title="Measured and predicted, per case: $(basename -- "${names[0]}")"
 	;;
 esac
 vars+="; plottitle=$(gq "$title")"
