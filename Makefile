@@ -30,7 +30,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIB       := $(BUILD)/libcclab.a
 CCLAB     := $(BUILD)/cclab
 
-.PHONY: all tests bench test test-run test-scripts test-cuda test-softroce test-calibrate softroce-report asan tsan fuzz fuzz-build test-valgrind clang demo install clean deps help
+.PHONY: all tests bench test test-run test-scripts test-cuda test-softroce test-calibrate softroce-report validate asan tsan fuzz fuzz-build test-valgrind clang demo install clean deps help
 all: $(CCLAB)
 
 # The CUDA module (backend/cuda/): the real one when nvcc is found, else a
@@ -51,6 +51,7 @@ help:
 	@echo "make test-softroce  the verbs executor on soft-RoCE in a qemu VM (SKIP without qemu)"
 	@echo "make test-calibrate predicted vs measured on soft-RoCE: calibrate, sim, compare, report"
 	@echo "make softroce-report  the same with cclab beside perftest ($(BUILD)/calibrate/report.md)"
+	@echo "make validate   published nccl-tests/perftest results (validation/) beside cclab's, with plots and the baseline gate"
 	@echo "make clang      build warning-free with clang in build-clang/"
 	@echo "make bench      build the benchmarks in $(BUILD)/bench/"
 	@echo "make demo       install deps, build, show a schedule and check collectives"
@@ -96,6 +97,7 @@ test: deps
 	$(MAKE) test-cuda
 	$(MAKE) test-softroce
 	$(MAKE) test-calibrate
+	$(MAKE) validate
 	$(MAKE) test-valgrind
 	$(MAKE) asan
 	$(MAKE) tsan
@@ -130,6 +132,32 @@ test-calibrate: $(CCLAB)
 
 softroce-report: $(CCLAB)
 	PERFTEST=1 bash scripts/softroce/calibrate.sh --out $(BUILD)/calibrate $(CCLAB)
+
+# The corpus of published measurements (validation/, docs/validation.md):
+# every case simulated at the sizes it measured up to VALIDATE_MAX_BYTES, the
+# report, its JSON and CSV, two plots, and the gate: a class whose median
+# |error| is worse than validation/baseline.csv by more than one percentage
+# point fails.  When test-calibrate measured soft-RoCE in the VM, its case
+# ($(BUILD)/calibrate/softroce) is reported after the corpus, outside the gate
+# (one noisy emulated fabric).
+VALIDATE_MAX_BYTES ?= 512M
+VALIDATE_OUT := $(BUILD)/validate
+validate: $(CCLAB)
+	@mkdir -p $(VALIDATE_OUT)
+	@$(CCLAB) validate validation --max-bytes $(VALIDATE_MAX_BYTES) --quiet \
+		--baseline validation/baseline.csv --json $(VALIDATE_OUT)/validate.json \
+		--csv $(VALIDATE_OUT)/validate.csv >$(VALIDATE_OUT)/report.txt; rc=$$?; \
+		cat $(VALIDATE_OUT)/report.txt; \
+		if [ -f $(BUILD)/calibrate/softroce/scenario.yaml ]; then \
+			$(CCLAB) validate $(BUILD)/calibrate/softroce --json $(VALIDATE_OUT)/softroce.json \
+				>$(VALIDATE_OUT)/softroce.txt && cat $(VALIDATE_OUT)/softroce.txt || rc=1; \
+		fi; \
+		if command -v gnuplot >/dev/null; then \
+			bash scripts/plot.sh validate $(VALIDATE_OUT)/validate.png $(VALIDATE_OUT)/validate.csv && \
+			bash scripts/plot.sh validate-cases $(VALIDATE_OUT)/validate-cases.png \
+				$(VALIDATE_OUT)/validate.csv || rc=1; \
+		fi; \
+		if [ $$rc != 0 ]; then echo "validate: FAIL ($(VALIDATE_OUT)/report.txt)"; exit $$rc; fi
 
 # The sanitizer pass runs the correctness matrix in its quick form
 # (docs/testing.md): the full one already ran uninstrumented.  Without the
