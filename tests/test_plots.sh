@@ -121,6 +121,22 @@ echo "$calhdr" >"$tmp/calibration-hdr.csv"
 	echo "read,lat,8,200,18.4,-nan,us,-nan"
 } >"$tmp/calibration-nofit.csv"
 
+# cclab validate --csv: two collective cases and a perftest bw and lat case,
+# a size with no prediction, a status with a comma (RFC 4180 quoted).
+valhdr=case,kind,size_bytes,measured_time_us,predicted_time_us,measured_bw,predicted_bw,bw_unit,status
+{
+	echo "$valhdr"
+	echo "a-ring,nccl-tests,1048576,156.9,92.4,12.53,21.27,GB/s,ok"
+	echo "a-ring,nccl-tests,16777216,199.3,1276.2,157.83,24.65,GB/s,ok"
+	echo "a-ring,nccl-tests,268435456,1355.9,,371.22,,GB/s,\"above --max-bytes, not simulated\""
+	echo "b-tree,nccl-tests,8,19.9,11.18,,,GB/s,ok"
+	echo "b-tree,nccl-tests,64,19.36,11.18,,,GB/s,ok"
+	echo "c-bw,perftest bw,65536,,,150.2,220.1,Gb/sec,ok"
+	echo "c-bw,perftest bw,8388608,,,224.83,391.1,Gb/sec,ok"
+	echo "d-lat,perftest lat,2,5.45,2.4,,,,ok"
+} >"$tmp/validate.csv"
+echo "$valhdr" >"$tmp/validate-hdr.csv"
+
 # ---- helpers ---------------------------------------------------------------
 # is_picture FILE png|svg: exists, not empty, right first bytes.
 is_picture() {
@@ -207,7 +223,16 @@ for fmt in png svg; do
 	draws "calibration $fmt" "$o/calibration.$fmt" calibration "$o/calibration.$fmt" "$tmp/calibration.csv"
 	draws "calibration $fmt, title" "$o/calibration2.$fmt" \
 		calibration "$o/calibration2.$fmt" "$tmp/calibration.csv" --title="fit \$1"
+	draws "validate $fmt" "$o/validate.$fmt" validate "$o/validate.$fmt" "$tmp/validate.csv"
+	draws "validate-cases $fmt" "$o/validate-cases.$fmt" \
+		validate-cases "$o/validate-cases.$fmt" "$tmp/validate.csv"
 done
+# A panel per case: the four names are in the SVG, in the file's order.
+if grep -q "a-ring" "$tmp/out dir/validate-cases.svg" && grep -q "d-lat" "$tmp/out dir/validate-cases.svg"; then
+	ok
+else
+	bad "validate-cases: a case's panel is missing"
+fi
 
 # RFC 4180 fields, as cclab's CSV writers quote them: a scenario name with a
 # comma, a doubled quote and a line break is one field.  The legend shows it
@@ -293,6 +318,8 @@ refuses "calibration CSV as compare" 2 "no 'measured_us' column" compare "$tmp/b
 refuses "calibration, missing input" 2 "does not exist" calibration "$tmp/bad.png" "$tmp/nope.csv"
 refuses "calibration, header only" 2 "has a header but no rows" calibration "$tmp/bad.png" "$tmp/calibration-hdr.csv"
 refuses "compare CSV as calibration" 2 "no 'op' column" calibration "$tmp/bad.png" "$tmp/compare.csv"
+refuses "compare CSV as validate" 2 "no 'case' column" validate "$tmp/bad.png" "$tmp/compare.csv"
+refuses "validate, header only" 2 "has a header but no rows" validate-cases "$tmp/bad.png" "$tmp/validate-hdr.csv"
 refuses "--label on compare" 2 "busbw only" compare "$tmp/bad.png" "$tmp/compare.csv" --label x
 refuses "newline in a path" 2 "newline" busbw "$tmp/bad.png" "$tmp/pred.csv"$'\n'
 
@@ -334,11 +361,11 @@ rep="$tmp/rep dir"
 mkdir -p "$rep"
 cp -- "$tmp/compare.csv" "$tmp/calibration.csv" "$rep/"
 {
-	echo "test,mode,size,iters,perftest,cclab,unit,ratio"
-	echo "write,bw,65536,200,1234.50,1100.20,MB/s,0.891"
-	echo "write,lat,2,200,9.80,10.40,us,1.061"
-	echo "fetch_add,bw,8,200,,2.10,MB/s,N/A"
-	echo "ring,allreduce,1048576,5,412.30,371.07,MB/s,0.900"
+	echo "test,mode,size,iters,repeats,perftest,perftest_spread,cclab,cclab_spread,unit,ratio"
+	echo "write,bw,65536,200,3,1234.50,1200-1250,1100.20,1090-1105,MB/s,0.891"
+	echo "write,lat,2,200,3,9.80,9.7-9.9,10.40,10.3-10.6,us,1.061"
+	echo "fetch_add,bw,8,200,3,,,2.10,2.1-2.2,MB/s,N/A"
+	echo "ring,allreduce,1048576,5,3,412.30,400-420,371.07,360-380,MB/s,0.900"
 } >"$rep/perftest.csv"
 printf 'rnic:\n  req_proc_ps: 123000\n' >"$rep/fabric.yaml"
 printf '# mean |error|: 13.6 %% over 4 sizes\n```\n' >"$rep/compare.log"
@@ -352,14 +379,14 @@ else
 	ok
 	md=$rep/report.md
 	has_lines "report, perftest" "$md" \
-		"| test | mode | bytes | perftest | cclab | unit | cclab/perftest |" \
-		"| write | bw | 65536 | 1234.50 | 1100.20 | MB/s | 0.891 |" \
-		"| write | lat | 2 | 9.80 | 10.40 | us | 1.061 |" \
-		"| fetch_add | bw | 8 | N/A | 2.10 | MB/s | N/A |"
+		"| test | mode | bytes | runs | perftest | spread | cclab | spread | unit | cclab/perftest |" \
+		"| write | bw | 65536 | 3 | 1234.50 | 1200-1250 | 1100.20 | 1090-1105 | MB/s | 0.891 |" \
+		"| write | lat | 2 | 3 | 9.80 | 9.7-9.9 | 10.40 | 10.3-10.6 | us | 1.061 |" \
+		"| fetch_add | bw | 8 | 3 | N/A | N/A | 2.10 | 2.1-2.2 | MB/s | N/A |"
 	# The ring line is a sentence, not a row of the p2p table.
 	if grep -q '^| ring' "$md"; then
 		bad "report: the ring line is a table row"
-	elif ! grep -q 'busbw 371.07 MB/s against 412.30 MB/s per concurrent ib_write_bw pair.*\*\*0.900\*\*' "$md"; then
+	elif ! grep -q 'busbw 371.07 MB/s (360-380) against 412.30 MB/s (400-420) per concurrent ib_write_bw pair.*\*\*0.900\*\*.*medians of 3 runs' "$md"; then
 		bad "report: no ring sentence"
 	else
 		ok

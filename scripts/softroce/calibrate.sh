@@ -10,6 +10,8 @@
 #    `cclab sim` of the same collective on it, `cclab compare` of the two
 #    with their traces, and scripts/softroce/report.sh: DIR/report.md with
 #    the perftest table (PERFTEST=1), the fit, the comparison and PNGs.
+# 3. DIR/softroce: the measured allreduce as a case of `cclab validate`, which
+#    `make validate` reports after the published corpus.
 # Environment: K (ranks, 4), MIN / MAX (sizes, 64K / 4M), PERFTEST (1: also
 # cclab beside perftest, a few minutes more).
 # Exit status: 0 when every step ran (how close the prediction is, is the
@@ -55,4 +57,40 @@ cat "$OUTDIR/calibrate.log"
 	--max-error 15 >"$OUTDIR/compare.log"
 [ $? != 2 ] || { echo "calibrate.sh: cclab compare refused the files" >&2; exit 1; }
 cat "$OUTDIR/compare.log"
+# The one real fabric CI has, as a case of `cclab validate` (docs/validation.md):
+# the allreduce measured in the VM, predicted on the fabric fitted to the same
+# boot's p2p results.  `make validate` reports it after the published corpus.
+case_dir=$OUTDIR/softroce
+mkdir -p "$case_dir"
+awk 'BEGIN { print "size_bytes,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,wrong," \
+		   "time_ip_us,algbw_ip_gbps,busbw_ip_gbps,wrong_ip" }
+	!/^#/ && NF == 9 { printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,,,,\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' \
+	"$OUTDIR/measured.log" >"$case_dir/measured.csv"
+grep -v '^#' "$OUTDIR/measured.log" | awk 'NF == 9' >"$case_dir/raw.txt"
+[ -s "$case_dir/raw.txt" ] || { echo "calibrate.sh: no table in $OUTDIR/measured.log" >&2; exit 1; }
+cat >"$case_dir/scenario.yaml" <<END
+# soft-RoCE (rdma_rxe) in the qemu VM of make test-calibrate: $K ranks on one
+# emulated NIC, the ring allreduce measured by cclab run -n $K (measured.log),
+# predicted on the fabric cclab calibrate fitted to the same boot's p2p results.
+name: softroce-rxe0-x$K
+topology: {generator: star, ranks: $K}
+fabric: ../fabric.yaml
+memory: host
+collective: allreduce
+sizes: {min: $MIN, max: $MAX, factor: 4}
+check: false
+END
+fence='```'
+cat >"$case_dir/source.md" <<END
+# soft-RoCE in the CI VM: ring allreduce, $K ranks
+
+${fence}yaml
+url: "make test-calibrate (scripts/softroce/calibrate.sh)"
+title: "rdma_rxe in qemu, $K local ranks, measured this run"
+${fence}
+
+Measured by cclab run -n $K --device rxe0 in the VM (1 warm-up, 3 timed iterations per size);
+the fabric is ../fabric.yaml, fitted by cclab calibrate to this boot's p2p results. Under
+emulation one run is noise: docs/softroce.md.
+END
 bash "$HERE/report.sh" "$OUTDIR" && echo "calibrate.sh: wrote $OUTDIR/report.md"

@@ -122,23 +122,26 @@ perftest_section() {
 		missing perftest.csv
 		return
 	fi
-	echo "bw: MB/s (2^20 bytes), higher is better; lat: us, lower is better."
+	echo "bw: MB/s (2^20 bytes), higher is better; lat: us, lower is better. Each figure is the"
+	echo "median of the runs, interleaved with the other tool's; the spread is their min-max."
 	echo
-	echo "| test | mode | bytes | perftest | cclab | unit | cclab/perftest |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| test | mode | bytes | runs | perftest | spread | cclab | spread | unit | cclab/perftest |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	# The ring line compares other things (allreduce busbw against the mean
 	# of concurrent ib_write_bw pairs): it gets a sentence, not a row.
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i } NR == 1 || $col["test"] != "ring"' "$f" >"$tmp.rows"
-	table "$tmp.rows" test mode size perftest cclab unit ratio
+	table "$tmp.rows" test mode size repeats perftest perftest_spread cclab cclab_spread unit ratio
 	awk -F, '
 	function na(v) { return v == "" ? "N/A" : v }
 	{ sub(/\r$/, "") }
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	$col["test"] == "ring" {
 		u = na($col["unit"])
-		printf "\nRing allreduce, %s B, against its fair link limit: `cclab run` busbw %s %s against %s %s", \
-			na($col["size"]), na($col["cclab"]), u, na($col["perftest"]), u
-		printf " per concurrent ib_write_bw pair arranged as the ring, **%s** of the per-pair figure.\n", na($col["ratio"])
+		printf "\nRing allreduce, %s B, against its fair link limit: `cclab run` busbw %s %s (%s) against %s %s (%s)", \
+			na($col["size"]), na($col["cclab"]), u, na($col["cclab_spread"]), na($col["perftest"]), u, \
+			na($col["perftest_spread"])
+		printf " per concurrent ib_write_bw pair arranged as the ring, **%s** of the per-pair figure (medians of %s runs).\n", \
+			na($col["ratio"]), na($col["repeats"])
 	}' "$f"
 	rm -f -- "$tmp.rows"
 }
