@@ -22,14 +22,18 @@
  * The figures (docs/validation.md, "What is measured"):
  *   large  busbw (a collective) or average bandwidth (perftest bw) at the
  *          largest sizes compared: the sizes within a factor of 4 of the
- *          largest, their mean signed error predicted / measured - 1;
+ *          largest, their mean signed error predicted / measured - 1; only
+ *          where the largest is above VAL_SMALL_MAX;
  *   small  time (a collective) or typical latency (perftest lat) at the
  *          smallest sizes: within a factor of 4 of the smallest and at
  *          most VAL_SMALL_MAX bytes;
  *   half   the size at which busbw (or bandwidth) first reaches half of
  *          its peak, interpolated between sizes on log-log axes; the error
  *          is the factor between predicted and measured, as a percentage
- *          (x2 either way: 100 %).
+ *          (x2 either way: 100 %); where "large" has a figure.
+ * A collective's measured busbw is recomputed from its printed time by
+ * nccl-tests' formula (two decimals of GB/s are no figure on a slow
+ * fabric); a busbw printed without a time is taken as it is.
  * Over the corpus each class has the median and the worst absolute error,
  * and the case that has the worst.
  */

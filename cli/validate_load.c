@@ -190,9 +190,18 @@ static int coll_row(struct row_reader *r, const struct val_case *c, struct val_p
 	if (!have_t && !have_b && ((rc = cell_num(r, 9, "time_ip_us", &pt->meas_time_us, &have_t)) ||
 				   (rc = cell_num(r, 11, "busbw_ip_gbps", &pt->meas_bw, &have_b))))
 		return rc;
-	/* 0.00 is what nccl-tests prints for a busbw below 0.005 GB/s: no
-	 * figure to compare with. */
+	/* busbw from the printed time, by nccl-tests' own formula (its
+	 * *GetBw(): size / time x the collective's factor): the column keeps
+	 * two decimals, 0.01 GB/s at small sizes or on a slow fabric, the time
+	 * four significant digits.  A busbw printed alone (a summary) is taken
+	 * as printed; 0.00 is a busbw below 0.005 GB/s, no figure at all. */
 	pt->has_time = have_t && pt->meas_time_us > 0;
+	if (pt->has_time) {
+		double algbw;
+
+		have_b = cc_result_bw(pt->size, pt->meas_time_us, c->busbw_factor, &algbw,
+				      &pt->meas_bw);
+	}
 	pt->has_bw = have_b && pt->meas_bw > 0;
 	pt->measured = pt->has_time || pt->has_bw;
 	return 0;

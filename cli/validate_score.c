@@ -93,7 +93,11 @@ void val_case_score(struct val_case *c)
 	uint64_t lo, hi;
 
 	memset(c->have, 0, sizeof(c->have));
-	if (span(c, true, &lo, &hi))
+	/* Bandwidth is a large message's figure: a table that stops at small
+	 * sizes (a latency study's 4 to 128 B) has none, nor a half peak. */
+	bool bw = span(c, true, &lo, &hi) && hi > VAL_SMALL_MAX;
+
+	if (bw)
 		c->have[VAL_LARGE] = mean_error(c, (uint64_t)((double)hi / VAL_SPAN), hi, true,
 						&c->err_pct[VAL_LARGE], &c->at_lo[VAL_LARGE],
 						&c->at_hi[VAL_LARGE]);
@@ -102,7 +106,7 @@ void val_case_score(struct val_case *c)
 								     (double)VAL_SMALL_MAX),
 						false, &c->err_pct[VAL_SMALL], &c->at_lo[VAL_SMALL],
 						&c->at_hi[VAL_SMALL]);
-	if (half_peak(c, false, &c->half_meas) && half_peak(c, true, &c->half_pred)) {
+	if (bw && half_peak(c, false, &c->half_meas) && half_peak(c, true, &c->half_pred)) {
 		double r = c->half_pred / c->half_meas;
 
 		c->have[VAL_HALF] = true;
