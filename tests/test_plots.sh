@@ -386,7 +386,7 @@ else
 	# The ring line is a sentence, not a row of the p2p table.
 	if grep -q '^| ring' "$md"; then
 		bad "report: the ring line is a table row"
-	elif ! grep -q 'busbw 371.07 MB/s (360-380) against 412.30 MB/s (400-420) per concurrent ib_write_bw pair.*\*\*0.900\*\*.*medians of 3 runs' "$md"; then
+	elif ! grep -q 'busbw 371.07 MB/s (360-380) against 412.30 MB/s (400-420) per concurrent RDMA WRITE pair.*\*\*0.900\*\*.*medians of 3 runs' "$md"; then
 		bad "report: no ring sentence"
 	else
 		ok

@@ -11,9 +11,9 @@
 # slow spell of the emulator hits both), and writes $OUT/perftest.csv and
 # $OUT/report.md: each one's median and spread (min-max) and the ratio of
 # the medians.  Then the fair link limit of a ring allreduce on k ranks
-# sharing this one emulated NIC: k concurrent ib_write_bw pairs arranged as
-# the ring (0->1, 1->2, ..., k-1->0), their mean bandwidth per pair, against
-# the busbw of `cclab run -n k` at the same size, REPEAT times too.
+# sharing this one emulated NIC: k concurrent RDMA WRITE pairs arranged as
+# the ring, their mean bandwidth per pair, against the busbw of `cclab run
+# -n k` at the same size, REPEAT times too.
 #
 # Under emulation absolute figures mean nothing and one run is noise (one
 # boot gave ratios from 0.36 to 1.44 where repeated runs agree on 0.9-1.1);
@@ -29,7 +29,7 @@ OUT=${OUT:-/tmp}
 ITERS=${ITERS:-200}
 REPEAT=${REPEAT:-3}
 K=${K:-4}
-failed=0
+failed=0 retried=0
 RING_BYTES=${RING_BYTES:-1048576}
 port=18515
 
@@ -57,6 +57,8 @@ stats() {
 		printf "%.6g %.6g-%.6g\n", m, v[0], v[n - 1] }'
 }
 
+figure() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
+
 # A figure that did not come: said now, counted for the exit status.
 missing() { # WHAT
 	echo "perftest-report.sh: $1: no figure (the run failed or printed no row)" >&2
@@ -78,23 +80,32 @@ echo "test,mode,size,iters,repeats,perftest,perftest_spread,cclab,cclab_spread,u
 compare() { # OP MODE SIZE TOOL [perftest args]
 	local op=$1 mode=$2 size=$3 tool=$4
 	shift 4
-	local p c col unit ps="" cs="" pm pr cm cr ratio
+	local p c col unit ps="" cs="" np=0 nc=0 lost=0 pm pr cm cr ratio
 	# bw: BW average [MB/s] (field 4); lat: t_typical [us] (field 5).
 	if [ "$mode" = bw ]; then col=4 unit=MB/s; else col=5 unit=us; fi
-	for ((i = 0; i < REPEAT; i++)); do
-		p=$(perftest "$tool" "$size" "$@" | awk -v c=$col '{ print $c }')
-		c=$("$CCLAB" p2p --device "$DEV" --op "$op" --mode "$mode" -s "$size" -n "$ITERS" \
-			2>/dev/null | row "$size" | awk -v c=$col '{ print $c }')
-		[ -n "$p" ] || missing "$tool -s $size, run $((i + 1))"
-		[ -n "$c" ] || missing "cclab p2p --op $op --mode $mode -s $size, run $((i + 1))"
-		ps="$ps $p" cs="$cs $c"
+	# REPEAT figures of each, in turn; a run that printed none (perftest
+	# prints inf, or no row, when its CPU-clock fit fails on a busy vCPU)
+	# is run again, at most REPEAT more times in all, and counted.
+	for ((i = 0; i < 2 * REPEAT && (np < REPEAT || nc < REPEAT); i++)); do
+		if [ "$np" -lt "$REPEAT" ]; then
+			p=$(perftest "$tool" "$size" "$@" | awk -v c=$col '{ print $c }')
+			if figure "$p"; then ps="$ps $p" np=$((np + 1)); else lost=$((lost + 1)); fi
+		fi
+		if [ "$nc" -lt "$REPEAT" ]; then
+			c=$("$CCLAB" p2p --device "$DEV" --op "$op" --mode "$mode" -s "$size" -n "$ITERS" \
+				2>/dev/null | row "$size" | awk -v c=$col '{ print $c }')
+			if figure "$c"; then cs="$cs $c" nc=$((nc + 1)); else lost=$((lost + 1)); fi
+		fi
 	done
+	[ "$np" = "$REPEAT" ] || missing "$tool -s $size: $np of $REPEAT runs printed a figure"
+	[ "$nc" = "$REPEAT" ] || missing "cclab p2p --op $op --mode $mode -s $size: $nc of $REPEAT runs printed a figure"
 	read -r pm pr <<<"$(echo "$ps" | stats)"
 	read -r cm cr <<<"$(echo "$cs" | stats)"
 	ratio=$(awk -v p="${pm:-0}" -v c="${cm:-0}" 'BEGIN { if (p > 0 && c > 0) printf "%.3f", c / p; else print "N/A" }')
 	echo "$op,$mode,$size,$ITERS,$REPEAT,${pm:-},${pr:-},${cm:-},${cr:-},$unit,$ratio" >>"$OUT/perftest.csv"
 	echo "| $op $mode | $tool | $size | ${pm:-none} $unit (${pr:-}) | ${cm:-none} $unit (${cr:-}) | $ratio |" >>"$OUT/report.md"
-	echo "$op $mode $size B: perftest ${pm:-none} $unit (${pr:-}), cclab ${cm:-none} $unit (${cr:-}), ratio $ratio"
+	echo "$op $mode $size B: perftest ${pm:-none} $unit (${pr:-}), cclab ${cm:-none} $unit (${cr:-}), ratio $ratio, $lost runs run again"
+	retried=$((retried + lost))
 }
 
 compare write bw 65536 ib_write_bw
@@ -109,19 +120,15 @@ compare fetch_add lat 8 ib_atomic_lat -A FETCH_AND_ADD
 
 # The ring's fair link limit: K concurrent pairs r -> r+1 on the one NIC,
 # and the ring allreduce's busbw at the same size, REPEAT times in turn.
+# The pairs are `cclab p2p --device` (an ib_write_bw loop, timed by the
+# clock): K concurrent ib_write_bw clients on the VM's two vCPUs fail their
+# own CPU-frequency fit ("Correlation coefficient r^2 < 0.9 ... Can't
+# produce a report") and print no row.
 ring_pairs() { # the mean BW average of K concurrent pairs, or nothing
-	local pids=() base r
-	base=$port
+	local pids=() r
 	for ((r = 0; r < K; r++)); do
-		ib_write_bw -d "$DEV" -x "$GIDX" -p "$((base + r + 1))" -s "$RING_BYTES" -n "$ITERS" \
-			>/dev/null 2>&1 &
-		pids+=($!)
-	done
-	port=$((base + K))
-	sleep 2
-	for ((r = 0; r < K; r++)); do
-		ib_write_bw -d "$DEV" -x "$GIDX" -p "$((base + r + 1))" -s "$RING_BYTES" -n "$ITERS" \
-			127.0.0.1 2>/dev/null | row "$RING_BYTES" >"$OUT/ring-pair-$r.txt" &
+		"$CCLAB" p2p --device "$DEV" --op write -s "$RING_BYTES" -n "$ITERS" 2>/dev/null |
+			row "$RING_BYTES" >"$OUT/ring-pair-$r.txt" &
 		pids+=($!)
 	done
 	wait "${pids[@]}" 2>/dev/null
@@ -131,12 +138,12 @@ ring_pairs() { # the mean BW average of K concurrent pairs, or nothing
 pairs="" buses="" times=""
 for ((i = 0; i < REPEAT; i++)); do
 	pair=$(ring_pairs)
-	[ -n "$pair" ] || missing "$K concurrent ib_write_bw pairs, run $((i + 1))"
+	figure "$pair" || missing "$K concurrent cclab p2p write pairs, run $((i + 1))"
 	# busbw from the time column (the table rounds GB/s to two decimals):
 	# size * 2(k-1)/k / time, in perftest's MB (2^20 bytes) per second.
 	time_us=$("$CCLAB" run -n "$K" -b "$RING_BYTES" --device "$DEV" -w 2 --iters 5 2>/dev/null |
 		awk -v s="$RING_BYTES" '$1 == s { print $6 }')
-	[ -n "$time_us" ] || missing "cclab run -n $K -b $RING_BYTES, run $((i + 1))"
+	figure "$time_us" || missing "cclab run -n $K -b $RING_BYTES, run $((i + 1))"
 	busmb=$(awk -v s="$RING_BYTES" -v k="$K" -v t="${time_us:-0}" \
 		'BEGIN { if (t > 0) printf "%.2f", s * 2 * (k - 1) / k / (t * 1e-6) / 1048576 }')
 	pairs="$pairs $pair" buses="$buses $busmb" times="$times $time_us"
@@ -149,13 +156,15 @@ ratio=$(awk -v p="${pm:-0}" -v b="${bm:-0}" 'BEGIN { if (p > 0 && b > 0) printf 
 	echo
 	echo "## Ring allreduce against its fair link limit"
 	echo
-	echo "$K concurrent ib_write_bw pairs arranged as the ring, $RING_BYTES B: median ${pm:-none} MB/s"
+	echo "$K concurrent RDMA WRITE pairs (cclab p2p --device) arranged as the ring, $RING_BYTES B: median ${pm:-none} MB/s"
 	echo "per pair (${pr:-}). \`cclab run -n $K -b $RING_BYTES\`: ${tm:-none} us (${tr:-}), busbw"
 	echo "${bm:-none} MB/s (${br:-}), **$ratio** of the per-pair figure ($REPEAT runs each)."
 } >>"$OUT/report.md"
 echo "ring,allreduce,$RING_BYTES,5,$REPEAT,${pm:-},${pr:-},${bm:-},${br:-},MB/s,$ratio" >>"$OUT/perftest.csv"
 echo "ring k=$K $RING_BYTES B: pair ${pm:-none} MB/s, allreduce busbw ${bm:-none} MB/s, ratio $ratio"
 cat "$OUT/report.md"
+[ "$retried" = 0 ] || echo "
+$retried runs printed no figure and were run again (perftest's CPU-clock fit fails now and then on the VM's busy vCPUs)." >>"$OUT/report.md"
 if [ "$failed" != 0 ]; then
 	echo "perftest-report.sh: $failed measurements printed no figure (above)" >&2
 	exit 1

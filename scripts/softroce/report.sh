@@ -128,7 +128,7 @@ perftest_section() {
 	echo "| test | mode | bytes | runs | perftest | spread | cclab | spread | unit | cclab/perftest |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
 	# The ring line compares other things (allreduce busbw against the mean
-	# of concurrent ib_write_bw pairs): it gets a sentence, not a row.
+	# of concurrent RDMA WRITE pairs): it gets a sentence, not a row.
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i } NR == 1 || $col["test"] != "ring"' "$f" >"$tmp.rows"
 	table "$tmp.rows" test mode size repeats perftest perftest_spread cclab cclab_spread unit ratio
 	awk -F, '
@@ -140,7 +140,7 @@ perftest_section() {
 		printf "\nRing allreduce, %s B, against its fair link limit: `cclab run` busbw %s %s (%s) against %s %s (%s)", \
 			na($col["size"]), na($col["cclab"]), u, na($col["cclab_spread"]), na($col["perftest"]), u, \
 			na($col["perftest_spread"])
-		printf " per concurrent ib_write_bw pair arranged as the ring, **%s** of the per-pair figure (medians of %s runs).\n", \
+		printf " per concurrent RDMA WRITE pair (cclab p2p --device) arranged as the ring, **%s** of the per-pair figure (medians of %s runs).\n", \
 			na($col["ratio"]), na($col["repeats"])
 	}' "$f"
 	rm -f -- "$tmp.rows"
