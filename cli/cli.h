@@ -160,10 +160,6 @@ int cli_output_commit(const char *cmd, const char *path, struct cc_atomic_file *
 /* Before a long run, for a file written after it: nothing is created. */
 int cli_output_check(const char *cmd, const char *path);
 int cli_output_error(const char *cmd, const char *path, int err);
-/* path, or its first and last characters when it is too long to read in
- * a message (buf: CLI_PATH_SHOWN + 32 bytes). */
-#define CLI_PATH_SHOWN 160u
-const char *cli_show_path(char *buf, size_t len, const char *path);
 /* The command a user typed: "run" for a scenario run through sim or check. */
 const char *cli_opts_cmd(const struct cli_opts *o);
 

@@ -254,10 +254,10 @@ struct parse_ctx {
 
 static int bad_value(const struct parse_ctx *c, const char *value, const char *why)
 {
-	char shown[CLI_PATH_SHOWN + 32];
+	char shown[CC_SHOWN_BUF];
 
 	fprintf(stderr, "cclab %s: invalid value '%s' for %s: %s\n", cli_cmd_name(c->cmd),
-		cli_show_path(shown, sizeof(shown), value), c->opt, why);
+		cc_shown(shown, value), c->opt, why);
 	cli_usage_hint(c->cmd);
 	return CLI_EXIT_USAGE;
 }

@@ -8,24 +8,12 @@
 #include "core/files.h"
 #include "core/results.h"
 
-const char *cli_show_path(char *buf, size_t len, const char *path)
-{
-	size_t n = strlen(path);
-
-	/* A path of thousands of characters would bury the reason after it. */
-	if (n < CLI_PATH_SHOWN || len < CLI_PATH_SHOWN)
-		return path;
-	snprintf(buf, len, "%.*s...%s (%zu characters)", (int)(CLI_PATH_SHOWN / 2 - 20), path,
-		 path + n - (CLI_PATH_SHOWN / 2 - 20), n);
-	return buf;
-}
-
 int cli_output_error(const char *cmd, const char *path, int err)
 {
-	char shown[CLI_PATH_SHOWN + 32];
+	char shown[CC_SHOWN_BUF];
 
-	fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd,
-		cli_show_path(shown, sizeof(shown), path), cc_file_strerror(err));
+	fprintf(stderr, "cclab %s: cannot write '%s': %s\n", cmd, cc_shown(shown, path),
+		cc_file_strerror(err));
 	return cc_file_refused(err) ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 }
 

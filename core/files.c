@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -142,6 +143,16 @@ const char *cc_file_strerror(int err)
 	default:
 		return strerror(-err);
 	}
+}
+
+const char *cc_shown(char *buf, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n <= CC_SHOWN_MAX)
+		return path;
+	snprintf(buf, CC_SHOWN_BUF, "%.60s...%s (%zu characters)", path, path + n - 60, n);
+	return buf;
 }
 
 bool cc_file_refused(int err)

@@ -46,6 +46,13 @@ const char *cc_file_strerror(int err);
  * rather than for a failure to write it: a bad command line, exit 2. */
 bool cc_file_refused(int err);
 
+/* A path (or any user text) as a message shows it: as it is, or, past
+ * CC_SHOWN_MAX characters, its first and last 60 and its length, so that
+ * the reason after it is still read.  buf holds CC_SHOWN_BUF bytes. */
+#define CC_SHOWN_MAX 160u
+#define CC_SHOWN_BUF (CC_SHOWN_MAX + 48u)
+const char *cc_shown(char *buf, const char *path);
+
 /* Whether two output paths end at the same file once their links are
  * followed, existing or not (the same folder and name, or the same inode). */
 bool cc_output_same(const char *a, const char *b);

@@ -102,25 +102,18 @@ void cy_free(struct cy_doc *doc)
 
 /* "file:line:col: " (no position when line is 0, no file when NULL), then
  * the text. */
-#define FILE_SHOWN 160u
-
 static int vfail(struct cy_error *err, const char *file, uint32_t line, uint32_t col,
 		 const char *fmt, va_list ap)
 {
-	char shown[FILE_SHOWN + 48];
+	char shown[CC_SHOWN_BUF];
 	int n = 0;
 
 	if (!err)
 		return -EINVAL;
 	/* A path of thousands of characters would leave no room for the
 	 * reason: its two ends say which file it was. */
-	if (file && strlen(file) > FILE_SHOWN) {
-		size_t len = strlen(file);
-
-		snprintf(shown, sizeof(shown), "%.*s...%s (%zu characters)", (int)(FILE_SHOWN / 2),
-			 file, file + len - FILE_SHOWN / 2, len);
-		file = shown;
-	}
+	if (file)
+		file = cc_shown(shown, file);
 	if (file && line)
 		n = snprintf(err->msg, sizeof(err->msg), "%s:%" PRIu32 ":%" PRIu32 ": ", file,
 			     line, col);
