@@ -46,7 +46,7 @@
 #include <infiniband/verbs.h>
 
 #include "backend/bootstrap.h"
-#include "core/exec_data.h"
+#include "core/exec.h"
 #include "core/schedule.h"
 #include "core/trace.h"
 

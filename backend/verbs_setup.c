@@ -393,7 +393,7 @@ out:
 	return rc;
 }
 
-/* The key the test's faults leave on op i (exec_data.h: a stale or
+/* The key the test's faults leave on op i (core/exec.h: a stale or
  * mistyped key, flipped as the data executor flips it). */
 static uint32_t faulted(const struct vx *x, uint32_t i, enum cc_fault_kind k, uint32_t key)
 {

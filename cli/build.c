@@ -7,7 +7,7 @@
 #include "cli/check.h"
 #include "core/algo.h"
 #include "core/dtype.h"
-#include "core/exec_data.h"
+#include "core/exec.h"
 #include "sim/scenario.h"
 
 /* --fault KIND:RANK:OP names an op of the first size's schedule that it

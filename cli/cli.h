@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/exec_data.h"
+#include "core/exec.h"
 #include "core/files.h"
 #include "core/results.h"
 #include "core/schedule.h"

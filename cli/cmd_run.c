@@ -30,12 +30,32 @@
 #include "cli/p2p.h"
 #include "sim/scenario.h"
 
+/* Each executor as `cclab run` drives it: the command whose loop, table
+ * and files it runs, and what it can write.  In the order they run: verbs
+ * first, so the other ranks of a launcher do not wait on rank 0's
+ * simulation, then sim, then data. */
+struct run_executor {
+	enum cc_executor e;
+	enum cli_cmd cmd;                     /* whose options it takes */
+	int (*run)(const struct cli_opts *o);
+	bool timed;                           /* models time: --trace means something */
+	bool links;                           /* has links to count: --links */
+};
+
+static const struct run_executor executors[] = {
+	{ CC_EXEC_VERBS, CLI_RUN, cmd_verbs, true, false },
+	{ CC_EXEC_SIM, CLI_SIM, cmd_sim, true, true },
+	{ CC_EXEC_DATA, CLI_CHECK, cmd_check, false, false },
+};
+
 /* The command-line options a scenario stands for. */
 static void from_scenario(const struct cli_opts *in, const struct cc_scenario *sc,
-			  enum cc_executor e, bool outputs, struct cli_opts *o)
+			  const struct run_executor *x, bool outputs, struct cli_opts *o)
 {
+	enum cc_executor e = x->e;
+
 	*o = *in;
-	o->cmd = e == CC_EXEC_SIM ? CLI_SIM : e == CC_EXEC_VERBS ? CLI_RUN : CLI_CHECK;
+	o->cmd = x->cmd;
 	o->verbs = e == CC_EXEC_VERBS;
 	o->p = sc->p;
 	o->chunk_given = sc->chunk_given;
@@ -57,9 +77,9 @@ static void from_scenario(const struct cli_opts *in, const struct cc_scenario *s
 	 * scenario checks, no larger (cmd_run skips it when that is none). */
 	if (e == CC_EXEC_DATA && sc->check_max < o->maxbytes)
 		o->maxbytes = sc->check_max;
-	if (!outputs || e == CC_EXEC_DATA)
-		o->trace = o->links = NULL;
-	if (e == CC_EXEC_VERBS)
+	if (!outputs || !x->timed)
+		o->trace = NULL;
+	if (!outputs || !x->links)
 		o->links = NULL;
 	if (!outputs)
 		o->json = o->csv = NULL;
@@ -106,12 +126,10 @@ static bool readable_back(const char *path)
 	return strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The scenario's executors in the order they run: verbs first, so the
- * other ranks of a launcher do not wait on rank 0's simulation, then sim,
- * then data.  Under a launcher only rank 0 runs sim and data. */
+/* The scenario's executors in the table's order.  Under a launcher only
+ * rank 0 runs sim and data. */
 static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc)
 {
-	static const enum cc_executor order[] = { CC_EXEC_VERBS, CC_EXEC_SIM, CC_EXEC_DATA };
 	bool verbs = sc->executor[CC_EXEC_VERBS], sim = sc->executor[CC_EXEC_SIM];
 	char tmp[] = "/tmp/cclab-run-XXXXXX", measured[64], predicted[64];
 	bool compare = verbs && sim, other_rank = false;
@@ -129,8 +147,9 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 	snprintf(measured, sizeof(measured), "%s/measured.json", tmp);
 	snprintf(predicted, sizeof(predicted), "%s/predicted.json", tmp);
 	compare = compare && !other_rank;
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		enum cc_executor e = order[i];
+	for (size_t i = 0; i < sizeof(executors) / sizeof(executors[0]); i++) {
+		const struct run_executor *x = &executors[i];
+		enum cc_executor e = x->e;
 		struct cli_opts o;
 
 		if (!sc->executor[e] || (other_rank && e != CC_EXEC_VERBS))
@@ -143,10 +162,10 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 		}
 		/* Files are the measured run's when verbs runs, else the
 		 * simulator's, else the data executor's. */
-		from_scenario(in, sc, e, verbs ? e == CC_EXEC_VERBS : e == CC_EXEC_SIM || !sim, &o);
-		if (e == CC_EXEC_DATA && in->trace && !sim && !verbs)
-			fprintf(stderr, "cclab run: --trace ignored: the data executor models no "
-				"time\n");
+		from_scenario(in, sc, x, verbs ? e == CC_EXEC_VERBS : e == CC_EXEC_SIM || !sim, &o);
+		if (!x->timed && in->trace && !sim && !verbs)
+			fprintf(stderr, "cclab run: --trace ignored: the %s executor models no "
+				"time\n", cc_executor_name[e]);
 		/* Said, not silently dropped: a slow GPU or a link down has no
 		 * meaning where nothing is timed and there are no links. */
 		if (e != CC_EXEC_SIM && sc->nfaults + in->nsim_faults)
@@ -160,7 +179,7 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 			o.json = measured;
 		if (compare && e == CC_EXEC_SIM)
 			o.json = predicted;
-		rc = e == CC_EXEC_SIM ? cmd_sim(&o) : e == CC_EXEC_VERBS ? cmd_verbs(&o) : cmd_check(&o);
+		rc = x->run(&o);
 		if (rc > worst)
 			worst = rc;
 		if (rc == CLI_EXIT_USAGE || (e == CC_EXEC_VERBS && rc))

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "dtype.h"
-#include "exec_data.h"
+#include "core/exec.h"
 
 void cc_exec_users(const struct cc_rank_sched *rs, uint32_t *deps_left, uint32_t *users_first,
 		   uint32_t *users)
@@ -139,6 +139,13 @@ int cc_exec_calc_host(const struct cc_op *o, uint8_t *const *mem)
 }
 
 const char *const cc_fault_kind_label[CC_FAULT_KIND_COUNT] = { "rkey", "lkey", "norecv" };
+
+const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
+	[CC_EXEC_SIM] = "sim",
+	[CC_EXEC_DATA] = "data",
+	[CC_EXEC_VERBS] = "verbs",
+};
+
 
 /* Decimal digits up to UINT32_MAX from s, to the first ':' or the end. */
 static int fault_number(const char **s, uint32_t *out)

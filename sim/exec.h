@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/exec_data.h"
+#include "core/exec.h"
 #include "core/schedule.h"
 #include "core/trace.h"
 #include "sim/fault.h"

@@ -1,5 +1,5 @@
 /* sim/fault.h — faults the simulator injects into a run, beyond the key
- * and receive faults it shares with the data executor (core/exec_data.h
+ * and receive faults it shares with the data executor (core/exec.h
  * struct cc_fault): a link that goes down and maybe comes back, a NIC that
  * stops acknowledging, a GPU that runs slow.  How each acts on the models
  * (sim/exec_fault.c applies them) and what a run then ends with:

@@ -15,12 +15,6 @@
 #include "sim/scenario_int.h"
 #include "sim/topo.h"
 
-const char *const cc_executor_name[CC_EXECUTOR_COUNT] = {
-	[CC_EXEC_SIM] = "sim",
-	[CC_EXEC_DATA] = "data",
-	[CC_EXEC_VERBS] = "verbs",
-};
-
 static const char *const top_keys[] = {
 	"name", "description", "topology", "fabric", "collective", "p2p", "algorithm",
 	"transport", "protocol", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes",

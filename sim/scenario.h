@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/exec_data.h"
+#include "core/exec.h"
 #include "core/p2p.h"
 #include "core/results.h"
 #include "core/schedule.h"
@@ -46,8 +46,6 @@ struct cc_expect {
 
 /* verbs: the schedule on this host's (or the launcher's) RDMA devices,
  * measured (cli/cmd_verbs.c); its ranks ignore the scenario's topology. */
-enum cc_executor { CC_EXEC_SIM, CC_EXEC_DATA, CC_EXEC_VERBS, CC_EXECUTOR_COUNT };
-extern const char *const cc_executor_name[CC_EXECUTOR_COUNT];
 
 #define CC_SCENARIO_NAME_LEN 64
 #define CC_SCENARIO_MAX_FAULTS 8u
