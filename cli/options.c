@@ -339,7 +339,7 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 }
 
 /* --fault: the simulator's kinds (sim/fault.h), else KIND:RANK:OP as
- * exec_data.h's struct cc_fault. */
+ * core/exec.h's struct cc_fault. */
 static int apply_fault(const struct parse_ctx *c, const char *arg, struct cli_opts *o)
 {
 	char why[CC_SIM_FAULT_TEXT_LEN + 64];
@@ -709,9 +709,13 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 					   o->faults[i].op, o->faults[i].rank, o->p.nranks);
 	if (!o->algo_given)
 		o->p.algo = cc_algo_default(o->p.coll);
-	if (!cc_algo_supports(o->p.algo, o->p.coll))
+	if (!cc_algo_supports(o->p.algo, o->p.coll)) {
+		char hint[CC_ALGO_HINT_LEN];
+
 		return usage_error(cmd, "-A %s does not build %s (%s)", cc_algo_name[o->p.algo],
-				   cc_coll_name[o->p.coll], cc_algo_support_hint(o->p.coll));
+				   cc_coll_name[o->p.coll],
+				   cc_algo_support_hint(o->p.coll, hint, sizeof(hint)));
+	}
 	if (o->p.nchannels > 1 && !cc_algo_splits_channels(o->p.algo))
 		return usage_error(cmd, "--channels %u: only the ring and the tree split over "
 				   "channels (-A %s)", o->p.nchannels, cc_algo_name[o->p.algo]);

@@ -55,6 +55,69 @@ static double ring_schedule_bytes(const struct cc_coll_params *p, size_t es)
 	return k * 14 * slices * (sizeof(struct cc_op) + 64);
 }
 
+/* ---- the algorithms, one entry each ----
+ *
+ * A new algorithm is one entry here and its builder's file: cc_build,
+ * cc_algo_primitives, the collectives it builds, whether it splits over
+ * channels and how much staging it holds are read from the entry, not from
+ * chains of ifs. */
+
+/* Staging of one rank beyond the ring's: its connections (before channels
+ * multiply them) and the largest message one slot carries. */
+typedef void (*staging_fn)(const struct cc_coll_params *p, double *conns, double *msg);
+
+static void hd_staging(const struct cc_coll_params *p, double *conns, double *msg)
+{
+	*conns = 1; /* log2 k partners, and the fix-up */
+	for (uint32_t kp = 2; kp <= p->nranks; kp *= 2)
+		(*conns)++;
+	*msg = (double)p->count / 2 + 1;
+}
+
+static void direct_staging(const struct cc_coll_params *p, double *conns, double *msg)
+{
+	(void)msg;
+	*conns = p->nranks - 1;
+}
+
+static void tree_staging(const struct cc_coll_params *p, double *conns, double *msg)
+{
+	*msg = (double)p->count / 2 / *conns + 1; /* one tree's part */
+	*conns *= 6; /* parent and two children, each way, in two trees a channel */
+}
+
+static void hier_staging(const struct cc_coll_params *p, double *conns, double *msg)
+{
+	(void)p;
+	(void)msg;
+	*conns = 2; /* the node's ring and the rail's ring */
+}
+
+#define COLL(c) (1u << (c))
+#define ALL_COLLS (COLL(CC_COLL_COUNT) - 1)
+
+static const struct algo_desc {
+	struct cc_schedule *(*build)(const struct cc_coll_params *p);
+	void (*primitives)(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn,
+			   void *ctx);
+	unsigned colls;       /* COLL() of each collective it builds */
+	bool splits_channels; /* --channels: a ring (or tree pair) per channel */
+	bool chunked;         /* moves chunks: a slot carries at most one */
+	staging_fn staging;   /* NULL: the ring's */
+} algos[CC_ALGO_COUNT] = {
+	[CC_ALGO_RING] = { cc_build_ring, cc_ring_primitives, ALL_COLLS & ~COLL(CC_ALLTOALL), true,
+			   true, NULL },
+	[CC_ALGO_HALVING_DOUBLING] = { cc_build_hd, cc_hd_primitives, COLL(CC_ALLREDUCE), false,
+				       false, hd_staging },
+	[CC_ALGO_DIRECT] = { cc_build_direct, cc_direct_primitives, ALL_COLLS, false, false,
+			     direct_staging },
+	[CC_ALGO_TREE] = { cc_build_tree, cc_tree_primitives,
+			   COLL(CC_ALLREDUCE) | COLL(CC_BROADCAST) | COLL(CC_REDUCE), true, true,
+			   tree_staging },
+	[CC_ALGO_HIER] = { cc_build_hier, cc_hier_primitives, COLL(CC_ALLREDUCE), false, true,
+			   hier_staging },
+};
+
 /* The staging every rank registers: two slot arrays (send and receive)
  * per connection it has — the ring 1 each way, halving-doubling log2 k
  * partners and a fix-up, direct k-1 peers — of slots of at most the
@@ -62,29 +125,18 @@ static double ring_schedule_bytes(const struct cc_coll_params *p, size_t es)
  * makes direct a small-k algorithm. */
 static double staging_bytes(const struct cc_coll_params *p, size_t es)
 {
+	const struct algo_desc *a = &algos[p->algo];
 	double k = p->nranks, conns = p->nchannels > 1 ? p->nchannels : 1;
 	double msg = p->coll == CC_ALLREDUCE ? (double)p->count / k + 1 : (double)p->count;
 	double slot = (double)(p->slot_bytes / es);
 
 	if (k == 1)
 		return 0;
-	if (p->algo == CC_ALGO_HALVING_DOUBLING) {
-		conns = 1;
-		for (uint32_t kp = 2; kp <= p->nranks; kp *= 2)
-			conns++;
-		msg = (double)p->count / 2 + 1;
-	} else if (p->algo == CC_ALGO_DIRECT) {
-		conns = k - 1;
-	} else if (p->algo == CC_ALGO_TREE) {
-		msg = (double)p->count / 2 / conns + 1; /* one tree's part */
-		conns *= 6; /* parent and two children, each way, in two trees a channel */
-	} else if (p->algo == CC_ALGO_HIER) {
-		conns = 2; /* the node's ring and the rail's ring */
-	}
+	if (a->staging)
+		a->staging(p, &conns, &msg);
 	/* The ring, the tree and hierarchical move a chunk at most (the
 	 * tree's NCCL's for the size): a slot is no larger (cc_conns_build). */
-	if (p->algo != CC_ALGO_HALVING_DOUBLING && p->algo != CC_ALGO_DIRECT &&
-	    (double)(p->chunk_bytes / es) < msg)
+	if (a->chunked && (double)(p->chunk_bytes / es) < msg)
 		msg = (double)(p->chunk_bytes / es);
 	return k * 2 * conns * p->nslots *
 	       (double)cc_proto_wire_bytes(p->proto, (uint64_t)(slot < msg ? slot : msg) * es);
@@ -102,8 +154,10 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (!cc_algo_supports(p->algo, p->coll)) {
+		char hint[CC_ALGO_HINT_LEN];
+
 		snprintf(err, errlen, "algorithm %s does not build %s (%s)", cc_algo_name[p->algo],
-			 cc_coll_name[p->coll], cc_algo_support_hint(p->coll));
+			 cc_coll_name[p->coll], cc_algo_support_hint(p->coll, hint, sizeof(hint)));
 		return -EINVAL;
 	}
 	if (p->nchannels > CC_MAX_CHANNELS) {
@@ -210,7 +264,7 @@ int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
 
 bool cc_algo_splits_channels(enum cc_algo a)
 {
-	return a == CC_ALGO_RING || a == CC_ALGO_TREE;
+	return a < CC_ALGO_COUNT && algos[a].splits_channels;
 }
 
 bool cc_tree_on_nodes(const struct cc_coll_params *p)
@@ -292,14 +346,10 @@ struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const stru
 	}
 	/* k = 1 (a local copy) and an empty array are the ring's whatever
 	 * the algorithm: one answer; the other builders take k >= 2, N >= 1. */
-	int ring = p->algo == CC_ALGO_RING || p->nranks == 1 || p->count == 0;
+	int ring = p->nranks == 1 || p->count == 0;
 	cc_conns_set_deadline(o->deadline_ns);
 	errno = 0;
-	struct cc_schedule *s = ring					 ? cc_build_ring(p)
-				: p->algo == CC_ALGO_HALVING_DOUBLING ? cc_build_hd(p)
-				: p->algo == CC_ALGO_DIRECT		 ? cc_build_direct(p)
-				: p->algo == CC_ALGO_HIER		 ? cc_build_hier(p)
-									 : cc_build_tree(p);
+	struct cc_schedule *s = (ring ? &algos[CC_ALGO_RING] : &algos[p->algo])->build(p);
 	int built_errno = errno;
 	cc_conns_set_deadline(0);
 	if (!s && built_errno == EOVERFLOW) {
@@ -339,47 +389,37 @@ void cc_algo_primitives(const struct cc_coll_params *given, uint32_t rank, cc_pr
 	/* As cc_build: k = 1, an empty array (and a rank out of range) are
 	 * the ring's listing whatever the algorithm; the others take k >= 2
 	 * and count >= 1. */
-	if (p->nranks == 1 || p->count == 0 || rank >= p->nranks)
+	if (p->nranks == 1 || p->count == 0 || rank >= p->nranks || p->algo >= CC_ALGO_COUNT)
 		cc_ring_primitives(p, rank, fn, ctx);
-	else if (p->algo == CC_ALGO_HALVING_DOUBLING)
-		cc_hd_primitives(p, rank, fn, ctx);
-	else if (p->algo == CC_ALGO_DIRECT)
-		cc_direct_primitives(p, rank, fn, ctx);
-	else if (p->algo == CC_ALGO_TREE)
-		cc_tree_primitives(p, rank, fn, ctx);
-	else if (p->algo == CC_ALGO_HIER)
-		cc_hier_primitives(p, rank, fn, ctx);
 	else
-		cc_ring_primitives(p, rank, fn, ctx);
+		algos[p->algo].primitives(p, rank, fn, ctx);
 }
 
 int cc_algo_supports(enum cc_algo a, enum cc_coll c)
 {
-	switch (a) {
-	case CC_ALGO_RING:
-		return c != CC_ALLTOALL;
-	case CC_ALGO_DIRECT:
-		return 1;
-	case CC_ALGO_TREE:
-		return c == CC_ALLREDUCE || cc_coll_rooted(c);
-	default:
-		return c == CC_ALLREDUCE;
-	}
+	return a < CC_ALGO_COUNT && c < CC_COLL_COUNT && (algos[a].colls & COLL(c));
 }
 
-const char *cc_algo_support_hint(enum cc_coll c)
+const char *cc_algo_support_hint(enum cc_coll c, char *buf, size_t len)
 {
-	switch (c) {
-	case CC_ALLREDUCE:
-		return "every algorithm builds allreduce";
-	case CC_ALLTOALL:
-		return "all-to-all: direct";
-	case CC_BROADCAST:
-	case CC_REDUCE:
-		return "ring, tree or direct";
-	default:
-		return "ring or direct";
+	unsigned n = 0, i = 0;
+	size_t at = 0;
+
+	for (int a = 0; a < CC_ALGO_COUNT; a++)
+		n += cc_algo_supports((enum cc_algo)a, c) ? 1 : 0;
+	if (n == CC_ALGO_COUNT) {
+		snprintf(buf, len, "every algorithm builds %s", cc_coll_name[c]);
+		return buf;
 	}
+	/* "a", "a or b", "a, b or c", in the table's order */
+	buf[0] = '\0';
+	for (int a = 0; a < CC_ALGO_COUNT && at < len; a++)
+		if (cc_algo_supports((enum cc_algo)a, c)) {
+			i++;
+			at += (size_t)snprintf(buf + at, len - at, "%s%s",
+					       i == 1 ? "" : i == n ? " or " : ", ", cc_algo_name[a]);
+		}
+	return buf;
 }
 
 enum cc_algo cc_algo_default(enum cc_coll c)

@@ -85,12 +85,14 @@ struct cc_schedule *cc_build_tree(const struct cc_coll_params *p);
  * node.  Needs ranks_per_node dividing nranks. */
 struct cc_schedule *cc_build_hier(const struct cc_coll_params *p);
 
-/* Whether algorithm a builds collective c: ring all but all-to-all,
- * direct all, tree allreduce, broadcast and reduce, halving-doubling
- * allreduce only. */
+/* Whether algorithm a builds collective c (core/algo.c's table: ring all
+ * but all-to-all, direct all, tree allreduce, broadcast and reduce,
+ * halving-doubling and hierarchical allreduce only). */
 int cc_algo_supports(enum cc_algo a, enum cc_coll c);
-/* The algorithms that build c, for a message ("ring or direct"). */
-const char *cc_algo_support_hint(enum cc_coll c);
+/* The algorithms that build c, for a message ("ring or direct"), from the
+ * same table, into buf (CC_ALGO_HINT_LEN bytes). */
+#define CC_ALGO_HINT_LEN 96
+const char *cc_algo_support_hint(enum cc_coll c, char *buf, size_t len);
 /* What -A defaults to for c: ring, or direct for all-to-all (NCCL's is
  * point-to-point sends). */
 enum cc_algo cc_algo_default(enum cc_coll c);

@@ -318,10 +318,13 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = read_enum_key(d, "redop", cc_redop_name, CC_REDOP_COUNT, &op, err);
 	sc->p.coll = coll;
 	sc->p.algo = (enum cc_algo)alg;
-	if (!rc && !cc_algo_supports(sc->p.algo, sc->p.coll))
+	if (!rc && !cc_algo_supports(sc->p.algo, sc->p.coll)) {
+		char hint[CC_ALGO_HINT_LEN];
+
 		rc = cy_fail(err, cy_get(d, "algorithm") ? cy_get(d, "algorithm") : d,
 			     "'algorithm': %s does not build %s (%s)", cc_algo_name[alg],
-			     cc_coll_name[coll], cc_algo_support_hint(sc->p.coll));
+			     cc_coll_name[coll], cc_algo_support_hint(sc->p.coll, hint, sizeof(hint)));
+	}
 	if (!rc && (v = cy_get(d, "root"))) {
 		if (!cc_coll_rooted(sc->p.coll))
 			rc = cy_fail(err, v, "'root': only broadcast and reduce have a root");
