@@ -9,6 +9,7 @@
 #include "core/algo.h"
 #include "core/results.h"
 #include "sim/exec.h"
+#include "tests/run_status.h"
 
 /* A ring collective of k ranks, `bytes` in nccl-tests' size column, float32
  * sum, its staging buffers in `stage` memory (CC_MEM_HOST: no GPUDirect RDMA). */
@@ -48,7 +49,7 @@ static inline double sim_sched_star_us(const struct cc_schedule *s, const struct
 	double us;
 
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	us = (double)res.time_ps / 1e6;
 	cc_sim_result_free(&res);
 	return us;

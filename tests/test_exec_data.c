@@ -12,6 +12,7 @@
 
 #include "core/algo.h"
 #include "core/exec_data.h"
+#include "tests/run_status.h"
 
 enum { SRC = 0, DST = 0 };
 
@@ -76,7 +77,7 @@ static void expect(struct cc_data_result *res, enum cc_run_status st, enum cc_wc
 		   uint32_t rank, uint32_t op, uint64_t wr_id)
 {
 	print_message("    -> %s\n", res->err.msg);
-	assert_int_equal(res->err.status, st);
+	assert_run_status(res->err, st);
 	assert_int_equal(res->err.wc, wc);
 	assert_int_equal(res->err.rank, rank);
 	assert_int_equal(res->err.qp, 0);
@@ -93,7 +94,7 @@ static void write_ok(void **state)
 	uint32_t w = post(s, 0, CC_WR_RDMA_WRITE, CC_SEND_SIGNALED, 0, 64, 0);
 	poll_for(s, 0, 100 + w);
 	struct cc_data_result res = run(s, NULL, 0);
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.wire_msgs[0], 1);
 	assert_int_equal(res.ops_done[0], 3);
 	cc_data_result_free(&res);
@@ -206,7 +207,7 @@ static void send_recv_ok_and_too_long(void **state)
 	poll_for(s, 0, 100 + w);
 	add_recv(s, 16);
 	struct cc_data_result res = run(s, NULL, 0);
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	cc_data_result_free(&res);
 	cc_schedule_free(s);
 
@@ -218,7 +219,7 @@ static void send_recv_ok_and_too_long(void **state)
 	/* Requester sees REM_INV_REQ_ERR, responder LOC_LEN_ERR; whichever
 	 * poll reaps first is reported, both name the right WQE. */
 	print_message("    -> %s\n", res.err.msg);
-	assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+	assert_run_status(res.err, CC_RUN_COMPLETION_ERROR);
 	assert_true((res.err.wc == CC_WC_REM_INV_REQ_ERR && res.err.rank == 0 && res.err.op == w) ||
 		    (res.err.wc == CC_WC_LOC_LEN_ERR && res.err.rank == 1 && res.err.wr_id == 7));
 	cc_data_result_free(&res);
@@ -268,7 +269,7 @@ static void read_and_atomics(void **state)
 				  .inspect_ctx = words };
 	struct cc_data_result res;
 	assert_int_equal(cc_data_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.wire_msgs[0], 3);
 	assert_int_equal(words[1], 9);
 	assert_int_equal(words[0], 9);
@@ -292,7 +293,7 @@ static void unsignaled_gives_no_completion(void **state)
 	uint32_t w = post(s, 0, CC_WR_RDMA_WRITE, 0, 0, 8, 0);
 	poll_for(s, 0, 100 + w);
 	struct cc_data_result res = run(s, NULL, 0);
-	assert_int_equal(res.err.status, CC_RUN_DEADLOCK);
+	assert_run_status(res.err, CC_RUN_DEADLOCK);
 	cc_data_result_free(&res);
 	cc_schedule_free(s);
 }
@@ -310,7 +311,7 @@ static void receive_with_bad_lkey(void **state)
 	struct cc_fault f = { CC_FAULT_LKEY, 1, 0 };
 	struct cc_data_result res = run(s, &f, 1);
 	print_message("    -> %s\n", res.err.msg);
-	assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+	assert_run_status(res.err, CC_RUN_COMPLETION_ERROR);
 	assert_true((res.err.wc == CC_WC_REM_OP_ERR && res.err.rank == 0 && res.err.op == w) ||
 		    (res.err.wc == CC_WC_LOC_PROT_ERR && res.err.rank == 1 && res.err.wr_id == 7));
 	cc_data_result_free(&res);
@@ -402,9 +403,9 @@ static void ring_with_bad_rkey(void **state)
 			if (t == CC_SEND_RECV) {
 				/* SEND carries no rkey: the fault changes nothing. */
 				assert_int_equal(victim, UINT32_MAX);
-				assert_int_equal(res.err.status, CC_RUN_OK);
+				assert_run_status(res.err, CC_RUN_OK);
 			} else {
-				assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+				assert_run_status(res.err, CC_RUN_COMPLETION_ERROR);
 				assert_int_equal(res.err.wc, CC_WC_REM_ACCESS_ERR);
 				assert_int_equal(res.err.rank, 2);
 				assert_int_equal(res.err.op, victim);
@@ -456,12 +457,12 @@ static void ring_with_missing_receive(void **state)
 			struct cc_data_result res;
 			assert_int_equal(cc_data_run(s, &o, &res), 0);
 			if (victim == UINT32_MAX) {
-				assert_int_equal(res.err.status, CC_RUN_OK);
+				assert_run_status(res.err, CC_RUN_OK);
 			} else if (forever) {
-				assert_int_equal(res.err.status, CC_RUN_DEADLOCK);
+				assert_run_status(res.err, CC_RUN_DEADLOCK);
 				assert_non_null(strstr(res.err.msg, "RNR"));
 			} else {
-				assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+				assert_run_status(res.err, CC_RUN_COMPLETION_ERROR);
 				assert_int_equal(res.err.wc, CC_WC_RNR_RETRY_EXC_ERR);
 				assert_int_equal(res.err.rank, 0);
 			}

@@ -30,6 +30,7 @@
 #include "sim/exec.h"
 #include "tests/sim_sched.h"
 #include "sim/wire.h"
+#include "tests/run_status.h"
 
 static struct cc_schedule *build(enum cc_transport t, uint32_t k, uint64_t count,
 				 uint64_t slot_bytes)
@@ -93,7 +94,7 @@ static void test_bytes_per_rank(void **state)
 				struct cc_data_result res;
 
 				assert_int_equal(cc_data_run(s, &o, &res), 0);
-				assert_int_equal(res.err.status, CC_RUN_OK);
+				assert_run_status(res.err, CC_RUN_OK);
 				assert_int_equal(res.wrong, 0);
 				for (uint32_t r = 0; r < k; r++) {
 					uint64_t want = 4 * want_elems(k, r, n);

@@ -26,6 +26,7 @@
 #include "sim/exec.h"
 #include "sim/net.h"
 #include "tests/sim_sched.h"
+#include "tests/run_status.h"
 
 static struct cc_coll_params params(uint32_t k, uint32_t g, uint64_t count)
 {
@@ -122,7 +123,7 @@ static void test_bytes_closed_form(void **state)
 			struct cc_data_result res;
 
 			assert_int_equal(cc_data_run(s, &o, &res), 0);
-			assert_int_equal(res.err.status, CC_RUN_OK);
+			assert_run_status(res.err, CC_RUN_OK);
 			assert_int_equal(res.wrong, 0);
 			cc_data_result_free(&res);
 			cc_schedule_free(s);
@@ -234,7 +235,7 @@ static void test_railopt_stays_on_rails(void **state)
 		assert_int_equal(sim_params_preset("roce-400g", &f), 0);
 		struct cc_sim_opts o = { .fabric = &f, .net = &net, .seed = 1 };
 		assert_int_equal(cc_sim_run(s, &o, &res), 0);
-		assert_int_equal(res.err.status, CC_RUN_OK);
+		assert_run_status(res.err, CC_RUN_OK);
 		us[h] = res.time_ps / 1e6;
 		print_message("%s: 16 MiB %.1f us, spine bytes %llu\n", h ? "hierarchical" : "ring",
 			      us[h], (unsigned long long)sim_spine_bytes(&res));

@@ -25,6 +25,7 @@
 #include "core/proto.h"
 #include "core/word.h"
 #include "tests/sim_sched.h"
+#include "tests/run_status.h"
 
 static void test_names_and_defaults(void **state)
 {
@@ -236,7 +237,7 @@ static void test_ring_wire_bytes(void **state)
 				struct cc_data_opts o = { .seed = 3, .order_seed = k };
 				struct cc_data_result res;
 				assert_int_equal(cc_data_run(s, &o, &res), 0);
-				assert_int_equal(res.err.status, CC_RUN_OK);
+				assert_run_status(res.err, CC_RUN_OK);
 				assert_int_equal(res.wrong, 0);
 				cc_data_result_free(&res);
 				cc_schedule_free(s);

@@ -18,6 +18,7 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "core/reference.h"
+#include "tests/run_status.h"
 
 static struct cc_schedule *build(enum cc_coll c, enum cc_transport t, uint32_t k, uint64_t count,
 				 enum cc_dtype d)
@@ -127,7 +128,7 @@ static uint64_t run_bytes(struct cc_schedule *s, uint64_t *per_rank)
 	struct cc_data_result res;
 	uint64_t total = 0;
 	assert_int_equal(cc_data_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.wrong, 0);
 	for (uint32_t r = 0; r < s->nranks; r++) {
 		/* What moved equals what the schedule says. */

@@ -25,6 +25,7 @@
 #include "sim/exec.h"
 #include "sim/net.h"
 #include "tests/sim_sched.h"
+#include "tests/run_status.h"
 
 static struct cc_coll_params params(enum cc_coll coll, uint32_t k, uint32_t g, uint32_t nch,
 				    uint64_t count)
@@ -185,7 +186,7 @@ static void test_railopt_spine(void **state)
 		assert_int_equal(sim_params_preset("roce-400g", &f), 0);
 		struct cc_sim_opts o = { .fabric = &f, .net = &net, .seed = 1, .check = true };
 		assert_int_equal(cc_sim_run(s, &o, &res), 0);
-		assert_int_equal(res.err.status, CC_RUN_OK);
+		assert_run_status(res.err, CC_RUN_OK);
 		assert_int_equal(res.wrong, 0);
 		print_message("%s order: 4 MiB %.1f us, spine bytes %llu\n", rail ? "rail" : "rank",
 			      res.time_ps / 1e6, (unsigned long long)sim_spine_bytes(&res));

@@ -18,6 +18,7 @@
 #include "sim/exec.h"
 #include "sim/net.h"
 #include "tests/sim_sched.h"
+#include "tests/run_status.h"
 
 #define US 1000000ull
 #define MS (1000 * US)
@@ -76,7 +77,7 @@ static void incast_credits_and_drops(void **state)
 		struct cc_sim_result res = run_star(s, &f);
 		uint64_t lost = SUM(res, lost_pkts), retx = SUM(res, retx_pkts);
 
-		assert_int_equal(res.err.status, CC_RUN_OK);
+		assert_run_status(res.err, CC_RUN_OK);
 		print_message("    %s: %.1f us, %" PRIu64 " dropped, %" PRIu64 " resent, %" PRIu64
 			      " PAUSE frames\n", sim_flow_ctrl_name[fcs[fc]], res.time_ps / 1e6,
 			      res.switch_drops, retx, res.pause_frames);
@@ -210,7 +211,7 @@ static void loss_go_back_n_and_selective_repeat(void **state)
 			struct cc_sim_result res = run_star(s, &f);
 			uint64_t lost = SUM(res, lost_pkts), retx = SUM(res, retx_pkts);
 
-			assert_int_equal(res.err.status, CC_RUN_OK);
+			assert_run_status(res.err, CC_RUN_OK);
 			assert_int_equal(res.wrong, 0);
 			print_message("    %-16s %8" PRIu64 " ppb: %9.1f us, %5" PRIu64 " lost, %6" PRIu64
 				      " resent\n", sr ? "selective repeat" : "go-back-N", ppb[i],
@@ -246,7 +247,7 @@ static void retry_exhausted_on_timeout(void **state)
 	f.rnic.timeout_exp = 1;
 	struct cc_sim_result res = run_star(s, &f);
 
-	assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+	assert_run_status(res.err, CC_RUN_COMPLETION_ERROR);
 	assert_int_equal(res.err.wc, CC_WC_RETRY_EXC_ERR);
 	assert_int_equal(res.err.rank, 1);
 	assert_int_equal(res.rank[1].wire_pkts, 3);  /* sent, then resent twice */
@@ -368,7 +369,7 @@ static void dcqcn_incast_short_flows(void **state)
 		f.cc.clamp_tgt_rate = v == 2;
 		struct cc_sim_result res = run_star(s, &f);
 
-		assert_int_equal(res.err.status, CC_RUN_OK);
+		assert_run_status(res.err, CC_RUN_OK);
 		assert_int_equal(res.wrong, 0);
 		for (uint32_t l = 0; l < res.nlinks; l++)
 			if (res.links[l].peak_queue_bytes > peak)
@@ -415,7 +416,7 @@ static void dcqcn_recovers_at_timer_step(void **state)
 		/* the data at line rate, and one timer period */
 		double data_us = 7.0 * (kib[i] << 10) * 8 / 100e3, step_us = f.cc.time_reset_ps / 1e6;
 
-		assert_int_equal(res.err.status, CC_RUN_OK);
+		assert_run_status(res.err, CC_RUN_OK);
 		print_message("    7 x %u KiB: %.1f us (data at line rate %.1f us), %" PRIu64 " cuts\n",
 			      kib[i], res.time_ps / 1e6, data_us, SUM(res, rate_cuts));
 		assert_true(res.time_ps >= prev);
@@ -437,7 +438,7 @@ static void window_bytes(const struct cc_schedule *s, const struct sim_params *f
 					 .time_limit_ps = w ? t2 : t1 };
 
 		assert_int_equal(cc_sim_run(s, &o, &res), 0);
-		assert_int_equal(res.err.status, CC_RUN_TIME_LIMIT); /* stopped by the limit */
+		assert_run_status(res.err, CC_RUN_TIME_LIMIT); /* stopped by the limit */
 		for (uint32_t r = 1; r <= n; r++)
 			out[r] = w ? res.rank[r].wire_bytes - out[r] : res.rank[r].wire_bytes;
 		*cuts = SUM(res, rate_cuts);
@@ -513,7 +514,7 @@ static void ecmp_flows_on_links(void **state)
 	struct cc_sim_result res = run_net(s, &f, SIM_TOPO_KIND_COUNT, &net);
 	uint32_t up = 0, nic = 0, qps = 0;
 
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	for (uint32_t r = 0; r < 8; r++)
 		qps += s->ranks[r].nqps;
 	for (uint32_t l = 0; l < res.nlinks; l++) {

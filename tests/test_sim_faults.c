@@ -31,6 +31,7 @@
 #include "tests/files.h"
 #include "tests/run_cclab.h"
 #include "tests/sim_sched.h"
+#include "tests/run_status.h"
 
 #define US 1000000ull
 #define MS 1000000000ull
@@ -95,7 +96,7 @@ static const struct cc_sim_link_stats *link_of(const struct cc_sim_result *res, 
 
 static void same_results(const struct cc_sim_result *a, const struct cc_sim_result *b)
 {
-	assert_int_equal(a->err.status, b->err.status);
+	assert_run_status(a->err, b->err.status);
 	assert_string_equal(a->err.msg, b->err.msg);
 	assert_int_equal(a->time_ps, b->time_ps);
 	assert_int_equal(a->events, b->events);
@@ -292,8 +293,8 @@ static void test_link_down_brief(void **state)
 	uint64_t lost = 0;
 
 	(void)state;
-	assert_int_equal(base.err.status, CC_RUN_OK);
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(base.err, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.wrong, 0);
 	assert_true(res.time_ps > base.time_ps);
 	assert_true(res.time_ps < base.time_ps + 100 * US);
@@ -338,7 +339,7 @@ static void test_link_down_timeout(void **state)
 	uint64_t timeouts = 0;
 
 	(void)state;
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.wrong, 0);
 	for (uint32_t r = 0; r < K; r++)
 		timeouts += res.rank[r].timeouts;
@@ -366,7 +367,7 @@ static void test_link_down_forever(void **state)
 	uint64_t t;
 
 	(void)state;
-	assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+	assert_run_status(res.err, CC_RUN_COMPLETION_ERROR);
 	assert_int_equal(res.err.wc, CC_WC_RETRY_EXC_ERR);
 	assert_true(res.err.rank <= 1);
 	rs = &s->ranks[res.err.rank];
@@ -411,7 +412,7 @@ static void test_no_ack(void **state)
 		f.rnic.retry_cnt = timers[i].retry_cnt;
 		f.rnic.timeout_exp = timers[i].timeout_exp;
 		res = run_f(s, &f, SIM_TOPO_STAR, &fs, 1);
-		assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+		assert_run_status(res.err, CC_RUN_COMPLETION_ERROR);
 		assert_int_equal(res.err.wc, CC_WC_RETRY_EXC_ERR);
 		/* A QP whose responder is rank 2. */
 		assert_int_equal(s->ranks[res.err.rank].qps[res.err.qp].peer, 2);
@@ -449,7 +450,7 @@ static void test_slow_gpu_all_is_half_rate(void **state)
 	base = run_f(s, &f, SIM_TOPO_RING, NULL, 0);
 	slow = run_f(s, &f, SIM_TOPO_RING, &fs, 1);
 	res = run_f(s, &half, SIM_TOPO_RING, NULL, 0);
-	assert_int_equal(slow.err.status, CC_RUN_OK);
+	assert_run_status(slow.err, CC_RUN_OK);
 	assert_int_equal(slow.wrong, 0);
 	assert_true(slow.time_ps > base.time_ps);
 	same_results(&slow, &res);
@@ -509,7 +510,7 @@ static void test_slow_gpu_straggler(void **state)
 	f.host.gpu_mem_bytes_per_s = 1000000000u;
 	f.host.gpu_step_ps = 0;
 	base = run_f(s, &f, SIM_TOPO_RING, NULL, 0);
-	assert_int_equal(base.err.status, CC_RUN_OK);
+	assert_run_status(base.err, CC_RUN_OK);
 	b = gpu_bytes(s, 1) * 1000u;
 	for (uint32_t r = 0; r < K; r++) {
 		assert_int_equal(gpu_bytes(s, r) * 1000u, b); /* a ring: every rank alike */
@@ -522,8 +523,8 @@ static void test_slow_gpu_straggler(void **state)
 		struct cc_sim_result r1 = run_f(s, &f, SIM_TOPO_RING, &f1, 1);
 		struct cc_sim_result ra = run_f(s, &f, SIM_TOPO_RING, &fa, 1);
 
-		assert_int_equal(r1.err.status, CC_RUN_OK);
-		assert_int_equal(ra.err.status, CC_RUN_OK);
+		assert_run_status(r1.err, CC_RUN_OK);
+		assert_run_status(ra.err, CC_RUN_OK);
 		assert_int_equal(r1.wrong, 0);
 		assert_int_equal(ra.wrong, 0);
 		assert_int_equal(ra.time_ps, milli[i] * b / 1000 + d);
@@ -560,7 +561,7 @@ static void test_wall_limit(void **state)
 	(void)state;
 	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
 	assert_int_equal(cc_sim_run(big, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_TIME_LIMIT);
+	assert_run_status(res.err, CC_RUN_TIME_LIMIT);
 	assert_non_null(strstr(res.err.msg, "time limit reached: the wall-clock limit (1 ms) "
 					    "stopped the run"));
 	assert_int_equal(res.time_ps, 0);
@@ -574,7 +575,7 @@ static void test_wall_limit(void **state)
 	assert_int_equal(cc_sim_run(s, &o, &unlimited), 0);
 	o.wall_limit_ms = 3600u * 1000u;
 	assert_int_equal(cc_sim_run(s, &o, &limited), 0);
-	assert_int_equal(unlimited.err.status, CC_RUN_OK);
+	assert_run_status(unlimited.err, CC_RUN_OK);
 	same_results(&unlimited, &limited);
 	cc_sim_result_free(&unlimited);
 	cc_sim_result_free(&limited);
@@ -632,7 +633,7 @@ static void test_time_limits(void **state)
 	(void)state;
 	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_TIME_LIMIT);
+	assert_run_status(res.err, CC_RUN_TIME_LIMIT);
 	assert_non_null(strstr(res.err.msg, "time limit reached (50 ms simulated) still retrying "
 					    "after RNR NAKs"));
 	assert_int_equal(err_time(&res), 50 * MS);
@@ -642,7 +643,7 @@ static void test_time_limits(void **state)
 	f.rnic.min_rnr_timer = 31; /* RNR timer code 31: 491.52 ms, few events */
 	o.time_limit_ps = 0;       /* the default */
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_TIME_LIMIT);
+	assert_run_status(res.err, CC_RUN_TIME_LIMIT);
 	assert_non_null(strstr(res.err.msg, "time limit reached (3600 s simulated)"));
 	assert_int_equal(err_time(&res), CC_SIM_TIME_LIMIT_DEFAULT_PS);
 	cc_sim_result_free(&res);
@@ -651,7 +652,7 @@ static void test_time_limits(void **state)
 	o.time_limit_ps = SIM_TIME_NEVER;
 	o.wall_limit_ms = 20;
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_TIME_LIMIT);
+	assert_run_status(res.err, CC_RUN_TIME_LIMIT);
 	assert_non_null(strstr(res.err.msg, "wall-clock limit (20 ms)"));
 	assert_true(res.rank[1].rnr_naks > 100);
 	cc_sim_result_free(&res);
@@ -672,7 +673,7 @@ static void test_dormant_faults(void **state)
 	struct cc_sim_result res = run(s, "ib-hdr", SIM_TOPO_RING, fs, 3);
 
 	(void)state;
-	assert_int_equal(base.err.status, CC_RUN_OK);
+	assert_run_status(base.err, CC_RUN_OK);
 	same_results(&base, &res);
 	cc_sim_result_free(&base);
 	cc_sim_result_free(&res);
@@ -698,7 +699,7 @@ static void test_deterministic(void **state)
 		struct cc_sim_result a = run(s, "ib-hdr", SIM_TOPO_RING, f, n);
 		struct cc_sim_result b = run(s, "ib-hdr", SIM_TOPO_RING, f, n);
 
-		assert_int_equal(a.err.status, k ? CC_RUN_COMPLETION_ERROR : CC_RUN_OK);
+		assert_run_status(a.err, k ? CC_RUN_COMPLETION_ERROR : CC_RUN_OK);
 		if (!k)
 			assert_int_equal(a.wrong, 0);
 		same_results(&a, &b);

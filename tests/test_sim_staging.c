@@ -34,6 +34,7 @@
 #include "tests/files.h"
 #include "tests/sim_sched.h"
 #include "tests/run_cclab.h"
+#include "tests/run_status.h"
 
 #define US 1000000ull
 
@@ -99,7 +100,7 @@ static struct cc_sim_result sim(const struct cc_schedule *s, const struct sim_pa
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
 	if (res.err.status != CC_RUN_OK)
 		print_message("    -> %s\n", res.err.msg);
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	return res;
 }
 
@@ -162,7 +163,7 @@ static void data_executor_right(void **state)
 				if (res.err.status != CC_RUN_OK)
 					print_message("    %s %s %" PRIu64 " B: %s\n", cc_coll_name[c],
 						      cc_transport_name[t], sizes[z], res.err.msg);
-				assert_int_equal(res.err.status, CC_RUN_OK);
+				assert_run_status(res.err, CC_RUN_OK);
 				assert_int_equal(res.wrong, 0);
 				cc_data_result_free(&res);
 				cc_schedule_free(s);

@@ -31,6 +31,7 @@
 #include "core/proto.h"
 #include "sim/exec.h"
 #include "tests/sim_sched.h"
+#include "tests/run_status.h"
 
 static struct cc_coll_params params(uint32_t k, uint64_t count)
 {
@@ -94,7 +95,7 @@ static struct cc_schedule *build_and_run(const struct cc_coll_params *p, uint64_
 	if (!s)
 		fail_msg("%s", err);
 	assert_int_equal(cc_data_run(s, &o, res), 0);
-	assert_int_equal(res->err.status, CC_RUN_OK);
+	assert_run_status(res->err, CC_RUN_OK);
 	assert_int_equal(res->wrong, 0);
 	return s;
 }
