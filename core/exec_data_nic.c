@@ -90,8 +90,7 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 	uint8_t inline_buf[8];
 	uint8_t *local = NULL;
 	const struct cc_mr *lmr = NULL;
-	int local_write = p->opcode == CC_WR_RDMA_READ || p->opcode == CC_WR_ATOMIC_FETCH_ADD ||
-			  p->opcode == CC_WR_ATOMIC_CMP_SWP;
+	int local_write = cc_opcode_rd_atomic(p->opcode);
 
 	/* Requester: gather the local side (L_Key check, IBA 10.6.3.1). */
 	if (p->flags & CC_SEND_INLINE) {

@@ -394,6 +394,12 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 				    p->qp, rs->nqps);
 		if (p->opcode >= CC_OPCODE_COUNT)
 			return fail(err, len, "rank %u op %u: bad opcode %d", r, i, (int)p->opcode);
+		/* IBV_SEND_INLINE copies an outgoing payload into the WQE: a READ
+		 * or an atomic brings data in, to its SGE, and has none to copy
+		 * (the executors would look for a local buffer that is not there). */
+		if ((p->flags & CC_SEND_INLINE) && cc_opcode_rd_atomic(p->opcode))
+			return fail(err, len, "rank %u op %u: INLINE on %s, which returns data "
+				    "to its SGE", r, i, cc_opcode_name[p->opcode]);
 		if (cc_send_local_sge(p) && !check_sge(rs, &p->sge))
 			return fail(err, len, "rank %u op %u: sge mr %u of %u", r, i, p->sge.mr,
 				    rs->nmrs);

@@ -410,6 +410,23 @@ static inline int cc_opcode_remote(enum cc_opcode op)
 	return op != CC_WR_SEND && op != CC_WR_SEND_WITH_IMM;
 }
 
+/* READ and the atomics: the responder returns data, which the requester
+ * writes to its SGE (needing LOCAL_WRITE on it, IBA 10.6.3.1), each one of
+ * the QP's max_rd_atomic outstanding reads (IBA 9.4.4). */
+static inline int cc_opcode_rd_atomic(enum cc_opcode op)
+{
+	return op == CC_WR_RDMA_READ || op == CC_WR_ATOMIC_FETCH_ADD || op == CC_WR_ATOMIC_CMP_SWP;
+}
+
+/* The bytes a WQE moves: its SGE's length, or an inline send's payload
+ * (at most the 8 bytes of inline_value). */
+static inline uint32_t cc_wqe_len(const struct cc_op_send *o)
+{
+	if (o->flags & CC_SEND_INLINE)
+		return o->sge.length < 8 ? o->sge.length : 8;
+	return o->num_sge ? o->sge.length : 0;
+}
+
 /* Whether a post_send reads a local buffer through its SGE (and L_Key):
  * it has one, and its payload is not inline in the WQE. */
 static inline int cc_send_local_sge(const struct cc_op_send *p)

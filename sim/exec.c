@@ -545,7 +545,7 @@ static void cpu_done(struct sim_engine *eng, void *ctx, uint64_t arg)
 	case CC_OP_POST_SEND:
 		post_send(x, r, i);
 		sx_trace(x, CC_TRACE_POST, r, CC_TRACE_CPU, o->u.send.qp, i, rk->cpu_start,
-			 now - rk->cpu_start, sx_wqe_len(&o->u.send));
+			 now - rk->cpu_start, cc_wqe_len(&o->u.send));
 		break;
 	case CC_OP_DOORBELL:
 		sx_nic_doorbell(x, r, o->u.doorbell.qp, o->u.doorbell.nwqe);

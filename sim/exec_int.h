@@ -294,8 +294,6 @@ void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read);
 void sx_port_fill(struct sx *x, uint32_t r, uint32_t port);
 void sx_port_kick(struct sx *x, uint32_t r, uint32_t port);
 const struct cc_op_send *sx_wqe_send(const struct sx *x, uint32_t r, const struct sx_wqe *w);
-uint32_t sx_wqe_len(const struct cc_op_send *o);
-bool sx_is_rd_atomic(enum cc_opcode op);
 void sx_segment(enum sim_msg msg, uint32_t len, uint32_t mtu, struct sim_wire_seg *seg);
 const struct cc_mr *sx_find_mr(const struct sx *x, uint32_t r, uint32_t key, uint64_t off,
 			       uint64_t len, uint32_t access);

@@ -58,18 +58,6 @@ const struct cc_op_send *sx_wqe_send(const struct sx *x, uint32_t r, const struc
 	return &x->s->ranks[r].ops[w->op].u.send;
 }
 
-uint32_t sx_wqe_len(const struct cc_op_send *o)
-{
-	if (o->flags & CC_SEND_INLINE)
-		return o->sge.length < 8 ? o->sge.length : 8;
-	return o->num_sge ? o->sge.length : 0;
-}
-
-bool sx_is_rd_atomic(enum cc_opcode op)
-{
-	return op == CC_WR_RDMA_READ || op == CC_WR_ATOMIC_FETCH_ADD || op == CC_WR_ATOMIC_CMP_SWP;
-}
-
 /* Cuts a message at the QP's path MTU. */
 void sx_segment(enum sim_msg msg, uint32_t len, uint32_t mtu, struct sim_wire_seg *seg)
 {
@@ -84,7 +72,7 @@ static uint32_t wqe_npsn(const struct sx_qp *qp, const struct cc_op_send *o)
 
 	if (o->opcode == CC_WR_ATOMIC_FETCH_ADD || o->opcode == CC_WR_ATOMIC_CMP_SWP)
 		return 1;
-	sx_segment(sim_msg_of_opcode(o->opcode), sx_wqe_len(o), qp->mtu, &seg);
+	sx_segment(sim_msg_of_opcode(o->opcode), cc_wqe_len(o), qp->mtu, &seg);
 	return seg.npkts;
 }
 
@@ -196,9 +184,9 @@ static void complete_in_order(struct sx *x, uint32_t r, struct sx_qp *qp)
 	while (qp->una < qp->sq_n && qp->sq[qp->una].done) {
 		struct sx_wqe *w = &qp->sq[qp->una];
 		const struct cc_op_send *o = sx_wqe_send(x, r, w);
-		uint32_t len = sx_wqe_len(o);
+		uint32_t len = cc_wqe_len(o);
 
-		if (sx_is_rd_atomic(o->opcode))
+		if (cc_opcode_rd_atomic(o->opcode))
 			qp->rd_out--;
 		x->rk[r].st->wqes++;
 		if (o->payload == CC_PAYLOAD_DATA)
@@ -239,7 +227,7 @@ static void skip_acked(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t upto
 	if (i < qp->sq_n && qp->sq[i].started) {
 		const struct sx_wqe *w = &qp->sq[i];
 
-		if (sx_is_rd_atomic(sx_wqe_send(x, r, w)->opcode))
+		if (cc_opcode_rd_atomic(sx_wqe_send(x, r, w)->opcode))
 			qp->next_psn = w->first_psn; /* a READ is asked for whole */
 		else
 			qp->cur_pkt = upto - w->first_psn;
@@ -260,7 +248,7 @@ void sx_ack_upto(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t upto)
 	for (uint32_t i = qp->una; i < qp->sq_n && qp->sq[i].started; i++) {
 		struct sx_wqe *w = &qp->sq[i];
 
-		if (sx_is_rd_atomic(sx_wqe_send(x, r, w)->opcode))
+		if (cc_opcode_rd_atomic(sx_wqe_send(x, r, w)->opcode))
 			continue; /* done when its response is in memory */
 		if ((int32_t)(upto - (w->first_psn + w->npsn)) < 0)
 			break;
@@ -297,7 +285,7 @@ static void rewind_to(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t psn)
 		qp->next_psn = qp->una_psn;
 		return;
 	}
-	if (sx_is_rd_atomic(sx_wqe_send(x, r, w)->opcode))
+	if (cc_opcode_rd_atomic(sx_wqe_send(x, r, w)->opcode))
 		psn = w->first_psn; /* a READ is asked for again whole */
 	qp->cur_pkt = psn - w->first_psn;
 	qp->next_psn = psn;
@@ -410,7 +398,7 @@ void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k)
 			 * (and a READ or atomic, asked again whole) everything
 			 * from it on. */
 			if (x->f->rnic.selective_repeat && i < qp->sq_n && qp->sq[i].started &&
-			    !sx_is_rd_atomic(sx_wqe_send(x, r, &qp->sq[i])->opcode)) {
+			    !cc_opcode_rd_atomic(sx_wqe_send(x, r, &qp->sq[i])->opcode)) {
 				SX_GROW(qp->sr_psn, qp->sr_n, qp->sr_cap);
 				qp->sr_psn[qp->sr_n++] = k->ack_psn;
 			} else {
@@ -474,7 +462,7 @@ static bool req_eligible(const struct sx *x, uint32_t r, const struct sx_qp *qp)
 	if (w->started || qp->cur_pkt > 0)
 		return true;
 	const struct cc_op_send *o = sx_wqe_send(x, r, w);
-	if (sx_is_rd_atomic(o->opcode) && qp->rd_out >= x->f->rnic.max_rd_atomic)
+	if (cc_opcode_rd_atomic(o->opcode) && qp->rd_out >= x->f->rnic.max_rd_atomic)
 		return false;
 	if ((o->flags & CC_SEND_FENCE) && qp->rd_out > 0)
 		return false;
@@ -530,8 +518,8 @@ static bool req_start(struct sx *x, uint32_t r, struct sx_qp *qp)
 	const struct cc_op_send *o = sx_wqe_send(x, r, w);
 
 	if (cc_send_local_sge(o) &&
-	    !sx_find_mr(x, r, w->lkey, o->sge.offset, sx_wqe_len(o),
-			sx_is_rd_atomic(o->opcode) ? CC_ACCESS_LOCAL_WRITE : 0)) {
+	    !sx_find_mr(x, r, w->lkey, o->sge.offset, cc_wqe_len(o),
+			cc_opcode_rd_atomic(o->opcode) ? CC_ACCESS_LOCAL_WRITE : 0)) {
 		sx_wqe_fail(x, r, qp->q, qp->cur, CC_WC_LOC_PROT_ERR);
 		return false;
 	}
@@ -539,7 +527,7 @@ static bool req_start(struct sx *x, uint32_t r, struct sx_qp *qp)
 	w->first_psn = qp->next_psn;
 	w->npsn = wqe_npsn(qp, o);
 	w->t_first = sim_now(&x->eng);
-	if (sx_is_rd_atomic(o->opcode))
+	if (cc_opcode_rd_atomic(o->opcode))
 		qp->rd_out++;
 	return true;
 }
@@ -574,7 +562,7 @@ static void req_packet(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i, u
 		w->resp_next = w->first_psn;
 		break;
 	default:
-		sx_segment(sim_msg_of_opcode(o->opcode), sx_wqe_len(o), qp->mtu, &seg);
+		sx_segment(sim_msg_of_opcode(o->opcode), cc_wqe_len(o), qp->mtu, &seg);
 		op = sim_wire_seg_pkt(&seg, idx, &payload);
 		*npkts = seg.npkts;
 		/* Over NVLink the peer GPU's memory is reached GPU to GPU: the
@@ -742,7 +730,7 @@ static void transmit(struct sx *x, uint32_t r, struct sx_pkt *k)
 			rk->st->retx_pkts++;
 			rk->st->retx_bytes += k->p.wire_bytes;
 		} else {
-			uint64_t len = sx_wqe_len(sx_wqe_send(x, r, w));
+			uint64_t len = cc_wqe_len(sx_wqe_send(x, r, w));
 
 			if (k->idx == 0) {
 				if (w->t_first < now)

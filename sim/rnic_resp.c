@@ -75,7 +75,7 @@ static void req_source(struct sx *x, const struct sx_pkt *k, uint32_t *buf, uint
 	*off = o->sge.offset + (uint64_t)k->idx * x->rk[k->rank].qp[k->qp].mtu;
 	if (!*inl && o->num_sge) {
 		const struct cc_mr *mr = sx_find_mr(x, k->rank, w->lkey, o->sge.offset,
-						    sx_wqe_len(o), 0);
+						    cc_wqe_len(o), 0);
 		if (mr)
 			*buf = mr->buf;
 	}
@@ -138,7 +138,7 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_tim
 
 		/* The message's bytes; the op is the receive it fills, if any. */
 		sx_trace(x, CC_TRACE_DMA_WRITE, rk->r, CC_TRACE_NIC, qp->q, k->op, qp->t_rx_first,
-			 done - qp->t_rx_first, sx_wqe_len(sx_wqe_send(x, k->rank, w)));
+			 done - qp->t_rx_first, cc_wqe_len(sx_wqe_send(x, k->rank, w)));
 	}
 	if (k->last_of_msg && k->op != SX_NONE) {
 		/* A receive completion, after the payload it reports. */
@@ -261,7 +261,7 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 	const struct sx_wqe *w = &x->rk[k->rank].qp[k->qp].sq[k->wqe];
 	const struct cc_op_send *o = sx_wqe_send(x, k->rank, w);
 	uint32_t flags = sim_bth_info[k->p.op].flags;
-	uint32_t len = sx_wqe_len(o), mtu = qp->mtu;
+	uint32_t len = cc_wqe_len(o), mtu = qp->mtu;
 	sim_time_ps now = sim_now(&x->eng);
 
 	if (qp->error) {
@@ -389,11 +389,20 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 		const struct cc_op_recv *rv = &x->s->ranks[r].ops[qp->resp_recv].u.recv;
 		const struct cc_mr *dmr = rv->num_sge ? sx_find_mr(x, r, x->rk[r].key[rv->sge.mr],
 								   rv->sge.offset, 0, 0) : NULL;
-		k->buf = rv->num_sge && dmr ? dmr->buf : 0;
+		/* The checks above passed on this message's first packet: a key
+		 * that finds no MR now is the model's bug, not the schedule's,
+		 * and landing the payload anywhere would hide it. */
+		if (rv->num_sge && !dmr)
+			sim__model_die(__FILE__, __LINE__, "rnic: rank %u: a receive's MR vanished "
+				       "mid-message", r);
+		k->buf = rv->num_sge ? dmr->buf : 0;
 		k->off = rv->sge.offset + (uint64_t)k->idx * mtu;
 	} else {
 		const struct cc_mr *mr = len ? sx_find_mr(x, r, w->rkey, o->remote_offset, len, 0)
 					     : NULL;
+		if (len && !mr)
+			sim__model_die(__FILE__, __LINE__, "rnic: rank %u: a WRITE's target MR "
+				       "vanished mid-message", r);
 		k->buf = mr ? mr->buf : 0;
 		k->off = o->remote_offset + (uint64_t)k->idx * mtu;
 	}
@@ -458,7 +467,7 @@ void sx_resp_read_make(struct sx *x, uint32_t r, struct sx_qp *qp)
 	enum sim_bth_op op;
 	struct sx_pkt *k = sx_pkt_get(x);
 
-	sx_segment(SIM_MSG_READ_RESP, sx_wqe_len(sx_wqe_send(x, d->req_rank, w)), qp->mtu, &seg);
+	sx_segment(SIM_MSG_READ_RESP, cc_wqe_len(sx_wqe_send(x, d->req_rank, w)), qp->mtu, &seg);
 	op = sim_wire_seg_pkt(&seg, d->next, &payload);
 	k->kind = SX_PKT_RESP;
 	k->wqe = d->wqe;
@@ -483,7 +492,7 @@ static void resp_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_ti
 	struct sx_qp *qp = &rk->qp[k->p.dst_qpn];
 	const struct sx_wqe *w = &qp->sq[k->wqe];
 	const struct cc_op_send *o = sx_wqe_send(x, rk->r, w);
-	const struct cc_mr *mr = sx_find_mr(x, rk->r, w->lkey, o->sge.offset, sx_wqe_len(o), 0);
+	const struct cc_mr *mr = sx_find_mr(x, rk->r, w->lkey, o->sge.offset, cc_wqe_len(o), 0);
 	uint64_t off = o->sge.offset + (uint64_t)k->idx * qp->mtu;
 	uint32_t len = k->p.op == SIM_BTH_ATOMIC_ACK ? 8 : k->p.payload_bytes;
 

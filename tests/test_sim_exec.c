@@ -39,6 +39,7 @@
 #include "sim/exec.h"
 #include "sim/wire.h"
 #include "tests/sim_sched.h"
+#include "tests/run_status.h"
 
 #define NS 1000ull
 #define US 1000000ull
@@ -155,7 +156,7 @@ static void write_one_packet(void **state)
 		uint64_t ack = topo == SIM_TOPO_RING ? SER(30) + PROP : 2 * SER(30) + 2 * PROP + FWD;
 		uint64_t want = PS + DB + RQ + rd(4096) + data + RS + ack + RS + CW + PC;
 
-		assert_int_equal(res.err.status, CC_RUN_OK);
+		assert_run_status(res.err, CC_RUN_OK);
 		assert_int_equal(res.time_ps, want);
 		assert_int_equal(res.rank[0].done_ps, want);
 		assert_int_equal(res.rank[0].wire_bytes, 4138);
@@ -187,7 +188,7 @@ static void write_four_packets(void **state)
 
 	/* FIRST and MIDDLE carry no RETH after the first: 4138 and 4122 */
 	want -= 2 * SER(16);
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.time_ps, want);
 	assert_int_equal(res.rank[0].wire_pkts, 4);
 	assert_int_equal(res.rank[0].wire_bytes, 4138 + 2 * 4122 + 126);
@@ -201,6 +202,31 @@ static void write_four_packets(void **state)
  * its flag word one way after rank 0 posted it, while rank 0's READ of
  * 4 KiB needs the request, the responder's read, the response and its
  * own DMA write. */
+/* IBV_SEND_INLINE carries an outgoing payload in the WQE: on a READ or an
+ * atomic, which bring data back to their SGE, it is refused by the
+ * schedule's validation (the executors would look for a local buffer the
+ * WQE does not have). */
+static void inline_read_refused(void **state)
+{
+	static const enum cc_opcode ops[] = { CC_WR_RDMA_READ, CC_WR_ATOMIC_FETCH_ADD,
+					      CC_WR_ATOMIC_CMP_SWP };
+	char err[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct cc_schedule *s = pair(1, 4096, 7);
+		struct cc_op_send o = { .wr_id = 9, .opcode = ops[i],
+					.flags = CC_SEND_SIGNALED | CC_SEND_INLINE, .num_sge = 1,
+					.sge = { MR_DATA, 0, 8 }, .remote_mr = MR_DATA };
+
+		poll_op(s, 0, 9, send_op(s, 0, 0, o, UINT32_MAX));
+		assert_int_equal(cc_schedule_validate(s, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "rank 0 op 0: INLINE on "));
+		assert_non_null(strstr(err, "which returns data to its SGE"));
+		cc_schedule_free(s);
+	}
+}
+
 static void read_is_a_round_trip(void **state)
 {
 	(void)state;
@@ -213,7 +239,7 @@ static void read_is_a_round_trip(void **state)
 	uint64_t read = PS + DB + RQ + SER(42) + PROP + RS + rd(4096) + SER(4126) + PROP + RS +
 			wr(4096) + CW + PC;
 
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.rank[0].done_ps, read);
 	assert_int_equal(res.rank[1].wire_bytes, 4126); /* the response is the ACK */
 	cc_sim_result_free(&res);
@@ -230,7 +256,7 @@ static void read_is_a_round_trip(void **state)
 	res = run(s, SIM_TOPO_RING, NULL, 0);
 	uint64_t one_way = PS + DB + RQ + SER(50) + PROP + RS + wr(8) + PC;
 
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.rank[1].done_ps, one_way);
 	/* the READ costs a round trip more: request and response flights,
 	 * the responder's payload read, and response instead of payload size */
@@ -260,7 +286,7 @@ static void nvlink_skips_pcie(void **state)
 	/* data: ser_nv(4138) + ser_nv(64) + f; ACK: 2 ser_nv(30) + f */
 	uint64_t want = PS + DB + RQ + (13794 + 214 + FWD) + RS + (2 * 100 + FWD) + RS + CW + PC;
 
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.time_ps, want);
 	assert_int_equal(res.wrong, 0);
 	assert_int_equal(res.rank[0].busy_ps[CC_SIM_PCIE], 0);
@@ -277,7 +303,7 @@ static void nvlink_skips_pcie(void **state)
 	       UINT32_MAX);
 	res = run_on(s, SIM_TOPO_RING, &net, NULL, 0);
 	/* 50 B: stored and forwarded, 2 ser_nv(50) + f; then no wr(8) */
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.rank[1].done_ps, PS + DB + RQ + 2 * 167 + FWD + RS + PC);
 	cc_sim_result_free(&res);
 	cc_schedule_free(s);
@@ -314,7 +340,7 @@ static void rnr_then_success(void **state)
 	uint64_t done0 = accepted + SER(30) + PROP + RS + CW + PC;
 	uint64_t done1 = accepted + wr(4096) + PC;                 /* wr(4096) > CW */
 
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.rank[0].done_ps, done0);
 	assert_int_equal(res.rank[1].done_ps, done1);
 	assert_int_equal(res.time_ps, done1 > done0 ? done1 : done0);
@@ -339,7 +365,7 @@ static void rnr_retry_exhausted(void **state)
 	poll_op(s, 0, 5, db);
 	struct cc_sim_result res = run(s, SIM_TOPO_RING, NULL, 0);
 
-	assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+	assert_run_status(res.err, CC_RUN_COMPLETION_ERROR);
 	assert_int_equal(res.err.wc, CC_WC_RNR_RETRY_EXC_ERR);
 	assert_int_equal(res.err.rank, 0);
 	assert_int_equal(res.err.wr_id, 5);
@@ -371,7 +397,7 @@ static void ring_missing_receive_is_rnr_error(void **state)
 	struct cc_fault f = { CC_FAULT_NO_RECV, 1, victim };
 	struct cc_sim_result res = run(s, SIM_TOPO_RING, &f, 1);
 
-	assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+	assert_run_status(res.err, CC_RUN_COMPLETION_ERROR);
 	assert_int_equal(res.err.wc, CC_WC_RNR_RETRY_EXC_ERR);
 	assert_int_equal(res.err.rank, 0);
 	assert_int_equal(s->ranks[0].ops[res.err.op].u.send.opcode, CC_WR_RDMA_WRITE_WITH_IMM);
@@ -389,7 +415,7 @@ static void bad_rkey_is_remote_access_error(void **state)
 	struct cc_fault fault = { CC_FAULT_RKEY, 0, 0 };
 	struct cc_sim_result res = run(s, SIM_TOPO_STAR, &fault, 1);
 
-	assert_int_equal(res.err.status, CC_RUN_COMPLETION_ERROR);
+	assert_run_status(res.err, CC_RUN_COMPLETION_ERROR);
 	assert_int_equal(res.err.wc, CC_WC_REM_ACCESS_ERR);
 	assert_int_equal(res.err.rank, 0);
 	assert_int_equal(res.err.op, 0);
@@ -433,7 +459,7 @@ static void atomics_and_read_carry_data(void **state)
 	       UINT32_MAX);
 	struct cc_sim_result res = run(s, SIM_TOPO_RING, NULL, 0);
 
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.rank[0].wqes, 4);
 	/* three ATOMIC ACKNOWLEDGEs (LRH 8, BTH 12, AETH 4, AtomicAckETH 8,
 	 * ICRC 4, VCRC 2 = 38 B) and one READ_RESP_ONLY of 8 B (8 + 12 + 4 + 8
@@ -457,7 +483,7 @@ static struct cc_sim_result sim(const struct cc_schedule *s, const char *fabric,
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
 	if (res.err.status != CC_RUN_OK)
 		print_message("    -> %s\n", res.err.msg);
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	return res;
 }
 
@@ -491,7 +517,7 @@ static void payload_as_read(void **state)
 		struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1,
 					 .check = true };
 		assert_int_equal(cc_sim_run(s, &o, &res), 0);
-		assert_int_equal(res.err.status, CC_RUN_OK);
+		assert_run_status(res.err, CC_RUN_OK);
 		assert_int_equal(res.wrong, 0);
 		cc_sim_result_free(&res);
 		cc_schedule_free(s);
@@ -514,7 +540,7 @@ static void ack_coalescing_wider_than_window(void **state)
 	struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 3, .check = true,
 				 .time_limit_ps = 60ull * 1000000 * US };
 	assert_int_equal(cc_sim_run(s, &o, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_OK);
+	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.wrong, 0);
 	assert_true(res.time_ps < 10 * 1000 * US); /* no 1.07 s timeouts */
 	for (uint32_t r = 0; r < 4; r++)
@@ -651,7 +677,7 @@ static void collectives_on_networks(void **state)
 				assert_int_equal(cc_sim_run(s, &o, &res), 0);
 				if (res.err.status != CC_RUN_OK)
 					print_message("    -> %s\n", res.err.msg);
-				assert_int_equal(res.err.status, CC_RUN_OK);
+				assert_run_status(res.err, CC_RUN_OK);
 				assert_int_equal(res.wrong, 0);
 				assert_true(res.time_ps >= sim_bound_ps(s, &f, &nets[n]));
 				if (c == CC_ALLREDUCE && t == CC_WRITE_IMM)
@@ -734,7 +760,7 @@ static void deadlock_is_not_a_time_limit(void **state)
 	cc_add_op(&s->ranks[1], &wait, NULL, 0);
 	struct cc_sim_result res = run(s, SIM_TOPO_STAR, NULL, 0);
 
-	assert_int_equal(res.err.status, CC_RUN_DEADLOCK);
+	assert_run_status(res.err, CC_RUN_DEADLOCK);
 	assert_int_equal(res.err.rank, 1);
 	assert_non_null(strstr(res.err.msg, "deadlock: waits for a completion or flag that never "
 					    "comes"));
@@ -939,6 +965,7 @@ int main(void)
 		cmocka_unit_test(write_one_packet),
 		cmocka_unit_test(write_four_packets),
 		cmocka_unit_test(read_is_a_round_trip),
+		cmocka_unit_test(inline_read_refused),
 		cmocka_unit_test(nvlink_skips_pcie),
 		cmocka_unit_test(rnr_then_success),
 		cmocka_unit_test(rnr_retry_exhausted),
