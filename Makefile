@@ -86,8 +86,8 @@ deps:
 test-run: tests
 	@CCLAB=$(CCLAB) bash tests/run.sh $(BUILD)/tests
 
-# Shell tests: the plotting scripts (gnuplot), and later the scenario
-# regressions; each prints its own count and fails loudly.
+# Shell tests: the plotting scripts (gnuplot) and scripts/softroce/report.sh;
+# they print their own count and fail loudly.
 test-scripts: $(CCLAB)
 	@CCLAB=$(CCLAB) bash tests/test_plots.sh
 

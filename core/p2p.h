@@ -5,7 +5,8 @@
  * Two ranks joined by one RC QP pair (QP 0 on each side): rank 0 is the
  * requester (perftest's client), rank 1 the responder (its server).  The
  * same schedule serves every executor: the data executor checks it, the
- * simulator times it (cclab p2p), the verbs backend will post it.
+ * simulator times it (cclab p2p), the verbs backend posts it (cclab p2p
+ * --device).
  *
  * Which perftest tool and loop each (op, mode) follows
  * (linux-rdma/perftest, src/perftest_resources.c):

@@ -126,13 +126,6 @@ static int predict(const struct sim_params *f, struct sim_cal_point *pt, uint32_
 	return rc;
 }
 
-int sim_cal_predict(const struct sim_params *f, struct sim_cal_point *pt)
-{
-	uint32_t sims = 0;
-
-	return predict(f, pt, &sims);
-}
-
 static void set_key(struct search *s, unsigned k, double x)
 {
 	double v = k == SIM_CAL_RATE ? 1e12 / x : x;

@@ -104,11 +104,6 @@ struct sim_cal_fit {
 	uint32_t sims;            /* simulator runs the search took */
 };
 
-/* The figure the simulator gives for pt->p on fabric f, in pt's unit, into
- * pt->predicted: 0, or -errno when the run failed or was refused (then
- * NAN). */
-int sim_cal_predict(const struct sim_params *f, struct sim_cal_point *pt);
-
 /* Fits the keys to pts[0..n), starting from *base (whose name the fit
  * keeps): 0 with *fit and every pts[i].predicted set; -EINVAL with a
  * message in err when no point can be simulated on the base fabric or a

@@ -23,8 +23,8 @@
  * bytes are in (sim_link_set_rx_header()); the callback's last_ps argument
  * then says when the rest will have arrived.
  *
- * Pause.  A "may transmit" switch that the coming flow-control models drive
- * (PFC pause frames, IEEE 802.1Qbb; IB credits, IBA 7.9): while paused no new
+ * Pause.  A "may transmit" switch that the flow-control models drive (PFC
+ * pause frames, IEEE 802.1Qbb; IB credits, IBA 7.9): while paused no new
  * packet starts, and the one being serialized finishes — both mechanisms act
  * at packet boundaries.  Resuming starts the head packet at once.  One FIFO
  * per link for now: pausing stops every priority.
