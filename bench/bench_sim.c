@@ -170,7 +170,10 @@ static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
 
 	errno = 0;
 	double t0 = now_s();
-	s = cc_build(&p, err, sizeof(err));
+	struct cc_mem_limit host;
+	cc_mem_limit(&host);
+	s = cc_build_with(&p, &(const struct cc_build_opts){ .mem_limit = &host }, err,
+			  sizeof(err));
 	double t1 = now_s();
 	if (!s) {
 		if (errno == E2BIG) {

@@ -58,11 +58,20 @@ int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_bui
 	struct cc_coll_params p = o->p;
 	enum cli_cmd cmd = o->scenario ? CLI_RUN : o->cmd; /* what was typed */
 	char err[256] = "";
+	/* The command line's policy: no schedule larger than this host, its
+	 * ulimit -v and -d and its cgroup allow (core/mem_limit.h). */
+	struct cc_mem_limit host;
+	struct cc_build_opts with_limit = *bo;
+
+	if (!with_limit.mem_limit) {
+		cc_mem_limit(&host);
+		with_limit.mem_limit = &host;
+	}
 
 	cc_result_counts(p.coll, p.nranks, cc_dtype_size(p.dtype), bytes, count, size);
 	p.count = *count;
 	errno = 0;
-	*out = cc_build_with(&p, bo, err, sizeof(err));
+	*out = cc_build_with(&p, &with_limit, err, sizeof(err));
 	if (!*out && errno == ETIME)
 		return CLI_BUILD_TIME_LIMIT; /* the caller reports the size */
 	if (*out) {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/algo.h"
 #include "core/exec.h"
 #include "core/files.h"
 #include "core/results.h"
@@ -121,6 +122,8 @@ enum cli_cmd cli_cmd_lookup(const char *name);
  * (o->help set for --help) or CLI_EXIT_USAGE after one message on stderr
  * that names the option and its value, and a hint. */
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o);
+/* The option that sets parameter f (cc_params_check()): "--channels". */
+const char *cli_param_option(enum cc_param f);
 
 /* Values checked as every command checks them, for a command with its own
  * parser (cli/p2p_options.c): 0, or CLI_EXIT_USAGE after the message of

@@ -14,10 +14,11 @@ static int print_primitives(const struct cli_opts *o)
 	struct cc_coll_params p = o->p;
 	uint64_t size;
 	char err[256] = "";
+	enum cc_param f;
 
 	cc_result_counts(p.coll, p.nranks, cc_dtype_size(p.dtype), o->minbytes, &p.count, &size);
-	if (cc_params_check(&p, err, sizeof(err))) {
-		fprintf(stderr, "cclab schedule: %s\n", err);
+	if (cc_params_check(&p, &f, err, sizeof(err))) {
+		fprintf(stderr, "cclab schedule: %s: %s\n", cli_param_option(f), err);
 		cli_usage_hint(o->cmd);
 		return CLI_EXIT_USAGE;
 	}

@@ -191,14 +191,14 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 						       : "one host: hierarchical is the ring");
 		return;
 	}
-	if (cc_params_check(&p, err, sizeof(err))) {
+	if (cc_params_check(&p, NULL, err, sizeof(err))) {
 		refuse(k, cell, err);
 		return;
 	}
 	cc_build_estimate(&p, &ops, &staging);
 	held = tune_mem_acquire(&t->mem, ops + (p.proto == CC_PROTO_SIMPLE ? 0 : staging));
 	errno = 0;
-	s = cc_build_with(&p, &(const struct cc_build_opts){ .timing_only = true }, err,
+	s = cc_build_with(&p, &(const struct cc_build_opts){ .timing_only = true, .mem_limit = &t->mem.limit }, err,
 			  sizeof(err));
 	if (!s && errno == EOVERFLOW) {
 		/* More slices on a connection than LL's 32-bit flags count. */

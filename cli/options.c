@@ -688,6 +688,20 @@ static int same_outputs(enum cli_cmd cmd, const struct cli_opts *o)
 	return 0;
 }
 
+const char *cli_param_option(enum cc_param f)
+{
+	static const char *const option[CC_PARAM_FIELDS] = {
+		[CC_PARAM_KIND] = "-c/-A/-P/-d/-o", [CC_PARAM_ALGO] = "-A/--algorithm",
+		[CC_PARAM_CHANNELS] = "--channels", [CC_PARAM_NRANKS] = "-n/--nranks",
+		[CC_PARAM_ROOT] = "-r/--root", [CC_PARAM_RANKS_PER_NODE] = "--ranks-per-node",
+		[CC_PARAM_RING_ORDER] = "--ring-order", [CC_PARAM_SLOTS] = "--slots",
+		[CC_PARAM_SLOT_BYTES] = "--slot-bytes", [CC_PARAM_CHUNK_BYTES] = "--chunk-bytes",
+		[CC_PARAM_COUNT] = "-b/-e",
+	};
+
+	return f < CC_PARAM_FIELDS ? option[f] : "?";
+}
+
 static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 {
 	if (!o->p.nranks && !o->verbs)
@@ -709,35 +723,14 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 					   o->faults[i].op, o->faults[i].rank, o->p.nranks);
 	if (!o->algo_given)
 		o->p.algo = cc_algo_default(o->p.coll);
-	if (!cc_algo_supports(o->p.algo, o->p.coll)) {
-		char hint[CC_ALGO_HINT_LEN];
+	/* The algorithm core's rules, in its words, at the option to change.
+	 * Without -n (the verbs executor under a launcher) the ranks come
+	 * later and the rules that need them are checked with them. */
+	char why[256];
+	enum cc_param f = CC_PARAM_KIND;
 
-		return usage_error(cmd, "-A %s does not build %s (%s)", cc_algo_name[o->p.algo],
-				   cc_coll_name[o->p.coll],
-				   cc_algo_support_hint(o->p.coll, hint, sizeof(hint)));
-	}
-	if (o->p.nchannels > 1 && !cc_algo_splits_channels(o->p.algo))
-		return usage_error(cmd, "--channels %u: only the ring and the tree split over "
-				   "channels (-A %s)", o->p.nchannels, cc_algo_name[o->p.algo]);
-	/* One GPU per node has one rail: its "rail order" is the rank
-	 * order, and asking for it is a mistake about the topology (as a
-	 * scenario says too, sim/scenario.c). */
-	if (o->p.ring_order == CC_RING_ORDER_RAIL &&
-	    (o->p.algo != CC_ALGO_RING || o->p.ranks_per_node < 2 ||
-	     o->p.nranks % o->p.ranks_per_node))
-		return usage_error(cmd, "--ring-order rail needs the ring (-A ring) and "
-				   "--ranks-per-node G >= 2 dividing -n %u", o->p.nranks);
-	if (o->p.algo == CC_ALGO_HIER && o->p.nranks > 1 &&
-	    (!o->p.ranks_per_node || o->p.nranks % o->p.ranks_per_node))
-		return usage_error(cmd, "-A hierarchical needs --ranks-per-node G dividing -n %u "
-				   "(the GPUs of each node)", o->p.nranks);
-	if (cc_tree_on_nodes(&o->p) && o->p.nranks % o->p.ranks_per_node)
-		return usage_error(cmd, "--ranks-per-node %u: the tree allreduce chains the ranks "
-				   "of each node, so G must divide -n %u", o->p.ranks_per_node,
-				   o->p.nranks);
-	if (cc_coll_rooted(o->p.coll) && o->p.root >= o->p.nranks && o->p.nranks)
-		return usage_error(cmd, "-r/--root %u: ranks are 0 to %u with -n %u", o->p.root,
-				   o->p.nranks - 1, o->p.nranks);
+	if (cc_params_check(&o->p, &f, why, sizeof(why)) && (o->p.nranks || f != CC_PARAM_NRANKS))
+		return usage_error(cmd, "%s: %s", cli_param_option(f), why);
 	if (o->rank >= 0 && (uint64_t)o->rank >= o->p.nranks)
 		return usage_error(cmd, "invalid value '%" PRId64 "' for --rank: ranks are 0 to %"
 				   PRIu32 " with -n %" PRIu32, o->rank, o->p.nranks - 1, o->p.nranks);

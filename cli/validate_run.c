@@ -28,8 +28,9 @@ static void coll_point(const struct val_args *a, const struct val_case *c, struc
 		.sim_faults = sc->faults,
 		.nsim_faults = sc->nfaults,
 	};
+	struct cc_mem_limit host;
 	const struct cc_build_opts bo = { .deadline_ns = cli_wall_deadline(a->wall_limit_ms, start),
-					  .timing_only = true };
+					  .timing_only = true, .mem_limit = &host };
 	struct cc_coll_params p = sc->p;
 	struct cc_sim_result res;
 	struct cc_schedule *s;
@@ -37,6 +38,7 @@ static void coll_point(const struct val_args *a, const struct val_case *c, struc
 	double algbw;
 	int rc;
 
+	cc_mem_limit(&host);
 	p.count = pt->count;
 	cc_coll_params_fill(&p, sc->slot_given, sc->chunk_given);
 	errno = 0;

@@ -2,9 +2,11 @@
 #include "algo.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "algo_int.h"
 #include "conn.h"
 #include "mem_limit.h"
 
@@ -62,37 +64,6 @@ static double ring_schedule_bytes(const struct cc_coll_params *p, size_t es)
  * channels and how much staging it holds are read from the entry, not from
  * chains of ifs. */
 
-/* Staging of one rank beyond the ring's: its connections (before channels
- * multiply them) and the largest message one slot carries. */
-typedef void (*staging_fn)(const struct cc_coll_params *p, double *conns, double *msg);
-
-static void hd_staging(const struct cc_coll_params *p, double *conns, double *msg)
-{
-	*conns = 1; /* log2 k partners, and the fix-up */
-	for (uint32_t kp = 2; kp <= p->nranks; kp *= 2)
-		(*conns)++;
-	*msg = (double)p->count / 2 + 1;
-}
-
-static void direct_staging(const struct cc_coll_params *p, double *conns, double *msg)
-{
-	(void)msg;
-	*conns = p->nranks - 1;
-}
-
-static void tree_staging(const struct cc_coll_params *p, double *conns, double *msg)
-{
-	*msg = (double)p->count / 2 / *conns + 1; /* one tree's part */
-	*conns *= 6; /* parent and two children, each way, in two trees a channel */
-}
-
-static void hier_staging(const struct cc_coll_params *p, double *conns, double *msg)
-{
-	(void)p;
-	(void)msg;
-	*conns = 2; /* the node's ring and the rail's ring */
-}
-
 #define COLL(c) (1u << (c))
 #define ALL_COLLS (COLL(CC_COLL_COUNT) - 1)
 
@@ -103,19 +74,23 @@ static const struct algo_desc {
 	unsigned colls;       /* COLL() of each collective it builds */
 	bool splits_channels; /* --channels: a ring (or tree pair) per channel */
 	bool chunked;         /* moves chunks: a slot carries at most one */
-	staging_fn staging;   /* NULL: the ring's */
+	cc_algo_staging_fn staging;          /* NULL: the ring's */
+	cc_algo_check_fn check;              /* its own parameter rules; NULL: none */
+	bool (*chunk_per_size)(const struct cc_coll_params *p); /* NULL: never */
+	uint64_t (*chunk_bytes)(const struct cc_coll_params *p); /* when per size */
 } algos[CC_ALGO_COUNT] = {
 	[CC_ALGO_RING] = { cc_build_ring, cc_ring_primitives, ALL_COLLS & ~COLL(CC_ALLTOALL), true,
-			   true, NULL },
+			   true, NULL, cc_ring_check, NULL, NULL },
 	[CC_ALGO_HALVING_DOUBLING] = { cc_build_hd, cc_hd_primitives, COLL(CC_ALLREDUCE), false,
-				       false, hd_staging },
+				       false, cc_hd_staging, NULL, NULL, NULL },
 	[CC_ALGO_DIRECT] = { cc_build_direct, cc_direct_primitives, ALL_COLLS, false, false,
-			     direct_staging },
+			     cc_direct_staging, NULL, NULL, NULL },
 	[CC_ALGO_TREE] = { cc_build_tree, cc_tree_primitives,
 			   COLL(CC_ALLREDUCE) | COLL(CC_BROADCAST) | COLL(CC_REDUCE), true, true,
-			   tree_staging },
+			   cc_tree_staging, cc_tree_check, cc_tree_chunk_per_size,
+			   cc_tree_chunk_bytes },
 	[CC_ALGO_HIER] = { cc_build_hier, cc_hier_primitives, COLL(CC_ALLREDUCE), false, true,
-			   hier_staging },
+			   cc_hier_staging, cc_hier_check, NULL, NULL },
 };
 
 /* The staging every rank registers: two slot arrays (send and receive)
@@ -142,123 +117,91 @@ static double staging_bytes(const struct cc_coll_params *p, size_t es)
 	       (double)cc_proto_wire_bytes(p->proto, (uint64_t)(slot < msg ? slot : msg) * es);
 }
 
-int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen)
+/* -EINVAL, field at fault and its message. */
+static int refuse(enum cc_param *field, enum cc_param f, char *err, size_t errlen,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int refuse(enum cc_param *field, enum cc_param f, char *err, size_t errlen,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	if (field)
+		*field = f;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+uint64_t cc_chunk_slices(const struct cc_coll_params *p)
+{
+	size_t es = cc_dtype_size(p->dtype);
+
+	return (p->chunk_bytes / es + p->slot_bytes / es - 1) / (p->slot_bytes / es);
+}
+
+int cc_params_check(const struct cc_coll_params *p, enum cc_param *field, char *err,
+		    size_t errlen)
 {
 	size_t es;
 	if (p->coll >= CC_COLL_COUNT || p->transport >= CC_TRANSPORT_COUNT ||
 	    p->proto >= CC_PROTO_COUNT || p->dtype >= CC_DTYPE_COUNT || p->redop >= CC_REDOP_COUNT ||
 	    p->algo >= CC_ALGO_COUNT || p->mem >= CC_MEM_KIND_COUNT ||
-	    p->stage_mem >= CC_MEM_KIND_COUNT) {
-		snprintf(err, errlen, "unknown collective, algorithm, transport, protocol, dtype, "
-			 "redop or memory kind");
-		return -EINVAL;
-	}
+	    p->stage_mem >= CC_MEM_KIND_COUNT || p->ring_order >= CC_RING_ORDER_COUNT)
+		return refuse(field, CC_PARAM_KIND, err, errlen, "unknown collective, algorithm, "
+			      "transport, protocol, dtype, redop, memory kind or ring order");
 	if (!cc_algo_supports(p->algo, p->coll)) {
 		char hint[CC_ALGO_HINT_LEN];
 
-		snprintf(err, errlen, "algorithm %s does not build %s (%s)", cc_algo_name[p->algo],
-			 cc_coll_name[p->coll], cc_algo_support_hint(p->coll, hint, sizeof(hint)));
-		return -EINVAL;
+		return refuse(field, CC_PARAM_ALGO, err, errlen, "algorithm %s does not build %s (%s)",
+			      cc_algo_name[p->algo], cc_coll_name[p->coll],
+			      cc_algo_support_hint(p->coll, hint, sizeof(hint)));
 	}
-	if (p->nchannels > CC_MAX_CHANNELS) {
-		snprintf(err, errlen, "channels %u out of range 1..%u", p->nchannels,
-			 CC_MAX_CHANNELS);
-		return -EINVAL;
-	}
-	if (p->nchannels > 1 && !cc_algo_splits_channels(p->algo)) {
-		snprintf(err, errlen, "%u channels: only the ring and the tree split over channels "
-			 "(algorithm %s)", p->nchannels, cc_algo_name[p->algo]);
-		return -EINVAL;
-	}
-	if (p->nranks < 1 || p->nranks > CC_MAX_RANKS) {
-		snprintf(err, errlen, "nranks %u out of range 1..%u", p->nranks, CC_MAX_RANKS);
-		return -EINVAL;
-	}
-	if (cc_coll_rooted(p->coll) && p->root >= p->nranks) {
-		snprintf(err, errlen, "root %u out of range 0..%u", p->root, p->nranks - 1);
-		return -EINVAL;
-	}
-	if (p->ranks_per_node > CC_MAX_RANKS) {
-		snprintf(err, errlen, "ranks per node %u out of range 1..%u", p->ranks_per_node,
-			 CC_MAX_RANKS);
-		return -EINVAL;
-	}
-	if (p->ring_order >= CC_RING_ORDER_COUNT ||
-	    (p->ring_order == CC_RING_ORDER_RAIL &&
-	     (p->algo != CC_ALGO_RING || !p->ranks_per_node || p->nranks % p->ranks_per_node))) {
-		snprintf(err, errlen, "ring order rail: the ring's order on nodes, so it needs the "
-			 "ring algorithm and the ranks per node dividing %u ranks (it has %u)",
-			 p->nranks, p->ranks_per_node);
-		return -EINVAL;
-	}
-	if (p->algo == CC_ALGO_HIER && p->nranks > 1 &&
-	    (!p->ranks_per_node || p->nranks % p->ranks_per_node)) {
-		snprintf(err, errlen, "the hierarchical algorithm needs the ranks per node "
-			 "(--ranks-per-node G, or a topology of equal hosts) dividing %u ranks; "
-			 "it has %u", p->nranks, p->ranks_per_node);
-		return -EINVAL;
-	}
-	/* The tree allreduce chains each node's ranks (core/tree.c): nodes of
-	 * G must tile the ranks, or the tree would be some other shape. */
-	if (cc_tree_on_nodes(p) && p->nranks % p->ranks_per_node) {
-		snprintf(err, errlen, "the tree allreduce chains the ranks of each node: the ranks "
-			 "per node (%u) must divide %u ranks", p->ranks_per_node, p->nranks);
-		return -EINVAL;
-	}
+	if (p->nchannels > CC_MAX_CHANNELS)
+		return refuse(field, CC_PARAM_CHANNELS, err, errlen, "%u channels, out of range 1..%u",
+			      p->nchannels, CC_MAX_CHANNELS);
+	if (p->nchannels > 1 && !cc_algo_splits_channels(p->algo))
+		return refuse(field, CC_PARAM_CHANNELS, err, errlen, "%u channels, but only the "
+			      "ring and the tree split over channels (algorithm %s)", p->nchannels,
+			      cc_algo_name[p->algo]);
+	if (p->nranks < 1 || p->nranks > CC_MAX_RANKS)
+		return refuse(field, CC_PARAM_NRANKS, err, errlen, "%u ranks, out of range 1..%u",
+			      p->nranks, CC_MAX_RANKS);
+	if (cc_coll_rooted(p->coll) && p->root >= p->nranks)
+		return refuse(field, CC_PARAM_ROOT, err, errlen, "root %u, but ranks are 0 to %u "
+			      "with %u ranks", p->root, p->nranks - 1, p->nranks);
+	if (p->ranks_per_node > CC_MAX_RANKS)
+		return refuse(field, CC_PARAM_RANKS_PER_NODE, err, errlen,
+			      "%u ranks per node, out of range 1..%u", p->ranks_per_node, CC_MAX_RANKS);
 	es = cc_dtype_size(p->dtype);
-	if (p->nslots < 1 || p->nslots > 1024) {
-		snprintf(err, errlen, "slots %u out of range 1..1024", p->nslots);
+	if (p->nslots < 1 || p->nslots > 1024)
+		return refuse(field, CC_PARAM_SLOTS, err, errlen, "%u slots, out of range 1..1024",
+			      p->nslots);
+	if (p->slot_bytes < es || p->slot_bytes > CC_MAX_MSG_BYTES)
+		return refuse(field, CC_PARAM_SLOT_BYTES, err, errlen, "slot size %llu B out of "
+			      "range %zu..%llu (one %s element .. 2 GiB)",
+			      (unsigned long long)p->slot_bytes, es, CC_MAX_MSG_BYTES,
+			      cc_dtype_name[p->dtype]);
+	if (p->chunk_bytes < es)
+		return refuse(field, CC_PARAM_CHUNK_BYTES, err, errlen, "chunk size %llu B is "
+			      "less than one %s element", (unsigned long long)p->chunk_bytes,
+			      cc_dtype_name[p->dtype]);
+	/* Rail order is the ring's order over nodes (core/ring.c): with one
+	 * rank per node there is one rail, the rank order, and asking for it
+	 * is a mistake about the topology. */
+	if (p->ring_order == CC_RING_ORDER_RAIL &&
+	    (p->algo != CC_ALGO_RING || p->ranks_per_node < 2 || p->nranks % p->ranks_per_node))
+		return refuse(field, CC_PARAM_RING_ORDER, err, errlen, "rail orders the ring on "
+			      "nodes: it needs the ring algorithm and two or more ranks per node "
+			      "dividing %u ranks (algorithm %s, %u per node)", p->nranks,
+			      cc_algo_name[p->algo], p->ranks_per_node);
+	if (algos[p->algo].check && algos[p->algo].check(p, field, err, errlen))
 		return -EINVAL;
-	}
-	if (p->slot_bytes < es || p->slot_bytes > CC_MAX_MSG_BYTES) {
-		snprintf(err, errlen, "slot size %llu B out of range %zu..%llu (one %s element .. 2 GiB)",
-			 (unsigned long long)p->slot_bytes, es, CC_MAX_MSG_BYTES,
-			 cc_dtype_name[p->dtype]);
-		return -EINVAL;
-	}
-	if (p->chunk_bytes < es) {
-		snprintf(err, errlen, "chunk size %llu B is less than one %s element",
-			 (unsigned long long)p->chunk_bytes, cc_dtype_name[p->dtype]);
-		return -EINVAL;
-	}
-	/* Progress needs the slices of one chunk to fit in what two ranks can
-	 * buffer on a connection: the sender's slots and the receiver's.  A
-	 * rank's step needs both a free send slot and an arrived slice; with a
-	 * chunk of 2*nslots slices or more every rank of the ring can end up
-	 * waiting for the next one.  NCCL keeps a chunk to NCCL_STEPS/2 steps
-	 * (ALLREDUCE_CHUNKSTEPS); cclab allows up to 2*nslots - 1 slices.
-	 * Halving-doubling and direct have no chunks: their swaps interleave
-	 * send and receive slice by slice, which progresses with any number
-	 * of slots; the tree's chunks flow through it without a cycle. */
-	uint64_t slices = (p->chunk_bytes / es + p->slot_bytes / es - 1) / (p->slot_bytes / es);
-	if (p->algo == CC_ALGO_RING && slices >= 2ull * p->nslots) {
-		snprintf(err, errlen,
-			 "a chunk of %llu slices (chunk %llu B / slot %llu B) cannot make progress "
-			 "with %u slots per connection: at most 2*slots-1 = %u slices; raise the slots "
-			 "or lower the chunk size",
-			 (unsigned long long)slices, (unsigned long long)p->chunk_bytes,
-			 (unsigned long long)p->slot_bytes, p->nslots, 2 * p->nslots - 1);
-		return -EINVAL;
-	}
-	/* The hierarchical algorithm's rings run each rank's reduces and
-	 * copies in order (core/hier.c): a step must then be able to send its
-	 * whole chunk before its successor takes any, which the receiver's
-	 * slots allow up to nslots slices. */
-	if (p->algo == CC_ALGO_HIER && slices > p->nslots) {
-		snprintf(err, errlen,
-			 "a chunk of %llu slices (chunk %llu B / slot %llu B) cannot make progress "
-			 "on the hierarchical algorithm with %u slots per connection: at most "
-			 "slots = %u slices; raise the slots or lower the chunk size",
-			 (unsigned long long)slices, (unsigned long long)p->chunk_bytes,
-			 (unsigned long long)p->slot_bytes, p->nslots, p->nslots);
-		return -EINVAL;
-	}
 	/* The whole array (count * nranks elements for reduce-scatter and
 	 * all-gather) must have a byte size that fits in 63 bits. */
-	if (p->count > (UINT64_MAX >> 1) / es / p->nranks) {
-		snprintf(err, errlen, "count %llu too large", (unsigned long long)p->count);
-		return -EINVAL;
-	}
+	if (p->count > (UINT64_MAX >> 1) / es / p->nranks)
+		return refuse(field, CC_PARAM_COUNT, err, errlen, "count %llu too large",
+			      (unsigned long long)p->count);
 	return 0;
 }
 
@@ -267,19 +210,15 @@ bool cc_algo_splits_channels(enum cc_algo a)
 	return a < CC_ALGO_COUNT && algos[a].splits_channels;
 }
 
-bool cc_tree_on_nodes(const struct cc_coll_params *p)
-{
-	return p->algo == CC_ALGO_TREE && p->coll == CC_ALLREDUCE && p->ranks_per_node > 1;
-}
-
 bool cc_coll_chunk_per_size(const struct cc_coll_params *p)
 {
-	return p->chunk_auto && p->algo == CC_ALGO_TREE && p->proto != CC_PROTO_LL;
+	return p->algo < CC_ALGO_COUNT && algos[p->algo].chunk_per_size &&
+	       algos[p->algo].chunk_per_size(p);
 }
 
 uint64_t cc_coll_chunk_bytes(const struct cc_coll_params *p)
 {
-	return cc_coll_chunk_per_size(p) ? cc_tree_chunk_bytes(p) : p->chunk_bytes;
+	return cc_coll_chunk_per_size(p) ? algos[p->algo].chunk_bytes(p) : p->chunk_bytes;
 }
 
 /* p with the chunk its schedule is built with. */
@@ -318,19 +257,17 @@ struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const stru
 				  char *err, size_t errlen)
 {
 	const struct cc_coll_params q = with_chunk(given), *p = &q;
-	struct cc_mem_limit lim;
 	double ops, staging;
 	errno = EINVAL;
-	if (cc_params_check(p, err, errlen))
+	if (cc_params_check(p, NULL, err, errlen))
 		return NULL;
 	/* Refuse up front what would only end in the OOM killer, or in a
-	 * failed allocation half way: against the smallest of the machine's
-	 * memory, ulimit -v and -d and the cgroup's limit. */
+	 * failed allocation half way (cc_build_opts.mem_limit). */
 	estimate(p, &ops, &staging);
 	if (o->timing_only && p->proto == CC_PROTO_SIMPLE)
 		staging = 0;
-	cc_mem_limit(&lim);
-	double need = ops + staging, have = (double)lim.bytes;
+	const struct cc_mem_limit *lim = o->mem_limit;
+	double need = ops + staging, have = lim ? (double)lim->bytes : 0;
 	if (have > 0 && need > have * 0.75) {
 		char l[96];
 
@@ -339,8 +276,8 @@ struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const stru
 			 "%.1f GiB of staging); %s %s: use fewer ranks, a smaller size, or larger "
 			 "--chunk-bytes/--slot-bytes", need / (1 << 30), p->nranks,
 			 ops / p->nranks / 14 / (sizeof(struct cc_op) + 64), staging / (1 << 30),
-			 lim.source == CC_MEM_SRC_RAM ? "this machine has" : "this process may use",
-			 cc_mem_limit_text(&lim, l, sizeof(l)));
+			 lim->source == CC_MEM_SRC_RAM ? "this machine has" : "this process may use",
+			 cc_mem_limit_text(lim, l, sizeof(l)));
 		errno = E2BIG;
 		return NULL;
 	}

@@ -4,16 +4,38 @@
 
 #include <stddef.h>
 
+#include "mem_limit.h"
 #include "schedule.h"
 
-/* Checks p (nranks >= 1, sizes that fit, chunk >= one element, a chunk
- * that can make progress with the slots, ...): 0 or -EINVAL with a message
- * in err. */
-int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen);
+/* The parameter a refusal of cc_params_check() is about, so that each
+ * caller points at it in its own words: the command line at its option
+ * (cli/options.c), a scenario at its key (sim/scenario.c). */
+enum cc_param {
+	CC_PARAM_KIND,           /* an enum out of range: collective, dtype, ... */
+	CC_PARAM_ALGO,
+	CC_PARAM_CHANNELS,
+	CC_PARAM_NRANKS,
+	CC_PARAM_ROOT,
+	CC_PARAM_RANKS_PER_NODE,
+	CC_PARAM_RING_ORDER,
+	CC_PARAM_SLOTS,
+	CC_PARAM_SLOT_BYTES,
+	CC_PARAM_CHUNK_BYTES,
+	CC_PARAM_COUNT,          /* the element count: the size */
+	CC_PARAM_FIELDS
+};
 
-/* cc_params_check, a memory estimate (E2BIG when the schedule would not
- * fit in the memory this process may use, core/mem_limit.h), then builds
- * the schedule.  Returns NULL with a message in err on bad parameters, or
+/* Checks p (nranks >= 1, sizes that fit, chunk >= one element, a chunk
+ * that can make progress with the slots, the algorithm's own rules from
+ * its file): 0, or -EINVAL with the parameter at fault in *field (may be
+ * NULL) and in err a message that reads after the caller's name for it
+ * ("--channels: ...", "'channels': ...").  The one statement of these
+ * rules: the command line and the scenario reader say them through it. */
+int cc_params_check(const struct cc_coll_params *p, enum cc_param *field, char *err,
+		    size_t errlen);
+
+/* cc_params_check, then builds the schedule (with a memory estimate
+ * first when cc_build_with() is given a limit).  Returns NULL with a message in err on bad parameters, or
  * NULL with errno = ENOMEM (also with a message).  Running out of memory
  * while building is not fatal: the partial schedule is freed. */
 struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen);
@@ -29,6 +51,13 @@ struct cc_build_opts {
 	 * Simple protocol's staging is then never allocated and is not
 	 * weighed; the LL protocols' is (their lines carry the flags). */
 	bool timing_only;
+	/* Memory the caller lets the schedule take (core/mem_limit.h): a
+	 * schedule estimated at more than 3/4 of it is refused up front,
+	 * NULL with errno E2BIG and a message naming the limit, rather
+	 * than ending in the OOM killer or a failed allocation half way.
+	 * NULL: no limit.  The policy is the caller's: the library never
+	 * asks the host on its own. */
+	const struct cc_mem_limit *mem_limit;
 };
 struct cc_schedule *cc_build_with(const struct cc_coll_params *p, const struct cc_build_opts *o,
 				  char *err, size_t errlen);

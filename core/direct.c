@@ -27,6 +27,7 @@
  * reduces and copies run in order (cc_conns.serial).
  */
 #include "algo.h"
+#include "algo_int.h"
 #include "conn.h"
 
 
@@ -228,4 +229,10 @@ struct cc_schedule *cc_build_direct(const struct cc_coll_params *p)
 	};
 
 	return cc_conns_build(p, &a);
+}
+
+void cc_direct_staging(const struct cc_coll_params *p, double *conns, double *msg)
+{
+	(void)msg;
+	*conns = p->nranks - 1; /* a connection to every other rank */
 }

@@ -27,6 +27,7 @@
  * sendrecv primitives are.
  */
 #include "algo.h"
+#include "algo_int.h"
 #include "conn.h"
 
 #include <stdlib.h>
@@ -195,4 +196,12 @@ struct cc_schedule *cc_build_hd(const struct cc_coll_params *p)
 
 	init(&h, p);
 	return cc_conns_build(p, &a);
+}
+
+void cc_hd_staging(const struct cc_coll_params *p, double *conns, double *msg)
+{
+	*conns = 1; /* log2 k partners, and the fix-up */
+	for (uint32_t kp = 2; kp <= p->nranks; kp *= 2)
+		(*conns)++;
+	*msg = (double)p->count / 2 + 1;
 }

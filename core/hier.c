@@ -30,7 +30,11 @@
  * allreduce as reduce-scatter + all-gather, phase 1 making final values.
  */
 #include "algo.h"
+#include "algo_int.h"
 #include "conn.h"
+
+#include <errno.h>
+#include <stdio.h>
 
 #define NONE CC_CONN_NONE
 
@@ -217,4 +221,39 @@ struct cc_schedule *cc_build_hier(const struct cc_coll_params *p)
 	if (a.most > h.chunk)
 		a.most = h.chunk;
 	return cc_conns_build(p, &a);
+}
+
+/* The node's ranks must tile the ranks, and the rings run each rank's
+ * reduces and copies in order (cc_conns.serial): a step must then be able
+ * to send its whole chunk before its successor takes any, which the
+ * receiver's slots allow up to nslots slices. */
+int cc_hier_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen)
+{
+	uint64_t slices = cc_chunk_slices(p);
+
+	if (p->nranks > 1 && (!p->ranks_per_node || p->nranks % p->ranks_per_node)) {
+		if (field)
+			*field = CC_PARAM_RANKS_PER_NODE;
+		snprintf(err, errlen, "the hierarchical algorithm needs the ranks per node "
+			 "(the GPUs of each host, as many on every host) dividing %u ranks; it "
+			 "has %u", p->nranks, p->ranks_per_node);
+		return -EINVAL;
+	}
+	if (slices <= p->nslots)
+		return 0;
+	if (field)
+		*field = CC_PARAM_CHUNK_BYTES;
+	snprintf(err, errlen, "a chunk of %llu slices (chunk %llu B / slot %llu B) cannot make "
+		 "progress on the hierarchical algorithm with %u slots per connection: at most "
+		 "slots = %u slices; raise the slots or lower the chunk size",
+		 (unsigned long long)slices, (unsigned long long)p->chunk_bytes,
+		 (unsigned long long)p->slot_bytes, p->nslots, p->nslots);
+	return -EINVAL;
+}
+
+void cc_hier_staging(const struct cc_coll_params *p, double *conns, double *msg)
+{
+	(void)p;
+	(void)msg;
+	*conns = 2; /* the node's ring and the rail's ring */
 }

@@ -13,10 +13,35 @@
  * primitives run on it by the slot protocol of docs/schedule.md.
  */
 #include "algo.h"
+#include "algo_int.h"
 #include "conn.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Progress needs the slices of one chunk to fit in what two ranks can
+ * buffer on a connection: the sender's slots and the receiver's.  A
+ * rank's step needs both a free send slot and an arrived slice; with a
+ * chunk of 2*nslots slices or more every rank of the ring can end up
+ * waiting for the next one.  NCCL keeps a chunk to NCCL_STEPS/2 steps
+ * (ALLREDUCE_CHUNKSTEPS); cclab allows up to 2*nslots - 1 slices. */
+int cc_ring_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen)
+{
+	uint64_t slices = cc_chunk_slices(p);
+
+	if (slices < 2ull * p->nslots)
+		return 0;
+	if (field)
+		*field = CC_PARAM_CHUNK_BYTES;
+	snprintf(err, errlen, "a chunk of %llu slices (chunk %llu B / slot %llu B) cannot make "
+		 "progress with %u slots per connection: at most 2*slots-1 = %u slices; raise the "
+		 "slots or lower the chunk size", (unsigned long long)slices,
+		 (unsigned long long)p->chunk_bytes, (unsigned long long)p->slot_bytes, p->nslots,
+		 2 * p->nslots - 1);
+	return -EINVAL;
+}
 
 struct ring {
 	const struct cc_coll_params *p;

@@ -28,10 +28,12 @@
  * pipeline up one tree while earlier ones come down.
  */
 #include "algo.h"
+#include "algo_int.h"
 #include "conn.h"
 #include "proto.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define NONE CC_CONN_NONE
@@ -437,4 +439,33 @@ struct cc_schedule *cc_build_tree(const struct cc_coll_params *p)
 		errno = ENOMEM;
 	free_nodes(&g);
 	return s;
+}
+
+bool cc_tree_on_nodes(const struct cc_coll_params *p)
+{
+	return p->algo == CC_ALGO_TREE && p->coll == CC_ALLREDUCE && p->ranks_per_node > 1;
+}
+
+bool cc_tree_chunk_per_size(const struct cc_coll_params *p)
+{
+	return p->chunk_auto && p->proto != CC_PROTO_LL;
+}
+
+/* The allreduce chains each node's ranks (node_tree): nodes of G must
+ * tile the ranks, or the tree would be some other shape. */
+int cc_tree_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen)
+{
+	if (!cc_tree_on_nodes(p) || p->nranks % p->ranks_per_node == 0)
+		return 0;
+	if (field)
+		*field = CC_PARAM_RANKS_PER_NODE;
+	snprintf(err, errlen, "the tree allreduce chains the ranks of each node: the ranks per "
+		 "node (%u) must divide %u ranks", p->ranks_per_node, p->nranks);
+	return -EINVAL;
+}
+
+void cc_tree_staging(const struct cc_coll_params *p, double *conns, double *msg)
+{
+	*msg = (double)p->count / 2 / *conns + 1; /* one tree's part */
+	*conns *= 6; /* parent and two children, each way, in two trees a channel */
 }

@@ -318,13 +318,6 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = read_enum_key(d, "redop", cc_redop_name, CC_REDOP_COUNT, &op, err);
 	sc->p.coll = coll;
 	sc->p.algo = (enum cc_algo)alg;
-	if (!rc && !cc_algo_supports(sc->p.algo, sc->p.coll)) {
-		char hint[CC_ALGO_HINT_LEN];
-
-		rc = cy_fail(err, cy_get(d, "algorithm") ? cy_get(d, "algorithm") : d,
-			     "'algorithm': %s does not build %s (%s)", cc_algo_name[alg],
-			     cc_coll_name[coll], cc_algo_support_hint(sc->p.coll, hint, sizeof(hint)));
-	}
 	if (!rc && (v = cy_get(d, "root"))) {
 		if (!cc_coll_rooted(sc->p.coll))
 			rc = cy_fail(err, v, "'root': only broadcast and reduce have a root");
@@ -361,12 +354,8 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = cy_size(v, "slot_bytes", 1, UINT32_MAX, &sc->p.slot_bytes, err);
 		sc->slot_given = true;
 	}
-	if (!rc && (v = cy_get(d, "channels")) && !(rc = cy_uint(v, "channels", 1, 64, &x, err))) {
+	if (!rc && (v = cy_get(d, "channels")) && !(rc = cy_uint(v, "channels", 1, 64, &x, err)))
 		sc->p.nchannels = (uint32_t)x;
-		if (x > 1 && !cc_algo_splits_channels(sc->p.algo))
-			rc = cy_fail(err, v, "'channels': only the ring and the tree split over "
-				     "channels (algorithm %s)", cc_algo_name[sc->p.algo]);
-	}
 	if (!rc && (v = cy_get(d, "slots")) && !(rc = cy_uint(v, "slots", 1, MAX_SLOTS, &x, err)))
 		sc->p.nslots = (uint32_t)x;
 	if (!rc && (v = cy_get(d, "seed")))
@@ -387,24 +376,13 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		return rc;
 	sc->p.nranks = sc->net.nranks;
 	sc->p.ranks_per_node = sim_net_ranks_per_node(&sc->net);
-	if (sc->p.algo == CC_ALGO_HIER && !sc->p.ranks_per_node)
-		return cy_fail(err, cy_get(d, "algorithm"), "'algorithm': hierarchical needs a "
-			       "topology of hosts with the same number of GPUs each (its nodes)");
 	if ((v = cy_get(d, "ring_order"))) {
 		unsigned o = 0;
 
 		if ((rc = cy_enum(v, "ring_order", cc_ring_order_name, CC_RING_ORDER_COUNT, &o, err)))
 			return rc;
 		sc->p.ring_order = (enum cc_ring_order)o;
-		if (o == CC_RING_ORDER_RAIL && (sc->p.algo != CC_ALGO_RING || sc->p.ranks_per_node < 2))
-			return cy_fail(err, v, "'ring_order': rail orders the ring on the topology's "
-				       "nodes: it needs algorithm ring and hosts with the same "
-				       "number of GPUs each, two or more (with one, there is one "
-				       "rail: the rank order)");
 	}
-	if (sc->p.root >= sc->p.nranks)
-		return cy_fail(err, cy_get(d, "root"), "'root': %u, but the topology has %u GPUs "
-			       "(ranks 0 to %u)", sc->p.root, sc->net.nranks, sc->net.nranks - 1);
 	if ((v = cy_get(d, "ranks"))) {
 		rc = cy_uint(v, "ranks", 1, MAX_RANKS, &x, err);
 		if (!rc && x != sc->net.nranks)
@@ -437,26 +415,39 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	return rc;
 }
 
-/* What read_doc's own checks leave to the algorithm core's: a chunk that
- * cannot make progress with the slots, a slot smaller than an element.
- * Said at the key that sets them, before any row is printed. */
+/* The algorithm core's rules on the collective (cc_params_check(): the
+ * algorithm that builds it, channels, root, ring order, the nodes the
+ * hierarchical and tree algorithms need, a chunk that can make progress
+ * with the slots), in its words, at the key that sets the parameter: the
+ * topology for the ranks and their nodes.  Before any row is printed. */
 static int check_params(const struct cy_node *d, const struct cc_scenario *sc,
 			struct cy_error *err)
 {
-	static const char *const keys[] = { "chunk_bytes", "slot_bytes", "slots", "protocol",
-					    "algorithm", "dtype" };
-	const struct cy_node *at = NULL;
-	const char *key = NULL;
+	static const char *const key[CC_PARAM_FIELDS] = {
+		[CC_PARAM_KIND] = "collective", [CC_PARAM_ALGO] = "algorithm",
+		[CC_PARAM_CHANNELS] = "channels", [CC_PARAM_NRANKS] = "topology",
+		[CC_PARAM_ROOT] = "root", [CC_PARAM_RANKS_PER_NODE] = "topology",
+		[CC_PARAM_RING_ORDER] = "ring_order", [CC_PARAM_SLOTS] = "slots",
+		[CC_PARAM_SLOT_BYTES] = "slot_bytes", [CC_PARAM_CHUNK_BYTES] = "chunk_bytes",
+		[CC_PARAM_COUNT] = "sizes",
+	};
+	/* Where the key is left out, the one its default goes with. */
+	static const char *const instead[CC_PARAM_FIELDS] = {
+		[CC_PARAM_CHUNK_BYTES] = "slot_bytes", [CC_PARAM_SLOT_BYTES] = "chunk_bytes",
+	};
+	enum cc_param f = CC_PARAM_KIND;
+	const struct cy_node *at;
+	const char *k;
 	char msg[256];
 
-	if (!cc_params_check(&sc->p, msg, sizeof(msg)))
+	if (!cc_params_check(&sc->p, &f, msg, sizeof(msg)))
 		return 0;
-	for (size_t i = 0; !at && i < sizeof(keys) / sizeof(keys[0]); i++)
-		if ((at = cy_get(d, keys[i])))
-			key = keys[i];
+	k = key[f];
+	if (!(at = cy_get(d, k)) && instead[f] && (at = cy_get(d, instead[f])))
+		k = instead[f];
 	if (!at)
-		return cy_fail(err, d, "the scenario's collective: %s", msg);
-	return cy_fail(err, at, "'%s': %s", key, msg);
+		return cy_fail(err, d, "the scenario's collective (%s): %s", k, msg);
+	return cy_fail(err, at, "'%s': %s", k, msg);
 }
 
 /* The schedule's queue pairs against the topology's routes: an algorithm

@@ -241,7 +241,7 @@ static void test_bad_options(void **state)
 		{"sim -n 4 --fault rkey:-1:1", {"--fault", "rkey:-1:1"}},
 		{"sim -n 4 -d float7", {"-d", "float7"}},
 		{"check -n 12 -A tree --ranks-per-node 5 -b 1K",
-		 {"--ranks-per-node 5", "chains the ranks of each node", "-n 12"}},
+		 {"--ranks-per-node: ", "chains the ranks of each node", "(5) must divide 12 ranks"}},
 	};
 
 	(void)state;

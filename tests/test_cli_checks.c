@@ -168,11 +168,14 @@ static void rail_order_one_gpu(void **state)
 	need_cclab();
 	put("r.yaml", "topology: {generator: star, ranks: 4}\ncollective: allreduce\n"
 		      "sizes: 1KiB\nring_order: rail\n");
-	expect(2, "r.yaml:4:13: 'ring_order': rail orders the ring on the topology's nodes",
+	expect(2, "r.yaml:4:13: 'ring_order': rail orders the ring on nodes: it needs the ring "
+	       "algorithm and two or more ranks per node dividing 4 ranks (algorithm ring, 1 per "
+	       "node)",
 	       "run '%s'", at("r.yaml"));
-	expect(2, "--ring-order rail needs the ring (-A ring) and --ranks-per-node G >= 2",
+	expect(2, "--ring-order: rail orders the ring on nodes: it needs the ring algorithm and "
+	       "two or more ranks per node dividing 4 ranks",
 	       "sim -n 4 -b 1K --topology star --ring-order rail");
-	expect(2, "--ranks-per-node G >= 2", "sim -n 4 -b 1K --ranks-per-node 1 --ring-order rail");
+	expect(2, "two or more ranks per node dividing 4 ranks (algorithm ring, 1 per node)", "sim -n 4 -b 1K --ranks-per-node 1 --ring-order rail");
 }
 
 /* NVLink joins GPUs and the NVSwitch of one host: to a network switch or

@@ -180,7 +180,7 @@ static void test_primitives(void **state)
 	}
 	/* Only allreduce. */
 	p.coll = CC_ALLGATHER;
-	assert_int_equal(cc_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_int_equal(cc_params_check(&p, NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "does not build allgather"));
 }
 

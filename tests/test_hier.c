@@ -208,7 +208,7 @@ static void test_default_chunk_fits_slots(void **state)
 			uint64_t slices = p.chunk_bytes / p.slot_bytes, most = hier ? slots : 2 * slots - 1;
 
 			assert_int_equal(slices, most < 4 ? most : 4); /* NCCL's 4 slots a chunk */
-			if (cc_params_check(&p, err, sizeof(err)))
+			if (cc_params_check(&p, NULL, err, sizeof(err)))
 				fail_msg("%s, %u slots: %s", hier ? "hierarchical" : "ring", slots, err);
 		}
 }

@@ -419,8 +419,10 @@ static void prop_data(void **state)
 	unsigned per_algo[CC_ALGO_COUNT] = { 0 }, per_coll[CC_COLL_COUNT] = { 0 };
 	uint64_t ops = 0;
 	double t0 = now_s();
+	struct cc_mem_limit host;
 
 	(void)state;
+	cc_mem_limit(&host);
 	for (unsigned i = 0; i < nruns; i++) {
 		uint64_t seed = base_seed + i, st = case_state(seed, 1);
 		struct cc_coll_params p;
@@ -433,9 +435,11 @@ static void prop_data(void **state)
 		running = &c;
 
 		char chk[512] = "";
-		int checked = cc_params_check(&p, chk, sizeof(chk));
+		int checked = cc_params_check(&p, NULL, chk, sizeof(chk));
 		errno = 0;
-		struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+		/* Against this host's memory, as the command line builds. */
+		struct cc_schedule *s = cc_build_with(&p, &(const struct cc_build_opts){
+							       .mem_limit = &host }, err, sizeof(err));
 		int e = errno;
 
 		if (!s) {

@@ -137,8 +137,10 @@ static void test_busbw_and_support(void **state)
 	p.nranks = 4;
 	p.count = 10;
 	p.root = 4;
-	assert_int_equal(cc_params_check(&p, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "root 4 out of range 0..3"));
+	enum cc_param f = CC_PARAM_KIND;
+	assert_int_equal(cc_params_check(&p, &f, err, sizeof(err)), -EINVAL);
+	assert_int_equal(f, CC_PARAM_ROOT);
+	assert_string_equal(err, "root 4, but ranks are 0 to 3 with 4 ranks");
 }
 
 static int setup(void **state)
@@ -167,7 +169,7 @@ static void test_cli(void **state)
 	run_free(&r);
 	r = run_cclab("check -n 4 -c broadcast -r 4 -b 1K");
 	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "-r/--root 4: ranks are 0 to 3 with -n 4"));
+	assert_non_null(strstr(r.err, "-r/--root: root 4, but ranks are 0 to 3 with 4 ranks"));
 	run_free(&r);
 	r = run_cclab("check -n 3 -c alltoall -b 3K");
 	assert_int_equal(r.status, 0);
@@ -175,7 +177,7 @@ static void test_cli(void **state)
 	run_free(&r);
 	r = run_cclab("check -n 3 -c alltoall -A ring -b 3K");
 	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "-A ring does not build alltoall (direct)"));
+	assert_non_null(strstr(r.err, "-A/--algorithm: algorithm ring does not build alltoall (direct)"));
 	run_free(&r);
 	snprintf(path, sizeof(path), "%s/s.yaml", tmpdir);
 	f = fopen(path, "w");

@@ -880,7 +880,9 @@ static int build_when_memory_runs_out(void *ctx)
 	p.nranks = 64;
 	p.count = UINT64_C(1) << 28;
 	errno = 0;
-	s = cc_build(&p, err, sizeof(err));
+	struct cc_mem_limit lim;
+	cc_mem_limit(&lim);
+	s = cc_build_with(&p, &(const struct cc_build_opts){ .mem_limit = &lim }, err, sizeof(err));
 	if (s || errno != E2BIG || !strstr(err, "the address-space limit (ulimit -v)"))
 		return 2;
 	errno = 0;

@@ -1,0 +1,37 @@
+/* core/algo_int.h — what each algorithm's file gives core/algo.c's table
+ * beside its builder and primitive walk (core/algo.h): its own parameter
+ * rules and the staging it registers.  Only the algorithm files and
+ * algo.c include it; callers see cc_params_check() and cc_build(). */
+#ifndef CCLAB_CORE_ALGO_INT_H
+#define CCLAB_CORE_ALGO_INT_H
+
+#include "algo.h"
+
+/* An algorithm's own rule on parameters that passed the shared checks
+ * (sizes that fit, a chunk of at least one element): 0, or -EINVAL with
+ * *field set and a message in err, as cc_params_check(). */
+typedef int (*cc_algo_check_fn)(const struct cc_coll_params *p, enum cc_param *field, char *err,
+				size_t errlen);
+
+/* Staging of one rank beyond the ring's (core/algo.c staging_bytes): its
+ * connections (before channels multiply them) and the largest message,
+ * in elements, that one slot carries. */
+typedef void (*cc_algo_staging_fn)(const struct cc_coll_params *p, double *conns, double *msg);
+
+/* The slices a chunk of p is cut into (the slot's elements each). */
+uint64_t cc_chunk_slices(const struct cc_coll_params *p);
+
+int cc_ring_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
+int cc_tree_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
+int cc_hier_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
+
+void cc_hd_staging(const struct cc_coll_params *p, double *conns, double *msg);
+void cc_direct_staging(const struct cc_coll_params *p, double *conns, double *msg);
+void cc_tree_staging(const struct cc_coll_params *p, double *conns, double *msg);
+void cc_hier_staging(const struct cc_coll_params *p, double *conns, double *msg);
+
+/* Whether the tree's chunk depends on the message (NCCL's rule,
+ * cc_tree_chunk_bytes): Simple and LL128 when no chunk was given. */
+bool cc_tree_chunk_per_size(const struct cc_coll_params *p);
+
+#endif /* CCLAB_CORE_ALGO_INT_H */
