@@ -329,7 +329,7 @@ static bool run_op(struct vx *x, uint32_t i)
 	case CC_OP_WAIT_MEM: return try_wait(x, i);
 	case CC_OP_REDUCE:
 	case CC_OP_COPY: return do_calc(x, i);
-	default: return true;
+	default: cc_exec_bad_kind("verbs", x->rank, i, (int)x->rs->ops[i].kind);
 	}
 }
 

@@ -131,4 +131,13 @@ int cc_verbs_run(struct cc_verbs_ctx *v, struct cc_boot *b, const struct cc_sche
 		 size_t errlen);
 void cc_verbs_result_free(struct cc_verbs_result *res);
 
+/* The verbs executor as core/exec.h's descriptor (backend/verbs_ops.c),
+ * its setting one of these. */
+struct cc_verbs_exec {
+	struct cc_verbs_ctx *v;        /* opened (cc_verbs_open) */
+	struct cc_boot *boot;          /* this rank's, joined */
+	struct cc_verbs_run_opts opts; /* warmup, iters, trace, rnr_retry */
+};
+extern const struct cc_executor_ops cc_verbs_executor;
+
 #endif /* CCLAB_BACKEND_VERBS_EXEC_H */

@@ -25,9 +25,12 @@
 #include <unistd.h>
 
 #include "backend/launch.h"
+#include "backend/verbs_exec.h"
+#include "core/exec_data.h"
 
 #include "cli/cli.h"
 #include "cli/p2p.h"
+#include "sim/exec.h"
 #include "sim/scenario.h"
 
 /* Each executor as `cclab run` drives it: the command whose loop, table
@@ -35,24 +38,22 @@
  * first, so the other ranks of a launcher do not wait on rank 0's
  * simulation, then sim, then data. */
 struct run_executor {
-	enum cc_executor e;
+	const struct cc_executor_ops *x;      /* its name and what it models */
 	enum cli_cmd cmd;                     /* whose options it takes */
 	int (*run)(const struct cli_opts *o);
-	bool timed;                           /* models time: --trace means something */
-	bool links;                           /* has links to count: --links */
 };
 
 static const struct run_executor executors[] = {
-	{ CC_EXEC_VERBS, CLI_RUN, cmd_verbs, true, false },
-	{ CC_EXEC_SIM, CLI_SIM, cmd_sim, true, true },
-	{ CC_EXEC_DATA, CLI_CHECK, cmd_check, false, false },
+	{ &cc_verbs_executor, CLI_RUN, cmd_verbs },
+	{ &cc_sim_executor, CLI_SIM, cmd_sim },
+	{ &cc_data_executor, CLI_CHECK, cmd_check },
 };
 
 /* The command-line options a scenario stands for. */
 static void from_scenario(const struct cli_opts *in, const struct cc_scenario *sc,
 			  const struct run_executor *x, bool outputs, struct cli_opts *o)
 {
-	enum cc_executor e = x->e;
+	enum cc_executor e = x->x->id;
 
 	*o = *in;
 	o->cmd = x->cmd;
@@ -77,9 +78,9 @@ static void from_scenario(const struct cli_opts *in, const struct cc_scenario *s
 	 * scenario checks, no larger (cmd_run skips it when that is none). */
 	if (e == CC_EXEC_DATA && sc->check_max < o->maxbytes)
 		o->maxbytes = sc->check_max;
-	if (!outputs || !x->timed)
+	if (!outputs || !(x->x->caps & CC_EXEC_CAP_TIME))
 		o->trace = NULL;
-	if (!outputs || !x->links)
+	if (!outputs || !(x->x->caps & CC_EXEC_CAP_LINKS))
 		o->links = NULL;
 	if (!outputs)
 		o->json = o->csv = NULL;
@@ -149,7 +150,7 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 	compare = compare && !other_rank;
 	for (size_t i = 0; i < sizeof(executors) / sizeof(executors[0]); i++) {
 		const struct run_executor *x = &executors[i];
-		enum cc_executor e = x->e;
+		enum cc_executor e = x->x->id;
 		struct cli_opts o;
 
 		if (!sc->executor[e] || (other_rank && e != CC_EXEC_VERBS))
@@ -163,14 +164,14 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 		/* Files are the measured run's when verbs runs, else the
 		 * simulator's, else the data executor's. */
 		from_scenario(in, sc, x, verbs ? e == CC_EXEC_VERBS : e == CC_EXEC_SIM || !sim, &o);
-		if (!x->timed && in->trace && !sim && !verbs)
+		if (!(x->x->caps & CC_EXEC_CAP_TIME) && in->trace && !sim && !verbs)
 			fprintf(stderr, "cclab run: --trace ignored: the %s executor models no "
-				"time\n", cc_executor_name[e]);
+				"time\n", cc_executor_ops_name(x->x));
 		/* Said, not silently dropped: a slow GPU or a link down has no
 		 * meaning where nothing is timed and there are no links. */
 		if (e != CC_EXEC_SIM && sc->nfaults + in->nsim_faults)
 			fprintf(stderr, "cclab run: the %s executor runs without the simulator's "
-				"faults (link-down, no-ack, slow-gpu): %s\n", cc_executor_name[e],
+				"faults (link-down, no-ack, slow-gpu): %s\n", cc_executor_ops_name(x->x),
 				e == CC_EXEC_DATA ? "it models no time and no links"
 						  : "a real fabric has its own");
 		if (e == CC_EXEC_SIM && verbs)

@@ -10,6 +10,7 @@
 #ifndef CCLAB_CORE_EXEC_H
 #define CCLAB_CORE_EXEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -107,5 +108,56 @@ struct cc_run_error {
 	uint64_t wr_id;
 	char msg[256]; /* one line that names rank, QP, op and wr_id */
 };
+
+/* ---- one executor, as any caller drives it ----
+ *
+ * Each executor fills one descriptor (the data executor in
+ * core/exec_data.c, the simulator in sim/exec.c, the verbs executor in
+ * backend/verbs_exec.c), so that code that runs "a schedule on each
+ * executor" (the conformance tests, `cclab run`'s table) reads names,
+ * what the executor models and how a run ended from it instead of
+ * switching on enum cc_executor.  A new executor (a flow-level model) is
+ * one more descriptor in its own file. */
+
+/* What every executor takes beside the schedule and its own setting. */
+struct cc_exec_common {
+	uint64_t seed;       /* input values (core/reference.h) */
+	uint64_t order_seed; /* interleaving of ranks and QPs, where it has one */
+	const struct cc_fault *faults;
+	uint32_t nfaults;
+	bool check;          /* carry data and count output elements off the reference */
+};
+
+/* What an executor models: its capabilities. */
+enum {
+	CC_EXEC_CAP_TIME = 1u << 0,   /* a time per run: --trace means something */
+	CC_EXEC_CAP_DATA = 1u << 1,   /* carries the bytes (always, or with check) */
+	CC_EXEC_CAP_LINKS = 1u << 2,  /* a modelled network whose links it counts */
+	CC_EXEC_CAP_DEVICE = 1u << 3, /* needs an RNIC and one process per rank */
+};
+
+struct cc_executor_ops {
+	enum cc_executor id;
+	unsigned caps;       /* CC_EXEC_CAP_* */
+	size_t result_size;  /* bytes of its result struct */
+	/* Runs s with c and ctx, the executor's own setting (the data
+	 * executor: NULL or a struct cc_data_opts; the simulator: its
+	 * struct cc_sim_opts, fabric and network; verbs: a struct
+	 * cc_verbs_exec, device and bootstrap), c overriding the setting's
+	 * seeds, faults and check.  0 when the run was carried out (how it
+	 * ended: error()), or a negative errno and a message in err. */
+	int (*run)(const struct cc_schedule *s, const struct cc_exec_common *c, const void *ctx,
+		   void *res, char *err, size_t errlen);
+	const struct cc_run_error *(*error)(const void *res);
+	uint64_t (*wrong)(const void *res); /* 0 unless checked */
+	double (*time_us)(const void *res);  /* NaN when it models no time */
+	void (*result_free)(void *res);
+};
+
+/* The name of x ("data"), as `executors:` and `cclab run` say it. */
+static inline const char *cc_executor_ops_name(const struct cc_executor_ops *x)
+{
+	return cc_executor_name[x->id];
+}
 
 #endif /* CCLAB_CORE_EXEC_H */

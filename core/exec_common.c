@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
@@ -241,4 +242,12 @@ int cc_fault_check(const struct cc_fault *f, const struct cc_schedule *s, char *
 		return -EINVAL;
 	}
 	return 0;
+}
+
+_Noreturn void cc_exec_bad_kind(const char *executor, uint32_t rank, uint32_t op, int kind)
+{
+	fprintf(stderr, "cclab: internal error: %s executor: rank %" PRIu32 " op %" PRIu32
+		" has kind %d, which no executor knows (the schedule was not passed through "
+		"cc_schedule_validate)\n", executor, rank, op, kind);
+	abort();
 }

@@ -33,4 +33,10 @@ const struct cc_mr *cc_exec_find_mr(const struct cc_rank_sched *rs, const uint32
  * lines is not all there yet (some line lacks its flag): try again. */
 int cc_exec_calc_host(const struct cc_op *o, uint8_t *const *mem);
 
+/* An op of a kind no executor knows: cc_schedule_validate() refuses
+ * those, so a run that meets one was handed a schedule nobody checked.
+ * Every executor ends the same way, a message naming it and abort(): an
+ * internal error, never a silent skip. */
+_Noreturn void cc_exec_bad_kind(const char *executor, uint32_t rank, uint32_t op, int kind);
+
 #endif /* CCLAB_CORE_EXEC_COMMON_H */

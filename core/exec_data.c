@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,7 +355,7 @@ static void rank_step(struct dx *x, uint32_t r)
 		calc(x, r, i);
 		break;
 	default:
-		abort();
+		cc_exec_bad_kind("data", r, i, (int)o->kind);
 	}
 	op_done(x, r, i);
 }
@@ -600,3 +601,54 @@ void cc_data_result_free(struct cc_data_result *res)
 	free(res->ops_done);
 	res->data_bytes = res->wire_msgs = res->ops_done = NULL;
 }
+
+/* ---- the data executor as core/exec.h's descriptor ---- */
+
+static int data_run(const struct cc_schedule *s, const struct cc_exec_common *c, const void *ctx,
+		    void *res, char *err, size_t errlen)
+{
+	struct cc_data_opts o = ctx ? *(const struct cc_data_opts *)ctx : (struct cc_data_opts){0};
+	int rc;
+
+	o.seed = c->seed;
+	o.order_seed = c->order_seed;
+	o.faults = c->faults;
+	o.nfaults = c->nfaults;
+	rc = cc_data_run(s, &o, res);
+	if (rc)
+		snprintf(err, errlen, "%s", rc == -E2BIG ? "the buffers would not fit in this "
+			 "machine's memory" : strerror(-rc));
+	return rc;
+}
+
+static const struct cc_run_error *data_error(const void *res)
+{
+	return &((const struct cc_data_result *)res)->err;
+}
+
+static uint64_t data_wrong(const void *res)
+{
+	return ((const struct cc_data_result *)res)->wrong;
+}
+
+static double no_time(const void *res)
+{
+	(void)res;
+	return NAN;
+}
+
+static void data_free(void *res)
+{
+	cc_data_result_free(res);
+}
+
+const struct cc_executor_ops cc_data_executor = {
+	.id = CC_EXEC_DATA,
+	.caps = CC_EXEC_CAP_DATA,
+	.result_size = sizeof(struct cc_data_result),
+	.run = data_run,
+	.error = data_error,
+	.wrong = data_wrong,
+	.time_us = no_time,
+	.result_free = data_free,
+};

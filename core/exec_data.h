@@ -42,4 +42,7 @@ int cc_data_run(const struct cc_schedule *s, const struct cc_data_opts *o,
 		struct cc_data_result *res);
 void cc_data_result_free(struct cc_data_result *res);
 
+/* The data executor as core/exec.h's descriptor: no time, always data. */
+extern const struct cc_executor_ops cc_data_executor;
+
 #endif

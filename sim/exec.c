@@ -310,8 +310,12 @@ static void op_ready(struct sx *x, uint32_t r, uint32_t i)
 		}
 		poll_seen(x, r, i);
 		return;
-	default:
+	case CC_OP_POST_SEND:
+	case CC_OP_POST_RECV:
+	case CC_OP_DOORBELL:
 		break;
+	default:
+		cc_exec_bad_kind("sim", r, i, (int)o->kind);
 	}
 	cpu_push(x, r, i);
 }

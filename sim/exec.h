@@ -160,6 +160,10 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	       struct cc_sim_result *res);
 void cc_sim_result_free(struct cc_sim_result *res);
 
+/* The simulator as core/exec.h's descriptor (sim/exec_ops.c): its setting
+ * a struct cc_sim_opts. */
+extern const struct cc_executor_ops cc_sim_executor;
+
 /* About what cc_sim_run(s, o) allocates before its first event (bytes):
  * its per-op, per-dependency and per-QP state and the buffers it carries
  * (all of them with o->check, else the watched control words and the LL
