@@ -1,23 +1,23 @@
 /* core/exec_data_nic.c — the data executor's RNIC: executes the WQE at the
  * head of a send queue against the peer's memory and receive queue.
  *
- * The checks, their order and their outcomes follow the responder of the
- * kernel's soft-RoCE driver (drivers/infiniband/sw/rxe/rxe_resp.c:
- * check_resource → check_rkey → execute → acknowledge) and the IBA:
+ * The requester checks its own side (L_Key, IBA 10.6.3.1:
+ * IBV_WC_LOC_PROT_ERR); the responder's checks on the request are
+ * core/resp_check.h's, the simulated RNIC's too, the whole message taken
+ * as one ONLY packet.  Their outcomes:
  *   - no receive WQE for a SEND / WRITE_WITH_IMM: RNR NAK, retried while
  *     rnr_retry lasts (IBA 9.7.5.2.8), then IBV_WC_RNR_RETRY_EXC_ERR;
- *   - R_Key unknown, lacking the access right, or range outside the MR:
- *     NAK remote access error → IBV_WC_REM_ACCESS_ERR, both QPs to error
- *     (rxe: do_class_ac_error);
- *   - message longer than the receive SGE: IBV_WC_LOC_LEN_ERR at the
- *     responder, IBV_WC_REM_INV_REQ_ERR at the requester; a receive WQE
- *     with a bad L_Key: IBV_WC_LOC_PROT_ERR there, IBV_WC_REM_OP_ERR here;
- *   - L_Key unknown or range outside the local MR: IBV_WC_LOC_PROT_ERR;
+ *   - any other refusal: the NAK's status at the requester, the consumed
+ *     receive WQE's at the responder, both QPs to error (rxe:
+ *     do_class_ac_error);
  *   - a QP in error flushes every outstanding WQE with IBV_WC_WR_FLUSH_ERR.
  * Completions are generated for signaled WQEs, and always for errors. */
 #include "exec_data_int.h"
 
+#include <stdbool.h>
 #include <string.h>
+
+#include "resp_check.h"
 
 /* The MR of rank r whose key is `key` and that covers [off, off+len) of its
  * buffer with all of `access`; NULL if none. */
@@ -66,14 +66,22 @@ void dx_rnr_expire(struct dx *x, uint32_t r, uint32_t q)
 	fail_head(x, r, q, CC_WC_RNR_RETRY_EXC_ERR);
 }
 
-/* Takes the receive WQE a SEND or WRITE_WITH_IMM consumes.  Returns its op
- * index, or UINT32_MAX when the RQ is empty (the caller turns that into RNR). */
-static uint32_t take_recv(struct dx *x, uint32_t pr, uint32_t pq)
+/* The responder refuses the head WQE of (r, q) in state st (core/resp_check.h).
+ * The side at fault completes first, as the root cause the run reports: the
+ * responder's receive WQE for its own buffer or key, else the requester. */
+static void refuse(struct dx *x, uint32_t r, uint32_t q, enum cc_resp_state st, uint32_t recv_op)
 {
-	struct dx_qp *peer = &x->rk[pr].qp[pq];
-	if (peer->rq.head == peer->rq.tail)
-		return UINT32_MAX;
-	return peer->rq.op[peer->rq.head++];
+	const struct cc_qp *cqp = &x->s->ranks[r].qps[q];
+	uint32_t pr = cqp->peer, pq = cqp->peer_qp;
+	bool recv_first = st == CC_RESP_ERR_LENGTH || st == CC_RESP_ERR_MALFORMED_WQE;
+	uint64_t recv_wr_id = recv_op == UINT32_MAX ? 0 : x->s->ranks[pr].ops[recv_op].u.recv.wr_id;
+
+	if (recv_op != UINT32_MAX && recv_first)
+		complete(x, pr, pq, recv_op, recv_wr_id, cc_resp_recv_wc(st), 1, 0, 0);
+	fail_head(x, r, q, cc_nak_wc(cc_resp_nak(st)));
+	if (recv_op != UINT32_MAX && !recv_first)
+		complete(x, pr, pq, recv_op, recv_wr_id, cc_resp_recv_wc(st), 1, 0, 0);
+	dx_qp_to_error(x, pr, pq);
 }
 
 void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
@@ -86,7 +94,8 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 	const struct cc_qp *cqp = &rs->qps[q];
 	uint32_t pr = cqp->peer, pq = cqp->peer_qp;
 	struct dx_rank *prk = &x->rk[pr];
-	uint32_t len = p->sge.length;
+	struct dx_qp *peer = &prk->qp[pq];
+	uint32_t len = cc_wqe_len(p);
 	uint8_t inline_buf[8];
 	uint8_t *local = NULL;
 	const struct cc_mr *lmr = NULL;
@@ -96,8 +105,6 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 	if (p->flags & CC_SEND_INLINE) {
 		cc_word_store(inline_buf, p->inline_value);
 		local = inline_buf;
-		if (len > sizeof(inline_buf))
-			len = sizeof(inline_buf);
 	} else if (p->num_sge) {
 		lmr = find_mr(x, r, rk->wqe_lkey[i], p->sge.offset, len,
 			      local_write ? CC_ACCESS_LOCAL_WRITE : 0);
@@ -106,109 +113,69 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 			return;
 		}
 		local = rk->mem[lmr->buf] + p->sge.offset;
-	} else {
-		len = 0;
 	}
-	if (prk->qp[pq].error) {
+	if (peer->error) {
 		/* The responder drops everything: the requester retries until
 		 * retry_cnt is exhausted (IBA 9.7.6.1.3). */
 		fail_head(x, r, q, CC_WC_RETRY_EXC_ERR);
 		return;
 	}
+	if (p->opcode >= CC_OPCODE_COUNT) {
+		fail_head(x, r, q, CC_WC_LOC_QP_OP_ERR);
+		return;
+	}
 
-	uint32_t recv_op = UINT32_MAX;
-	const struct cc_mr *rmr = NULL;
+	/* Responder: the whole message is one ONLY packet to the checks. */
+	bool takes_rwqe = !cc_opcode_remote(p->opcode) || p->opcode == CC_WR_RDMA_WRITE_WITH_IMM;
+	uint32_t recv_op = takes_rwqe && peer->rq.head < peer->rq.tail ? peer->rq.op[peer->rq.head]
+								      : UINT32_MAX;
+	const struct cc_op_recv *rv = recv_op == UINT32_MAX ? NULL
+				      : &x->s->ranks[pr].ops[recv_op].u.recv;
+	struct cc_resp_req req = { .opcode = p->opcode, .first = true, .takes_rwqe = takes_rwqe,
+				   .len = len, .rkey = rk->wqe_rkey[i], .va = p->remote_offset };
+	struct cc_resp_qp resp = { .rs = &x->s->ranks[pr], .keys = prk->key, .recv = rv,
+				   .recv_lkey = rv ? prk->wqe_lkey[recv_op] : 0 };
+	struct cc_resp_found found;
+	enum cc_resp_state st = cc_resp_check(&req, &resp, &found);
+
+	if (st == CC_RESP_ERR_RNR) {
+		qp->rnr_blocked = 1; /* until a receive is posted, or rnr_retry runs out */
+		return;
+	}
+	if (rv)
+		peer->rq.head++; /* consumed, whether executed or refused */
+	if (st != CC_RESP_EXECUTE) {
+		refuse(x, r, q, st, recv_op);
+		return;
+	}
+
+	const struct cc_mr *rmr = found.mr;
 	switch (p->opcode) {
 	case CC_WR_SEND:
-	case CC_WR_SEND_WITH_IMM: {
-		recv_op = take_recv(x, pr, pq);
-		if (recv_op == UINT32_MAX) {
-			qp->rnr_blocked = 1;
-			return;
-		}
-		const struct cc_op_recv *rv = &x->s->ranks[pr].ops[recv_op].u.recv;
-		uint32_t room = rv->num_sge ? rv->sge.length : 0;
-		const struct cc_mr *dmr = NULL;
-		if (rv->num_sge)
-			dmr = find_mr(x, pr, prk->wqe_lkey[recv_op], rv->sge.offset, room,
-				      CC_ACCESS_LOCAL_WRITE);
-		if (len > room || (len && !dmr)) {
-			/* Too long: invalid request (rxe RESPST_ERR_LENGTH).  A
-			 * receive WQE whose own key is bad is the responder's
-			 * fault: remote operational error (RESPST_ERR_MALFORMED_WQE). */
-			int too_long = len > room;
-			complete(x, pr, pq, recv_op, rv->wr_id,
-				 too_long ? CC_WC_LOC_LEN_ERR : CC_WC_LOC_PROT_ERR, 1, 0, 0);
-			dx_qp_to_error(x, pr, pq);
-			fail_head(x, r, q, too_long ? CC_WC_REM_INV_REQ_ERR : CC_WC_REM_OP_ERR);
-			return;
-		}
+	case CC_WR_SEND_WITH_IMM:
 		if (len) {
-			memcpy(prk->mem[dmr->buf] + rv->sge.offset, local, len);
-			dx_mem_written(x, pr, dmr->buf, rv->sge.offset, len);
+			memcpy(prk->mem[found.recv_mr->buf] + rv->sge.offset, local, len);
+			dx_mem_written(x, pr, found.recv_mr->buf, rv->sge.offset, len);
 		}
 		complete(x, pr, pq, recv_op, rv->wr_id, CC_WC_SUCCESS, 1, len,
 			 p->opcode == CC_WR_SEND_WITH_IMM ? p->imm : 0);
 		break;
-	}
 	case CC_WR_RDMA_WRITE:
 	case CC_WR_RDMA_WRITE_WITH_IMM:
-		/* rxe checks resources (the receive WQE) before the rkey, and
-		 * a zero-length transfer checks no rkey at all (IBA C9-88). */
-		if (p->opcode == CC_WR_RDMA_WRITE_WITH_IMM) {
-			recv_op = take_recv(x, pr, pq);
-			if (recv_op == UINT32_MAX) {
-				qp->rnr_blocked = 1;
-				return;
-			}
-		}
 		if (len) {
-			rmr = find_mr(x, pr, rk->wqe_rkey[i], p->remote_offset, len,
-				      CC_ACCESS_REMOTE_WRITE);
-			if (!rmr) {
-				/* The requester's error first: it is the root cause
-				 * the run reports. */
-				fail_head(x, r, q, CC_WC_REM_ACCESS_ERR);
-				if (recv_op != UINT32_MAX)
-					complete(x, pr, pq, recv_op,
-						 x->s->ranks[pr].ops[recv_op].u.recv.wr_id,
-						 CC_WC_REM_ACCESS_ERR, 1, 0, 0);
-				dx_qp_to_error(x, pr, pq);
-				return;
-			}
 			memcpy(prk->mem[rmr->buf] + p->remote_offset, local, len);
 			dx_mem_written(x, pr, rmr->buf, p->remote_offset, len);
 		}
-		if (recv_op != UINT32_MAX)
-			complete(x, pr, pq, recv_op, x->s->ranks[pr].ops[recv_op].u.recv.wr_id,
-				 CC_WC_SUCCESS, 1, len, p->imm);
+		if (rv)
+			complete(x, pr, pq, recv_op, rv->wr_id, CC_WC_SUCCESS, 1, len, p->imm);
 		break;
 	case CC_WR_RDMA_READ:
-		if (!len)
-			break;
-		rmr = find_mr(x, pr, rk->wqe_rkey[i], p->remote_offset, len, CC_ACCESS_REMOTE_READ);
-		if (!rmr) {
-			dx_qp_to_error(x, pr, pq);
-			fail_head(x, r, q, CC_WC_REM_ACCESS_ERR);
-			return;
+		if (len) {
+			memcpy(local, prk->mem[rmr->buf] + p->remote_offset, len);
+			dx_mem_written(x, r, lmr->buf, p->sge.offset, len);
 		}
-		memcpy(local, prk->mem[rmr->buf] + p->remote_offset, len);
-		dx_mem_written(x, r, lmr->buf, p->sge.offset, len);
 		break;
-	case CC_WR_ATOMIC_FETCH_ADD:
-	case CC_WR_ATOMIC_CMP_SWP: {
-		/* 8 bytes, naturally aligned (IBA 9.4.5). */
-		if (len != 8 || (p->remote_offset & 7)) {
-			dx_qp_to_error(x, pr, pq);
-			fail_head(x, r, q, CC_WC_REM_INV_REQ_ERR);
-			return;
-		}
-		rmr = find_mr(x, pr, rk->wqe_rkey[i], p->remote_offset, 8, CC_ACCESS_REMOTE_ATOMIC);
-		if (!rmr) {
-			dx_qp_to_error(x, pr, pq);
-			fail_head(x, r, q, CC_WC_REM_ACCESS_ERR);
-			return;
-		}
+	default: { /* the atomics */
 		if (!lmr) {
 			fail_head(x, r, q, CC_WC_LOC_PROT_ERR); /* nowhere to return the old value */
 			return;
@@ -224,9 +191,6 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 		dx_mem_written(x, r, lmr->buf, p->sge.offset, 8);
 		break;
 	}
-	default:
-		fail_head(x, r, q, CC_WC_LOC_QP_OP_ERR);
-		return;
 	}
 
 	qp->sq.head++;

@@ -15,6 +15,7 @@
 
 #include "core/check_io.h"
 #include "core/exec_common.h"
+#include "core/resp_check.h"
 #include "sim/compute.h"
 #include "sim/dcqcn.h"
 #include "sim/event.h"
@@ -44,14 +45,16 @@ enum sx_pkt_kind {
 	SX_PKT_CNP,     /* congestion notification, NP to RP */
 };
 
-/* AETH syndromes (IBA 9.7.5.2.1), the ones the model sends. */
+/* AETH syndromes (IBA 9.7.5.2.1), the ones the model sends: the NAKs of
+ * the responder's request checks (core/resp_check.h), by the same values,
+ * and the sequence error, which only the simulator (it has PSNs) sends. */
 enum sx_aeth {
-	SX_AETH_ACK,
-	SX_AETH_RNR_NAK,
+	SX_AETH_ACK = CC_NAK_NONE,
+	SX_AETH_RNR_NAK = CC_NAK_RNR,
+	SX_AETH_NAK_INV_REQ = CC_NAK_INV_REQ,
+	SX_AETH_NAK_REM_ACCESS = CC_NAK_REM_ACCESS,
+	SX_AETH_NAK_REM_OP = CC_NAK_REM_OP,
 	SX_AETH_NAK_SEQ,
-	SX_AETH_NAK_INV_REQ,
-	SX_AETH_NAK_REM_ACCESS,
-	SX_AETH_NAK_REM_OP,
 };
 
 /* A packet on the wire, or a token in one of the NIC's pipelines.  The

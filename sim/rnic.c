@@ -407,9 +407,7 @@ void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k)
 			break;
 		}
 		default: {
-			enum cc_wc_status st = k->aeth == SX_AETH_NAK_INV_REQ ? CC_WC_REM_INV_REQ_ERR
-					       : k->aeth == SX_AETH_NAK_REM_ACCESS ? CC_WC_REM_ACCESS_ERR
-					       : CC_WC_REM_OP_ERR;
+			enum cc_wc_status st = cc_nak_wc((enum cc_nak)k->aeth);
 
 			sx_ack_upto(x, r, qp, k->ack_psn);
 			sx_wqe_fail(x, r, qp->q, wqe_of_psn(qp, k->ack_psn), st);

@@ -1,23 +1,17 @@
 /* sim/rnic_resp.c — the simulated RNIC's responder, and the requester's
  * side of READ and atomic responses.
  *
- * Checks and their order follow rxe_resp.c (check_psn → check_op_seq →
- * check_resource → check_rkey → execute → acknowledge) and the data
- * executor (core/exec_data_nic.c), so both executors end a bad schedule
- * with the same completion status:
- *   - PSN: an old PSN is a duplicate (re-ACKed, a READ answered again); a
- *     PSN ahead of the expected one gets one sequence-error NAK (IBA
- *     9.7.5.1.3) and is dropped — or, with rnic.selective_repeat, kept
- *     in PSN order until the gap is filled;
- *   - a SEND's first packet, or the packet of a WRITE_WITH_IMM that carries
- *     the immediate, takes a receive WQE; none posted: RNR NAK (IBA
- *     9.7.5.2.8), nothing accepted;
- *   - R_Key, access and bounds over the whole message at its first packet:
- *     NAK remote access error, the responder's QP to error (rxe
- *     do_class_ac_error); a zero-length transfer checks no R_Key (C9-88);
- *   - a SEND longer than the receive buffer: NAK invalid request and
- *     IBV_WC_LOC_LEN_ERR here; a receive WQE with a bad L_Key: NAK remote
- *     operational error and IBV_WC_LOC_PROT_ERR here.
+ * The PSN checks are the simulator's own, as rxe_resp.c's check_psn:
+ *   - an old PSN is a duplicate (re-ACKed, a READ answered again); a PSN
+ *     ahead of the expected one gets one sequence-error NAK (IBA
+ *     9.7.5.1.3) and is dropped — or, with rnic.selective_repeat, kept in
+ *     PSN order until the gap is filled.
+ * The request checks after them are core/resp_check.h's, the data
+ * executor's too, so both end a bad schedule with the same completion:
+ * run on each packet, the R_Key at the first (over the whole message), a
+ * receive WQE taken by a SEND's first packet and a WRITE_WITH_IMM's last.
+ * A refusal is an RNR NAK, or a NAK and the QP to error (rxe
+ * do_class_ac_error).
  * An accepted packet's payload is DMA-written over PCIe (not one that came
  * over NVLink: it is in GPU memory already); the bytes move when that write
  * is done, and a receive CQE follows it.  ACKs go out every
@@ -167,27 +161,63 @@ static void dma_write(struct sx *x, uint32_t r, struct sx_pkt *k, uint32_t len,
 		sx_die_nomem();
 }
 
-/* Takes a receive WQE; false when none is posted. */
-static bool take_recv(struct sx_qp *qp, uint32_t *op)
+/* The request checks (core/resp_check.h) on packet k of WQE w (op o),
+ * against the receive WQE at the head of qp's receive queue. */
+static enum cc_resp_state check(struct sx *x, uint32_t r, const struct sx_qp *qp,
+				const struct sx_wqe *w, const struct cc_op_send *o, uint32_t flags,
+				struct cc_resp_found *f)
 {
-	if (qp->rq_head == qp->rq_n)
-		return false;
-	*op = qp->rq[qp->rq_head++];
-	return true;
+	uint32_t rop = qp->rq_head < qp->rq_n ? qp->rq[qp->rq_head] : SX_NONE;
+	const struct cc_op_recv *rv = rop == SX_NONE ? NULL : &x->s->ranks[r].ops[rop].u.recv;
+	struct cc_resp_req q = { .opcode = o->opcode, .first = flags & SIM_PKT_FIRST,
+				 .takes_rwqe = flags & SIM_PKT_RWQE, .len = cc_wqe_len(o),
+				 .rkey = w->rkey, .va = o->remote_offset };
+	/* A receive's L_Key as posted: a CC_FAULT_LKEY on it too. */
+	struct cc_resp_qp p = {
+		.rs = &x->s->ranks[r], .keys = x->rk[r].key, .recv = rv,
+		.recv_lkey = rv && rv->num_sge
+				     ? x->rk[r].key[rv->sge.mr] ^
+					       cc_fault_key_flip(x->o->faults, x->o->nfaults,
+								 CC_FAULT_LKEY, r, rop)
+				     : 0,
+	};
+
+	return cc_resp_check(&q, &p, f);
+}
+
+/* The checks refused packet k in state st: an RNR NAK (nothing else
+ * changes, IBA 9.7.5.2.8), or a NAK and the QP to error.  A SEND refused
+ * for its receive WQE's buffer or key consumes that WQE, which completes
+ * with the error; a WRITE_WITH_IMM refused for its R_Key leaves its receive
+ * WQE to the flush: at the first packet, where the R_Key is checked, a
+ * multi-packet one has taken none yet. */
+static void refuse(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt *k,
+		   enum cc_resp_state st)
+{
+	if (st == CC_RESP_ERR_RNR) {
+		qp->nak_out = true;
+		send_ack(x, r, qp, SX_AETH_RNR_NAK, k->psn);
+	} else {
+		if (st == CC_RESP_ERR_LENGTH || st == CC_RESP_ERR_MALFORMED_WQE)
+			sx_cqe_new(x, r, qp->q, qp->rq[qp->rq_head++], true, cc_resp_recv_wc(st),
+				   0, 0, sim_now(&x->eng) + x->f->rnic.cqe_write_ps);
+		resp_error(x, r, qp, (enum sx_aeth)cc_resp_nak(st), k->psn);
+	}
+	sx_pkt_put(x, k);
 }
 
 /* A READ request: its responses join the QP's queue (the transmitter
  * reads them from memory as it sends them).  `fresh`: the expected PSN,
- * which the READ's response PSNs then take. */
+ * which the READ's response PSNs then take.  A duplicate is checked
+ * again: it is answered from memory as it is now (IBA 9.7.5.1.4). */
 static void queue_read(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt *k,
-		       const struct sx_wqe *w, const struct cc_op_send *o, uint32_t len, bool fresh)
+		       const struct sx_wqe *w, const struct cc_op_send *o, bool fresh)
 {
-	const struct cc_mr *mr = len ? sx_find_mr(x, r, w->rkey, o->remote_offset, len,
-						 CC_ACCESS_REMOTE_READ) : NULL;
+	struct cc_resp_found f;
+	enum cc_resp_state st = check(x, r, qp, w, o, sim_bth_info[k->p.op].flags, &f);
 
-	if (len && !mr) {
-		resp_error(x, r, qp, SX_AETH_NAK_REM_ACCESS, k->psn);
-		sx_pkt_put(x, k);
+	if (st != CC_RESP_EXECUTE) {
+		refuse(x, r, qp, k, st);
 		return;
 	}
 	if (qp->rd_head == qp->rd_n)
@@ -195,7 +225,7 @@ static void queue_read(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt
 	SX_GROW(qp->rd, qp->rd_n, qp->rd_cap);
 	qp->rd[qp->rd_n++] = (struct sx_rdresp){
 		.req_rank = k->rank, .req_qp = k->qp, .wqe = k->wqe, .psn = k->psn,
-		.npkts = w->npsn, .buf = mr ? mr->buf : 0, .off = o->remote_offset,
+		.npkts = w->npsn, .buf = f.mr ? f.mr->buf : 0, .off = o->remote_offset,
 	};
 	if (fresh)
 		qp->epsn += w->npsn;
@@ -273,7 +303,7 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 	if (dup && (flags & SIM_PKT_READ)) {
 		/* A READ asked again (its responses were lost, or the requester
 		 * timed out): answered again from memory (IBA 9.7.5.1.4). */
-		queue_read(x, r, qp, k, w, o, len, false);
+		queue_read(x, r, qp, k, w, o, false);
 		return;
 	}
 	if (dup) {
@@ -299,26 +329,20 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 	k->op = SX_NONE; /* no receive completion unless set below */
 
 	if (flags & SIM_PKT_READ) {
-		queue_read(x, r, qp, k, w, o, len, true);
+		queue_read(x, r, qp, k, w, o, true);
+		return;
+	}
+	struct cc_resp_found f;
+	enum cc_resp_state st = check(x, r, qp, w, o, flags, &f);
+
+	if (st != CC_RESP_EXECUTE) {
+		refuse(x, r, qp, k, st);
 		return;
 	}
 	if (flags & SIM_PKT_ATOMIC) {
-		const struct cc_mr *mr = NULL;
-
-		if (len != 8 || (o->remote_offset & 7)) {
-			resp_error(x, r, qp, SX_AETH_NAK_INV_REQ, k->psn); /* IBA 9.4.5 */
-			sx_pkt_put(x, k);
-			return;
-		}
-		mr = sx_find_mr(x, r, w->rkey, o->remote_offset, 8, CC_ACCESS_REMOTE_ATOMIC);
-		if (!mr) {
-			resp_error(x, r, qp, SX_AETH_NAK_REM_ACCESS, k->psn);
-			sx_pkt_put(x, k);
-			return;
-		}
 		qp->epsn++;
 		k->kind = SX_PKT_ATOMIC;
-		k->buf = mr->buf;
+		k->buf = f.mr->buf;
 		k->off = o->remote_offset;
 		/* One read-modify-write at a time: the NIC locks the target
 		 * while its PCIe read and write are out, so atomics on one
@@ -335,54 +359,13 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 		return;
 	}
 
-	/* SEND and WRITE */
-	if ((flags & SIM_PKT_SEND) && (flags & SIM_PKT_FIRST)) {
-		uint32_t rop;
-
-		if (!take_recv(qp, &rop)) {
-			qp->nak_out = true;
-			send_ack(x, r, qp, SX_AETH_RNR_NAK, k->psn);
-			sx_pkt_put(x, k);
-			return;
-		}
-		const struct cc_op_recv *rv = &x->s->ranks[r].ops[rop].u.recv;
-		uint32_t room = rv->num_sge ? rv->sge.length : 0;
-		uint32_t rkey = rv->num_sge ? x->rk[r].key[rv->sge.mr] : 0;
-		const struct cc_mr *dmr = rv->num_sge ? sx_find_mr(x, r, rkey, rv->sge.offset, room,
-								  CC_ACCESS_LOCAL_WRITE) : NULL;
-		if (len > room || (len && !dmr)) {
-			bool too_long = len > room;
-
-			sx_cqe_new(x, r, qp->q, rop, true,
-				   too_long ? CC_WC_LOC_LEN_ERR : CC_WC_LOC_PROT_ERR, 0, 0,
-				   now + x->f->rnic.cqe_write_ps);
-			resp_error(x, r, qp, too_long ? SX_AETH_NAK_INV_REQ : SX_AETH_NAK_REM_OP,
-				   k->psn);
-			sx_pkt_put(x, k);
-			return;
-		}
-		qp->resp_recv = rop;
+	/* SEND and WRITE: a SEND's first packet, or a WRITE_WITH_IMM's with
+	 * the immediate (rxe: RXE_RWR_MASK on WRITE_LAST_IMM), takes the
+	 * receive WQE the checks found. */
+	if (flags & SIM_PKT_FIRST)
 		qp->t_rx_first = now;
-	}
-	if ((flags & SIM_PKT_WRITE) && (flags & SIM_PKT_FIRST)) {
-		qp->t_rx_first = now;
-		if (len && !sx_find_mr(x, r, w->rkey, o->remote_offset, len,
-				       CC_ACCESS_REMOTE_WRITE)) {
-			resp_error(x, r, qp, SX_AETH_NAK_REM_ACCESS, k->psn);
-			sx_pkt_put(x, k);
-			return;
-		}
-	}
-	if ((flags & SIM_PKT_WRITE) && (flags & SIM_PKT_RWQE)) {
-		/* WRITE_WITH_IMM takes its receive WQE with the immediate, at
-		 * the last packet (rxe: RXE_RWR_MASK on WRITE_LAST_IMM). */
-		if (!take_recv(qp, &qp->resp_recv)) {
-			qp->nak_out = true;
-			send_ack(x, r, qp, SX_AETH_RNR_NAK, k->psn);
-			sx_pkt_put(x, k);
-			return;
-		}
-	}
+	if (flags & SIM_PKT_RWQE)
+		qp->resp_recv = qp->rq[qp->rq_head++];
 
 	/* Accepted. */
 	if (flags & SIM_PKT_SEND) {
