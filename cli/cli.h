@@ -28,8 +28,8 @@ struct cc_scenario; /* sim/scenario.h */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
 /* CLI_P2P has its own options (cli/p2p_options.c), CLI_DEVICES none,
- * CLI_COMPARE, CLI_CALIBRATE and CLI_TUNE their own small parsers:
- * cli_parse() is not for them. */
+ * CLI_COMPARE, CLI_CALIBRATE, CLI_TUNE and CLI_VALIDATE a few long ones
+ * each, read with cli/argv.h: cli_parse() is not for them. */
 enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, CLI_COMPARE, CLI_CALIBRATE,
 	       CLI_TUNE, CLI_VALIDATE, CLI_CMD_COUNT };
 
@@ -139,6 +139,10 @@ struct cli_once {
  * then --nranks 20): give it once" and CLI_EXIT_USAGE. */
 int cli_opt_once(enum cli_cmd cmd, struct cli_once *s, int c, const char *label,
 		 const char *value);
+/* The message of a second (label, value) after (first, first_value), for
+ * a parser that keeps the first itself (cli/argv.c); CLI_EXIT_USAGE. */
+int cli_opt_twice(enum cli_cmd cmd, const char *first, const char *first_value,
+		  const char *label, const char *value);
 /* "cclab CMD: MESSAGE" and the help hint on stderr; returns CLI_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3)))
 int cli_usage_error(enum cli_cmd cmd, const char *fmt, ...);

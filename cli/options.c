@@ -755,11 +755,16 @@ int cli_opt_once(enum cli_cmd cmd, struct cli_once *s, int c, const char *label,
 		s->value[c] = value;
 		return 0;
 	}
+	return cli_opt_twice(cmd, s->label[c], s->value[c], label, value);
+}
+
+int cli_opt_twice(enum cli_cmd cmd, const char *first, const char *first_value,
+		  const char *label, const char *value)
+{
 	if (!value)
 		return cli_usage_error(cmd, "%s given twice: give it once", label);
-	return cli_usage_error(cmd, "%s given twice (%s %s, then %s %s): give it once",
-			       s->label[c], s->label[c], s->value[c] ? s->value[c] : "", label,
-			       value);
+	return cli_usage_error(cmd, "%s given twice (%s %s, then %s %s): give it once", first,
+			       first, first_value ? first_value : "", label, value);
 }
 
 /* What may be said more than once: each --set and --fault adds one. */
