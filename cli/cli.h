@@ -113,10 +113,6 @@ struct cli_opts {
 	bool help;
 };
 
-const char *cli_cmd_name(enum cli_cmd cmd);
-/* "schedule" -> CLI_SCHEDULE; CLI_CMD_COUNT when unknown. */
-enum cli_cmd cli_cmd_lookup(const char *name);
-
 /* Parses argv[1..argc) of a subcommand (argv[0] is its name).  Returns 0
  * (o->help set for --help) or CLI_EXIT_USAGE after one message on stderr
  * that names the option and its value, and a hint. */
@@ -181,6 +177,7 @@ int cmd_schedule(const struct cli_opts *o);
 int cmd_check(const struct cli_opts *o);
 int cmd_sim(const struct cli_opts *o);
 int cmd_run(const struct cli_opts *o);
+void run_usage(FILE *f); /* cli/usage.c */
 /* `cclab run` without a scenario: the verbs executor (cli/cmd_verbs.c). */
 int cmd_verbs(const struct cli_opts *o);
 /* `cclab p2p`, with its own arguments: argv[0] is "p2p" (cli/cmd_p2p.c). */
@@ -202,6 +199,28 @@ void tune_usage(FILE *f);
  * measured (cli/cmd_validate.c, cli/validate.h). */
 int cmd_validate(int argc, char **argv);
 void validate_usage(FILE *f);
+
+/* ---- the commands (cli/commands.c) ---- */
+
+/* `cclab NAME ARGS...`: main(argc - 1, argv + 1) for a command with its own
+ * parser (argv[0] is NAME), else cli_parse() and run(); --help prints
+ * usage, or for NULL cli/usage.c's text of the collective options. */
+struct cli_command {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	int (*run)(const struct cli_opts *o);
+	void (*usage)(FILE *f);
+	/* Its lines in `cclab help`: arguments after the name ("" for none)
+	 * and a summary, '\n' between its lines; a second form, if any. */
+	struct {
+		const char *args, *summary;
+	} forms[2];
+};
+extern const struct cli_command cli_commands[CLI_CMD_COUNT];
+
+const char *cli_cmd_name(enum cli_cmd cmd);
+/* "schedule" -> CLI_SCHEDULE; CLI_CMD_COUNT when unknown. */
+enum cli_cmd cli_cmd_lookup(const char *name);
 
 /* nccl-tests' redop column: the op's name, "none" for all-gather. */
 const char *cli_redop_label(const struct cc_coll_params *p);

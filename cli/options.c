@@ -130,35 +130,9 @@ static const struct {
 /* ':' first: a missing argument returns ':' rather than '?'. */
 static const char short_opts[] = ":n:c:t:A:P:r:b:e:f:d:o:w:h";
 
-static const char *const cmd_names[CLI_CMD_COUNT] = {
-	[CLI_SCHEDULE] = "schedule",
-	[CLI_CHECK] = "check",
-	[CLI_SIM] = "sim",
-	[CLI_RUN] = "run",
-	[CLI_P2P] = "p2p",
-	[CLI_DEVICES] = "devices",
-	[CLI_COMPARE] = "compare",
-	[CLI_CALIBRATE] = "calibrate",
-	[CLI_TUNE] = "tune",
-	[CLI_VALIDATE] = "validate",
-};
-
-const char *cli_cmd_name(enum cli_cmd cmd)
-{
-	return cmd < CLI_CMD_COUNT ? cmd_names[cmd] : "?";
-}
-
 const char *cli_opts_cmd(const struct cli_opts *o)
 {
 	return o->scenario ? "run" : cli_cmd_name(o->cmd);
-}
-
-enum cli_cmd cli_cmd_lookup(const char *name)
-{
-	for (int c = 0; c < CLI_CMD_COUNT; c++)
-		if (!strcmp(name, cmd_names[c]))
-			return (enum cli_cmd)c;
-	return CLI_CMD_COUNT;
 }
 
 const char *cli_redop_label(const struct cc_coll_params *p)
