@@ -110,6 +110,10 @@ struct cli_opts {
 	/* Set by `cclab run` for the command it runs: the network, check_max
 	 * and expectations come from it. */
 	const struct cc_scenario *scenario;
+	/* Set by `cclab run` to compare its runs, else -1: the finished JSON
+	 * report is written to this descriptor too, --json or not (a memfd,
+	 * since rank 0 of a local verbs run is a forked child). */
+	int report_fd;
 	bool help;
 };
 

@@ -299,6 +299,7 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 	o->minbytes = CLI_DEFAULT_BYTES;
 	o->stepfactor = CLI_DEFAULT_FACTOR;
 	o->rank = -1;
+	o->report_fd = -1;
 	o->seed = CLI_DEFAULT_SEED;
 	o->order_seed = CLI_DEFAULT_SEED;
 	sim_params_preset(CLI_DEFAULT_FABRIC, &o->fabric); /* a built-in name: cannot fail */
