@@ -121,6 +121,8 @@ void cli_json_size_begin(struct cc_json *j, const struct cc_result_row *row);
 void cli_json_double_or_null(struct cc_json *j, const char *key, bool have, double v);
 /* "status", and for a failed run an "error" object. */
 void cli_json_status(struct cc_json *j, const struct cc_run_error *e);
+/* af NULL: the document is only closed, its text left in j->buf, j->len
+ * (`cclab run`'s comparison without --json). */
 int cli_json_end(struct cc_json *j, struct cc_atomic_file *af, bool ok);
 
 /* cli/check_json.c: `cclab check`'s own parts. */

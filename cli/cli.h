@@ -29,8 +29,8 @@ struct cc_scenario; /* sim/scenario.h */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
 /* CLI_P2P has its own options (cli/p2p_options.c), CLI_DEVICES none,
- * CLI_COMPARE, CLI_CALIBRATE and CLI_TUNE their own small parsers:
- * cli_parse() is not for them. */
+ * CLI_COMPARE, CLI_CALIBRATE, CLI_TUNE and CLI_VALIDATE a few long ones
+ * each, read with cli/argv.h: cli_parse() is not for them. */
 enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, CLI_COMPARE, CLI_CALIBRATE,
 	       CLI_TUNE, CLI_VALIDATE, CLI_CMD_COUNT };
 
@@ -111,12 +111,12 @@ struct cli_opts {
 	/* Set by `cclab run` for the command it runs: the network, check_max
 	 * and expectations come from it. */
 	const struct cc_scenario *scenario;
+	/* Set by `cclab run` to compare its runs, else -1: the finished JSON
+	 * report is written to this descriptor too, --json or not (a memfd,
+	 * since rank 0 of a local verbs run is a forked child). */
+	int report_fd;
 	bool help;
 };
-
-const char *cli_cmd_name(enum cli_cmd cmd);
-/* "schedule" -> CLI_SCHEDULE; CLI_CMD_COUNT when unknown. */
-enum cli_cmd cli_cmd_lookup(const char *name);
 
 /* Parses argv[1..argc) of a subcommand (argv[0] is its name).  Returns 0
  * (o->help set for --help) or CLI_EXIT_USAGE after one message on stderr
@@ -142,6 +142,10 @@ struct cli_once {
  * then --nranks 20): give it once" and CLI_EXIT_USAGE. */
 int cli_opt_once(enum cli_cmd cmd, struct cli_once *s, int c, const char *label,
 		 const char *value);
+/* The message of a second (label, value) after (first, first_value), for
+ * a parser that keeps the first itself (cli/argv.c); CLI_EXIT_USAGE. */
+int cli_opt_twice(enum cli_cmd cmd, const char *first, const char *first_value,
+		  const char *label, const char *value);
 /* "cclab CMD: MESSAGE" and the help hint on stderr; returns CLI_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3)))
 int cli_usage_error(enum cli_cmd cmd, const char *fmt, ...);
@@ -180,6 +184,7 @@ int cmd_schedule(const struct cli_opts *o);
 int cmd_check(const struct cli_opts *o);
 int cmd_sim(const struct cli_opts *o);
 int cmd_run(const struct cli_opts *o);
+void run_usage(FILE *f); /* cli/usage.c */
 /* `cclab run` without a scenario: the verbs executor (cli/cmd_verbs.c). */
 int cmd_verbs(const struct cli_opts *o);
 /* `cclab p2p`, with its own arguments: argv[0] is "p2p" (cli/cmd_p2p.c). */
@@ -201,6 +206,28 @@ void tune_usage(FILE *f);
  * measured (cli/cmd_validate.c, cli/validate.h). */
 int cmd_validate(int argc, char **argv);
 void validate_usage(FILE *f);
+
+/* ---- the commands (cli/commands.c) ---- */
+
+/* `cclab NAME ARGS...`: main(argc - 1, argv + 1) for a command with its own
+ * parser (argv[0] is NAME), else cli_parse() and run(); --help prints
+ * usage, or for NULL cli/usage.c's text of the collective options. */
+struct cli_command {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	int (*run)(const struct cli_opts *o);
+	void (*usage)(FILE *f);
+	/* Its lines in `cclab help`: arguments after the name ("" for none)
+	 * and a summary, '\n' between its lines; a second form, if any. */
+	struct {
+		const char *args, *summary;
+	} forms[2];
+};
+extern const struct cli_command cli_commands[CLI_CMD_COUNT];
+
+const char *cli_cmd_name(enum cli_cmd cmd);
+/* "schedule" -> CLI_SCHEDULE; CLI_CMD_COUNT when unknown. */
+enum cli_cmd cli_cmd_lookup(const char *name);
 
 /* nccl-tests' redop column: the op's name, "none" for all-gather. */
 const char *cli_redop_label(const struct cc_coll_params *p);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/argv.h"
 #include "cli/calibrate.h"
 #include "cli/cli.h"
 #include "cli/json_read.h"
@@ -59,93 +60,65 @@ void calibrate_usage(FILE *f)
 		   "  cclab sim -n 4 --topology star --fabric fabric.yaml --memory host ...\n");
 }
 
+/* --name: written into the fabric file and printed by every report that
+ * uses it: printable text, as long as a fabric's name can be
+ * (sim/params.h).  0 or CLI_EXIT_USAGE after the message. */
+static int check_name(const char *val)
+{
+	char shown[64];
+	size_t at, bytes = strlen(val);
+	const char *why = cal_name_invalid(val, &at);
+
+	if (bytes >= SIM_PARAMS_NAME_LEN)
+		return usage_error("--name: '%s' is %zu bytes; a fabric's name is 1 to %u",
+				   cli_json_shown(val, 24, shown, sizeof(shown)), bytes,
+				   SIM_PARAMS_NAME_LEN - 1);
+	if (why)
+		return usage_error("--name: '%s' has %s at byte %zu; a fabric's name is printable "
+				   "text (UTF-8)", cli_json_shown(val, 40, shown, sizeof(shown)), why,
+				   at + 1);
+	return 0;
+}
+
 int cal_parse_args(int argc, char **argv, struct cal_args *a, bool *help)
 {
-	static const char *const opts[] = {"--output", "--base", "--name", "--json", "--csv",
-					   "--max-error", "-o"};
-	const unsigned nopts = sizeof(opts) / sizeof(opts[0]);
-	static struct cli_once once;
-	bool dashdash = false;
+	enum { O_OUTPUT, O_BASE, O_NAME, O_JSON, O_CSV, O_MAX, O_HOST_BENCH, O_COUNT };
+	static const struct cli_argv_opt opts[O_COUNT] = {
+		[O_OUTPUT] = {.name = "--output", .alias = "-o"},
+		[O_BASE] = {.name = "--base"},
+		[O_NAME] = {.name = "--name"},
+		[O_JSON] = {.name = "--json"},
+		[O_CSV] = {.name = "--csv"},
+		[O_MAX] = {.name = "--max-error"},
+		[O_HOST_BENCH] = {.name = "--host-bench", .flag = true},
+	};
+	struct cli_argv it;
+	const char *val;
+	char *end;
+	int o;
 
 	memset(a, 0, sizeof(*a));
-	memset(&once, 0, sizeof(once));
 	a->max_error = NAN;
 	a->name = "calibrated";
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = NULL;
-		unsigned o;
-		size_t len = 0;
-
-		if (dashdash || arg[0] != '-' || !arg[1]) {
+	cli_argv_init(&it, CLI_CALIBRATE, opts, O_COUNT, argc, argv);
+	while ((o = cli_argv_next(&it, &val)) != CLI_ARGV_END) {
+		switch (o) {
+		case CLI_ARGV_ARG:
 			if (a->nfiles == CAL_MAX_FILES)
 				return usage_error("more than %u files", CAL_MAX_FILES);
-			a->files[a->nfiles++] = arg;
-			continue;
-		}
-		if (!strcmp(arg, "--")) {
-			dashdash = true;
-			continue;
-		}
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			*help = true;
-			return CLI_EXIT_OK;
-		}
-		if (!strcmp(arg, "--host-bench")) {
-			a->host_bench = true;
-			continue;
-		}
-		for (o = 0; o < nopts; o++) {
-			len = strlen(opts[o]);
-			if (!strncmp(arg, opts[o], len) &&
-			    (!arg[len] || (arg[len] == '=' && o + 1 < nopts)))
-				break;
-		}
-		if (o == nopts && !strncmp(arg, "-o", 2)) /* -oFILE */
-			o = nopts - 1, len = 2, val = arg + 2;
-		if (o == nopts)
-			return usage_error("unknown option '%s'", arg);
-		if (val)
-			;
-		else if (arg[len] == '=')
-			val = arg + len + 1;
-		else if (i + 1 < argc)
-			val = argv[++i];
-		else
-			return usage_error("option '%s' needs a value", arg);
-		if (!*val)
-			return usage_error("option '%s' needs a non-empty value", opts[o]);
-		/* -o is --output: one option, given once */
-		if (cli_opt_once(CLI_CALIBRATE, &once, o == 6 ? 0 : (int)o, opts[o], val))
-			return CLI_EXIT_USAGE;
-		switch (o) {
-		case 0:
-		case 6: a->out = val; break;
-		case 1: a->base = val; break;
-		case 2: {
-			/* The name is written into the fabric file and printed by
-			 * every report that uses it: printable text, as long as
-			 * a fabric's name can be (sim/params.h). */
-			char shown[64];
-			size_t at, bytes = strlen(val);
-			const char *why = cal_name_invalid(val, &at);
-
-			if (bytes >= SIM_PARAMS_NAME_LEN)
-				return usage_error("--name: '%s' is %zu bytes; a fabric's name is 1 to "
-						   "%u", cli_json_shown(val, 24, shown, sizeof(shown)),
-						   bytes, SIM_PARAMS_NAME_LEN - 1);
-			if (why)
-				return usage_error("--name: '%s' has %s at byte %zu; a fabric's name "
-						   "is printable text (UTF-8)",
-						   cli_json_shown(val, 40, shown, sizeof(shown)), why,
-						   at + 1);
+			a->files[a->nfiles++] = val;
+			break;
+		case O_HOST_BENCH: a->host_bench = true; break;
+		case O_OUTPUT: a->out = val; break;
+		case O_BASE: a->base = val; break;
+		case O_NAME:
+			if (check_name(val))
+				return CLI_EXIT_USAGE;
 			a->name = val;
 			break;
-		}
-		case 3: a->json = val; break;
-		case 4: a->csv = val; break;
-		default: {
-			char *end;
-
+		case O_JSON: a->json = val; break;
+		case O_CSV: a->csv = val; break;
+		default:
 			errno = 0;
 			a->max_error = strtod(val, &end);
 			if (*end || errno || !(a->max_error >= 0) || !isfinite(a->max_error) ||
@@ -153,8 +126,10 @@ int cal_parse_args(int argc, char **argv, struct cal_args *a, bool *help)
 				return usage_error("--max-error: '%s' is not a percentage (a number "
 						   ">= 0, such as 15 or 2.5)", val);
 		}
-		}
 	}
+	*help = it.help;
+	if (it.help || it.rc)
+		return it.rc;
 	if (!a->nfiles && !a->host_bench)
 		return usage_error("expected one or more `cclab p2p --json` result files or cases (or "
 				   "--host-bench alone)");

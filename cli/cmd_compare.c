@@ -254,11 +254,27 @@ static int run(const struct cmp_args *a, const struct cmp_file *f[2], struct cmp
 	return beyond ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
+int cmp_report(const struct cmp_args *a, const struct cmp_file *f[2])
+{
+	struct cmp_phases ph[2] = {{0}};
+	int rc;
+
+	if ((rc = cmp_check_comparable(f[0], f[1])))
+		return rc;
+	for (int s = 0; a->trace[0] && s < 2; s++)
+		if ((rc = cmp_phases_load(a->trace[s], f[0]->nranks, &ph[s])))
+			goto out;
+	rc = run(a, f, ph);
+out:
+	cmp_phases_free(&ph[0]);
+	cmp_phases_free(&ph[1]);
+	return rc;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct cmp_args a;
 	struct cmp_file file[2];
-	struct cmp_phases ph[2] = {{0}};
 	const struct cmp_file *f[2] = {&file[0], &file[1]};
 	struct cy_error err;
 	bool help = false;
@@ -273,17 +289,10 @@ int cmd_compare(int argc, char **argv)
 		if (cmp_file_load(a.file[loaded], &file[loaded], &err)) {
 			fprintf(stderr, "cclab compare: %s\n", err.msg);
 			rc = CLI_EXIT_USAGE;
-			goto out;
+			break;
 		}
-	if ((rc = cmp_check_comparable(f[0], f[1])))
-		goto out;
-	for (int s = 0; a.trace[0] && s < 2; s++)
-		if ((rc = cmp_phases_load(a.trace[s], file[0].nranks, &ph[s])))
-			goto out;
-	rc = run(&a, f, ph);
-out:
-	cmp_phases_free(&ph[0]);
-	cmp_phases_free(&ph[1]);
+	if (loaded == 2)
+		rc = cmp_report(&a, f);
 	while (loaded-- > 0)
 		cmp_file_free(&file[loaded]);
 	return rc;

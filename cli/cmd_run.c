@@ -9,7 +9,8 @@
  * `executors: [data]` alone, the data executor's (it has no trace); with
  * `verbs` listed, the measured run's (cli/cmd_verbs.c: this host's RDMA
  * devices, or the launcher's ranks), and when `sim` is listed too a
- * predicted-vs-measured table (cclab compare) closes the output.
+ * predicted-vs-measured table (cclab compare's, from the two runs' reports
+ * in memory) closes the output.
  * A scenario with `p2p:` runs `cclab p2p`'s sweep (cli/p2p_run.c) on its
  * network and fabric instead, and holds perftest's figures to its
  * expectations (cli/p2p_expect.c).
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +31,7 @@
 #include "core/exec_data.h"
 
 #include "cli/cli.h"
+#include "cli/compare.h"
 #include "cli/p2p.h"
 #include "sim/exec.h"
 #include "sim/scenario.h"
@@ -109,22 +112,77 @@ static int run_p2p(const struct cli_opts *in, const struct cc_scenario *sc)
 	return p2p_run(&o, &sc->net);
 }
 
-/* Measured beside predicted: `cclab compare` on the two runs' reports. */
-static int compare_runs(const char *measured, const char *predicted)
-{
-	char *argv[] = { "compare", (char *)measured, (char *)predicted, NULL };
+/* A run's JSON report, for the comparison: the run writes it to fd, an
+ * anonymous file in memory (memfd_create(2)) that a forked rank 0 of a
+ * local verbs run shares (cli.h, report_fd). */
+struct run_report {
+	const char *name; /* in the comparison's messages and head */
+	int fd;
+};
 
-	printf("#\n# predicted (sim) beside measured (verbs), cclab compare %s %s\n", measured,
-	       predicted);
-	fflush(stdout);
-	return cmd_compare(3, argv);
-}
-
-static bool readable_back(const char *path)
+/* r's text, malloc'd, in *text and *len; 0 or -errno. */
+static int read_report(const struct run_report *r, char **text, size_t *len)
 {
 	struct stat st;
+	size_t done = 0;
 
-	return strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	if (fstat(r->fd, &st))
+		return -errno;
+	*len = (size_t)st.st_size;
+	if (!(*text = malloc(*len ? *len : 1)))
+		return -ENOMEM;
+	while (done < *len) {
+		ssize_t n = pread(r->fd, *text + done, *len - done, (off_t)done);
+
+		if (n > 0) {
+			done += (size_t)n;
+		} else if (n == 0 || errno != EINTR) {
+			int err = n ? -errno : -EIO;
+
+			free(*text);
+			*text = NULL;
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Measured beside predicted, as `cclab compare` prints two files. */
+static void compare_runs(const struct run_report r[2])
+{
+	const struct cmp_args a = {0};
+	struct cmp_file file[2];
+	const struct cmp_file *f[2] = {&file[0], &file[1]};
+	struct cy_error err;
+	char *text[2] = {NULL, NULL};
+	size_t len = 0;
+	int loaded = 0, rc = 0;
+
+	printf("#\n# predicted (sim) beside measured (verbs), as cclab compare prints them\n");
+	fflush(stdout);
+	for (; loaded < 2; loaded++) {
+		if ((rc = read_report(&r[loaded], &text[loaded], &len))) {
+			fprintf(stderr, "cclab run: %s: %s\n", r[loaded].name, strerror(-rc));
+			break;
+		}
+		/* A run that stopped short wrote none (cli/loop.c) */
+		if (!len) {
+			fprintf(stderr, "cclab run: %s wrote no report: nothing to compare\n",
+				r[loaded].name);
+			rc = -ENODATA;
+			break;
+		}
+		if ((rc = cmp_file_parse(r[loaded].name, text[loaded], len, &file[loaded], &err))) {
+			fprintf(stderr, "cclab run: %s\n", err.msg);
+			break;
+		}
+	}
+	if (!rc)
+		cmp_report(&a, f);
+	while (loaded-- > 0)
+		cmp_file_free(&file[loaded]);
+	free(text[0]);
+	free(text[1]);
 }
 
 /* The scenario's executors in the table's order.  Under a launcher only
@@ -132,7 +190,8 @@ static bool readable_back(const char *path)
 static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc)
 {
 	bool verbs = sc->executor[CC_EXEC_VERBS], sim = sc->executor[CC_EXEC_SIM];
-	char tmp[] = "/tmp/cclab-run-XXXXXX", measured[64], predicted[64];
+	struct run_report report[2] = {{in->json ? in->json : "the verbs run", -1},
+				       {"the sim run", -1}};
 	bool compare = verbs && sim, other_rank = false;
 	struct cc_launch l;
 	char err[256];
@@ -140,14 +199,16 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 
 	if (verbs && !cc_launch_detect(NULL, &l, err, sizeof(err)))
 		other_rank = l.size > 1 && l.rank != 0;
-	if (compare && !other_rank && !mkdtemp(tmp)) {
-		fprintf(stderr, "cclab run: %s: %s (for the comparison's files)\n", tmp,
-			strerror(errno));
-		return CLI_EXIT_FAIL;
-	}
-	snprintf(measured, sizeof(measured), "%s/measured.json", tmp);
-	snprintf(predicted, sizeof(predicted), "%s/predicted.json", tmp);
 	compare = compare && !other_rank;
+	for (int s = 0; compare && s < 2; s++)
+		if ((report[s].fd = memfd_create(s ? "cclab-predicted" : "cclab-measured",
+						 MFD_CLOEXEC)) < 0) {
+			fprintf(stderr, "cclab run: memfd_create: %s (for the comparison)\n",
+				strerror(errno));
+			if (s)
+				close(report[0].fd);
+			return CLI_EXIT_FAIL;
+		}
 	for (size_t i = 0; i < sizeof(executors) / sizeof(executors[0]); i++) {
 		const struct run_executor *x = &executors[i];
 		enum cc_executor e = x->x->id;
@@ -176,10 +237,8 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 						  : "a real fabric has its own");
 		if (e == CC_EXEC_SIM && verbs)
 			o.links = in->links;
-		if (compare && e == CC_EXEC_VERBS && !o.json)
-			o.json = measured;
-		if (compare && e == CC_EXEC_SIM)
-			o.json = predicted;
+		if (compare && e != CC_EXEC_DATA)
+			o.report_fd = report[e == CC_EXEC_SIM].fd;
 		rc = x->run(&o);
 		if (rc > worst)
 			worst = rc;
@@ -188,18 +247,11 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 		if (rc == CLI_EXIT_USAGE)
 			break;
 	}
-	/* The measured report is the user's file when --json named one: a
-	 * regular file, that can be read back (not stdout, a FIFO, a tty). */
-	if (compare && in->json && !readable_back(in->json))
-		fprintf(stderr, "cclab run: measured and predicted not compared: --json %s cannot "
-			"be read back; name a file\n", in->json);
-	else if (compare)
-		compare_runs(in->json ? in->json : measured, predicted);
-	if (verbs && sim && !other_rank) {
-		unlink(measured);
-		unlink(predicted);
-		rmdir(tmp);
-	}
+	if (compare)
+		compare_runs(report);
+	for (int s = 0; s < 2; s++)
+		if (report[s].fd >= 0)
+			close(report[s].fd);
 	return worst;
 }
 

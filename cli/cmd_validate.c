@@ -5,11 +5,11 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/argv.h"
 #include "cli/check.h"
 #include "cli/validate.h"
 #include "core/files.h"
@@ -51,76 +51,48 @@ static void usage(FILE *f)
 		VAL_DEFAULT_MAX_ITERS, CLI_DEFAULT_WALL_LIMIT_S);
 }
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("cclab validate: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'cclab validate --help'.\n", stderr);
-	return CLI_EXIT_USAGE;
-}
+/* Every message of this command: "cclab validate: ...", the hint, exit 2. */
+#define usage_error(...) cli_usage_error(CLI_VALIDATE, __VA_ARGS__)
 
 static int parse_args(int argc, char **argv, struct val_args *a, bool *help)
 {
 	enum { O_SET, O_JSON, O_CSV, O_BASE, O_WBASE, O_MAXB, O_ITERS, O_WALL, O_TOL, O_JOBS,
-	       O_COUNT };
-	static const char *const opts[O_COUNT] = { "--set", "--json", "--csv", "--baseline",
-						   "--write-baseline", "--max-bytes", "--max-iters",
-						   "--wall-limit", "--tolerance", "--jobs" };
-	static struct cli_once once;
-	bool dashdash = false;
+	       O_QUIET, O_COUNT };
+	static const struct cli_argv_opt opts[O_COUNT] = {
+		[O_SET] = {.name = "--set", .repeat = true},
+		[O_JSON] = {.name = "--json"},
+		[O_CSV] = {.name = "--csv"},
+		[O_BASE] = {.name = "--baseline"},
+		[O_WBASE] = {.name = "--write-baseline"},
+		[O_MAXB] = {.name = "--max-bytes"},
+		[O_ITERS] = {.name = "--max-iters"},
+		[O_WALL] = {.name = "--wall-limit"},
+		[O_TOL] = {.name = "--tolerance"},
+		[O_JOBS] = {.name = "--jobs"},
+		[O_QUIET] = {.name = "--quiet", .flag = true},
+	};
+	struct cli_argv it;
+	const char *val;
+	int o;
 
 	memset(a, 0, sizeof(*a));
-	memset(&once, 0, sizeof(once));
 	a->max_iters = VAL_DEFAULT_MAX_ITERS;
 	a->wall_limit_ms = (uint64_t)CLI_DEFAULT_WALL_LIMIT_S * 1000u;
 	a->tolerance_pp = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val;
-		size_t o, len = 0;
+	cli_argv_init(&it, CLI_VALIDATE, opts, O_COUNT, argc, argv);
+	while ((o = cli_argv_next(&it, &val)) != CLI_ARGV_END) {
 		uint64_t v;
 		char *end;
 
-		if (dashdash || arg[0] != '-' || !arg[1]) {
+		switch (o) {
+		case CLI_ARGV_ARG:
 			if (a->ndirs == VAL_MAX_DIRS)
 				return usage_error("more than %u folders", VAL_MAX_DIRS);
-			a->dirs[a->ndirs++] = arg;
-			continue;
-		}
-		if (!strcmp(arg, "--")) {
-			dashdash = true;
-			continue;
-		}
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			*help = true;
-			return CLI_EXIT_OK;
-		}
-		if (!strcmp(arg, "--quiet")) {
+			a->dirs[a->ndirs++] = val;
+			break;
+		case O_QUIET:
 			a->quiet = true;
-			continue;
-		}
-		for (o = 0; o < O_COUNT; o++) {
-			len = strlen(opts[o]);
-			if (!strncmp(arg, opts[o], len) && (!arg[len] || arg[len] == '='))
-				break;
-		}
-		if (o == O_COUNT)
-			return usage_error("unknown option '%s'", arg);
-		if (arg[len] == '=')
-			val = arg + len + 1;
-		else if (i + 1 < argc)
-			val = argv[++i];
-		else
-			return usage_error("option '%s' needs a value", arg);
-		if (!*val)
-			return usage_error("option '%s' needs a non-empty value", opts[o]);
-		if (o != O_SET && cli_opt_once(CLI_VALIDATE, &once, (int)o, opts[o], val))
-			return CLI_EXIT_USAGE;
-		switch (o) {
+			break;
 		case O_SET:
 			if (a->nsets == CLI_MAX_SETS)
 				return usage_error("--set: at most %u", CLI_MAX_SETS);
@@ -168,6 +140,9 @@ static int parse_args(int argc, char **argv, struct val_args *a, bool *help)
 		}
 		}
 	}
+	*help = it.help;
+	if (it.help || it.rc)
+		return it.rc;
 	if (a->json && a->csv && cc_output_same(a->json, a->csv))
 		return usage_error("--json and --csv name the same file '%s'", a->json);
 	return CLI_EXIT_OK;

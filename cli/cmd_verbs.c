@@ -360,6 +360,7 @@ static int run_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 	if (rank != 0) {
 		/* Rank 0 prints and writes; the others only speak on error. */
 		o.json = o.csv = NULL;
+		o.report_fd = -1;
 		o.quiet = true;
 		if (!freopen("/dev/null", "w", stdout))
 			return CLI_EXIT_FAIL;

@@ -5,7 +5,8 @@
  *   cli/compare_trace.c   reads the --trace CSV files, reduced to phases;
  *   cli/compare_phases.c  prints the per-phase tables and the table cells;
  *   cli/compare_args.c    the command line and the help;
- *   cli/cmd_compare.c     the command: the size table, --csv.
+ *   cli/cmd_compare.c     the command: the size table, --csv; cmp_report()
+ *                         for `cclab run`, which has its results in memory.
  * Each error is one line on stderr with the file and, where there is one,
  * the line (and column) at fault; cmp_file_load() leaves the printing to
  * its caller. */
@@ -62,7 +63,17 @@ struct cmp_file {
  * wrong type; a time or rate no run has), -ENOMEM.
  * On error f holds nothing to free; on success cmp_file_free() it. */
 int cmp_file_load(const char *path, struct cmp_file *f, struct cy_error *err);
+/* The same for a report in memory (`cclab run`'s runs), called name in
+ * messages and in the table's head. */
+int cmp_file_parse(const char *name, const char *text, size_t len, struct cmp_file *f,
+		   struct cy_error *err);
 void cmp_file_free(struct cmp_file *f);
+
+/* The comparison of two loaded results (cli/cmd_compare.c), as `cclab
+ * compare` prints it: their keys checked (cmp_check_comparable), a's traces
+ * read, the size table and summary, a's --csv and --max-error.  Returns
+ * the command's exit status; `cclab run` calls it with its two runs. */
+int cmp_report(const struct cmp_args *a, const struct cmp_file *f[2]);
 
 /* collective, nranks, dtype and redop must agree: else CLI_EXIT_USAGE after
  * a line per key that differs, naming both values and both files.

@@ -1,12 +1,13 @@
 /* cli/compare_args.c — the command line of `cclab compare` and its help.
- * A parser of its own, as `cclab p2p` and `cclab devices` have: two
- * positional files and four options, none of nccl-tests' loop. */
+ * Two positional files and four options, none of nccl-tests' loop: read
+ * by cli/argv.h. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/argv.h"
 #include "cli/cli.h"
 #include "cli/compare.h"
 
@@ -61,60 +62,44 @@ static bool parse_pct(const char *s, double *out)
 
 int cmp_parse_args(int argc, char **argv, struct cmp_args *a, bool *help)
 {
-	static const char *const opts[] = {"--trace-measured", "--trace-predicted", "--csv",
-					   "--max-error"};
-	static struct cli_once once;
-	int npos = 0;
-	bool dashdash = false;
+	enum { O_TRACE_M, O_TRACE_P, O_CSV, O_MAX, O_COUNT };
+	static const struct cli_argv_opt opts[O_COUNT] = {
+		[O_TRACE_M] = {.name = "--trace-measured"},
+		[O_TRACE_P] = {.name = "--trace-predicted"},
+		[O_CSV] = {.name = "--csv"},
+		[O_MAX] = {.name = "--max-error"},
+	};
+	struct cli_argv it;
+	const char *val;
+	int npos = 0, o;
 
 	memset(a, 0, sizeof(*a));
-	memset(&once, 0, sizeof(once));
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = NULL;
-		size_t o, len;
-
-		if (dashdash || arg[0] != '-' || !arg[1]) {
+	cli_argv_init(&it, CLI_COMPARE, opts, O_COUNT, argc, argv);
+	while ((o = cli_argv_next(&it, &val)) != CLI_ARGV_END) {
+		switch (o) {
+		case CLI_ARGV_ARG:
 			if (npos == 2)
 				return usage_error("unexpected argument '%s' (two files are compared)",
-						   arg);
-			a->file[npos++] = arg;
-			continue;
-		}
-		if (!strcmp(arg, "--")) {
-			dashdash = true;
-			continue;
-		}
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			*help = true;
-			return CLI_EXIT_OK;
-		}
-		for (o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
-			len = strlen(opts[o]);
-			if (!strncmp(arg, opts[o], len) && (!arg[len] || arg[len] == '='))
-				break;
-		}
-		if (o == sizeof(opts) / sizeof(opts[0]))
-			return usage_error("unknown option '%s'", arg);
-		if (arg[len] == '=')
-			val = arg + len + 1;
-		else if (i + 1 < argc)
-			val = argv[++i];
-		else
-			return usage_error("option '%s' needs a value", arg);
-		if (!*val)
-			return usage_error("option '%s' needs a non-empty value", opts[o]);
-		if (cli_opt_once(CLI_COMPARE, &once, (int)o, opts[o], val))
-			return CLI_EXIT_USAGE;
-		if (o < 2)
-			a->trace[o] = val;
-		else if (o == 2)
+						   val);
+			a->file[npos++] = val;
+			break;
+		case O_TRACE_M:
+		case O_TRACE_P:
+			a->trace[o - O_TRACE_M] = val;
+			break;
+		case O_CSV:
 			a->csv = val;
-		else if (!parse_pct(val, &a->max_err))
-			return usage_error("--max-error: '%s' is not a percentage (a number >= 0, "
-					   "such as 10 or 2.5)", val);
-		else
+			break;
+		default:
+			if (!parse_pct(val, &a->max_err))
+				return usage_error("--max-error: '%s' is not a percentage (a number "
+						   ">= 0, such as 10 or 2.5)", val);
 			a->have_max = true;
+		}
 	}
+	*help = it.help;
+	if (it.help || it.rc)
+		return it.rc;
 	if (npos < 2)
 		return usage_error("expected two result files: MEASURED.json PREDICTED.json");
 	if (!a->trace[0] != !a->trace[1])

@@ -221,19 +221,27 @@ static int load(struct cmp_file *f, struct cy_error *err)
 	return load_where(f, root, err);
 }
 
-int cmp_file_load(const char *path, struct cmp_file *f, struct cy_error *err)
+/* After the document is read (rc its loader's): its keys, or nothing kept. */
+static int load_doc(struct cmp_file *f, int rc, struct cy_error *err)
 {
-	int rc;
-
-	memset(f, 0, sizeof(*f));
-	f->path = path;
-	rc = cy_load_file(path, &f->doc, err);
-	if (rc)
-		return rc;
-	rc = load(f, err);
-	if (rc)
+	if (!rc && (rc = load(f, err)))
 		cmp_file_free(f);
 	return rc;
+}
+
+int cmp_file_load(const char *path, struct cmp_file *f, struct cy_error *err)
+{
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	return load_doc(f, cy_load_file(path, &f->doc, err), err);
+}
+
+int cmp_file_parse(const char *name, const char *text, size_t len, struct cmp_file *f,
+		   struct cy_error *err)
+{
+	memset(f, 0, sizeof(*f));
+	f->path = name;
+	return load_doc(f, cy_load_string(name, text, len, &f->doc, err), err);
 }
 
 void cmp_file_free(struct cmp_file *f)

@@ -263,6 +263,26 @@ static int preflight(const struct cli_opts *o, const struct cli_loop *l)
 	return rc;
 }
 
+/* The closed report (err: why it could not be closed) to `cclab run`'s
+ * comparison (cli.h, report_fd).  A failure costs the comparison only,
+ * which says it has nothing to compare. */
+static void send_report(const struct cli_opts *o, const struct cc_json *j, int err)
+{
+	size_t done = 0;
+
+	while (!err && done < j->len) {
+		ssize_t n = write(o->report_fd, j->buf + done, j->len - done);
+
+		if (n > 0)
+			done += (size_t)n;
+		else if (n == 0 || errno != EINTR)
+			err = n ? -errno : -EIO;
+	}
+	if (err)
+		fprintf(stderr, "cclab %s: the report for the comparison: %s\n", cli_opts_cmd(o),
+			strerror(-err));
+}
+
 int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 {
 	const char *cmd = cli_opts_cmd(o);
@@ -285,7 +305,7 @@ int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 		return rc;
 	}
 	cc_json_init(&j);
-	if (o->json) {
+	if (o->json || o->report_fd >= 0) {
 		l->json_begin(&j, o);
 		out.j = &j;
 	}
@@ -322,6 +342,8 @@ int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 	}
 	if (o->json && (err = cli_json_end(&j, &af, all_ok && !rc)))
 		rc = cli_output_error(cmd, o->json, err);
+	else if (o->report_fd >= 0)
+		send_report(o, &j, o->json ? 0 : cli_json_end(&j, NULL, all_ok && !rc));
 	cc_json_free(&j);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "cclab %s: cannot write the output: %s\n", cmd, strerror(errno));

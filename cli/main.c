@@ -1,5 +1,6 @@
-/* cli/main.c — `cclab COMMAND [OPTIONS]`: finds the subcommand and runs it.
- * Options are parsed in cli/options.c, help is in cli/usage.c. */
+/* cli/main.c — `cclab COMMAND [OPTIONS]`: finds the command in the table
+ * (cli/commands.c) and runs it.  Options are parsed in cli/options.c,
+ * help is in cli/usage.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	const struct cli_command *c;
 	struct cli_opts o;
 	enum cli_cmd cmd;
 	int rc;
@@ -49,18 +51,9 @@ int main(int argc, char **argv)
 		cli_usage_hint(CLI_CMD_COUNT);
 		return CLI_EXIT_USAGE;
 	}
-	if (cmd == CLI_P2P) /* its own options: perftest's, not nccl-tests' */
-		return cmd_p2p(argc - 1, argv + 1);
-	if (cmd == CLI_DEVICES)
-		return cmd_devices(argc - 1, argv + 1);
-	if (cmd == CLI_COMPARE)
-		return cmd_compare(argc - 1, argv + 1);
-	if (cmd == CLI_CALIBRATE)
-		return cmd_calibrate(argc - 1, argv + 1);
-	if (cmd == CLI_TUNE)
-		return cmd_tune(argc - 1, argv + 1);
-	if (cmd == CLI_VALIDATE)
-		return cmd_validate(argc - 1, argv + 1);
+	c = &cli_commands[cmd];
+	if (c->main)
+		return c->main(argc - 1, argv + 1);
 	rc = cli_parse(cmd, argc - 1, argv + 1, &o);
 	if (rc)
 		return rc;
@@ -68,16 +61,5 @@ int main(int argc, char **argv)
 		cli_usage(stdout, cmd);
 		return CLI_EXIT_OK;
 	}
-	switch (cmd) {
-	case CLI_SCHEDULE:
-		return cmd_schedule(&o);
-	case CLI_CHECK:
-		return cmd_check(&o);
-	case CLI_SIM:
-		return cmd_sim(&o);
-	case CLI_RUN:
-		return cmd_run(&o);
-	default:
-		return CLI_EXIT_USAGE;
-	}
+	return c->run(&o);
 }

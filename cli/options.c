@@ -130,35 +130,9 @@ static const struct {
 /* ':' first: a missing argument returns ':' rather than '?'. */
 static const char short_opts[] = ":n:c:t:A:P:r:b:e:f:d:o:w:h";
 
-static const char *const cmd_names[CLI_CMD_COUNT] = {
-	[CLI_SCHEDULE] = "schedule",
-	[CLI_CHECK] = "check",
-	[CLI_SIM] = "sim",
-	[CLI_RUN] = "run",
-	[CLI_P2P] = "p2p",
-	[CLI_DEVICES] = "devices",
-	[CLI_COMPARE] = "compare",
-	[CLI_CALIBRATE] = "calibrate",
-	[CLI_TUNE] = "tune",
-	[CLI_VALIDATE] = "validate",
-};
-
-const char *cli_cmd_name(enum cli_cmd cmd)
-{
-	return cmd < CLI_CMD_COUNT ? cmd_names[cmd] : "?";
-}
-
 const char *cli_opts_cmd(const struct cli_opts *o)
 {
 	return o->scenario ? "run" : cli_cmd_name(o->cmd);
-}
-
-enum cli_cmd cli_cmd_lookup(const char *name)
-{
-	for (int c = 0; c < CLI_CMD_COUNT; c++)
-		if (!strcmp(name, cmd_names[c]))
-			return (enum cli_cmd)c;
-	return CLI_CMD_COUNT;
 }
 
 const char *cli_redop_label(const struct cc_coll_params *p)
@@ -325,6 +299,7 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 	o->minbytes = CLI_DEFAULT_BYTES;
 	o->stepfactor = CLI_DEFAULT_FACTOR;
 	o->rank = -1;
+	o->report_fd = -1;
 	o->seed = CLI_DEFAULT_SEED;
 	o->order_seed = CLI_DEFAULT_SEED;
 	sim_params_preset(CLI_DEFAULT_FABRIC, &o->fabric); /* a built-in name: cannot fail */
@@ -748,11 +723,16 @@ int cli_opt_once(enum cli_cmd cmd, struct cli_once *s, int c, const char *label,
 		s->value[c] = value;
 		return 0;
 	}
+	return cli_opt_twice(cmd, s->label[c], s->value[c], label, value);
+}
+
+int cli_opt_twice(enum cli_cmd cmd, const char *first, const char *first_value,
+		  const char *label, const char *value)
+{
 	if (!value)
 		return cli_usage_error(cmd, "%s given twice: give it once", label);
-	return cli_usage_error(cmd, "%s given twice (%s %s, then %s %s): give it once",
-			       s->label[c], s->label[c], s->value[c] ? s->value[c] : "", label,
-			       value);
+	return cli_usage_error(cmd, "%s given twice (%s %s, then %s %s): give it once", first,
+			       first, first_value ? first_value : "", label, value);
 }
 
 /* What may be said more than once: each --set and --fault adds one. */

@@ -161,6 +161,8 @@ int cli_json_end(struct cc_json *j, struct cc_atomic_file *af, bool ok)
 	cc_json_bool(j, ok);
 	cc_json_object_end(j);
 	err = cc_json_finish(j, &text, &len);
+	if (!af) /* only finished: the text is j->buf, j->len */
+		return err;
 	if (err) {
 		cc_atomic_abort(af);
 		return err;

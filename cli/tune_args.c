@@ -1,10 +1,10 @@
-/* cli/tune_args.c — the command line of `cclab tune` and its help.  A
- * parser of its own, as `cclab compare` has: one scenario file, its --set
- * overrides, two output files and --all; the scenario says everything
- * else. */
+/* cli/tune_args.c — the command line of `cclab tune` and its help: one
+ * scenario file, its --set overrides, two output files, --all and the
+ * layouts to try (read by cli/argv.h); the scenario says everything else. */
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/argv.h"
 #include "cli/cli.h"
 #include "cli/tune.h"
 
@@ -147,72 +147,54 @@ static int parse_jobs(const char *val, struct tune_args *a)
 
 int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 {
-	enum { OPT_SET, OPT_JSON, OPT_CSV, OPT_CHANNELS, OPT_ORDERS, OPT_JOBS, OPT_COUNT };
-	static const char *const opts[OPT_COUNT] = {"--set", "--json", "--csv", "--channels",
-						    "--ring-orders", "--jobs"};
-	static struct cli_once once;
-	bool dashdash = false;
+	enum { O_SET, O_JSON, O_CSV, O_CHANNELS, O_ORDERS, O_JOBS, O_ALL, O_COUNT };
+	static const struct cli_argv_opt opts[O_COUNT] = {
+		[O_SET] = {.name = "--set", .repeat = true},
+		[O_JSON] = {.name = "--json"},
+		[O_CSV] = {.name = "--csv"},
+		[O_CHANNELS] = {.name = "--channels"},
+		[O_ORDERS] = {.name = "--ring-orders"},
+		[O_JOBS] = {.name = "--jobs"},
+		[O_ALL] = {.name = "--all", .flag = true},
+	};
+	struct cli_argv it;
+	const char *val;
+	int o;
 
 	memset(a, 0, sizeof(*a));
-	memset(&once, 0, sizeof(once));
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val;
-		size_t o, len = 0;
-
-		if (dashdash || arg[0] != '-' || !arg[1]) {
+	cli_argv_init(&it, CLI_TUNE, opts, O_COUNT, argc, argv);
+	while ((o = cli_argv_next(&it, &val)) != CLI_ARGV_END) {
+		switch (o) {
+		case CLI_ARGV_ARG:
 			if (a->scenario)
 				return usage_error("unexpected argument '%s' (one scenario is tuned)",
-						   arg);
-			a->scenario = arg;
-			continue;
-		}
-		if (!strcmp(arg, "--")) {
-			dashdash = true;
-			continue;
-		}
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			*help = true;
-			return CLI_EXIT_OK;
-		}
-		if (!strcmp(arg, "--all")) {
-			a->all = true;
-			continue;
-		}
-		for (o = 0; o < OPT_COUNT; o++) {
-			len = strlen(opts[o]);
-			if (!strncmp(arg, opts[o], len) && (!arg[len] || arg[len] == '='))
-				break;
-		}
-		if (o == OPT_COUNT)
-			return usage_error("unknown option '%s'", arg);
-		if (arg[len] == '=')
-			val = arg + len + 1;
-		else if (i + 1 < argc)
-			val = argv[++i];
-		else
-			return usage_error("option '%s' needs a value", arg);
-		if (!*val)
-			return usage_error("option '%s' needs a non-empty value", opts[o]);
-		if (o != OPT_SET && cli_opt_once(CLI_TUNE, &once, (int)o, opts[o], val))
-			return CLI_EXIT_USAGE;
-		if (o == OPT_SET) {
+						   val);
+			a->scenario = val;
+			break;
+		case O_ALL: a->all = true; break;
+		case O_SET:
 			if (a->nsets == CLI_MAX_SETS)
 				return usage_error("--set: at most %u", CLI_MAX_SETS);
 			a->sets[a->nsets++] = val;
-		} else if (o == OPT_JSON) {
-			a->json = val;
-		} else if (o == OPT_CSV) {
-			a->csv = val;
-		} else if (o == OPT_CHANNELS) {
+			break;
+		case O_JSON: a->json = val; break;
+		case O_CSV: a->csv = val; break;
+		case O_CHANNELS:
 			if (parse_channels(val, a))
 				return CLI_EXIT_USAGE;
-		} else if (o == OPT_ORDERS) {
+			break;
+		case O_ORDERS:
 			if (parse_orders(val, a))
 				return CLI_EXIT_USAGE;
-		} else if (parse_jobs(val, a)) {
-			return CLI_EXIT_USAGE;
+			break;
+		default:
+			if (parse_jobs(val, a))
+				return CLI_EXIT_USAGE;
 		}
 	}
+	*help = it.help;
+	if (it.help || it.rc)
+		return it.rc;
 	if (!a->scenario)
 		return usage_error("expected a scenario file: cclab tune SCENARIO.yaml");
 	/* Two atomic writes to one path: the second would silently win. */

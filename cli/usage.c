@@ -2,6 +2,7 @@
  * operators come from the library's own tables, so the help cannot drift
  * from what the parsers accept. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "cli/p2p.h"
@@ -87,7 +88,7 @@ static void output_options(FILE *f)
 }
 
 /* `cclab run`: a scenario file, or the verbs executor on real RNICs. */
-static void run_usage(FILE *f)
+void run_usage(FILE *f)
 {
 	fprintf(f, "Usage: cclab run SCENARIO.yaml [--set KEY=VALUE]... [OPTIONS]\n"
 		   "       cclab run [-n K] [COLLECTIVE OPTIONS] [VERBS OPTIONS]\n\n"
@@ -148,6 +149,24 @@ static void run_usage(FILE *f)
 		CLI_DEFAULT_WARMUP, CLI_DEFAULT_ITERS, CLI_DEFAULT_TIMEOUT_S);
 }
 
+/* A command's lines in `cclab help`: "  NAME ARGS" in 16 columns, then
+ * the summary, its further lines under its first. */
+static void command_lines(FILE *f, const char *name, const char *args, const char *summary)
+{
+	char head[32];
+
+	snprintf(head, sizeof(head), "%s%s%s", name, *args ? " " : "", args);
+	fprintf(f, "  %-16s", head);
+	for (const char *p = summary;; p++) {
+		size_t n = strcspn(p, "\n");
+
+		fprintf(f, "%s%.*s\n", p == summary ? "" : "                  ", (int)n, p);
+		p += n;
+		if (!*p)
+			break;
+	}
+}
+
 void cli_usage_main(FILE *f)
 {
 	fprintf(f,
@@ -156,26 +175,12 @@ void cli_usage_main(FILE *f)
 		"cclab turns a collective (ring allreduce, reduce-scatter, all-gather) into\n"
 		"each rank's verbs-level work and runs it.\n"
 		"\n"
-		"Commands:\n"
-		"  schedule        build one collective's schedule and print it\n"
-		"  check           run a range of sizes on the data executor and count wrong\n"
-		"                  output elements; prints nccl-tests' table\n"
-		"  sim             the same on the simulator: simulated time, algbw and busbw\n"
-		"                  of a modelled fabric (InfiniBand, RoCE) in nccl-tests' table\n"
-		"  run SCENARIO    run a scenario file (YAML: topology, fabric, collective,\n"
-		"                  sizes, expectations; docs/yaml.md) on its executors\n"
-		"  run -n K        without a scenario: the collective on real RDMA devices\n"
-		"                  (libibverbs), K local ranks or the launcher's (srun, mpirun)\n"
-		"  p2p             one verbs operation between two ranks, timed as perftest\n"
-		"                  does (ib_write_bw, ib_read_lat, ...) on the simulator\n"
-		"  devices         this host's RDMA devices, ports and GIDs (libibverbs)\n"
-		"  compare M P     a measured result file (M.json) beside a predicted one\n"
-		"  calibrate F...  a fabric file fitted to measured p2p results (F.json)\n"
-		"  tune SCENARIO   every algorithm x protocol x transport of a scenario on\n"
-		"                  the simulator: the winner at each size and its margin\n"
-		"                  over the runner-up\n"
-		"  validate [DIR]  a corpus of published nccl-tests and perftest results\n"
-		"                  (validation/), each simulated: measured beside predicted\n"
+		"Commands:\n");
+	for (int c = 0; c < CLI_CMD_COUNT; c++)
+		for (int k = 0; k < 2 && cli_commands[c].forms[k].summary; k++)
+			command_lines(f, cli_commands[c].name, cli_commands[c].forms[k].args,
+				      cli_commands[c].forms[k].summary);
+	fprintf(f,
 		"  help [COMMAND]  this text, or the options of COMMAND\n"
 		"  --version       print the version (" CCLAB_VERSION ")\n"
 		"\n"
@@ -200,32 +205,8 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	cc_format_bytes(slot, sizeof(slot), CC_DEFAULT_SLOT_BYTES);
 	cc_format_bytes(dflt, sizeof(dflt), CLI_DEFAULT_BYTES);
 
-	if (cmd == CLI_RUN) {
-		run_usage(f);
-		return;
-	}
-	if (cmd == CLI_P2P) {
-		p2p_usage(f);
-		return;
-	}
-	if (cmd == CLI_DEVICES) {
-		devices_usage(f);
-		return;
-	}
-	if (cmd == CLI_COMPARE) {
-		compare_usage(f);
-		return;
-	}
-	if (cmd == CLI_CALIBRATE) {
-		calibrate_usage(f);
-		return;
-	}
-	if (cmd == CLI_TUNE) {
-		tune_usage(f);
-		return;
-	}
-	if (cmd == CLI_VALIDATE) {
-		validate_usage(f);
+	if (cmd < CLI_CMD_COUNT && cli_commands[cmd].usage) {
+		cli_commands[cmd].usage(f);
 		return;
 	}
 	if (cmd == CLI_SCHEDULE) {
