@@ -1,6 +1,6 @@
 # cclab — build, test, demo.  `make help` lists the targets.
 #
-# Every .c under core/ sim/ backend/ goes into build/libcclab.a; cli/ builds
+# Every .c under util/ core/ sim/ backend/ goes into build/libcclab.a; cli/ builds
 # build/cclab; each tests/test_*.c is its own cmocka program; bench/*.c are
 # benchmarks.  BUILD selects the output folder, so sanitizer and clang builds
 # live beside the normal one.
@@ -18,7 +18,7 @@ LDLIBS_ALL   := $(shell pkg-config --libs yaml-0.1 2>/dev/null) \
 		$(shell pkg-config --libs libibverbs 2>/dev/null || echo -libverbs) -lm -lpthread
 TEST_LIBS    := -lcmocka
 
-LIB_SRC   := $(wildcard core/*.c sim/*.c backend/*.c)
+LIB_SRC   := $(wildcard util/*.c core/*.c sim/*.c backend/*.c)
 CLI_SRC   := $(wildcard cli/*.c)
 TEST_SRC  := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)

@@ -1,6 +1,6 @@
 /* cli/calibrate_out.c — what `cclab calibrate` writes (cli/calibrate.h):
  * the fabric file, and the fit point by point as --json and --csv.  Each
- * file is written atomically (core/results.h). */
+ * file is written atomically (util/atomic_file.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -12,9 +12,10 @@
 #include "cli/calibrate.h"
 #include "cli/check.h"
 #include "cli/cli.h"
-#include "core/results.h"
-#include "core/yaml.h"
 #include "sim/fabric_yaml.h"
+#include "util/atomic_file.h"
+#include "util/json.h"
+#include "util/yaml.h"
 
 const char *cal_unit(const struct sim_cal_point *pt)
 {

@@ -34,10 +34,10 @@
 #include "cli/tune.h"
 #include "core/algo.h"
 #include "core/dtype.h"
-#include "core/units.h"
 #include "sim/bound.h"
 #include "sim/exec.h"
 #include "sim/scenario.h"
+#include "util/units.h"
 
 int tune_fastest(const struct tune_size *z, int first, int n)
 {

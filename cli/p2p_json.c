@@ -4,7 +4,7 @@
  * then one entry per size with perftest's figures, exact picoseconds
  * beside them, and the per-rank counters.
  * Key order is fixed and integers exact, so equal runs give equal files;
- * the file is written atomically (core/results.h). */
+ * the file is written atomically (util/atomic_file.h). */
 #include <string.h>
 
 #include "cli/check.h"

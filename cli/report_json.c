@@ -4,7 +4,7 @@
  *
  * One object: what ran (every parameter, so a file is self-describing),
  * then one entry per size with per-rank arrays indexed by rank.  Integers
- * are exact (core/results.h's writer), key order is fixed, so two runs with
+ * are exact (util/json.h's writer), key order is fixed, so two runs with
  * the same parameters give byte-identical files.
  */
 #include <errno.h>

@@ -9,7 +9,8 @@
 #include "cli/check.h"
 #include "cli/validate.h"
 #include "core/results.h"
-#include "core/units.h"
+#include "util/json.h"
+#include "util/units.h"
 
 #define VAL_SCHEMA_VERSION 1
 

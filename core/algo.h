@@ -12,7 +12,7 @@
 int cc_params_check(const struct cc_coll_params *p, char *err, size_t errlen);
 
 /* cc_params_check, a memory estimate (E2BIG when the schedule would not
- * fit in the memory this process may use, core/mem_limit.h), then builds
+ * fit in the memory this process may use, util/mem_limit.h), then builds
  * the schedule.  Returns NULL with a message in err on bad parameters, or
  * NULL with errno = ENOMEM (also with a message).  Running out of memory
  * while building is not fatal: the partial schedule is freed. */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/units.h"
+#include "util/units.h"
 
 const char *const cc_sim_fault_kind_name[CC_SIM_FAULT_KIND_COUNT] = {
 	[CC_SIM_FAULT_LINK_DOWN] = "link-down",
@@ -64,7 +64,7 @@ static int parse_rank_eq(const char *s, size_t len, bool all, uint32_t *out)
 	return parse_rank(s + 5, len - 5, all, out);
 }
 
-/* A time of core/units.h from s[0 .. len). */
+/* A time of util/units.h from s[0 .. len). */
 static int parse_time_n(const char *s, size_t len, sim_time_ps *out)
 {
 	char buf[32];

@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/splitmix.h"
+#include "util/splitmix.h"
 
 /* ---- builder ---- */
 

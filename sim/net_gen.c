@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/units.h"
 #include "sim/net_int.h"
+#include "util/units.h"
 
 /* A builder call failed: errno says whether for memory. */
 static int build_failed(const struct sim_net *n, char *err, size_t errlen)

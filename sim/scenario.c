@@ -9,6 +9,7 @@
 
 #include "core/algo.h"
 #include "core/dtype.h"
+#include "core/results.h"
 #include "sim/exec.h"
 #include "sim/fabric_yaml.h"
 #include "sim/net_yaml.h"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/results.h"
 #include "sim/scenario_int.h"
 
 /* A collective's keys: none has a meaning for a p2p test (one QP pair

@@ -2,7 +2,7 @@
  * the data executor and the simulator (issue 9, "Hardening").
  *
  * Each case draws its parameters from its own splitmix64 stream
- * (core/splitmix.h), seeded by base + i: case i of a run with
+ * (util/splitmix.h), seeded by base + i: case i of a run with
  * CCLAB_PROP_SEED=S is case 0 of a run with CCLAB_PROP_SEED=S+i and
  * CCLAB_PROP_RUNS=1, which is what a failure prints to replay it.
  *
@@ -61,12 +61,12 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "core/results.h"
-#include "core/splitmix.h"
 #include "sim/bound.h"
 #include "sim/exec.h"
 #include "sim/net.h"
 #include "sim/params.h"
 #include "sim/topo.h"
+#include "util/splitmix.h"
 
 #define DEFAULT_SEED UINT64_C(20240909)
 #define DEFAULT_RUNS 400u

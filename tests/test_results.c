@@ -22,6 +22,8 @@
 #include "tests/files.h"
 
 #include "core/results.h"
+#include "util/atomic_file.h"
+#include "util/json.h"
 
 /* ---- table ---- */
 

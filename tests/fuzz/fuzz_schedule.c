@@ -27,6 +27,7 @@
 #include "sim/params.h"
 #include "sim/topo.h"
 #include "tests/fuzz/fuzz.h"
+#include "util/json.h"
 
 struct input {
 	const uint8_t *p;

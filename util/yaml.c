@@ -1,5 +1,5 @@
-/* core/yaml.c — YAML documents as trees with positions, and the checks and
- * typed getters scenario and topology files go through (see core/yaml.h).
+/* util/yaml.c — YAML documents as trees with positions, and the checks and
+ * typed getters scenario and topology files go through (see util/yaml.h).
  *
  * libyaml's event parser does the YAML; we build the tree from its events,
  * refusing what the header's rules refuse as each event arrives, so the
@@ -8,7 +8,7 @@
  * error anywhere is cleaned up by freeing the arena, so no error path can
  * leak a piece of a half-built tree.
  */
-#include "core/yaml.h"
+#include "util/yaml.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +21,9 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "core/files.h"
-#include "core/units.h"
-#include "core/yaml_int.h"
+#include "util/files.h"
+#include "util/units.h"
+#include "util/yaml_int.h"
 
 /* ---- the arena: one list of blocks ---- */
 
