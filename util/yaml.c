@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "util/err.h"
 #include "util/files.h"
 #include "util/units.h"
 #include "util/yaml_int.h"
@@ -101,7 +102,7 @@ void cy_free(struct cy_doc *doc)
 /* ---- messages ---- */
 
 /* "file:line:col: " (no position when line is 0, no file when NULL), then
- * the text. */
+ * the text (util/err.h's cc_verrf()). */
 static int vfail(struct cy_error *err, const char *file, uint32_t line, uint32_t col,
 		 const char *fmt, va_list ap)
 {
@@ -121,8 +122,7 @@ static int vfail(struct cy_error *err, const char *file, uint32_t line, uint32_t
 		n = snprintf(err->msg, sizeof(err->msg), "%s: ", file);
 	if (n < 0 || (size_t)n >= sizeof(err->msg))
 		return -EINVAL;
-	vsnprintf(err->msg + n, sizeof(err->msg) - (size_t)n, fmt, ap);
-	return -EINVAL;
+	return cc_verrf(err->msg + n, sizeof(err->msg) - (size_t)n, -EINVAL, fmt, ap);
 }
 
 /* "file: " and the text, for what has no position. */

@@ -79,7 +79,8 @@ int cy_doc_map(const struct cy_doc *doc, const char *what, struct cy_error *err)
 int cy_set(struct cy_doc *doc, const char *assignment, struct cy_error *err);
 
 /* Fills err with "file:line:col: " + the formatted text; returns -EINVAL
- * (so a check can `return cy_fail(...)`). */
+ * (so a check can `return cy_fail(...)`): util/err.h's cc_errf() with the
+ * node's position in front. */
 int cy_fail(struct cy_error *err, const struct cy_node *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
