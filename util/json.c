@@ -332,6 +332,42 @@ void cc_json_null(struct cc_json *j)
 	json_scalar(j, "null");
 }
 
+void cc_json_kv_string(struct cc_json *j, const char *key, const char *s)
+{
+	cc_json_key(j, key);
+	cc_json_string(j, s);
+}
+
+void cc_json_kv_uint(struct cc_json *j, const char *key, uint64_t v)
+{
+	cc_json_key(j, key);
+	cc_json_uint(j, v);
+}
+
+void cc_json_kv_int(struct cc_json *j, const char *key, int64_t v)
+{
+	cc_json_key(j, key);
+	cc_json_int(j, v);
+}
+
+void cc_json_kv_double(struct cc_json *j, const char *key, double v)
+{
+	cc_json_key(j, key);
+	cc_json_double(j, v);
+}
+
+void cc_json_kv_bool(struct cc_json *j, const char *key, bool v)
+{
+	cc_json_key(j, key);
+	cc_json_bool(j, v);
+}
+
+void cc_json_kv_null(struct cc_json *j, const char *key)
+{
+	cc_json_key(j, key);
+	cc_json_null(j);
+}
+
 int cc_json_finish(struct cc_json *j, const char **text, size_t *len)
 {
 	if (!j->err && (!j->done || j->depth))

@@ -49,6 +49,13 @@ void cc_json_int(struct cc_json *j, int64_t v);
 void cc_json_double(struct cc_json *j, double v);
 void cc_json_bool(struct cc_json *j, bool v);
 void cc_json_null(struct cc_json *j);
+/* One member of an object: cc_json_key() and the value, in one call. */
+void cc_json_kv_string(struct cc_json *j, const char *key, const char *s);
+void cc_json_kv_uint(struct cc_json *j, const char *key, uint64_t v);
+void cc_json_kv_int(struct cc_json *j, const char *key, int64_t v);
+void cc_json_kv_double(struct cc_json *j, const char *key, double v);
+void cc_json_kv_bool(struct cc_json *j, const char *key, bool v);
+void cc_json_kv_null(struct cc_json *j, const char *key);
 /* Ends the document (a newline is appended).  Returns 0 and the text
  * (owned by j, NUL-terminated) or the first error: -ENOMEM, or -EINVAL for
  * misuse and for a document that is empty or not closed. */

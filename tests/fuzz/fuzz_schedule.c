@@ -159,14 +159,10 @@ static void write_results(const struct cc_schedule *s, struct cc_result_row *row
 	cc_results_print_summary(devnull, &sum);
 	cc_json_init(&j);
 	cc_json_object_begin(&j);
-	cc_json_key(&j, "collective");
-	cc_json_string(&j, cc_coll_name[s->params.coll]);
-	cc_json_key(&j, "size");
-	cc_json_uint(&j, row->size);
-	cc_json_key(&j, "time_us");
-	cc_json_double(&j, row->time_us);
-	cc_json_key(&j, "busbw_factor");
-	cc_json_double(&j, row->busbw_factor);
+	cc_json_kv_string(&j, "collective", cc_coll_name[s->params.coll]);
+	cc_json_kv_uint(&j, "size", row->size);
+	cc_json_kv_double(&j, "time_us", row->time_us);
+	cc_json_kv_double(&j, "busbw_factor", row->busbw_factor);
 	cc_json_key(&j, "data_bytes");
 	cc_json_array_begin_flat(&j);
 	for (uint32_t r = 0; r < s->nranks; r++)
