@@ -12,8 +12,9 @@
  *     sanitizer report.
  * With the flag byte's bit 0 it also runs on the simulator (star network,
  * a preset fabric) with data checked and a trace recorded: OK, #wrong 0,
- * no time below the alpha-beta bound (what `cclab sim` calls a model bug),
- * and both trace writers succeed.  Any broken invariant aborts, which
+ * sim_physical() (sim/physics.h): no time below the alpha-beta bound and
+ * no busbw above what a rank's ports carry (what `cclab sim` calls a model
+ * bug), and both trace writers succeed.  Any broken invariant aborts, which
  * libFuzzer reports with the input. */
 #include <errno.h>
 
@@ -23,6 +24,7 @@
 #include "core/schedule.h"
 #include "core/trace.h"
 #include "sim/bound.h"
+#include "sim/physics.h"
 #include "sim/exec.h"
 #include "sim/params.h"
 #include "sim/topo.h"
@@ -236,10 +238,9 @@ static void run_sim(const struct cc_schedule *s, const struct sim_params *f, uns
 	if (res.err.status != CC_RUN_OK || res.wrong)
 		fuzz_fail("simulator: status %d, %llu wrong: %s", (int)res.err.status,
 			  (unsigned long long)res.wrong, res.err.msg);
-	if (res.time_ps < sim_bound_ps(s, f, &net))
-		fuzz_fail("simulator: time %llu ps below the alpha-beta bound %llu ps",
-			  (unsigned long long)res.time_ps,
-			  (unsigned long long)sim_bound_ps(s, f, &net));
+	if (!sim_physical(&net, f, s->nranks, row.size, row.busbw_factor, res.time_ps,
+			  sim_bound_ps(s, f, &net), path, sizeof(path)))
+		fuzz_fail("simulator: %s", path);
 	bytes = calloc(s->nranks, sizeof(*bytes));
 	if (!bytes)
 		abort();
