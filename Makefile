@@ -1,9 +1,15 @@
 # cclab — build, test, demo.  `make help` lists the targets.
 #
-# Every .c under core/ sim/ backend/ goes into build/libcclab.a; cli/ builds
-# build/cclab; each tests/test_*.c is its own cmocka program; bench/*.c are
-# benchmarks.  BUILD selects the output folder, so sanitizer and clang builds
-# live beside the normal one.
+# One archive per layer (docs/architecture.md): util/ -> build/libcclab-util.a,
+# core/ -> libcclab-core.a, sim/ -> libcclab-sim.a, backend/ (with the CUDA
+# module, backend/cuda/cuda.mk) -> libcclab-backend.a.  cli/ builds
+# build/cclab, which links them all; each tests/test_*.c is its own cmocka
+# program and links util and core, plus sim and backend when it includes
+# their headers, itself or through a tests/*.h (tests/layers.sh --uses): a
+# core test links without libibverbs and CUDA, and a layer a test uses but
+# does not include fails its build.  tests/layers.sh checks that no include
+# runs up a layer.  bench/*.c are benchmarks.  BUILD selects the output
+# folder, so sanitizer and clang builds live beside the normal one.
 
 CC      ?= gcc
 BUILD   ?= build
@@ -14,30 +20,38 @@ CFLAGS  ?=
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes -Wvla -Werror
 CPPFLAGS_ALL := -I. -D_GNU_SOURCE $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 CFLAGS_ALL   := -std=c11 $(OPT) $(WARN) $(SAN) -MMD -MP $(CFLAGS)
-LDLIBS_ALL   := $(shell pkg-config --libs yaml-0.1 2>/dev/null) \
-		$(shell pkg-config --libs libibverbs 2>/dev/null || echo -libverbs) -lm -lpthread
+# util's and core's libraries; backend's (libibverbs, then CUDA's) come first
+# in LDLIBS_ALL, for what links the backend archive.
+LDLIBS_UTIL  := $(shell pkg-config --libs yaml-0.1 2>/dev/null) -lm -lpthread
+LDLIBS_BACKEND := $(shell pkg-config --libs libibverbs 2>/dev/null || echo -libverbs)
+LDLIBS_ALL    = $(LDLIBS_BACKEND) $(LDLIBS_UTIL)
 TEST_LIBS    := -lcmocka
 
-LIB_SRC   := $(wildcard core/*.c sim/*.c backend/*.c)
+LAYERS    := util core sim backend
 CLI_SRC   := $(wildcard cli/*.c)
 TEST_SRC  := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB_OBJ   := $(foreach l,$(LAYERS),$(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(l)/*.c)))
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-LIB       := $(BUILD)/libcclab.a
+LIB_UTIL    := $(BUILD)/libcclab-util.a
+LIB_CORE    := $(BUILD)/libcclab-core.a
+LIB_SIM     := $(BUILD)/libcclab-sim.a
+LIB_BACKEND := $(BUILD)/libcclab-backend.a
+# Every archive, in link order (a layer before those it uses).
+LIB       := $(LIB_BACKEND) $(LIB_SIM) $(LIB_CORE) $(LIB_UTIL)
 CCLAB     := $(BUILD)/cclab
 
-.PHONY: all tests bench test test-run test-scripts test-cuda test-softroce test-calibrate softroce-report validate asan tsan fuzz fuzz-build test-valgrind clang demo install clean deps help
+.PHONY: all tests bench test test-run check-layers test-scripts test-cuda test-softroce test-calibrate softroce-report validate asan tsan fuzz fuzz-build test-valgrind clang demo install clean deps help
 all: $(CCLAB)
 
 # The CUDA module (backend/cuda/): the real one when nvcc is found, else a
 # stand-in whose every call says cclab was built without CUDA.
 include backend/cuda/cuda.mk
-$(LIB): $(GPU_OBJ)
-LDLIBS_ALL += $(GPU_LDLIBS)
+$(LIB_BACKEND): $(GPU_OBJ)
+LDLIBS_BACKEND += $(GPU_LDLIBS)
 CPPFLAGS_ALL += $(GPU_CPPFLAGS)
 
 help:
@@ -53,6 +67,7 @@ help:
 	@echo "make softroce-report  the same with cclab beside perftest ($(BUILD)/calibrate/report.md)"
 	@echo "make validate   published nccl-tests/perftest results (validation/) beside cclab's, with plots and the baseline gate"
 	@echo "make clang      build warning-free with clang in build-clang/"
+	@echo "make check-layers  no include runs up a layer (util < core < sim, backend < cli)"
 	@echo "make bench      build the benchmarks in $(BUILD)/bench/"
 	@echo "make demo       install deps, build, show a schedule and check collectives"
 	@echo "make install    PREFIX=$(PREFIX)"
@@ -61,16 +76,26 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
-$(LIB): $(LIB_OBJ)
+layer_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
+$(LIB_UTIL): $(call layer_obj,util)
+$(LIB_CORE): $(call layer_obj,core)
+$(LIB_SIM): $(call layer_obj,sim)
+$(LIB_BACKEND): $(call layer_obj,backend)
+$(LIB):
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
 $(CCLAB): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_ALL)
 
+# util and core, and sim or backend (with its libraries) when the test uses
+# them (tests/layers.sh --uses).
 $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIB) $(TEST_LIBS) $(LDLIBS_ALL)
+	uses=" $$(bash tests/layers.sh --uses $<) "; libs="$(LIB_CORE) $(LIB_UTIL)"; ldlibs=""; \
+	case $$uses in *" sim "*) libs="$(LIB_SIM) $$libs" ;; esac; \
+	case $$uses in *" backend "*) libs="$(LIB_BACKEND) $$libs" ldlibs="$(LDLIBS_BACKEND)" ;; esac; \
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $$libs $(TEST_LIBS) $$ldlibs $(LDLIBS_UTIL)
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -82,9 +107,13 @@ bench: $(BENCH_BIN)
 deps:
 	@bash scripts/install-deps.sh
 
-# Runs every test program of $(BUILD) and prints one total line.
-test-run: tests
+# Checks the layering, runs every test program of $(BUILD) and prints one
+# total line.
+test-run: tests check-layers
 	@CCLAB=$(CCLAB) bash tests/run.sh $(BUILD)/tests
+
+check-layers:
+	@bash tests/layers.sh
 
 # Shell tests: the plotting scripts (gnuplot) and scripts/softroce/report.sh;
 # they print their own count and fail loudly.

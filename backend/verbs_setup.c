@@ -12,7 +12,7 @@
 #include "backend/cuda/gpu.h"
 #include "backend/verbs_attr.h"
 #include "backend/verbs_int.h"
-#include "core/splitmix.h"
+#include "util/splitmix.h"
 
 #define PAGE 4096u
 

@@ -43,10 +43,10 @@
 #include "core/algo.h"
 #include "core/dtype.h"
 #include "core/results.h"
-#include "core/units.h"
 #include "sim/exec.h"
 #include "sim/params.h"
 #include "sim/topo.h"
+#include "util/units.h"
 
 #define MAXLIST 64
 

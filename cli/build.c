@@ -59,7 +59,7 @@ int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_bui
 	enum cli_cmd cmd = o->scenario ? CLI_RUN : o->cmd; /* what was typed */
 	char err[256] = "";
 	/* The command line's policy: no schedule larger than this host, its
-	 * ulimit -v and -d and its cgroup allow (core/mem_limit.h). */
+	 * ulimit -v and -d and its cgroup allow (util/mem_limit.h). */
 	struct cc_mem_limit host;
 	struct cc_build_opts with_limit = *bo;
 

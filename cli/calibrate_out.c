@@ -1,6 +1,6 @@
 /* cli/calibrate_out.c — what `cclab calibrate` writes (cli/calibrate.h):
  * the fabric file, and the fit point by point as --json and --csv.  Each
- * file is written atomically (core/results.h). */
+ * file is written atomically (util/atomic_file.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -12,9 +12,10 @@
 #include "cli/calibrate.h"
 #include "cli/check.h"
 #include "cli/cli.h"
-#include "core/results.h"
-#include "core/yaml.h"
 #include "sim/fabric_yaml.h"
+#include "util/atomic_file.h"
+#include "util/json.h"
+#include "util/yaml.h"
 
 const char *cal_unit(const struct sim_cal_point *pt)
 {
@@ -405,20 +406,13 @@ static void json_keys(struct cc_json *j, const struct cal_run *r)
 		const struct sim_param_field *fd = sim_param_field_find(sim_cal_keys[k]);
 
 		cc_json_object_begin(j);
-		cc_json_key(j, "key");
-		cc_json_string(j, fd->key);
-		cc_json_key(j, "unit");
-		cc_json_string(j, fd->unit);
-		cc_json_key(j, "value");
-		cc_json_uint(j, sim_param_field_get(&r->fit->fabric, fd));
-		cc_json_key(j, "base_value");
-		cc_json_uint(j, sim_param_field_get(r->base, fd));
-		cc_json_key(j, "constrained");
-		cc_json_bool(j, r->fit->key[k].seen);
-		cc_json_key(j, "negligible");
-		cc_json_bool(j, r->fit->key[k].negligible);
-		cc_json_key(j, "kept");
-		cc_json_bool(j, r->fit->key[k].kept);
+		cc_json_kv_string(j, "key", fd->key);
+		cc_json_kv_string(j, "unit", fd->unit);
+		cc_json_kv_uint(j, "value", sim_param_field_get(&r->fit->fabric, fd));
+		cc_json_kv_uint(j, "base_value", sim_param_field_get(r->base, fd));
+		cc_json_kv_bool(j, "constrained", r->fit->key[k].seen);
+		cc_json_kv_bool(j, "negligible", r->fit->key[k].negligible);
+		cc_json_kv_bool(j, "kept", r->fit->key[k].kept);
 		/* held at 0 where the points want it negative: what they want */
 		cli_json_double_or_null(j, "wants_ps", r->fit->key[k].wants_ps < 0,
 					r->fit->key[k].wants_ps);
@@ -440,20 +434,13 @@ static void json_points(struct cc_json *j, const struct cal_run *r)
 		const struct sim_cal_point *pt = &r->pts[i].pt;
 
 		cc_json_object_begin(j);
-		cc_json_key(j, "file");
-		cc_json_string(j, r->a->files[r->pts[i].file]);
-		cc_json_key(j, "op");
-		cc_json_string(j, cc_p2p_op_name[pt->p.op]);
-		cc_json_key(j, "mode");
-		cc_json_string(j, cc_p2p_mode_name[pt->p.mode]);
-		cc_json_key(j, "bytes");
-		cc_json_uint(j, pt->p.size);
-		cc_json_key(j, "iterations");
-		cc_json_uint(j, pt->p.iters);
-		cc_json_key(j, "unit");
-		cc_json_string(j, cal_unit(pt));
-		cc_json_key(j, "measured");
-		cc_json_double(j, pt->measured);
+		cc_json_kv_string(j, "file", r->a->files[r->pts[i].file]);
+		cc_json_kv_string(j, "op", cc_p2p_op_name[pt->p.op]);
+		cc_json_kv_string(j, "mode", cc_p2p_mode_name[pt->p.mode]);
+		cc_json_kv_uint(j, "bytes", pt->p.size);
+		cc_json_kv_uint(j, "iterations", pt->p.iters);
+		cc_json_kv_string(j, "unit", cal_unit(pt));
+		cc_json_kv_double(j, "measured", pt->measured);
 		cli_json_double_or_null(j, "predicted", isfinite(pt->predicted), pt->predicted);
 		cli_json_double_or_null(j, "error_pct", isfinite(pt->predicted), error_pct(pt));
 		cc_json_object_end(j);
@@ -470,38 +457,26 @@ int cal_write_json(const struct cal_run *r)
 
 	cc_json_init(&j);
 	cli_json_head(&j, "calibrate");
-	cc_json_key(&j, "device");
-	cc_json_string(&j, r->dev->name);
-	cc_json_key(&j, "link_layer");
-	cc_json_string(&j, *r->dev->link_layer ? r->dev->link_layer : NULL);
-	cc_json_key(&j, "active_mtu");
-	cc_json_uint(&j, r->dev->mtu);
-	cc_json_key(&j, "base");
-	cc_json_string(&j, r->base->name);
-	cc_json_key(&j, "fabric_file");
-	cc_json_string(&j, r->a->out);
-	cc_json_key(&j, "rms_error_pct");
-	cc_json_double(&j, r->fit->rms_pct);
-	cc_json_key(&j, "max_error_pct");
-	cc_json_double(&j, r->fit->max_pct);
-	cc_json_key(&j, "simulations");
-	cc_json_uint(&j, r->fit->sims);
+	cc_json_kv_string(&j, "device", r->dev->name);
+	cc_json_kv_string(&j, "link_layer", *r->dev->link_layer ? r->dev->link_layer : NULL);
+	cc_json_kv_uint(&j, "active_mtu", r->dev->mtu);
+	cc_json_kv_string(&j, "base", r->base->name);
+	cc_json_kv_string(&j, "fabric_file", r->a->out);
+	cc_json_kv_double(&j, "rms_error_pct", r->fit->rms_pct);
+	cc_json_kv_double(&j, "max_error_pct", r->fit->max_pct);
+	cc_json_kv_uint(&j, "simulations", r->fit->sims);
 	json_keys(&j, r);
 	cc_json_key(&j, "host");
 	if (r->host) {
 		cc_json_object_begin(&j);
-		cc_json_key(&j, "cpu_thread_bytes_per_s");
-		cc_json_uint(&j, r->host->bytes_per_s);
-		cc_json_key(&j, "cpu_call_ps");
-		cc_json_uint(&j, r->host->call_ps);
+		cc_json_kv_uint(&j, "cpu_thread_bytes_per_s", r->host->bytes_per_s);
+		cc_json_kv_uint(&j, "cpu_call_ps", r->host->call_ps);
 		cc_json_key(&j, "samples");
 		cc_json_array_begin(&j);
 		for (unsigned i = 0; i < r->host->n; i++) {
 			cc_json_object_begin(&j);
-			cc_json_key(&j, "bytes_moved");
-			cc_json_uint(&j, r->host->moved[i]);
-			cc_json_key(&j, "ns");
-			cc_json_double(&j, r->host->ns[i]);
+			cc_json_kv_uint(&j, "bytes_moved", r->host->moved[i]);
+			cc_json_kv_double(&j, "ns", r->host->ns[i]);
 			cc_json_object_end(&j);
 		}
 		cc_json_array_end(&j);

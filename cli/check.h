@@ -11,6 +11,8 @@
 #include "core/exec_data.h"
 #include "core/results.h"
 #include "core/schedule.h"
+#include "util/atomic_file.h"
+#include "util/json.h"
 
 /* Builds the schedule of o's collective for a -b/-e size of `bytes`
  * (nccl-tests' count convention, cc_result_counts()).  Returns 0 with *out,

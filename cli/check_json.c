@@ -6,10 +6,8 @@
 void check_json_begin(struct cc_json *j, const struct cli_opts *o)
 {
 	cli_json_begin(j, o, "data");
-	cc_json_key(j, "order_seed");
-	cc_json_uint(j, o->order_seed);
-	cc_json_key(j, "in_place");
-	cc_json_bool(j, false);
+	cc_json_kv_uint(j, "order_seed", o->order_seed);
+	cc_json_kv_bool(j, "in_place", false);
 	cc_json_key(j, "sizes");
 	cc_json_array_begin(j);
 }
@@ -27,8 +25,7 @@ void check_json_size(struct cc_json *j, const struct cc_result_row *row,
 		     const struct cc_schedule *s, const struct cc_data_result *res)
 {
 	cli_json_size_begin(j, row);
-	cc_json_key(j, "wrong");
-	cc_json_uint(j, res->wrong);
+	cc_json_kv_uint(j, "wrong", res->wrong);
 	cli_json_status(j, &res->err);
 	per_rank(j, "data_bytes_sent", res->data_bytes, res->nranks);
 	per_rank(j, "wire_msgs", res->wire_msgs, res->nranks);

@@ -15,12 +15,12 @@
 
 #include "core/algo.h"
 #include "core/exec.h"
-#include "core/files.h"
-#include "core/results.h"
 #include "core/schedule.h"
 #include "sim/fault.h"
 #include "sim/params.h"
 #include "sim/topo.h"
+#include "util/atomic_file.h"
+#include "util/files.h"
 
 struct cc_scenario; /* sim/scenario.h */
 

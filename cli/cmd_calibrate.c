@@ -14,7 +14,6 @@
 #include "cli/calibrate.h"
 #include "cli/cli.h"
 #include "cli/json_read.h"
-#include "core/results.h"
 
 /* Every message of this command: "cclab calibrate: ...", the hint, exit 2. */
 #define usage_error(...) cli_usage_error(CLI_CALIBRATE, __VA_ARGS__)

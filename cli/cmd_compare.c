@@ -14,7 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/compare.h"
-#include "core/results.h"
+#include "util/atomic_file.h"
 
 static const char *const side[2] = {"measured", "predicted"};
 

@@ -19,6 +19,7 @@
 #include "cli/sim.h"
 #include "core/algo.h"
 #include "sim/bound.h"
+#include "sim/physics.h"
 #include "sim/scenario.h"
 
 struct sim_ctx {
@@ -102,8 +103,8 @@ static bool within_bounds(const struct cli_opts *o, const struct sim_net *net,
 {
 	char why[512];
 
-	if (cli_sim_physical(net, &o->fabric, o->p.nranks, row->size, row->busbw_factor, time_ps,
-			     bound_ps, why, sizeof(why)))
+	if (sim_physical(net, &o->fabric, o->p.nranks, row->size, row->busbw_factor, time_ps,
+			 bound_ps, why, sizeof(why)))
 		return true;
 	fflush(stdout); /* after the row it is about */
 	fprintf(stderr, "cclab %s: model bug: %" PRIu64 " bytes: %s\n", cli_opts_cmd(o), row->size,

@@ -12,7 +12,7 @@
  * (cc_sim_run() -EINVAL: a queue pair between ranks it does not connect)
  * is "n/a" at that size: a fact about the scenario, not an error.  A run
  * that does not complete, or whose time breaks physics as `cclab run` checks
- * it (cli_sim_physical(): a model bug), is an error: named on stderr,
+ * it (sim_physical(): a model bug), is an error: named on stderr,
  * "failed" in its cell, exit status 1, and never a winner.
  *
  * Runs carry no data (check off): what is compared is time, and the
@@ -34,10 +34,11 @@
 #include "cli/tune.h"
 #include "core/algo.h"
 #include "core/dtype.h"
-#include "core/units.h"
 #include "sim/bound.h"
+#include "sim/physics.h"
 #include "sim/exec.h"
 #include "sim/scenario.h"
+#include "util/units.h"
 
 int tune_fastest(const struct tune_size *z, int first, int n)
 {
@@ -138,9 +139,9 @@ static void simulate(struct tune *t, int c, struct tune_size *z, const struct cc
 		/* msg is a fixed array; do not trust it to be terminated. */
 		snprintf(err, sizeof(err), "%.*s", (int)sizeof(res.err.msg), res.err.msg);
 		fail(n, cell, cli_run_status_name(res.err.status), err);
-	} else if (!cli_sim_physical(&sc->net, &sc->fabric, s->params.nranks, z->bytes,
-				     t->busbw_factor, res.time_ps,
-				     sim_bound_ps(s, &sc->fabric, &sc->net), err, sizeof(err))) {
+	} else if (!sim_physical(&sc->net, &sc->fabric, s->params.nranks, z->bytes,
+				 t->busbw_factor, res.time_ps,
+				 sim_bound_ps(s, &sc->fabric, &sc->net), err, sizeof(err))) {
 		/* As `cclab run` of it would say: a model bug, not a time. */
 		fail(n, cell, "model_bug", err);
 	} else {

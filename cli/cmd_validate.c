@@ -12,8 +12,8 @@
 #include "cli/argv.h"
 #include "cli/check.h"
 #include "cli/validate.h"
-#include "core/files.h"
-#include "core/units.h"
+#include "util/files.h"
+#include "util/units.h"
 
 #define VAL_DEFAULT_MAX_ITERS 200u
 

@@ -70,32 +70,20 @@ static void json_begin(struct cc_json *j, const struct cli_opts *o)
 	char gid[64] = "";
 
 	cli_json_begin(j, o, "verbs");
-	cc_json_key(j, "in_place");
-	cc_json_bool(j, false);
-	cc_json_key(j, "device");
-	cc_json_string(j, c->s.v.device);
-	cc_json_key(j, "port");
-	cc_json_uint(j, c->s.v.port);
-	cc_json_key(j, "link_layer");
-	cc_json_string(j, c->s.v.roce ? "Ethernet" : "InfiniBand");
-	cc_json_key(j, "gid_index");
-	cc_json_int(j, c->s.v.gid_index);
+	cc_json_kv_bool(j, "in_place", false);
+	cc_json_kv_string(j, "device", c->s.v.device);
+	cc_json_kv_uint(j, "port", c->s.v.port);
+	cc_json_kv_string(j, "link_layer", c->s.v.roce ? "Ethernet" : "InfiniBand");
+	cc_json_kv_int(j, "gid_index", c->s.v.gid_index);
 	if (c->s.v.gid_index >= 0)
 		cc_verbs_gid_str(&c->s.v.gid, gid, sizeof(gid));
-	cc_json_key(j, "gid");
-	cc_json_string(j, gid);
-	cc_json_key(j, "lid");
-	cc_json_uint(j, c->s.v.lid);
-	cc_json_key(j, "active_mtu");
-	cc_json_uint(j, 128u << c->s.v.active_mtu);
-	cc_json_key(j, "launcher");
-	cc_json_string(j, cc_launcher_name[c->s.launcher]);
-	cc_json_key(j, "warmup");
-	cc_json_uint(j, o->warmup);
-	cc_json_key(j, "iters");
-	cc_json_uint(j, o->iters);
-	cc_json_key(j, "check");
-	cc_json_bool(j, o->check);
+	cc_json_kv_string(j, "gid", gid);
+	cc_json_kv_uint(j, "lid", c->s.v.lid);
+	cc_json_kv_uint(j, "active_mtu", 128u << c->s.v.active_mtu);
+	cc_json_kv_string(j, "launcher", cc_launcher_name[c->s.launcher]);
+	cc_json_kv_uint(j, "warmup", o->warmup);
+	cc_json_kv_uint(j, "iters", o->iters);
+	cc_json_kv_bool(j, "check", o->check);
 	cc_json_key(j, "ranks");
 	cc_json_array_begin(j);
 	for (uint32_t r = 0; r < c->s.world; r++)
@@ -138,8 +126,7 @@ static void json_size(struct cc_json *j, const struct vrun *c, const struct cc_r
 	cc_json_key(j, "wrong");
 	row->unchecked ? cc_json_null(j) : cc_json_uint(j, row->wrong);
 	cli_json_status(j, err);
-	cc_json_key(j, "cqe_clock");
-	cc_json_string(j, cc_verbs_clock_name[c->clock]);
+	cc_json_kv_string(j, "cqe_clock", cc_verbs_clock_name[c->clock]);
 	per_rank(j, "rank_time_us", c, offsetof(struct cc_verbs_rank_stats, mean_ns), true);
 	per_rank(j, "setup_us", c, offsetof(struct cc_verbs_rank_stats, setup_ns), true);
 	per_rank(j, "data_bytes_sent", c, offsetof(struct cc_verbs_rank_stats, data_bytes), false);

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/yaml.h"
+#include "util/yaml.h"
 
 /* The command line (cli/compare_args.c). */
 struct cmp_args {

@@ -2,7 +2,7 @@
  * `cclab run` for `cclab compare` (cli/compare.h), and says whether two
  * of them compare.
  *
- * JSON is YAML's flow syntax, so the project's loader (core/yaml.h) reads
+ * JSON is YAML's flow syntax, so the project's loader (util/yaml.h) reads
  * it and every complaint carries file:line:col.  Only the keys compare
  * uses are checked; any other key is ignored, because the files grow with
  * every executor and a newer file must still compare. */

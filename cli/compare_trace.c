@@ -15,9 +15,9 @@
 
 #include "cli/cli.h"
 #include "cli/compare.h"
-#include "core/files.h"
 #include "core/schedule.h"
 #include "core/trace.h"
+#include "util/files.h"
 
 #define HEADER "t_ps,dur_ps,kind,rank,track,qp,wr_id,bytes,op,prim,channel,chunk,step,slice"
 enum { F_T, F_DUR, F_KIND, F_RANK, F_TRACK, F_QP, F_WR, F_BYTES, F_OP, F_PRIM, F_CHAN,

@@ -1,7 +1,7 @@
 /* cli/json_read.h — typed reads of the --json files cclab writes, for the
  * commands that read them back (`cclab compare`, `cclab calibrate`).
  *
- * JSON is YAML's flow syntax, so the project's loader (core/yaml.h) reads
+ * JSON is YAML's flow syntax, so the project's loader (util/yaml.h) reads
  * it and every complaint carries file:line:col.  Readers check only the
  * keys they use and ignore the rest: the files grow with every executor,
  * and a newer file must still be read. */
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/yaml.h"
+#include "util/yaml.h"
 
 /* JSON's null, as the loader keeps it: the plain scalar "null". */
 bool cli_json_is_null(const struct cy_node *n);

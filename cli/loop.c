@@ -12,9 +12,9 @@
 #include "core/algo.h"
 #include "core/check_io.h"
 #include "core/dtype.h"
-#include "core/mem_limit.h"
-#include "core/units.h"
 #include "sim/scenario.h"
+#include "util/mem_limit.h"
+#include "util/units.h"
 
 bool cli_next_size(const struct cli_opts *o, uint64_t *size)
 {

@@ -19,9 +19,9 @@
 #include "cli/cli.h"
 #include "core/algo.h"
 #include "core/dtype.h"
-#include "core/units.h"
 #include "sim/exec.h"
 #include "sim/fabric_yaml.h"
+#include "util/units.h"
 
 enum {
 	OPT_RANK = 256,

@@ -1,12 +1,12 @@
 /* cli/outputs.c — the result files a command writes, opened or refused
- * with one message and one exit status for every command (core/results.h
+ * with one message and one exit status for every command (util/atomic_file.h
  * says what each kind of path gets: stdout, a device, a link, an input). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/files.h"
-#include "core/results.h"
+#include "util/atomic_file.h"
+#include "util/files.h"
 
 int cli_output_error(const char *cmd, const char *path, int err)
 {

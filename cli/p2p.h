@@ -16,6 +16,8 @@
 #include "core/p2p_report.h"
 #include "core/results.h"
 #include "sim/exec.h"
+#include "util/atomic_file.h"
+#include "util/json.h"
 
 /* Two hosts through one switch, as perftest is mostly run (and as the
  * claims it checks are stated): star. */

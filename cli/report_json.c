@@ -4,7 +4,7 @@
  *
  * One object: what ran (every parameter, so a file is self-describing),
  * then one entry per size with per-rank arrays indexed by rank.  Integers
- * are exact (core/results.h's writer), key order is fixed, so two runs with
+ * are exact (util/json.h's writer), key order is fixed, so two runs with
  * the same parameters give byte-identical files.
  */
 #include <errno.h>
@@ -34,10 +34,8 @@ const char *cli_run_status_name(enum cc_run_status st)
 void cli_json_head(struct cc_json *j, const char *command)
 {
 	cc_json_object_begin(j);
-	cc_json_key(j, "cclab_version");
-	cc_json_string(j, CCLAB_VERSION);
-	cc_json_key(j, "command");
-	cc_json_string(j, command);
+	cc_json_kv_string(j, "cclab_version", CCLAB_VERSION);
+	cc_json_kv_string(j, "command", command);
 }
 
 void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *executor)
@@ -45,70 +43,44 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	const struct cc_coll_params *p = &o->p;
 
 	cli_json_head(j, cli_cmd_name(o->cmd));
-	cc_json_key(j, "executor");
-	cc_json_string(j, executor);
-	cc_json_key(j, "collective");
-	cc_json_string(j, cc_coll_name[p->coll]);
-	cc_json_key(j, "algorithm");
-	cc_json_string(j, cc_algo_name[p->algo]);
+	cc_json_kv_string(j, "executor", executor);
+	cc_json_kv_string(j, "collective", cc_coll_name[p->coll]);
+	cc_json_kv_string(j, "algorithm", cc_algo_name[p->algo]);
 	if (cc_coll_rooted(p->coll)) {
-		cc_json_key(j, "root");
-		cc_json_uint(j, p->root);
+		cc_json_kv_uint(j, "root", p->root);
 	}
-	cc_json_key(j, "transport");
-	cc_json_string(j, cc_transport_name[p->transport]);
-	cc_json_key(j, "nranks");
-	cc_json_uint(j, p->nranks);
-	cc_json_key(j, "dtype");
-	cc_json_string(j, cc_dtype_name[p->dtype]);
-	cc_json_key(j, "redop");
-	cc_json_string(j, cli_redop_label(p));
-	cc_json_key(j, "minbytes");
-	cc_json_uint(j, o->minbytes);
-	cc_json_key(j, "maxbytes");
-	cc_json_uint(j, o->maxbytes);
-	cc_json_key(j, "stepfactor");
-	cc_json_uint(j, o->stepfactor);
-	cc_json_key(j, "chunk_bytes");
-	cc_json_uint(j, p->chunk_bytes);
+	cc_json_kv_string(j, "transport", cc_transport_name[p->transport]);
+	cc_json_kv_uint(j, "nranks", p->nranks);
+	cc_json_kv_string(j, "dtype", cc_dtype_name[p->dtype]);
+	cc_json_kv_string(j, "redop", cli_redop_label(p));
+	cc_json_kv_uint(j, "minbytes", o->minbytes);
+	cc_json_kv_uint(j, "maxbytes", o->maxbytes);
+	cc_json_kv_uint(j, "stepfactor", o->stepfactor);
+	cc_json_kv_uint(j, "chunk_bytes", p->chunk_bytes);
 	/* true: each size's own chunk_bytes (NCCL's tree rule) is what ran */
-	cc_json_key(j, "chunk_per_size");
-	cc_json_bool(j, cc_coll_chunk_per_size(p));
-	cc_json_key(j, "slot_bytes");
-	cc_json_uint(j, p->slot_bytes);
-	cc_json_key(j, "nslots");
-	cc_json_uint(j, p->nslots);
-	cc_json_key(j, "protocol");
-	cc_json_string(j, cc_proto_name[p->proto]);
-	cc_json_key(j, "nchannels");
-	cc_json_uint(j, p->nchannels ? p->nchannels : 1);
-	cc_json_key(j, "ranks_per_node");
-	cc_json_uint(j, p->ranks_per_node);
-	cc_json_key(j, "ring_order");
-	cc_json_string(j, cc_ring_order_name[p->ring_order]);
-	cc_json_key(j, "memory");
-	cc_json_string(j, (unsigned)p->mem < CC_MEM_KIND_COUNT ? cc_mem_kind_name[p->mem] : "?");
+	cc_json_kv_bool(j, "chunk_per_size", cc_coll_chunk_per_size(p));
+	cc_json_kv_uint(j, "slot_bytes", p->slot_bytes);
+	cc_json_kv_uint(j, "nslots", p->nslots);
+	cc_json_kv_string(j, "protocol", cc_proto_name[p->proto]);
+	cc_json_kv_uint(j, "nchannels", p->nchannels ? p->nchannels : 1);
+	cc_json_kv_uint(j, "ranks_per_node", p->ranks_per_node);
+	cc_json_kv_string(j, "ring_order", cc_ring_order_name[p->ring_order]);
+	cc_json_kv_string(j, "memory",
+			  (unsigned)p->mem < CC_MEM_KIND_COUNT ? cc_mem_kind_name[p->mem] : "?");
 	/* host: staging without GPUDirect RDMA (core/schedule.h stage_mem) */
-	cc_json_key(j, "stage_memory");
-	cc_json_string(j, (unsigned)cc_coll_stage_mem(p) < CC_MEM_KIND_COUNT
-				  ? cc_mem_kind_name[cc_coll_stage_mem(p)] : "?");
-	cc_json_key(j, "seed");
-	cc_json_uint(j, o->seed);
+	cc_json_kv_string(j, "stage_memory", (unsigned)cc_coll_stage_mem(p) < CC_MEM_KIND_COUNT
+				     ? cc_mem_kind_name[cc_coll_stage_mem(p)] : "?");
+	cc_json_kv_uint(j, "seed", o->seed);
 }
 
 void cli_json_size_begin(struct cc_json *j, const struct cc_result_row *row)
 {
 	cc_json_object_begin(j);
-	cc_json_key(j, "bytes");
-	cc_json_uint(j, row->size);
-	cc_json_key(j, "count");
-	cc_json_uint(j, row->count);
-	cc_json_key(j, "dtype");
-	cc_json_string(j, row->type);
-	cc_json_key(j, "redop");
-	cc_json_string(j, row->redop);
-	cc_json_key(j, "chunk_bytes");
-	cc_json_uint(j, row->chunk_bytes);
+	cc_json_kv_uint(j, "bytes", row->size);
+	cc_json_kv_uint(j, "count", row->count);
+	cc_json_kv_string(j, "dtype", row->type);
+	cc_json_kv_string(j, "redop", row->redop);
+	cc_json_kv_uint(j, "chunk_bytes", row->chunk_bytes);
 }
 
 void cli_json_double_or_null(struct cc_json *j, const char *key, bool have, double v)
@@ -122,31 +94,24 @@ void cli_json_double_or_null(struct cc_json *j, const char *key, bool have, doub
 
 void cli_json_status(struct cc_json *j, const struct cc_run_error *e)
 {
-	cc_json_key(j, "status");
-	cc_json_string(j, cli_run_status_name(e->status));
+	cc_json_kv_string(j, "status", cli_run_status_name(e->status));
 	if (e->status == CC_RUN_OK)
 		return;
 	cc_json_key(j, "error");
 	cc_json_object_begin(j);
 	if (e->status == CC_RUN_COMPLETION_ERROR) {
-		cc_json_key(j, "wc_status");
-		cc_json_string(j, cc_wc_status_name(e->wc));
+		cc_json_kv_string(j, "wc_status", cc_wc_status_name(e->wc));
 	}
-	cc_json_key(j, "rank");
-	cc_json_uint(j, e->rank);
-	cc_json_key(j, "qp");
-	cc_json_uint(j, e->qp);
-	cc_json_key(j, "op");
-	cc_json_uint(j, e->op);
-	cc_json_key(j, "wr_id");
-	cc_json_uint(j, e->wr_id);
+	cc_json_kv_uint(j, "rank", e->rank);
+	cc_json_kv_uint(j, "qp", e->qp);
+	cc_json_kv_uint(j, "op", e->op);
+	cc_json_kv_uint(j, "wr_id", e->wr_id);
 	/* msg is a fixed array; do not trust it to be terminated. */
 	char msg[sizeof(e->msg) + 1];
 
 	memcpy(msg, e->msg, sizeof(e->msg));
 	msg[sizeof(e->msg)] = '\0';
-	cc_json_key(j, "message");
-	cc_json_string(j, msg);
+	cc_json_kv_string(j, "message", msg);
 	cc_json_object_end(j);
 }
 
@@ -157,8 +122,7 @@ int cli_json_end(struct cc_json *j, struct cc_atomic_file *af, bool ok)
 	int err;
 
 	cc_json_array_end(j);
-	cc_json_key(j, "ok");
-	cc_json_bool(j, ok);
+	cc_json_kv_bool(j, "ok", ok);
 	cc_json_object_end(j);
 	err = cc_json_finish(j, &text, &len);
 	if (!af) /* only finished: the text is j->buf, j->len */

@@ -27,12 +27,4 @@ void sim_json_size(struct cc_json *j, const struct cc_result_row *row,
 		   const struct cc_sim_result *res, sim_time_ps bound_ps, bool bound_checked,
 		   bool bound_ok);
 
-/* Whether a completed run of `size` bytes (over nranks ranks, nccl-tests'
- * busbw_factor) obeys physics on network net: time_ps not below bound_ps
- * (sim_bound_ps() of its schedule), and a busbw no rank's ports can carry
- * (sim_topo_rank_rate()).  false with what it broke in why. */
-bool cli_sim_physical(const struct sim_net *net, const struct sim_params *f, uint32_t nranks,
-		      uint64_t size, double busbw_factor, sim_time_ps time_ps,
-		      sim_time_ps bound_ps, char *why, size_t len);
-
 #endif

@@ -57,14 +57,12 @@ void sim_fabric_json(struct cc_json *j, const struct sim_params *p)
 void sim_json_begin(struct cc_json *j, const struct cli_opts *o)
 {
 	cli_json_begin(j, o, "sim");
-	cc_json_key(j, "in_place");
-	cc_json_bool(j, false);
+	cc_json_kv_bool(j, "in_place", false);
 	cc_json_key(j, "fabric");
 	sim_fabric_json(j, &o->fabric);
-	cc_json_key(j, "topology");
-	cc_json_string(j, o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo]);
-	cc_json_key(j, "check");
-	cc_json_bool(j, o->check);
+	cc_json_kv_string(j, "topology",
+			  o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo]);
+	cc_json_kv_bool(j, "check", o->check);
 	if (o->scenario) {
 		/* Every default filled in: the file says how it was produced. */
 		cc_json_key(j, "scenario");
@@ -129,10 +127,8 @@ static void per_rank(struct cc_json *j, const char *key, const struct cc_sim_res
 
 static void time_pair(struct cc_json *j, const char *us_key, const char *ps_key, sim_time_ps t)
 {
-	cc_json_key(j, us_key);
-	cc_json_double(j, (double)t / 1e6);
-	cc_json_key(j, ps_key);
-	cc_json_uint(j, t);
+	cc_json_kv_double(j, us_key, (double)t / 1e6);
+	cc_json_kv_uint(j, ps_key, t);
 }
 
 
@@ -146,32 +142,20 @@ static void links_json(struct cc_json *j, const struct cc_sim_result *res)
 		const struct cc_sim_link_stats *l = &res->links[i];
 
 		cc_json_object_begin(j);
-		cc_json_key(j, "from");
-		cc_json_string(j, l->from);
-		cc_json_key(j, "to");
-		cc_json_string(j, l->to);
-		cc_json_key(j, "kind");
-		cc_json_string(j, l->nvlink ? "nvlink" : "net");
-		cc_json_key(j, "rate_bps");
-		cc_json_uint(j, l->rate_bps);
-		cc_json_key(j, "tx_pkts");
-		cc_json_uint(j, l->tx_pkts);
-		cc_json_key(j, "tx_bytes");
-		cc_json_uint(j, l->tx_bytes);
+		cc_json_kv_string(j, "from", l->from);
+		cc_json_kv_string(j, "to", l->to);
+		cc_json_kv_string(j, "kind", l->nvlink ? "nvlink" : "net");
+		cc_json_kv_uint(j, "rate_bps", l->rate_bps);
+		cc_json_kv_uint(j, "tx_pkts", l->tx_pkts);
+		cc_json_kv_uint(j, "tx_bytes", l->tx_bytes);
 		time_pair(j, "busy_us", "busy_ps", l->busy_ps);
-		cc_json_key(j, "peak_queue_bytes");
-		cc_json_uint(j, l->peak_queue_bytes);
-		cc_json_key(j, "lost");
-		cc_json_uint(j, l->lost);
-		cc_json_key(j, "pauses");
-		cc_json_uint(j, l->pauses);
+		cc_json_kv_uint(j, "peak_queue_bytes", l->peak_queue_bytes);
+		cc_json_kv_uint(j, "lost", l->lost);
+		cc_json_kv_uint(j, "pauses", l->pauses);
 		time_pair(j, "paused_us", "paused_ps", l->paused_ps);
-		cc_json_key(j, "credit_stalls");
-		cc_json_uint(j, l->credit_stalls);
-		cc_json_key(j, "ecn_marks");
-		cc_json_uint(j, l->ecn_marks);
-		cc_json_key(j, "flows");
-		cc_json_uint(j, l->flows);
+		cc_json_kv_uint(j, "credit_stalls", l->credit_stalls);
+		cc_json_kv_uint(j, "ecn_marks", l->ecn_marks);
+		cc_json_kv_uint(j, "flows", l->flows);
 		cc_json_object_end(j);
 	}
 	cc_json_array_end(j);
@@ -200,18 +184,12 @@ void sim_json_size(struct cc_json *j, const struct cc_result_row *row,
 	else
 		cc_json_uint(j, res->wrong);
 	cli_json_status(j, &res->err);
-	cc_json_key(j, "events");
-	cc_json_uint(j, res->events);
-	cc_json_key(j, "peak_pending");
-	cc_json_uint(j, res->peak_pending);
-	cc_json_key(j, "switch_drops");
-	cc_json_uint(j, res->switch_drops);
-	cc_json_key(j, "pause_frames");
-	cc_json_uint(j, res->pause_frames);
-	cc_json_key(j, "ecn_marks");
-	cc_json_uint(j, res->ecn_marks);
-	cc_json_key(j, "mem_bytes");
-	cc_json_uint(j, res->mem_bytes);
+	cc_json_kv_uint(j, "events", res->events);
+	cc_json_kv_uint(j, "peak_pending", res->peak_pending);
+	cc_json_kv_uint(j, "switch_drops", res->switch_drops);
+	cc_json_kv_uint(j, "pause_frames", res->pause_frames);
+	cc_json_kv_uint(j, "ecn_marks", res->ecn_marks);
+	cc_json_kv_uint(j, "mem_bytes", res->mem_bytes);
 	for (size_t i = 0; i < sizeof(rank_counters) / sizeof(rank_counters[0]); i++)
 		per_rank(j, rank_counters[i].key, res, rank_counters[i].offset, false);
 	per_rank(j, "done_us", res, offsetof(struct cc_sim_rank_stats, done_ps), true);

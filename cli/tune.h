@@ -17,10 +17,10 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "core/mem_limit.h"
-#include "core/results.h"
 #include "core/schedule.h"
 #include "sim/time.h"
+#include "util/atomic_file.h"
+#include "util/mem_limit.h"
 
 struct cc_scenario; /* sim/scenario.h */
 

@@ -4,7 +4,7 @@
  * where another needs megabytes (direct with LL on 256 ranks carries a
  * staging slot array on each of its 65,280 connections per direction).  So
  * each run reserves what it will take before it takes it, from a budget:
- * 3/4 of what the process may use (core/mem_limit.h: physical memory,
+ * 3/4 of what the process may use (util/mem_limit.h: physical memory,
  * ulimit -v and -d, the cgroup's limit) less what it already holds.  A run
  * whose reservation does not fit waits for others to finish; one that
  * fits alone always gets to run; one that cannot fit even alone is refused

@@ -17,16 +17,12 @@ static void json_cand(struct cc_json *j, const struct tune *t, const struct tune
 {
 	const struct tune_variant *v = &t->variants[k->variant];
 
-	cc_json_key(j, "algorithm");
-	cc_json_string(j, cc_algo_name[k->algo]);
-	cc_json_key(j, "protocol");
-	cc_json_string(j, cc_proto_name[k->proto]);
-	cc_json_key(j, "transport");
-	cc_json_string(j, cc_transport_name[k->transport]);
-	cc_json_key(j, "channels");
-	cc_json_uint(j, v->channels);
-	cc_json_key(j, "ring_order");
-	cc_json_string(j, v->algo == CC_ALGO_RING ? cc_ring_order_name[v->order] : NULL);
+	cc_json_kv_string(j, "algorithm", cc_algo_name[k->algo]);
+	cc_json_kv_string(j, "protocol", cc_proto_name[k->proto]);
+	cc_json_kv_string(j, "transport", cc_transport_name[k->transport]);
+	cc_json_kv_uint(j, "channels", v->channels);
+	cc_json_kv_string(j, "ring_order",
+			  v->algo == CC_ALGO_RING ? cc_ring_order_name[v->order] : NULL);
 }
 
 /* The best or the runner-up: an object, or null when there is none. */
@@ -42,8 +38,7 @@ static void json_pick(struct cc_json *j, const struct tune *t, const struct tune
 	have = tune_busbw(t, z, c, &busbw);
 	cc_json_object_begin(j);
 	json_cand(j, t, &t->cand[c]);
-	cc_json_key(j, "time_us");
-	cc_json_double(j, tune_us(z->cell[c].time_ps));
+	cc_json_kv_double(j, "time_us", tune_us(z->cell[c].time_ps));
 	cli_json_double_or_null(j, "busbw_gbps", have, busbw);
 	cc_json_object_end(j);
 }
@@ -54,10 +49,8 @@ static void json_size(struct cc_json *j, const struct tune *t, const struct tune
 	bool margin = tune_margin(z, &pct);
 
 	cc_json_object_begin(j);
-	cc_json_key(j, "bytes");
-	cc_json_uint(j, z->bytes);
-	cc_json_key(j, "count");
-	cc_json_uint(j, z->count);
+	cc_json_kv_uint(j, "bytes", z->bytes);
+	cc_json_kv_uint(j, "count", z->count);
 	cc_json_key(j, "best");
 	json_pick(j, t, z, z->best);
 	cc_json_key(j, "runner_up");
@@ -71,8 +64,7 @@ static void json_size(struct cc_json *j, const struct tune *t, const struct tune
 		cc_json_object_begin(j);
 		json_cand(j, t, &t->cand[c]);
 		cli_json_double_or_null(j, "time_us", cell->state == TUNE_OK, tune_us(cell->time_ps));
-		cc_json_key(j, "status");
-		cc_json_string(j, cell->status);
+		cc_json_kv_string(j, "status", cell->status);
 		cc_json_object_end(j);
 	}
 	cc_json_array_end(j);
@@ -87,58 +79,40 @@ int tune_json_write(const struct tune *t, struct cc_atomic_file *af, bool ok)
 
 	cc_json_init(&j);
 	cli_json_head(&j, "tune");
-	cc_json_key(&j, "executor");
-	cc_json_string(&j, "sim");
-	cc_json_key(&j, "scenario");
-	cc_json_string(&j, sc->name);
-	cc_json_key(&j, "fabric");
-	cc_json_string(&j, sc->fabric.name);
-	cc_json_key(&j, "topology");
-	cc_json_string(&j, sc->net.name);
-	cc_json_key(&j, "collective");
-	cc_json_string(&j, cc_coll_name[sc->p.coll]);
-	cc_json_key(&j, "nranks");
-	cc_json_uint(&j, sc->p.nranks);
-	cc_json_key(&j, "dtype");
-	cc_json_string(&j, cc_dtype_name[sc->p.dtype]);
-	cc_json_key(&j, "redop");
-	cc_json_string(&j, cli_redop_label(&sc->p));
-	cc_json_key(&j, "seed");
-	cc_json_uint(&j, sc->seed);
-	cc_json_key(&j, "check");
-	cc_json_bool(&j, false);
-	cc_json_key(&j, "nslots");
-	cc_json_uint(&j, sc->p.nslots);
+	cc_json_kv_string(&j, "executor", "sim");
+	cc_json_kv_string(&j, "scenario", sc->name);
+	cc_json_kv_string(&j, "fabric", sc->fabric.name);
+	cc_json_kv_string(&j, "topology", sc->net.name);
+	cc_json_kv_string(&j, "collective", cc_coll_name[sc->p.coll]);
+	cc_json_kv_uint(&j, "nranks", sc->p.nranks);
+	cc_json_kv_string(&j, "dtype", cc_dtype_name[sc->p.dtype]);
+	cc_json_kv_string(&j, "redop", cli_redop_label(&sc->p));
+	cc_json_kv_uint(&j, "seed", sc->seed);
+	cc_json_kv_bool(&j, "check", false);
+	cc_json_kv_uint(&j, "nslots", sc->p.nslots);
 	cc_json_key(&j, "protocols");
 	cc_json_array_begin(&j);
 	for (int pr = 0; pr < CC_PROTO_COUNT; pr++) {
 		cc_json_object_begin(&j);
-		cc_json_key(&j, "protocol");
-		cc_json_string(&j, cc_proto_name[pr]);
-		cc_json_key(&j, "slot_bytes");
-		cc_json_uint(&j, t->slot_bytes[pr]);
-		cc_json_key(&j, "chunk_bytes");
-		cc_json_uint(&j, t->chunk_bytes[pr]);
+		cc_json_kv_string(&j, "protocol", cc_proto_name[pr]);
+		cc_json_kv_uint(&j, "slot_bytes", t->slot_bytes[pr]);
+		cc_json_kv_uint(&j, "chunk_bytes", t->chunk_bytes[pr]);
 		cc_json_object_end(&j);
 	}
 	cc_json_array_end(&j);
 	/* true: the tree's Simple and LL128 chunks are NCCL's per size, not
 	 * chunk_bytes */
-	cc_json_key(&j, "tree_chunk_per_size");
-	cc_json_bool(&j, !t->sc->chunk_given);
+	cc_json_kv_bool(&j, "tree_chunk_per_size", !t->sc->chunk_given);
 	cc_json_key(&j, "candidates");
 	cc_json_array_begin(&j);
 	for (int c = 0; c < t->ncand; c++) {
 		const struct tune_cand *k = &t->cand[c];
 
 		cc_json_object_begin(&j);
-		cc_json_key(&j, "name");
-		cc_json_string(&j, k->name);
+		cc_json_kv_string(&j, "name", k->name);
 		json_cand(&j, t, k);
-		cc_json_key(&j, "applicable");
-		cc_json_bool(&j, !k->refused);
-		cc_json_key(&j, "reason");
-		cc_json_string(&j, k->refused ? k->reason : NULL);
+		cc_json_kv_bool(&j, "applicable", !k->refused);
+		cc_json_kv_string(&j, "reason", k->refused ? k->reason : NULL);
 		cc_json_object_end(&j);
 	}
 	cc_json_array_end(&j);

@@ -10,9 +10,9 @@
 
 #include "cli/tune.h"
 #include "core/dtype.h"
-#include "core/units.h"
 #include "sim/scenario.h"
 #include "sim/wire.h"
+#include "util/units.h"
 
 /* Widths of the table's text columns, from the name tables, so another
  * algorithm, protocol or transport keeps the columns aligned. */

@@ -7,9 +7,9 @@
 #include "cli/cli.h"
 #include "cli/p2p.h"
 #include "core/dtype.h"
-#include "core/units.h"
 #include "sim/params.h"
 #include "sim/topo.h"
+#include "util/units.h"
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
 #define FOR_CHECK (1u << CLI_CHECK)

@@ -14,8 +14,9 @@
 #include "cli/validate.h"
 #include "core/algo.h"
 #include "core/dtype.h"
-#include "core/files.h"
-#include "core/yaml.h"
+#include "core/results.h"
+#include "util/files.h"
+#include "util/yaml.h"
 
 const char *const val_kind_name[VAL_KIND_COUNT] = { "nccl-tests", "perftest bw", "perftest lat" };
 

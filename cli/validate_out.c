@@ -9,7 +9,8 @@
 #include "cli/check.h"
 #include "cli/validate.h"
 #include "core/results.h"
-#include "core/units.h"
+#include "util/json.h"
+#include "util/units.h"
 
 #define VAL_SCHEMA_VERSION 1
 
@@ -142,10 +143,8 @@ static void point_json(struct cc_json *j, const struct val_case *c, const struct
 	bool bw = c->kind != VAL_LAT, time = c->kind != VAL_BW;
 
 	cc_json_object_begin(j);
-	cc_json_key(j, "bytes");
-	cc_json_uint(j, pt->size);
-	cc_json_key(j, "count");
-	cc_json_uint(j, pt->count);
+	cc_json_kv_uint(j, "bytes", pt->size);
+	cc_json_kv_uint(j, "count", pt->count);
 	if (time) {
 		cli_json_double_or_null(j, "measured_time_us", pt->has_time, pt->meas_time_us);
 		cli_json_double_or_null(j, "predicted_time_us", pt->predicted, pt->pred_time_us);
@@ -154,39 +153,27 @@ static void point_json(struct cc_json *j, const struct val_case *c, const struct
 		cli_json_double_or_null(j, "measured_bw", pt->has_bw, pt->meas_bw);
 		cli_json_double_or_null(j, "predicted_bw", pt->predicted, pt->pred_bw);
 	}
-	cc_json_key(j, "status");
-	cc_json_string(j, pt->status);
+	cc_json_kv_string(j, "status", pt->status);
 	cc_json_object_end(j);
 }
 
 static void case_json(struct cc_json *j, const struct val_case *c)
 {
 	cc_json_object_begin(j);
-	cc_json_key(j, "name");
-	cc_json_string(j, c->name);
-	cc_json_key(j, "dir");
-	cc_json_string(j, c->dir);
-	cc_json_key(j, "url");
-	cc_json_string(j, c->url[0] ? c->url : NULL);
-	cc_json_key(j, "title");
-	cc_json_string(j, c->title[0] ? c->title : NULL);
-	cc_json_key(j, "kind");
-	cc_json_string(j, val_kind_name[c->kind]);
+	cc_json_kv_string(j, "name", c->name);
+	cc_json_kv_string(j, "dir", c->dir);
+	cc_json_kv_string(j, "url", c->url[0] ? c->url : NULL);
+	cc_json_kv_string(j, "title", c->title[0] ? c->title : NULL);
+	cc_json_kv_string(j, "kind", val_kind_name[c->kind]);
 	if (c->kind == VAL_COLL) {
-		cc_json_key(j, "collective");
-		cc_json_string(j, cc_coll_name[c->sc.p.coll]);
-		cc_json_key(j, "nranks");
-		cc_json_uint(j, c->sc.p.nranks);
+		cc_json_kv_string(j, "collective", cc_coll_name[c->sc.p.coll]);
+		cc_json_kv_uint(j, "nranks", c->sc.p.nranks);
 	} else {
-		cc_json_key(j, "op");
-		cc_json_string(j, cc_p2p_op_name[c->sc.p2p.op]);
+		cc_json_kv_string(j, "op", cc_p2p_op_name[c->sc.p2p.op]);
 	}
-	cc_json_key(j, "bw_unit");
-	cc_json_string(j, c->bw_unit);
-	cc_json_key(j, "fabric");
-	cc_json_string(j, c->sc.fabric.name);
-	cc_json_key(j, "topology");
-	cc_json_string(j, c->sc.net.name);
+	cc_json_kv_string(j, "bw_unit", c->bw_unit);
+	cc_json_kv_string(j, "fabric", c->sc.fabric.name);
+	cc_json_kv_string(j, "topology", c->sc.net.name);
 	cc_json_key(j, "errors_pct");
 	cc_json_object_begin(j);
 	for (int k = 0; k < VAL_CLASS_COUNT; k++) {
@@ -214,8 +201,7 @@ void val_json(struct cc_json *j, const struct val_args *a, const struct val_case
 	      const struct val_class_sum sum[VAL_CLASS_COUNT])
 {
 	cli_json_head(j, "validate");
-	cc_json_key(j, "schema_version");
-	cc_json_uint(j, VAL_SCHEMA_VERSION);
+	cc_json_kv_uint(j, "schema_version", VAL_SCHEMA_VERSION);
 	cc_json_key(j, "max_bytes");
 	if (a->max_bytes)
 		cc_json_uint(j, a->max_bytes);
@@ -226,12 +212,10 @@ void val_json(struct cc_json *j, const struct val_args *a, const struct val_case
 	for (int k = 0; k < VAL_CLASS_COUNT; k++) {
 		cc_json_key(j, val_class_name[k]);
 		cc_json_object_begin(j);
-		cc_json_key(j, "cases");
-		cc_json_uint(j, sum[k].n);
+		cc_json_kv_uint(j, "cases", sum[k].n);
 		cli_json_double_or_null(j, "median_abs_pct", sum[k].n, sum[k].median_abs_pct);
 		cli_json_double_or_null(j, "worst_abs_pct", sum[k].n, sum[k].worst_abs_pct);
-		cc_json_key(j, "worst_case");
-		cc_json_string(j, sum[k].n ? sum[k].worst->name : NULL);
+		cc_json_kv_string(j, "worst_case", sum[k].n ? sum[k].worst->name : NULL);
 		cc_json_object_end(j);
 	}
 	cc_json_object_end(j);

@@ -11,6 +11,7 @@
 #include "cli/validate.h"
 #include "core/algo.h"
 #include "sim/bound.h"
+#include "sim/physics.h"
 
 static void coll_point(const struct val_args *a, const struct val_case *c, struct val_point *pt)
 {
@@ -54,9 +55,9 @@ static void coll_point(const struct val_args *a, const struct val_case *c, struc
 	} else if (res.err.status != CC_RUN_OK) {
 		snprintf(pt->status, sizeof(pt->status), "%s: %.*s",
 			 cli_run_status_name(res.err.status), (int)sizeof(res.err.msg), res.err.msg);
-	} else if (!cli_sim_physical(&sc->net, &sc->fabric, p.nranks, pt->size, c->busbw_factor,
-				     res.time_ps, sim_bound_ps(s, &sc->fabric, &sc->net), err,
-				     sizeof(err))) {
+	} else if (!sim_physical(&sc->net, &sc->fabric, p.nranks, pt->size, c->busbw_factor,
+				 res.time_ps, sim_bound_ps(s, &sc->fabric, &sc->net), err,
+				 sizeof(err))) {
 		snprintf(pt->status, sizeof(pt->status), "model bug: %s", err);
 	} else {
 		pt->predicted = true;

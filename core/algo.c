@@ -8,7 +8,7 @@
 
 #include "algo_int.h"
 #include "conn.h"
-#include "mem_limit.h"
+#include "util/mem_limit.h"
 
 /* Largest single WQE payload: ibv_sge.length is 32 bits and IBA limits a
  * message to 2^31 bytes (IBA 9.4.x, "maximum message size"). */

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "mem_limit.h"
+#include "util/mem_limit.h"
 #include "schedule.h"
 
 /* The parameter a refusal of cc_params_check() is about, so that each
@@ -35,7 +35,8 @@ int cc_params_check(const struct cc_coll_params *p, enum cc_param *field, char *
 		    size_t errlen);
 
 /* cc_params_check, then builds the schedule (with a memory estimate
- * first when cc_build_with() is given a limit).  Returns NULL with a message in err on bad parameters, or
+ * first when cc_build_with() is given a limit, util/mem_limit.h).
+ * Returns NULL with a message in err on bad parameters, or
  * NULL with errno = ENOMEM (also with a message).  Running out of memory
  * while building is not fatal: the partial schedule is freed. */
 struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen);
@@ -51,7 +52,7 @@ struct cc_build_opts {
 	 * Simple protocol's staging is then never allocated and is not
 	 * weighed; the LL protocols' is (their lines carry the flags). */
 	bool timing_only;
-	/* Memory the caller lets the schedule take (core/mem_limit.h): a
+	/* Memory the caller lets the schedule take (util/mem_limit.h): a
 	 * schedule estimated at more than 3/4 of it is refused up front,
 	 * NULL with errno E2BIG and a message naming the limit, rather
 	 * than ending in the OOM killer or a failed allocation half way.

@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "mem_limit.h"
 #include "reference.h"
+#include "util/mem_limit.h"
 
 int cc_check_io_init(struct cc_check_io *io, const struct cc_schedule *s)
 {

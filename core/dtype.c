@@ -8,7 +8,7 @@
  * are handled as their unsigned bit patterns throughout.
  */
 #include "core/dtype.h"
-#include "core/splitmix.h"
+#include "util/splitmix.h"
 
 #include <errno.h>
 #include <math.h>

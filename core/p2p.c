@@ -10,11 +10,12 @@
 #include "p2p.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/err.h"
 
 const char *const cc_p2p_op_name[CC_P2P_OP_COUNT] = {
 	[CC_P2P_WRITE] = "write",
@@ -123,52 +124,45 @@ int cc_p2p_signaled(const struct cc_p2p_params *p, uint32_t i)
 	return i % cm == cm - 1 || i + 1 == p->iters;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int bad(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (err && len)
-		vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 int cc_p2p_check(const struct cc_p2p_params *p, char *err, size_t errlen)
 {
 	if ((unsigned)p->op >= CC_P2P_OP_COUNT)
-		return bad(err, errlen, "unknown operation %d", (int)p->op);
+		return cc_errf(err, errlen, -EINVAL, "unknown operation %d", (int)p->op);
 	if ((unsigned)p->mode >= CC_P2P_MODE_COUNT)
-		return bad(err, errlen, "unknown mode %d", (int)p->mode);
+		return cc_errf(err, errlen, -EINVAL, "unknown mode %d", (int)p->mode);
 	if ((unsigned)p->mem >= CC_MEM_KIND_COUNT)
-		return bad(err, errlen, "unknown memory kind %d", (int)p->mem);
+		return cc_errf(err, errlen, -EINVAL, "unknown memory kind %d", (int)p->mem);
 	if (p->size == 0)
-		return bad(err, errlen, "size 0: a message has at least 1 byte");
+		return cc_errf(err, errlen, -EINVAL, "size 0: a message has at least 1 byte");
 	if (cc_p2p_is_atomic(p->op) && p->size != CC_P2P_ATOMIC_BYTES)
-		return bad(err, errlen, "size %llu: %s is a 64-bit atomic, always %u bytes",
-			   (unsigned long long)p->size, cc_p2p_op_name[p->op], CC_P2P_ATOMIC_BYTES);
+		return cc_errf(err, errlen, -EINVAL,
+			       "size %llu: %s is a 64-bit atomic, always %u bytes",
+			       (unsigned long long)p->size, cc_p2p_op_name[p->op], CC_P2P_ATOMIC_BYTES);
 	if (p->size > CC_P2P_MAX_BYTES)
-		return bad(err, errlen, "size %llu B is above 2 GiB, the largest RDMA message "
-			   "(IBA; ibv_sge.length is 32 bits)", (unsigned long long)p->size);
+		return cc_errf(err, errlen, -EINVAL,
+			       "size %llu B is above 2 GiB, the largest RDMA message "
+			       "(IBA; ibv_sge.length is 32 bits)", (unsigned long long)p->size);
 	if (p->iters == 0 || p->iters > CC_P2P_MAX_ITERS)
-		return bad(err, errlen, "iterations %u out of range 1..%u", p->iters,
-			   CC_P2P_MAX_ITERS);
+		return cc_errf(err, errlen, -EINVAL, "iterations %u out of range 1..%u", p->iters,
+			       CC_P2P_MAX_ITERS);
 	if (p->mode == CC_P2P_LAT && p->iters < 2)
-		return bad(err, errlen, "iterations %u: lat needs at least 2, a latency is the time "
-			   "between two consecutive posts (perftest's tposted deltas)", p->iters);
+		return cc_errf(err, errlen, -EINVAL,
+			       "iterations %u: lat needs at least 2, a latency is the time "
+			       "between two consecutive posts (perftest's tposted deltas)", p->iters);
 	if (p->tx_depth == 0 || p->tx_depth > CC_P2P_MAX_DEPTH)
-		return bad(err, errlen, "tx depth %u out of range 1..%u", p->tx_depth,
-			   CC_P2P_MAX_DEPTH);
+		return cc_errf(err, errlen, -EINVAL, "tx depth %u out of range 1..%u", p->tx_depth,
+			       CC_P2P_MAX_DEPTH);
 	if (p->rx_depth == 0 || p->rx_depth > CC_P2P_MAX_DEPTH)
-		return bad(err, errlen, "rx depth %u out of range 1..%u", p->rx_depth,
-			   CC_P2P_MAX_DEPTH);
+		return cc_errf(err, errlen, -EINVAL, "rx depth %u out of range 1..%u", p->rx_depth,
+			       CC_P2P_MAX_DEPTH);
 	if (p->cq_mod == 0 || p->cq_mod > CC_P2P_MAX_DEPTH)
-		return bad(err, errlen, "cq moderation %u out of range 1..%u", p->cq_mod,
-			   CC_P2P_MAX_DEPTH);
+		return cc_errf(err, errlen, -EINVAL,
+			       "cq moderation %u out of range 1..%u", p->cq_mod,
+			       CC_P2P_MAX_DEPTH);
 	if (p->nranks == 1 || p->nranks > CC_P2P_MAX_RANKS)
-		return bad(err, errlen, "%u ranks: a p2p test needs 2 to %u (ranks 0 and 1 run it)",
-			   p->nranks, CC_P2P_MAX_RANKS);
+		return cc_errf(err, errlen, -EINVAL,
+			       "%u ranks: a p2p test needs 2 to %u (ranks 0 and 1 run it)",
+			       p->nranks, CC_P2P_MAX_RANKS);
 	return 0;
 }
 

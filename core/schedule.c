@@ -2,9 +2,10 @@
 #include "schedule.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/err.h"
 
 const char *const cc_mem_kind_name[CC_MEM_KIND_COUNT] = {
 	[CC_MEM_HOST] = "host",
@@ -341,16 +342,6 @@ uint64_t cc_rank_data_bytes(const struct cc_rank_sched *r)
 
 /* ---- validation ---- */
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && len)
-		vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* [off, off+len) inside a buffer of `size` bytes, without overflow. */
 static int fits(uint64_t off, uint64_t len, uint64_t size)
 {
@@ -376,80 +367,93 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 
 	for (uint32_t j = 0; j < o->ndeps; j++)
 		if (d[j] >= i)
-			return fail(err, len, "rank %u op %u: dependency on op %u, not an earlier op",
-				    r, i, d[j]);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: dependency on op %u, not an earlier op",
+				       r, i, d[j]);
 	switch (o->kind) {
 	case CC_OP_POST_RECV:
 		if (o->u.recv.qp >= rs->nqps)
-			return fail(err, len, "rank %u op %u: post_recv on qp %u of %u", r, i,
-				    o->u.recv.qp, rs->nqps);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: post_recv on qp %u of %u", r, i,
+				       o->u.recv.qp, rs->nqps);
 		if (o->u.recv.num_sge && !check_sge(rs, &o->u.recv.sge))
-			return fail(err, len, "rank %u op %u: sge mr %u of %u", r, i,
-				    o->u.recv.sge.mr, rs->nmrs);
+			return cc_errf(err, len, -EINVAL, "rank %u op %u: sge mr %u of %u", r, i,
+				       o->u.recv.sge.mr, rs->nmrs);
 		break;
 	case CC_OP_POST_SEND: {
 		const struct cc_op_send *p = &o->u.send;
 		if (p->qp >= rs->nqps)
-			return fail(err, len, "rank %u op %u: post_send on qp %u of %u", r, i,
-				    p->qp, rs->nqps);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: post_send on qp %u of %u", r, i,
+				       p->qp, rs->nqps);
 		if (p->opcode >= CC_OPCODE_COUNT)
-			return fail(err, len, "rank %u op %u: bad opcode %d", r, i, (int)p->opcode);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: bad opcode %d", r, i, (int)p->opcode);
 		/* IBV_SEND_INLINE copies an outgoing payload into the WQE: a READ
 		 * or an atomic brings data in, to its SGE, and has none to copy
 		 * (the executors would look for a local buffer that is not there). */
 		if ((p->flags & CC_SEND_INLINE) && cc_opcode_rd_atomic(p->opcode))
-			return fail(err, len, "rank %u op %u: INLINE on %s, which returns data "
-				    "to its SGE", r, i, cc_opcode_name[p->opcode]);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: INLINE on %s, which returns data "
+				       "to its SGE", r, i, cc_opcode_name[p->opcode]);
 		if (cc_send_local_sge(p) && !check_sge(rs, &p->sge))
-			return fail(err, len, "rank %u op %u: sge mr %u of %u", r, i, p->sge.mr,
-				    rs->nmrs);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: sge mr %u of %u", r, i, p->sge.mr,
+				       rs->nmrs);
 		const struct cc_qp *qp = &rs->qps[p->qp];
 		int remote = cc_opcode_remote(p->opcode);
 		if (remote && p->remote_mr >= s->ranks[qp->peer].nmrs)
-			return fail(err, len, "rank %u op %u: remote mr %u of rank %u has %u", r, i,
-				    p->remote_mr, qp->peer, s->ranks[qp->peer].nmrs);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: remote mr %u of rank %u has %u", r, i,
+				       p->remote_mr, qp->peer, s->ranks[qp->peer].nmrs);
 		break;
 	}
 	case CC_OP_DOORBELL:
 		if (o->u.doorbell.qp >= rs->nqps)
-			return fail(err, len, "rank %u op %u: doorbell on qp %u of %u", r, i,
-				    o->u.doorbell.qp, rs->nqps);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: doorbell on qp %u of %u", r, i,
+				       o->u.doorbell.qp, rs->nqps);
 		break;
 	case CC_OP_POLL_CQ:
 		if (o->u.poll.cq >= rs->ncqs)
-			return fail(err, len, "rank %u op %u: poll_cq on cq %u of %u", r, i,
-				    o->u.poll.cq, rs->ncqs);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: poll_cq on cq %u of %u", r, i,
+				       o->u.poll.cq, rs->ncqs);
 		break;
 	case CC_OP_WAIT_MEM:
 		if (o->u.wait.buf >= rs->nbufs || !fits(o->u.wait.offset, 8, rs->bufs[o->u.wait.buf].size))
-			return fail(err, len, "rank %u op %u: wait_mem outside buffer %u", r, i,
-				    o->u.wait.buf);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: wait_mem outside buffer %u", r, i,
+				       o->u.wait.buf);
 		break;
 	case CC_OP_REDUCE:
 	case CC_OP_COPY: {
 		const struct cc_op_calc *c = &o->u.calc;
 		if (c->dtype >= CC_DTYPE_COUNT || c->redop >= CC_REDOP_COUNT ||
 		    c->count > UINT64_MAX / 8)
-			return fail(err, len, "rank %u op %u: bad dtype, redop or count", r, i);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: bad dtype, redop or count", r, i);
 		if (c->nsrc < 1 || c->nsrc > 2 || c->ndst < 1 || c->ndst > 2 ||
 		    (o->kind == CC_OP_REDUCE && c->nsrc != 2))
-			return fail(err, len, "rank %u op %u: %u sources, %u destinations", r, i,
-				    c->nsrc, c->ndst);
+			return cc_errf(err, len, -EINVAL,
+				       "rank %u op %u: %u sources, %u destinations", r, i,
+				       c->nsrc, c->ndst);
 		if (c->proto >= CC_PROTO_COUNT || c->src_lines >> c->nsrc || c->dst_lines >> c->ndst ||
 		    ((c->src_lines || c->dst_lines) && c->proto == CC_PROTO_SIMPLE))
-			return fail(err, len, "rank %u op %u: bad line operands", r, i);
+			return cc_errf(err, len, -EINVAL, "rank %u op %u: bad line operands", r, i);
 		for (int j = 0; j < c->nsrc + c->ndst; j++) {
 			int dst = j >= c->nsrc;
 			const struct cc_mref *m = dst ? &c->dst[j - c->nsrc] : &c->src[j];
 			uint64_t bytes = cc_calc_operand_bytes(c, dst, dst ? j - c->nsrc : j);
 			if (!check_mref(rs, m) || !fits(m->offset, bytes, rs->bufs[m->buf].size))
-				return fail(err, len, "rank %u op %u: %s outside buffer %u", r, i,
-					    cc_op_kind_name[o->kind], m->buf);
+				return cc_errf(err, len, -EINVAL,
+					       "rank %u op %u: %s outside buffer %u", r, i,
+					       cc_op_kind_name[o->kind], m->buf);
 		}
 		break;
 	}
 	default:
-		return fail(err, len, "rank %u op %u: bad kind %d", r, i, (int)o->kind);
+		return cc_errf(err, len, -EINVAL, "rank %u op %u: bad kind %d", r, i, (int)o->kind);
 	}
 	return 0;
 }
@@ -468,19 +472,23 @@ int cc_schedule_validate(const struct cc_schedule *s, char *err, size_t len)
 		const struct cc_rank_sched *rs = &s->ranks[r];
 		for (uint32_t m = 0; m < rs->nmrs; m++)
 			if (rs->mrs[m].buf >= rs->nbufs)
-				return fail(err, len, "rank %u mr %u: buffer %u of %u", r, m,
-					    rs->mrs[m].buf, rs->nbufs);
+				return cc_errf(err, len, -EINVAL,
+					       "rank %u mr %u: buffer %u of %u", r, m,
+					       rs->mrs[m].buf, rs->nbufs);
 		for (uint32_t q = 0; q < rs->nqps; q++) {
 			const struct cc_qp *qp = &rs->qps[q];
 			if (qp->peer >= s->nranks || qp->peer_qp >= s->ranks[qp->peer].nqps)
-				return fail(err, len, "rank %u qp %u: peer %u qp %u does not exist", r,
-					    q, qp->peer, qp->peer_qp);
+				return cc_errf(err, len, -EINVAL,
+					       "rank %u qp %u: peer %u qp %u does not exist", r,
+					       q, qp->peer, qp->peer_qp);
 			const struct cc_qp *back = &s->ranks[qp->peer].qps[qp->peer_qp];
 			if (back->peer != r || back->peer_qp != q)
-				return fail(err, len, "rank %u qp %u: peer's qp is connected elsewhere",
-					    r, q);
+				return cc_errf(err, len, -EINVAL,
+					       "rank %u qp %u: peer's qp is connected elsewhere",
+					       r, q);
 			if (qp->send_cq >= rs->ncqs || qp->recv_cq >= rs->ncqs)
-				return fail(err, len, "rank %u qp %u: cq out of range", r, q);
+				return cc_errf(err, len, -EINVAL,
+					       "rank %u qp %u: cq out of range", r, q);
 		}
 		for (uint32_t i = 0; i < rs->nops; i++) {
 			int rc = validate_op(s, r, i, err, len);

@@ -1,7 +1,7 @@
 /* core/trace.c — the event trace and its Chrome JSON and CSV writers (see
  * core/trace.h).
  *
- * The writers stream into the atomic file (core/results.h) with stdio
+ * The writers stream into the atomic file (util/atomic_file.h) with stdio
  * rather than going through cc_json: cc_json builds the whole document in
  * memory with a line per member, too much for millions of events, and it
  * prints non-integers only as doubles, while ts and dur must be exact
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/results.h"
+#include "util/atomic_file.h"
 
 const char *const cc_trace_kind_name[CC_TRACE_KIND_COUNT] = {
 	[CC_TRACE_POST] = "post",

@@ -12,7 +12,7 @@
  *   - Chrome trace JSON (the Trace Event Format that Perfetto and
  *     chrome://tracing open): cc_trace_write_chrome();
  *   - CSV, one line per event, for scripts and gnuplot: cc_trace_write_csv().
- * Both are written atomically (core/results.h) and are byte-identical for
+ * Both are written atomically (util/atomic_file.h) and are byte-identical for
  * the same trace on any machine: times are printed from the integers, never
  * through floating point, and events come out in the order recorded.
  */

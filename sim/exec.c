@@ -33,7 +33,7 @@
 #include "core/algo.h"
 #include "core/word.h"
 #include "sim/model.h"
-#include "core/splitmix.h"
+#include "util/splitmix.h"
 
 const char *const cc_sim_phase_name[CC_SIM_PHASE_COUNT] = {
 	[CC_SIM_SOFTWARE] = "software",

@@ -7,14 +7,14 @@
  *     rnic: {req_proc_ps: 5us}
  *
  * Every key of docs/fabric.md by section (link, switch, rnic, cc, pcie,
- * host, software), each value read by its unit (core/units.h); the result
+ * host, software), each value read by its unit (util/units.h); the result
  * must pass sim_params_validate().  Messages name file, line and column.
  */
 #ifndef CCLAB_SIM_FABRIC_YAML_H
 #define CCLAB_SIM_FABRIC_YAML_H
 
-#include "core/yaml.h"
 #include "sim/params.h"
+#include "util/yaml.h"
 
 /* Fills *out from node f: a mapping as above, or a string naming a fabric
  * file (relative to base_dir, the directory of the file f came from; ""

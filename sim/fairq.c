@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/splitmix.h"
+#include "util/splitmix.h"
 
 static uint32_t hash_of(const struct sim_fairq *q, uint64_t key)
 {

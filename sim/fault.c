@@ -5,13 +5,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/units.h"
+#include "util/err.h"
+#include "util/units.h"
 
 const char *const cc_sim_fault_kind_name[CC_SIM_FAULT_KIND_COUNT] = {
 	[CC_SIM_FAULT_LINK_DOWN] = "link-down",
@@ -20,19 +20,6 @@ const char *const cc_sim_fault_kind_name[CC_SIM_FAULT_KIND_COUNT] = {
 };
 
 #define MAX_RANK 0x7fffffffu
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* Digits only, at most MAX_RANK; "all" when `all` may stand for every rank. */
 static int parse_rank(const char *s, size_t len, bool all, uint32_t *out)
@@ -64,7 +51,7 @@ static int parse_rank_eq(const char *s, size_t len, bool all, uint32_t *out)
 	return parse_rank(s + 5, len - 5, all, out);
 }
 
-/* A time of core/units.h from s[0 .. len). */
+/* A time of util/units.h from s[0 .. len). */
 static int parse_time_n(const char *s, size_t len, sim_time_ps *out)
 {
 	char buf[32];
@@ -87,16 +74,19 @@ static int parse_window(const char *s, struct cc_sim_fault *f, char *err, size_t
 	size_t n1 = dash ? (size_t)(dash - s) : strlen(s);
 
 	if (parse_time_n(s, n1, &f->at_ps))
-		return fail(err, errlen, "expected a time after '@', such as 10us or 1.5ms");
+		return cc_errf(err, errlen, -EINVAL,
+			       "expected a time after '@', such as 10us or 1.5ms");
 	f->until_ps = SIM_TIME_NEVER;
 	if (!dash || !strcmp(dash + 1, "never"))
 		return 0;
 	if (parse_time_n(dash + 1, strlen(dash + 1), &f->until_ps))
-		return fail(err, errlen, "expected the time the link comes back after '-' "
-			    "(such as 50us), or 'never'");
+		return cc_errf(err, errlen, -EINVAL,
+			       "expected the time the link comes back after '-' "
+			       "(such as 50us), or 'never'");
 	if (f->until_ps <= f->at_ps)
-		return fail(err, errlen, "the link must come back after it goes down (T2 > "
-			    "T1)");
+		return cc_errf(err, errlen, -EINVAL,
+			       "the link must come back after it goes down (T2 > "
+			       "T1)");
 	return 0;
 }
 
@@ -108,19 +98,19 @@ static int parse_link_down(const char *s, struct cc_sim_fault *f, char *err, siz
 	size_t tlen;
 
 	if (!at)
-		return fail(err, errlen, "%s (the '@' and when the link goes down are "
-			    "missing)", usage);
+		return cc_errf(err, errlen, -EINVAL, "%s (the '@' and when the link goes down are "
+			       "missing)", usage);
 	tlen = (size_t)(at - s);
 	if (tlen >= 5 && !strncmp(s, "rank=", 5)) {
 		const char *comma = memchr(s, ',', tlen);
 		size_t rlen = comma ? (size_t)(comma - s) : tlen;
 
 		if (parse_rank_eq(s, rlen, false, &f->rank))
-			return fail(err, errlen, "%s (R: a rank number)", usage);
+			return cc_errf(err, errlen, -EINVAL, "%s (R: a rank number)", usage);
 		if (comma && (tlen - rlen - 1 < 6 || strncmp(comma + 1, "port=", 5) ||
 			      parse_rank(comma + 6, tlen - rlen - 6, false, &f->port)))
-			return fail(err, errlen, "%s (P: a port number of the NIC)",
-				    usage);
+			return cc_errf(err, errlen, -EINVAL, "%s (P: a port number of the NIC)",
+				       usage);
 	} else {
 		const char *arrow = NULL;
 
@@ -130,18 +120,19 @@ static int parse_link_down(const char *s, struct cc_sim_fault *f, char *err, siz
 				break;
 			}
 		if (!arrow || arrow == s || arrow + 2 == at)
-			return fail(err, errlen, "%s", usage);
+			return cc_errf(err, errlen, -EINVAL, "%s", usage);
 		size_t na = (size_t)(arrow - s), nb = (size_t)(at - arrow - 2);
 
 		if (na >= SIM_NET_NAME_LEN || nb >= SIM_NET_NAME_LEN)
-			return fail(err, errlen, "a node name longer than %d characters",
-				    SIM_NET_NAME_LEN - 1);
+			return cc_errf(err, errlen, -EINVAL,
+				       "a node name longer than %d characters",
+				       SIM_NET_NAME_LEN - 1);
 		memcpy(f->from, s, na);
 		f->from[na] = '\0';
 		memcpy(f->to, arrow + 2, nb);
 		f->to[nb] = '\0';
 		if (!strcmp(f->from, f->to))
-			return fail(err, errlen, "a link joins two different nodes");
+			return cc_errf(err, errlen, -EINVAL, "a link joins two different nodes");
 	}
 	return parse_window(at + 1, f, err, errlen);
 }
@@ -152,10 +143,11 @@ static int parse_no_ack(const char *s, struct cc_sim_fault *f, char *err, size_t
 	size_t rlen = at ? (size_t)(at - s) : strlen(s);
 
 	if (parse_rank_eq(s, rlen, true, &f->rank))
-		return fail(err, errlen, "expected no-ack:rank=R[@T] (R: a rank or 'all', "
-			    "T: from when, such as 5us; default 0)");
+		return cc_errf(err, errlen, -EINVAL,
+			       "expected no-ack:rank=R[@T] (R: a rank or 'all', "
+			       "T: from when, such as 5us; default 0)");
 	if (at && parse_time_n(at + 1, strlen(at + 1), &f->at_ps))
-		return fail(err, errlen, "expected a time after '@', such as 5us");
+		return cc_errf(err, errlen, -EINVAL, "expected a time after '@', such as 5us");
 	return 0;
 }
 
@@ -200,15 +192,17 @@ static int parse_slow_gpu(const char *s, struct cc_sim_fault *f, char *err, size
 	int rc;
 
 	if (!x || parse_rank_eq(s, (size_t)(x - s), true, &f->rank))
-		return fail(err, errlen, "expected slow-gpu:rank=RxF (R: a rank or 'all', "
-			    "F: how many times slower, such as 2 or 1.5)");
+		return cc_errf(err, errlen, -EINVAL,
+			       "expected slow-gpu:rank=RxF (R: a rank or 'all', "
+			       "F: how many times slower, such as 2 or 1.5)");
 	rc = parse_factor(x + 1, &f->factor_milli);
 	if (rc == -ERANGE)
-		return fail(err, errlen, "the factor is 1 (no slowdown) to %u",
-			    CC_SIM_FAULT_MAX_FACTOR);
+		return cc_errf(err, errlen, -EINVAL, "the factor is 1 (no slowdown) to %u",
+			       CC_SIM_FAULT_MAX_FACTOR);
 	if (rc)
-		return fail(err, errlen, "expected the factor as a decimal with at most "
-			    "three decimals, such as 2 or 1.5");
+		return cc_errf(err, errlen, -EINVAL,
+			       "expected the factor as a decimal with at most "
+			       "three decimals, such as 2 or 1.5");
 	return 0;
 }
 
@@ -219,7 +213,7 @@ int cc_sim_fault_parse(const char *s, struct cc_sim_fault *out, char *err, size_
 	int rc;
 
 	if (!s)
-		return fail(err, errlen, "no fault given");
+		return cc_errf(err, errlen, -EINVAL, "no fault given");
 	for (int k = 0; colon && k < CC_SIM_FAULT_KIND_COUNT; k++)
 		if ((size_t)(colon - s) == strlen(cc_sim_fault_kind_name[k]) &&
 		    !strncmp(s, cc_sim_fault_kind_name[k], (size_t)(colon - s)))
@@ -235,8 +229,9 @@ int cc_sim_fault_parse(const char *s, struct cc_sim_fault *out, char *err, size_
 		rc = parse_slow_gpu(colon + 1, &f, err, errlen);
 		break;
 	default:
-		return fail(err, errlen, "expected KIND:ARGS with KIND link-down, no-ack or "
-			    "slow-gpu");
+		return cc_errf(err, errlen, -EINVAL,
+			       "expected KIND:ARGS with KIND link-down, no-ack or "
+			       "slow-gpu");
 	}
 	if (!rc)
 		*out = f;
@@ -349,40 +344,45 @@ static int check_one(const struct cc_sim_fault *f, const struct sim_net *net, co
 		     char *err, size_t errlen)
 {
 	if (f->kind >= CC_SIM_FAULT_KIND_COUNT)
-		return fail(err, errlen, "'%s': unknown kind of fault", text);
+		return cc_errf(err, errlen, -EINVAL, "'%s': unknown kind of fault", text);
 	if (f->kind == CC_SIM_FAULT_SLOW_GPU &&
 	    (f->factor_milli < 1000 || f->factor_milli > CC_SIM_FAULT_MAX_FACTOR * 1000))
-		return fail(err, errlen, "'%s': the factor is 1 to %u", text,
-			    CC_SIM_FAULT_MAX_FACTOR);
+		return cc_errf(err, errlen, -EINVAL, "'%s': the factor is 1 to %u", text,
+			       CC_SIM_FAULT_MAX_FACTOR);
 	if (f->kind == CC_SIM_FAULT_LINK_DOWN && f->until_ps <= f->at_ps)
-		return fail(err, errlen, "'%s': the link must come back after it goes down", text);
+		return cc_errf(err, errlen, -EINVAL,
+			       "'%s': the link must come back after it goes down", text);
 	if ((f->kind != CC_SIM_FAULT_LINK_DOWN || !f->from[0]) &&
 	    !(f->rank == CC_SIM_FAULT_ALL && f->kind != CC_SIM_FAULT_LINK_DOWN) &&
 	    f->rank >= net->nranks)
-		return fail(err, errlen, "'%s': rank %" PRIu32 " does not exist: the network has "
-			    "ranks 0 to %" PRIu32, text, f->rank, net->nranks - 1);
+		return cc_errf(err, errlen, -EINVAL,
+			       "'%s': rank %" PRIu32 " does not exist: the network has "
+			       "ranks 0 to %" PRIu32, text, f->rank, net->nranks - 1);
 	if (f->kind != CC_SIM_FAULT_LINK_DOWN)
 		return 0;
 	if (!f->from[0]) {
 		const struct sim_net_node *nd = &net->nodes[net->rank_node[f->rank]];
 
 		if (f->port >= nd->nports)
-			return fail(err, errlen, "'%s': rank %" PRIu32 "'s NIC (%s) has %" PRIu32
-				    " port%s", text, f->rank, nd->name, nd->nports,
-				    nd->nports == 1 ? " (port=0)" : "s");
+			return cc_errf(err, errlen, -EINVAL,
+				       "'%s': rank %" PRIu32 "'s NIC (%s) has %" PRIu32
+				       " port%s", text, f->rank, nd->name, nd->nports,
+				       nd->nports == 1 ? " (port=0)" : "s");
 		return 0;
 	}
 	for (int i = 0; i < 2; i++) {
 		const char *name = i ? f->to : f->from;
 
 		if (sim_net_find(net, name) == SIM_NET_NONE)
-			return fail(err, errlen, "'%s': the %s topology has no node '%s' (NICs are "
-				    "named like %s)", text, net->name, name,
-				    net->nranks ? net->nodes[net->rank_node[0]].name : "h0.gpu0");
+			return cc_errf(err, errlen, -EINVAL,
+				       "'%s': the %s topology has no node '%s' (NICs are "
+				       "named like %s)", text, net->name, name,
+				       net->nranks ? net->nodes[net->rank_node[0]].name : "h0.gpu0");
 	}
 	if (!cc_sim_fault_links(f, net, NULL, 0))
-		return fail(err, errlen, "'%s': no link joins %s and %s in the %s topology", text,
-			    f->from, f->to, net->name);
+		return cc_errf(err, errlen, -EINVAL,
+			       "'%s': no link joins %s and %s in the %s topology", text,
+			       f->from, f->to, net->name);
 	return 0;
 }
 

@@ -39,7 +39,7 @@
  *   slow-gpu:rank=RxF                F a decimal >= 1 ("2", "1.5"), at most
  *                                    three decimals
  *
- * R is a rank, or `all` for no-ack and slow-gpu; times are core/units.h
+ * R is a rank, or `all` for no-ack and slow-gpu; times are util/units.h
  * times ("10us", "1.5ms", "0"); T2 omitted or `never`: the link stays
  * down.  Faults are data: the same faults and seed give the same run.
  */

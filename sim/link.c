@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "core/splitmix.h"
+#include "util/splitmix.h"
 
 /* A handler cannot return an error to anyone: running out of event slots in
  * the middle of a run ends it.  Executors reserve SIM_LINK_MAX_EVENTS per

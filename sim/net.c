@@ -26,11 +26,12 @@
 #include "sim/net_int.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/splitmix.h"
+
+#include "util/err.h"
+#include "util/splitmix.h"
 
 /* ---- builder ---- */
 
@@ -440,18 +441,6 @@ static void route_block(struct sim_net *n, struct route_scratch *s, uint32_t d0,
 	}
 }
 
-int sim_net__errf(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 /* The adjacency arrays and which nodes' entries may be NVLink-only. */
 static void fill_graph(const struct sim_net *n, struct route_scratch *s)
 {
@@ -491,8 +480,8 @@ static int alloc_tables(struct sim_net *n, struct route_scratch *s, char *err, s
 	size_t entries = (size_t)n->nnodes * n->nranks, ports = 2 * (size_t)n->nlinks;
 
 	if (n->nranks && entries / n->nranks != n->nnodes)
-		return sim_net__errf(err, errlen, -E2BIG, "%s: %u nodes x %u ranks: too many route "
-			      "entries", n->name, n->nnodes, n->nranks);
+		return cc_errf(err, errlen, -E2BIG, "%s: %u nodes x %u ranks: too many route "
+			"entries", n->name, n->nnodes, n->nranks);
 	s->block = block_size(n);
 	n->dist = malloc((entries ? entries : 1) * sizeof(*n->dist));
 	n->route_first = calloc(entries + 1, sizeof(*n->route_first));
@@ -508,9 +497,9 @@ static int alloc_tables(struct sim_net *n, struct route_scratch *s, char *err, s
 	if (!n->dist || !n->route_first || !s->adj_first || !s->adj_peer || !s->adj_pport ||
 	    !s->adj_nvl || !s->fwd ||
 	    !s->nvl_host || !s->queue || !s->dist_all || !s->dist_nvl)
-		return sim_net__errf(err, errlen, -ENOMEM, "%s: out of memory for the route tables of "
-			      "%u nodes x %u ranks (%zu MB)", n->name, n->nnodes, n->nranks,
-			      entries * 12 >> 20);
+		return cc_errf(err, errlen, -ENOMEM, "%s: out of memory for the route tables of "
+			"%u nodes x %u ranks (%zu MB)", n->name, n->nnodes, n->nranks,
+			entries * 12 >> 20);
 	fill_graph(n, s);
 	return 0;
 }
@@ -537,14 +526,14 @@ static int alloc_ports(struct sim_net *n, char *err, size_t errlen)
 	for (size_t i = 1; i <= entries; i++) {
 		sum += n->route_first[i];
 		if (sum > UINT32_MAX - 1)
-			return sim_net__errf(err, errlen, -E2BIG, "%s: more than 2^32 route ports",
-				      n->name);
+			return cc_errf(err, errlen, -E2BIG, "%s: more than 2^32 route ports",
+				n->name);
 		n->route_first[i] = (uint32_t)sum;
 	}
 	n->route_ports = malloc((sum ? sum : 1) * sizeof(*n->route_ports));
 	if (!n->route_ports)
-		return sim_net__errf(err, errlen, -ENOMEM, "%s: out of memory for %llu route ports",
-			      n->name, (unsigned long long)sum);
+		return cc_errf(err, errlen, -ENOMEM, "%s: out of memory for %llu route ports",
+			n->name, (unsigned long long)sum);
 	return 0;
 }
 
@@ -561,9 +550,9 @@ static void route_pass(struct sim_net *n, struct route_scratch *s, bool fill)
 /* -EINVAL naming the pair (s, d) without a route. */
 static int unreachable(const struct sim_net *n, uint32_t s, uint32_t d, char *err, size_t errlen)
 {
-	return sim_net__errf(err, errlen, -EINVAL, "rank %u (%s) cannot reach rank %u (%s): the "
-		      "topology is not connected", s, n->nodes[n->rank_node[s]].name, d,
-		      n->nodes[n->rank_node[d]].name);
+	return cc_errf(err, errlen, -EINVAL, "rank %u (%s) cannot reach rank %u (%s): the "
+		"topology is not connected", s, n->nodes[n->rank_node[s]].name, d,
+		n->nodes[n->rank_node[d]].name);
 }
 
 bool sim_net_reaches(const struct sim_net *n, uint32_t s, uint32_t d)
@@ -600,9 +589,10 @@ static int check_alone(const struct sim_net *n, char *err, size_t errlen)
 		return 0;
 	for (uint32_t u = 0; u < n->nnodes; u++)
 		if (n->nodes[u].nports == 0)
-			return sim_net__errf(err, errlen, -EINVAL, "%s '%s' hangs alone: no link joins it "
-				      "to the topology", n->nodes[u].kind == SIM_NET_NIC ? "GPU"
-				      : "switch", n->nodes[u].name);
+			return cc_errf(err, errlen, -EINVAL,
+				       "%s '%s' hangs alone: no link joins it "
+				"to the topology", n->nodes[u].kind == SIM_NET_NIC ? "GPU"
+				: "switch", n->nodes[u].name);
 	return 0;
 }
 
@@ -618,8 +608,8 @@ int sim_net_finish(struct sim_net *n, bool all_pairs, char *err, size_t errlen)
 	if (n->finished)
 		return 0;
 	if (n->nranks == 0)
-		return sim_net__errf(err, errlen, -EINVAL, "%s: no GPUs (a topology needs at least one "
-			      "host)", n->name);
+		return cc_errf(err, errlen, -EINVAL, "%s: no GPUs (a topology needs at least one "
+			"host)", n->name);
 	rc = check_alone(n, err, errlen);
 	if (!rc)
 		rc = alloc_tables(n, &s, err, errlen);

@@ -10,16 +10,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/units.h"
 #include "sim/net_int.h"
+#include "util/err.h"
+#include "util/units.h"
 
 /* A builder call failed: errno says whether for memory. */
 static int build_failed(const struct sim_net *n, char *err, size_t errlen)
 {
 	int rc = errno == ENOMEM ? -ENOMEM : -EINVAL;
 
-	return sim_net__errf(err, errlen, rc, "%s: %s while building the topology", n->name,
-		       rc == -ENOMEM ? "out of memory" : "invalid argument");
+	return cc_errf(err, errlen, rc, "%s: %s while building the topology", n->name,
+		 rc == -ENOMEM ? "out of memory" : "invalid argument");
 }
 
 /* Names the network; -EINVAL unless it is initialised and empty. */
@@ -28,7 +29,7 @@ static int start(struct sim_net *n, const char *name, char *err, size_t errlen)
 	if (!n)
 		return -EINVAL;
 	if (n->nnodes || n->nlinks || n->nhosts || n->finished)
-		return sim_net__errf(err, errlen, -EINVAL, "%s: the network is not empty", name);
+		return cc_errf(err, errlen, -EINVAL, "%s: the network is not empty", name);
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	return 0;
 }
@@ -101,7 +102,7 @@ static int start_hosts(struct sim_net *n, const char *name, uint32_t k, char *er
 	if (rc)
 		return rc;
 	if (k == 0)
-		return sim_net__errf(err, errlen, -EINVAL, "%s: 0 ranks", name);
+		return cc_errf(err, errlen, -EINVAL, "%s: 0 ranks", name);
 	return add_hosts(n, k, err, errlen);
 }
 
@@ -151,12 +152,12 @@ static int bad_oversub(uint32_t hpl, uint32_t spines, uint32_t num, uint32_t den
 		m = 1;
 	up = m * spines;
 	g = cc_gcd_u64(hpl, up);
-	return sim_net__errf(err, errlen, -EINVAL, "leafspine: %u hosts per leaf at oversubscription "
-		       "%u:%u need %u * %u / %u = %.6g uplinks per leaf, which is not a whole "
-		       "multiple of the %u spines; %llu:%llu (%llu uplinks per leaf) would work",
-		       hpl, num, den, hpl, den, num, (double)down / num, spines,
-		       (unsigned long long)(hpl / g), (unsigned long long)(up / g),
-		       (unsigned long long)up);
+	return cc_errf(err, errlen, -EINVAL, "leafspine: %u hosts per leaf at oversubscription "
+		 "%u:%u need %u * %u / %u = %.6g uplinks per leaf, which is not a whole "
+		 "multiple of the %u spines; %llu:%llu (%llu uplinks per leaf) would work",
+		 hpl, num, den, hpl, den, num, (double)down / num, spines,
+		 (unsigned long long)(hpl / g), (unsigned long long)(up / g),
+		 (unsigned long long)up);
 }
 
 int sim_net_leafspine(struct sim_net *n, uint32_t hosts_per_leaf, uint32_t leaves,
@@ -170,18 +171,18 @@ int sim_net_leafspine(struct sim_net *n, uint32_t hosts_per_leaf, uint32_t leave
 	if (rc)
 		return rc;
 	if (!hosts_per_leaf || !leaves || !spines || !oversub_num || !oversub_den)
-		return sim_net__errf(err, errlen, -EINVAL, "leafspine: hosts per leaf (%u), leaves (%u), "
-			       "spines (%u) and oversubscription (%u:%u) must all be above 0",
-			       hosts_per_leaf, leaves, spines, oversub_num, oversub_den);
+		return cc_errf(err, errlen, -EINVAL, "leafspine: hosts per leaf (%u), leaves (%u), "
+			 "spines (%u) and oversubscription (%u:%u) must all be above 0",
+			 hosts_per_leaf, leaves, spines, oversub_num, oversub_den);
 	if ((uint64_t)hosts_per_leaf * leaves > UINT32_MAX / 2)
-		return sim_net__errf(err, errlen, -EINVAL, "leafspine: %u x %u hosts: too many",
-			       hosts_per_leaf, leaves);
+		return cc_errf(err, errlen, -EINVAL, "leafspine: %u x %u hosts: too many",
+			 hosts_per_leaf, leaves);
 	up = down / oversub_num;
 	if (down % oversub_num || up % spines)
 		return bad_oversub(hosts_per_leaf, spines, oversub_num, oversub_den, err, errlen);
 	if (up > UINT32_MAX / 2)
-		return sim_net__errf(err, errlen, -EINVAL, "leafspine: %llu uplinks per leaf: too many",
-			       (unsigned long long)up);
+		return cc_errf(err, errlen, -EINVAL, "leafspine: %llu uplinks per leaf: too many",
+			 (unsigned long long)up);
 	rc = add_hosts(n, hosts_per_leaf * leaves, err, errlen);
 	if (!rc)
 		rc = add_switches(n, "leaf", leaves, &leaf0, err, errlen);
@@ -208,12 +209,12 @@ int sim_net_railopt(struct sim_net *n, uint32_t nodes, uint32_t gpus_per_node, u
 	if (rc)
 		return rc;
 	if (!nodes || !gpus_per_node)
-		return sim_net__errf(err, errlen, -EINVAL, "railopt: nodes (%u) and GPUs per node (%u) "
-			       "must be above 0", nodes, gpus_per_node);
+		return cc_errf(err, errlen, -EINVAL, "railopt: nodes (%u) and GPUs per node (%u) "
+			 "must be above 0", nodes, gpus_per_node);
 	if ((uint64_t)nodes * gpus_per_node > UINT32_MAX / 2 ||
 	    (uint64_t)nodes * spines > UINT32_MAX / 2)
-		return sim_net__errf(err, errlen, -EINVAL, "railopt: %u nodes x %u GPUs, %u spines: "
-			       "too many", nodes, gpus_per_node, spines);
+		return cc_errf(err, errlen, -EINVAL, "railopt: %u nodes x %u GPUs, %u spines: "
+			 "too many", nodes, gpus_per_node, spines);
 	for (uint32_t i = 0; i < nodes; i++) {
 		snprintf(name, sizeof(name), "node%u", i);
 		if (sim_net_add_host(n, name, gpus_per_node, true) == SIM_NET_NONE)

@@ -1,6 +1,6 @@
 /* sim/net_yaml.c — topologies from YAML (sim/net_yaml.h, docs/yaml.md).
  *
- * Every value goes through the strict getters of core/yaml.h, so a typo,
+ * Every value goes through the strict getters of util/yaml.h, so a typo,
  * a wrong unit or a missing field stops the load with file:line:col; the
  * network's own checks (sim_net_finish: connected, every rank reachable)
  * are reported at the topology's first line, since they concern it whole.

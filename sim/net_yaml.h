@@ -20,8 +20,8 @@
 #ifndef CCLAB_SIM_NET_YAML_H
 #define CCLAB_SIM_NET_YAML_H
 
-#include "core/yaml.h"
 #include "sim/net.h"
+#include "util/yaml.h"
 
 /* Builds and finishes *n from node t: a mapping as above, or a string
  * naming a topology file (relative to base_dir, the directory of the file

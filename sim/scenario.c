@@ -9,6 +9,7 @@
 
 #include "core/algo.h"
 #include "core/dtype.h"
+#include "core/results.h"
 #include "sim/exec.h"
 #include "sim/fabric_yaml.h"
 #include "sim/net_yaml.h"
@@ -550,22 +551,19 @@ static void expect_json(struct cc_json *j, const struct cc_scenario *sc)
 		const struct cc_expect *x = &sc->expect[i];
 
 		cc_json_object_begin(j);
-		cc_json_key(j, "size");
-		cc_json_uint(j, x->size);
+		cc_json_kv_uint(j, "size", x->size);
 		if (sc->is_p2p) {
 			cc_scenario_p2p_expect_json(j, x);
 			cc_json_object_end(j);
 			continue;
 		}
-		cc_json_key(j, "time_min_ps");
-		cc_json_uint(j, x->time_min_ps);
+		cc_json_kv_uint(j, "time_min_ps", x->time_min_ps);
 		cc_json_key(j, "time_max_ps");
 		if (x->time_max_ps == UINT64_MAX)
 			cc_json_null(j);
 		else
 			cc_json_uint(j, x->time_max_ps);
-		cc_json_key(j, "busbw_min_bps");
-		cc_json_uint(j, x->busbw_min_bps);
+		cc_json_kv_uint(j, "busbw_min_bps", x->busbw_min_bps);
 		cc_json_key(j, "busbw_max_bps");
 		if (x->busbw_max_bps == UINT64_MAX)
 			cc_json_null(j);
@@ -584,33 +582,24 @@ static void expect_json(struct cc_json *j, const struct cc_scenario *sc)
 void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 {
 	cc_json_object_begin(j);
-	cc_json_key(j, "name");
-	cc_json_string(j, sc->name);
-	cc_json_key(j, "file");
-	cc_json_string(j, sc->file);
+	cc_json_kv_string(j, "name", sc->name);
+	cc_json_kv_string(j, "file", sc->file);
 	cc_json_key(j, "topology");
 	cc_json_object_begin(j);
-	cc_json_key(j, "name");
-	cc_json_string(j, sc->net.name);
-	cc_json_key(j, "hosts");
-	cc_json_uint(j, sc->net.nhosts);
-	cc_json_key(j, "ranks");
-	cc_json_uint(j, sc->net.nranks);
-	cc_json_key(j, "nodes");
-	cc_json_uint(j, sc->net.nnodes);
-	cc_json_key(j, "links");
-	cc_json_uint(j, sc->net.nlinks);
+	cc_json_kv_string(j, "name", sc->net.name);
+	cc_json_kv_uint(j, "hosts", sc->net.nhosts);
+	cc_json_kv_uint(j, "ranks", sc->net.nranks);
+	cc_json_kv_uint(j, "nodes", sc->net.nnodes);
+	cc_json_kv_uint(j, "links", sc->net.nlinks);
 	cc_json_object_end(j);
 	if (sc->is_p2p) {
 		cc_scenario_p2p_json(j, sc);
-		cc_json_key(j, "seed");
-		cc_json_uint(j, sc->seed);
+		cc_json_kv_uint(j, "seed", sc->seed);
 		expect_json(j, sc);
 		cc_json_object_end(j);
 		return;
 	}
-	cc_json_key(j, "algorithm");
-	cc_json_string(j, cc_algo_name[sc->p.algo]);
+	cc_json_kv_string(j, "algorithm", cc_algo_name[sc->p.algo]);
 	cc_json_key(j, "executors");
 	cc_json_array_begin_flat(j);
 	for (int e = 0; e < CC_EXECUTOR_COUNT; e++)

@@ -4,7 +4,7 @@
  * results must be (expectations for regression).  docs/yaml.md documents
  * every key with its unit, default and source; scenarios/ has examples.
  *
- * Loading is strict (core/yaml.h): an unknown key, a wrong type or unit, a
+ * Loading is strict (util/yaml.h): an unknown key, a wrong type or unit, a
  * value out of range, a missing required key, a topology that is not
  * connected or has fewer GPUs than the scenario's ranks — each stops the
  * load with file:line:col and what was expected.  Command-line overrides
@@ -19,12 +19,12 @@
 
 #include "core/exec.h"
 #include "core/p2p.h"
-#include "core/results.h"
 #include "core/schedule.h"
-#include "core/yaml.h"
 #include "sim/fault.h"
 #include "sim/net.h"
 #include "sim/params.h"
+#include "util/json.h"
+#include "util/yaml.h"
 
 /* Bounds a run's results must meet at one size (an `expect:` entry).
  * Every min is 0 and every max UINT64_MAX when unbounded. */

@@ -4,11 +4,11 @@
 #ifndef CCLAB_SIM_SCENARIO_INT_H
 #define CCLAB_SIM_SCENARIO_INT_H
 
-#include "core/results.h"
-#include "core/yaml.h"
 #include "sim/scenario.h"
+#include "util/json.h"
+#include "util/yaml.h"
 
-/* A typed reader of core/yaml.h (cy_time, cy_rate, cy_msg_rate). */
+/* A typed reader of util/yaml.h (cy_time, cy_rate, cy_msg_rate). */
 typedef int (*cc_scenario_value_fn)(const struct cy_node *n, const char *key, uint64_t *out,
 				    struct cy_error *err);
 

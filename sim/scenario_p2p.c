@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/results.h"
 #include "sim/scenario_int.h"
 
 /* A collective's keys: none has a meaning for a p2p test (one QP pair
@@ -239,31 +240,21 @@ void cc_scenario_p2p_json(struct cc_json *j, const struct cc_scenario *sc)
 
 	cc_json_key(j, "p2p");
 	cc_json_object_begin(j);
-	cc_json_key(j, "op");
-	cc_json_string(j, cc_p2p_op_name[p->op]);
-	cc_json_key(j, "mode");
-	cc_json_string(j, cc_p2p_mode_name[p->mode]);
-	cc_json_key(j, "perftest");
-	cc_json_string(j, cc_p2p_tool(p->op, p->mode));
-	cc_json_key(j, "iters");
-	cc_json_uint(j, p->iters);
-	cc_json_key(j, "tx_depth");
-	cc_json_uint(j, p->tx_depth);
-	cc_json_key(j, "cq_mod"); /* as used: at most tx_depth, 1 for lat READ and atomics */
-	cc_json_uint(j, cc_p2p_cq_mod(p));
-	cc_json_key(j, "rx_depth");
-	cc_json_uint(j, p->rx_depth);
-	cc_json_key(j, "mem");
-	cc_json_string(j, cc_mem_kind_name[p->mem]);
+	cc_json_kv_string(j, "op", cc_p2p_op_name[p->op]);
+	cc_json_kv_string(j, "mode", cc_p2p_mode_name[p->mode]);
+	cc_json_kv_string(j, "perftest", cc_p2p_tool(p->op, p->mode));
+	cc_json_kv_uint(j, "iters", p->iters);
+	cc_json_kv_uint(j, "tx_depth", p->tx_depth);
+	/* as used: at most tx_depth, 1 for lat READ and atomics */
+	cc_json_kv_uint(j, "cq_mod", cc_p2p_cq_mod(p));
+	cc_json_kv_uint(j, "rx_depth", p->rx_depth);
+	cc_json_kv_string(j, "mem", cc_mem_kind_name[p->mem]);
 	cc_json_object_end(j);
 	cc_json_key(j, "sizes");
 	cc_json_object_begin(j);
-	cc_json_key(j, "min");
-	cc_json_uint(j, sc->minbytes);
-	cc_json_key(j, "max");
-	cc_json_uint(j, sc->maxbytes);
-	cc_json_key(j, "factor");
-	cc_json_uint(j, sc->stepfactor);
+	cc_json_kv_uint(j, "min", sc->minbytes);
+	cc_json_kv_uint(j, "max", sc->maxbytes);
+	cc_json_kv_uint(j, "factor", sc->stepfactor);
 	cc_json_object_end(j);
 }
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/splitmix.h"
+#include "util/splitmix.h"
 
 static uint32_t route(const struct sim_switch *sw, uint32_t in_port, const struct sim_packet *pkt)
 {

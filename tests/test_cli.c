@@ -30,9 +30,9 @@
 #include "tests/run_cclab.h"
 
 #include "backend/bootstrap.h"
-#include "core/mem_limit.h"
 #include "core/schedule.h"
 #include "sim/params.h"
+#include "util/mem_limit.h"
 
 static int setup(void **state)
 {

@@ -1,5 +1,5 @@
 /* tests/test_output_safety.c — what a result file may and may not replace
- * (core/results.h "atomic files", core/files.h), and the inputs a run
+ * (util/atomic_file.h, util/files.h), and the inputs a run
  * refuses to read (issue 23, docs/reliability.md "Outputs and inputs"):
  *   - a character device and a FIFO are written where they stand, never
  *     replaced by a regular file; a FIFO nobody reads is refused at once;
@@ -33,10 +33,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/files.h"
 #include "core/results.h"
 #include "tests/files.h"
 #include "tests/run_cclab.h"
+#include "util/atomic_file.h"
+#include "util/files.h"
 
 /* A path in the group's tmpdir (run_cclab.h), in one of four buffers so a
  * call can hold several. */

@@ -2,7 +2,7 @@
  * the data executor and the simulator (issue 9, "Hardening").
  *
  * Each case draws its parameters from its own splitmix64 stream
- * (core/splitmix.h), seeded by base + i: case i of a run with
+ * (util/splitmix.h), seeded by base + i: case i of a run with
  * CCLAB_PROP_SEED=S is case 0 of a run with CCLAB_PROP_SEED=S+i and
  * CCLAB_PROP_RUNS=1, which is what a failure prints to replay it.
  *
@@ -32,7 +32,8 @@
  *     repeat, PCIe latency, MPS and MRRS, software costs, GPU step, host
  *     staging), k 1..8, a small collective of any algorithm on a star (or
  *     a ring network for rank-order ring schedules): cc_sim_run returns 0,
- *     status OK, #wrong 0 (check on); time >= sim_bound_ps(); busbw
+ *     status OK, #wrong 0 (check on); sim_physical() (sim/physics.h, the
+ *     check `cclab sim` makes): time >= sim_bound_ps() and busbw
  *     (nccl-tests, cc_busbw_factor) <= what one rank's ports carry
  *     (sim_topo_rank_rate(): a k = 2 ring has two cables) for k >= 2 (k = 1
  *     moves nothing over a link: a broadcast's local copy runs at memory
@@ -61,12 +62,13 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "core/results.h"
-#include "core/splitmix.h"
 #include "sim/bound.h"
+#include "sim/physics.h"
 #include "sim/exec.h"
 #include "sim/net.h"
 #include "sim/params.h"
 #include "sim/topo.h"
+#include "util/splitmix.h"
 
 #define DEFAULT_SEED UINT64_C(20240909)
 #define DEFAULT_RUNS 400u
@@ -690,22 +692,14 @@ static void prop_sim(void **state)
 				   a.err.msg);
 			PROP_CHECK(&c, a.checked && a.wrong == 0, "%llu wrong",
 				   (unsigned long long)a.wrong);
-			sim_time_ps bound = sim_bound_ps(s, &f, &net);
-			PROP_CHECK(&c, a.time_ps >= bound, "time %llu ps below the bound %llu ps",
-				   (unsigned long long)a.time_ps, (unsigned long long)bound);
-
-			uint64_t size;
-			double algbw, busbw;
-			double link_gbps = (double)sim_topo_rank_rate(&net, &f) / 8 / 1e9;
-			size = whole_elems(&p) * cc_dtype_size(p.dtype);
-			if (p.nranks > 1 && a.err.status == CC_RUN_OK &&
-			    cc_result_bw(size, (double)a.time_ps / 1e6,
-					 cc_busbw_factor(p.coll, p.nranks), &algbw, &busbw))
-				PROP_CHECK(&c, busbw <= link_gbps,
-					   "busbw %.6g GB/s above a rank's ports' %.6g GB/s "
-					   "(%llu B in %llu ps)",
-					   busbw, link_gbps, (unsigned long long)size,
-					   (unsigned long long)a.time_ps);
+			/* The check `cclab sim`, `run` and `tune` make of every run. */
+			uint64_t size = whole_elems(&p) * cc_dtype_size(p.dtype);
+			char why[512];
+			PROP_CHECK(&c, sim_physical(&net, &f, p.nranks, size,
+						    cc_busbw_factor(p.coll, p.nranks), a.time_ps,
+						    sim_bound_ps(s, &f, &net), why, sizeof(why)),
+				   "%s (%llu B in %llu ps)", why, (unsigned long long)size,
+				   (unsigned long long)a.time_ps);
 			for (uint32_t r = 0; r < s->nranks && a.err.status == CC_RUN_OK; r++) {
 				const struct cc_rank_sched *rs = &s->ranks[r];
 				const struct cc_sim_rank_stats *x = &a.rank[r];

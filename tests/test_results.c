@@ -22,6 +22,8 @@
 #include "tests/files.h"
 
 #include "core/results.h"
+#include "util/atomic_file.h"
+#include "util/json.h"
 
 /* ---- table ---- */
 
@@ -269,22 +271,14 @@ static void test_json_document(void **state)
 	(void)state;
 	cc_json_init(&j);
 	cc_json_object_begin(&j);
-	cc_json_key(&j, "name");
-	cc_json_string(&j, "allreduce");
-	cc_json_key(&j, "nranks");
-	cc_json_uint(&j, 4);
-	cc_json_key(&j, "max");
-	cc_json_uint(&j, UINT64_MAX);
-	cc_json_key(&j, "min");
-	cc_json_int(&j, INT64_MIN);
-	cc_json_key(&j, "ok");
-	cc_json_bool(&j, true);
-	cc_json_key(&j, "bad");
-	cc_json_bool(&j, false);
-	cc_json_key(&j, "none");
-	cc_json_null(&j);
-	cc_json_key(&j, "nullstr");
-	cc_json_string(&j, NULL);
+	cc_json_kv_string(&j, "name", "allreduce");
+	cc_json_kv_uint(&j, "nranks", 4);
+	cc_json_kv_uint(&j, "max", UINT64_MAX);
+	cc_json_kv_int(&j, "min", INT64_MIN);
+	cc_json_kv_bool(&j, "ok", true);
+	cc_json_kv_bool(&j, "bad", false);
+	cc_json_kv_null(&j, "none");
+	cc_json_kv_string(&j, "nullstr", NULL);
 	cc_json_key(&j, "doubles");
 	cc_json_array_begin_flat(&j);
 	cc_json_double(&j, 0.1);
@@ -305,15 +299,13 @@ static void test_json_document(void **state)
 	cc_json_key(&j, "rows");
 	cc_json_array_begin(&j);
 	cc_json_object_begin(&j);
-	cc_json_key(&j, "bytes");
-	cc_json_uint(&j, 1024);
+	cc_json_kv_uint(&j, "bytes", 1024);
 	cc_json_key(&j, "per_rank");
 	cc_json_array_begin_flat(&j);
 	for (unsigned i = 0; i < 4; i++)
 		cc_json_uint(&j, 100 * i);
 	cc_json_object_begin(&j); /* nested in a flat array: flat too */
-	cc_json_key(&j, "a");
-	cc_json_int(&j, -1);
+	cc_json_kv_int(&j, "a", -1);
 	cc_json_key(&j, "b");
 	cc_json_array_begin(&j);
 	cc_json_array_end(&j);
@@ -393,8 +385,7 @@ static void test_json_escaping(void **state)
 
 	cc_json_init(&j);
 	cc_json_object_begin(&j);
-	cc_json_key(&j, "k\"\n");
-	cc_json_uint(&j, 1);
+	cc_json_kv_uint(&j, "k\"\n", 1);
 	cc_json_object_end(&j);
 	s = json_text(&j);
 	assert_string_equal(s, "{\n  \"k\\\"\\n\": 1\n}\n");

@@ -34,12 +34,11 @@
 #include <unistd.h>
 
 #include "core/algo.h"
-#include "core/results.h"
 #include "sim/bound.h"
 #include "sim/exec.h"
 #include "sim/wire.h"
-#include "tests/sim_sched.h"
 #include "tests/run_status.h"
+#include "tests/sim_sched.h"
 
 #define NS 1000ull
 #define US 1000000ull

@@ -27,14 +27,13 @@
 
 #include "core/algo.h"
 #include "core/exec_data.h"
-#include "core/results.h"
 #include "sim/exec.h"
 #include "sim/gpu_host.h"
 #include "sim/pcie.h"
 #include "tests/files.h"
-#include "tests/sim_sched.h"
 #include "tests/run_cclab.h"
 #include "tests/run_status.h"
+#include "tests/sim_sched.h"
 
 #define US 1000000ull
 

@@ -30,9 +30,9 @@
 
 #include "core/proto.h"
 #include "core/schedule.h"
-#include "core/units.h"
 #include "tests/files.h"
 #include "tests/run_cclab.h"
+#include "util/units.h"
 
 /* Candidates per algorithm, and in all: cli/tune.h's order. */
 #define NPT (CC_PROTO_COUNT * CC_TRANSPORT_COUNT)

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "core/units.h"
+#include "util/units.h"
 
 #define SENTINEL UINT64_C(0xdeadbeefdeadbeef)
 

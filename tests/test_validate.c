@@ -23,9 +23,9 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "core/yaml.h"
 #include "tests/files.h"
 #include "tests/run_cclab.h"
+#include "util/yaml.h"
 
 static const char *at(const char *name)
 {

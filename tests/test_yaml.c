@@ -1,4 +1,4 @@
-/* tests/test_yaml.c — YAML documents (core/yaml.h): a good document read
+/* tests/test_yaml.c — YAML documents (util/yaml.h): a good document read
  * back with every position, then a corpus of broken ones, each with the
  * exact message a user would see: libyaml's syntax errors, the rules we add
  * (one document, no duplicate keys, anchors, aliases, merge keys or tags),
@@ -19,7 +19,7 @@
 
 #include "tests/files.h"
 
-#include "core/yaml.h"
+#include "util/yaml.h"
 
 #define GIB (UINT64_C(1) << 30)
 

@@ -1,11 +1,12 @@
 # backend/cuda/cuda.mk — the CUDA module, included by the top Makefile
-# after BUILD, CPPFLAGS_ALL, CFLAGS_ALL, LDLIBS_ALL, LIB and `all:` are
-# defined (it names $(LIB) in a rule, and must not become the default goal;
-# it restores .DEFAULT_GOAL anyway).  Lines the top Makefile adds:
+# after BUILD, CPPFLAGS_ALL, CFLAGS_ALL, LDLIBS_ALL, LIB (every archive) and
+# `all:` are defined (it names $(LIB) in a rule, and must not become the
+# default goal; it restores .DEFAULT_GOAL anyway).  Lines the top Makefile
+# adds:
 #
 #     include backend/cuda/cuda.mk            # after `all: $(CCLAB)`
-#     $(LIB): $(GPU_OBJ)                      # into libcclab.a ($^ of its rule)
-#     LDLIBS_ALL += $(GPU_LDLIBS)             # every program (libcclab.a holds the module)
+#     $(LIB_BACKEND): $(GPU_OBJ)              # into libcclab-backend.a ($^ of its rule)
+#     LDLIBS_BACKEND += $(GPU_LDLIBS)         # what links libcclab-backend.a (holds the module)
 #     CPPFLAGS_ALL += $(GPU_CPPFLAGS)         # CCLAB_HAVE_CUDA, for C and .cu files
 #     test-cuda: $(CUDA_TEST_BINS)            # and add test-cuda to .PHONY
 #     	@NVCC="$(CUDA_NVCC)" bash scripts/test-cuda.sh $(CUDA_TEST)

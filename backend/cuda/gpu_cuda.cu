@@ -14,13 +14,13 @@
 #include <cuda_runtime.h>
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 extern "C" {
 #include "core/schedule.h"
+#include "util/err.h"
 }
 #include "backend/cuda/gpu.h"
 #include "backend/cuda/reduce.cuh"
@@ -36,19 +36,6 @@ extern "C" {
 #endif
 
 namespace {
-
-int say(char *err, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-int say(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	if (err && len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 /* A failed runtime call: its name, CUDA's name for the error and its
  * sentence.  Clears the (non-sticky) last error so the next call starts
@@ -76,7 +63,7 @@ int cuda_fail(char *err, size_t len, const char *call, cudaError_t e)
 		break;
 	}
 	(void)cudaGetLastError();
-	return say(err, len, rc, "%s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
+	return cc_errf(err, len, rc, "%s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 #define CALL(err, len, expr)                                                                       \
@@ -108,8 +95,8 @@ template <class F> int driver_fn(const char *sym, F *fn, char *err, size_t len)
 	if (e != cudaSuccess)
 		return cuda_fail(err, len, "cudaGetDriverEntryPoint", e);
 	if (q != cudaDriverEntryPointSuccess || !p)
-		return say(err, len, -EOPNOTSUPP, "the CUDA driver has no %s (query result %d)", sym,
-			   (int)q);
+		return cc_errf(err, len, -EOPNOTSUPP, "the CUDA driver has no %s (query result %d)", sym,
+			       (int)q);
 	*fn = reinterpret_cast<F>(p);
 	return 0;
 }
@@ -121,8 +108,8 @@ int cu_fail(char *err, size_t len, const char *call, CUresult r)
 
 	if (driver_fn("cuGetErrorName", &name_fn, nullptr, 0) == 0)
 		name_fn(r, &name);
-	return say(err, len, r == CUDA_ERROR_NOT_SUPPORTED ? -EOPNOTSUPP : -EIO, "%s: %s (%d)", call,
-		   name ? name : "CUDA driver error", (int)r);
+	return cc_errf(err, len, r == CUDA_ERROR_NOT_SUPPORTED ? -EOPNOTSUPP : -EIO, "%s: %s (%d)", call,
+		       name ? name : "CUDA driver error", (int)r);
 }
 
 /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED of the current device: 1, 0, or a
@@ -155,22 +142,22 @@ int check_calc(const struct cc_op_calc *c, void *const *src, void *const *dst, c
 	       size_t len)
 {
 	if (!c || !src || !dst)
-		return say(err, len, -EINVAL, "cc_gpu_calc: NULL argument");
+		return cc_errf(err, len, -EINVAL, "cc_gpu_calc: NULL argument");
 	if (!dtype_ok(c->dtype) || (unsigned)c->redop >= CC_REDOP_COUNT)
-		return say(err, len, -EINVAL, "cc_gpu_calc: bad dtype %d or redop %d", (int)c->dtype,
-			   (int)c->redop);
+		return cc_errf(err, len, -EINVAL, "cc_gpu_calc: bad dtype %d or redop %d", (int)c->dtype,
+			       (int)c->redop);
 	if (c->nsrc < 1 || c->nsrc > 2 || c->ndst < 1 || c->ndst > 2)
-		return say(err, len, -EINVAL, "cc_gpu_calc: %u sources, %u destinations (1 or 2 each)",
-			   c->nsrc, c->ndst);
+		return cc_errf(err, len, -EINVAL, "cc_gpu_calc: %u sources, %u destinations (1 or 2 each)",
+			       c->nsrc, c->ndst);
 	if (c->count > UINT64_MAX / 8)
-		return say(err, len, -EINVAL, "cc_gpu_calc: count %llu too large",
-			   (unsigned long long)c->count);
+		return cc_errf(err, len, -EINVAL, "cc_gpu_calc: count %llu too large",
+			       (unsigned long long)c->count);
 	for (int k = 0; k < c->nsrc; k++)
 		if (!src[k])
-			return say(err, len, -EINVAL, "cc_gpu_calc: source %d is NULL", k);
+			return cc_errf(err, len, -EINVAL, "cc_gpu_calc: source %d is NULL", k);
 	for (int k = 0; k < c->ndst; k++)
 		if (!dst[k])
-			return say(err, len, -EINVAL, "cc_gpu_calc: destination %d is NULL", k);
+			return cc_errf(err, len, -EINVAL, "cc_gpu_calc: destination %d is NULL", k);
 	return 0;
 }
 
@@ -195,21 +182,21 @@ extern "C" int cc_gpu_available(char *why, size_t len)
 				snprintf(hint, sizeof(hint), "; the driver supports CUDA %d.%d, cclab was built with %d.%d",
 					 drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
 		}
-		say(why, len, 0, "no CUDA device: cudaGetDeviceCount: %s (%s)%s", cudaGetErrorString(e),
-		    cudaGetErrorName(e), hint);
+		cc_errf(why, len, 0, "no CUDA device: cudaGetDeviceCount: %s (%s)%s", cudaGetErrorString(e),
+			cudaGetErrorName(e), hint);
 		(void)cudaGetLastError();
 		return 0;
 	}
 	if (n < 1)
-		return say(why, len, 0, "no CUDA device: cudaGetDeviceCount found none");
+		return cc_errf(why, len, 0, "no CUDA device: cudaGetDeviceCount found none");
 	if ((e = cc_gpu_probe_kernels()) != cudaSuccess) {
 		cudaDeviceProp p;
 		int ok = cudaGetDevice(&dev) == cudaSuccess &&
 			 cudaGetDeviceProperties(&p, dev) == cudaSuccess;
 
-		say(why, len, 0, "CUDA device %d (%s, sm_%d%d) cannot run cclab's kernels, built for %s: %s (%s)",
-		    dev, ok ? p.name : "?", ok ? p.major : 0, ok ? p.minor : 0, ARCH_LIST,
-		    cudaGetErrorString(e), cudaGetErrorName(e));
+		cc_errf(why, len, 0, "CUDA device %d (%s, sm_%d%d) cannot run cclab's kernels, built for %s: %s (%s)",
+			dev, ok ? p.name : "?", ok ? p.major : 0, ok ? p.minor : 0, ARCH_LIST,
+			cudaGetErrorString(e), cudaGetErrorName(e));
 		(void)cudaGetLastError();
 		return 0;
 	}
@@ -229,7 +216,7 @@ extern "C" int cc_gpu_info(struct cc_gpu_info *info, char *err, size_t len)
 	int dev = 0, v = 0;
 
 	if (!info)
-		return say(err, len, -EINVAL, "cc_gpu_info: NULL argument");
+		return cc_errf(err, len, -EINVAL, "cc_gpu_info: NULL argument");
 	memset(info, 0, sizeof(*info));
 	CALL(err, len, cudaGetDevice(&dev));
 	CALL(err, len, cudaGetDeviceProperties(&p, dev));
@@ -260,7 +247,7 @@ extern "C" int cc_gpu_info(struct cc_gpu_info *info, char *err, size_t len)
 extern "C" int cc_gpu_alloc(void **p, size_t n, char *err, size_t len)
 {
 	if (!p)
-		return say(err, len, -EINVAL, "cc_gpu_alloc: NULL argument");
+		return cc_errf(err, len, -EINVAL, "cc_gpu_alloc: NULL argument");
 	*p = nullptr;
 	if (n == 0)
 		return 0;
@@ -327,10 +314,10 @@ extern "C" int cc_gpu_flush_rdma_writes(char *err, size_t len)
 		return 0;
 	CALL(err, len, cudaDeviceGetAttribute(&opts, cudaDevAttrGPUDirectRDMAFlushWritesOptions, dev));
 	if (!(opts & cudaFlushGPUDirectRDMAWritesOptionHost))
-		return say(err, len, -EOPNOTSUPP,
-			   "CUDA device %d neither orders GPUDirect RDMA writes nor offers "
-			   "cudaDeviceFlushGPUDirectRDMAWrites: flush with an RDMA READ on a loopback QP",
-			   dev);
+		return cc_errf(err, len, -EOPNOTSUPP,
+			       "CUDA device %d neither orders GPUDirect RDMA writes nor offers "
+			       "cudaDeviceFlushGPUDirectRDMAWrites: flush with an RDMA READ on a loopback QP",
+			       dev);
 	CALL(err, len, cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
 							   cudaFlushGPUDirectRDMAWritesToOwner));
 	return 0;
@@ -363,7 +350,7 @@ extern "C" int cc_gpu_time_calc(const struct cc_op_calc *c, void *const *src_ptr
 	if (rc)
 		return rc;
 	if (!seconds || iters == 0)
-		return say(err, len, -EINVAL, "cc_gpu_time_calc: no iterations or NULL seconds");
+		return cc_errf(err, len, -EINVAL, "cc_gpu_time_calc: no iterations or NULL seconds");
 	*seconds = 0;
 	if (c->count == 0)
 		return 0;
@@ -402,38 +389,38 @@ extern "C" int cc_gpu_dmabuf_fd(void *p, size_t n, int *fd, uint64_t *offset, ch
 	CUresult r;
 
 	if (!fd || !offset)
-		return say(err, len, -EINVAL, "cc_gpu_dmabuf_fd: NULL argument");
+		return cc_errf(err, len, -EINVAL, "cc_gpu_dmabuf_fd: NULL argument");
 	*fd = -1;
 	*offset = 0;
 	if (!p || n == 0)
-		return say(err, len, -EINVAL, "cc_gpu_dmabuf_fd: empty range");
+		return cc_errf(err, len, -EINVAL, "cc_gpu_dmabuf_fd: empty range");
 	if (page <= 0)
 		page = 4096;
 	if (cc_gpu_page_span((uintptr_t)p, n, (size_t)page, &base, &span, offset))
-		return say(err, len, -EINVAL, "cc_gpu_dmabuf_fd: range %p + %zu wraps", p, n);
+		return cc_errf(err, len, -EINVAL, "cc_gpu_dmabuf_fd: range %p + %zu wraps", p, n);
 	/* Only cudaMalloc'd memory of the current device: the driver's
 	 * condition, checked here for a clearer message. */
 	CALL(err, len, cudaPointerGetAttributes(&pa, p));
 	if (pa.type != cudaMemoryTypeDevice)
-		return say(err, len, -EINVAL,
-			   "cc_gpu_dmabuf_fd: %p is not device memory (cudaMalloc) but type %d", p,
-			   (int)pa.type);
+		return cc_errf(err, len, -EINVAL,
+			       "cc_gpu_dmabuf_fd: %p is not device memory (cudaMalloc) but type %d", p,
+			       (int)pa.type);
 	CALL(err, len, cudaGetDevice(&dev));
 	if (pa.device != dev)
-		return say(err, len, -EINVAL,
-			   "cc_gpu_dmabuf_fd: %p is on CUDA device %d, device %d is selected", p,
-			   pa.device, dev);
+		return cc_errf(err, len, -EINVAL,
+			       "cc_gpu_dmabuf_fd: %p is on CUDA device %d, device %d is selected", p,
+			       pa.device, dev);
 	/* Driver calls need the context current on this thread; with the
 	 * runtime's primary context, cudaSetDevice makes it so. */
 	CALL(err, len, cudaSetDevice(dev));
 	if ((rc = dmabuf_supported(err, len)) < 0)
 		return rc;
 	if (rc == 0)
-		return say(err, len, -EOPNOTSUPP,
-			   "CUDA device %d has no dma-buf support (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED "
-			   "= 0: it needs Linux >= 5.12 and a driver that exports dma-bufs, NVIDIA's "
-			   "open GPU kernel modules); use nvidia_peermem or host staging",
-			   dev);
+		return cc_errf(err, len, -EOPNOTSUPP,
+			       "CUDA device %d has no dma-buf support (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED "
+			       "= 0: it needs Linux >= 5.12 and a driver that exports dma-bufs, NVIDIA's "
+			       "open GPU kernel modules); use nvidia_peermem or host staging",
+			       dev);
 	if ((rc = driver_fn("cuMemGetHandleForAddressRange", &get_handle, err, len)))
 		return rc;
 	r = get_handle(&h, (CUdeviceptr)base, span, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);

@@ -33,7 +33,7 @@
 
 #include "backend/cuda/gpu.h"
 #include "core/dtype.h"
-#include "core/splitmix.h"
+#include "util/splitmix.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define GUARD 64      /* bytes checked on each side of a destination */

@@ -29,7 +29,7 @@
 #include "backend/cuda/reduce_ops.cuh"
 
 extern "C" {
-#include "core/splitmix.h"
+#include "util/splitmix.h"
 }
 
 using namespace ccgpu;

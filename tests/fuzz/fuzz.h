@@ -50,7 +50,7 @@ static inline void fuzz_dir_remove(void)
 /* A fresh, empty directory of our own, removed at exit (not after a crash:
  * tests/fuzz/run.sh points TMPDIR at a folder it removes itself).  In
  * $TMPDIR, else /dev/shm, else /tmp: the result writers fsync() every file
- * (core/results.h), which costs milliseconds on a disk and nothing on
+ * (util/atomic_file.h), which costs milliseconds on a disk and nothing on
  * tmpfs, thousands of times a second.  Its path, or NULL (perror said). */
 static inline const char *fuzz_scratch(void)
 {

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_scenario.c — the YAML readers on arbitrary text: a
- * scenario (sim/scenario.h, through core/yaml.h, the fabric and topology
+ * scenario (sim/scenario.h, through util/yaml.h, the fabric and topology
  * readers, p2p), and the same text as a topology file (sim/net_yaml.h) and
  * as a fabric file (sim/fabric_yaml.h).  Errors are expected; a crash, a
  * leak, a hang or an error without a message is a bug.
@@ -10,18 +10,18 @@
  * resolve there, and scratch/topologies links to the repository's
  * topologies/ (when run from its root) so that "../topologies/star-8.yaml"
  * reads a real file as in scenarios/.  Lines "#set key=value" (comments to
- * YAML) become --set overrides (at most 4), to fuzz core/yaml_set.c too.
+ * YAML) become --set overrides (at most 4), to fuzz util/yaml_set.c too.
  * FUZZ_VERBOSE=1 prints each input's outcome as a scenario. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <sys/stat.h>
 
-#include "core/results.h"
 #include "sim/fabric_yaml.h"
 #include "sim/net_yaml.h"
 #include "sim/scenario.h"
 #include "tests/fuzz/fuzz.h"
+#include "util/json.h"
 
 #define MAX_SETS 4
 

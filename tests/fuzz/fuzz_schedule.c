@@ -12,8 +12,9 @@
  *     sanitizer report.
  * With the flag byte's bit 0 it also runs on the simulator (star network,
  * a preset fabric) with data checked and a trace recorded: OK, #wrong 0,
- * no time below the alpha-beta bound (what `cclab sim` calls a model bug),
- * and both trace writers succeed.  Any broken invariant aborts, which
+ * sim_physical() (sim/physics.h): no time below the alpha-beta bound and
+ * no busbw above what a rank's ports carry (what `cclab sim` calls a model
+ * bug), and both trace writers succeed.  Any broken invariant aborts, which
  * libFuzzer reports with the input. */
 #include <errno.h>
 
@@ -23,10 +24,12 @@
 #include "core/schedule.h"
 #include "core/trace.h"
 #include "sim/bound.h"
+#include "sim/physics.h"
 #include "sim/exec.h"
 #include "sim/params.h"
 #include "sim/topo.h"
 #include "tests/fuzz/fuzz.h"
+#include "util/json.h"
 
 struct input {
 	const uint8_t *p;
@@ -158,14 +161,10 @@ static void write_results(const struct cc_schedule *s, struct cc_result_row *row
 	cc_results_print_summary(devnull, &sum);
 	cc_json_init(&j);
 	cc_json_object_begin(&j);
-	cc_json_key(&j, "collective");
-	cc_json_string(&j, cc_coll_name[s->params.coll]);
-	cc_json_key(&j, "size");
-	cc_json_uint(&j, row->size);
-	cc_json_key(&j, "time_us");
-	cc_json_double(&j, row->time_us);
-	cc_json_key(&j, "busbw_factor");
-	cc_json_double(&j, row->busbw_factor);
+	cc_json_kv_string(&j, "collective", cc_coll_name[s->params.coll]);
+	cc_json_kv_uint(&j, "size", row->size);
+	cc_json_kv_double(&j, "time_us", row->time_us);
+	cc_json_kv_double(&j, "busbw_factor", row->busbw_factor);
 	cc_json_key(&j, "data_bytes");
 	cc_json_array_begin_flat(&j);
 	for (uint32_t r = 0; r < s->nranks; r++)
@@ -239,10 +238,9 @@ static void run_sim(const struct cc_schedule *s, const struct sim_params *f, uns
 	if (res.err.status != CC_RUN_OK || res.wrong)
 		fuzz_fail("simulator: status %d, %llu wrong: %s", (int)res.err.status,
 			  (unsigned long long)res.wrong, res.err.msg);
-	if (res.time_ps < sim_bound_ps(s, f, &net))
-		fuzz_fail("simulator: time %llu ps below the alpha-beta bound %llu ps",
-			  (unsigned long long)res.time_ps,
-			  (unsigned long long)sim_bound_ps(s, f, &net));
+	if (!sim_physical(&net, f, s->nranks, row.size, row.busbw_factor, res.time_ps,
+			  sim_bound_ps(s, f, &net), path, sizeof(path)))
+		fuzz_fail("simulator: %s", path);
 	bytes = calloc(s->nranks, sizeof(*bytes));
 	if (!bytes)
 		abort();

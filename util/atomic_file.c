@@ -1,10 +1,10 @@
-/* core/atomic_file.c — result files that are complete or absent
- * (core/results.h, "atomic files"), never written over a device, a FIFO's
+/* util/atomic_file.c — result files that are complete or absent
+ * (util/atomic_file.h), never written over a device, a FIFO's
  * path, a link or one of the run's inputs; and the temporary files of those still
  * being written removed when SIGINT, SIGTERM or SIGHUP ends the program:
  * an interrupted sweep leaves neither a half-written result nor a
  * ".NAME.tmpXXXXXX" beside it. */
-#include "core/results.h"
+#include "util/atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "core/files.h"
+#include "util/files.h"
 
 /* The temporary files open now, for the signal handler: a slot holds a
  * path until its file is committed or aborted.  Only the process that

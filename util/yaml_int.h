@@ -1,7 +1,7 @@
-/* core/yaml_int.h — the YAML layer's arena, shared by its files (yaml.c
+/* util/yaml_int.h — the YAML layer's arena, shared by its files (yaml.c
  * parses and checks, yaml_set.c edits a loaded document).  Internal. */
-#ifndef CCLAB_CORE_YAML_INT_H
-#define CCLAB_CORE_YAML_INT_H
+#ifndef CCLAB_UTIL_YAML_INT_H
+#define CCLAB_UTIL_YAML_INT_H
 
 #include <stddef.h>
 
@@ -16,4 +16,4 @@ void *cy__arena_alloc(void **arena, size_t size, size_t align);
 char *cy__arena_strndup(void **arena, const char *s, size_t len);
 void cy__arena_release(void *arena);
 
-#endif /* CCLAB_CORE_YAML_INT_H */
+#endif /* CCLAB_UTIL_YAML_INT_H */

@@ -1,4 +1,4 @@
-/* core/units.h — numbers with units, as people type them on a command line
+/* util/units.h — numbers with units, as people type them on a command line
  * or in a scenario file: sizes, link rates, times.
  *
  * Every parser has the same shape and the same rules:
@@ -25,8 +25,8 @@
  * "600ns", "1.5us".  Rates are bits per second; times are picoseconds, the
  * simulator's unit (sim/time.h).
  */
-#ifndef CCLAB_CORE_UNITS_H
-#define CCLAB_CORE_UNITS_H
+#ifndef CCLAB_UTIL_UNITS_H
+#define CCLAB_UTIL_UNITS_H
 
 #include <stdbool.h>
 #include <stddef.h>

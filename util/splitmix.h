@@ -1,11 +1,11 @@
-/* core/splitmix.h — splitmix64 (Steele, Lea and Flood, "Fast splittable
+/* util/splitmix.h — splitmix64 (Steele, Lea and Flood, "Fast splittable
  * pseudorandom number generators", OOPSLA 2014; Vigna's public-domain C
  * version), the one generator and hash every deterministic draw uses:
  * input values, seeds of per-link and per-switch streams, loss and ECN
  * draws, ECMP flow hashing.  Integer arithmetic only: the same numbers on
  * every machine. */
-#ifndef CCLAB_CORE_SPLITMIX_H
-#define CCLAB_CORE_SPLITMIX_H
+#ifndef CCLAB_UTIL_SPLITMIX_H
+#define CCLAB_UTIL_SPLITMIX_H
 
 #include <stdint.h>
 
@@ -31,4 +31,4 @@ static inline uint64_t cc_splitmix64_next(uint64_t *state)
 	return cc_mix64(*state += CC_SPLITMIX_GAMMA);
 }
 
-#endif /* CCLAB_CORE_SPLITMIX_H */
+#endif /* CCLAB_UTIL_SPLITMIX_H */

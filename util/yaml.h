@@ -1,4 +1,4 @@
-/* core/yaml.h — YAML documents as a tree with positions, and the strict,
+/* util/yaml.h — YAML documents as a tree with positions, and the strict,
  * friendly checks scenario and topology files go through.
  *
  * Parsing is libyaml's (yaml_parser_parse, event by event); the tree keeps
@@ -28,8 +28,8 @@
  * -EACCES or -EISDIR, and -EFBIG past 16 MiB: then the message has the file
  * and the reason, no position).  Nothing prints.
  */
-#ifndef CCLAB_CORE_YAML_H
-#define CCLAB_CORE_YAML_H
+#ifndef CCLAB_UTIL_YAML_H
+#define CCLAB_UTIL_YAML_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,7 +79,8 @@ int cy_doc_map(const struct cy_doc *doc, const char *what, struct cy_error *err)
 int cy_set(struct cy_doc *doc, const char *assignment, struct cy_error *err);
 
 /* Fills err with "file:line:col: " + the formatted text; returns -EINVAL
- * (so a check can `return cy_fail(...)`). */
+ * (so a check can `return cy_fail(...)`): util/err.h's cc_errf() with the
+ * node's position in front. */
 int cy_fail(struct cy_error *err, const struct cy_node *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -116,7 +117,7 @@ int cy_require(const struct cy_node *m, const char *what, const char *key,
 /* A whole number in [min, max], decimal digits only. */
 int cy_uint(const struct cy_node *n, const char *key, uint64_t min, uint64_t max, uint64_t *out,
 	    struct cy_error *err);
-/* A size (core/units.h cc_parse_size: "4096", "4KiB", "1G") in [min, max]. */
+/* A size (util/units.h cc_parse_size: "4096", "4KiB", "1G") in [min, max]. */
 int cy_size(const struct cy_node *n, const char *key, uint64_t min, uint64_t max, uint64_t *out,
 	    struct cy_error *err);
 /* A rate (cc_parse_rate: "100Gbps", "400Gb/s", "25GB/s"), > 0, bits/s. */
@@ -134,4 +135,4 @@ int cy_enum(const struct cy_node *n, const char *key, const char *const *names, 
 /* Any non-empty scalar text. */
 int cy_string(const struct cy_node *n, const char *key, const char **out, struct cy_error *err);
 
-#endif /* CCLAB_CORE_YAML_H */
+#endif /* CCLAB_UTIL_YAML_H */

@@ -1,5 +1,5 @@
-/* core/files.c — inputs opened safely and remembered (core/files.h). */
-#include "core/files.h"
+/* util/files.c — inputs opened safely and remembered (util/files.h). */
+#include "util/files.h"
 
 #include <errno.h>
 #include <fcntl.h>

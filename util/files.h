@@ -1,19 +1,19 @@
-/* core/files.h — the files a run reads, kept apart from those it writes.
+/* util/files.h — the files a run reads, kept apart from those it writes.
  *
  * Inputs (scenario, topology and fabric files, result files read back,
  * traces) are opened with cc_input_open(): without blocking, so a FIFO
  * with no writer cannot hang the program, and only when they are regular
  * files.  Each is remembered by its device and inode, for as long as the
  * program runs, so that an output can be refused when it is one of them
- * (core/atomic_file.c: `cclab run s.yaml --json s.yaml` would otherwise
+ * (util/atomic_file.c: `cclab run s.yaml --json s.yaml` would otherwise
  * destroy the scenario).  Identity by (device, inode) sees through
  * symbolic and hard links alike.
  *
  * Errors are negative errno values, or one of the CC_E* codes below, which
  * lie past every errno; cc_file_strerror() names either.
  */
-#ifndef CCLAB_CORE_FILES_H
-#define CCLAB_CORE_FILES_H
+#ifndef CCLAB_UTIL_FILES_H
+#define CCLAB_UTIL_FILES_H
 
 #include <stdbool.h>
 #include <sys/stat.h>

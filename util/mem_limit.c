@@ -1,5 +1,5 @@
-/* core/mem_limit.c — the smallest of physical memory, RLIMIT_AS,
- * RLIMIT_DATA and the cgroup limit (core/mem_limit.h).
+/* util/mem_limit.c — the smallest of physical memory, RLIMIT_AS,
+ * RLIMIT_DATA and the cgroup limit (util/mem_limit.h).
  *
  * The cgroup is found as systemd and the JVM find it: the process's path
  * in each hierarchy from /proc/self/cgroup ("0::PATH" for v2, "N:...,
@@ -9,7 +9,7 @@
  * holds for its children: the kernel charges every ancestor).  In a
  * container with its own cgroup namespace the path is "/" and the mount's
  * root "/", which lands on the mount itself. */
-#include "mem_limit.h"
+#include "util/mem_limit.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,12 +1,12 @@
-/* core/mem_limit.h — how much memory this process may take: the smallest
+/* util/mem_limit.h — how much memory this process may take: the smallest
  * of the machine's physical memory, its address-space and data limits
  * (ulimit -v, ulimit -d) and its cgroup's memory limit.  What every
  * up-front "would not fit" check weighs against (core/algo.c cc_build,
  * core/check_io.c, `cclab tune`'s budget), so a run under a container's
  * or a shell's limit is refused with a message instead of meeting the
  * OOM killer or a failed allocation half way. */
-#ifndef CCLAB_CORE_MEM_LIMIT_H
-#define CCLAB_CORE_MEM_LIMIT_H
+#ifndef CCLAB_UTIL_MEM_LIMIT_H
+#define CCLAB_UTIL_MEM_LIMIT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -44,4 +44,4 @@ const char *cc_mem_limit_text(const struct cc_mem_limit *l, char *buf, size_t le
  * can hand it files of its own. */
 uint64_t cc_mem_cgroup_limit(const char *cgroup_file, const char *mountinfo_file);
 
-#endif /* CCLAB_CORE_MEM_LIMIT_H */
+#endif /* CCLAB_UTIL_MEM_LIMIT_H */

@@ -1,14 +1,14 @@
-/* core/yaml_set.c — `--set key.path=value`: an edit of a loaded document,
+/* util/yaml_set.c — `--set key.path=value`: an edit of a loaded document,
  * made before anything reads it, so an override passes every check a value
- * written in the file would (core/yaml.h). */
-#include "core/yaml.h"
+ * written in the file would (util/yaml.h). */
+#include "util/yaml.h"
 
 #include <errno.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "core/yaml_int.h"
+#include "util/yaml_int.h"
 
 static struct cy_node *new_map(struct cy_doc *doc, const struct cy_node *at)
 {

@@ -1,17 +1,15 @@
-/* cli/sim_physics.c — what a simulated time may not do, whoever ran it
- * (`cclab sim`, `cclab run`, `cclab tune`): beat the alpha-beta bound of
- * its schedule (sim/bound.h), or give a bus bandwidth that no rank's ports
- * could carry (sim_topo_rank_rate()).  Either is a model bug. */
+/* sim/physics.c — what a simulated time may not do (sim/physics.h). */
+#include "sim/physics.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "cli/sim.h"
 #include "core/results.h"
 #include "sim/topo.h"
 
-bool cli_sim_physical(const struct sim_net *net, const struct sim_params *f, uint32_t nranks,
-		      uint64_t size, double busbw_factor, sim_time_ps time_ps,
-		      sim_time_ps bound_ps, char *why, size_t len)
+bool sim_physical(const struct sim_net *net, const struct sim_params *f, uint32_t nranks,
+		  uint64_t size, double busbw_factor, sim_time_ps time_ps, sim_time_ps bound_ps,
+		  char *why, size_t len)
 {
 	uint64_t rate = sim_topo_rank_rate(net, f);
 	double rank_gbps = (double)rate / 8 / 1e9; /* GB/s as nccl-tests': 1e9 B/s */

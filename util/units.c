@@ -1,4 +1,4 @@
-/* core/units.c — sizes, rates and times from text (see core/units.h).
+/* util/units.c — sizes, rates and times from text (see util/units.h).
  *
  * One number reader and one exact scaler serve every unit family; a family
  * is only a suffix table (and, for rates, a prefix table), so a new family
@@ -7,7 +7,7 @@
  * never a double rounded to an integer (nccl-tests' parsesize() returns
  * size * units as a double, so "0.3K" silently becomes 307 there).
  */
-#include "core/units.h"
+#include "util/units.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,5 +1,5 @@
-/* core/yaml.c — YAML documents as trees with positions, and the checks and
- * typed getters scenario and topology files go through (see core/yaml.h).
+/* util/yaml.c — YAML documents as trees with positions, and the checks and
+ * typed getters scenario and topology files go through (see util/yaml.h).
  *
  * libyaml's event parser does the YAML; we build the tree from its events,
  * refusing what the header's rules refuse as each event arrives, so the
@@ -8,7 +8,7 @@
  * error anywhere is cleaned up by freeing the arena, so no error path can
  * leak a piece of a half-built tree.
  */
-#include "core/yaml.h"
+#include "util/yaml.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +21,10 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "core/files.h"
-#include "core/units.h"
-#include "core/yaml_int.h"
+#include "util/err.h"
+#include "util/files.h"
+#include "util/units.h"
+#include "util/yaml_int.h"
 
 /* ---- the arena: one list of blocks ---- */
 
@@ -101,7 +102,7 @@ void cy_free(struct cy_doc *doc)
 /* ---- messages ---- */
 
 /* "file:line:col: " (no position when line is 0, no file when NULL), then
- * the text. */
+ * the text (util/err.h's cc_verrf()). */
 static int vfail(struct cy_error *err, const char *file, uint32_t line, uint32_t col,
 		 const char *fmt, va_list ap)
 {
@@ -121,8 +122,7 @@ static int vfail(struct cy_error *err, const char *file, uint32_t line, uint32_t
 		n = snprintf(err->msg, sizeof(err->msg), "%s: ", file);
 	if (n < 0 || (size_t)n >= sizeof(err->msg))
 		return -EINVAL;
-	vsnprintf(err->msg + n, sizeof(err->msg) - (size_t)n, fmt, ap);
-	return -EINVAL;
+	return cc_verrf(err->msg + n, sizeof(err->msg) - (size_t)n, -EINVAL, fmt, ap);
 }
 
 /* "file: " and the text, for what has no position. */
