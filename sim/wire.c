@@ -97,14 +97,6 @@ const struct sim_link_info sim_link_info[SIM_LINK_COUNT] = {
 	[SIM_LINK_ROCEV2_IPV6_UNTAGGED] = {.name = "rocev2-ipv6-untagged", .ip = 40, ETH_COMMON},
 };
 
-const char *const sim_msg_name[SIM_MSG_COUNT] = {
-	[SIM_MSG_SEND] = "send",
-	[SIM_MSG_SEND_IMM] = "send_with_imm",
-	[SIM_MSG_WRITE] = "rdma_write",
-	[SIM_MSG_WRITE_IMM] = "rdma_write_with_imm",
-	[SIM_MSG_READ_RESP] = "rdma_read_response",
-};
-
 /* The opcode sequence of each stream: FIRST, MIDDLE.., LAST, or ONLY. */
 static const struct {
 	enum sim_bth_op first, middle, last, only;

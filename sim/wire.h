@@ -138,7 +138,6 @@ enum sim_msg {
 	SIM_MSG_READ_RESP,
 	SIM_MSG_COUNT
 };
-extern const char *const sim_msg_name[SIM_MSG_COUNT];
 
 /* Largest message RC allows (IBA: 2^31 bytes). */
 #define SIM_MSG_MAX_BYTES (UINT64_C(1) << 31)

@@ -92,7 +92,6 @@ void cc_gpu_free(void *p);
 int cc_gpu_memset(void *p, int byte, size_t n, char *err, size_t len);
 int cc_gpu_copy_to_device(void *dst, const void *src_host, size_t n, char *err, size_t len);
 int cc_gpu_copy_to_host(void *dst_host, const void *src, size_t n, char *err, size_t len);
-int cc_gpu_copy_d2d(void *dst, const void *src, size_t n, char *err, size_t len);
 
 /* One reduce or copy op of the schedule on device memory, with exactly
  * core/dtype.c's arithmetic (cc_reduce, then cc_postdiv when c->postdiv > 1),

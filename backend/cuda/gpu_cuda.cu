@@ -297,13 +297,6 @@ extern "C" int cc_gpu_copy_to_host(void *dst_host, const void *src, size_t n, ch
 	return 0;
 }
 
-extern "C" int cc_gpu_copy_d2d(void *dst, const void *src, size_t n, char *err, size_t len)
-{
-	CALL(err, len, cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice));
-	CALL(err, len, cudaStreamSynchronize(nullptr));
-	return 0;
-}
-
 extern "C" int cc_gpu_flush_rdma_writes(char *err, size_t len)
 {
 	int dev = 0, order = 0, opts = 0;

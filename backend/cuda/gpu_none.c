@@ -66,12 +66,6 @@ int cc_gpu_copy_to_host(void *dst_host, const void *src, size_t n, char *err, si
 	return no_cuda(err, len);
 }
 
-int cc_gpu_copy_d2d(void *dst, const void *src, size_t n, char *err, size_t len)
-{
-	(void)dst, (void)src, (void)n;
-	return no_cuda(err, len);
-}
-
 int cc_gpu_calc(const struct cc_op_calc *c, void *const *src_ptrs, void *const *dst_ptrs,
 		char *err, size_t len)
 {
