@@ -124,7 +124,6 @@ test: deps
 	$(MAKE) test-run
 	$(MAKE) test-scripts
 	$(MAKE) test-cuda
-	$(MAKE) test-softroce
 	$(MAKE) test-calibrate
 	$(MAKE) validate
 	$(MAKE) test-valgrind
