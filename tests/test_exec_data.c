@@ -13,31 +13,9 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "tests/run_status.h"
+#include "tests/two_ranks.h"
 
 enum { SRC = 0, DST = 0 };
-
-/* Rank 0 has a 64-byte source buffer (MR 0, LOCAL_WRITE) and a result
- * word (MR 1); rank 1 a 64-byte target buffer (MR 0, access as given).
- * One RC QP each, connected; one CQ each. */
-static struct cc_schedule *pair(uint32_t dst_access, uint8_t rnr_retry)
-{
-	struct cc_coll_params p;
-	cc_coll_params_default(&p);
-	p.nranks = 2;
-	struct cc_schedule *s = cc_schedule_new(&p);
-	for (uint32_t r = 0; r < 2; r++) {
-		struct cc_rank_sched *rs = &s->ranks[r];
-		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, r ? CC_BUF_OUTPUT : CC_BUF_INPUT, 64, -1, 0 });
-		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_OUTPUT, 8, -1, 0 });
-		cc_add_mr(rs, 0, r ? dst_access : CC_ACCESS_LOCAL_WRITE);
-		cc_add_mr(rs, 1, CC_ACCESS_LOCAL_WRITE);
-		cc_add_cq(rs, 16);
-		cc_add_qp(rs, &(struct cc_qp){ .peer = 1 - r, .peer_qp = 0, .max_send_wr = 4,
-					       .max_recv_wr = 4, .max_inline = 64, .retry_cnt = 7,
-					       .rnr_retry = rnr_retry });
-	}
-	return s;
-}
 
 static uint32_t post(struct cc_schedule *s, uint32_t r, enum cc_opcode opc, uint32_t flags,
 		     uint64_t loff, uint32_t len, uint64_t roff)
@@ -90,7 +68,7 @@ static void expect(struct cc_data_result *res, enum cc_run_status st, enum cc_wc
 static void write_ok(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_REMOTE_WRITE, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_REMOTE_WRITE, 7);
 	uint32_t w = post(s, 0, CC_WR_RDMA_WRITE, CC_SEND_SIGNALED, 0, 64, 0);
 	poll_for(s, 0, 100 + w);
 	struct cc_data_result res = run(s, NULL, 0);
@@ -104,7 +82,7 @@ static void write_ok(void **state)
 static void wrong_rkey(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_REMOTE_WRITE, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_REMOTE_WRITE, 7);
 	uint32_t w = post(s, 0, CC_WR_RDMA_WRITE, CC_SEND_SIGNALED, 0, 64, 0);
 	poll_for(s, 0, 100 + w);
 	struct cc_fault f = { CC_FAULT_RKEY, 0, w };
@@ -116,7 +94,7 @@ static void wrong_rkey(void **state)
 static void remote_out_of_bounds(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_REMOTE_WRITE, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_REMOTE_WRITE, 7);
 	/* 64 bytes at offset 32 of a 64-byte MR: the last 32 are outside. */
 	uint32_t w = post(s, 0, CC_WR_RDMA_WRITE, CC_SEND_SIGNALED, 0, 64, 32);
 	poll_for(s, 0, 100 + w);
@@ -128,7 +106,7 @@ static void remote_out_of_bounds(void **state)
 static void no_remote_write_access(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_READ, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_READ, 7);
 	uint32_t w = post(s, 0, CC_WR_RDMA_WRITE, CC_SEND_SIGNALED, 0, 8, 0);
 	poll_for(s, 0, 100 + w);
 	struct cc_data_result res = run(s, NULL, 0);
@@ -140,7 +118,7 @@ static void no_remote_write_access(void **state)
 static void unsignaled_error_then_flush(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_REMOTE_WRITE, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_REMOTE_WRITE, 7);
 	uint32_t bad = post(s, 0, CC_WR_RDMA_WRITE, 0, 0, 64, 8);
 	uint32_t next = post(s, 0, CC_WR_RDMA_WRITE, CC_SEND_SIGNALED, 0, 8, 0);
 	poll_for(s, 0, 100 + next);
@@ -154,7 +132,7 @@ static void unsignaled_error_then_flush(void **state)
 static void local_key_wrong(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_REMOTE_WRITE, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_REMOTE_WRITE, 7);
 	uint32_t w = post(s, 0, CC_WR_RDMA_WRITE, CC_SEND_SIGNALED, 0, 64, 0);
 	poll_for(s, 0, 100 + w);
 	struct cc_fault f = { CC_FAULT_LKEY, 0, w };
@@ -168,7 +146,7 @@ static void missing_receive(void **state)
 {
 	(void)state;
 	for (uint8_t retry = 0; retry < 7; retry += 3) {
-		struct cc_schedule *s = pair(CC_ACCESS_LOCAL_WRITE, retry);
+		struct cc_schedule *s = two_ranks(CC_ACCESS_LOCAL_WRITE, retry);
 		uint32_t w = post(s, 0, CC_WR_SEND, CC_SEND_SIGNALED, 0, 16, 0);
 		poll_for(s, 0, 100 + w);
 		struct cc_data_result res = run(s, NULL, 0);
@@ -181,7 +159,7 @@ static void missing_receive(void **state)
 static void missing_receive_infinite_retry(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_LOCAL_WRITE, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_LOCAL_WRITE, 7);
 	uint32_t w = post(s, 0, CC_WR_SEND, CC_SEND_SIGNALED, 0, 16, 0);
 	poll_for(s, 0, 100 + w);
 	struct cc_data_result res = run(s, NULL, 0);
@@ -202,7 +180,7 @@ static void add_recv(struct cc_schedule *s, uint32_t len)
 static void send_recv_ok_and_too_long(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_LOCAL_WRITE, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_LOCAL_WRITE, 7);
 	uint32_t w = post(s, 0, CC_WR_SEND, CC_SEND_SIGNALED, 0, 16, 0);
 	poll_for(s, 0, 100 + w);
 	add_recv(s, 16);
@@ -211,7 +189,7 @@ static void send_recv_ok_and_too_long(void **state)
 	cc_data_result_free(&res);
 	cc_schedule_free(s);
 
-	s = pair(CC_ACCESS_LOCAL_WRITE, 7);
+	s = two_ranks(CC_ACCESS_LOCAL_WRITE, 7);
 	w = post(s, 0, CC_WR_SEND, CC_SEND_SIGNALED, 0, 32, 0);
 	poll_for(s, 0, 100 + w);
 	add_recv(s, 16);
@@ -229,7 +207,7 @@ static void send_recv_ok_and_too_long(void **state)
 static void send_queue_overflow(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_REMOTE_WRITE, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_REMOTE_WRITE, 7);
 	/* max_send_wr = 4: five unsignaled WQEs without a reaped completion. */
 	uint32_t w = 0;
 	for (int i = 0; i < 5; i++)
@@ -250,7 +228,7 @@ static void read_and_atomics(void **state)
 	(void)state;
 	uint32_t all = CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE | CC_ACCESS_REMOTE_READ |
 		       CC_ACCESS_REMOTE_ATOMIC;
-	struct cc_schedule *s = pair(all, 7);
+	struct cc_schedule *s = two_ranks(all, 7);
 	/* fetch_add 5 then cmp_swp(5 -> 9) on rank 1's first word, then READ
 	 * it back into rank 0's source buffer. */
 	uint32_t a = post(s, 0, CC_WR_ATOMIC_FETCH_ADD, CC_SEND_SIGNALED, 0, 8, 0);
@@ -277,7 +255,7 @@ static void read_and_atomics(void **state)
 
 	/* A misaligned atomic is an invalid request (IBA 9.4.5). */
 	cc_schedule_free(s);
-	s = pair(all, 7);
+	s = two_ranks(all, 7);
 	a = post(s, 0, CC_WR_ATOMIC_FETCH_ADD, CC_SEND_SIGNALED, 0, 8, 4);
 	poll_for(s, 0, 100 + a);
 	res = run(s, NULL, 0);
@@ -289,7 +267,7 @@ static void read_and_atomics(void **state)
 static void unsignaled_gives_no_completion(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_REMOTE_WRITE, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_REMOTE_WRITE, 7);
 	uint32_t w = post(s, 0, CC_WR_RDMA_WRITE, 0, 0, 8, 0);
 	poll_for(s, 0, 100 + w);
 	struct cc_data_result res = run(s, NULL, 0);
@@ -304,7 +282,7 @@ static void unsignaled_gives_no_completion(void **state)
 static void receive_with_bad_lkey(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_LOCAL_WRITE, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_LOCAL_WRITE, 7);
 	uint32_t w = post(s, 0, CC_WR_SEND, CC_SEND_SIGNALED, 0, 16, 0);
 	poll_for(s, 0, 100 + w);
 	add_recv(s, 16);
@@ -324,7 +302,7 @@ static void receive_with_bad_lkey(void **state)
 static void receive_queue_slots_free_on_poll(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(CC_ACCESS_LOCAL_WRITE, 7);
+	struct cc_schedule *s = two_ranks(CC_ACCESS_LOCAL_WRITE, 7);
 	struct cc_rank_sched *rs = &s->ranks[1];
 	uint32_t w = post(s, 0, CC_WR_SEND, CC_SEND_SIGNALED, 0, 8, 0);
 	poll_for(s, 0, 100 + w);
@@ -349,7 +327,7 @@ static void wait_on_local_atomic_result(void **state)
 	(void)state;
 	uint32_t all = CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_ATOMIC;
 	for (uint64_t seed = 0; seed < 40; seed++) {
-		struct cc_schedule *s = pair(all, 7);
+		struct cc_schedule *s = two_ranks(all, 7);
 		uint32_t a = post(s, 0, CC_WR_ATOMIC_FETCH_ADD, CC_SEND_SIGNALED, 0, 8, 0);
 		s->ranks[0].ops[a].u.send.compare_add = 7;
 		uint32_t b = post(s, 0, CC_WR_ATOMIC_FETCH_ADD, CC_SEND_SIGNALED, 0, 8, 0);

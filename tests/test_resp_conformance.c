@@ -22,6 +22,7 @@
 #include "core/resp_check.h"
 #include "sim/exec.h"
 #include "tests/run_status.h"
+#include "tests/two_ranks.h"
 
 enum { RW = CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE,
        ALL = RW | CC_ACCESS_REMOTE_READ | CC_ACCESS_REMOTE_ATOMIC };
@@ -146,34 +147,6 @@ static void check_steps(void **state)
 
 /* ---- one table of bad schedules, every executor ---- */
 
-/* Rank 0: a 64-byte source (MR 0) and a result word (MR 1, for atomics);
- * rank 1: a 64-byte target, MR 0 with `access`, MR 1 beside it.  One RC
- * QP each, connected; one CQ each.  As tests/test_exec_data.c's pair. */
-static struct cc_schedule *pair(uint32_t access, uint8_t rnr_retry)
-{
-	struct cc_coll_params p;
-
-	cc_coll_params_default(&p);
-	p.nranks = 2;
-	p.count = 0; /* no collective: nothing for the checker to compare */
-	struct cc_schedule *s = cc_schedule_new(&p);
-	assert_non_null(s);
-	for (uint32_t r = 0; r < 2; r++) {
-		struct cc_rank_sched *rs = &s->ranks[r];
-
-		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST,
-						       r ? CC_BUF_OUTPUT : CC_BUF_INPUT, 64, -1, 0 });
-		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_OUTPUT, 8, -1, 0 });
-		cc_add_mr(rs, 0, r ? access : CC_ACCESS_LOCAL_WRITE);
-		cc_add_mr(rs, 1, CC_ACCESS_LOCAL_WRITE);
-		cc_add_cq(rs, 16);
-		cc_add_qp(rs, &(struct cc_qp){ .peer = 1 - r, .peer_qp = 0, .max_send_wr = 4,
-					       .max_recv_wr = 4, .max_inline = 64, .retry_cnt = 7,
-					       .rnr_retry = rnr_retry });
-	}
-	return s;
-}
-
 static uint32_t add(struct cc_schedule *s, uint32_t r, struct cc_op op)
 {
 	struct cc_rank_sched *rs = &s->ranks[r];
@@ -233,7 +206,7 @@ static const struct row {
  * receive (UINT32_MAX: none). */
 static struct cc_schedule *build(const struct row *t, uint32_t *req, uint32_t *recv)
 {
-	struct cc_schedule *s = pair(t->access, t->rnr_retry);
+	struct cc_schedule *s = two_ranks(t->access, t->rnr_retry);
 	bool atomic = t->opcode >= CC_WR_ATOMIC_FETCH_ADD;
 	struct cc_op_send o = { .qp = 0, .wr_id = 100, .opcode = t->opcode,
 				.flags = CC_SEND_SIGNALED, .num_sge = 1,
