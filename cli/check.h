@@ -1,6 +1,7 @@
-/* cli/check.h — pieces shared between the files of `cclab check` and
- * `cclab sim` (and `schedule`'s use of cli_build): building one size's
- * schedule, nccl-tests' size loop and table rows, and the JSON report. */
+/* cli/check.h — pieces shared between the commands with nccl-tests' size
+ * loop (`cclab check`, `cclab sim`, `cclab run`'s verbs ranks; `schedule`
+ * uses cli_build): building one size's schedule, the loop on an executor
+ * and its table rows, and the JSON report. */
 #ifndef CCLAB_CLI_CHECK_H
 #define CCLAB_CLI_CHECK_H
 
@@ -8,6 +9,7 @@
 #include <stdint.h>
 
 #include "cli/cli.h"
+#include "core/exec.h"
 #include "core/exec_data.h"
 #include "core/results.h"
 #include "core/schedule.h"
@@ -62,22 +64,69 @@ void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,
 		    const struct cc_run_error *err, struct cc_results_summary *sum,
 		    const struct cli_sink *out, double bound_us);
 
-/* A command's part in the loop.  ctx is the command's own state. */
+/* One size as the loop ran it, for the command's hooks. */
+struct cli_size {
+	const struct cc_schedule *s; /* NULL: the build passed its wall-clock deadline */
+	void *res;                   /* the executor's result; NULL with s NULL */
+	const struct cc_run_error *err; /* how the run (or the build) ended */
+	struct cc_result_row row;    /* from the executor's error, wrong and time */
+	double bound_us;             /* --csv's bound_us column; < 0: none */
+};
+
+/* nccl-tests' size loop on one executor, driven through its descriptor
+ * (core/exec.h): for each size the loop builds the schedule, runs it with
+ * x->run(), makes the row from x->error(), x->wrong() and x->time_us()
+ * (NaN: no time), prints it with its --csv line, and decides whether the
+ * size passed (it ran to completion with #wrong 0 where checked).  The
+ * hooks are what is the command's own; ctx is its state.  A new executor
+ * is its descriptor and one of these. */
 struct cli_loop {
+	const struct cc_executor_ops *x;
+	/* The size's build stops at --wall-limit (o->wall_limit_ms, from the
+	 * size's start), and a size that carries no data is built timing
+	 * only (Simple's staging never allocated): for an executor that
+	 * honours that limit and touches no staging it does not check (the
+	 * simulator). */
+	bool wall_limited;
 	/* cli_json_begin(), the command's parameters, and the "sizes" array
 	 * opened (only with --json). */
 	void (*json_begin)(struct cc_json *j, const struct cli_opts *o);
 	/* The preamble; the loop adds the "#" line and the table header. */
 	void (*preamble)(const struct cli_opts *o);
-	/* One size: build, run, print the row (cli_report_row()), add its
-	 * entry to out->j when not NULL.  Returns 0, with *ok whether the size
-	 * passed, or an exit code that ends the loop with no report written. */
+	/* NULL, or one size run by the command itself, for those not yet
+	 * driven through x: build, run, print the row (cli_report_row()),
+	 * add its entry to out->j when not NULL.  Returns 0, with *ok
+	 * whether the size passed, or an exit code that ends the loop with
+	 * no report written. */
 	int (*run_size)(const struct cli_opts *o, void *ctx, uint64_t bytes,
 			struct cc_results_summary *sum, const struct cli_sink *out, bool *ok);
-	/* NULL, or whether a size carries data: the loop then builds its
-	 * largest size, and weighs the largest that carries data, before
-	 * the first row (cli_loop_run()). */
+	/* NULL (o->check for every size), or whether a size carries data:
+	 * the loop then builds its largest size, and weighs the largest that
+	 * carries data, before the first row (cli_loop_run()). */
 	bool (*carries)(const struct cli_opts *o, uint64_t bytes);
+	/* NULL (none), or the executor's own setting for one size (x->run()'s
+	 * ctx), called before its build with c filled from o (seeds, faults,
+	 * whether it carries data) and the size's start on cc_clock_ns(); it
+	 * also drops what the last size left (a trace, link counters). */
+	const void *(*setting)(const struct cli_opts *o, void *ctx, struct cc_exec_common *c,
+			       uint64_t start_ns);
+	/* NULL, or for a run x->run() refused (rc a negative errno, err its
+	 * message): says why on stderr and returns the exit code that ends
+	 * the loop.  NULL: -E2BIG is cli_refuse_memory(), anything else
+	 * "cclab CMD: EXECUTOR executor, SIZE bytes: err". */
+	int (*refused)(const struct cli_opts *o, void *ctx, uint64_t size, int rc,
+		       const char *err);
+	/* NULL, or completes z->row and z->bound_us of a run before the row
+	 * is printed (the verbs ranks' time, averaged as nccl-tests does; the
+	 * simulator's bound).  0, or an exit code after a message. */
+	int (*before_row)(const struct cli_opts *o, void *ctx, struct cli_size *z);
+	/* NULL, or after the row is printed (z->s NULL: the build passed its
+	 * deadline, nothing ran): the command's own checks and notes on
+	 * stderr, and its entry in out->j when not NULL.  false fails the
+	 * size.  What it keeps of z->res (the simulator's link counters) it
+	 * takes out of it; the loop frees the rest (x->result_free()). */
+	bool (*after_row)(const struct cli_opts *o, void *ctx, const struct cli_size *z,
+			  const struct cli_sink *out);
 	/* NULL, or called once after the summary when every size ran: its
 	 * other outputs.  0 or an exit code; the report is written anyway and
 	 * says "ok": false. */
@@ -93,6 +142,17 @@ struct cli_loop {
  * Returns the exit code: 0 only if every size passed, finish succeeded
  * and the report was written. */
 int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l);
+
+/* ---- cli/loop_size.c: one size of the loop ---- */
+
+/* Size `bytes` of l's loop: built, run on l->x, its row printed, added to
+ * sum and to out's --csv, its hooks called; res is scratch of
+ * l->x->result_size bytes.  0 with *ok whether it passed, or an exit code
+ * after a message: the loop ends with no report written. */
+int cli_loop_size(const struct cli_opts *o, const struct cli_loop *l, uint64_t bytes, void *res,
+		  struct cc_results_summary *sum, const struct cli_sink *out, bool *ok);
+/* The --csv file's first line. */
+void cli_csv_header(FILE *f);
 
 /* "the buffers of all ranks would not fit" for a size, on stderr, with
  * what to do instead under `sim` and `run`. */

@@ -1,12 +1,15 @@
-/* cli/loop.c — nccl-tests' size loop, which `cclab check` and `cclab sim`
- * share: the loop itself with its report file and exit status, the step
- * from one size to the next, the preamble lines that do not depend on the
- * executor, and a row's report.  One copy, so the two commands' tables,
- * files and exit codes cannot drift apart. */
+/* cli/loop.c — nccl-tests' size loop, which `cclab check`, `cclab sim` and
+ * `cclab run`'s verbs ranks share: the loop itself with its report file and
+ * exit status, the step from one size to the next, and the preamble lines
+ * that do not depend on the executor (one size: cli/loop_size.c).  One
+ * copy, so the commands' tables, files and exit codes cannot drift
+ * apart. */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <stdlib.h>
 
 #include "cli/check.h"
 #include "core/algo.h"
@@ -62,89 +65,6 @@ void cli_preamble_buffers(const struct cli_opts *o)
 		       "staging slots across its PCIe link\n");
 }
 
-struct cc_result_row cli_row(const struct cli_opts *o, uint64_t size, uint64_t count)
-{
-	struct cc_coll_params p = o->p;
-
-	p.count = count;
-	return (struct cc_result_row){
-		.size = size,
-		.count = count,
-		.type = cc_dtype_name[o->p.dtype],
-		.redop = cli_redop_label(&o->p),
-		/* nccl-tests' *RunTest() pass root -1 but for broadcast and reduce */
-		.root = cc_coll_rooted(o->p.coll) ? (int)o->p.root : -1,
-		.chunk_bytes = cc_coll_chunk_bytes(&p),
-		.time_us = CC_RESULT_NO_TIME,
-		.busbw_factor = cc_busbw_factor(o->p.coll, o->p.nranks),
-	};
-}
-
-/* Names for the CSV's scenario and topology columns. */
-static const char *cli_csv_scenario_name(const struct cli_opts *o)
-{
-	return o->scenario ? o->scenario->name : "";
-}
-
-static const char *cli_topology_name(const struct cli_opts *o)
-{
-	return o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo];
-}
-
-/* The --csv columns; docs/plots.md and scripts/plot-busbw.gp read them. */
-static const char csv_header[] = "scenario,executor,fabric,topology,collective,transport,"
-				 "nranks,dtype,redop,size_bytes,count,time_us,algbw_gbps,"
-				 "busbw_gbps,bound_us,wrong,status,algorithm,protocol,"
-				 "channels,ring_order\n";
-
-static void csv_row(const struct cli_opts *o, FILE *f, const struct cc_result_row *row,
-		    const struct cc_run_error *err, double bound_us)
-{
-	bool sim = o->cmd == CLI_SIM;
-	double algbw, busbw;
-
-	/* The verbs executor's "fabric" is the device it ran on.  Names from
-	 * files and devices are the user's text: quoted where CSV needs it. */
-	cc_csv_str(f, cli_csv_scenario_name(o));
-	fprintf(f, ",%s,", o->verbs ? "verbs" : sim ? "sim" : "data");
-	cc_csv_str(f, sim ? o->fabric.name : o->verbs && o->device ? o->device : "");
-	fputc(',', f);
-	cc_csv_str(f, sim ? cli_topology_name(o) : "");
-	fprintf(f, ",%s,%s,%" PRIu32 ",%s,%s,%" PRIu64 ",%" PRIu64 ",", cc_coll_name[o->p.coll],
-		cc_transport_name[o->p.transport], o->p.nranks, cc_dtype_name[o->p.dtype],
-		cli_redop_label(&o->p), row->size, row->count);
-	if (!row->failed && cc_result_bw(row->size, row->time_us, row->busbw_factor, &algbw, &busbw))
-		fprintf(f, "%.6g,%.6g,%.6g,", row->time_us, algbw, busbw);
-	else
-		fputs(",,,", f);
-	if (bound_us >= 0)
-		fprintf(f, "%.6g", bound_us);
-	if (row->unchecked)
-		fprintf(f, ",N/A,%s", cli_run_status_name(err->status));
-	else
-		fprintf(f, ",%" PRIu64 ",%s", row->wrong, cli_run_status_name(err->status));
-	/* what tells apart runs merged into one file */
-	fprintf(f, ",%s,%s,%" PRIu32 ",%s\n", cc_algo_name[o->p.algo], cc_proto_name[o->p.proto],
-		o->p.nchannels > 1 ? o->p.nchannels : 1, /* 0: the default, one */
-		cc_ring_order_name[o->p.ring_order]);
-}
-
-void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,
-		    const struct cc_run_error *err, struct cc_results_summary *sum,
-		    const struct cli_sink *out, double bound_us)
-{
-	cc_results_print_row(stdout, row);
-	cc_results_summary_add(sum, row);
-	if (out->csv)
-		csv_row(o, out->csv, row, err, bound_us);
-	if (!row->failed || o->quiet)
-		return;
-	fflush(stdout); /* keep the row and its error in order on a terminal */
-	/* msg is a fixed array; do not trust it to be terminated. */
-	fprintf(stderr, "cclab %s: %" PRIu64 " bytes: %s: %.*s\n", cli_opts_cmd(o), row->size,
-		cli_run_status_name(err->status), (int)sizeof(err->msg), err->msg);
-}
-
 /* Sizes in the sweep, for the progress line. */
 static uint32_t count_sizes(const struct cli_opts *o)
 {
@@ -187,7 +107,7 @@ static int open_outputs(const struct cli_opts *o, struct cc_atomic_file *jf,
 		return rc;
 	}
 	if (o->csv)
-		fputs(csv_header, cf->f);
+		cli_csv_header(cf->f);
 	return 0;
 }
 
@@ -210,7 +130,7 @@ void cli_refuse_memory(const struct cli_opts *o, uint64_t size)
 
 /* Builds the schedule of size `bytes` and, when `carried`, weighs its
  * buffers.  0 or an exit code after a message. */
-static int weigh(const struct cli_opts *o, uint64_t bytes, bool carried)
+static int weigh(const struct cli_opts *o, const struct cli_loop *l, uint64_t bytes, bool carried)
 {
 	struct cli_opts quiet = *o;
 	uint64_t count, shown;
@@ -218,11 +138,13 @@ static int weigh(const struct cli_opts *o, uint64_t bytes, bool carried)
 	int rc;
 
 	quiet.nfaults = 0; /* --fault is checked, and noted, as each size runs */
-	/* Under the simulator's wall-clock limit, as the size's own build:
-	 * past it, nothing is weighed and the size says so when it runs. */
-	struct cc_build_opts bo = { .timing_only = o->cmd == CLI_SIM && !carried };
+	/* Under the wall-clock limit, as the size's own build
+	 * (cli_loop_size()): past it, nothing is weighed and the size says so
+	 * when it runs. */
+	struct cc_build_opts bo = { .timing_only = (l->wall_limited || o->cmd == CLI_SIM) &&
+						   !carried };
 
-	if (o->cmd == CLI_SIM)
+	if (l->wall_limited || o->cmd == CLI_SIM)
 		bo.deadline_ns = cli_wall_deadline(o->wall_limit_ms, cc_clock_ns());
 	rc = cli_build_with(&quiet, bytes, &bo, &s, &count, &shown);
 	if (rc == CLI_BUILD_TIME_LIMIT)
@@ -257,9 +179,9 @@ static int preflight(const struct cli_opts *o, const struct cli_loop *l)
 			any = true;
 		}
 	} while (cli_next_size(o, &size));
-	rc = weigh(o, last, any && big == last);
+	rc = weigh(o, l, last, any && big == last);
 	if (!rc && any && big != last)
-		rc = weigh(o, big, true);
+		rc = weigh(o, l, big, true);
 	return rc;
 }
 
@@ -283,7 +205,8 @@ static void send_report(const struct cli_opts *o, const struct cc_json *j, int e
 			strerror(-err));
 }
 
-int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
+/* cli_loop_run() with res, the executor's result of each size in turn. */
+static int loop(const struct cli_opts *o, const struct cli_loop *l, void *res)
 {
 	const char *cmd = cli_opts_cmd(o);
 	struct cc_results_summary sum = {0};
@@ -317,7 +240,8 @@ int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 		bool ok = false;
 
 		progress(tty, i++, nsizes, size);
-		rc = l->run_size(o, l->ctx, size, &sum, &out, &ok);
+		rc = l->run_size ? l->run_size(o, l->ctx, size, &sum, &out, &ok)
+				 : cli_loop_size(o, l, size, res, &sum, &out, &ok);
 		if (rc)
 			break;
 		all_ok = all_ok && ok;
@@ -352,4 +276,20 @@ int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 	if (rc)
 		return rc;
 	return all_ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
+int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
+{
+	/* One result for every size: each run fills it, its size frees what
+	 * it holds (x->result_free()). */
+	void *res = l->x ? calloc(1, l->x->result_size) : NULL;
+	int rc;
+
+	if (l->x && !res) {
+		fprintf(stderr, "cclab %s: out of memory\n", cli_opts_cmd(o));
+		return CLI_EXIT_FAIL;
+	}
+	rc = loop(o, l, res);
+	free(res);
+	return rc;
 }
