@@ -23,6 +23,8 @@
 #include "sim/scenario.h"
 
 struct sim_ctx {
+	struct cc_sim_opts sopts; /* the simulator's setting; per size, its start */
+	sim_time_ps bound_ps;  /* this size's lower bound (sim/bound.h) */
 	struct cc_trace trace; /* --trace: the last size's events */
 	struct cc_sim_result last; /* --links: the last size's link counters */
 	struct sim_net own;    /* --topology's network, when no scenario gives one */
@@ -66,12 +68,15 @@ static void preamble(const struct cli_opts *o)
 		       "#wrong N/A\n", o->scenario->check_max);
 }
 
-/* A refusal of cc_sim_run(): the message, and the exit code. */
-static int run_refused(const struct cli_opts *o, uint64_t size, int rc)
+/* A refusal of cc_sim_run(): the message, and the exit code.  The
+ * simulator's own err is its strerror(); this says what to change. */
+static int refused(const struct cli_opts *o, void *ctx, uint64_t size, int rc, const char *err)
 {
 	/* Under `cclab run` the advice is about the scenario, not options. */
 	const struct cc_scenario *sc = o->scenario;
 
+	(void)ctx;
+	(void)err;
 	if (rc == -E2BIG) {
 		cli_refuse_memory(o, size);
 		return CLI_EXIT_FAIL;
@@ -166,119 +171,71 @@ unsigned cli_sim_engine_flags(void)
 	return t && !strcmp(t, "lifo") ? SIM_ENGINE_LIFO_TIES : 0;
 }
 
-/* The wall-clock limit passed while the size's schedule was still being
- * built: a failed row, status time_limit, as for a run the limit stopped
- * (nothing ran: no time, no counters). */
-static void report_build_limit(const struct cli_opts *o, uint64_t size, uint64_t count,
-			       struct cc_results_summary *sum, const struct cli_sink *out)
-{
-	struct cc_sim_result res = {0};
-	struct cc_result_row row = cli_row(o, size, count);
-
-	res.err.status = CC_RUN_TIME_LIMIT;
-	snprintf(res.err.msg, sizeof(res.err.msg), "time limit reached: the wall-clock limit "
-		 "(%" PRIu64 " ms) stopped the build of the schedule, before the run",
-		 o->wall_limit_ms);
-	row.failed = true;
-	row.unchecked = !checked(o, size);
-	cli_report_row(o, &row, &res.err, sum, out, -1);
-	if (out->j)
-		sim_json_size(out->j, &row, &res, 0, false, false);
-}
-
-static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
-		    struct cc_results_summary *sum, const struct cli_sink *out, bool *ok)
+/* Per size: the start of its wall-clock limit, and nothing left of the
+ * last size (--trace and --links are the last size's; one the limit
+ * stopped in its build has none). */
+static const void *setting(const struct cli_opts *o, void *ctx, struct cc_exec_common *common,
+			   uint64_t start_ns)
 {
 	struct sim_ctx *c = ctx;
-	/* The wall-clock limit covers building the schedule and running it. */
-	uint64_t start_ns = cc_clock_ns();
-	struct cc_sim_opts sopts = {
-		.fabric = &o->fabric,
-		.topo = o->topo,
-		.net = c->net,
-		.seed = o->seed,
-		.check = checked(o, bytes),
-		.trace = o->trace ? &c->trace : NULL,
-		/* A schedule whose peer never posts its receive retries RNR
-		 * forever (rnr_retry 7, as NCCL sets it): stop it, and say so. */
-		.time_limit_ps = CLI_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
-		.engine_flags = cli_sim_engine_flags(),
-		.wall_limit_ms = o->wall_limit_ms,
-		.wall_start_ns = start_ns,
-		/* --fault: key and receive faults, and the simulator's own */
-		.faults = o->faults,
-		.nfaults = o->nfaults,
-		.sim_faults = c->faults,
-		.nsim_faults = c->nfaults,
-	};
-	struct cc_sim_result res;
-	struct cc_schedule *s;
-	uint64_t count, size;
-	/* Timing only, Simple's staging is never allocated: not weighed. */
-	const struct cc_build_opts bo = { .deadline_ns = cli_wall_deadline(o->wall_limit_ms,
-									   start_ns),
-					  .timing_only = !sopts.check };
-	int rc = cli_build_with(o, bytes, &bo, &s, &count, &size);
 
-	if (rc == CLI_BUILD_TIME_LIMIT) {
-		/* --trace and --links are the last size's: this one has none. */
-		if (o->trace)
-			cc_trace_clear(&c->trace);
-		free(c->last.links);
-		memset(&c->last, 0, sizeof(c->last));
-		report_build_limit(o, size, count, sum, out);
-		return 0;
-	}
-	if (rc)
-		return rc;
-	/* The trace keeps one size's events: each run replaces the last. */
+	(void)common;
 	if (o->trace)
 		cc_trace_clear(&c->trace);
-	memset(&res, 0, sizeof(res));
-	rc = cc_sim_run(s, &sopts, &res);
-	if (rc < 0) {
-		cc_sim_result_free(&res);
-		cc_schedule_free(s);
-		return run_refused(o, size, rc);
+	free(c->last.links);
+	memset(&c->last, 0, sizeof(c->last));
+	c->sopts.wall_start_ns = start_ns;
+	return &c->sopts;
+}
+
+/* The bound, for the row's --csv line and the checks after it. */
+static int before_row(const struct cli_opts *o, void *ctx, struct cli_size *z)
+{
+	struct sim_ctx *c = ctx;
+
+	c->bound_ps = sim_bound_ps(z->s, &o->fabric, c->net);
+	z->bound_us = (double)c->bound_ps / 1e6;
+	return 0;
+}
+
+static bool after_row(const struct cli_opts *o, void *ctx, const struct cli_size *z,
+		      const struct cli_sink *out)
+{
+	struct sim_ctx *c = ctx;
+	struct cc_sim_result *res = z->res;
+	const struct cc_result_row *row = &z->row;
+	bool bound_ok = true, ok;
+
+	if (!res) { /* the build passed its deadline: nothing ran */
+		struct cc_sim_result none = { .err = *z->err };
+
+		if (out->j)
+			sim_json_size(out->j, row, &none, 0, false, false);
+		return true;
 	}
-
-	sim_time_ps bound_ps = sim_bound_ps(s, &o->fabric, c->net);
-	struct cc_result_row row = cli_row(o, size, count);
-	bool bound_ok = true;
-
-	row.failed = res.err.status != CC_RUN_OK;
-	row.unchecked = !sopts.check;
-	row.wrong = sopts.check ? res.wrong : 0;
-	/* A run that stopped early has no time worth a bandwidth. */
-	if (!row.failed)
-		row.time_us = (double)res.time_ps / 1e6;
-	cli_report_row(o, &row, &res.err, sum, out, (double)bound_ps / 1e6);
-	if (!row.failed)
-		bound_ok = within_bounds(o, c->net, &row, res.time_ps, bound_ps);
-	if (res.switch_drops) {
+	if (!row->failed)
+		bound_ok = within_bounds(o, c->net, row, res->time_ps, c->bound_ps);
+	if (res->switch_drops) {
 		/* Lossless fabrics do not drop; the model does not have their
 		 * flow control yet, so say what the time includes. */
 		fflush(stdout);
 		fprintf(stderr, "cclab %s: %" PRIu64 " bytes: %" PRIu64 " packets dropped at full "
 			"switch buffers and resent (go-back-N)%s\n", o->scenario ? "run" : "sim",
-			row.size, res.switch_drops, o->fabric.link.flow_ctrl == SIM_FC_NONE
+			row->size, res->switch_drops, o->fabric.link.flow_ctrl == SIM_FC_NONE
 			? "; link.flow_ctrl credit or pfc would prevent it" : "");
 	}
-	*ok = !row.failed && row.wrong == 0 && bound_ok;
-	if (!row.failed && o->scenario)
-		*ok = meets_expectation(o, &row, &res) && *ok;
+	ok = bound_ok;
+	if (!row->failed && o->scenario)
+		ok = meets_expectation(o, row, res) && ok;
 	if (out->j)
-		sim_json_size(out->j, &row, &res, bound_ps, !row.failed, bound_ok);
-	if (o->links) { /* keep this size's links for --links, drop the last */
-		free(c->last.links);
-		c->last.links = res.links;
-		c->last.nlinks = res.nlinks;
-		c->last.time_ps = res.time_ps;
-		res.links = NULL;
+		sim_json_size(out->j, row, res, c->bound_ps, !row->failed, bound_ok);
+	if (o->links) { /* keep this size's links for --links: the result gives them up */
+		c->last.links = res->links;
+		c->last.nlinks = res->nlinks;
+		c->last.time_ps = res->time_ps;
+		res->links = NULL;
 	}
-	cc_sim_result_free(&res);
-	cc_schedule_free(s);
-	return 0;
+	return ok;
 }
 
 /* --links: one CSV line per link direction (docs/plots.md). */
@@ -354,10 +311,15 @@ int cmd_sim(const struct cli_opts *o)
 	char msg[SIM_NET_ERR_LEN];
 	struct sim_ctx c;
 	const struct cli_loop loop = {
+		.x = &cc_sim_executor,
+		.wall_limited = true,
 		.json_begin = sim_json_begin,
 		.preamble = preamble,
-		.run_size = run_size,
 		.carries = checked,
+		.setting = setting,
+		.refused = refused,
+		.before_row = before_row,
+		.after_row = after_row,
 		.finish = write_trace,
 		.ctx = &c,
 	};
@@ -420,6 +382,21 @@ int cmd_sim(const struct cli_opts *o)
 		sim_net_free(&c.own);
 		return CLI_EXIT_USAGE;
 	}
+	c.sopts = (struct cc_sim_opts){
+		.fabric = &o->fabric,
+		.topo = o->topo,
+		.net = c.net,
+		.trace = o->trace ? &c.trace : NULL,
+		/* A schedule whose peer never posts its receive retries RNR
+		 * forever (rnr_retry 7, as NCCL sets it): stop it, and say so. */
+		.time_limit_ps = CLI_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
+		.engine_flags = cli_sim_engine_flags(),
+		.wall_limit_ms = o->wall_limit_ms,
+		/* the simulator's own faults; seeds, key and receive faults
+		 * and check are the loop's (struct cc_exec_common) */
+		.sim_faults = c.faults,
+		.nsim_faults = c.nfaults,
+	};
 	cc_trace_init(&c.trace);
 	memset(&c.last, 0, sizeof(c.last));
 	rc = cli_loop_run(o, &loop);

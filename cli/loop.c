@@ -141,10 +141,9 @@ static int weigh(const struct cli_opts *o, const struct cli_loop *l, uint64_t by
 	/* Under the wall-clock limit, as the size's own build
 	 * (cli_loop_size()): past it, nothing is weighed and the size says so
 	 * when it runs. */
-	struct cc_build_opts bo = { .timing_only = (l->wall_limited || o->cmd == CLI_SIM) &&
-						   !carried };
+	struct cc_build_opts bo = { .timing_only = l->wall_limited && !carried };
 
-	if (l->wall_limited || o->cmd == CLI_SIM)
+	if (l->wall_limited)
 		bo.deadline_ns = cli_wall_deadline(o->wall_limit_ms, cc_clock_ns());
 	rc = cli_build_with(&quiet, bytes, &bo, &s, &count, &shown);
 	if (rc == CLI_BUILD_TIME_LIMIT)
