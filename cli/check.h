@@ -46,23 +46,12 @@ bool cli_next_size(const struct cli_opts *o, uint64_t *size);
 void cli_preamble_begin(const struct cli_opts *o, bool validation);
 void cli_preamble_buffers(const struct cli_opts *o);
 
-/* A row of nccl-tests' table for o's collective, without a time (the
- * caller sets time_us, wrong, unchecked, failed). */
-struct cc_result_row cli_row(const struct cli_opts *o, uint64_t size, uint64_t count);
-
 /* Where a size's results go besides stdout: the --json report (NULL
  * without) and the --csv file (NULL without). */
 struct cli_sink {
 	struct cc_json *j;
 	FILE *csv;
 };
-
-/* Prints the row, adds it to the summary, and for a failed row names the
- * status and the executor's message on stderr; with --csv, writes its CSV
- * line (bound_us < 0: none). */
-void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,
-		    const struct cc_run_error *err, struct cc_results_summary *sum,
-		    const struct cli_sink *out, double bound_us);
 
 /* One size as the loop ran it, for the command's hooks. */
 struct cli_size {
@@ -93,13 +82,6 @@ struct cli_loop {
 	void (*json_begin)(struct cc_json *j, const struct cli_opts *o);
 	/* The preamble; the loop adds the "#" line and the table header. */
 	void (*preamble)(const struct cli_opts *o);
-	/* NULL, or one size run by the command itself, for those not yet
-	 * driven through x: build, run, print the row (cli_report_row()),
-	 * add its entry to out->j when not NULL.  Returns 0, with *ok
-	 * whether the size passed, or an exit code that ends the loop with
-	 * no report written. */
-	int (*run_size)(const struct cli_opts *o, void *ctx, uint64_t bytes,
-			struct cc_results_summary *sum, const struct cli_sink *out, bool *ok);
 	/* NULL (o->check for every size), or whether a size carries data:
 	 * the loop then builds its largest size, and weighs the largest that
 	 * carries data, before the first row (cli_loop_run()). */

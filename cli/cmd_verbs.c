@@ -27,9 +27,11 @@
 
 struct vrun {
 	struct verbs_session s;
+	struct cc_verbs_exec x; /* the executor's setting: this session's device */
 	struct cc_trace trace; /* this rank's events of the last size */
-	struct cc_verbs_rank_stats *stats;
+	struct cc_verbs_rank_stats *stats; /* every rank's, of this size */
 	enum cc_verbs_clock clock;
+	double min_us, max_us; /* this size's fastest and slowest rank */
 };
 
 /* cli_loop's preamble has no context argument; one run per process. */
@@ -111,7 +113,7 @@ static void per_rank(struct cc_json *j, const char *key, const struct vrun *c, s
 }
 
 static void json_size(struct cc_json *j, const struct vrun *c, const struct cc_result_row *row,
-		      const struct cc_run_error *err, double min_us, double max_us)
+		      const struct cc_run_error *err)
 {
 	double algbw = 0, busbw = 0; /* read only when the time is known */
 	bool bw = !row->failed && cc_result_bw(row->size, row->time_us, row->busbw_factor, &algbw,
@@ -121,8 +123,8 @@ static void json_size(struct cc_json *j, const struct vrun *c, const struct cc_r
 	cli_json_double_or_null(j, "time_us", bw, row->time_us);
 	cli_json_double_or_null(j, "algbw_gbps", bw, algbw);
 	cli_json_double_or_null(j, "busbw_gbps", bw, busbw);
-	cli_json_double_or_null(j, "time_min_us", bw, min_us);
-	cli_json_double_or_null(j, "time_max_us", bw, max_us);
+	cli_json_double_or_null(j, "time_min_us", bw, c->min_us);
+	cli_json_double_or_null(j, "time_max_us", bw, c->max_us);
 	cc_json_key(j, "wrong");
 	row->unchecked ? cc_json_null(j) : cc_json_uint(j, row->wrong);
 	cli_json_status(j, err);
@@ -135,58 +137,73 @@ static void json_size(struct cc_json *j, const struct vrun *c, const struct cc_r
 	cc_json_object_end(j);
 }
 
-static int run_size(const struct cli_opts *o, void *ctx, uint64_t bytes,
-		    struct cc_results_summary *sum, const struct cli_sink *out, bool *ok)
+/* The size's trace is this rank's events of it alone. */
+static const void *setting(const struct cli_opts *o, void *ctx, struct cc_exec_common *common,
+			   uint64_t start_ns)
 {
 	struct vrun *c = ctx;
-	struct cc_verbs_run_opts ro = { .warmup = o->warmup, .iters = o->iters, .seed = o->seed,
-					.check = o->check, .trace = o->trace ? &c->trace : NULL,
-					.faults = o->faults, .nfaults = o->nfaults,
-					.rnr_retry = o->rnr_retry };
-	struct cc_verbs_result res;
-	struct cc_schedule *s;
-	uint64_t count, size;
-	char err[512];
-	int rc = cli_build(o, bytes, &s, &count, &size);
 
-	if (rc)
-		return rc;
+	(void)o;
+	(void)common;
+	(void)start_ns;
 	cc_trace_clear(&c->trace);
-	rc = cc_verbs_run(&c->s.v, &c->s.b, s, &ro, &res, err, sizeof(err));
-	if (!rc)
-		rc = cc_verbs_gather_stats(&c->s.b, &res, c->stats, err, sizeof(err));
-	cc_schedule_free(s);
-	if (rc) {
-		/* Rank 0 speaks for the ranks it forked; every rank speaks
-		 * under srun or mpirun, and when the bootstrap itself failed:
-		 * then rank 0 may be the one that is gone. */
-		if (verbs_rank_speaks(&c->s) || c->s.b.failed)
-			fprintf(stderr, "cclab run: rank %u, %" PRIu64 " bytes: %s\n", c->s.rank, size,
-				err);
-		cc_verbs_result_free(&res);
-		return CLI_EXIT_FAIL;
-	}
-	c->clock = res.clock;
+	return &c->x;
+}
 
-	struct cc_result_row row = cli_row(o, size, count);
-	double mean = 0, lo = 0, hi = 0;
+/* A size this rank could not run or gather: rank 0 speaks for the ranks
+ * it forked; every rank speaks under srun or mpirun, and when the
+ * bootstrap itself failed: then rank 0 may be the one that is gone. */
+static int rank_failed(const struct vrun *c, uint64_t size, const char *err)
+{
+	if (verbs_rank_speaks(&c->s) || c->s.b.failed)
+		fprintf(stderr, "cclab run: rank %u, %" PRIu64 " bytes: %s\n", c->s.rank, size, err);
+	return CLI_EXIT_FAIL;
+}
+
+static int refused(const struct cli_opts *o, void *ctx, uint64_t size, int rc, const char *err)
+{
+	(void)o;
+	(void)rc;
+	return rank_failed(ctx, size, err);
+}
+
+/* Every rank's counters, so that all agree on the row: the time is
+ * nccl-tests' (each rank's mean, averaged over the ranks), #wrong the
+ * ranks' sum. */
+static int before_row(const struct cli_opts *o, void *ctx, struct cli_size *z)
+{
+	struct vrun *c = ctx;
+	const struct cc_verbs_result *res = z->res;
+	double mean = 0;
+	char err[512];
+
+	(void)o;
+	if (cc_verbs_gather_stats(&c->s.b, res, c->stats, err, sizeof(err)))
+		return rank_failed(c, z->row.size, err);
+	c->clock = res->clock;
+	c->min_us = c->max_us = 0;
+	z->row.wrong = 0;
 	for (uint32_t r = 0; r < c->s.world; r++) {
 		const struct cc_verbs_rank_stats *st = &c->stats[r];
+		double lo = (double)st->min_ns / 1e3, hi = (double)st->max_ns / 1e3;
+
 		mean += (double)st->mean_ns / 1e3 / c->s.world;
-		lo = r == 0 || (double)st->min_ns / 1e3 < lo ? (double)st->min_ns / 1e3 : lo;
-		hi = (double)st->max_ns / 1e3 > hi ? (double)st->max_ns / 1e3 : hi;
-		row.wrong += st->wrong;
+		c->min_us = r == 0 || lo < c->min_us ? lo : c->min_us;
+		c->max_us = hi > c->max_us ? hi : c->max_us;
+		z->row.wrong += st->wrong;
 	}
-	row.failed = res.err.status != CC_RUN_OK;
-	row.unchecked = !o->check;
-	if (!row.failed)
-		row.time_us = mean;
-	cli_report_row(o, &row, &res.err, sum, out, -1);
-	*ok = !row.failed && (row.unchecked || row.wrong == 0);
-	if (out->j)
-		json_size(out->j, c, &row, &res.err, lo, hi);
-	cc_verbs_result_free(&res);
+	if (!z->row.failed)
+		z->row.time_us = mean;
 	return 0;
+}
+
+static bool after_row(const struct cli_opts *o, void *ctx, const struct cli_size *z,
+		      const struct cli_sink *out)
+{
+	(void)o;
+	if (out->j)
+		json_size(out->j, ctx, &z->row, z->err);
+	return true;
 }
 
 /* The last size's events of every rank, into one file by rank 0. */
@@ -365,11 +382,22 @@ static int run_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 		return rc;
 	}
 	cc_trace_init(&c.trace);
+	c.x = (struct cc_verbs_exec){
+		.v = &c.s.v,
+		.boot = &c.s.b,
+		/* seed, check and the key and receive faults are the loop's */
+		.opts = { .warmup = o.warmup, .iters = o.iters, .trace = o.trace ? &c.trace : NULL,
+			  .rnr_retry = o.rnr_retry },
+	};
 	g_run = &c;
 	const struct cli_loop loop = {
+		.x = &cc_verbs_executor,
 		.json_begin = json_begin,
 		.preamble = preamble,
-		.run_size = run_size,
+		.setting = setting,
+		.refused = refused,
+		.before_row = before_row,
+		.after_row = after_row,
 		.finish = finish,
 		.ctx = &c,
 	};

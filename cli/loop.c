@@ -239,8 +239,7 @@ static int loop(const struct cli_opts *o, const struct cli_loop *l, void *res)
 		bool ok = false;
 
 		progress(tty, i++, nsizes, size);
-		rc = l->run_size ? l->run_size(o, l->ctx, size, &sum, &out, &ok)
-				 : cli_loop_size(o, l, size, res, &sum, &out, &ok);
+		rc = cli_loop_size(o, l, size, res, &sum, &out, &ok);
 		if (rc)
 			break;
 		all_ok = all_ok && ok;
@@ -281,10 +280,10 @@ int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 {
 	/* One result for every size: each run fills it, its size frees what
 	 * it holds (x->result_free()). */
-	void *res = l->x ? calloc(1, l->x->result_size) : NULL;
+	void *res = calloc(1, l->x->result_size);
 	int rc;
 
-	if (l->x && !res) {
+	if (!res) {
 		fprintf(stderr, "cclab %s: out of memory\n", cli_opts_cmd(o));
 		return CLI_EXIT_FAIL;
 	}

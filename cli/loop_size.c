@@ -13,7 +13,7 @@
 #include "core/dtype.h"
 #include "sim/scenario.h"
 
-struct cc_result_row cli_row(const struct cli_opts *o, uint64_t size, uint64_t count)
+static struct cc_result_row size_row(const struct cli_opts *o, uint64_t size, uint64_t count)
 {
 	struct cc_coll_params p = o->p;
 
@@ -50,19 +50,22 @@ void cli_csv_header(FILE *f)
 	      "protocol,channels,ring_order\n", f);
 }
 
-static void csv_row(const struct cli_opts *o, FILE *f, const struct cc_result_row *row,
-		    const struct cc_run_error *err, double bound_us)
+static void csv_row(const struct cli_opts *o, const struct cc_executor_ops *x, FILE *f,
+		    const struct cc_result_row *row, const struct cc_run_error *err,
+		    double bound_us)
 {
-	bool sim = o->cmd == CLI_SIM;
+	/* A modelled network has a fabric and a topology; the "fabric" of an
+	 * executor on a device is that device. */
+	bool net = x->caps & CC_EXEC_CAP_LINKS, dev = x->caps & CC_EXEC_CAP_DEVICE;
 	double algbw, busbw;
 
-	/* The verbs executor's "fabric" is the device it ran on.  Names from
-	 * files and devices are the user's text: quoted where CSV needs it. */
+	/* Names from files and devices are the user's text: quoted where CSV
+	 * needs it. */
 	cc_csv_str(f, csv_scenario_name(o));
-	fprintf(f, ",%s,", o->verbs ? "verbs" : sim ? "sim" : "data");
-	cc_csv_str(f, sim ? o->fabric.name : o->verbs && o->device ? o->device : "");
+	fprintf(f, ",%s,", cc_executor_ops_name(x));
+	cc_csv_str(f, net ? o->fabric.name : dev && o->device ? o->device : "");
 	fputc(',', f);
-	cc_csv_str(f, sim ? topology_name(o) : "");
+	cc_csv_str(f, net ? topology_name(o) : "");
 	fprintf(f, ",%s,%s,%" PRIu32 ",%s,%s,%" PRIu64 ",%" PRIu64 ",", cc_coll_name[o->p.coll],
 		cc_transport_name[o->p.transport], o->p.nranks, cc_dtype_name[o->p.dtype],
 		cli_redop_label(&o->p), row->size, row->count);
@@ -82,19 +85,23 @@ static void csv_row(const struct cli_opts *o, FILE *f, const struct cc_result_ro
 		cc_ring_order_name[o->p.ring_order]);
 }
 
-void cli_report_row(const struct cli_opts *o, const struct cc_result_row *row,
-		    const struct cc_run_error *err, struct cc_results_summary *sum,
-		    const struct cli_sink *out, double bound_us)
+/* Prints the row, adds it to the summary, writes its --csv line, and for
+ * a failed row names the status and the executor's message on stderr. */
+static void report_row(const struct cli_opts *o, const struct cli_loop *l,
+		       const struct cli_size *z, struct cc_results_summary *sum,
+		       const struct cli_sink *out)
 {
-	cc_results_print_row(stdout, row);
-	cc_results_summary_add(sum, row);
+	const struct cc_run_error *err = z->err;
+
+	cc_results_print_row(stdout, &z->row);
+	cc_results_summary_add(sum, &z->row);
 	if (out->csv)
-		csv_row(o, out->csv, row, err, bound_us);
-	if (!row->failed || o->quiet)
+		csv_row(o, l->x, out->csv, &z->row, err, z->bound_us);
+	if (!z->row.failed || o->quiet)
 		return;
 	fflush(stdout); /* keep the row and its error in order on a terminal */
 	/* msg is a fixed array; do not trust it to be terminated. */
-	fprintf(stderr, "cclab %s: %" PRIu64 " bytes: %s: %.*s\n", cli_opts_cmd(o), row->size,
+	fprintf(stderr, "cclab %s: %" PRIu64 " bytes: %s: %.*s\n", cli_opts_cmd(o), z->row.size,
 		cli_run_status_name(err->status), (int)sizeof(err->msg), err->msg);
 }
 
@@ -144,7 +151,7 @@ int cli_loop_size(const struct cli_opts *o, const struct cli_loop *l, uint64_t b
 	*ok = false;
 	if (rc && rc != CLI_BUILD_TIME_LIMIT)
 		return rc;
-	z.row = cli_row(o, size, count);
+	z.row = size_row(o, size, count);
 	z.row.unchecked = !check;
 	if (rc == CLI_BUILD_TIME_LIMIT) {
 		/* A failed row, status time_limit, as for a run the limit
@@ -154,7 +161,7 @@ int cli_loop_size(const struct cli_opts *o, const struct cli_loop *l, uint64_t b
 			 o->wall_limit_ms);
 		z.err = &limit;
 		z.row.failed = true;
-		cli_report_row(o, &z.row, z.err, sum, out, z.bound_us);
+		report_row(o, l, &z, sum, out);
 		if (l->after_row) /* for its --json entry: the size failed anyway */
 			l->after_row(o, l->ctx, &z, out);
 		return 0;
@@ -176,7 +183,7 @@ int cli_loop_size(const struct cli_opts *o, const struct cli_loop *l, uint64_t b
 		z.row.time_us = t;
 	if (l->before_row && (rc = l->before_row(o, l->ctx, &z)))
 		goto out;
-	cli_report_row(o, &z.row, z.err, sum, out, z.bound_us);
+	report_row(o, l, &z, sum, out);
 	*ok = !z.row.failed && (z.row.unchecked || z.row.wrong == 0);
 	if (l->after_row)
 		*ok = l->after_row(o, l->ctx, &z, out) && *ok;
