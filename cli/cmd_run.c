@@ -36,20 +36,27 @@
 #include "sim/exec.h"
 #include "sim/scenario.h"
 
-/* Each executor as `cclab run` drives it: the command whose loop, table
- * and files it runs, and what it can write.  In the order they run: verbs
+/* Each executor as `cclab run` drives it: the command whose options it
+ * takes and whose function (cli/commands.c) runs the size loop on it
+ * (struct cli_loop, cli/check.h).  For verbs that is `cclab run` itself,
+ * which o->verbs sends to cmd_verbs().  In the order they run: verbs
  * first, so the other ranks of a launcher do not wait on rank 0's
- * simulation, then sim, then data. */
+ * simulation, then sim, then data.
+ *
+ * A new executor adds: its struct cc_executor_ops (core/exec.h) and a
+ * value of enum cc_executor with its name; a command (cli/cmd_<name>.c:
+ * its preamble, --json head and struct cli_loop with whatever hooks it
+ * needs; one entry in cli/commands.c and enum cli_cmd); and one row
+ * here.  Which outputs it writes follows from its caps. */
 struct run_executor {
 	const struct cc_executor_ops *x;      /* its name and what it models */
-	enum cli_cmd cmd;                     /* whose options it takes */
-	int (*run)(const struct cli_opts *o);
+	enum cli_cmd cmd;                     /* whose options and loop it runs */
 };
 
 static const struct run_executor executors[] = {
-	{ &cc_verbs_executor, CLI_RUN, cmd_verbs },
-	{ &cc_sim_executor, CLI_SIM, cmd_sim },
-	{ &cc_data_executor, CLI_CHECK, cmd_check },
+	{ &cc_verbs_executor, CLI_RUN },
+	{ &cc_sim_executor, CLI_SIM },
+	{ &cc_data_executor, CLI_CHECK },
 };
 
 /* The command-line options a scenario stands for. */
@@ -239,7 +246,7 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 			o.links = in->links;
 		if (compare && e != CC_EXEC_DATA)
 			o.report_fd = report[e == CC_EXEC_SIM].fd;
-		rc = x->run(&o);
+		rc = cli_commands[x->cmd].run(&o);
 		if (rc > worst)
 			worst = rc;
 		if (rc == CLI_EXIT_USAGE || (e == CC_EXEC_VERBS && rc))
