@@ -112,11 +112,11 @@ struct cc_run_error {
 /* ---- one executor, as any caller drives it ----
  *
  * Each executor fills one descriptor (the data executor in
- * core/exec_data.c, the simulator in sim/exec.c, the verbs executor in
- * backend/verbs_exec.c), so that code that runs "a schedule on each
- * executor" (the conformance tests, `cclab run`'s table) reads names,
- * what the executor models and how a run ended from it instead of
- * switching on enum cc_executor.  A new executor (a flow-level model) is
+ * core/exec_data.c, the simulator in sim/exec_ops.c, the verbs executor
+ * in backend/verbs_ops.c), so that code that runs "a schedule on each
+ * executor" (the conformance tests, `cclab run`'s table, the CLI's size
+ * loop) reads names, what the executor models and how a run ended from
+ * it instead of switching on enum cc_executor.  A new executor (a flow-level model) is
  * one more descriptor in its own file. */
 
 /* What every executor takes beside the schedule and its own setting. */
