@@ -341,6 +341,22 @@ static void ctas(const struct cc_nccl_comm *c, uint32_t maxch, uint32_t *lo, uin
 	*lo = min32(*lo, *hi);
 }
 
+/* n channels within NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS, then raised to
+ * NCCL_MIN_NCHANNELS and NCCL_MIN_CTAS (ncclTopoPostset: "combining max,
+ * then min"), each at most MAXCHANNELS. */
+static uint32_t bounded(const struct cc_nccl_comm *c, uint32_t n)
+{
+	uint32_t maxch = cc_nccl_maxchannels(&c->version), lo, hi, max_n, min_n;
+
+	ctas(c, maxch, &lo, &hi);
+	max_n = c->env.max_nchannels ? min32(c->env.max_nchannels, maxch) : maxch;
+	min_n = min32(c->env.min_nchannels, maxch);
+	n = min32(min32(max_n, n), hi);
+	if (n < min_n)
+		n = min_n;
+	return n < lo ? lo : n;
+}
+
 /* connect.cc ncclTopoPostset: the communicator's channels from the
  * searched count n. */
 static uint32_t postset(const struct cc_nccl_comm *c, uint32_t n)
@@ -348,7 +364,7 @@ static uint32_t postset(const struct cc_nccl_comm *c, uint32_t n)
 	const struct cc_nccl_version *v = &c->version;
 	const struct cc_nccl_system *s = &c->sys;
 	const struct cc_nccl_graph *ring = &c->graph[CC_NCCL_RING];
-	uint32_t maxch = cc_nccl_maxchannels(v), lo, hi, max_n, min_n;
+	uint32_t maxch = cc_nccl_maxchannels(v);
 	int cc = cc_nccl_compcap(s->arch);
 	bool hopper = cc_nccl_ge(v, 2, 25, 0) ? cc >= 90 : cc == 90;
 
@@ -367,13 +383,7 @@ static uint32_t postset(const struct cc_nccl_comm *c, uint32_t n)
 	if (hopper && s->nnodes > 1 && ring->bw_intra > 45.0 &&
 	    (cc_nccl_ge(v, 2, 20, 0) ? n < 16 : 2 * n <= maxch))
 		n *= 2;
-	ctas(c, maxch, &lo, &hi);
-	max_n = c->env.max_nchannels ? min32(c->env.max_nchannels, maxch) : maxch;
-	min_n = min32(c->env.min_nchannels, maxch);
-	n = min32(min32(max_n, n), hi);
-	if (n < min_n)
-		n = min_n;
-	return n < lo ? lo : n;
+	return bounded(c, n);
 }
 
 /* transport/nvls.cc: NVLS's channel count.  2.18-2.24 NCCL_NVLS_NCHANNELS
@@ -415,7 +425,7 @@ void cc_nccl_graphs(struct cc_nccl_comm *c)
 	if (s->nranks == 1) {
 		/* one rank: nothing to search (NCCL's search of a lone GPU is
 		 * not modelled); one channel, bounded as any */
-		c->nchannels = postset(c, 1);
+		c->nchannels = bounded(c, 1);
 		c->nvls_nchannels = 0;
 		return;
 	}

@@ -573,6 +573,8 @@ static void test_refusals(void **state)
 	init(&c, "2.30.7", &s, NULL);
 	ch = choose(&c, CC_ALLREDUCE, GIB);
 	assert_int_equal(ch.algo, CC_NCCL_RING);
+	assert_int_equal(ch.proto, CC_PROTO_SIMPLE);
+	assert_int_equal(ch.nchannels, 1);
 	assert_true(ch.time_us == 0);
 }
 
