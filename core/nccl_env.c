@@ -64,8 +64,8 @@ static const struct {
 	const char *name;
 	enum cc_coll coll;
 } nccl_funcs[] = {
-	{ "Broadcast", CC_BROADCAST },	   { "Reduce", CC_REDUCE },
-	{ "AllGather", CC_ALLGATHER },	   { "ReduceScatter", CC_REDUCESCATTER },
+	{ "Broadcast", CC_BROADCAST }, { "Reduce", CC_REDUCE },
+	{ "AllGather", CC_ALLGATHER }, { "ReduceScatter", CC_REDUCESCATTER },
 	{ "AllReduce", CC_ALLREDUCE },
 };
 #define NFUNCS (sizeof(nccl_funcs) / sizeof(nccl_funcs[0]))

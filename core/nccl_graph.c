@@ -73,29 +73,39 @@ struct speeds {
 #define SPEEDS(minor, patch, a) { minor, patch, a, sizeof(a) / sizeof(a[0]) }
 
 static const double intra_any[] = { 40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3 };
-static const double inter_any[] = { 48, 30, 28, 24, 20, 18, 15, 12, 10, 9,
-				    7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12 };
+static const double inter_any[] = {
+	48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12,
+};
 static const double sm90_intra_18[] = { 60, 40, 30, 24, 20, 15, 12, 6, 3 };
 static const double sm90_intra_19[] = { 60, 50, 40, 30, 24, 20, 15, 12, 6, 3 };
 static const double sm90_intra_21[] = { 60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3 };
-static const double sm90_inter_18_1[] = { 48, 45, 42, 40, 30, 24, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12 };
-static const double sm90_inter_18_3[] = { 48, 45, 42, 40, 30, 24, 20, 17.5,
-					  15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12 };
-static const double sm90_inter_19_3[] = { 48, 45, 42, 40, 30, 24, 22, 20, 17.5,
-					  15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12 };
+static const double sm90_inter_18_1[] = {
+	48, 45, 42, 40, 30, 24, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12,
+};
+static const double sm90_inter_18_3[] = {
+	48, 45, 42, 40, 30, 24, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12,
+};
+static const double sm90_inter_19_3[] = {
+	48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12,
+};
 static const double sm100_intra_25[] = { 90, 80, 70, 60, 50, 40, 30, 24, 20, 19 };
 static const double sm100_intra_27[] = { 90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18 };
 static const double sm100_intra_29[] = { 90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18 };
-static const double sm100_inter_27_3[] = { 47.9, 45, 42, 40, 30, 24, 22, 20, 17.5,
-					   15,	 12, 6,  3,  2.4, 1.2, 0.24, 0.12 };
-static const double sm100_inter_27_5[] = { 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5,
-					   15, 12,   6,	 3,  2.4, 1.2, 0.24, 0.12 };
-static const double sm100_inter_27_6[] = { 96, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5,
-					   15, 12, 6,	 3,  2.4, 1.2, 0.24, 0.12 };
-static const double sm100_inter_29_7[] = { 96, 80, 48, 45.1, 42,  40,  30,   24,  22, 20,
-					   17.5, 15, 12, 6,    3,   2.4, 1.2, 0.24, 0.12 };
-static const double sm100_inter_30[] = { 96, 86, 80, 48, 45.1, 42,  40,	 30,   24,  22,
-					 20, 17.5, 15, 12, 6,	 3,   2.4, 1.2, 0.24, 0.12 };
+static const double sm100_inter_27_3[] = {
+	47.9, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12,
+};
+static const double sm100_inter_27_5[] = {
+	48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12,
+};
+static const double sm100_inter_27_6[] = {
+	96, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12,
+};
+static const double sm100_inter_29_7[] = {
+	96, 80, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12,
+};
+static const double sm100_inter_30[] = {
+	96, 86, 80, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12,
+};
 
 static const struct speeds speeds_intra_any[] = { SPEEDS(18, 0, intra_any) };
 static const struct speeds speeds_inter_any[] = { SPEEDS(18, 0, inter_any) };
@@ -110,7 +120,7 @@ static const struct speeds speeds_sm100_intra[] = {
 	SPEEDS(25, 0, sm100_intra_25), SPEEDS(27, 0, sm100_intra_27), SPEEDS(29, 0, sm100_intra_29),
 };
 static const struct speeds speeds_sm100_inter[] = {
-	SPEEDS(25, 0, sm90_inter_19_3),	 SPEEDS(27, 0, sm100_inter_27_3),
+	SPEEDS(25, 0, sm90_inter_19_3), SPEEDS(27, 0, sm100_inter_27_3),
 	SPEEDS(27, 5, sm100_inter_27_5), SPEEDS(27, 6, sm100_inter_27_6),
 	SPEEDS(29, 7, sm100_inter_29_7), SPEEDS(30, 0, sm100_inter_30),
 };

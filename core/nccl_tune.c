@@ -154,9 +154,9 @@ static double rate(const struct tune *t, enum cc_coll coll, enum cc_nccl_algo a,
 		if (p == CC_PROTO_LL) {
 			/* .5 from 2.21; 1/4, or 1/3 for one node's allgather and
 			 * reduce-scatter and broadcast, before */
-			double f = ge(t, 21, 0)			     ? .5 :
-				   t->nnodes > 1 || coll == CC_ALLREDUCE || coll == CC_REDUCE ? 1.0 / 4.0 :
-											1.0 / 3.0;
+			bool quarter = t->nnodes > 1 || coll == CC_ALLREDUCE || coll == CC_REDUCE;
+			double f = ge(t, 21, 0) ? .5 : quarter ? 1.0 / 4.0 : 1.0 / 3.0;
+
 			bus = fmin(t->ll_max, bus * f);
 		} else if (p == CC_PROTO_LL128) {
 			/* .7 with one GPU per node up to 2.22 */
@@ -326,8 +326,7 @@ static void tune_model(struct tune *t)
 	for (int ci = 0; ci < CC_COLL_COUNT; ci++) {
 		enum cc_coll coll = (enum cc_coll)ci;
 		uint32_t nsteps = coll == CC_ALLREDUCE ? 2 * (t->nranks - 1) :
-				  ag_rs(coll)	       ? t->nranks - 1 :
-							 t->nranks;
+				  ag_rs(coll) ? t->nranks - 1 : t->nranks;
 		bool any = false;
 
 		for (int ai = 0; ai < CC_NCCL_ALGO_COUNT; ai++)
@@ -406,7 +405,7 @@ int cc_nccl_comm_init(struct cc_nccl_comm *c, const struct cc_nccl_version *v,
 		      size_t len)
 {
 	struct tune t;
-	int rc = check(v, s, e, err, len);
+	int rc = check(v, s, e, err, len), row;
 
 	if (rc)
 		return rc;
@@ -425,7 +424,8 @@ int cc_nccl_comm_init(struct cc_nccl_comm *c, const struct cc_nccl_version *v,
 	t.ppn = cc_nccl_ppn(s);
 	t.node_class = s->nnodes <= 2 ? (int)s->nnodes - 1 : 2;
 	/* LL's cap: the GPU's row on one node, the CPU's between nodes */
-	t.ll_max = t.k.ll_max_bw[s->nnodes == 1 ? (int)s->arch : s->cpu == CC_CPU_AMD ? 1 : 0][t.node_class];
+	row = s->nnodes == 1 ? (int)s->arch : s->cpu == CC_CPU_AMD ? 1 : 0;
+	t.ll_max = t.k.ll_max_bw[row][t.node_class];
 	t.collnet_on = c->graph[CC_NCCL_COLLNET_CHAIN].nchannels > 0;
 	c->ll128_enabled = ll128_default(&t, CC_NCCL_RING);
 	if (s->nranks > 1)
@@ -437,12 +437,18 @@ int cc_nccl_comm_init(struct cc_nccl_comm *c, const struct cc_nccl_version *v,
  * (tuning.cc treeCorrectionFactor): bandwidth factors by log2(bytes/64),
  * NCCL's rows LL, LL128, Simple.  23 entries before 2.29, the same. */
 static const double tree_correction[CC_PROTO_COUNT][24] = {
-	[CC_PROTO_LL] = { 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
-			  .4,  .4,  .5,	 .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
-	[CC_PROTO_LL128] = { 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
-			     .6,  .6,  .6,  .6,	 .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0 },
-	[CC_PROTO_SIMPLE] = { .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
-			      .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9 },
+	[CC_PROTO_LL] = {
+		1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
+		.4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0,
+	},
+	[CC_PROTO_LL128] = {
+		1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
+		.6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0,
+	},
+	[CC_PROTO_SIMPLE] = {
+		.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+		.5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9,
+	},
 };
 
 /* ncclTopoGetAlgoTime at bandwidth bw, one operation (numPipeOps 1). */

@@ -14,9 +14,9 @@
  * Systems: a DGX H100 GPU has 18 NVLinks (450 GB/s), which NCCL counts at
  * 20.6 GB/s each (topo.h SM90_NVLINK_BW): 370.8 GB/s to the NVSwitch; a
  * PCIe Gen5 x16 link = 16 x 240 / 80 = 48 GB/s (topo.cc kvDictPciGen),
- * 400 Gb/s NICs = 50 GB/s; a B200 18 x 40.1 = 721.8 GB/s.  nccl-tests' busbw = algbw x 2(n-1)/n; NCCL's table
- * holds algbw (ring, NVLS: busBw x n/nsteps, nsteps = 2(n-1) for
- * allreduce). */
+ * 400 Gb/s NICs = 50 GB/s; a B200 18 x 40.1 = 721.8 GB/s.  nccl-tests'
+ * busbw = algbw x 2(n-1)/n; NCCL's table holds algbw (ring, NVLS: busBw x
+ * n/nsteps, nsteps = 2(n-1) for allreduce). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
