@@ -203,6 +203,8 @@ static const struct {
 	.cpu_call_ps = NS(100),     /* assumed */ \
 	.nvlink_links = 12, \
 	.gpu_dma = SIM_GPU_DMA_GPUDIRECT, \
+	.gpu_arch = CC_GPU_AMPERE, \
+	.cpu_vendor = CC_CPU_AMD,   /* DGX A100: 2 x EPYC 7742 */ \
 }
 
 /* H100-class node (DGX H100): H100 SXM5 HBM3 3.35 TB/s; NVLink 4: 18 links,
@@ -218,6 +220,8 @@ static const struct {
 	.cpu_call_ps = NS(100),     /* assumed */ \
 	.nvlink_links = 18, \
 	.gpu_dma = SIM_GPU_DMA_GPUDIRECT, \
+	.gpu_arch = CC_GPU_HOPPER, \
+	.cpu_vendor = CC_CPU_INTEL, /* DGX H100: 2 x Xeon Platinum 8480C */ \
 }
 
 struct preset {
@@ -409,6 +413,9 @@ static const struct preset presets[] = {
 		.host = {
 			.nvlink_links = 18,
 			.gpu_dma = SIM_GPU_DMA_GPUDIRECT,
+			/* NCCL's choices as on an H100 host */
+			.gpu_arch = CC_GPU_HOPPER,
+			.cpu_vendor = CC_CPU_INTEL,
 		},
 		.soft = {0},
 	}},
@@ -541,6 +548,8 @@ const struct sim_param_field sim_param_fields[] = {
 	BYTES_S("host.cpu_thread_bytes_per_s", host.cpu_thread_bytes_per_s),
 	PS("host.cpu_call_ps", host.cpu_call_ps),
 	ENUMF("host.gpu_dma", host.gpu_dma, sim_gpu_dma_name, SIM_GPU_DMA_COUNT),
+	ENUMF("host.gpu_arch", host.gpu_arch, cc_gpu_arch_name, CC_GPU_ARCH_COUNT),
+	ENUMF("host.cpu_vendor", host.cpu_vendor, cc_cpu_vendor_name, CC_CPU_VENDOR_COUNT),
 
 	PS("software.post_send_ps", soft.post_send_ps),
 	PS("software.post_recv_ps", soft.post_recv_ps),

@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/nccl_tune.h"
+
 #include "sim/time.h"
 #include "sim/wire.h"
 
@@ -194,6 +196,11 @@ struct sim_host_params {
 	sim_time_ps cpu_call_ps;       /* fixed cost of one CPU reduce/copy call */
 	uint32_t nvlink_links;         /* links per GPU (nvlink_bps is their sum) */
 	enum sim_gpu_dma gpu_dma;
+	/* The GPU generation and the host CPU's maker: what NCCL's tuning
+	 * model keys its tables on (core/nccl_tune.h), so `auto` picks the
+	 * algorithm, protocol and channels NCCL would on this host. */
+	enum cc_gpu_arch gpu_arch;
+	enum cc_cpu_vendor cpu_vendor;
 };
 
 /* Host software: the cost of the verbs calls in a schedule. */
