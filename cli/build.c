@@ -44,6 +44,22 @@ static int check_faults(const struct cli_opts *o, const struct cc_schedule *s, u
 	return 0;
 }
 
+int cli_size_params(const struct cli_opts *o, uint64_t size, struct cc_coll_params *p,
+		    struct cc_nccl_pick *pick, char *err, size_t len)
+{
+	struct cc_nccl_pick own;
+	int rc;
+
+	*p = o->p;
+	if (!o->nccl)
+		return 0;
+	if ((rc = cc_nccl_auto_apply(o->nccl, size, p, pick ? pick : &own, err, len)))
+		return rc;
+	/* The protocol's slot and chunk, unless given (core/schedule.h). */
+	cc_coll_params_fill(p, o->slot_given, o->chunk_given);
+	return 0;
+}
+
 int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out,
 	      uint64_t *count, uint64_t *size)
 {
@@ -55,7 +71,7 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_build_opts *bo,
 		   struct cc_schedule **out, uint64_t *count, uint64_t *size)
 {
-	struct cc_coll_params p = o->p;
+	struct cc_coll_params p;
 	enum cli_cmd cmd = o->scenario ? CLI_RUN : o->cmd; /* what was typed */
 	char err[256] = "";
 	/* The command line's policy: no schedule larger than this host, its
@@ -68,7 +84,11 @@ int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_bui
 		with_limit.mem_limit = &host;
 	}
 
-	cc_result_counts(p.coll, p.nranks, cc_dtype_size(p.dtype), bytes, count, size);
+	cc_result_counts(o->p.coll, o->p.nranks, cc_dtype_size(o->p.dtype), bytes, count, size);
+	if (cli_size_params(o, *size, &p, NULL, err, sizeof(err))) {
+		fprintf(stderr, "cclab %s: %" PRIu64 " bytes: %s\n", cli_cmd_name(cmd), *size, err);
+		return CLI_EXIT_USAGE;
+	}
 	p.count = *count;
 	errno = 0;
 	*out = cc_build_with(&p, &with_limit, err, sizeof(err));

@@ -30,6 +30,13 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 struct cc_build_opts;
 int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_build_opts *bo,
 		   struct cc_schedule **out, uint64_t *count, uint64_t *size);
+/* o's collective as it runs at the size column `size`: o->p with, under
+ * `auto` (o->nccl), NCCL's choice of algorithm, protocol and channels and
+ * the slot and chunk sizes that go with the protocol, *pick set (NULL: not
+ * wanted).  0, or -ENOENT with a message in err when NCCL_ALGO and
+ * NCCL_PROTO leave nothing cclab builds. */
+int cli_size_params(const struct cli_opts *o, uint64_t size, struct cc_coll_params *p,
+		    struct cc_nccl_pick *pick, char *err, size_t len);
 /* The deadline of a size whose wall-clock limit (--wall-limit, o's
  * wall_limit_ms; 0 none) starts at start_ns: 0 for none. */
 uint64_t cli_wall_deadline(uint64_t wall_limit_ms, uint64_t start_ns);

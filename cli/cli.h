@@ -15,6 +15,7 @@
 
 #include "core/algo.h"
 #include "core/exec.h"
+#include "core/nccl_auto.h"
 #include "core/schedule.h"
 #include "sim/fault.h"
 #include "sim/params.h"
@@ -58,6 +59,7 @@ struct cli_opts {
 	enum cli_cmd cmd;
 	struct cc_coll_params p; /* coll, transport, dtype, redop, nranks, chunk/slot */
 	bool algo_given;         /* -A: else the collective's default (cc_algo_default) */
+	bool proto_given, channels_given; /* -P, --channels */
 	uint64_t minbytes, maxbytes, stepfactor;
 	int64_t rank;            /* --rank; -1: every rank */
 	bool primitives;
@@ -111,12 +113,24 @@ struct cli_opts {
 	/* Set by `cclab run` for the command it runs: the network, check_max
 	 * and expectations come from it. */
 	const struct cc_scenario *scenario;
+	/* NULL, or `auto`'s model: each size takes NCCL's algorithm, protocol
+	 * and channels where it says auto (cli_size_params()) */
+	const struct cc_nccl_auto *nccl;
+	struct cc_nccl_auto nccl_own; /* -A/-P/--channels auto, --nccl-version, --env */
 	/* Set by `cclab run` to compare its runs, else -1: the finished JSON
 	 * report is written to this descriptor too, --json or not (a memfd,
 	 * since rank 0 of a local verbs run is a forked child). */
 	int report_fd;
 	bool help;
 };
+
+/* cli/nccl_opts.c: `auto` on the command line. */
+bool cli_is_auto(const char *arg);
+/* --env NCCL_X=VALUE into o->nccl_own.env: 0, or -EINVAL / -ENOENT and why. */
+int cli_nccl_env_option(struct cli_opts *o, const char *arg, char *err, size_t len);
+/* After every option: with anything auto, NCCL's communicator for the
+ * topology and fabric (o->nccl set); 0 or -errno and why. */
+int cli_nccl_finish(enum cli_cmd cmd, struct cli_opts *o, char *err, size_t len);
 
 /* Parses argv[1..argc) of a subcommand (argv[0] is its name).  Returns 0
  * (o->help set for --help) or CLI_EXIT_USAGE after one message on stderr

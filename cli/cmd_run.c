@@ -79,6 +79,7 @@ static void from_scenario(const struct cli_opts *in, const struct cc_scenario *s
 	o->fabric = sc->fabric;
 	o->check = sc->check_max > 0;
 	o->scenario = sc;
+	o->nccl = cc_nccl_auto_any(&sc->nccl) ? &sc->nccl : NULL;
 	/* The file's key and receive faults, then --fault's (cmd_run checked
 	 * that both fit). */
 	memmove(o->faults + sc->nkey_faults, in->faults, in->nfaults * sizeof(in->faults[0]));

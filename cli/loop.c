@@ -60,6 +60,15 @@ void cli_preamble_buffers(const struct cli_opts *o)
 		printf("  protocol: %s (%s lines on the wire)", cc_proto_name[p->proto],
 		       p->proto == CC_PROTO_LL ? "16-byte, 8 data bytes" : "128-byte, 120 data bytes");
 	printf("\n");
+	if (o->nccl) {
+		const struct cc_nccl_auto *a = o->nccl;
+
+		printf("# auto:%s%s%s NCCL %u.%u.%u's choice per size (noted after each row, as "
+		       "NCCL_DEBUG=INFO says it); communicator: %u channels, NVLS %u\n",
+		       a->algo ? " algorithm" : "", a->proto ? " protocol" : "",
+		       a->channels ? " channels" : "", a->version.major, a->version.minor,
+		       a->version.patch, a->comm.nchannels, a->comm.nvls_nchannels);
+	}
 	if (p->mem == CC_MEM_GPU && cc_coll_stage_mem(p) == CC_MEM_HOST)
 		printf("# staging: host memory (no GPUDirect RDMA): the GPU reads and writes the "
 		       "staging slots across its PCIe link\n");

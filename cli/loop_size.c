@@ -15,10 +15,19 @@
 
 static struct cc_result_row size_row(const struct cli_opts *o, uint64_t size, uint64_t count)
 {
-	struct cc_coll_params p = o->p;
+	struct cc_coll_params p;
+	struct cc_nccl_pick pick = {0};
+	char err[256];
+	/* `auto`: what this size was built with (cli_build_with(), which
+	 * reported any error before the run). */
+	bool nccl = o->nccl && !cli_size_params(o, size, &p, &pick, err, sizeof(err));
 
+	if (!nccl)
+		p = o->p;
 	p.count = count;
 	return (struct cc_result_row){
+		.nccl = nccl,
+		.pick = pick,
 		.size = size,
 		.count = count,
 		.type = cc_dtype_name[o->p.dtype],
@@ -79,10 +88,17 @@ static void csv_row(const struct cli_opts *o, const struct cc_executor_ops *x, F
 		fprintf(f, ",N/A,%s", cli_run_status_name(err->status));
 	else
 		fprintf(f, ",%" PRIu64 ",%s", row->wrong, cli_run_status_name(err->status));
-	/* what tells apart runs merged into one file */
-	fprintf(f, ",%s,%s,%" PRIu32 ",%s\n", cc_algo_name[o->p.algo], cc_proto_name[o->p.proto],
-		o->p.nchannels > 1 ? o->p.nchannels : 1, /* 0: the default, one */
-		cc_ring_order_name[o->p.ring_order]);
+	/* what tells apart runs merged into one file: what this size ran */
+	struct cc_coll_params p = o->p;
+
+	if (row->nccl) {
+		p.algo = cc_nccl_algo_cclab(row->pick.algo, p.coll);
+		p.proto = row->pick.proto;
+		p.nchannels = row->pick.nchannels;
+	}
+	fprintf(f, ",%s,%s,%" PRIu32 ",%s\n", cc_algo_name[p.algo], cc_proto_name[p.proto],
+		p.nchannels > 1 ? p.nchannels : 1, /* 0: the default, one */
+		cc_ring_order_name[p.ring_order]);
 }
 
 /* Prints the row, adds it to the summary, writes its --csv line, and for

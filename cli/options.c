@@ -54,6 +54,8 @@ enum {
 	OPT_FAULT,
 	OPT_RNR_RETRY,
 	OPT_WALL_LIMIT,
+	OPT_NCCL_VERSION,
+	OPT_ENV,
 };
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
@@ -123,6 +125,9 @@ static const struct {
 	{{"fault", required_argument, NULL, OPT_FAULT}, FOR_SIM | FOR_VERBS | FOR_RUN},
 	{{"wall-limit", required_argument, NULL, OPT_WALL_LIMIT}, FOR_SIM | FOR_RUN},
 	{{"rnr-retry", required_argument, NULL, OPT_RNR_RETRY}, FOR_VERBS | FOR_RUN},
+	/* NCCL's choices (`auto`): the release whose rules, the variables */
+	{{"nccl-version", required_argument, NULL, OPT_NCCL_VERSION}, FOR_SIM},
+	{{"env", required_argument, NULL, OPT_ENV}, FOR_SIM},
 	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN},
 };
 #define NOPTS (sizeof(table) / sizeof(table[0]))
@@ -311,6 +316,7 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 	o->timeout_s = CLI_DEFAULT_TIMEOUT_S;
 	o->rnr_retry = -1;
 	o->wall_limit_ms = (uint64_t)CLI_DEFAULT_WALL_LIMIT_S * 1000u;
+	cc_nccl_auto_init(&o->nccl_own);
 }
 
 /* --fault: the simulator's kinds (sim/fault.h), else KIND:RANK:OP as
@@ -376,11 +382,16 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		return err;
 	case 'A':
 		o->algo_given = true;
+		if ((o->nccl_own.algo = cli_is_auto(arg)))
+			return 0;
 		if (cc_algo_parse(arg, &o->p.algo))
 			return bad_value(c, arg, names_list(names, sizeof(names), cc_algo_name,
 							    CC_ALGO_COUNT));
 		return 0;
 	case 'P':
+		o->proto_given = true;
+		if ((o->nccl_own.proto = cli_is_auto(arg)))
+			return 0;
 		if (cc_proto_parse(arg, &o->p.proto))
 			return bad_value(c, arg, names_list(names, sizeof(names), cc_proto_name,
 							    CC_PROTO_COUNT));
@@ -429,10 +440,23 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 			o->p.nslots = (uint32_t)v;
 		return err;
 	case OPT_CHANNELS:
+		o->channels_given = true;
+		if ((o->nccl_own.channels = cli_is_auto(arg)))
+			return 0;
 		err = get_uint(c, arg, 1, 64, &v);
 		if (!err)
 			o->p.nchannels = (uint32_t)v;
 		return err;
+	case OPT_NCCL_VERSION:
+	case OPT_ENV: {
+		char why[256] = "";
+
+		if (val == OPT_NCCL_VERSION
+			    ? cc_nccl_version_parse(arg, &o->nccl_own.version, why, sizeof(why))
+			    : cli_nccl_env_option(o, arg, why, sizeof(why)))
+			return bad_value(c, arg, why);
+		return 0;
+	}
 	case OPT_RING_ORDER:
 		if (cc_ring_order_parse(arg, &o->p.ring_order))
 			return bad_value(c, arg, names_list(names, sizeof(names), cc_ring_order_name,
@@ -698,6 +722,15 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 					   o->faults[i].op, o->faults[i].rank, o->p.nranks);
 	if (!o->algo_given)
 		o->p.algo = cc_algo_default(o->p.coll);
+	/* -A auto alone: NCCL chooses the protocol and channels too */
+	if (o->nccl_own.algo) {
+		o->nccl_own.proto = o->nccl_own.proto || !o->proto_given;
+		o->nccl_own.channels = o->nccl_own.channels || !o->channels_given;
+	}
+	char why_auto[256];
+
+	if (cli_nccl_finish(cmd, o, why_auto, sizeof(why_auto)))
+		return usage_error(cmd, "auto: %s", why_auto);
 	/* The algorithm core's rules, in its words, at the option to change.
 	 * Without -n (the verbs executor under a launcher) the ranks come
 	 * later and the rules that need them are checked with them. */
@@ -738,7 +771,7 @@ int cli_opt_twice(enum cli_cmd cmd, const char *first, const char *first_value,
 /* What may be said more than once: each --set and --fault adds one. */
 static bool repeatable(int c)
 {
-	return c == OPT_SET || c == OPT_FAULT || c == 'h';
+	return c == OPT_SET || c == OPT_FAULT || c == OPT_ENV || c == 'h';
 }
 
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)

@@ -246,13 +246,21 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	fprintf(f, " (default %s; NCCL_ALGO's\n"
 		   "                          role; halving-doubling, hierarchical: allreduce\n"
 		   "                          only; tree: allreduce, broadcast, reduce;\n"
-		   "                          docs/schedule.md)\n",
+		   "                          docs/schedule.md); sim: auto, NCCL's own choice\n"
+		   "                          per size, protocol and channels too unless given\n"
+		   "                          (docs/nccl-tuning.md)\n",
 		cc_algo_name[CC_ALGO_RING]);
 	fprintf(f, "  -P, --protocol NAME     ");
 	names(f, cc_proto_name, CC_PROTO_COUNT);
 	fprintf(f, " (default %s; NCCL_PROTO's\n"
 		   "                          role: how slices sit in slots, core/proto.h)\n",
 		cc_proto_name[CC_PROTO_SIMPLE]);
+	if (me & FOR_SIM)
+		fprintf(f, "      --nccl-version V    the NCCL release whose choices auto follows\n"
+			   "                          (default: the newest cclab has)\n"
+			   "      --env NCCL_X=VALUE  a variable of the run modelled, in NCCL's\n"
+			   "                          syntax (NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS,\n"
+			   "                          ...), for auto; repeatable\n");
 	fprintf(f, "  -r, --root RANK         broadcast and reduce: the root (default 0)\n");
 	fprintf(f, "      --channels C        the ring (or the tree's pair) over C channels,\n"
 		   "                          each its own QPs and part of the array\n"

@@ -72,6 +72,8 @@ struct val_point {
 	bool predicted;         /* the simulator ran this size */
 	double pred_time_us, pred_bw;
 	char status[VAL_TEXT_LEN + 64]; /* "ok", or why there is no prediction */
+	/* `auto`: what NCCL chose at this size and what ran ("" otherwise) */
+	char nccl[CC_NCCL_PICK_TEXT_LEN];
 };
 
 struct val_case {

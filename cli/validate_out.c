@@ -102,7 +102,8 @@ void val_print_case(FILE *f, const struct val_case *c, bool points)
 				else
 					fprintf(f, " %7s", "N/A");
 			}
-			fprintf(f, "  %s\n", pt->status[0] ? pt->status : "-");
+			fprintf(f, "  %s%s%s\n", pt->status[0] ? pt->status : "-",
+				pt->nccl[0] ? "  # " : "", pt->nccl);
 		}
 	}
 	for (int k = 0; k < VAL_CLASS_COUNT; k++)
@@ -154,6 +155,8 @@ static void point_json(struct cc_json *j, const struct val_case *c, const struct
 		cli_json_double_or_null(j, "predicted_bw", pt->predicted, pt->pred_bw);
 	}
 	cc_json_kv_string(j, "status", pt->status);
+	if (pt->nccl[0])
+		cc_json_kv_string(j, "nccl", pt->nccl);
 	cc_json_object_end(j);
 }
 

@@ -116,13 +116,18 @@ int cc_results_format_row(char *buf, size_t len, const struct cc_result_row *row
 
 void cc_results_print_row(FILE *f, const struct cc_result_row *row)
 {
-	char buf[256];
+	char buf[256], note[CC_NCCL_PICK_TEXT_LEN + 4] = "";
 	int n = cc_results_format_row(buf, sizeof(buf), row);
 
 	if (n < 0)
 		return;
+	if (row->nccl) {
+		char t[CC_NCCL_PICK_TEXT_LEN];
+
+		snprintf(note, sizeof(note), "  # %s", cc_nccl_pick_text(&row->pick, t, sizeof(t)));
+	}
 	if ((size_t)n < sizeof(buf)) {
-		fprintf(f, "%s\n", buf);
+		fprintf(f, "%s%s\n", buf, note);
 		return;
 	}
 	/* Only a very long type or redop name gets here. */
@@ -131,7 +136,7 @@ void cc_results_print_row(FILE *f, const struct cc_result_row *row)
 	if (!big)
 		return;
 	cc_results_format_row(big, (size_t)n + 1, row);
-	fprintf(f, "%s\n", big);
+	fprintf(f, "%s%s\n", big, note);
 	free(big);
 }
 

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/nccl_auto.h"
+
 #include "schedule.h"
 
 /* ---- sizes and counts, nccl-tests' convention ---- */
@@ -63,6 +65,10 @@ struct cc_result_row {
 	uint64_t wrong;      /* #wrong */
 	bool unchecked;      /* no data was checked: #wrong is N/A (nccl-tests -c 0) */
 	bool failed;         /* run failed for another reason (deadlock, ...) */
+	/* `auto`: NCCL's choice for this size and what ran (core/nccl_auto.h),
+	 * noted after the row as NCCL_DEBUG=INFO would say it */
+	bool nccl;
+	struct cc_nccl_pick pick;
 };
 
 #define CC_RESULT_NO_TIME (-1.0)

@@ -19,7 +19,7 @@
 static const char *const top_keys[] = {
 	"name", "description", "topology", "fabric", "collective", "p2p", "algorithm",
 	"transport", "protocol", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes",
-	"slots", "channels", "ring_order",
+	"slots", "channels", "ring_order", "nccl_version", "env",
 	"seed", "executors", "check", "expect", "memory", "root", "faults", NULL,
 };
 
@@ -308,11 +308,15 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = read_enum_key(d, "collective", cc_coll_name, CC_COLL_COUNT, &coll, err);
 	alg = cc_algo_default((enum cc_coll)coll);
 	if (!rc)
-		rc = read_enum_key(d, "algorithm", cc_algo_name, CC_ALGO_COUNT, &alg, err);
+		rc = cc_scenario_auto_enum(d, "algorithm", cc_algo_name, CC_ALGO_COUNT, &alg,
+					   &sc->nccl.algo, err);
 	if (!rc)
 		rc = read_enum_key(d, "transport", cc_transport_name, CC_TRANSPORT_COUNT, &tr, err);
 	if (!rc)
-		rc = read_enum_key(d, "protocol", cc_proto_name, CC_PROTO_COUNT, &proto, err);
+		rc = cc_scenario_auto_enum(d, "protocol", cc_proto_name, CC_PROTO_COUNT, &proto,
+					   &sc->nccl.proto, err);
+	if (!rc)
+		rc = cc_scenario_nccl_read(d, sc, err);
 	if (!rc)
 		rc = read_enum_key(d, "dtype", cc_dtype_name, CC_DTYPE_COUNT, &dt, err);
 	if (!rc)
@@ -355,8 +359,8 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = cy_size(v, "slot_bytes", 1, UINT32_MAX, &sc->p.slot_bytes, err);
 		sc->slot_given = true;
 	}
-	if (!rc && (v = cy_get(d, "channels")) && !(rc = cy_uint(v, "channels", 1, 64, &x, err)))
-		sc->p.nchannels = (uint32_t)x;
+	if (!rc)
+		rc = cc_scenario_auto_channels(d, sc, err);
 	if (!rc && (v = cy_get(d, "slots")) && !(rc = cy_uint(v, "slots", 1, MAX_SLOTS, &x, err)))
 		sc->p.nslots = (uint32_t)x;
 	if (!rc && (v = cy_get(d, "seed")))
@@ -377,6 +381,8 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		return rc;
 	sc->p.nranks = sc->net.nranks;
 	sc->p.ranks_per_node = sim_net_ranks_per_node(&sc->net);
+	if ((rc = cc_scenario_nccl_finish(d, sc, err)))
+		return rc;
 	if ((v = cy_get(d, "ring_order"))) {
 		unsigned o = 0;
 
@@ -483,6 +489,7 @@ static void defaults(struct cc_scenario *sc, const char *path)
 
 	memset(sc, 0, sizeof(*sc));
 	cc_coll_params_default(&sc->p);
+	cc_nccl_auto_init(&sc->nccl);
 	snprintf(sc->file, sizeof(sc->file), "%s", path);
 	snprintf(sc->name, sizeof(sc->name), "%s", base ? base + 1 : path);
 	len = strlen(sc->name);
@@ -599,7 +606,9 @@ void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 		cc_json_object_end(j);
 		return;
 	}
-	cc_json_kv_string(j, "algorithm", cc_algo_name[sc->p.algo]);
+	cc_json_kv_string(j, "algorithm", sc->nccl.algo ? "auto" : cc_algo_name[sc->p.algo]);
+	if (cc_nccl_auto_any(&sc->nccl)) /* only with auto: other files stay as they were */
+		cc_scenario_nccl_json(j, sc);
 	cc_json_key(j, "executors");
 	cc_json_array_begin_flat(j);
 	for (int e = 0; e < CC_EXECUTOR_COUNT; e++)

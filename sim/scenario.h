@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "core/exec.h"
+#include "core/nccl_auto.h"
 #include "core/p2p.h"
 #include "core/schedule.h"
 #include "sim/fault.h"
@@ -75,6 +76,9 @@ struct cc_scenario {
 	 * p2p.size is the first size; p2p.nranks the topology's GPUs. */
 	bool is_p2p;
 	struct cc_p2p_params p2p;
+	/* `auto` algorithm, protocol or channels: NCCL's choice per size, by
+	 * nccl_version's rules under env's NCCL_* variables */
+	struct cc_nccl_auto nccl;
 };
 
 /* Loads `path`, applying sets[0 .. nsets) ("key.path=value") first.

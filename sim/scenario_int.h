@@ -44,4 +44,24 @@ int cc_scenario_p2p_expect(const struct cy_node *e, const struct cc_scenario *sc
 void cc_scenario_p2p_json(struct cc_json *j, const struct cc_scenario *sc);
 void cc_scenario_p2p_expect_json(struct cc_json *j, const struct cc_expect *x);
 
+/* ---- sim/scenario_nccl.c: NCCL's choices (`auto`, nccl_version, env) ---- */
+
+/* `key: auto` sets *autov; any other value is read as cy_enum(). */
+int cc_scenario_auto_enum(const struct cy_node *doc, const char *key, const char *const *names,
+			  unsigned count, unsigned *out, bool *autov, struct cy_error *err);
+/* `channels: auto` or a count 1..64. */
+int cc_scenario_auto_channels(const struct cy_node *doc, struct cc_scenario *sc,
+			      struct cy_error *err);
+/* `nccl_version:` and `env:` into sc->nccl. */
+int cc_scenario_nccl_read(const struct cy_node *doc, struct cc_scenario *sc,
+			  struct cy_error *err);
+/* After the topology and fabric: NCCL's communicator for them, when
+ * anything is auto; the communicator's channels and rail-ordered rings
+ * until a size chooses. */
+int cc_scenario_nccl_finish(const struct cy_node *doc, struct cc_scenario *sc,
+			    struct cy_error *err);
+/* "nccl": what is auto, the release, the NCCL_* variables given and the
+ * communicator's channels, as members of the scenario's object. */
+void cc_scenario_nccl_json(struct cc_json *j, const struct cc_scenario *sc);
+
 #endif /* CCLAB_SIM_SCENARIO_INT_H */

@@ -20,7 +20,7 @@
 static const char *const collective_keys[] = {
 	"collective", "algorithm", "transport", "protocol", "dtype", "redop", "ranks", "chunk_bytes",
 	"slot_bytes", "slots", "executors", "check", "memory", "root", "channels", "ring_order",
-	NULL,
+	"nccl_version", "env", NULL,
 };
 
 static const char *const section_keys[] = {

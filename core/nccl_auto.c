@@ -1,0 +1,116 @@
+/* core/nccl_auto.c — NCCL's choice, applied to a run (core/nccl_auto.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/algo.h"
+#include "core/nccl_auto.h"
+
+void cc_nccl_auto_init(struct cc_nccl_auto *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->version = cc_nccl_version_default;
+	cc_nccl_env_init(&a->env);
+}
+
+bool cc_nccl_env_inert(const char *name)
+{
+	/* Logging, device and interface selection, bootstrap and launch
+	 * settings (docs.nvidia.com NCCL "Environment Variables"): none moves
+	 * the choice of algorithm, protocol or channels on the hardware a
+	 * scenario describes. */
+	static const char *const inert[] = {
+		"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_SOCKET_IFNAME",
+		"NCCL_SOCKET_FAMILY", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_DISABLE",
+		"NCCL_IB_TIMEOUT", "NCCL_IB_RETRY_CNT", "NCCL_IB_SL", "NCCL_IB_TC",
+		"NCCL_IB_PCI_RELAXED_ORDERING", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_P2P_LEVEL",
+		"NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET", "NCCL_NET_PLUGIN",
+		"NCCL_TOPO_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_DUMP_FILE",
+		"NCCL_CUMEM_ENABLE", "NCCL_LAUNCH_MODE", "NCCL_ASYNC_ERROR_HANDLING",
+		"NCCL_COMM_BLOCKING", "NCCL_CROSS_NIC", "NCCL_IGNORE_CPU_AFFINITY",
+		"NCCL_TESTS_SPLIT_MASK", NULL,
+	};
+
+	for (const char *const *n = inert; *n; n++)
+		if (!strcmp(*n, name))
+			return true;
+	return false;
+}
+
+enum cc_algo cc_nccl_algo_cclab(enum cc_nccl_algo a, enum cc_coll c)
+{
+	enum cc_algo x;
+
+	switch (a) {
+	case CC_NCCL_RING:
+		x = CC_ALGO_RING;
+		break;
+	case CC_NCCL_TREE:
+		x = CC_ALGO_TREE;
+		break;
+	default:
+		return CC_ALGO_COUNT;
+	}
+	return cc_algo_supports(x, c) ? x : CC_ALGO_COUNT;
+}
+
+int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
+		       struct cc_nccl_pick *pick, char *err, size_t len)
+{
+	struct cc_nccl_choice run;
+	int rc = cc_nccl_choose(&a->comm, p->coll, bytes, &pick->nccl, err, len);
+
+	if (rc)
+		return rc;
+	run = pick->nccl;
+	pick->stand_in = cc_nccl_algo_cclab(run.algo, p->coll) == CC_ALGO_COUNT;
+	if (pick->stand_in) {
+		/* NCCL's best of what cclab builds: the same model with the
+		 * other algorithms' bandwidth taken away (bw 0: not available). */
+		struct cc_nccl_comm only = a->comm;
+
+		for (int x = 0; x < CC_NCCL_ALGO_COUNT; x++)
+			if (cc_nccl_algo_cclab((enum cc_nccl_algo)x, p->coll) == CC_ALGO_COUNT)
+				for (int q = 0; q < CC_PROTO_COUNT; q++)
+					only.bw[p->coll][x][q] = 0;
+		if (cc_nccl_choose(&only, p->coll, bytes, &run, err, len)) {
+			snprintf(err, len, "NCCL chooses %s for %s, which cclab does not build, and "
+				 "NCCL_ALGO / NCCL_PROTO leave none that it does (Ring%s)",
+				 cc_nccl_algo_name[pick->nccl.algo], cc_coll_name[p->coll],
+				 p->coll == CC_ALLREDUCE ? ", Tree" : "");
+			return -ENOENT;
+		}
+	}
+	pick->algo = run.algo;
+	pick->proto = run.proto;
+	pick->nchannels = run.nchannels;
+	if (a->algo) {
+		p->algo = cc_nccl_algo_cclab(run.algo, p->coll);
+		/* rail order is the ring's (NCCL's trees follow no rails) */
+		if (p->algo != CC_ALGO_RING)
+			p->ring_order = CC_RING_ORDER_RANK;
+	}
+	if (a->proto)
+		p->proto = run.proto;
+	if (a->channels)
+		p->nchannels = run.nchannels;
+	return 0;
+}
+
+/* As NCCL_PROTO and NCCL's logs spell them. */
+static const char *const nccl_proto_name[CC_PROTO_COUNT] = {
+	[CC_PROTO_SIMPLE] = "Simple", [CC_PROTO_LL] = "LL", [CC_PROTO_LL128] = "LL128",
+};
+
+const char *cc_nccl_pick_text(const struct cc_nccl_pick *pick, char *buf, size_t len)
+{
+	const struct cc_nccl_choice *n = &pick->nccl;
+	int k = snprintf(buf, len, "%s/%s %uch", cc_nccl_algo_name[n->algo],
+			 nccl_proto_name[n->proto], n->nchannels);
+
+	if (pick->stand_in && k >= 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, "; ran %s/%s %uch (%s not modelled)",
+			 cc_nccl_algo_name[pick->algo], nccl_proto_name[pick->proto],
+			 pick->nchannels, cc_nccl_algo_name[n->algo]);
+	return buf;
+}

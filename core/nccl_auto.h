@@ -1,0 +1,66 @@
+/* core/nccl_auto.h — `auto`: the algorithm, protocol and channel count a
+ * run takes from NCCL's own choice at each size (core/nccl_tune.h), as
+ * nccl-tests gets them from NCCL, so that a predicted table is of what a
+ * real run does.
+ *
+ * NCCL may choose an algorithm cclab does not build yet (NVLS, NVLSTree,
+ * CollNet, PAT).  Then the size runs NCCL's best of the algorithms cclab
+ * has (ring, and the tree for allreduce), under the same NCCL_ALGO and
+ * NCCL_PROTO, and its row says so: never a silent stand-in. */
+#ifndef CCLAB_CORE_NCCL_AUTO_H
+#define CCLAB_CORE_NCCL_AUTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/nccl_tune.h"
+#include "core/schedule.h"
+
+/* Which parameters NCCL chooses, and the model it chooses with. */
+struct cc_nccl_auto {
+	bool algo, proto, channels; /* `auto` for each; none: the run's own */
+	struct cc_nccl_version version;
+	struct cc_nccl_env env;
+	struct cc_nccl_comm comm;   /* cc_nccl_comm_init() of version, env, system */
+};
+
+/* What one size ran and why. */
+struct cc_nccl_pick {
+	struct cc_nccl_choice nccl; /* NCCL's choice */
+	enum cc_nccl_algo algo;     /* what runs: nccl.algo, or the stand-in */
+	enum cc_proto proto;
+	uint32_t nchannels;
+	bool stand_in;              /* nccl.algo is not one cclab builds */
+};
+
+/* The defaults: nothing auto, the newest release's rules, NCCL's env. */
+void cc_nccl_auto_init(struct cc_nccl_auto *a);
+static inline bool cc_nccl_auto_any(const struct cc_nccl_auto *a)
+{
+	return a->algo || a->proto || a->channels;
+}
+
+/* Whether `name` is a variable NCCL reads that changes nothing cclab
+ * models (NCCL_DEBUG, NCCL_IB_HCA, NCCL_SOCKET_IFNAME, ...): a case states
+ * its source's environment whole, and these are taken and ignored, while
+ * a misspelt name is still refused. */
+bool cc_nccl_env_inert(const char *name);
+
+/* NCCL's algorithm as cclab builds it, or CC_ALGO_COUNT when it has none
+ * for collective c. */
+enum cc_algo cc_nccl_algo_cclab(enum cc_nccl_algo a, enum cc_coll c);
+
+/* The choice for a size of `bytes` (the size column) of p's collective:
+ * sets p's algorithm, protocol and channels where a says auto, and *pick.
+ * 0, or -ENOENT with a message in err when NCCL_ALGO / NCCL_PROTO leave
+ * nothing that cclab can run. */
+int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
+		       struct cc_nccl_pick *pick, char *err, size_t len);
+
+/* "Ring/LL 4ch" or, for a stand-in, "NVLS/Simple 16ch; ran Ring/Simple
+ * 32ch (NVLS not modelled)": what the table's row notes. */
+#define CC_NCCL_PICK_TEXT_LEN 96
+const char *cc_nccl_pick_text(const struct cc_nccl_pick *pick, char *buf, size_t len);
+
+#endif /* CCLAB_CORE_NCCL_AUTO_H */

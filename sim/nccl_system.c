@@ -1,0 +1,79 @@
+/* sim/nccl_system.c — a network and a fabric, as NCCL's topology sees
+ * them (sim/nccl_system.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/nccl_system.h"
+#include "sim/topo.h"
+
+/* The network ports of rank r's NIC, and the rate of its first one. */
+static uint32_t nic_net_ports(const struct sim_net *net, const struct sim_params *f, uint32_t r,
+			      uint64_t *rate_bps)
+{
+	const struct sim_net_node *u = &net->nodes[net->rank_node[r]];
+	uint32_t n = 0;
+
+	for (uint32_t p = 0; p < u->nports; p++) {
+		const struct sim_net_link *l = &net->links[u->port_link[p]];
+
+		if (l->kind != SIM_NET_LINK_NET)
+			continue;
+		if (!n++)
+			*rate_bps = sim_topo_link_rate(l, f);
+	}
+	return n;
+}
+
+int sim_nccl_system(const struct sim_net *net, const struct sim_params *f,
+		    struct cc_nccl_system *out, char *err, size_t len)
+{
+	uint32_t ppn = sim_net_ranks_per_node(net);
+	uint64_t rate = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!net->nranks || !net->nhosts) {
+		snprintf(err, len, "the topology has no GPUs");
+		return -EINVAL;
+	}
+	if (!ppn) {
+		snprintf(err, len, "its hosts have different numbers of GPUs; NCCL's tuning model "
+			 "(core/nccl_tune.h) takes one GPU count per node");
+		return -EINVAL;
+	}
+	out->arch = f->host.gpu_arch;
+	out->cpu = f->host.cpu_vendor;
+	out->nranks = net->nranks;
+	out->nnodes = net->nhosts;
+	/* One NVSwitch per host, or none: every host alike */
+	out->nvswitch = true;
+	for (uint32_t h = 0; h < net->nhosts; h++)
+		out->nvswitch = out->nvswitch && net->hosts[h].nvswitch != SIM_NET_NONE;
+	out->nvswitch = out->nvswitch && ppn > 1;
+	out->nvlink_links = out->nvswitch ? f->host.nvlink_links : 0;
+	out->nvlink_gbs = out->nvswitch ? (double)f->host.nvlink_bps / 8e9 : 0;
+	out->pci_gbs = (double)f->pcie.rate_bps / 8e9;
+	/* NICs per node: the network ports of the first host's GPUs; every
+	 * other host must have as many (NCCL's search assumes alike nodes). */
+	for (uint32_t h = 0; h < net->nhosts; h++) {
+		const struct sim_net_host *ho = &net->hosts[h];
+		uint32_t ports = 0;
+
+		for (uint32_t g = 0; g < ho->ngpus; g++)
+			ports += nic_net_ports(net, f, ho->first_rank + g, &rate);
+		if (h == 0) {
+			out->nics_per_node = ports;
+			out->nic_gbs = (double)rate / 8e9;
+		} else if (ports != out->nics_per_node) {
+			snprintf(err, len, "host %s has %u network ports and host %s %u; NCCL's "
+				 "tuning model takes alike nodes", net->hosts[0].name,
+				 out->nics_per_node, ho->name, ports);
+			return -EINVAL;
+		}
+	}
+	out->net_latency_us = 0; /* net_ib reports latency 0 (ncclIbGetProperties) */
+	out->gdr = f->host.gpu_dma == SIM_GPU_DMA_GPUDIRECT;
+	out->ib = f->link.type == SIM_LINK_IB || f->link.type == SIM_LINK_IB_GRH;
+	out->collnet = false; /* no switch of cclab's reduces in the network yet */
+	return 0;
+}

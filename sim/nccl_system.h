@@ -1,0 +1,22 @@
+/* sim/nccl_system.h — the machine as NCCL's topology detection would see
+ * it (core/nccl_tune.h struct cc_nccl_system), read off a network and a
+ * fabric: nodes and GPUs per node, NVSwitch and NVLink rate, the NICs each
+ * node has and their rate, InfiniBand or RoCE, GPUDirect RDMA, the GPU
+ * generation and the CPU's maker. */
+#ifndef CCLAB_SIM_NCCL_SYSTEM_H
+#define CCLAB_SIM_NCCL_SYSTEM_H
+
+#include <stddef.h>
+
+#include "core/nccl_tune.h"
+#include "sim/net.h"
+#include "sim/params.h"
+
+/* Fills *out from the finished network *net under fabric *f.  0, or
+ * -EINVAL with a message in err when NCCL's model cannot describe the
+ * network: hosts with different GPU counts (NCCL's tuning assumes one
+ * ranks-per-node), or hosts that differ in NICs. */
+int sim_nccl_system(const struct sim_net *net, const struct sim_params *f,
+		    struct cc_nccl_system *out, char *err, size_t len);
+
+#endif /* CCLAB_SIM_NCCL_SYSTEM_H */
