@@ -37,6 +37,7 @@
 #include "sim/bound.h"
 #include "sim/physics.h"
 #include "sim/exec.h"
+#include "sim/nccl_system.h"
 #include "sim/scenario.h"
 #include "util/units.h"
 
@@ -485,6 +486,23 @@ static int sweep(struct tune *t)
 	return 0;
 }
 
+/* NCCL's model of the scenario's machine, for its choice beside each
+ * row; a machine it cannot describe (hosts that differ) leaves the
+ * reason instead. */
+static void nccl_init(struct tune *t)
+{
+	const struct cc_scenario *sc = t->sc;
+	struct cc_nccl_system sys;
+
+	t->nccl_why[0] = '\0';
+	if (sim_nccl_system(&sc->net, &sc->fabric, &sys, t->nccl_why, sizeof(t->nccl_why)) ||
+	    cc_nccl_comm_init(&t->nccl, &sc->nccl.version, &sys, &sc->nccl.env, t->nccl_why,
+			      sizeof(t->nccl_why))) {
+		if (!t->nccl_why[0])
+			snprintf(t->nccl_why, sizeof(t->nccl_why), "no model");
+	}
+}
+
 /* One thread per online processor, at most TUNE_MAX_JOBS. */
 static uint32_t default_jobs(void)
 {
@@ -506,6 +524,7 @@ static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
 	int rc, err;
 
 	cands_init(&t, a);
+	nccl_init(&t);
 	if ((rc = open_outputs(a, &jf, &cf)))
 		return rc;
 	/* Threads beyond the candidates would have nothing to run. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "core/nccl_tune.h"
 #include "core/schedule.h"
 #include "sim/time.h"
 #include "util/atomic_file.h"
@@ -139,7 +140,15 @@ struct tune {
 	bool all;               /* --all */
 	uint32_t jobs;          /* runs of one size at once (threads) */
 	struct tune_mem mem;    /* what they share */
+	/* NCCL's own choice at each size, beside the simulated best: its
+	 * model for the scenario's topology, fabric, nccl_version and env
+	 * (nccl_why: why there is none, "" when there is) */
+	struct cc_nccl_comm nccl;
+	char nccl_why[256];
 };
+/* NCCL's choice for size z as "Tree/LL 1ch", or "n/a" (cli/tune_table.c). */
+const char *tune_nccl_text(const struct tune *t, const struct tune_size *z, char *buf,
+			   size_t len);
 
 /* A cell's time in microseconds. */
 static inline double tune_us(sim_time_ps ps)

@@ -56,6 +56,9 @@ static void json_size(struct cc_json *j, const struct tune *t, const struct tune
 	cc_json_key(j, "runner_up");
 	json_pick(j, t, z, z->second);
 	cli_json_double_or_null(j, "margin_pct", margin, pct);
+	char n[CC_NCCL_PICK_TEXT_LEN];
+
+	cc_json_kv_string(j, "nccl", tune_nccl_text(t, z, n, sizeof(n)));
 	cc_json_key(j, "times");
 	cc_json_array_begin(j);
 	for (int c = 0; c < t->ncand; c++) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/tune.h"
+#include "core/nccl_auto.h"
 #include "core/dtype.h"
 #include "sim/scenario.h"
 #include "sim/wire.h"
@@ -223,6 +224,12 @@ static void preamble(const struct tune *t)
 	printf("# margin (%%) = (runner-up time / best time - 1) * 100, the runner-up being the "
 	       "fastest\n# of another algorithm or protocol; then %s (us)\n", t->all
 	       ? "each candidate's time" : "per algorithm and protocol the fastest transport's time");
+	if (t->nccl_why[0])
+		printf("# NCCL's own choice: n/a (%s)\n", t->nccl_why);
+	else
+		printf("# after each row, NCCL %u.%u.%u's own choice at that size (its tuning model, "
+		       "docs/nccl-tuning.md)\n", sc->nccl.version.major, sc->nccl.version.minor,
+		       sc->nccl.version.patch);
 }
 
 /* ---- the table ---- */
@@ -318,7 +325,23 @@ void tune_print_row(const struct tune *t, const struct tune_size *z)
 	for (int al = 0; al < t->nvariants; al++)
 		for (int j = 0; j < w.cols; j++)
 			printf("  %*s", w.cell, col_value(t, z, al, j, a, sizeof(a)));
-	printf("\n");
+	char n[CC_NCCL_PICK_TEXT_LEN];
+
+	printf("  # NCCL: %s\n", tune_nccl_text(t, z, n, sizeof(n)));
+}
+
+const char *tune_nccl_text(const struct tune *t, const struct tune_size *z, char *buf,
+			   size_t len)
+{
+	struct cc_nccl_choice ch;
+	char err[256];
+
+	if (t->nccl_why[0] || cc_nccl_choose(&t->nccl, t->sc->p.coll, z->bytes, &ch, err,
+					     sizeof(err))) {
+		snprintf(buf, len, "n/a");
+		return buf;
+	}
+	return cc_nccl_choice_text(&ch, buf, len);
 }
 
 /* ---- the summary ---- */

@@ -102,11 +102,17 @@ static const char *const nccl_proto_name[CC_PROTO_COUNT] = {
 	[CC_PROTO_SIMPLE] = "Simple", [CC_PROTO_LL] = "LL", [CC_PROTO_LL128] = "LL128",
 };
 
+const char *cc_nccl_choice_text(const struct cc_nccl_choice *ch, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s %uch", cc_nccl_algo_name[ch->algo], nccl_proto_name[ch->proto],
+		 ch->nchannels);
+	return buf;
+}
+
 const char *cc_nccl_pick_text(const struct cc_nccl_pick *pick, char *buf, size_t len)
 {
 	const struct cc_nccl_choice *n = &pick->nccl;
-	int k = snprintf(buf, len, "%s/%s %uch", cc_nccl_algo_name[n->algo],
-			 nccl_proto_name[n->proto], n->nchannels);
+	int k = (int)strlen(cc_nccl_choice_text(n, buf, len));
 
 	if (pick->stand_in && k >= 0 && (size_t)k < len)
 		snprintf(buf + k, len - (size_t)k, "; ran %s/%s %uch (%s not modelled)",

@@ -58,6 +58,8 @@ enum cc_algo cc_nccl_algo_cclab(enum cc_nccl_algo a, enum cc_coll c);
 int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
 		       struct cc_nccl_pick *pick, char *err, size_t len);
 
+/* NCCL's choice as its logs say it: "Ring/LL 4ch". */
+const char *cc_nccl_choice_text(const struct cc_nccl_choice *ch, char *buf, size_t len);
 /* "Ring/LL 4ch" or, for a stand-in, "NVLS/Simple 16ch; ran Ring/Simple
  * 32ch (NVLS not modelled)": what the table's row notes. */
 #define CC_NCCL_PICK_TEXT_LEN 96

@@ -90,12 +90,13 @@ enum { F_TYPE = 2, F_ROOT = 4, F_BEST, F_TIME, F_BUSBW, F_SECOND, F_TIME2, F_MAR
 struct row {
 	char buf[8192];
 	char *f[MAX_FIELDS];
+	char nccl[64]; /* NCCL's choice noted after the row, "" if none */
 	int n;
 };
 
 static void row_of(const char *out, unsigned long long bytes, struct row *r)
 {
-	char head[32];
+	char head[32], *note;
 	const char *p = out, *end;
 
 	snprintf(head, sizeof(head), "%12llu ", bytes);
@@ -106,6 +107,13 @@ static void row_of(const char *out, unsigned long long bytes, struct row *r)
 		fail_msg("no row for %llu bytes in:\n%s", bytes, out);
 	end = strchr(p, '\n');
 	snprintf(r->buf, sizeof(r->buf), "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
+	/* the table's fields end where NCCL's choice is noted */
+	if ((note = strstr(r->buf, "  # NCCL: "))) {
+		snprintf(r->nccl, sizeof(r->nccl), "%s", note + strlen("  # NCCL: "));
+		*note = '\0';
+	} else {
+		r->nccl[0] = '\0';
+	}
 	r->n = 0;
 	for (char *s = strtok(r->buf, " "); s && r->n < MAX_FIELDS; s = strtok(NULL, " "))
 		r->f[r->n++] = s;
@@ -415,6 +423,12 @@ static void test_star(void **state)
 	assert_string_equal(row.f[F_TYPE + 1], "sum");
 	assert_string_equal(row.f[F_ROOT], "-1");
 	assert_int_equal(row.n, F_CELLS + CC_ALGO_COUNT * CC_PROTO_COUNT);
+	/* NCCL's own choice at 4 B on 8 one-GPU nodes (2.30, ppn 1: the
+	 * network hops take the tree's NET latency): Tree/LL 6.8 + 2 x 3 x
+	 * 5.0 = 36.8 us against Ring/LL 6.6 + 14 x 5.0 = 76.6 us; one
+	 * channel left at this size. */
+	assert_string_equal(row.nccl, "Tree/LL 1ch");
+	assert_non_null(strstr(r.out, "# after each row, NCCL 2.30.7's own choice at that size"));
 	/* No ring wins at 4 B. */
 	assert_false(starts(row.f[F_BEST], "ring/"));
 	assert_true(strtod(row.f[F_TIME], NULL) <= hd4 + 0.005);
