@@ -192,6 +192,12 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 						       : "one host: hierarchical is the ring");
 		return;
 	}
+	if (p.algo == CC_ALGO_NVLS && p.transport != CC_WRITE_IMM) {
+		/* No connections: every transport is the same run. */
+		refuse(k, cell, "nvls makes no connections: the transport does not apply "
+		       "(write_imm runs it)");
+		return;
+	}
 	if (cc_params_check(&p, NULL, err, sizeof(err))) {
 		refuse(k, cell, err);
 		return;
@@ -323,6 +329,11 @@ static void variants_init(struct tune *t, const struct tune_args *a)
 				add_variant(t, CC_ALGO_TREE, CC_RING_ORDER_RANK, ch[i]);
 			continue;
 		}
+		/* NVLS only where it can run: every rank on one host's
+		 * NVSwitch (sim/net.h); elsewhere it is no candidate. */
+		if (cc_algo_multicast((enum cc_algo)al) &&
+		    sim_net_nvswitch_host(&t->sc->net, 0, sp->nranks) == SIM_NET_NONE)
+			continue;
 		if (al != CC_ALGO_RING) {
 			add_variant(t, (enum cc_algo)al, CC_RING_ORDER_RANK, 1);
 			continue;

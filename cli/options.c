@@ -698,6 +698,10 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 					   o->faults[i].op, o->faults[i].rank, o->p.nranks);
 	if (!o->algo_given)
 		o->p.algo = cc_algo_default(o->p.coll);
+	/* nvls has one shape, one node of every rank: without
+	 * --ranks-per-node, that one. */
+	if (o->p.algo == CC_ALGO_NVLS && !o->p.ranks_per_node)
+		o->p.ranks_per_node = o->p.nranks;
 	/* The algorithm core's rules, in its words, at the option to change.
 	 * Without -n (the verbs executor under a launcher) the ranks come
 	 * later and the rules that need them are checked with them. */

@@ -246,7 +246,8 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	fprintf(f, " (default %s; NCCL_ALGO's\n"
 		   "                          role; halving-doubling, hierarchical: allreduce\n"
 		   "                          only; tree: allreduce, broadcast, reduce;\n"
-		   "                          docs/schedule.md)\n",
+		   "                          nvls: allreduce, reducescatter, allgather on\n"
+		   "                          one NVSwitch node; docs/schedule.md)\n",
 		cc_algo_name[CC_ALGO_RING]);
 	fprintf(f, "  -P, --protocol NAME     ");
 	names(f, cc_proto_name, CC_PROTO_COUNT);
@@ -254,16 +255,16 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		   "                          role: how slices sit in slots, core/proto.h)\n",
 		cc_proto_name[CC_PROTO_SIMPLE]);
 	fprintf(f, "  -r, --root RANK         broadcast and reduce: the root (default 0)\n");
-	fprintf(f, "      --channels C        the ring (or the tree's pair) over C channels,\n"
-		   "                          each its own QPs and part of the array\n"
-		   "                          (NCCL's nChannels; default 1)\n");
+	fprintf(f, "      --channels C        the ring (the tree's pair, nvls) over C\n"
+		   "                          channels, each its own QPs and part of the\n"
+		   "                          array (NCCL's nChannels; default 1)\n");
 	fprintf(f, "      --ring-order NAME   rank (0..k-1, default) or rail: each channel's\n"
 		   "                          ring leaves and enters nodes on one rail, the\n"
 		   "                          rail rotating with the channel (needs nodes)\n");
 	fprintf(f, "      --ranks-per-node G  ranks node*G .. node*G+G-1 share a node: what\n"
 		   "                          -A hierarchical, --ring-order rail and the\n"
 		   "                          tree allreduce (a chain per node) use (a\n"
-		   "                          scenario's topology gives it)\n");
+		   "                          scenario's topology gives it; -A nvls: k)\n");
 	fprintf(f, "  -t, --transport NAME    ");
 	names(f, cc_transport_name, CC_TRANSPORT_COUNT);
 	fprintf(f, " (default %s)\n", cc_transport_name[CC_WRITE_IMM]);

@@ -52,6 +52,9 @@ const char *const cc_prim_name[CC_PRIM_COUNT] = {
 	[CC_PRIM_RECV_COPY_SEND] = "recvCopySend",
 	[CC_PRIM_RECV] = "recv",
 	[CC_PRIM_COPY] = "copy",
+	[CC_PRIM_SCATTER] = "scatter",
+	[CC_PRIM_GATHER] = "gather",
+	[CC_PRIM_DIRECT_RECV_DIRECT_SEND] = "directRecvDirectSend",
 };
 
 const char *const cc_coll_name[CC_COLL_COUNT] = {
@@ -69,6 +72,7 @@ const char *const cc_algo_name[CC_ALGO_COUNT] = {
 	[CC_ALGO_DIRECT] = "direct",
 	[CC_ALGO_TREE] = "tree",
 	[CC_ALGO_HIER] = "hierarchical",
+	[CC_ALGO_NVLS] = "nvls",
 };
 
 const char *const cc_transport_name[CC_TRANSPORT_COUNT] = {

@@ -105,6 +105,11 @@ enum cc_prim {
 	CC_PRIM_RECV_COPY_SEND,
 	CC_PRIM_RECV,
 	CC_PRIM_COPY,
+	/* NVLS (core/nvls.c): the user's data into the multicast buffer,
+	 * back out of it, and a head's multimem.ld_reduce then multimem.st */
+	CC_PRIM_SCATTER,
+	CC_PRIM_GATHER,
+	CC_PRIM_DIRECT_RECV_DIRECT_SEND,
 	CC_PRIM_COUNT
 };
 
@@ -309,6 +314,7 @@ enum cc_algo {
 	CC_ALGO_DIRECT,
 	CC_ALGO_TREE,
 	CC_ALGO_HIER, /* intra-node reduce-scatter, per-rail rings, all-gather */
+	CC_ALGO_NVLS, /* NVLink SHARP: the NVSwitch reduces and multicasts (one node) */
 	CC_ALGO_COUNT
 };
 

@@ -1107,6 +1107,10 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 		return -EINVAL;
 	if (nic_needs_gdr(s, o->fabric))
 		return -EFAULT;
+	/* Multicast QPs (NVLink SHARP) need a switch that replicates and
+	 * reduces: not modelled yet. */
+	if (cc_schedule_has_mcast(s))
+		return -EOPNOTSUPP;
 	if (o->check && cc_check_io_too_big(s, true, 0))
 		return -E2BIG;
 	err = sim_engine_init(&x.eng, o->engine_flags);

@@ -102,6 +102,11 @@ uint32_t sim_net_add_host(struct sim_net *n, const char *name, uint32_t ngpus, b
  * there are no hosts or they differ. */
 uint32_t sim_net_ranks_per_node(const struct sim_net *n);
 
+/* The host whose NVSwitch joins ranks first .. first + count - 1 (all of
+ * them its GPUs), or SIM_NET_NONE: where a multicast group of NVLink
+ * SHARP can be (core/schedule.h). */
+uint32_t sim_net_nvswitch_host(const struct sim_net *n, uint32_t first, uint32_t count);
+
 /* Adds a switch; the node index, or SIM_NET_NONE (errno as above). */
 uint32_t sim_net_add_switch(struct sim_net *n, const char *name);
 
