@@ -139,8 +139,7 @@ static void simulate(struct tune *t, int c, struct tune_size *z, const struct cc
 		/* msg is a fixed array; do not trust it to be terminated. */
 		snprintf(err, sizeof(err), "%.*s", (int)sizeof(res.err.msg), res.err.msg);
 		fail(n, cell, cli_run_status_name(res.err.status), err);
-	} else if (!sim_physical(&sc->net, &sc->fabric, s->params.nranks, z->bytes,
-				 t->busbw_factor, res.time_ps,
+	} else if (!sim_physical(&sc->net, &sc->fabric, &s->params, z->bytes, res.time_ps,
 				 sim_bound_ps(s, &sc->fabric, &sc->net), err, sizeof(err))) {
 		/* As `cclab run` of it would say: a model bug, not a time. */
 		fail(n, cell, "model_bug", err);

@@ -846,12 +846,14 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 			o->fabric.host.gpu_dma = o->gpu_dma;
 		cc_sim_stage_for(&o->p, &o->fabric);
 		/* Without --topology, the cabling the schedule can run on: a
-		 * ring in rank order talks only to its neighbours; every other
-		 * algorithm, order or all-to-all needs a switch. */
+		 * ring in rank order talks only to its neighbours; nvls needs
+		 * one node's NVSwitch; every other algorithm, order or
+		 * all-to-all needs a switch. */
 		if (!o->topo_given)
 			o->topo = o->p.algo == CC_ALGO_RING && o->p.coll != CC_ALLTOALL &&
 					  o->p.ring_order == CC_RING_ORDER_RANK
-				  ? SIM_TOPO_RING : SIM_TOPO_STAR;
+				  ? SIM_TOPO_RING
+				  : cc_algo_multicast(o->p.algo) ? SIM_TOPO_NODE : SIM_TOPO_STAR;
 	}
 	cc_coll_params_fill(&o->p, o->slot_given, o->chunk_given);
 	return check_all(cmd, o, have_e);
