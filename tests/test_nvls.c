@@ -17,7 +17,8 @@
  *     payload exactly N + N/k out and N/k + N in for allreduce (kN and N
  *     for reduce-scatter, N and kN for all-gather) plus the flags; the
  *     closed form on the ideal fabric and busbw above the ring's; the
- *     same run twice; the refusal off an NVSwitch node. */
+ *     same run twice; the refusal off an NVSwitch node;
+ *   - the verbs executor's refusal. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@
 
 #include <cmocka.h>
 
+#include "backend/verbs_exec.h"
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "core/results.h"
@@ -804,6 +806,23 @@ static void test_sim_refusals(void **state)
 	sim_net_free(&node);
 }
 
+/* The verbs executor refuses a multicast schedule before it touches a
+ * device, with the reason. */
+static void test_verbs_refuses(void **state)
+{
+	struct cc_coll_params p = params(CC_ALLREDUCE, 2, 64, CC_FLOAT32, CC_SUM);
+	char err[256] = "", res[1024];
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+	struct cc_exec_common c = { .seed = 1 };
+
+	(void)state;
+	assert_non_null(s);
+	assert_true(cc_verbs_executor.result_size <= sizeof(res));
+	assert_int_equal(cc_verbs_executor.run(s, &c, NULL, res, err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "multicast QPs (NVLink SHARP"));
+	cc_schedule_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -820,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_sim_closed_form),
 		cmocka_unit_test(test_sim_deterministic),
 		cmocka_unit_test(test_sim_refusals),
+		cmocka_unit_test(test_verbs_refuses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
