@@ -65,8 +65,9 @@ static void sim_options(FILE *f)
 	names(f, sim_topo_kind_name, SIM_TOPO_KIND_COUNT);
 	fprintf(f, ": ring cables each NIC to its two neighbours\n"
 		   "                          (only they can talk), star cables every NIC to\n"
-		   "                          one switch (default: ring for -A ring in rank\n"
-		   "                          order, star for the rest, which need it)\n");
+		   "                          one switch, node puts every GPU on one host's\n"
+		   "                          NVSwitch (default: ring for -A ring in rank\n"
+		   "                          order, node for nvls, star for the rest)\n");
 	fprintf(f, "      --check 0|1         1: carry the data and count #wrong (default);\n"
 		   "                          0: timing only, #wrong N/A, no buffers (as\n"
 		   "                          nccl-tests' -c/--check; -c is --collective here)\n");
