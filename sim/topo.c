@@ -459,9 +459,10 @@ bool sim_topo_mcast_ok(const struct sim_net *net, const struct cc_coll_params *p
 		nvs += net->hosts[h].nvswitch != SIM_NET_NONE;
 	if (err && errlen)
 		snprintf(err, errlen, "%s reduces and multicasts in the NVSwitch of one host, which "
-			 "must hold all %u ranks; topology '%s' has %u host%s (%u with an "
-			 "NVSwitch, nvlink: true)", cc_algo_name[p->algo], p->nranks, net->name,
-			 net->nhosts, net->nhosts == 1 ? "" : "s", nvs);
+			 "must hold all %u ranks; the topology%s%s%s has %u host%s (%u with an "
+			 "NVSwitch, nvlink: true)", cc_algo_name[p->algo], p->nranks,
+			 net->name[0] ? " '" : "", net->name, net->name[0] ? "'" : "", net->nhosts,
+			 net->nhosts == 1 ? "" : "s", nvs);
 	return false;
 }
 

@@ -17,7 +17,8 @@
  *     payload exactly N + N/k out and N/k + N in for allreduce (kN and N
  *     for reduce-scatter, N and kN for all-gather) plus the flags; the
  *     closed form on the ideal fabric and busbw above the ring's; the
- *     same run twice; the refusal off an NVSwitch node;
+ *     same run twice; the refusal off an NVSwitch node, in a scenario at
+ *     its 'algorithm';
  *   - the verbs executor's refusal. */
 #include <errno.h>
 #include <setjmp.h>
@@ -29,6 +30,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <unistd.h>
+
+#include "tests/files.h"
 
 #include "backend/verbs_exec.h"
 #include "core/algo.h"
@@ -39,6 +43,7 @@
 #include "sim/exec.h"
 #include "sim/params.h"
 #include "sim/physics.h"
+#include "sim/scenario.h"
 #include "sim/topo.h"
 #include "sim/wire.h"
 
@@ -806,6 +811,55 @@ static void test_sim_refusals(void **state)
 	sim_net_free(&node);
 }
 
+/* A scenario says where nvls cannot run, at its 'algorithm': a host
+ * without an NVSwitch, or two hosts; one with an NVSwitch loads. */
+static void test_scenario(void **state)
+{
+	static const struct {
+		const char *topology, *want;
+	} cases[] = {
+		{ "{hosts: [{name: n0, gpus: 2, nvlink: false}], switches: [tor], links: "
+		  "[{a: n0.gpu0, b: tor}, {a: n0.gpu1, b: tor}]}",
+		  ":3:12: 'algorithm': nvls reduces and multicasts in the NVSwitch of one host, "
+		  "which must hold all 2 ranks; the topology has 1 host (0 with an NVSwitch" },
+		{ "{hosts: [{name: a, gpus: 2, nvlink: true}, {name: b, gpus: 2, nvlink: true}], "
+		  "switches: [tor], links: [{a: a.gpu0, b: tor}, {a: a.gpu1, b: tor}, "
+		  "{a: b.gpu0, b: tor}, {a: b.gpu1, b: tor}]}",
+		  ":3:12: 'algorithm': nvls reduces and multicasts in the NVSwitch of one node: it "
+		  "needs all 4 ranks on one node with an NVSwitch, not nodes of 2" },
+		{ "{hosts: [{name: n0, gpus: 4, nvlink: true}]}", NULL },
+	};
+	struct tmpdir t;
+
+	(void)state;
+	tmpdir_make(&t, "nvls");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[128];
+		struct cc_scenario sc;
+		struct cy_error err;
+		FILE *f;
+		int rc;
+
+		path_in(path, sizeof(path), &t, "s.yaml");
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "topology: %s\nfabric: {preset: ideal}\nalgorithm: nvls\n"
+			"sizes: {min: 1KiB, max: 1KiB}\n", cases[i].topology);
+		fclose(f);
+		rc = cc_scenario_load(path, NULL, 0, &sc, &err);
+		if (!cases[i].want) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(sc.p.algo, CC_ALGO_NVLS);
+			assert_int_equal(sc.p.ranks_per_node, 4);
+			cc_scenario_free(&sc);
+		} else if (rc == 0 || !strstr(err.msg, cases[i].want)) {
+			fail_msg("case %zu: %s", i, rc ? err.msg : "loaded");
+		}
+		remove(path);
+	}
+	rmdir(t.path);
+}
+
 /* The verbs executor refuses a multicast schedule before it touches a
  * device, with the reason. */
 static void test_verbs_refuses(void **state)
@@ -839,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_sim_closed_form),
 		cmocka_unit_test(test_sim_deterministic),
 		cmocka_unit_test(test_sim_refusals),
+		cmocka_unit_test(test_scenario),
 		cmocka_unit_test(test_verbs_refuses),
 	};
 
