@@ -628,6 +628,14 @@ static int sync_status(struct vx *x, bool *any_failed, char *err, size_t errlen)
 	return 0;
 }
 
+int cc_verbs_refuse_mcast(char *err, size_t errlen)
+{
+	snprintf(err, errlen, "the schedule has multicast QPs (NVLink SHARP, -A nvls): an RDMA "
+		 "device has no NVSwitch to reduce and multicast; the data executor (cclab "
+		 "check) and the simulator run it");
+	return -EOPNOTSUPP;
+}
+
 int cc_verbs_run(struct cc_verbs_ctx *v, struct cc_boot *b, const struct cc_schedule *s,
 		 const struct cc_verbs_run_opts *o, struct cc_verbs_result *res, char *err,
 		 size_t errlen)
@@ -644,6 +652,8 @@ int cc_verbs_run(struct cc_verbs_ctx *v, struct cc_boot *b, const struct cc_sche
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	if (cc_schedule_has_mcast(s))
+		return cc_verbs_refuse_mcast(err, errlen);
 	if (s->nranks != b->world || b->rank >= s->nranks) {
 		snprintf(err, errlen, "the schedule has %u ranks, the job %u", s->nranks, b->world);
 		return -EINVAL;

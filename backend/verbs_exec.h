@@ -125,7 +125,12 @@ struct cc_verbs_result {
  * was carried out (res->err says how it ended), or a negative errno with a
  * message in err when it could not be: setup on this rank or another one
  * failed (-ENOMEM from registration says what RLIMIT_MEMLOCK allows), the
- * bootstrap failed.  Free with cc_verbs_result_free(). */
+ * bootstrap failed, or s has multicast QPs (-EOPNOTSUPP: NVLink SHARP has
+ * no verbs; cc_verbs_refuse_mcast()).  Free with cc_verbs_result_free(). */
+/* -EOPNOTSUPP, and in err why a schedule with multicast QPs
+ * (cc_schedule_has_mcast()) does not run here: before any device or
+ * bootstrap is touched, by cc_verbs_run() and cc_verbs_executor alike. */
+int cc_verbs_refuse_mcast(char *err, size_t errlen);
 int cc_verbs_run(struct cc_verbs_ctx *v, struct cc_boot *b, const struct cc_schedule *s,
 		 const struct cc_verbs_run_opts *o, struct cc_verbs_result *res, char *err,
 		 size_t errlen);

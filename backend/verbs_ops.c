@@ -15,6 +15,8 @@ static int verbs_run(const struct cc_schedule *s, const struct cc_exec_common *c
 	const struct cc_verbs_exec *x = ctx;
 	struct cc_verbs_run_opts o;
 
+	if (cc_schedule_has_mcast(s))
+		return cc_verbs_refuse_mcast(err, errlen);
 	if (!x || !x->v || !x->boot) {
 		snprintf(err, errlen, "the verbs executor needs an opened device and a bootstrap");
 		return -EINVAL;

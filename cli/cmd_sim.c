@@ -108,8 +108,7 @@ static bool within_bounds(const struct cli_opts *o, const struct sim_net *net,
 {
 	char why[512];
 
-	if (sim_physical(net, &o->fabric, o->p.nranks, row->size, row->busbw_factor, time_ps,
-			 bound_ps, why, sizeof(why)))
+	if (sim_physical(net, &o->fabric, &o->p, row->size, time_ps, bound_ps, why, sizeof(why)))
 		return true;
 	fflush(stdout); /* after the row it is about */
 	fprintf(stderr, "cclab %s: model bug: %" PRIu64 " bytes: %s\n", cli_opts_cmd(o), row->size,
@@ -349,9 +348,17 @@ int cmd_sim(const struct cli_opts *o)
 			return CLI_EXIT_FAIL;
 		}
 	}
-	/* An algorithm that joins ranks --topology ring does not connect: a
-	 * usage error before the table, as a scenario's (sim/scenario.c). */
+	/* An algorithm that joins ranks --topology ring does not connect, or
+	 * multicasts where no NVSwitch holds every rank: a usage error before
+	 * the table, as a scenario's (sim/scenario.c). */
 	uint32_t a, b;
+
+	if (!o->scenario && !sim_topo_mcast_ok(c.net, &o->p, msg, sizeof(msg))) {
+		fprintf(stderr, "cclab sim: --topology %s: %s; --topology node is one\n",
+			sim_topo_kind_name[o->topo], msg);
+		sim_net_free(&c.own);
+		return CLI_EXIT_USAGE;
+	}
 
 	if (!o->scenario && !sim_topo_carries(c.net, &o->p, &a, &b)) {
 		fprintf(stderr, "cclab sim: --topology %s: %s %s joins ranks %u and %u, which "

@@ -140,8 +140,7 @@ static void simulate(struct tune *t, int c, struct tune_size *z, const struct cc
 		/* msg is a fixed array; do not trust it to be terminated. */
 		snprintf(err, sizeof(err), "%.*s", (int)sizeof(res.err.msg), res.err.msg);
 		fail(n, cell, cli_run_status_name(res.err.status), err);
-	} else if (!sim_physical(&sc->net, &sc->fabric, s->params.nranks, z->bytes,
-				 t->busbw_factor, res.time_ps,
+	} else if (!sim_physical(&sc->net, &sc->fabric, &s->params, z->bytes, res.time_ps,
 				 sim_bound_ps(s, &sc->fabric, &sc->net), err, sizeof(err))) {
 		/* As `cclab run` of it would say: a model bug, not a time. */
 		fail(n, cell, "model_bug", err);
@@ -191,6 +190,12 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 		 * that would hide the real one. */
 		refuse(k, cell, p.ranks_per_node == 1 ? "one GPU per host: hierarchical is the ring"
 						       : "one host: hierarchical is the ring");
+		return;
+	}
+	if (p.algo == CC_ALGO_NVLS && p.transport != CC_WRITE_IMM) {
+		/* No connections: every transport is the same run. */
+		refuse(k, cell, "nvls makes no connections: the transport does not apply "
+		       "(write_imm runs it)");
 		return;
 	}
 	if (cc_params_check(&p, NULL, err, sizeof(err))) {
@@ -324,6 +329,11 @@ static void variants_init(struct tune *t, const struct tune_args *a)
 				add_variant(t, CC_ALGO_TREE, CC_RING_ORDER_RANK, ch[i]);
 			continue;
 		}
+		/* NVLS only where it can run: every rank on one host's
+		 * NVSwitch (sim/net.h); elsewhere it is no candidate. */
+		if (cc_algo_multicast((enum cc_algo)al) &&
+		    sim_net_nvswitch_host(&t->sc->net, 0, sp->nranks) == SIM_NET_NONE)
+			continue;
 		if (al != CC_ALGO_RING) {
 			add_variant(t, (enum cc_algo)al, CC_RING_ORDER_RANK, 1);
 			continue;

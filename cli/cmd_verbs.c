@@ -469,6 +469,14 @@ int verbs_launch(const char *cmd, uint32_t nranks, uint32_t dflt, const char *bo
 
 int cmd_verbs(const struct cli_opts *o)
 {
+	/* Said once, before any rank is launched (each would refuse too). */
+	if (cc_algo_multicast(o->p.algo)) {
+		char err[256];
+
+		cc_verbs_refuse_mcast(err, sizeof(err));
+		fprintf(stderr, "cclab run: -A %s: %s\n", cc_algo_name[o->p.algo], err);
+		return CLI_EXIT_USAGE;
+	}
 	return verbs_launch("run", o->p.nranks, 1, o->bootstrap, o->timeout_s, run_rank,
 			    (void *)o);
 }

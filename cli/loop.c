@@ -44,7 +44,9 @@ void cli_preamble_buffers(const struct cli_opts *o)
 
 	cc_format_bytes(chunk, sizeof(chunk), p->chunk_bytes);
 	cc_format_bytes(slot, sizeof(slot), p->slot_bytes);
-	if (cc_coll_chunk_per_size(p))
+	if (cc_coll_chunk_per_size(p) && p->algo == CC_ALGO_NVLS)
+		printf("# chunk: per size, NCCL's NVLS rule (128 KiB to 16 KiB a head)");
+	else if (cc_coll_chunk_per_size(p))
 		printf("# chunk: per size, NCCL's tree rule (one slot or less)");
 	else
 		printf("# chunk: %s (%" PRIu64 " B)", chunk, p->chunk_bytes);

@@ -722,6 +722,10 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 					   o->faults[i].op, o->faults[i].rank, o->p.nranks);
 	if (!o->algo_given)
 		o->p.algo = cc_algo_default(o->p.coll);
+	/* nvls has one shape, one node of every rank: without
+	 * --ranks-per-node, that one. */
+	if (o->p.algo == CC_ALGO_NVLS && !o->p.ranks_per_node)
+		o->p.ranks_per_node = o->p.nranks;
 	/* -A auto alone: NCCL chooses the protocol and channels too */
 	if (o->nccl_own.algo) {
 		o->nccl_own.proto = o->nccl_own.proto || !o->proto_given;
@@ -875,12 +879,14 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 			o->fabric.host.gpu_dma = o->gpu_dma;
 		cc_sim_stage_for(&o->p, &o->fabric);
 		/* Without --topology, the cabling the schedule can run on: a
-		 * ring in rank order talks only to its neighbours; every other
-		 * algorithm, order or all-to-all needs a switch. */
+		 * ring in rank order talks only to its neighbours; nvls needs
+		 * one node's NVSwitch; every other algorithm, order or
+		 * all-to-all needs a switch. */
 		if (!o->topo_given)
 			o->topo = o->p.algo == CC_ALGO_RING && o->p.coll != CC_ALLTOALL &&
 					  o->p.ring_order == CC_RING_ORDER_RANK
-				  ? SIM_TOPO_RING : SIM_TOPO_STAR;
+				  ? SIM_TOPO_RING
+				  : cc_algo_multicast(o->p.algo) ? SIM_TOPO_NODE : SIM_TOPO_STAR;
 	}
 	cc_coll_params_fill(&o->p, o->slot_given, o->chunk_given);
 	return check_all(cmd, o, have_e);

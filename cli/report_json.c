@@ -57,7 +57,7 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cc_json_kv_uint(j, "maxbytes", o->maxbytes);
 	cc_json_kv_uint(j, "stepfactor", o->stepfactor);
 	cc_json_kv_uint(j, "chunk_bytes", p->chunk_bytes);
-	/* true: each size's own chunk_bytes (NCCL's tree rule) is what ran */
+	/* true: each size's own chunk_bytes (NCCL's tree or NVLS rule) is what ran */
 	cc_json_kv_bool(j, "chunk_per_size", cc_coll_chunk_per_size(p));
 	cc_json_kv_uint(j, "slot_bytes", p->slot_bytes);
 	cc_json_kv_uint(j, "nslots", p->nslots);

@@ -148,6 +148,7 @@ static void links_json(struct cc_json *j, const struct cc_sim_result *res)
 		cc_json_kv_uint(j, "rate_bps", l->rate_bps);
 		cc_json_kv_uint(j, "tx_pkts", l->tx_pkts);
 		cc_json_kv_uint(j, "tx_bytes", l->tx_bytes);
+		cc_json_kv_uint(j, "tx_payload_bytes", l->tx_payload_bytes);
 		time_pair(j, "busy_us", "busy_ps", l->busy_ps);
 		cc_json_kv_uint(j, "peak_queue_bytes", l->peak_queue_bytes);
 		cc_json_kv_uint(j, "lost", l->lost);

@@ -65,8 +65,9 @@ static void sim_options(FILE *f)
 	names(f, sim_topo_kind_name, SIM_TOPO_KIND_COUNT);
 	fprintf(f, ": ring cables each NIC to its two neighbours\n"
 		   "                          (only they can talk), star cables every NIC to\n"
-		   "                          one switch (default: ring for -A ring in rank\n"
-		   "                          order, star for the rest, which need it)\n");
+		   "                          one switch, node puts every GPU on one host's\n"
+		   "                          NVSwitch (default: ring for -A ring in rank\n"
+		   "                          order, node for nvls, star for the rest)\n");
 	fprintf(f, "      --check 0|1         1: carry the data and count #wrong (default);\n"
 		   "                          0: timing only, #wrong N/A, no buffers (as\n"
 		   "                          nccl-tests' -c/--check; -c is --collective here)\n");
@@ -246,9 +247,10 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	fprintf(f, " (default %s; NCCL_ALGO's\n"
 		   "                          role; halving-doubling, hierarchical: allreduce\n"
 		   "                          only; tree: allreduce, broadcast, reduce;\n"
-		   "                          docs/schedule.md); sim: auto, NCCL's own choice\n"
-		   "                          per size, protocol and channels too unless given\n"
-		   "                          (docs/nccl-tuning.md)\n",
+		   "                          nvls: allreduce, reducescatter, allgather on\n"
+		   "                          one NVSwitch node; docs/schedule.md); sim: auto,\n"
+		   "                          NCCL's own choice per size, protocol and channels\n"
+		   "                          too unless given (docs/nccl-tuning.md)\n",
 		cc_algo_name[CC_ALGO_RING]);
 	fprintf(f, "  -P, --protocol NAME     ");
 	names(f, cc_proto_name, CC_PROTO_COUNT);
@@ -262,16 +264,16 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 			   "                          syntax (NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS,\n"
 			   "                          ...), for auto; repeatable\n");
 	fprintf(f, "  -r, --root RANK         broadcast and reduce: the root (default 0)\n");
-	fprintf(f, "      --channels C        the ring (or the tree's pair) over C channels,\n"
-		   "                          each its own QPs and part of the array\n"
-		   "                          (NCCL's nChannels; default 1)\n");
+	fprintf(f, "      --channels C        the ring (the tree's pair, nvls) over C\n"
+		   "                          channels, each its own QPs and part of the\n"
+		   "                          array (NCCL's nChannels; default 1)\n");
 	fprintf(f, "      --ring-order NAME   rank (0..k-1, default) or rail: each channel's\n"
 		   "                          ring leaves and enters nodes on one rail, the\n"
 		   "                          rail rotating with the channel (needs nodes)\n");
 	fprintf(f, "      --ranks-per-node G  ranks node*G .. node*G+G-1 share a node: what\n"
 		   "                          -A hierarchical, --ring-order rail and the\n"
 		   "                          tree allreduce (a chain per node) use (a\n"
-		   "                          scenario's topology gives it)\n");
+		   "                          scenario's topology gives it; -A nvls: k)\n");
 	fprintf(f, "  -t, --transport NAME    ");
 	names(f, cc_transport_name, CC_TRANSPORT_COUNT);
 	fprintf(f, " (default %s)\n", cc_transport_name[CC_WRITE_IMM]);

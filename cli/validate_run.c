@@ -65,9 +65,8 @@ static void coll_point(const struct val_args *a, const struct val_case *c, struc
 	} else if (res.err.status != CC_RUN_OK) {
 		snprintf(pt->status, sizeof(pt->status), "%s: %.*s",
 			 cli_run_status_name(res.err.status), (int)sizeof(res.err.msg), res.err.msg);
-	} else if (!sim_physical(&sc->net, &sc->fabric, p.nranks, pt->size, c->busbw_factor,
-				 res.time_ps, sim_bound_ps(s, &sc->fabric, &sc->net), err,
-				 sizeof(err))) {
+	} else if (!sim_physical(&sc->net, &sc->fabric, &p, pt->size, res.time_ps,
+				 sim_bound_ps(s, &sc->fabric, &sc->net), err, sizeof(err))) {
 		snprintf(pt->status, sizeof(pt->status), "model bug: %s", err);
 	} else {
 		pt->predicted = true;

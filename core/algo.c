@@ -78,19 +78,30 @@ static const struct algo_desc {
 	cc_algo_check_fn check;              /* its own parameter rules; NULL: none */
 	bool (*chunk_per_size)(const struct cc_coll_params *p); /* NULL: never */
 	uint64_t (*chunk_bytes)(const struct cc_coll_params *p); /* when per size */
+	cc_algo_ops_fn schedule_bytes;       /* NULL: the ring's estimate */
+	bool multicast;       /* runs on multicast QPs: cc_algo_multicast() */
 } algos[CC_ALGO_COUNT] = {
-	[CC_ALGO_RING] = { cc_build_ring, cc_ring_primitives, ALL_COLLS & ~COLL(CC_ALLTOALL), true,
-			   true, NULL, cc_ring_check, NULL, NULL },
-	[CC_ALGO_HALVING_DOUBLING] = { cc_build_hd, cc_hd_primitives, COLL(CC_ALLREDUCE), false,
-				       false, cc_hd_staging, NULL, NULL, NULL },
-	[CC_ALGO_DIRECT] = { cc_build_direct, cc_direct_primitives, ALL_COLLS, false, false,
-			     cc_direct_staging, NULL, NULL, NULL },
-	[CC_ALGO_TREE] = { cc_build_tree, cc_tree_primitives,
-			   COLL(CC_ALLREDUCE) | COLL(CC_BROADCAST) | COLL(CC_REDUCE), true, true,
-			   cc_tree_staging, cc_tree_check, cc_tree_chunk_per_size,
-			   cc_tree_chunk_bytes },
-	[CC_ALGO_HIER] = { cc_build_hier, cc_hier_primitives, COLL(CC_ALLREDUCE), false, true,
-			   cc_hier_staging, cc_hier_check, NULL, NULL },
+	[CC_ALGO_RING] = { .build = cc_build_ring, .primitives = cc_ring_primitives,
+			   .colls = ALL_COLLS & ~COLL(CC_ALLTOALL), .splits_channels = true,
+			   .chunked = true, .check = cc_ring_check },
+	[CC_ALGO_HALVING_DOUBLING] = { .build = cc_build_hd, .primitives = cc_hd_primitives,
+				       .colls = COLL(CC_ALLREDUCE), .staging = cc_hd_staging },
+	[CC_ALGO_DIRECT] = { .build = cc_build_direct, .primitives = cc_direct_primitives,
+			     .colls = ALL_COLLS, .staging = cc_direct_staging },
+	[CC_ALGO_TREE] = { .build = cc_build_tree, .primitives = cc_tree_primitives,
+			   .colls = COLL(CC_ALLREDUCE) | COLL(CC_BROADCAST) | COLL(CC_REDUCE),
+			   .splits_channels = true, .chunked = true, .staging = cc_tree_staging,
+			   .check = cc_tree_check, .chunk_per_size = cc_tree_chunk_per_size,
+			   .chunk_bytes = cc_tree_chunk_bytes },
+	[CC_ALGO_HIER] = { .build = cc_build_hier, .primitives = cc_hier_primitives,
+			   .colls = COLL(CC_ALLREDUCE), .chunked = true, .staging = cc_hier_staging,
+			   .check = cc_hier_check },
+	[CC_ALGO_NVLS] = { .build = cc_build_nvls, .primitives = cc_nvls_primitives,
+			   .colls = COLL(CC_ALLREDUCE) | COLL(CC_REDUCESCATTER) | COLL(CC_ALLGATHER),
+			   .splits_channels = true, .chunked = true, .staging = cc_nvls_staging,
+			   .check = cc_nvls_check, .chunk_per_size = cc_nvls_chunk_per_size,
+			   .chunk_bytes = cc_nvls_chunk_bytes,
+			   .schedule_bytes = cc_nvls_schedule_bytes, .multicast = true },
 };
 
 /* The staging every rank registers: two slot arrays (send and receive)
@@ -162,7 +173,7 @@ int cc_params_check(const struct cc_coll_params *p, enum cc_param *field, char *
 			      p->nchannels, CC_MAX_CHANNELS);
 	if (p->nchannels > 1 && !cc_algo_splits_channels(p->algo))
 		return refuse(field, CC_PARAM_CHANNELS, err, errlen, "%u channels, but only the "
-			      "ring and the tree split over channels (algorithm %s)", p->nchannels,
+			      "ring, the tree and nvls split over channels (algorithm %s)", p->nchannels,
 			      cc_algo_name[p->algo]);
 	if (p->nranks < 1 || p->nranks > CC_MAX_RANKS)
 		return refuse(field, CC_PARAM_NRANKS, err, errlen, "%u ranks, out of range 1..%u",
@@ -210,6 +221,18 @@ bool cc_algo_splits_channels(enum cc_algo a)
 	return a < CC_ALGO_COUNT && algos[a].splits_channels;
 }
 
+bool cc_algo_multicast(enum cc_algo a)
+{
+	return a < CC_ALGO_COUNT && algos[a].multicast;
+}
+
+double cc_port_factor(const struct cc_coll_params *p)
+{
+	if (p->coll == CC_ALLREDUCE && p->nranks > 1 && cc_algo_multicast(p->algo))
+		return 1;
+	return cc_busbw_factor(p->coll, p->nranks);
+}
+
 bool cc_coll_chunk_per_size(const struct cc_coll_params *p)
 {
 	return p->algo < CC_ALGO_COUNT && algos[p->algo].chunk_per_size &&
@@ -235,7 +258,8 @@ static void estimate(const struct cc_coll_params *p, double *ops, double *stagin
 {
 	size_t es = cc_dtype_size(p->dtype);
 
-	*ops = ring_schedule_bytes(p, es);
+	*ops = p->algo < CC_ALGO_COUNT && algos[p->algo].schedule_bytes
+		       ? algos[p->algo].schedule_bytes(p, es) : ring_schedule_bytes(p, es);
 	*staging = staging_bytes(p, es);
 }
 

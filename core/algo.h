@@ -71,9 +71,13 @@ uint64_t cc_clock_ns(void);
  * carries them, not by the build). */
 void cc_build_estimate(const struct cc_coll_params *p, double *ops, double *staging);
 
-/* Whether algorithm a splits over channels (nchannels > 1): the ring and
- * the tree, as NCCL's. */
+/* Whether algorithm a splits over channels (nchannels > 1): the ring, the
+ * tree and NVLS, as NCCL's. */
 bool cc_algo_splits_channels(enum cc_algo a);
+/* Whether algorithm a runs on multicast QPs (NVLink SHARP: nvls), which
+ * need every rank on one host with an NVSwitch, and which only an
+ * executor that models the switch runs. */
+bool cc_algo_multicast(enum cc_algo a);
 /* Whether p is a tree allreduce on nodes of ranks_per_node > 1 ranks,
  * whose trees then join nodes, a chain each (core/tree.c): the nodes must
  * tile the ranks (cc_params_check). */
@@ -114,6 +118,9 @@ struct cc_schedule *cc_build_tree(const struct cc_coll_params *p);
  * the ranks of the same local index), an all-gather ring inside each
  * node.  Needs ranks_per_node dividing nranks. */
 struct cc_schedule *cc_build_hier(const struct cc_coll_params *p);
+/* NVLink SHARP inside one node (core/nvls.c): allreduce, reduce-scatter
+ * and all-gather on multicast QPs, NCCL's NVLS. */
+struct cc_schedule *cc_build_nvls(const struct cc_coll_params *p);
 
 /* Whether algorithm a builds collective c (core/algo.c's table: ring all
  * but all-to-all, direct all, tree allreduce, broadcast and reduce,
@@ -152,6 +159,11 @@ void cc_direct_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim
 /* The same for hierarchical: its three phases in order (channel = the
  * phase: 0 intra-node reduce-scatter, 1 inter-node, 2 all-gather). */
 void cc_hier_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
+/* The same for NVLS: per channel and loop its scatter, its head's step
+ * (directRecvDirectSend for allreduce, recv for reduce-scatter, send for
+ * all-gather) and its gather (chunk = loop * k, + the head's rank for the
+ * head's step). */
+void cc_nvls_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn, void *ctx);
 /* The algorithm's own walk: p->algo's; the ring's for k = 1 or an empty
  * array, as cc_build.  (The non-ring listings above take k >= 2 and
  * count >= 1, as their builders.) */
@@ -167,5 +179,11 @@ uint32_t cc_ring_steps(enum cc_coll coll, uint32_t nranks);
 
 /* nccl-tests' bus bandwidth factor: busbw = algbw * factor. */
 double cc_busbw_factor(enum cc_coll coll, uint32_t nranks);
+/* The bytes, per byte of nccl-tests' size, that some rank must move
+ * through its ports one way at least, whatever the schedule: the busbw
+ * factor (Patarasuk and Yuan for allreduce), but for an algorithm that
+ * reduces in the switch (cc_algo_multicast()) allreduce's 1 — every
+ * rank's N must leave it and the result come back, once each. */
+double cc_port_factor(const struct cc_coll_params *p);
 
 #endif

@@ -24,14 +24,26 @@ uint64_t cc_chunk_slices(const struct cc_coll_params *p);
 int cc_ring_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
 int cc_tree_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
 int cc_hier_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
+/* NVLS (core/nvls.c): one node, what the NVSwitch reduces, Simple, GPU
+ * buffers. */
+int cc_nvls_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
 
 void cc_hd_staging(const struct cc_coll_params *p, double *conns, double *msg);
 void cc_direct_staging(const struct cc_coll_params *p, double *conns, double *msg);
 void cc_tree_staging(const struct cc_coll_params *p, double *conns, double *msg);
 void cc_hier_staging(const struct cc_coll_params *p, double *conns, double *msg);
+void cc_nvls_staging(const struct cc_coll_params *p, double *conns, double *msg);
+
+/* An algorithm's own estimate of its schedule's bytes (core/algo.c
+ * ring_schedule_bytes() otherwise), for one of es-byte elements. */
+typedef double (*cc_algo_ops_fn)(const struct cc_coll_params *p, size_t es);
+double cc_nvls_schedule_bytes(const struct cc_coll_params *p, size_t es);
 
 /* Whether the tree's chunk depends on the message (NCCL's rule,
  * cc_tree_chunk_bytes): Simple and LL128 when no chunk was given. */
 bool cc_tree_chunk_per_size(const struct cc_coll_params *p);
+/* NVLS's chunk (NCCL's calcCollChunking for NVLS) when none was given. */
+bool cc_nvls_chunk_per_size(const struct cc_coll_params *p);
+uint64_t cc_nvls_chunk_bytes(const struct cc_coll_params *p);
 
 #endif /* CCLAB_CORE_ALGO_INT_H */

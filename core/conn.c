@@ -25,6 +25,11 @@ void cc_conns_set_deadline(uint64_t ns)
 	build_deadline_ns = ns;
 }
 
+uint64_t cc_conns_deadline(void)
+{
+	return build_deadline_ns;
+}
+
 uint64_t cc_clock_ns(void)
 {
 	struct timespec ts;

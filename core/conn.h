@@ -152,6 +152,8 @@ struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct 
 /* The deadline (cc_clock_ns() time; 0 none) of the builds that follow on
  * this thread: cc_build_with() sets it around its builder and clears it. */
 void cc_conns_set_deadline(uint64_t ns);
+/* That deadline, for a builder that makes no connections (core/nvls.c). */
+uint64_t cc_conns_deadline(void);
 
 /* Connection from -> to on channel ch (its buffers' and QPs' channel): 0,
  * or -1 (out of memory). */

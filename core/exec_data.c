@@ -221,7 +221,10 @@ static void post_send(struct dx *x, uint32_t r, uint32_t i)
 	}
 	rk->wqe_lkey[i] = (cc_send_local_sge(p) ? rk->key[p->sge.mr] : 0) ^
 			  cc_fault_key_flip(x->o->faults, x->o->nfaults, CC_FAULT_LKEY, r, i);
-	rk->wqe_rkey[i] = (cc_opcode_remote(p->opcode) ? x->rk[cqp->peer].key[p->remote_mr] : 0) ^
+	/* A multicast QP presents each member's key of MR remote_mr (one
+	 * multicast object): what is kept is what a fault flips in them. */
+	rk->wqe_rkey[i] = (cc_opcode_remote(p->opcode) && !cc_qp_mcast(cqp)
+				   ? x->rk[cqp->peer].key[p->remote_mr] : 0) ^
 			  cc_fault_key_flip(x->o->faults, x->o->nfaults, CC_FAULT_RKEY, r, i);
 	if (qp->error) {
 		struct dx_cqe c = { p->wr_id, CC_WC_WR_FLUSH_ERR, p->qp, i, 0, 0, 0 };

@@ -15,6 +15,7 @@
 #include "exec_data_int.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "resp_check.h"
@@ -84,6 +85,65 @@ static void refuse(struct dx *x, uint32_t r, uint32_t q, enum cc_resp_state st, 
 	dx_qp_to_error(x, pr, pq);
 }
 
+/* Head WQE i of multicast QP q (core/schedule.h), its local side checked:
+ * the NVSwitch checks the request against every member as a responder
+ * checks an ONLY packet (core/resp_check.h: R_Key, access and bounds of MR
+ * remote_mr; the key a member's own, as the multicast object is one
+ * handle, with what a fault flips in it), then writes the payload at every
+ * member, the sender included (multimem.st), or reads the range at every
+ * member and reduces it, in rank order, into the local SGE
+ * (multimem.ld_reduce).  A refusal fails the WQE with its NAK's status
+ * and the QP goes to error; no member has a QP to fail.  False when the
+ * WQE did not execute. */
+static bool mcast_step(struct dx *x, uint32_t r, uint32_t q, uint32_t i, uint8_t *local,
+		       const struct cc_mr *lmr)
+{
+	const struct cc_op_send *p = &x->s->ranks[r].ops[i].u.send;
+	const struct cc_qp *cqp = &x->s->ranks[r].qps[q];
+	uint32_t len = cc_wqe_len(p), first = cqp->peer, end = cqp->peer + cqp->group;
+	struct cc_resp_found found;
+	uint8_t *acc = NULL;
+
+	for (uint32_t m = first; m < end; m++) {
+		struct cc_resp_req req = { .opcode = p->opcode, .first = true, .len = len,
+					   .rkey = x->rk[m].key[p->remote_mr] ^ x->rk[r].wqe_rkey[i],
+					   .va = p->remote_offset };
+		struct cc_resp_qp resp = { .rs = &x->s->ranks[m], .keys = x->rk[m].key };
+		enum cc_resp_state st = cc_resp_check(&req, &resp, &found);
+
+		if (st != CC_RESP_EXECUTE) {
+			fail_head(x, r, q, cc_nak_wc(cc_resp_nak(st)));
+			return false;
+		}
+	}
+	if (!len)
+		return true;
+	if (p->opcode == CC_WR_RDMA_READ && !(acc = malloc(len))) {
+		x->nomem = 1;
+		return false;
+	}
+	for (uint32_t m = first; m < end; m++) {
+		const struct cc_rank_sched *ms = &x->s->ranks[m];
+		uint32_t buf = ms->mrs[p->remote_mr].buf;
+		uint8_t *at = x->rk[m].mem[buf] + p->remote_offset;
+
+		if (p->opcode == CC_WR_RDMA_WRITE) {
+			memcpy(at, local, len);
+			dx_mem_written(x, m, buf, p->remote_offset, len);
+		} else if (m == first) {
+			memcpy(acc, at, len);
+		} else {
+			cc_reduce(acc, acc, at, len / cc_dtype_size(p->dtype), p->dtype, p->redop);
+		}
+	}
+	if (acc) {
+		memcpy(local, acc, len);
+		free(acc);
+		dx_mem_written(x, r, lmr->buf, p->sge.offset, len);
+	}
+	return true;
+}
+
 void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
@@ -113,6 +173,12 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 			return;
 		}
 		local = rk->mem[lmr->buf] + p->sge.offset;
+	}
+	if (cc_qp_mcast(cqp)) {
+		/* The NVSwitch, not a peer QP, answers (its opcodes validated). */
+		if (mcast_step(x, r, q, i, local, lmr))
+			goto done;
+		return;
 	}
 	if (peer->error) {
 		/* The responder drops everything: the requester retries until
@@ -193,6 +259,7 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 	}
 	}
 
+done:
 	qp->sq.head++;
 	x->res->wire_msgs[r]++;
 	if (p->payload == CC_PAYLOAD_DATA)

@@ -114,9 +114,14 @@ const char *cc_nccl_pick_text(const struct cc_nccl_pick *pick, char *buf, size_t
 	const struct cc_nccl_choice *n = &pick->nccl;
 	int k = (int)strlen(cc_nccl_choice_text(n, buf, len));
 
+	/* cclab's nvls (core/nvls.c) runs on request (-A nvls) but not for
+	 * auto: without NVLink's protocol efficiency and multimem's own
+	 * losses it predicts ~690 GB/s on 8 H100 where ~480 is measured
+	 * (docs/nccl-tuning.md). */
 	if (pick->stand_in && k >= 0 && (size_t)k < len)
-		snprintf(buf + k, len - (size_t)k, "; ran %s/%s %uch (%s not modelled)",
+		snprintf(buf + k, len - (size_t)k, "; ran %s/%s %uch (%s %s)",
 			 cc_nccl_algo_name[pick->algo], nccl_proto_name[pick->proto],
-			 pick->nchannels, cc_nccl_algo_name[n->algo]);
+			 pick->nchannels, cc_nccl_algo_name[n->algo],
+			 n->algo == CC_NCCL_NVLS ? "not calibrated" : "not modelled");
 	return buf;
 }

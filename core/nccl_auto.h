@@ -3,10 +3,11 @@
  * nccl-tests gets them from NCCL, so that a predicted table is of what a
  * real run does.
  *
- * NCCL may choose an algorithm cclab does not build yet (NVLS, NVLSTree,
- * CollNet, PAT).  Then the size runs NCCL's best of the algorithms cclab
- * has (ring, and the tree for allreduce), under the same NCCL_ALGO and
- * NCCL_PROTO, and its row says so: never a silent stand-in. */
+ * NCCL may choose an algorithm cclab does not build yet (NVLSTree,
+ * CollNet, PAT), or NVLS, which it builds (core/nvls.c) but does not yet
+ * time faithfully enough for auto.  Then the size runs NCCL's best of
+ * ring and tree (allreduce), under the same NCCL_ALGO and NCCL_PROTO, and
+ * its row says so: never a silent stand-in. */
 #ifndef CCLAB_CORE_NCCL_AUTO_H
 #define CCLAB_CORE_NCCL_AUTO_H
 

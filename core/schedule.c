@@ -19,6 +19,7 @@ const char *const cc_buf_role_name[CC_BUF_ROLE_COUNT] = {
 	[CC_BUF_SEND_STAGE] = "send_stage",
 	[CC_BUF_CTS] = "cts",
 	[CC_BUF_FLAG] = "flag",
+	[CC_BUF_MCAST] = "mcast",
 };
 
 const char *const cc_opcode_name[CC_OPCODE_COUNT] = {
@@ -51,6 +52,9 @@ const char *const cc_prim_name[CC_PRIM_COUNT] = {
 	[CC_PRIM_RECV_COPY_SEND] = "recvCopySend",
 	[CC_PRIM_RECV] = "recv",
 	[CC_PRIM_COPY] = "copy",
+	[CC_PRIM_SCATTER] = "scatter",
+	[CC_PRIM_GATHER] = "gather",
+	[CC_PRIM_DIRECT_RECV_DIRECT_SEND] = "directRecvDirectSend",
 };
 
 const char *const cc_coll_name[CC_COLL_COUNT] = {
@@ -68,6 +72,7 @@ const char *const cc_algo_name[CC_ALGO_COUNT] = {
 	[CC_ALGO_DIRECT] = "direct",
 	[CC_ALGO_TREE] = "tree",
 	[CC_ALGO_HIER] = "hierarchical",
+	[CC_ALGO_NVLS] = "nvls",
 };
 
 const char *const cc_transport_name[CC_TRANSPORT_COUNT] = {
@@ -358,6 +363,42 @@ static int check_mref(const struct cc_rank_sched *rs, const struct cc_mref *m)
 	return m->buf < rs->nbufs;
 }
 
+/* A post_send on multicast QP qp: multimem.st (RDMA_WRITE) or
+ * multimem.ld_reduce (RDMA_READ, sum, min or max) on an MR of one size at
+ * every member. */
+static int validate_mcast(const struct cc_schedule *s, uint32_t r, uint32_t i,
+			  const struct cc_op_send *p, const struct cc_qp *qp, char *err, size_t len)
+{
+	uint64_t size = 0;
+
+	if (p->opcode != CC_WR_RDMA_WRITE && p->opcode != CC_WR_RDMA_READ)
+		return cc_errf(err, len, -EINVAL, "rank %u op %u: %s on multicast qp %u: only "
+			       "RDMA_WRITE (multimem.st) and RDMA_READ (multimem.ld_reduce)", r, i,
+			       cc_opcode_name[p->opcode], p->qp);
+	for (uint32_t m = qp->peer; m < qp->peer + qp->group; m++) {
+		const struct cc_rank_sched *ms = &s->ranks[m];
+		uint64_t b;
+
+		if (p->remote_mr >= ms->nmrs || ms->mrs[p->remote_mr].buf >= ms->nbufs)
+			return cc_errf(err, len, -EINVAL, "rank %u op %u: remote mr %u of member "
+				       "rank %u, which has %u", r, i, p->remote_mr, m, ms->nmrs);
+		b = ms->bufs[ms->mrs[p->remote_mr].buf].size;
+		if (m > qp->peer && b != size)
+			return cc_errf(err, len, -EINVAL, "rank %u op %u: remote mr %u covers %llu "
+				       "bytes at rank %u but %llu at rank %u: one multicast object "
+				       "has one size", r, i, p->remote_mr, (unsigned long long)b, m,
+				       (unsigned long long)size, qp->peer);
+		size = b;
+	}
+	if (p->opcode == CC_WR_RDMA_READ &&
+	    (p->dtype >= CC_DTYPE_COUNT || !p->num_sge ||
+	     (p->redop != CC_SUM && p->redop != CC_MIN && p->redop != CC_MAX) ||
+	     p->sge.length % cc_dtype_size(p->dtype)))
+		return cc_errf(err, len, -EINVAL, "rank %u op %u: a multicast READ reduces whole "
+			       "elements into its SGE with sum, min or max", r, i);
+	return 0;
+}
+
 static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char *err,
 		       size_t len)
 {
@@ -379,6 +420,9 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 		if (o->u.recv.num_sge && !check_sge(rs, &o->u.recv.sge))
 			return cc_errf(err, len, -EINVAL, "rank %u op %u: sge mr %u of %u", r, i,
 				       o->u.recv.sge.mr, rs->nmrs);
+		if (cc_qp_mcast(&rs->qps[o->u.recv.qp]))
+			return cc_errf(err, len, -EINVAL, "rank %u op %u: post_recv on multicast "
+				       "qp %u, which has no receive queue", r, i, o->u.recv.qp);
 		break;
 	case CC_OP_POST_SEND: {
 		const struct cc_op_send *p = &o->u.send;
@@ -402,6 +446,8 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 				       rs->nmrs);
 		const struct cc_qp *qp = &rs->qps[p->qp];
 		int remote = cc_opcode_remote(p->opcode);
+		if (cc_qp_mcast(qp))
+			return validate_mcast(s, r, i, p, qp, err, len);
 		if (remote && p->remote_mr >= s->ranks[qp->peer].nmrs)
 			return cc_errf(err, len, -EINVAL,
 				       "rank %u op %u: remote mr %u of rank %u has %u", r, i,
@@ -458,6 +504,15 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 	return 0;
 }
 
+bool cc_schedule_has_mcast(const struct cc_schedule *s)
+{
+	for (uint32_t r = 0; r < s->nranks; r++)
+		for (uint32_t q = 0; q < s->ranks[r].nqps; q++)
+			if (cc_qp_mcast(&s->ranks[r].qps[q]))
+				return true;
+	return false;
+}
+
 uint64_t cc_calc_operand_bytes(const struct cc_op_calc *c, int dst, int j)
 {
 	uint64_t bytes = c->count * cc_dtype_size(c->dtype);
@@ -477,6 +532,19 @@ int cc_schedule_validate(const struct cc_schedule *s, char *err, size_t len)
 					       rs->mrs[m].buf, rs->nbufs);
 		for (uint32_t q = 0; q < rs->nqps; q++) {
 			const struct cc_qp *qp = &rs->qps[q];
+			if (cc_qp_mcast(qp)) {
+				if (qp->peer >= s->nranks || qp->group > s->nranks - qp->peer ||
+				    r < qp->peer || r - qp->peer >= qp->group)
+					return cc_errf(err, len, -EINVAL,
+						       "rank %u qp %u: multicast group of ranks "
+						       "%u..%u, which has not this rank or past %u "
+						       "ranks", r, q, qp->peer,
+						       qp->peer + qp->group - 1, s->nranks);
+				if (qp->send_cq >= rs->ncqs || qp->recv_cq >= rs->ncqs)
+					return cc_errf(err, len, -EINVAL,
+						       "rank %u qp %u: cq out of range", r, q);
+				continue;
+			}
 			if (qp->peer >= s->nranks || qp->peer_qp >= s->ranks[qp->peer].nqps)
 				return cc_errf(err, len, -EINVAL,
 					       "rank %u qp %u: peer %u qp %u does not exist", r,

@@ -46,6 +46,8 @@ enum cc_buf_role {
 	CC_BUF_SEND_STAGE, /* slots this rank fills and sends from */
 	CC_BUF_CTS,        /* clear-to-send words a receiver writes (NCCL's fifo) */
 	CC_BUF_FLAG,       /* data-ready flags a sender writes (write_flag) */
+	CC_BUF_MCAST,      /* bound to the node's multicast object (NVLS): a
+			    * multicast QP reaches it at every member */
 	CC_BUF_ROLE_COUNT
 };
 
@@ -103,6 +105,11 @@ enum cc_prim {
 	CC_PRIM_RECV_COPY_SEND,
 	CC_PRIM_RECV,
 	CC_PRIM_COPY,
+	/* NVLS (core/nvls.c): the user's data into the multicast buffer,
+	 * back out of it, and a head's multimem.ld_reduce then multimem.st */
+	CC_PRIM_SCATTER,
+	CC_PRIM_GATHER,
+	CC_PRIM_DIRECT_RECV_DIRECT_SEND,
 	CC_PRIM_COUNT
 };
 
@@ -132,7 +139,17 @@ struct cc_cq {
 	uint32_t depth;
 };
 
-/* An RC queue pair, connected to qp `peer_qp` of rank `peer`. */
+/* An RC queue pair, connected to qp `peer_qp` of rank `peer`; or a
+ * multicast QP (group > 0), connected to no rank but to the NVSwitch of
+ * the node, NVLink SHARP's multicast object: its members are ranks
+ * peer .. peer + group - 1 (the QP's own rank among them), peer_qp is
+ * unused (0), and it has no receive queue.  On it an RDMA WRITE is
+ * multimem.st — the switch writes the payload at remote_offset of MR
+ * remote_mr of every member, the sender's own included — and an RDMA
+ * READ is multimem.ld_reduce — the switch reads that range at every
+ * member and returns it reduced element by element (cc_op_send.dtype,
+ * .redop).  Every member's MR remote_mr covers a CC_BUF_MCAST buffer of
+ * one size, as one multicast object binds the same size on every GPU. */
 struct cc_qp {
 	uint32_t peer;
 	uint32_t peer_qp;
@@ -141,7 +158,13 @@ struct cc_qp {
 	uint8_t retry_cnt; /* 0..7 */
 	uint8_t rnr_retry; /* 0..7; 7 = retry forever (IBA 9.7.5.2.8) */
 	uint16_t channel;
+	uint32_t group;    /* multicast: the members' count; 0: an RC QP */
 };
+
+static inline bool cc_qp_mcast(const struct cc_qp *q)
+{
+	return q->group != 0;
+}
 
 /* Local memory as a scatter/gather element: MR (gives the lkey) + offset. */
 struct cc_sge {
@@ -191,6 +214,11 @@ struct cc_op_send {
 	uint64_t inline_value; /* the 8-byte payload of an inline send */
 	uint64_t compare_add;  /* FETCH_ADD: add; CMP_SWP: compare */
 	uint64_t swap;
+	/* A READ on a multicast QP (multimem.ld_reduce): how the switch
+	 * combines the members' elements — sum, min or max, the reductions
+	 * an NVSwitch has. */
+	enum cc_dtype dtype;
+	enum cc_redop redop;
 };
 
 struct cc_op_doorbell {
@@ -286,6 +314,7 @@ enum cc_algo {
 	CC_ALGO_DIRECT,
 	CC_ALGO_TREE,
 	CC_ALGO_HIER, /* intra-node reduce-scatter, per-rail rings, all-gather */
+	CC_ALGO_NVLS, /* NVLink SHARP: the NVSwitch reduces and multicasts (one node) */
 	CC_ALGO_COUNT
 };
 
@@ -449,6 +478,10 @@ static inline uint64_t cc_op_wr_id(const struct cc_op *o)
 /* Structural check: indices in range, dependencies on earlier ops only,
  * peers connected both ways.  Returns 0 or -EINVAL with a message in err. */
 int cc_schedule_validate(const struct cc_schedule *s, char *err, size_t errlen);
+
+/* Whether some rank of s has a multicast QP (cc_qp_mcast()): what only an
+ * executor that models NVLink SHARP can run. */
+bool cc_schedule_has_mcast(const struct cc_schedule *s);
 
 /* Bytes operand j of calc c takes in memory (a destination when dst): its
  * data's, or its lines' (core/proto.h). */

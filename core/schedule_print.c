@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 /* The "format=" of the header line. */
-#define CC_PRINT_FORMAT 2 /* 2: the header's stage_mem */
+#define CC_PRINT_FORMAT 3 /* 2: the header's stage_mem; 3: multicast QPs */
 
 struct flag_name {
 	uint32_t bit;
@@ -127,8 +127,17 @@ static void print_send(FILE *f, const struct cc_schedule *s, const struct cc_ran
 		print_sge(f, &p->sge);
 
 	/* The remote end is named as the executor will resolve it: the peer
-	 * of the QP, that peer's MR, an offset in it. */
-	if (cc_opcode_remote(p->opcode)) {
+	 * of the QP (every member of a multicast QP's group), that peer's MR,
+	 * an offset in it. */
+	const struct cc_qp *qp = p->qp < rs->nqps ? &rs->qps[p->qp] : NULL;
+
+	if (cc_opcode_remote(p->opcode) && qp && cc_qp_mcast(qp)) {
+		fprintf(f, " remote=mc%" PRIu32 "-%" PRIu64 ".mr%" PRIu32 "+%" PRIu64, qp->peer,
+			(uint64_t)qp->peer + qp->group - 1, p->remote_mr, p->remote_offset);
+		if (p->opcode == CC_WR_RDMA_READ)
+			fprintf(f, " reduce=%s:%s", NAME(cc_redop_name, p->redop),
+				NAME(cc_dtype_name, p->dtype));
+	} else if (cc_opcode_remote(p->opcode)) {
 		fputs(" remote=r", f);
 		if (p->qp < rs->nqps && rs->qps[p->qp].peer < s->nranks)
 			fprintf(f, "%" PRIu32, rs->qps[p->qp].peer);
@@ -245,14 +254,25 @@ static void print_rank(FILE *f, const struct cc_schedule *s, uint32_t r)
 		fprintf(f, "r%" PRIu32 " cq %" PRIu32 " depth=%" PRIu32 "\n", r, i, rs->cqs[i].depth);
 	for (uint32_t i = 0; i < rs->nqps; i++) {
 		const struct cc_qp *q = &rs->qps[i];
+
+		/* A multicast QP's other end is the node's NVSwitch, and its
+		 * members the group's ranks. */
+		fprintf(f, "r%" PRIu32 " qp %" PRIu32, r, i);
+		if (cc_qp_mcast(q))
+			fputs(" peer=nvswitch peer_qp=-", f);
+		else
+			fprintf(f, " peer=%" PRIu32 " peer_qp=%" PRIu32, q->peer, q->peer_qp);
 		fprintf(f,
-			"r%" PRIu32 " qp %" PRIu32 " peer=%" PRIu32 " peer_qp=%" PRIu32
 			" send_cq=%" PRIu32 " recv_cq=%" PRIu32 " max_send_wr=%" PRIu32
 			" max_recv_wr=%" PRIu32 " max_inline=%" PRIu32 " retry_cnt=%u rnr_retry=%u"
-			" ch=%u\n",
-			r, i, q->peer, q->peer_qp, q->send_cq, q->recv_cq, q->max_send_wr,
-			q->max_recv_wr, q->max_inline, (unsigned int)q->retry_cnt,
-			(unsigned int)q->rnr_retry, (unsigned int)q->channel);
+			" ch=%u",
+			q->send_cq, q->recv_cq, q->max_send_wr, q->max_recv_wr, q->max_inline,
+			(unsigned int)q->retry_cnt, (unsigned int)q->rnr_retry,
+			(unsigned int)q->channel);
+		if (cc_qp_mcast(q))
+			fprintf(f, " members=%" PRIu32 "-%" PRIu64, q->peer,
+				(uint64_t)q->peer + q->group - 1);
+		fputc('\n', f);
 	}
 	for (uint32_t i = 0; i < rs->nops; i++)
 		print_op(f, s, r, i);

@@ -29,6 +29,10 @@
  * each port the sum holds for every schedule that computes the collective
  * correctly, and the bound is the largest of them.
  *
+ * A multicast QP's data (NVLink SHARP, sim/nvls.c) loads the NVLink ports
+ * it leaves by: a WRITE the sender's, a READ every member's (each sends the
+ * switch its share), with no tail.
+ *
  * What the bound does not count, and the run pays: clear-to-send round
  * trips before the first send, ACKs and control words on the same ports,
  * reductions and copies, WQE fetches without BlueFlame, PCIe and CPU
@@ -115,6 +119,48 @@ static void add_wqe(const struct cc_schedule *s, const struct sim_params *f,
 	pl->used = true;
 }
 
+/* A data WQE of multicast QP qp (NVLink SHARP, sim/nvls.c) of rank r: a
+ * WRITE's packets leave r's NVLink port once; a READ's range leaves every
+ * member's NVLink port, as READ response packets, to the switch that
+ * reduces it.  At the QP's MTU, the smallest of its members' NVLink links.
+ * Their tails are left out (0): what follows the switch is not this
+ * bound's to count. */
+static void add_mcast_wqe(const struct sim_params *f, const struct sim_net *net,
+			  const uint32_t *first, struct port_load *load, uint32_t r,
+			  const struct cc_qp *qp, const struct cc_op_send *o)
+{
+	uint32_t mtu = UINT32_MAX, from, to;
+	struct sim_wire_seg seg;
+	bool read = o->opcode == CC_WR_RDMA_READ;
+
+	for (uint32_t m = qp->peer; m < qp->peer + qp->group; m++) {
+		uint32_t p = sim_net_nvswitch_port(net, m);
+		const struct sim_net_link *l;
+
+		if (p == SIM_NET_NONE)
+			return; /* the run refuses it */
+		l = &net->links[net->nodes[net->rank_node[m]].port_link[p]];
+		if ((l->mtu ? l->mtu : f->link.mtu_bytes) < mtu)
+			mtu = l->mtu ? l->mtu : f->link.mtu_bytes;
+	}
+	if (sim_wire_segment(read ? SIM_MSG_READ_RESP : sim_msg_of_opcode(o->opcode),
+			     o->num_sge ? o->sge.length : 0, mtu, &seg))
+		return;
+	from = read ? qp->peer : r;
+	to = read ? qp->peer + qp->group : r + 1;
+	for (uint32_t m = from; m < to; m++) {
+		uint32_t p = sim_net_nvswitch_port(net, m);
+		const struct sim_net_link *l = &net->links[net->nodes[net->rank_node[m]].port_link[p]];
+		struct port_load *pl = &load[first[m] + p];
+
+		pl->bytes += sim_wire_msg_sum(f->link.type, &seg).wire;
+		pl->rate_bps = sim_topo_link_rate(l, f);
+		pl->nvlink = true;
+		pl->tail_ps = 0;
+		pl->used = true;
+	}
+}
+
 /* The bound through one port: its start, its bytes, its tail. */
 static struct sim_bound port_bound(const struct port_load *pl, const struct sim_params *f)
 {
@@ -154,7 +200,12 @@ struct sim_bound sim_bound(const struct cc_schedule *s, const struct sim_params 
 		for (uint32_t i = 0; i < rs->nops; i++) {
 			const struct cc_op *op = &rs->ops[i];
 
-			if (op->kind == CC_OP_POST_SEND && op->u.send.payload == CC_PAYLOAD_DATA)
+			if (op->kind != CC_OP_POST_SEND || op->u.send.payload != CC_PAYLOAD_DATA)
+				continue;
+			if (cc_qp_mcast(&rs->qps[op->u.send.qp]))
+				add_mcast_wqe(f, net, first, load, r, &rs->qps[op->u.send.qp],
+					      &op->u.send);
+			else
 				add_wqe(s, f, net, first, load, r, &op->u.send);
 		}
 	}

@@ -479,7 +479,9 @@ static void post_send(struct sx *x, uint32_t r, uint32_t i)
 		.op = i,
 		.lkey = (cc_send_local_sge(p) ? rk->key[p->sge.mr] : 0) ^
 			fault_flip(x, r, i, CC_FAULT_LKEY),
-		.rkey = (remote ? x->rk[cq->peer].key[p->remote_mr] : 0) ^
+		/* A multicast QP presents each member's key (sim/nvls.c):
+		 * what is kept is what a fault flips in it. */
+		.rkey = (remote && !cc_qp_mcast(cq) ? x->rk[cq->peer].key[p->remote_mr] : 0) ^
 			fault_flip(x, r, i, CC_FAULT_RKEY),
 	};
 	rk->sq_pos[i] = qp->sq_n;
@@ -595,6 +597,32 @@ static uint32_t qp_mtu(const struct sx *x, uint32_t r, const struct sx_qp *qp)
 	return there < back ? there : back;
 }
 
+/* A multicast QP's port: the one to its host's NVSwitch, whose host holds
+ * the whole group (sim/nvls.c); SIM_TOPO_NO_PORT otherwise, which fails
+ * the run. */
+static uint32_t mcast_port(const struct sx *x, uint32_t r, const struct cc_qp *cq)
+{
+	if (sim_net_nvswitch_host(x->topo.net, cq->peer, cq->group) == SIM_NET_NONE)
+		return SIM_TOPO_NO_PORT;
+	return sim_topo_nvswitch_port(&x->topo, r, NULL, NULL);
+}
+
+/* A multicast QP's MTU: the smallest of its members' NVLink links, which
+ * every copy and every share of a reduction crosses. */
+static uint32_t mcast_mtu(const struct sx *x, const struct cc_qp *cq)
+{
+	uint32_t mtu = UINT32_MAX;
+
+	for (uint32_t m = cq->peer; m < cq->peer + cq->group; m++) {
+		uint32_t p = sim_topo_nvswitch_port(&x->topo, m, NULL, NULL);
+		uint32_t v = p == SIM_TOPO_NO_PORT ? 0 : sim_topo_nic_port_mtu(&x->topo, m, p);
+
+		if (v < mtu)
+			mtu = v;
+	}
+	return mtu == UINT32_MAX ? 0 : mtu;
+}
+
 /* Which of a rank's buffers a run carries (carry[b] = 1): every one with
  * check on, else what a wait_mem watches and the slots the LL protocols'
  * lines are written to (their flags are what the receiver watches). */
@@ -669,7 +697,9 @@ static int setup_rank(struct sx *x, uint32_t r)
 		qp->q = q;
 		qp->peer = rs->qps[q].peer;
 		qp->peer_q = rs->qps[q].peer_qp;
-		qp->port = sim_topo_route(&x->topo, r, qp->peer, sim_topo_qp_flow(r, q));
+		qp->mcast = cc_qp_mcast(&rs->qps[q]);
+		qp->port = qp->mcast ? mcast_port(x, r, &rs->qps[q])
+				     : sim_topo_route(&x->topo, r, qp->peer, sim_topo_qp_flow(r, q));
 		/* The schedule asks for retry counts (NCCL: 7 and 7); the fabric's
 		 * rnic.retry_cnt / rnic.rnr_retry are the deployment's ceiling,
 		 * as NCCL_IB_RETRY_CNT is: the smaller of the two holds. */
@@ -683,7 +713,7 @@ static int setup_rank(struct sx *x, uint32_t r)
 			return -EINVAL;
 		qp->nvlink = sim_topo_nic_port_nvlink(&x->topo, r, qp->port);
 		sim_dcqcn_init(&qp->cc, sim_topo_nic_tx(&x->topo, r, qp->port)->rate_bps);
-		qp->mtu = qp_mtu(x, r, qp);
+		qp->mtu = qp->mcast ? mcast_mtu(x, &rs->qps[q]) : qp_mtu(x, r, qp);
 		if (qp->mtu == 0)
 			return -EINVAL;
 	}
@@ -738,6 +768,17 @@ void cc_sim_stage_for(struct cc_coll_params *p, const struct sim_params *f)
 		p->stage_mem = CC_MEM_HOST;
 }
 
+/* Whether rank rs has an RC QP: a NIC's, not only multicast ones (those
+ * reach GPU memory over NVLink, bound by cuMulticastBindMem, registered
+ * with no NIC). */
+static bool has_rc_qp(const struct cc_rank_sched *rs)
+{
+	for (uint32_t q = 0; q < rs->nqps; q++)
+		if (!cc_qp_mcast(&rs->qps[q]))
+			return true;
+	return false;
+}
+
 /* A memory region over GPU memory on a host without GPUDirect RDMA: the
  * NIC cannot reach it, and ibv_reg_mr would have failed (no peer-memory
  * client: EFAULT), so the run cannot start. */
@@ -748,6 +789,8 @@ static bool nic_needs_gdr(const struct cc_schedule *s, const struct sim_params *
 	for (uint32_t r = 0; r < s->nranks; r++) {
 		const struct cc_rank_sched *rs = &s->ranks[r];
 
+		if (!has_rc_qp(rs))
+			continue;
 		for (uint32_t m = 0; m < rs->nmrs; m++)
 			if (rs->bufs[rs->mrs[m].buf].mem == CC_MEM_GPU)
 				return true;
@@ -861,6 +904,7 @@ static void collect_links(struct sx *x)
 		st->rate_bps = l->rate_bps;
 		st->tx_pkts = l->st.tx_pkts;
 		st->tx_bytes = l->st.tx_bytes;
+		st->tx_payload_bytes = l->st.tx_payload_bytes;
 		st->busy_ps = sim_link_busy_ps(l);
 		st->lost = l->st.lost;
 		st->pauses = l->st.pauses;
@@ -874,8 +918,13 @@ static void collect_links(struct sx *x)
 		for (uint32_t q = 0; q < x->s->ranks[r].nqps; q++) {
 			const struct sx_qp *qp = &x->rk[r].qp[q];
 			size_t dirs[64];
-			uint32_t n = sim_topo_path(&x->topo, r, qp->port, qp->peer,
-						   sim_topo_qp_flow(r, q), dirs, 64);
+			/* a multicast QP's flow ends in its NVSwitch: its one link */
+			uint32_t n = qp->mcast ? 0
+					       : sim_topo_path(&x->topo, r, qp->port, qp->peer,
+							       sim_topo_qp_flow(r, q), dirs, 64);
+
+			if (qp->mcast)
+				res->links[sim_topo_nic_tx(&x->topo, r, qp->port) - x->topo.links].flows++;
 
 			for (uint32_t i = 0; i < n; i++)
 				res->links[dirs[i]].flows++;
@@ -990,6 +1039,8 @@ static int setup(struct sx *x)
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if ((err = setup_rank(x, r)))
 			return err;
+	if ((err = sx_nvls_init(x)))
+		return err;
 	if ((err = sx_faults_apply(x)))
 		return err;
 	if (x->o->check) {
@@ -1129,6 +1180,7 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	if (x.io_ready)
 		cc_check_io_free(&x.io);
 	sx_faults_free(&x);
+	sx_nvls_free(&x);
 	sim_topo_destroy(&x.topo);
 	sim_engine_destroy(&x.eng);
 	if (err)

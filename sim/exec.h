@@ -117,6 +117,7 @@ struct cc_sim_link_stats {
 	bool nvlink;
 	uint64_t rate_bps;
 	uint64_t tx_pkts, tx_bytes; /* wire bytes serialized */
+	uint64_t tx_payload_bytes;  /* of those, packets' payload */
 	uint64_t lost;              /* packets lost on it (link.loss_ppb) */
 	uint64_t pauses;            /* times PFC paused its sender */
 	sim_time_ps paused_ps;      /* time its sender was paused */

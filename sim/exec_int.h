@@ -43,6 +43,12 @@ enum sx_pkt_kind {
 	SX_PKT_CQE,     /* token: a CQE on its way to host memory */
 	SX_PKT_ATOMIC,  /* token: the responder's read-modify-write */
 	SX_PKT_CNP,     /* congestion notification, NP to RP */
+	/* NVLink SHARP (sim/nvls.c): an NVSwitch's read of a member's share
+	 * of a multicast READ, the member's answer to the switch, and a
+	 * multicast WRITE's copy on its way to a member */
+	SX_PKT_MC_READ,
+	SX_PKT_MC_RESP,
+	SX_PKT_MC_WRITE,
 };
 
 /* AETH syndromes (IBA 9.7.5.2.1), the ones the model sends: the NAKs of
@@ -75,6 +81,8 @@ struct sx_pkt {
 	bool last_of_msg;
 	bool ackreq;        /* BTH AckReq: the requester wants an ACK for it */
 	bool retx;          /* a retransmission */
+	bool by_switch;     /* an NVSwitch made it (sim/nvls.c): no NIC sent it */
+	uint32_t red;       /* MC_READ, MC_RESP: the switch's reduction */
 	/* Payload: REQ at the responder, where it lands (set when accepted);
 	 * READ response, where it comes from at the responder. */
 	uint32_t buf;
@@ -114,6 +122,7 @@ struct sx_qp {
 	uint32_t rank, q, peer, peer_q, port;
 	uint32_t mtu;       /* path MTU, both directions (IBA: a QP attribute both ends share) */
 	bool nvlink;        /* its port is NVLink: payloads need no PCIe read */
+	bool mcast;         /* a multicast QP: its requests are for the NVSwitch (sim/nvls.c) */
 	/* send queue: every WQE ever posted (append-only) */
 	struct sx_wqe *sq;
 	uint32_t sq_n, sq_cap;
@@ -171,8 +180,18 @@ struct sx_cq {
 	uint32_t n, cap;
 };
 
+/* A multicast READ's share a member owes its NVSwitch (sim/nvls.c). */
+struct sx_mcowe {
+	uint32_t red;       /* the switch's reduction */
+	uint32_t buf;       /* where in this rank's memory */
+	uint64_t off;
+	uint32_t len, mtu, npkts, next;
+};
+
 struct sx_port {
 	struct sim_link_dir *tx;
+	struct sx_mcowe *mc;    /* multicast READ shares owed, FIFO (NVLink port) */
+	uint32_t mc_n, mc_head, mc_cap;
 	struct sim_pktq ctrl;   /* ACKs and NAKs waiting: they go first */
 	struct sim_pktq stage;  /* packets being read in, then sent, in order */
 	uint32_t reading;       /* of those, payload not yet read in */
@@ -210,6 +229,8 @@ struct sx_rank {
 	sim_time_ps sw_covered;  /* switch time accounting: union covered up to */
 };
 
+struct sx_nvs;
+
 struct sx {
 	const struct cc_schedule *s;
 	const struct cc_sim_opts *o;
@@ -231,6 +252,10 @@ struct sx {
 	 * from when each rank's NIC stops acknowledging (NULL: none does). */
 	struct sim_link_outage *outages;
 	sim_time_ps *no_ack_from;
+	/* The NVSwitches' multicast and reduction engines (sim/nvls.c), one
+	 * per host with an NVSwitch. */
+	struct sx_nvs *nvs;
+	uint32_t nnvs;
 	/* The wall-clock limit (wall_limit_ms): started then, and hit. */
 	uint64_t wall_start_ns;
 	bool wall_hit;
@@ -307,5 +332,15 @@ void sx_resp_read_make(struct sx *x, uint32_t r, struct sx_qp *qp);
 void sx_response_data(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt *k);
 void sx_atomic_done(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt);
 void sx_responder_drain(struct sx *x, uint32_t r, struct sx_qp *qp);
+
+/* nvls.c: NVLink SHARP's switch side, and a member's share of it. */
+int sx_nvls_init(struct sx *x);
+void sx_nvls_free(struct sx *x);
+/* An MC_READ or MC_WRITE arrived at rank r's NIC port `port`. */
+void sx_nvls_rx(struct sx *x, uint32_t r, uint32_t port, struct sx_pkt *k);
+/* Whether port `port` of rank r owes its switch a READ's share, and the
+ * next packet of it, made and staged. */
+bool sx_nvls_owes(const struct sx *x, uint32_t r, uint32_t port);
+void sx_nvls_resp_make(struct sx *x, uint32_t r, uint32_t port);
 
 #endif /* CCLAB_SIM_EXEC_INT_H */

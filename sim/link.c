@@ -137,6 +137,7 @@ static void link_start(struct sim_link_dir *l)
 	l->tx_end = now + ser;
 	l->cur_frame = pkt->frame_bytes;
 	l->cur_wire = pkt->wire_bytes;
+	l->cur_payload = pkt->payload_bytes;
 	pkt->tail = l->tx_end + l->prop_ps;
 	sched(l->eng, l->tx_end, link_ser_end, l, __FILE__, __LINE__);
 	sim_pipe_push(&l->wire, pkt, now + head + l->prop_ps + l->rx_delay_ps);
@@ -151,6 +152,7 @@ static void link_ser_end(struct sim_engine *eng, void *ctx, uint64_t arg)
 	l->busy_ps += l->tx_end - l->tx_start;
 	l->st.tx_pkts++;
 	l->st.tx_bytes += l->cur_wire;
+	l->st.tx_payload_bytes += l->cur_payload;
 	/* The sender hears first: it may pause the link or queue more. */
 	if (l->sent_fn)
 		l->sent_fn(eng, l->sent_ctx, l->sent_port, l->cur_frame, l->cur_wire);

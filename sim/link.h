@@ -104,6 +104,7 @@ struct sim_link_outage {
 
 struct sim_link_stats {
 	uint64_t tx_pkts, tx_bytes;   /* fully serialized; wire bytes */
+	uint64_t tx_payload_bytes;    /* of those, payload (sim/packet.h) */
 	uint64_t rx_pkts, rx_bytes;   /* delivered; wire bytes */
 	uint64_t txq_peak_bytes;      /* most wire bytes waiting to start */
 	uint64_t txq_peak_pkts;
@@ -146,7 +147,7 @@ struct sim_link_dir {
 	bool busy;
 	bool paused;
 	sim_time_ps tx_start, tx_end;
-	uint32_t cur_frame, cur_wire;
+	uint32_t cur_frame, cur_wire, cur_payload;
 
 	sim_time_ps busy_ps;     /* completed serializations */
 	sim_time_ps paused_ps;   /* completed pauses */

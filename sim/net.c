@@ -669,3 +669,38 @@ uint32_t sim_net_ranks_per_node(const struct sim_net *n)
 			return 0;
 	return g;
 }
+
+uint32_t sim_net_nvswitch_host(const struct sim_net *n, uint32_t first, uint32_t count)
+{
+	const struct sim_net_host *h;
+	uint32_t hi;
+
+	if (!n || count == 0 || first >= n->nranks || count > n->nranks - first)
+		return SIM_NET_NONE;
+	hi = n->nodes[n->rank_node[first]].host;
+	if (hi >= n->nhosts)
+		return SIM_NET_NONE;
+	h = &n->hosts[hi];
+	if (h->nvswitch == SIM_NET_NONE || first < h->first_rank ||
+	    first + count > h->first_rank + h->ngpus)
+		return SIM_NET_NONE;
+	return hi;
+}
+
+uint32_t sim_net_nvswitch_port(const struct sim_net *n, uint32_t r)
+{
+	uint32_t u, h, node;
+
+	if (!n || r >= n->nranks)
+		return SIM_NET_NONE;
+	u = n->rank_node[r];
+	h = n->nodes[u].host;
+	if (h >= n->nhosts || n->hosts[h].nvswitch == SIM_NET_NONE)
+		return SIM_NET_NONE;
+	for (uint32_t p = 0; p < n->nodes[u].nports; p++) {
+		sim_net_peer(n, u, p, &node, NULL);
+		if (node == n->hosts[h].nvswitch)
+			return p;
+	}
+	return SIM_NET_NONE;
+}

@@ -102,6 +102,15 @@ uint32_t sim_net_add_host(struct sim_net *n, const char *name, uint32_t ngpus, b
  * there are no hosts or they differ. */
 uint32_t sim_net_ranks_per_node(const struct sim_net *n);
 
+/* The host whose NVSwitch joins ranks first .. first + count - 1 (all of
+ * them its GPUs), or SIM_NET_NONE: where a multicast group of NVLink
+ * SHARP can be (core/schedule.h). */
+uint32_t sim_net_nvswitch_host(const struct sim_net *n, uint32_t first, uint32_t count);
+
+/* The port of rank r's NIC whose link leads to its host's NVSwitch, or
+ * SIM_NET_NONE. */
+uint32_t sim_net_nvswitch_port(const struct sim_net *n, uint32_t r);
+
 /* Adds a switch; the node index, or SIM_NET_NONE (errno as above). */
 uint32_t sim_net_add_switch(struct sim_net *n, const char *name);
 
@@ -149,6 +158,10 @@ int sim_net_ring(struct sim_net *n, uint32_t k, char *err, size_t errlen);
 
 /* k hosts of one GPU on one switch "sw0". */
 int sim_net_star(struct sim_net *n, uint32_t k, char *err, size_t errlen);
+
+/* One host "n0" of k GPUs joined by its NVSwitch, NVLink only (no
+ * network): a DGX-style node, where NVLS runs (core/nvls.c). */
+int sim_net_node(struct sim_net *n, uint32_t k, char *err, size_t errlen);
 
 /* Two tiers: `leaves` leaf switches with hosts_per_leaf one-GPU hosts each,
  * and `spines` spine switches.  Oversubscription num:den is downlink to

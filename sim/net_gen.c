@@ -1,5 +1,5 @@
-/* sim/net_gen.c — the built-in networks of sim/net.h: ring, star,
- * leaf-spine and rail-optimised.  Each builds hosts, switches and links on
+/* sim/net_gen.c — the built-in networks of sim/net.h: ring, star, one
+ * node, leaf-spine and rail-optimised.  Each builds hosts, switches and links on
  * an empty network with the builder, then sim_net_finish() computes the
  * routes.  Every link takes the fabric's rate, propagation and MTU (0 /
  * SIM_NET_DEFAULT_PROP), so one topology serves every --fabric preset.
@@ -135,6 +135,19 @@ int sim_net_star(struct sim_net *n, uint32_t k, char *err, size_t errlen)
 	for (uint32_t r = 0; !rc && r < k; r++)
 		rc = cable(n, n->rank_node[r], sw, 1, err, errlen);
 	return rc ? rc : sim_net_finish(n, true, err, errlen);
+}
+
+int sim_net_node(struct sim_net *n, uint32_t k, char *err, size_t errlen)
+{
+	int rc = start(n, "node", err, errlen);
+
+	if (rc)
+		return rc;
+	if (k == 0)
+		return cc_errf(err, errlen, -EINVAL, "node: 0 ranks");
+	if (sim_net_add_host(n, "n0", k, true) == SIM_NET_NONE)
+		return build_failed(n, err, errlen);
+	return sim_net_finish(n, true, err, errlen);
 }
 
 /* -EINVAL for uplinks = hosts_per_leaf * den / num that are not a whole

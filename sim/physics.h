@@ -10,17 +10,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/schedule.h"
 #include "sim/net.h"
 #include "sim/params.h"
 #include "sim/time.h"
 
-/* Whether a completed run of `size` bytes (over nranks ranks, nccl-tests'
- * busbw_factor) obeys physics on network net: time_ps not below bound_ps
- * (sim_bound_ps() of its schedule), and a busbw no rank's ports can carry
- * (sim_topo_rank_rate(); not checked for one rank, whose copy crosses no
- * link).  false with what it broke in why. */
-bool sim_physical(const struct sim_net *net, const struct sim_params *f, uint32_t nranks,
-		  uint64_t size, double busbw_factor, sim_time_ps time_ps, sim_time_ps bound_ps,
-		  char *why, size_t len);
+/* Whether a completed run of collective p at `size` bytes (nccl-tests'
+ * size) obeys physics on network net: time_ps not below bound_ps
+ * (sim_bound_ps() of its schedule), and no more bytes through one rank's
+ * ports than they carry (sim_topo_rank_rate()): algbw times
+ * cc_port_factor(p) — the busbw, or for an algorithm that reduces in the
+ * switch (NVLS allreduce) the algbw itself; not checked for one rank,
+ * whose copy crosses no link.  false with what it broke in why. */
+bool sim_physical(const struct sim_net *net, const struct sim_params *f,
+		  const struct cc_coll_params *p, uint64_t size, sim_time_ps time_ps,
+		  sim_time_ps bound_ps, char *why, size_t len);
 
 #endif /* CCLAB_SIM_PHYSICS_H */

@@ -440,7 +440,8 @@ void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const stru
 	k->qp = qp->q;
 	k->port = qp->port;
 	k->p.src_node = r;
-	k->p.dst_node = qp->peer;
+	/* A multicast QP's requests are for its host's NVSwitch (sim/nvls.c). */
+	k->p.dst_node = qp->mcast ? SIM_TOPO_MCAST : qp->peer;
 	k->p.src_port = qp->port;
 	k->p.src_qpn = qp->q;
 	k->p.dst_qpn = qp->peer_q;
@@ -485,9 +486,10 @@ static void read_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_
 void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read)
 {
 	struct sx_port *pt = &x->rk[r].port[k->port];
-	struct sx_qp *qp = &x->rk[r].qp[k->qp];
+	/* a member's share of a multicast READ belongs to no QP of its own */
+	struct sx_qp *qp = k->kind == SX_PKT_MC_RESP ? NULL : &x->rk[r].qp[k->qp];
 
-	if (qp->cc.limited) {
+	if (qp && qp->cc.limited) {
 		/* DCQCN: the next packet waits for this one's time at the rate. */
 		qp->pace_last = sim_now(&x->eng);
 		qp->pace_bytes = k->p.wire_bytes;
@@ -667,18 +669,26 @@ static void pace_wake_at(struct sx *x, uint32_t r, uint32_t port, sim_time_ps t)
 }
 
 /* Fills port `port`'s transmit queue from its QPs, round robin: READ
- * responses a QP owes first, then its own requests. */
+ * responses a QP owes first, then its own requests.  What the port owes
+ * its NVSwitch's reductions (sim/nvls.c) takes its turn after the last
+ * QP, as one more. */
 void sx_port_fill(struct sx *x, uint32_t r, uint32_t port)
 {
 	struct sx_rank *rk = &x->rk[r];
 	struct sx_port *pt = &rk->port[port];
-	uint32_t nqps = x->s->ranks[r].nqps;
+	uint32_t nqps = x->s->ranks[r].nqps, n = nqps + 1;
 	sim_time_ps wake = SIM_TIME_NEVER;
 
 	while (pt->stage.count < pt->prefetch) {
 		uint32_t tried = 0, q = pt->rr;
 
-		for (; tried < nqps; tried++, q = (q + 1) % nqps) {
+		for (; tried < n; tried++, q = (q + 1) % n) {
+			if (q == nqps) {
+				if (!sx_nvls_owes(x, r, port))
+					continue;
+				sx_nvls_resp_make(x, r, port);
+				break;
+			}
 			struct sx_qp *qp = &rk->qp[q];
 			bool resp = !qp->error && qp->rd_head < qp->rd_n;
 			bool resend = !qp->error && !qp->rnr_wait && qp->sr_n;
@@ -700,9 +710,9 @@ void sx_port_fill(struct sx *x, uint32_t r, uint32_t port)
 				req_make(x, r, qp);
 			break;
 		}
-		if (tried == nqps)
+		if (tried == n)
 			break;
-		pt->rr = (q + 1) % nqps;
+		pt->rr = (q + 1) % n;
 	}
 	if (wake != SIM_TIME_NEVER && pt->stage.count < pt->prefetch)
 		pace_wake_at(x, r, port, wake);
@@ -910,12 +920,16 @@ static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 
 	(void)eng;
 	k->rx_nvlink = sim_topo_nic_port_nvlink(&x->topo, rk->r, port);
+	if (k->kind == SX_PKT_MC_READ || k->kind == SX_PKT_MC_WRITE) {
+		sx_nvls_rx(x, rk->r, port, k); /* an NVSwitch's read, or a store's copy */
+		return;
+	}
 	/* Time in switches: from its last bit in at the first switch
 	 * (store-and-forward would start there; cut-through starts earlier,
 	 * which only adds) to its last bit out of the last, counted once per
 	 * sender however many overlap.  The first link is the one it left
 	 * by, the last the one it came in on. */
-	if (x->topo.nsw) {
+	if (x->topo.nsw && !k->by_switch) {
 		const struct sim_link_dir *first = src->port[k->port].tx;
 		sim_time_ps in = k->t0 + sim_link_ser_ps(first, k->p.wire_bytes) + first->prop_ps;
 		sim_time_ps out = last_ps - sim_topo_nic_rx(&x->topo, rk->r, port)->prop_ps;
@@ -1015,6 +1029,8 @@ void sx_nic_destroy(struct sx *x, uint32_t r)
 	struct sx_rank *rk = &x->rk[r];
 
 	sim_pcie_destroy(&rk->pcie);
+	for (uint32_t p = 0; rk->port && p < sim_topo_nic_nports(&x->topo, r); p++)
+		free(rk->port[p].mc);
 	free(rk->port);
 	rk->port = NULL;
 }

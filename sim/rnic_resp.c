@@ -91,7 +91,8 @@ void sx_pkt_snapshot(struct sx *x, struct sx_pkt *k)
 		return;
 	if (k->kind == SX_PKT_REQ)
 		req_source(x, k, &buf, &off, &inl, &value);
-	else if (k->kind == SX_PKT_RESP && k->p.op != SIM_BTH_ATOMIC_ACK)
+	else if ((k->kind == SX_PKT_RESP && k->p.op != SIM_BTH_ATOMIC_ACK) ||
+		 k->kind == SX_PKT_MC_RESP)
 		buf = k->buf, off = k->off; /* a READ response: the responder's memory */
 	if (inl || buf == SX_NONE || !x->rk[k->rank].mem[buf])
 		return;

@@ -469,7 +469,12 @@ static int check_routes(const struct cy_node *d, const struct cc_scenario *sc,
 	const struct cy_node *at = cy_get(d, "algorithm");
 	const char *key = "algorithm";
 	uint32_t a, b;
+	char msg[256];
 
+	/* nvls: one host's NVSwitch must hold every rank, whatever runs it */
+	if (!sim_topo_mcast_ok(&sc->net, &sc->p, msg, sizeof(msg)))
+		return cy_fail(err, at ? at : cy_get(d, "topology"), "'%s': %s", at ? key : "topology",
+			       msg);
 	if (!sc->executor[CC_EXEC_SIM] || sim_topo_carries(&sc->net, &sc->p, &a, &b))
 		return 0;
 	if (!at) {

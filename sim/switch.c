@@ -17,6 +17,8 @@ static uint32_t route(const struct sim_switch *sw, uint32_t in_port, const struc
 		port = sw->route_fn(sw->route_ctx, sw, in_port, pkt);
 	else if (pkt->dst_node < sw->table_len)
 		port = sw->table[pkt->dst_node];
+	if (port == SIM_SWITCH_LOCAL && sw->local_fn)
+		return port;
 	if (port >= sw->nports || !sw->ports[port].out)
 		return SIM_SWITCH_NO_PORT;
 	return port;
@@ -230,6 +232,23 @@ static bool may_cut_through(const struct sim_switch *sw, uint32_t in_port, uint3
 	       sim_link_idle_now(o->out);
 }
 
+/* pkt, from in_port (SIM_SWITCH_NO_PORT: made here), takes its frame
+ * bytes of the buffer for output `out` until its last bit has left. */
+static void hold(struct sim_switch *sw, struct sim_packet *pkt, uint32_t in_port, uint32_t out)
+{
+	struct sim_switch_port *o = &sw->ports[out];
+
+	sw->used_bytes += pkt->frame_bytes;
+	if (sw->used_bytes > sw->peak_used_bytes)
+		sw->peak_used_bytes = sw->used_bytes;
+	o->depth_bytes += pkt->frame_bytes;
+	if (o->depth_bytes > o->st.peak_bytes)
+		o->st.peak_bytes = o->depth_bytes;
+	o->held_pkts++;
+	pkt->hop = out;
+	pkt->in_port = in_port;
+}
+
 /* A packet's header (cut-through) or last bit (store-and-forward) is in. */
 static void switch_rx(struct sim_engine *eng, void *ctx, uint32_t in_port, struct sim_packet *pkt,
 		      sim_time_ps last_ps)
@@ -244,6 +263,15 @@ static void switch_rx(struct sim_engine *eng, void *ctx, uint32_t in_port, struc
 		drop(sw, in_port, out, pkt);
 		return;
 	}
+	if (out == SIM_SWITCH_LOCAL) {
+		/* The switch's own: it leaves the input at once. */
+		uint32_t frame = pkt->frame_bytes;
+
+		sw->local_fn(sw->local_ctx, sw, in_port, pkt, last_ps);
+		if (sw->release_fn)
+			sw->release_fn(sw->release_ctx, sw, in_port, frame);
+		return;
+	}
 	o = &sw->ports[out];
 	/* Tail drop (the arriving packet, never one already queued). */
 	if (sw->buffer_bytes && pkt->frame_bytes > sw->buffer_bytes - sw->used_bytes) {
@@ -254,15 +282,7 @@ static void switch_rx(struct sim_engine *eng, void *ctx, uint32_t in_port, struc
 	}
 	ct = sw->mode == SIM_SWITCH_CUT_THROUGH && last_ps > sim_now(eng) &&
 	     may_cut_through(sw, in_port, out);
-	sw->used_bytes += pkt->frame_bytes;
-	if (sw->used_bytes > sw->peak_used_bytes)
-		sw->peak_used_bytes = sw->used_bytes;
-	o->depth_bytes += pkt->frame_bytes;
-	if (o->depth_bytes > o->st.peak_bytes)
-		o->st.peak_bytes = o->depth_bytes;
-	o->held_pkts++;
-	pkt->hop = out;
-	pkt->in_port = in_port;
+	hold(sw, pkt, in_port, out);
 	in_account(sw, in_port, pkt->frame_bytes, true);
 	if (ct) {
 		o->st.cut_through++;
@@ -295,7 +315,8 @@ static void switch_sent(struct sim_engine *eng, void *ctx, uint32_t port, uint32
 
 		o->from_head = (o->from_head + 1) % o->from_cap;
 		o->from_n--;
-		released(sw, in, frame_bytes);
+		if (in != SIM_SWITCH_NO_PORT) /* not one the switch made */
+			released(sw, in, frame_bytes);
 	}
 	if (sw->sched == SIM_SWITCH_FAIR)
 		fair_pump(sw, port);
@@ -408,6 +429,21 @@ void sim_switch_on_release(struct sim_switch *sw, sim_switch_release_fn fn, void
 {
 	sw->release_fn = fn;
 	sw->release_ctx = ctx;
+}
+
+void sim_switch_on_local(struct sim_switch *sw, sim_switch_local_fn fn, void *ctx)
+{
+	sw->local_fn = fn;
+	sw->local_ctx = ctx;
+}
+
+int sim_switch_inject(struct sim_switch *sw, uint32_t port, struct sim_packet *pkt)
+{
+	if (port >= sw->nports || !sw->ports[port].out)
+		return -EINVAL;
+	hold(sw, pkt, SIM_SWITCH_NO_PORT, port);
+	to_output(sw, pkt);
+	return 0;
 }
 
 void sim_switch_on_drop(struct sim_switch *sw, sim_switch_drop_fn fn, void *ctx)

@@ -85,6 +85,10 @@
 
 #define SIM_SWITCH_CT_HEADER_BYTES 64
 #define SIM_SWITCH_NO_PORT UINT32_MAX
+/* What a routing callback returns for a packet addressed to the switch
+ * itself (an NVSwitch's multicast and reduction engine): it goes to the
+ * local callback (sim_switch_on_local()), not to an output. */
+#define SIM_SWITCH_LOCAL (UINT32_MAX - 1)
 
 struct sim_switch;
 
@@ -103,6 +107,12 @@ typedef void (*sim_switch_drop_fn)(struct sim_engine *eng, void *ctx, const stru
  * returns to the sender on that input as credits. */
 typedef void (*sim_switch_release_fn)(void *ctx, const struct sim_switch *sw, uint32_t in_port,
 				      uint32_t frame_bytes);
+
+/* A packet for the switch itself (routed SIM_SWITCH_LOCAL) came in on
+ * in_port: its header now (cut-through) or its last bit, which arrives at
+ * last_ps.  It is the callee's from now; it never takes buffer space. */
+typedef void (*sim_switch_local_fn)(void *ctx, const struct sim_switch *sw, uint32_t in_port,
+				    struct sim_packet *pkt, sim_time_ps last_ps);
 
 /* Per output port; bytes are frame bytes. */
 struct sim_switch_port_stats {
@@ -151,6 +161,8 @@ struct sim_switch {
 	void *drop_ctx;
 	sim_switch_release_fn release_fn;
 	void *release_ctx;
+	sim_switch_local_fn local_fn;
+	void *local_ctx;
 	uint64_t pfc_xoff, pfc_xon; /* sim_switch_set_pfc(); xoff 0: no PFC */
 	uint32_t pfc_quanta;
 	uint64_t ecn_kmin, ecn_kmax; /* sim_switch_set_ecn(); kmin 0: no marking */
@@ -202,6 +214,18 @@ void sim_switch_set_ecn(struct sim_switch *sw, uint64_t kmin, uint64_t kmax, uin
 
 /* Where releases go (NULL: nowhere), for credit-based flow control. */
 void sim_switch_on_release(struct sim_switch *sw, sim_switch_release_fn fn, void *ctx);
+
+/* Where packets for the switch itself go (NULL: nowhere; they are dropped
+ * as unroutable). */
+void sim_switch_on_local(struct sim_switch *sw, sim_switch_local_fn fn, void *ctx);
+
+/* Sends pkt, which the switch made (a multicast copy, a reduction's
+ * result), out of `port` now: it takes its frame bytes of the buffer
+ * until its last bit has left, as a forwarded packet does, queues at the
+ * output as one does (switch.sched), is never dropped, and came in on no
+ * input (no credits or PFC to return).  0, or -EINVAL for a port out of
+ * range or unconnected. */
+int sim_switch_inject(struct sim_switch *sw, uint32_t port, struct sim_packet *pkt);
 
 /* Engine events one switch can have pending, links excluded. */
 static inline size_t sim_switch_max_events(uint32_t nports) { return 1 + (size_t)nports; }

@@ -16,6 +16,7 @@
 const char *const sim_topo_kind_name[SIM_TOPO_KIND_COUNT] = {
 	[SIM_TOPO_RING] = "ring",
 	[SIM_TOPO_STAR] = "star",
+	[SIM_TOPO_NODE] = "node",
 };
 
 int sim_topo_kind_parse(const char *s, enum sim_topo_kind *out)
@@ -140,6 +141,8 @@ static uint32_t net_router(void *ctx, const struct sim_switch *sw, uint32_t in_p
 
 	(void)sw;
 	(void)in_port;
+	if (pkt->dst_node == SIM_TOPO_MCAST)
+		return c->nvswitch ? SIM_SWITCH_LOCAL : SIM_SWITCH_NO_PORT;
 	return sim_net_pick(c->net, c->node, pkt->dst_node, pkt->flow_id);
 }
 
@@ -247,7 +250,7 @@ static int build_switch(struct sim_topo *t, struct sim_engine *eng, uint32_t u)
 		return rc;
 	struct sim_topo_sw_ctx *c = &t->sw_ctx[t->nsw];
 
-	*c = (struct sim_topo_sw_ctx){ .net = t->net, .node = u };
+	*c = (struct sim_topo_sw_ctx){ .net = t->net, .node = u, .nvswitch = net_nvswitch(t->net, u) };
 	sim_switch_set_router(sw, net_router, c);
 	t->nsw++;
 	c->in = calloc(v->nports ? v->nports : 1, sizeof(*c->in));
@@ -344,6 +347,7 @@ int sim_topo_net_make(struct sim_net *n, enum sim_topo_kind kind, uint32_t nrank
 	switch (kind) {
 	case SIM_TOPO_RING: return sim_net_ring(n, nranks, err, errlen);
 	case SIM_TOPO_STAR: return sim_net_star(n, nranks, err, errlen);
+	case SIM_TOPO_NODE: return sim_net_node(n, nranks, err, errlen);
 	default: return -EINVAL;
 	}
 }
@@ -416,6 +420,50 @@ bool sim_topo_nic_port_nvlink(const struct sim_topo *t, uint32_t r, uint32_t por
 		return false;
 	v = &n->nodes[n->rank_node[r]];
 	return port < v->nports && n->links[v->port_link[port]].kind == SIM_NET_LINK_NVLINK;
+}
+
+uint32_t sim_topo_nvswitch_port(const struct sim_topo *t, uint32_t r, uint32_t *sw,
+				uint32_t *sw_port)
+{
+	const struct sim_net *n = t->net;
+	uint32_t p = r < t->nranks ? sim_net_nvswitch_port(n, r) : SIM_NET_NONE, node, port;
+
+	if (p == SIM_NET_NONE)
+		return SIM_TOPO_NO_PORT;
+	sim_net_peer(n, n->rank_node[r], p, &node, &port);
+	for (uint32_t s = 0; sw && s < t->nsw; s++)
+		if (t->sw_ctx[s].node == node)
+			*sw = s;
+	if (sw_port)
+		*sw_port = port;
+	return p;
+}
+
+uint32_t sim_topo_nic_port_mtu(const struct sim_topo *t, uint32_t r, uint32_t port)
+{
+	const struct sim_net *n = t->net;
+	const struct sim_net_node *v = &n->nodes[n->rank_node[r]];
+
+	return port < v->nports ? link_mtu(&n->links[v->port_link[port]], &t->fabric) : 0;
+}
+
+bool sim_topo_mcast_ok(const struct sim_net *net, const struct cc_coll_params *p, char *err,
+		       size_t errlen)
+{
+	uint32_t nvs = 0;
+
+	if (!cc_algo_multicast(p->algo) || p->nranks < 2 ||
+	    sim_net_nvswitch_host(net, 0, p->nranks) != SIM_NET_NONE)
+		return true;
+	for (uint32_t h = 0; h < net->nhosts; h++)
+		nvs += net->hosts[h].nvswitch != SIM_NET_NONE;
+	if (err && errlen)
+		snprintf(err, errlen, "%s reduces and multicasts in the NVSwitch of one host, which "
+			 "must hold all %u ranks; the topology%s%s%s has %u host%s (%u with an "
+			 "NVSwitch, nvlink: true)", cc_algo_name[p->algo], p->nranks,
+			 net->name[0] ? " '" : "", net->name, net->name[0] ? "'" : "", net->nhosts,
+			 net->nhosts == 1 ? "" : "s", nvs);
+	return false;
 }
 
 uint32_t sim_topo_route(const struct sim_topo *t, uint32_t src, uint32_t dst, uint64_t flow)

@@ -50,14 +50,21 @@
 enum sim_topo_kind {
 	SIM_TOPO_RING,
 	SIM_TOPO_STAR,
+	SIM_TOPO_NODE, /* one host, its GPUs on its NVSwitch (sim_net_node()) */
 	SIM_TOPO_KIND_COUNT
 };
-extern const char *const sim_topo_kind_name[SIM_TOPO_KIND_COUNT]; /* "ring", "star" */
+extern const char *const sim_topo_kind_name[SIM_TOPO_KIND_COUNT]; /* "ring", "star", "node" */
 
 /* 0, or -EINVAL for an unknown name. */
 int sim_topo_kind_parse(const char *s, enum sim_topo_kind *out);
 
 #define SIM_TOPO_NO_PORT UINT32_MAX
+
+/* The dst_node of a packet for the NVSwitch it reaches first, not for a
+ * rank: a multicast QP's request (NVLink SHARP, core/schedule.h), or a
+ * member's answer to the switch's read.  An NVSwitch routes it to itself
+ * (SIM_SWITCH_LOCAL), any other switch drops it as unroutable. */
+#define SIM_TOPO_MCAST (UINT32_MAX - 1)
 
 /* Propagation of an NVLink link that does not give its own: 0.  The
  * traces from a GPU to its NVSwitch are centimetres of board and
@@ -70,6 +77,7 @@ int sim_topo_kind_parse(const char *s, enum sim_topo_kind *out);
 struct sim_topo_sw_ctx {
 	const struct sim_net *net;
 	uint32_t node;
+	bool nvswitch;            /* every port NVLink: SIM_TOPO_MCAST is its own */
 	struct sim_link_dir **in; /* per port: the link into it (credits go back on it) */
 };
 
@@ -160,6 +168,20 @@ bool sim_topo_switch_nvlink(const struct sim_topo *t, uint32_t s);
 /* Whether port `port` of rank r's NIC is an NVLink link (to its host's
  * NVSwitch). */
 bool sim_topo_nic_port_nvlink(const struct sim_topo *t, uint32_t r, uint32_t port);
+/* The port of rank r's NIC whose link leads to its host's NVSwitch, and in
+ * *sw and *sw_port (may be NULL) that switch (t->sw order) and its port at
+ * the other end; SIM_TOPO_NO_PORT when r's host has none. */
+uint32_t sim_topo_nvswitch_port(const struct sim_topo *t, uint32_t r, uint32_t *sw,
+				uint32_t *sw_port);
+/* The MTU of the link at port `port` of rank r's NIC (its own, else the
+ * fabric's). */
+uint32_t sim_topo_nic_port_mtu(const struct sim_topo *t, uint32_t r, uint32_t port);
+
+/* Whether network net has what collective p's multicast QPs need
+ * (cc_algo_multicast()): one host whose NVSwitch joins every rank.  true
+ * for an algorithm without them; false with why in err (may be NULL). */
+bool sim_topo_mcast_ok(const struct sim_net *net, const struct cc_coll_params *p, char *err,
+		       size_t errlen);
 
 /* The flow id of QP q of rank r: what the NIC's port choice
  * (sim_topo_route()) and every switch's ECMP hash (pkt->flow_id) see, so

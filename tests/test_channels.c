@@ -197,7 +197,7 @@ static void test_cli(void **state)
 	run_free(&r);
 	r = run_cclab("check -n 4 --channels 2 -A halving-doubling -b 1M");
 	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "--channels: 2 channels, but only the ring and the tree "
+	assert_non_null(strstr(r.err, "--channels: 2 channels, but only the ring, the tree and nvls "
 				      "split over channels (algorithm halving-doubling)"));
 	run_free(&r);
 	snprintf(path, sizeof(path), "%s/s.yaml", tmpdir);
@@ -208,8 +208,8 @@ static void test_cli(void **state)
 	assert_int_equal(fclose(f), 0);
 	r = run_cclab("run %s", path);
 	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "s.yaml:3:11: 'channels': 2 channels, but only the ring and "
-				      "the tree split over channels"));
+	assert_non_null(strstr(r.err, "s.yaml:3:11: 'channels': 2 channels, but only the ring, "
+				      "the tree and nvls split over channels"));
 	run_free(&r);
 }
 

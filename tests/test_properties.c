@@ -148,6 +148,10 @@ static uint64_t min_transfers(const struct cc_coll_params *p)
 
 	if (k <= 1)
 		return 0;
+	/* In the switch (nvls): each element reduced once (a READ) and
+	 * multicast once (a WRITE): allreduce 2N, the others N a rank. */
+	if (cc_algo_multicast(p->algo))
+		return p->coll == CC_ALLREDUCE ? 2 * n : k * n;
 	switch (p->coll) {
 	case CC_ALLREDUCE: return 2 * (k - 1) * n;
 	case CC_REDUCESCATTER:
@@ -219,7 +223,11 @@ static void gen_params(uint64_t *st, struct cc_coll_params *p, int small)
 	p->mem = chance(st, 75) ? CC_MEM_GPU : CC_MEM_HOST;
 	p->stage_mem = chance(st, 75) ? p->mem : (enum cc_mem_kind)below(st, CC_MEM_KIND_COUNT);
 
-	if (p->algo == CC_ALGO_HIER) {
+	if (p->algo == CC_ALGO_NVLS) {
+		/* one node, mostly; sometimes nodes it refuses */
+		p->ranks_per_node = chance(st, 90) ? k : (uint32_t)range(st, 0, k + 1);
+		p->nchannels = (uint32_t)(chance(st, 60) ? 1 : range(st, 0, 4));
+	} else if (p->algo == CC_ALGO_HIER) {
 		p->ranks_per_node = divisor_of(st, k);
 		if (chance(st, 5))
 			p->ranks_per_node = (uint32_t)range(st, 0, k + 1); /* may not divide */
@@ -659,7 +667,7 @@ static void prop_sim(void **state)
 		assert_non_null(s);
 		per_algo[p.algo]++;
 
-		enum sim_topo_kind kind = SIM_TOPO_STAR;
+		enum sim_topo_kind kind = cc_algo_multicast(p.algo) ? SIM_TOPO_NODE : SIM_TOPO_STAR;
 		if (p.algo == CC_ALGO_RING && p.ring_order == CC_RING_ORDER_RANK && p.count &&
 		    chance(&st, 40))
 			kind = SIM_TOPO_RING;
@@ -695,8 +703,7 @@ static void prop_sim(void **state)
 			/* The check `cclab sim`, `run` and `tune` make of every run. */
 			uint64_t size = whole_elems(&p) * cc_dtype_size(p.dtype);
 			char why[512];
-			PROP_CHECK(&c, sim_physical(&net, &f, p.nranks, size,
-						    cc_busbw_factor(p.coll, p.nranks), a.time_ps,
+			PROP_CHECK(&c, sim_physical(&net, &f, &p, size, a.time_ps,
 						    sim_bound_ps(s, &f, &net), why, sizeof(why)),
 				   "%s (%llu B in %llu ps)", why, (unsigned long long)size,
 				   (unsigned long long)a.time_ps);

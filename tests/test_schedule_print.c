@@ -114,7 +114,7 @@ static void test_header(void **state)
 
 	assert_true(!strncmp(out, "schedule ", 9));
 	assert_string_equal(line_starting(out, "schedule "),
-			    "schedule format=2 coll=allreduce transport=write_imm ranks=2 "
+			    "schedule format=3 coll=allreduce transport=write_imm ranks=2 "
 			    "dtype=float redop=sum count=16 chunk_bytes=2097152 "
 			    "slot_bytes=524288 slots=8 mem=gpu stage_mem=gpu");
 	free(out);
@@ -139,7 +139,7 @@ static void test_header(void **state)
 	/* The header comes first, whichever rank is asked for. */
 	assert_true(!strncmp(out, "schedule ", 9));
 	assert_string_equal(line_starting(out, "schedule "),
-			    "schedule format=2 coll=reducescatter transport=send_recv ranks=3 "
+			    "schedule format=3 coll=reducescatter transport=send_recv ranks=3 "
 			    "dtype=double redop=max count=7 chunk_bytes=64 slot_bytes=16 slots=4 "
 			    "mem=host stage_mem=host");
 	/* Host buffers: reduce/copy run on the CPU. */
@@ -155,7 +155,7 @@ static void test_setup_lines(void **state)
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_IMM, 2, 16, 0, 0, 0);
 	char *out = capture(cc_schedule_print, s, 0);
 	static const char *const want[] = {
-		"schedule format=2 coll=allreduce transport=write_imm ranks=2 dtype=float "
+		"schedule format=3 coll=allreduce transport=write_imm ranks=2 dtype=float "
 		"redop=sum count=16 chunk_bytes=2097152 slot_bytes=524288 slots=8 mem=gpu "
 		"stage_mem=gpu",
 		"r0 rank bufs=6 mrs=4 cqs=1 qps=2 ops=20",
@@ -610,12 +610,12 @@ static const char *const mr_keys[] = { "!buf", "!access", NULL };
 static const char *const cq_keys[] = { "!depth", NULL };
 static const char *const qp_keys[] = { "!peer",	       "!peer_qp",     "!send_cq",   "!recv_cq",
 				       "!max_send_wr", "!max_recv_wr", "!max_inline", "!retry_cnt",
-				       "!rnr_retry",   "!ch",	       NULL };
+				       "!rnr_retry",   "!ch",	       "members",    NULL };
 static const char *const tag_keys[] = { "prim", "chunk", "step", "slice", "ch" };
 #define OP_KEYS(...) { __VA_ARGS__, "!deps", "prim", "chunk", "step", "slice", "ch", NULL }
 static const char *const op_keys[CC_OP_KIND_COUNT][24] = {
 	[CC_OP_POST_RECV] = OP_KEYS("!qp", "!wr_id", "!sge"),
-	[CC_OP_POST_SEND] = OP_KEYS("!qp", "!wr_id", "!opcode", "!flags", "!sge", "remote", "imm",
+	[CC_OP_POST_SEND] = OP_KEYS("!qp", "!wr_id", "!opcode", "!flags", "!sge", "remote", "reduce", "imm",
 				    "inline", "add", "compare", "swap", "!payload"),
 	[CC_OP_DOORBELL] = OP_KEYS("!qp", "!nwqe"),
 	[CC_OP_POLL_CQ] = OP_KEYS("!cq", "!wr_id"),

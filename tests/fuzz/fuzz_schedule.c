@@ -216,7 +216,7 @@ static void run_sim(const struct cc_schedule *s, const struct sim_params *f, uns
 	struct sim_net net;
 	struct cc_sim_opts o = {
 		.fabric = f,
-		.net = &net, /* a star connects every pair: any schedule can run */
+		.net = &net, /* a star (node) connects every pair: any schedule can run */
 		.seed = seed,
 		.check = true,
 		.trace = &t,
@@ -229,8 +229,11 @@ static void run_sim(const struct cc_schedule *s, const struct sim_params *f, uns
 	char path[512];
 	int rc;
 
-	if (sim_topo_net_make(&net, SIM_TOPO_STAR, s->nranks, path, sizeof(path)))
-		fuzz_fail("star of %u ranks: %s", s->nranks, path);
+	/* nvls needs one node's NVSwitch */
+	enum sim_topo_kind kind = cc_schedule_has_mcast(s) ? SIM_TOPO_NODE : SIM_TOPO_STAR;
+
+	if (sim_topo_net_make(&net, kind, s->nranks, path, sizeof(path)))
+		fuzz_fail("%s of %u ranks: %s", sim_topo_kind_name[kind], s->nranks, path);
 	cc_trace_init(&t);
 	memset(&res, 0, sizeof(res));
 	if ((rc = cc_sim_run(s, &o, &res)))
@@ -238,8 +241,8 @@ static void run_sim(const struct cc_schedule *s, const struct sim_params *f, uns
 	if (res.err.status != CC_RUN_OK || res.wrong)
 		fuzz_fail("simulator: status %d, %llu wrong: %s", (int)res.err.status,
 			  (unsigned long long)res.wrong, res.err.msg);
-	if (!sim_physical(&net, f, s->nranks, row.size, row.busbw_factor, res.time_ps,
-			  sim_bound_ps(s, f, &net), path, sizeof(path)))
+	if (!sim_physical(&net, f, &s->params, row.size, res.time_ps, sim_bound_ps(s, f, &net),
+			  path, sizeof(path)))
 		fuzz_fail("simulator: %s", path);
 	bytes = calloc(s->nranks, sizeof(*bytes));
 	if (!bytes)
