@@ -526,7 +526,7 @@ static void test_absurd_figures(void **state)
 		r = run_cclab("calibrate %s/absurd.json -o %s --json %s.json", tmpdir, out, out);
 		/* the value's own line, column 7 + the key and its quotes */
 		snprintf(where, sizeof(where), "absurd.json:%d:%zu: ", !strcmp(cases[i].src, "p0.json")
-			 ? 106 : 104, 11 + strlen(cases[i].key));
+			 ? 108 : 106, 11 + strlen(cases[i].key));
 		if (r.status != 2 || !strstr(r.err, cases[i].err) || !strstr(r.err, where) || *r.out)
 			fail_msg("%s %s: status %d, stderr '%s' (wanted %s)", cases[i].key,
 				 cases[i].value, r.status, r.err, where);

@@ -414,6 +414,8 @@ static void test_print_ideal_exact(void **state)
 		"host.cpu_thread_bytes_per_s=0 B/s\n"
 		"host.cpu_call_ps=0 ps\n"
 		"host.gpu_dma=gpudirect-rdma\n"
+		"host.gpu_arch=hopper\n"
+		"host.cpu_vendor=intel\n"
 		"software.post_send_ps=0 ps\n"
 		"software.post_recv_ps=0 ps\n"
 		"software.poll_cq_ps=0 ps\n";
