@@ -224,7 +224,9 @@ static void test_mc_semantics(void **state)
 				for (uint32_t j = 1; j < MC_K; j++) {
 					int32_t x = v.in[j][e];
 
-					want = ops[oi] == CC_SUM ? want + x
+					/* int32 sums wrap, as the switch's (and
+					 * core/dtype.c's) two's-complement adds */
+					want = ops[oi] == CC_SUM ? (int32_t)((uint32_t)want + (uint32_t)x)
 					       : ops[oi] == CC_MIN ? (x < want ? x : want)
 								   : (x > want ? x : want);
 				}
