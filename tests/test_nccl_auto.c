@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "tests/files.h"
+#include "tests/nccl_systems.h"
 #include "tests/run_cclab.h"
 
 #include "core/nccl_auto.h"
@@ -49,15 +50,6 @@ static int teardown(void **state)
 {
 	(void)state;
 	return run_cclab_end();
-}
-
-static struct cc_nccl_system dgx_h100(uint32_t nnodes)
-{
-	return (struct cc_nccl_system){
-		.arch = CC_GPU_HOPPER, .cpu = CC_CPU_INTEL, .nranks = 8 * nnodes, .nnodes = nnodes,
-		.nvswitch = true, .nvlink_links = 18, .nvlink_gbs = 450, .pci_gbs = 48,
-		.nics_per_node = 8, .nic_gbs = 50, .gdr = true, .ib = true,
-	};
 }
 
 /* a auto in everything, for sys and env. */

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "core/nccl_tune.h"
+#include "tests/nccl_systems.h"
 
 #define GIB (1ull << 30)
 #define MIB (1ull << 20)
@@ -54,18 +55,6 @@ static void set_env(struct cc_nccl_env *e, const char *name, const char *value)
 
 	if (cc_nccl_env_set(e, name, value, err, sizeof(err)))
 		fail_msg("%s=%s: %s", name, value, err);
-}
-
-/* DGX H100: 8 GPUs a node, NVSwitch, 8 x 400 Gb/s, Intel CPUs. */
-static struct cc_nccl_system dgx_h100(uint32_t nnodes)
-{
-	struct cc_nccl_system s = {
-		.arch = CC_GPU_HOPPER, .cpu = CC_CPU_INTEL, .nranks = 8 * nnodes, .nnodes = nnodes,
-		.nvswitch = true, .nvlink_links = 18, .nvlink_gbs = 450, .pci_gbs = 48,
-		.nics_per_node = 8,
-		.nic_gbs = 50, .gdr = true, .ib = true,
-	};
-	return s;
 }
 
 static void init(struct cc_nccl_comm *c, const char *v, const struct cc_nccl_system *s,
