@@ -227,10 +227,7 @@ static void poll_seen(struct sx *x, uint32_t r, uint32_t i)
 static void unpark(struct sx *x, uint32_t r, uint32_t j)
 {
 	struct sx_rank *rk = &x->rk[r];
-	uint32_t i = rk->parked[j];
-
-	rk->parked[j] = rk->parked[--rk->nparked];
-	poll_seen(x, r, i);
+	poll_seen(x, r, sx_park_take(&rk->park, &x->s->ranks[r], j));
 }
 
 static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done);
@@ -299,13 +296,13 @@ static void op_ready(struct sx *x, uint32_t r, uint32_t i)
 	}
 	case CC_OP_POLL_CQ:
 		if (cq_find(&rk->cq[o->u.poll.cq], o->u.poll.wr_id) < 0) {
-			rk->parked[rk->nparked++] = i;
+			sx_park_add(&rk->park, &x->s->ranks[r], i);
 			return;
 		}
 		break;
 	case CC_OP_WAIT_MEM:
 		if (!wait_true(x, r, &o->u.wait)) {
-			rk->parked[rk->nparked++] = i;
+			sx_park_add(&rk->park, &x->s->ranks[r], i);
 			return;
 		}
 		poll_seen(x, r, i);
@@ -396,14 +393,10 @@ void sx_cqe_visible(struct sx *x, struct sx_pkt *k)
 			  "completion queue overrun (more CQEs than its depth)");
 		return;
 	}
-	for (uint32_t j = 0; j < rk->nparked; j++) {
-		const struct cc_op *p = &rs->ops[rk->parked[j]];
+	uint32_t first = sx_park_find_poll(&rk->park, rs, k->cq, e.wr_id);
 
-		if (p->kind == CC_OP_POLL_CQ && p->u.poll.cq == k->cq && p->u.poll.wr_id == e.wr_id) {
-			unpark(x, r, j);
-			break;
-		}
-	}
+	if (first != UINT32_MAX)
+		unpark(x, r, first);
 }
 
 void sx_mem_written(struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint64_t len)
@@ -411,10 +404,29 @@ void sx_mem_written(struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint64
 	struct sx_rank *rk = &x->rk[r];
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
 
-	if (!rk->watched[buf])
-		return; /* the common case: payload into a buffer nobody polls */
-	for (uint32_t j = 0; j < rk->nparked;) {
-		const struct cc_op *o = &rs->ops[rk->parked[j]];
+	const struct sx_waiters *w = &rk->park.on_buf[buf];
+	uint32_t woken = UINT32_MAX, nwoken = 0;
+
+	/* Only the buffer's own waiters: usually none (payload into a buffer
+	 * nobody polls now) or one. */
+	for (uint32_t j = 0; j < w->n; j++) {
+		const struct cc_op_wait *o = &rs->ops[w->op[j]].u.wait;
+
+		if (o->offset < off + len && off < o->offset + 8 && wait_true(x, r, o)) {
+			woken = w->op[j];
+			nwoken++;
+		}
+	}
+	if (nwoken <= 1) {
+		if (nwoken)
+			unpark(x, r, rk->park.pos[woken]);
+		return;
+	}
+	/* Several wake: in the order a scan of the parked list meets them
+	 * (an op that wakes cannot park another that this write wakes: what
+	 * it starts writes memory only in later events). */
+	for (uint32_t j = 0; j < rk->park.n;) {
+		const struct cc_op *o = &rs->ops[rk->park.list[j]];
 
 		if (o->kind == CC_OP_WAIT_MEM && o->u.wait.buf == buf && o->u.wait.offset < off + len &&
 		    off < o->u.wait.offset + 8 && wait_true(x, r, &o->u.wait)) {
@@ -657,17 +669,13 @@ static int setup_rank(struct sx *x, uint32_t r)
 	rk->users = xcalloc(x, rs->ndeps, sizeof(uint32_t));
 	rk->cpu_cap = n + 1;
 	rk->cpu_q = xcalloc(x, rk->cpu_cap, sizeof(uint32_t));
-	rk->parked = xcalloc(x, n, sizeof(uint32_t));
 	rk->sq_pos = xcalloc(x, n, sizeof(uint32_t));
 	rk->qp = xcalloc(x, rs->nqps, sizeof(*rk->qp));
 	rk->cq = xcalloc(x, rs->ncqs, sizeof(*rk->cq));
-	rk->watched = xcalloc(x, rs->nbufs, 1);
 	if (!rk->mem || !rk->key || !rk->deps_left || !rk->users_first || !rk->users ||
-	    !rk->cpu_q || !rk->parked || !rk->sq_pos || !rk->qp || !rk->cq || !rk->watched)
+	    !rk->cpu_q || !rk->sq_pos || !rk->qp || !rk->cq ||
+	    sx_park_init(&rk->park, rs, &x->res->mem_bytes))
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++)
-		if (rs->ops[i].kind == CC_OP_WAIT_MEM)
-			rk->watched[rs->ops[i].u.wait.buf] = 1;
 	/* Without checking, only what a wait_mem watches is carried, and the
 	 * send slots of the LL protocols, whose lines bring the flags a
 	 * receiver watches. */
@@ -755,11 +763,10 @@ static void free_rank(struct sx *x, uint32_t r)
 	free(rk->users_first);
 	free(rk->users);
 	free(rk->cpu_q);
-	free(rk->parked);
+	sx_park_free(&rk->park, rs);
 	free(rk->sq_pos);
 	free(rk->qp);
 	free(rk->cq);
-	free(rk->watched);
 }
 
 void cc_sim_stage_for(struct cc_coll_params *p, const struct sim_params *f)
@@ -815,8 +822,8 @@ static void describe_wall(struct sx *x)
 
 		if (rk->ndone == rs->nops)
 			continue;
-		if (rk->nparked)
-			i = rk->parked[0];
+		if (rk->park.n)
+			i = rk->park.list[0];
 		else
 			while (i + 1 < rs->nops && rk->deps_left[i] == 0)
 				i++;
@@ -860,10 +867,10 @@ static void describe_stuck(struct sx *x)
 				set_error(x, CC_RUN_TIME_LIMIT, CC_WC_SUCCESS, r, q, i, what);
 				return;
 			}
-		if (rk->nparked) {
+		if (rk->park.n) {
 			snprintf(what, sizeof(what), "time limit reached (%s simulated) waiting for a "
 				 "completion or flag", at);
-			set_error(x, st, CC_WC_SUCCESS, r, 0, rk->parked[0],
+			set_error(x, st, CC_WC_SUCCESS, r, 0, rk->park.list[0],
 				  limit ? what
 					: "deadlock: waits for a completion or flag that never comes");
 			return;

@@ -23,6 +23,7 @@
 #include "sim/gpu_host.h"
 #include "sim/link.h"
 #include "sim/packet.h"
+#include "sim/park.h"
 #include "sim/pcie.h"
 #include "sim/topo.h"
 
@@ -204,7 +205,6 @@ struct sx_rank {
 	struct sx *x;
 	uint32_t r;
 	uint8_t **mem;          /* per buffer; NULL where not carried */
-	uint8_t *watched;       /* per buffer: some wait_mem polls a word of it */
 	uint32_t *key;          /* per MR: lkey == rkey */
 	uint32_t *deps_left, *users_first, *users;
 	uint32_t ndone;
@@ -213,7 +213,7 @@ struct sx_rank {
 	bool cpu_busy;
 	sim_time_ps cpu_busy_ps;
 	sim_time_ps cpu_start;
-	uint32_t *parked, nparked; /* poll_cq / wait_mem ops waiting */
+	struct sx_park park;    /* poll_cq / wait_mem ops waiting */
 	uint32_t *sq_pos;       /* per post_send op: its index in its SQ */
 	struct sim_compute gpu, cpu_calc;
 	struct sim_gpu_host gpu_host; /* the GPU's PCIe link to staging in host memory */
