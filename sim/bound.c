@@ -47,10 +47,12 @@
 #include "sim/topo.h"
 #include "sim/wire.h"
 
-/* Wire bytes of one data WQE, segmented at mtu. */
+/* Wire bytes of one data WQE, segmented at mtu, framed as the link it
+ * leaves on (NVLink's or the fabric's, as sx_pkt_size). */
 static uint64_t data_wire_bytes(const struct cc_op_send *o, const struct sim_params *f,
-				uint32_t mtu)
+				uint32_t mtu, bool nvlink)
 {
+	const struct sim_host_params *h = &f->host;
 	struct sim_wire_seg seg;
 
 	if (o->opcode == CC_WR_ATOMIC_FETCH_ADD || o->opcode == CC_WR_ATOMIC_CMP_SWP)
@@ -58,6 +60,12 @@ static uint64_t data_wire_bytes(const struct cc_op_send *o, const struct sim_par
 	if (sim_wire_segment(sim_msg_of_opcode(o->opcode), o->num_sge ? o->sge.length : 0, mtu,
 			     &seg))
 		return 0;
+	if (nvlink && h->nvlink_pkt_bytes)
+		return (uint64_t)(seg.npkts - 1) *
+			       sim_wire_nvlink_bytes(seg.mtu, h->nvlink_pkt_bytes,
+						     h->nvlink_pkt_overhead_bytes) +
+		       sim_wire_nvlink_bytes(seg.last_payload, h->nvlink_pkt_bytes,
+					     h->nvlink_pkt_overhead_bytes);
 	return sim_wire_msg_sum(f->link.type, &seg).wire;
 }
 
@@ -92,7 +100,8 @@ static void add_wqe(const struct cc_schedule *s, const struct sim_params *f,
 		return; /* the run refuses it */
 	pl = &load[first[from] + there.first_port];
 	/* The QP's MTU: both directions' smallest, as the executor's. */
-	pl->bytes += data_wire_bytes(o, f, there.mtu < back.mtu ? there.mtu : back.mtu);
+	pl->bytes += data_wire_bytes(o, f, there.mtu < back.mtu ? there.mtu : back.mtu,
+				     there.first_nvlink);
 	sim_time_ps arrive = there.prop_ps + (sim_time_ps)there.switches * f->sw.fwd_latency_ps +
 			     f->rnic.resp_proc_ps;
 

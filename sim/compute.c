@@ -13,6 +13,7 @@ struct sim_compute_job {
 	struct sim_compute_job *next;
 	uint64_t bytes;
 	sim_time_ps other_ps; /* sim_compute_submit_on() */
+	sim_time_ps overhead_ps; /* this job's (sim_compute_submit_step()) */
 	sim_compute_done_fn fn;
 	void *ctx;
 	uint64_t arg;
@@ -49,14 +50,19 @@ int sim_compute_init_host(struct sim_compute *c, struct sim_engine *eng,
 	}
 }
 
+static sim_time_ps slowed(sim_time_ps t, uint32_t milli)
+{
+	unsigned __int128 o = ((unsigned __int128)t * milli + 999) / 1000;
+
+	return o > SIM_TIME_NEVER ? SIM_TIME_NEVER : (sim_time_ps)o;
+}
+
 void sim_compute_slow(struct sim_compute *c, uint32_t milli)
 {
-	unsigned __int128 o;
-
 	if (milli <= 1000)
 		return;
-	o = ((unsigned __int128)c->overhead_ps * milli + 999) / 1000;
-	c->overhead_ps = o > SIM_TIME_NEVER ? SIM_TIME_NEVER : (sim_time_ps)o;
+	c->slow_milli = milli;
+	c->overhead_ps = slowed(c->overhead_ps, milli);
 	if (c->bytes_per_s) {
 		uint64_t bw = (uint64_t)((unsigned __int128)c->bytes_per_s * 1000 / milli);
 
@@ -87,7 +93,8 @@ void sim_compute_destroy(struct sim_compute *c)
 	c->free = NULL;
 }
 
-sim_time_ps sim_compute_cost_ps(const struct sim_compute *c, uint64_t bytes_moved)
+/* The memory time of bytes_moved, overhead aside. */
+static sim_time_ps mem_ps(const struct sim_compute *c, uint64_t bytes_moved, sim_time_ps overhead)
 {
 	unsigned __int128 t = 0;
 
@@ -96,8 +103,13 @@ sim_time_ps sim_compute_cost_ps(const struct sim_compute *c, uint64_t bytes_move
 	if (c->bytes_per_s)
 		t = ((unsigned __int128)bytes_moved * SIM_PS_PER_S + c->bytes_per_s - 1) /
 		    c->bytes_per_s;
-	t += c->overhead_ps;
+	t += overhead;
 	return t > SIM_TIME_NEVER ? SIM_TIME_NEVER : (sim_time_ps)t;
+}
+
+sim_time_ps sim_compute_cost_ps(const struct sim_compute *c, uint64_t bytes_moved)
+{
+	return mem_ps(c, bytes_moved, c->overhead_ps);
 }
 
 static void job_end(struct sim_engine *eng, void *ctx, uint64_t arg);
@@ -126,12 +138,12 @@ static void start(struct sim_compute *c, uint32_t l)
 {
 	struct sim_compute_lane *ln = &c->lane[l];
 	struct sim_compute_job *j = ln->q_head;
-	sim_time_ps now = sim_now(c->eng), mem = sim_compute_cost_ps(c, j->bytes) - c->overhead_ps;
+	sim_time_ps now = sim_now(c->eng), mem = mem_ps(c, j->bytes, 0);
 	sim_time_ps t, other;
 
 	if (now < c->ready_ps)
 		now = c->ready_ps; /* the kernel is still being launched */
-	t = add_or_die(now, c->overhead_ps);
+	t = add_or_die(now, j->overhead_ps);
 	other = reserve(&c->other_free_ps, t, j->other_ps);
 	t = reserve(&c->mem_free_ps, t, mem);
 	if (other > t) /* the other path is the slower */
@@ -191,6 +203,14 @@ int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_
 int sim_compute_submit_on(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
 			  sim_time_ps other_ps, sim_compute_done_fn fn, void *ctx, uint64_t arg)
 {
+	return sim_compute_submit_step(c, lane, bytes_moved, other_ps, SIM_COMPUTE_OWN_OVERHEAD,
+				       fn, ctx, arg);
+}
+
+int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
+			    sim_time_ps other_ps, sim_time_ps overhead_ps, sim_compute_done_fn fn,
+			    void *ctx, uint64_t arg)
+{
 	struct sim_compute_lane *ln;
 	struct sim_compute_job *j;
 
@@ -209,8 +229,11 @@ int sim_compute_submit_on(struct sim_compute *c, uint32_t lane, uint64_t bytes_m
 		c->free = j->next;
 	else if (!(j = malloc(sizeof(*j))))
 		return -ENOMEM;
-	*j = (struct sim_compute_job){.bytes = bytes_moved, .other_ps = other_ps, .fn = fn,
-				      .ctx = ctx, .arg = arg};
+	*j = (struct sim_compute_job){
+		.bytes = bytes_moved, .other_ps = other_ps, .fn = fn, .ctx = ctx, .arg = arg,
+		.overhead_ps = overhead_ps == SIM_COMPUTE_OWN_OVERHEAD ? c->overhead_ps
+				: c->slow_milli ? slowed(overhead_ps, c->slow_milli) : overhead_ps,
+	};
 	ln = &c->lane[lane];
 	if (ln->q_tail)
 		ln->q_tail->next = j;

@@ -209,6 +209,8 @@ static bool wait_true(const struct sx *x, uint32_t r, const struct cc_op_wait *w
 	return m && cc_word_load(m + w->offset) >= w->value;
 }
 
+static void cpu_run(struct sx *x, uint32_t r, uint32_t i);
+
 /* A poll that has seen what it waits for.  The proxy thread's (a CQ, a
  * control word) costs a poll on the CPU; a wait on a receive slot is the
  * LL protocols' kernel (or reducing thread) spinning on the lines
@@ -221,7 +223,7 @@ static void poll_seen(struct sx *x, uint32_t r, uint32_t i)
 	if (o->kind == CC_OP_WAIT_MEM && rs->bufs[o->u.wait.buf].role == CC_BUF_RECV_STAGE)
 		op_done(x, r, i);
 	else
-		cpu_push(x, r, i);
+		cpu_run(x, r, i);
 }
 
 static void unpark(struct sx *x, uint32_t r, uint32_t j)
@@ -231,6 +233,7 @@ static void unpark(struct sx *x, uint32_t r, uint32_t j)
 }
 
 static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done);
+static void calc_landed(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done);
 
 /* The GPU lane (sim/compute.h) of an op: its channel's thread block, or
  * the block's second thread group. */
@@ -248,11 +251,15 @@ static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, 
 	const struct cc_op_calc *c = &rs->ops[i].u.calc;
 	uint64_t hbm = 0, rd = 0, wr = 0;
 
+	uint8_t path = SX_PATH_OWN;
+
 	for (int j = 0; j < c->nsrc + c->ndst; j++) {
 		int dst = j >= c->nsrc;
 		const struct cc_mref *m = dst ? &c->dst[j - c->nsrc] : &c->src[j];
 		uint64_t n = cc_calc_operand_bytes(c, dst, dst ? j - c->nsrc : j);
 
+		if (rk->buf_path[m->buf] > path)
+			path = rk->buf_path[m->buf];
 		if (rs->bufs[m->buf].mem == CC_MEM_GPU)
 			hbm += n;
 		else if (j < c->nsrc)
@@ -260,8 +267,15 @@ static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, 
 		else
 			wr += n;
 	}
-	if (sim_compute_submit_on(&rk->gpu, gpu_lane(&rs->ops[i].tag), hbm,
-				  sim_gpu_host_charge(&rk->gpu_host, rd, wr), calc_done, rk, i))
+	/* The step's handshake.  Through the proxy (a peer across the
+	 * network): host.gpu_step_ps holding the block, a GPU read of a flag in
+	 * host memory.  Over NVLink alone (op_p2p): the hop's latency, which
+	 * NCCL's slots pipeline, so it delays what the op hands on
+	 * (calc_landed) but does not hold the block. */
+	if (sim_compute_submit_step(&rk->gpu, gpu_lane(&rs->ops[i].tag), hbm,
+				    sim_gpu_host_charge(&rk->gpu_host, rd, wr),
+				    path == SX_PATH_P2P ? 0 : SIM_COMPUTE_OWN_OVERHEAD,
+				    path == SX_PATH_P2P ? calc_landed : calc_done, rk, i))
 		sx_die_nomem();
 }
 
@@ -314,7 +328,7 @@ static void op_ready(struct sx *x, uint32_t r, uint32_t i)
 	default:
 		cc_exec_bad_kind("sim", r, i, (int)o->kind);
 	}
-	cpu_push(x, r, i);
+	cpu_run(x, r, i);
 }
 
 /* The data of a reduce or copy, where the run carries it: all of it when
@@ -344,11 +358,10 @@ static void calc_data(struct sx *x, uint32_t r, const struct cc_op *o)
 				      c->count * cc_dtype_size(c->dtype), c->dst_flag);
 }
 
-static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done)
+/* The slice of a reduce or copy that ended at `done`. */
+static void calc_trace(struct sx_rank *rk, uint32_t i, sim_time_ps done)
 {
-	struct sx_rank *rk = ctx;
 	struct sx *x = rk->x;
-	uint32_t i = (uint32_t)arg;
 	const struct cc_op *o = &x->s->ranks[rk->r].ops[i];
 	const struct cc_op_calc *c = &o->u.calc;
 	struct sim_compute *dev = c->where == CC_ON_GPU ? &rk->gpu : &rk->cpu_calc;
@@ -358,16 +371,55 @@ static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_
 	enum cc_trace_track track = c->where == CC_ON_GPU ? cc_trace_gpu(gpu_lane(&o->tag))
 							 : CC_TRACE_CPU;
 
-	(void)eng;
-	calc_data(x, rk->r, o);
 	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_BEGIN : CC_TRACE_COPY_BEGIN, rk->r,
 		 track, SX_NONE, i, done - cost, cost, bytes);
 	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_END : CC_TRACE_COPY_END, rk->r,
 		 track, SX_NONE, i, done, 0, bytes);
+}
+
+/* A reduce or copy's result is there for what follows it. */
+static void calc_finish(struct sx_rank *rk, uint32_t i)
+{
+	struct sx *x = rk->x;
+	const struct cc_op *o = &x->s->ranks[rk->r].ops[i];
+	const struct cc_op_calc *c = &o->u.calc;
+
+	calc_data(x, rk->r, o);
 	for (int j = 0; j < c->ndst; j++)
 		sx_mem_written(x, rk->r, c->dst[j].buf, c->dst[j].offset,
 			       cc_calc_operand_bytes(c, 1, j));
 	op_done(x, rk->r, i);
+}
+
+static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done)
+{
+	(void)eng;
+	calc_trace(ctx, (uint32_t)arg, done);
+	calc_finish(ctx, (uint32_t)arg);
+}
+
+static void calc_visible(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	(void)eng;
+	calc_finish(ctx, (uint32_t)arg);
+}
+
+/* A P2P step's op ended: what it hands on is there one NVLink hop's
+ * latency later (host.gpu_p2p_step_*, by the op's protocol). */
+static void calc_landed(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done)
+{
+	struct sx_rank *rk = ctx;
+	const struct sim_host_params *h = &rk->x->f->host;
+	const struct cc_op_calc *c = &rk->x->s->ranks[rk->r].ops[arg].u.calc;
+	sim_time_ps lat = c->proto == CC_PROTO_LL	 ? h->gpu_p2p_step_ll_ps
+			  : c->proto == CC_PROTO_LL128 ? h->gpu_p2p_step_ll128_ps
+						       : h->gpu_p2p_step_simple_ps;
+
+	calc_trace(rk, (uint32_t)arg, done);
+	if (!lat)
+		calc_finish(rk, (uint32_t)arg);
+	else if (sim_schedule_in(eng, lat, calc_visible, rk, arg) == SIM_EVENT_NONE)
+		sx_die_nomem();
 }
 
 /* A CQE is in host memory: into its CQ, and the poll waiting for it wakes. */
@@ -541,29 +593,22 @@ static bool poll_cq(struct sx *x, uint32_t r, uint32_t i)
 	return true;
 }
 
-static void cpu_done(struct sim_engine *eng, void *ctx, uint64_t arg)
+/* What a CPU-side op does once its time (start to now) is spent; false
+ * when the run ends there. */
+static bool cpu_effect(struct sx *x, uint32_t r, uint32_t i, sim_time_ps start, sim_time_ps now)
 {
-	struct sx_rank *rk = ctx;
-	struct sx *x = rk->x;
-	uint32_t r = rk->r;
-	uint32_t i = rk->cpu_q[rk->cpu_head];
 	const struct cc_op *o = &x->s->ranks[r].ops[i];
-	sim_time_ps now = sim_now(eng);
 
-	(void)arg;
-	rk->cpu_head = (rk->cpu_head + 1) % rk->cpu_cap;
-	rk->cpu_busy = false;
-	rk->cpu_busy_ps += now - rk->cpu_start;
 	switch (o->kind) {
 	case CC_OP_POST_RECV:
 		post_recv(x, r, i);
-		sx_trace(x, CC_TRACE_POST, r, CC_TRACE_CPU, o->u.recv.qp, i, rk->cpu_start,
-			 now - rk->cpu_start, o->u.recv.sge.length);
+		sx_trace(x, CC_TRACE_POST, r, CC_TRACE_CPU, o->u.recv.qp, i, start, now - start,
+			 o->u.recv.sge.length);
 		break;
 	case CC_OP_POST_SEND:
 		post_send(x, r, i);
-		sx_trace(x, CC_TRACE_POST, r, CC_TRACE_CPU, o->u.send.qp, i, rk->cpu_start,
-			 now - rk->cpu_start, cc_wqe_len(&o->u.send));
+		sx_trace(x, CC_TRACE_POST, r, CC_TRACE_CPU, o->u.send.qp, i, start, now - start,
+			 cc_wqe_len(&o->u.send));
 		break;
 	case CC_OP_DOORBELL:
 		sx_nic_doorbell(x, r, o->u.doorbell.qp, o->u.doorbell.nwqe);
@@ -571,7 +616,7 @@ static void cpu_done(struct sim_engine *eng, void *ctx, uint64_t arg)
 		break;
 	case CC_OP_POLL_CQ:
 		if (!poll_cq(x, r, i))
-			return;
+			return false;
 		break;
 	case CC_OP_WAIT_MEM:
 		break;
@@ -579,11 +624,88 @@ static void cpu_done(struct sim_engine *eng, void *ctx, uint64_t arg)
 		sim__model_die(__FILE__, __LINE__, "exec: %s op on the CPU queue",
 			       cc_op_kind_name[o->kind]);
 	}
-	if (x->res->err.status != CC_RUN_OK)
+	return x->res->err.status == CC_RUN_OK;
+}
+
+static void cpu_done(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx_rank *rk = ctx;
+	struct sx *x = rk->x;
+	uint32_t r = rk->r;
+	uint32_t i = rk->cpu_q[rk->cpu_head];
+	sim_time_ps now = sim_now(eng);
+
+	(void)arg;
+	rk->cpu_head = (rk->cpu_head + 1) % rk->cpu_cap;
+	rk->cpu_busy = false;
+	rk->cpu_busy_ps += now - rk->cpu_start;
+	if (!cpu_effect(x, r, i, rk->cpu_start, now))
 		return;
 	op_done(x, r, i);
 	if (!rk->cpu_busy && rk->cpu_head != rk->cpu_tail)
 		cpu_start(x, r);
+}
+
+/* NCCL's P2P transport (src/transport/p2p.cc): between GPUs of one node
+ * the kernel's own threads store into the peer's buffers over NVLink and
+ * poll flags in GPU memory; no proxy thread, no doorbell, no WQE, no CQE.
+ * The schedule's verbs ops on a QP over NVLink stand for those stores and
+ * polls: they take effect at once, cost no CPU time and never queue behind
+ * the proxy's work on the network (their GPU step is host.gpu_p2p_step_*). */
+static bool op_p2p(const struct sx *x, uint32_t r, const struct cc_op *o)
+{
+	const struct sx_rank *rk = &x->rk[r];
+
+	switch (o->kind) {
+	case CC_OP_POST_SEND: return rk->qp[o->u.send.qp].nvlink;
+	case CC_OP_POST_RECV: return rk->qp[o->u.recv.qp].nvlink;
+	case CC_OP_DOORBELL: return rk->qp[o->u.doorbell.qp].nvlink;
+	case CC_OP_POLL_CQ: {
+		const struct sx_cq *cq = &rk->cq[o->u.poll.cq];
+		int64_t j = cq_find(cq, o->u.poll.wr_id);
+
+		return j >= 0 && rk->qp[cq->e[j].qp].nvlink;
+	}
+	case CC_OP_WAIT_MEM: return rk->buf_path[o->u.wait.buf] == SX_PATH_P2P;
+	default: return false;
+	}
+}
+
+/* The P2P ops that became ready, taking effect in one event at the time
+ * they did, in the order they did (no recursion through op_done). */
+static void p2p_drain(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx_rank *rk = ctx;
+	struct sx *x = rk->x;
+	sim_time_ps now = sim_now(eng);
+
+	(void)arg;
+	while (rk->p2p_head != rk->p2p_tail && x->res->err.status == CC_RUN_OK) {
+		uint32_t i = rk->p2p_q[rk->p2p_head];
+
+		rk->p2p_head = (rk->p2p_head + 1) % rk->cpu_cap;
+		if (cpu_effect(x, rk->r, i, now, now))
+			op_done(x, rk->r, i);
+	}
+	rk->p2p_armed = false;
+}
+
+/* A CPU-side op ready to run: on the proxy's queue, or at once (P2P). */
+static void cpu_run(struct sx *x, uint32_t r, uint32_t i)
+{
+	struct sx_rank *rk = &x->rk[r];
+
+	if (!op_p2p(x, r, &x->s->ranks[r].ops[i])) {
+		cpu_push(x, r, i);
+		return;
+	}
+	rk->p2p_q[rk->p2p_tail] = i;
+	rk->p2p_tail = (rk->p2p_tail + 1) % rk->cpu_cap;
+	if (!rk->p2p_armed) {
+		rk->p2p_armed = true;
+		if (sim_schedule_in(&x->eng, 0, p2p_drain, rk, 0) == SIM_EVENT_NONE)
+			sx_die_nomem();
+	}
 }
 
 /* ---- setup ---- */
@@ -652,6 +774,23 @@ static void carried_bufs(const struct cc_rank_sched *rs, bool check, uint8_t *ca
 	}
 }
 
+/* Whose buffer b is, and how its peer is reached (SX_PATH_*): a
+ * connection's staging and control buffers are their peer's, over the
+ * path its QPs take; the NVLS multicast buffer is the NVSwitch's. */
+static uint8_t buf_path(const struct cc_rank_sched *rs, const struct sx_rank *rk, uint32_t b)
+{
+	const struct cc_buffer *d = &rs->bufs[b];
+
+	if (d->role == CC_BUF_MCAST)
+		return SX_PATH_P2P;
+	if (d->peer < 0 || d->role == CC_BUF_INPUT || d->role == CC_BUF_OUTPUT)
+		return SX_PATH_OWN;
+	for (uint32_t q = 0; q < rs->nqps; q++)
+		if (rs->qps[q].peer == (uint32_t)d->peer && !cc_qp_mcast(&rs->qps[q]))
+			return rk->qp[q].nvlink ? SX_PATH_P2P : SX_PATH_NET;
+	return SX_PATH_OWN;
+}
+
 static int setup_rank(struct sx *x, uint32_t r)
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
@@ -669,11 +808,12 @@ static int setup_rank(struct sx *x, uint32_t r)
 	rk->users = xcalloc(x, rs->ndeps, sizeof(uint32_t));
 	rk->cpu_cap = n + 1;
 	rk->cpu_q = xcalloc(x, rk->cpu_cap, sizeof(uint32_t));
+	rk->p2p_q = xcalloc(x, rk->cpu_cap, sizeof(uint32_t));
 	rk->sq_pos = xcalloc(x, n, sizeof(uint32_t));
 	rk->qp = xcalloc(x, rs->nqps, sizeof(*rk->qp));
 	rk->cq = xcalloc(x, rs->ncqs, sizeof(*rk->cq));
 	if (!rk->mem || !rk->key || !rk->deps_left || !rk->users_first || !rk->users ||
-	    !rk->cpu_q || !rk->sq_pos || !rk->qp || !rk->cq ||
+	    !rk->cpu_q || !rk->p2p_q || !rk->sq_pos || !rk->qp || !rk->cq ||
 	    sx_park_init(&rk->park, rs, &x->res->mem_bytes))
 		return -ENOMEM;
 	/* Without checking, only what a wait_mem watches is carried, and the
@@ -725,6 +865,10 @@ static int setup_rank(struct sx *x, uint32_t r)
 		if (qp->mtu == 0)
 			return -EINVAL;
 	}
+	if (!(rk->buf_path = xcalloc(x, rs->nbufs, 1)))
+		return -ENOMEM;
+	for (uint32_t b = 0; b < rs->nbufs; b++)
+		rk->buf_path[b] = buf_path(rs, rk, b);
 	sim_gpu_host_init(&rk->gpu_host, &x->f->pcie);
 	err = sim_compute_init_host(&rk->gpu, &x->eng, SIM_COMPUTE_GPU, &x->f->host);
 	if (!err)
@@ -758,11 +902,13 @@ static void free_rank(struct sx *x, uint32_t r)
 		sx_nic_destroy(x, r);
 	}
 	free(rk->mem);
+	free(rk->buf_path);
 	free(rk->key);
 	free(rk->deps_left);
 	free(rk->users_first);
 	free(rk->users);
 	free(rk->cpu_q);
+	free(rk->p2p_q);
 	sx_park_free(&rk->park, rs);
 	free(rk->sq_pos);
 	free(rk->qp);

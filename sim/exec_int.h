@@ -201,16 +201,26 @@ struct sx_port {
 	sim_time_ps wake_at;    /* a paced QP's wake-up is scheduled then; 0: none */
 };
 
+/* Whose a buffer is: the rank's own, or a connection's whose peer is
+ * reached over NVLink (NCCL's P2P transport: sim/exec.c op_p2p) or across
+ * the network; in that order of the step's cost. */
+enum sx_path { SX_PATH_OWN, SX_PATH_P2P, SX_PATH_NET };
+
 struct sx_rank {
 	struct sx *x;
 	uint32_t r;
 	uint8_t **mem;          /* per buffer; NULL where not carried */
+	uint8_t *buf_path;      /* per buffer: enum sx_path */
 	uint32_t *key;          /* per MR: lkey == rkey */
 	uint32_t *deps_left, *users_first, *users;
 	uint32_t ndone;
 	/* host CPU: ready ops in FIFO order, the head running */
 	uint32_t *cpu_q, cpu_head, cpu_tail, cpu_cap;
 	bool cpu_busy;
+	/* P2P ops (exec.c op_p2p): no CPU, taken at once, in order; as many
+	 * slots as cpu_q */
+	uint32_t *p2p_q, p2p_head, p2p_tail;
+	bool p2p_armed;
 	sim_time_ps cpu_busy_ps;
 	sim_time_ps cpu_start;
 	struct sx_park park;    /* poll_cq / wait_mem ops waiting */
@@ -314,6 +324,15 @@ void sx_cqe_new(struct sx *x, uint32_t r, uint32_t q, uint32_t op, bool is_recv,
 void sx_ack_upto(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t upto);
 void sx_wqe_response_done(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i);
 void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k);
+/* Sizes k for the link layer it crosses: NVLink's framing on an NVLink
+ * path (host.nvlink_pkt_*), else the fabric's. */
+void sx_pkt_size(const struct sx *x, struct sx_pkt *k, bool nvlink, enum sim_bth_op op,
+		 uint32_t payload);
+/* A READ request k for len bytes: on NVLink, the request flits of every
+ * NVLink packet it asks for (sim_wire_nvlink_read_bytes). */
+void sx_pkt_read_request(const struct sx *x, struct sx_pkt *k, bool nvlink, uint64_t len);
+/* From a completion's cause to its CQE in host memory, for QP qp. */
+sim_time_ps sx_cqe_write_ps(const struct sx *x, const struct sx_qp *qp);
 void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const struct sx_qp *qp,
 		    enum sim_bth_op op, uint32_t payload);
 /* Copies k's payload as its NIC reads it (sim/rnic_resp.c). */

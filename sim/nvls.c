@@ -86,7 +86,7 @@ static void address(const struct sx *x, struct sx_pkt *k, uint32_t dst, uint32_t
 	k->p.dst_qpn = dst_qpn;
 	k->p.psn = k->psn & 0xffffff;
 	k->p.flow_id = sim_topo_qp_flow(from, from_qp);
-	sim_packet_size(&k->p, x->f->link.type, op, payload);
+	sx_pkt_size(x, k, true, op, payload);
 }
 
 /* A packet the switch makes for request k: its sender's rank, QP, port,
@@ -205,6 +205,7 @@ static void reduce_start(struct sx_nvs *v, struct sx_pkt *k, const struct cc_op_
 
 		r->red = id;
 		address(x, r, m, 0, k->rank, k->qp, SIM_BTH_READ_REQUEST, 0);
+		sx_pkt_read_request(x, r, true, d->len);
 		send_to(v, m, r);
 	}
 }

@@ -63,6 +63,15 @@ static inline void sim_packet_size(struct sim_packet *p, enum sim_link link, enu
 	p->wire_bytes = sim_wire_bytes(link, op, payload);
 }
 
+/* The same on NVLink (sim_wire_nvlink_bytes): frame and wire alike. */
+static inline void sim_packet_size_nvlink(struct sim_packet *p, enum sim_bth_op op,
+					  uint32_t payload, uint32_t pkt_bytes, uint32_t overhead)
+{
+	p->op = op;
+	p->payload_bytes = payload;
+	p->frame_bytes = p->wire_bytes = sim_wire_nvlink_bytes(payload, pkt_bytes, overhead);
+}
+
 /* A FIFO of packets linked through their `next`. */
 struct sim_pktq {
 	struct sim_packet *head, *tail;

@@ -189,6 +189,28 @@ static const struct {
  * NIC in pcie-bench) and a posted write back.  Assumed 1 us; no public
  * per-step figure. */
 
+/* GPU_P2P_STEP.  Between GPUs of one node NCCL's P2P transport has no
+ * proxy: the kernel's threads store into the peer's buffer over NVLink
+ * and poll flags in GPU memory (src/transport/p2p.cc).  What a hop costs
+ * depends on the protocol: LL's flags ride in each 8 B store; LL128 waits
+ * for whole 128 B lines; Simple writes its data, fences
+ * (__threadfence_system) and then a separate tail flag the peer polls.
+ * NCCL's tuner charges a ring hop over NVLink 0.6, 1.9 and 3.4 us for
+ * LL, LL128 and Simple (hwLat[NCCL_HW_NVLINK], src/graph/tuning.cc; the
+ * tree's are 0.6, 1.25 and 4.0): cclab takes the ring's as the step, and
+ * models the NVLink and NVSwitch flight on top (~0.2 us more). */
+
+/* NVLINK_FRAMING.  An NVLink packet is 1 to 18 flits of 16 B: a header
+ * flit, address-extension and byte-enable flits where needed, then up to
+ * 16 data flits (NVLink 1.0, Foley and Danskin, "Ultra-Performance Pascal
+ * GPU and NVLink Interconnect", IEEE Micro 37(2), 2017; WikiChip's NVLink
+ * page).  A GPU's stores reach the link as requests of at most one 128 B
+ * cache line, so a line costs its 8 data flits plus a header and an
+ * address-extension flit: 128 / 160 = 80 % of the raw rate.  NCCL's own
+ * achievable per-link figures agree: 20 GB/s of NVLink 3's 25 (SM80),
+ * 20.6 of NVLink 4's 25 (SM90) (src/graph/topo.h, SM80_NVLINK_BW /
+ * SM90_NVLINK_BW). */
+
 /* A100-class node (DGX A100): A100 SXM4 80 GB, HBM2e 2039 GB/s (NVIDIA
  * A100 datasheet); NVLink 3: 12 links, 600 GB/s both directions, so 300 GB/s
  * = 2.4 Tb/s each way; host CPU AMD EPYC 7742: 8 channels DDR4-3200 x 8 B
@@ -197,11 +219,16 @@ static const struct {
 	.gpu_mem_bytes_per_s = GBYTE_S(2039), \
 	.gpu_launch_ps = US(5),     /* assumed: "a few us" per launch */ \
 	.gpu_step_ps = US(1),       /* assumed: see GPU_STEP above */ \
+	.gpu_p2p_step_ll_ps = NS(600), /* see GPU_P2P_STEP above */ \
+	.gpu_p2p_step_ll128_ps = NS(1900), \
+	.gpu_p2p_step_simple_ps = NS(3400), \
 	.nvlink_bps = GBIT(2400), \
 	.cpu_mem_bytes_per_s = UINT64_C(204800000000), \
 	.cpu_thread_bytes_per_s = GBYTE_S(20), /* assumed: one core's share */ \
 	.cpu_call_ps = NS(100),     /* assumed */ \
 	.nvlink_links = 12, \
+	.nvlink_pkt_bytes = 128,    /* see NVLINK_FRAMING above */ \
+	.nvlink_pkt_overhead_bytes = 32, \
 	.gpu_dma = SIM_GPU_DMA_GPUDIRECT, \
 	.gpu_arch = CC_GPU_AMPERE, \
 	.cpu_vendor = CC_CPU_AMD,   /* DGX A100: 2 x EPYC 7742 */ \
@@ -214,11 +241,16 @@ static const struct {
 	.gpu_mem_bytes_per_s = GBYTE_S(3350), \
 	.gpu_launch_ps = US(5),     /* assumed, as A100 */ \
 	.gpu_step_ps = US(1),       /* assumed, as A100 */ \
+	.gpu_p2p_step_ll_ps = NS(600), /* see GPU_P2P_STEP above */ \
+	.gpu_p2p_step_ll128_ps = NS(1900), \
+	.gpu_p2p_step_simple_ps = NS(3400), \
 	.nvlink_bps = GBIT(3600), \
 	.cpu_mem_bytes_per_s = UINT64_C(307200000000), \
 	.cpu_thread_bytes_per_s = GBYTE_S(20), /* assumed, as A100 */ \
 	.cpu_call_ps = NS(100),     /* assumed */ \
 	.nvlink_links = 18, \
+	.nvlink_pkt_bytes = 128,    /* see NVLINK_FRAMING above */ \
+	.nvlink_pkt_overhead_bytes = 32, \
 	.gpu_dma = SIM_GPU_DMA_GPUDIRECT, \
 	.gpu_arch = CC_GPU_HOPPER, \
 	.cpu_vendor = CC_CPU_INTEL, /* DGX H100: 2 x Xeon Platinum 8480C */ \
@@ -542,7 +574,12 @@ const struct sim_param_field sim_param_fields[] = {
 	BYTES_S("host.gpu_mem_bytes_per_s", host.gpu_mem_bytes_per_s),
 	PS("host.gpu_launch_ps", host.gpu_launch_ps),
 	PS("host.gpu_step_ps", host.gpu_step_ps),
+	PS("host.gpu_p2p_step_ll_ps", host.gpu_p2p_step_ll_ps),
+	PS("host.gpu_p2p_step_ll128_ps", host.gpu_p2p_step_ll128_ps),
+	PS("host.gpu_p2p_step_simple_ps", host.gpu_p2p_step_simple_ps),
 	COUNT32("host.nvlink_links", host.nvlink_links),
+	BYTES32("host.nvlink_pkt_bytes", host.nvlink_pkt_bytes),
+	BYTES32("host.nvlink_pkt_overhead_bytes", host.nvlink_pkt_overhead_bytes),
 	BPS("host.nvlink_bps", host.nvlink_bps),
 	BYTES_S("host.cpu_mem_bytes_per_s", host.cpu_mem_bytes_per_s),
 	BYTES_S("host.cpu_thread_bytes_per_s", host.cpu_thread_bytes_per_s),
@@ -697,6 +734,11 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key)
 		{"pcie.mps_bytes", e->mps_bytes == 0, "must be above 0"},
 		{"pcie.mrrs_bytes", e->mrrs_bytes == 0, "must be above 0"},
 		{"host.gpu_dma", (unsigned)p->host.gpu_dma >= SIM_GPU_DMA_COUNT, "is out of range"},
+		{"host.nvlink_pkt_overhead_bytes",
+		 p->host.nvlink_pkt_bytes && p->host.nvlink_pkt_overhead_bytes > 4096,
+		 "is at most 4096 (a few 16 B flits in practice)"},
+		{"host.nvlink_pkt_bytes", p->host.nvlink_pkt_bytes > 4096,
+		 "is at most 4096 (0: NVLink framed as the fabric's link)"},
 	};
 
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)

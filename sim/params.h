@@ -190,11 +190,20 @@ struct sim_host_params {
 	sim_time_ps gpu_launch_ps;     /* kernel launch to kernel start: once per collective */
 	sim_time_ps gpu_step_ps;       /* per reduce/copy inside the running kernel: its
 					* handshake with the proxy thread */
+	/* the same where every peer it serves is reached over NVLink (NCCL's
+	 * P2P transport: flags in GPU memory, no proxy), per protocol */
+	sim_time_ps gpu_p2p_step_ll_ps, gpu_p2p_step_ll128_ps, gpu_p2p_step_simple_ps;
 	uint64_t nvlink_bps;           /* per GPU, per direction, all links */
 	uint64_t cpu_mem_bytes_per_s;  /* DRAM peak, one socket */
 	uint64_t cpu_thread_bytes_per_s; /* what one reducing/copying thread reaches */
 	sim_time_ps cpu_call_ps;       /* fixed cost of one CPU reduce/copy call */
 	uint32_t nvlink_links;         /* links per GPU (nvlink_bps is their sum) */
+	/* NVLink framing: data goes in NVLink packets of at most
+	 * nvlink_pkt_bytes, each with nvlink_pkt_overhead_bytes of header
+	 * flits (sim_wire_nvlink_bytes); 0: NVLink hops framed as the
+	 * fabric's link layer, an idealised NVLink. */
+	uint32_t nvlink_pkt_bytes;
+	uint32_t nvlink_pkt_overhead_bytes;
 	enum sim_gpu_dma gpu_dma;
 	/* The GPU generation and the host CPU's maker: what NCCL's tuning
 	 * model keys its tables on (core/nccl_tune.h), so `auto` picks the

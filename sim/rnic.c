@@ -176,6 +176,13 @@ void sx_wqe_fail(struct sx *x, uint32_t r, uint32_t q, uint32_t i, enum cc_wc_st
 	sx_qp_flush(x, r, q);
 }
 
+sim_time_ps sx_cqe_write_ps(const struct sx *x, const struct sx_qp *qp)
+{
+	/* NCCL's P2P transport has no CQ: the flag its CQE stands for is in
+	 * GPU memory as soon as the store lands (sim/exec.c op_p2p). */
+	return qp->nvlink ? 0 : x->f->rnic.cqe_write_ps;
+}
+
 /* Completes WQEs from the oldest on, in order, while they are done. */
 static void complete_in_order(struct sx *x, uint32_t r, struct sx_qp *qp)
 {
@@ -194,7 +201,7 @@ static void complete_in_order(struct sx *x, uint32_t r, struct sx_qp *qp)
 		sx_trace(x, CC_TRACE_ACK, r, CC_TRACE_NIC, qp->q, w->op, now, 0, len);
 		if (o->flags & CC_SEND_SIGNALED)
 			sx_cqe_new(x, r, qp->q, w->op, false, CC_WC_SUCCESS, len, 0,
-				   now + x->f->rnic.cqe_write_ps);
+				   now + sx_cqe_write_ps(x, qp));
 		qp->una++;
 	}
 }
@@ -447,7 +454,30 @@ void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const stru
 	k->p.dst_qpn = qp->peer_q;
 	k->p.psn = k->psn & 0xffffff;
 	k->p.flow_id = sim_topo_qp_flow(r, qp->q);
-	sim_packet_size(&k->p, x->f->link.type, op, payload);
+	sx_pkt_size(x, k, qp->nvlink, op, payload);
+}
+
+void sx_pkt_size(const struct sx *x, struct sx_pkt *k, bool nvlink, enum sim_bth_op op,
+		 uint32_t payload)
+{
+	const struct sim_host_params *h = &x->f->host;
+
+	if (nvlink && h->nvlink_pkt_bytes)
+		sim_packet_size_nvlink(&k->p, op, payload, h->nvlink_pkt_bytes,
+				       h->nvlink_pkt_overhead_bytes);
+	else
+		sim_packet_size(&k->p, x->f->link.type, op, payload);
+}
+
+void sx_pkt_read_request(const struct sx *x, struct sx_pkt *k, bool nvlink, uint64_t len)
+{
+	const struct sim_host_params *h = &x->f->host;
+	uint64_t b;
+
+	if (!nvlink || !h->nvlink_pkt_bytes)
+		return;
+	b = sim_wire_nvlink_read_bytes(len, h->nvlink_pkt_bytes, h->nvlink_pkt_overhead_bytes);
+	k->p.frame_bytes = k->p.wire_bytes = b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
 }
 
 /* Whether QP qp may make its next request packet now. */
@@ -580,6 +610,8 @@ static void req_packet(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i, u
 	k->last_of_msg = idx + 1 == *npkts;
 	k->retx = (int32_t)(psn - qp->max_psn) < 0;
 	sx_pkt_address(x, k, r, qp, op, payload);
+	if (op == SIM_BTH_READ_REQUEST)
+		sx_pkt_read_request(x, k, qp->nvlink, cc_wqe_len(o));
 
 	/* BTH AckReq (IBA 9.2): on a message's last packet, on the one that
 	 * fills the window, so the responder's coalescing can never leave a
@@ -819,6 +851,16 @@ void sx_nic_doorbell(struct sx *x, uint32_t r, uint32_t q, uint32_t nwqe)
 	qp->rung += nwqe < unrung ? nwqe : unrung;
 	if (qp->error)
 		return;
+	if (qp->nvlink) {
+		/* NCCL's P2P transport: the GPU's threads issue the stores
+		 * themselves; there is no NIC to ring nor WQE to fetch
+		 * (sim/exec.c op_p2p). */
+		if (qp->rung > qp->fetched) {
+			qp->fetched = qp->rung;
+			sx_port_fill(x, r, qp->port);
+		}
+		return;
+	}
 	k = sx_pkt_get(x);
 	k->kind = SX_PKT_DOORBELL;
 	k->rank = r;
@@ -1002,7 +1044,10 @@ int sx_nic_init(struct sx *x, uint32_t r)
 		rk->port[p].prefetch = SX_TX_PREFETCH_MIN;
 		sim_link_on_sent(rk->port[p].tx, port_sent, rk, p);
 		sim_link_connect(sim_topo_nic_rx(&x->topo, r, p), port_rx, rk, p);
-		sim_link_set_rx_delay(sim_topo_nic_rx(&x->topo, r, p), x->f->rnic.resp_proc_ps);
+		/* A GPU takes in NVLink traffic itself: no NIC pipeline. */
+		sim_link_set_rx_delay(sim_topo_nic_rx(&x->topo, r, p),
+				      sim_topo_nic_port_nvlink(&x->topo, r, p) ? 0
+									: x->f->rnic.resp_proc_ps);
 	}
 	/* Deep enough for the smallest path MTU of the port's QPs (a topology
 	 * may set it per link); an NVLink port reads nothing over PCIe and

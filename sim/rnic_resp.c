@@ -141,8 +141,9 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_tim
 		k->is_recv = true;
 		k->cq = x->s->ranks[rk->r].qps[k->qp].recv_cq;
 		k->status = CC_WC_SUCCESS;
-		sx_cqe_push(x, rk->r, k, k->t0 + x->f->rnic.cqe_write_ps > done
-					 ? k->t0 + x->f->rnic.cqe_write_ps : done);
+		sim_time_ps cw = sx_cqe_write_ps(x, &rk->qp[k->qp]);
+
+		sx_cqe_push(x, rk->r, k, k->t0 + cw > done ? k->t0 + cw : done);
 		return;
 	}
 	sx_pkt_put(x, k);

@@ -132,6 +132,18 @@ uint32_t sim_wire_bytes(enum sim_link link, enum sim_bth_op op, uint32_t payload
 	return sim_wire_frame_bytes(link, op, payload) + l->preamble + l->ifg;
 }
 
+uint32_t sim_wire_nvlink_bytes(uint32_t payload, uint32_t pkt_bytes, uint32_t overhead)
+{
+	uint32_t n = payload ? (payload + pkt_bytes - 1) / pkt_bytes : 1;
+
+	return payload + n * overhead;
+}
+
+uint64_t sim_wire_nvlink_read_bytes(uint64_t len, uint32_t pkt_bytes, uint32_t overhead)
+{
+	return (len ? (len + pkt_bytes - 1) / pkt_bytes : 1) * overhead;
+}
+
 int sim_wire_segment(enum sim_msg msg, uint64_t len, uint32_t mtu, struct sim_wire_seg *seg)
 {
 	if ((unsigned)msg >= SIM_MSG_COUNT || len > SIM_MSG_MAX_BYTES)

@@ -125,6 +125,16 @@ static inline uint32_t sim_wire_pad(uint32_t payload) { return (0u - payload) & 
 uint32_t sim_wire_frame_bytes(enum sim_link link, enum sim_bth_op op, uint32_t payload);
 uint32_t sim_wire_bytes(enum sim_link link, enum sim_bth_op op, uint32_t payload);
 
+/* The same packet's bytes on NVLink (host.nvlink_pkt_*, sim/params.c's
+ * NVLINK_FRAMING): no IB or Ethernet headers; its payload in NVLink
+ * packets of at most pkt_bytes, each with overhead bytes of header flits;
+ * a packet without payload (an ACK's role) one set of header flits. */
+uint32_t sim_wire_nvlink_bytes(uint32_t payload, uint32_t pkt_bytes, uint32_t overhead);
+/* A READ request for len bytes on NVLink: NVLink reads are per packet, so
+ * one request (its header flits) for every pkt_bytes asked; the data comes
+ * back framed as sim_wire_nvlink_bytes. */
+uint64_t sim_wire_nvlink_read_bytes(uint64_t len, uint32_t pkt_bytes, uint32_t overhead);
+
 /* The message streams that segment at the path MTU into FIRST, MIDDLE..,
  * LAST or a single ONLY packet (IBA 9.2 opcode sequences): what the
  * requester sends for SEND/WRITE, and what the responder returns for an RDMA

@@ -92,7 +92,9 @@ static struct cc_schedule *pair(uint32_t nqp, uint64_t bytes, uint8_t rnr_retry)
 	for (uint32_t r = 0; r < 2; r++) {
 		struct cc_rank_sched *rs = &s->ranks[r];
 		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_GPU, CC_BUF_INPUT, bytes, -1, 0 });
-		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, 64, -1, 0 });
+		/* the flags the peer writes: its connection's, as a builder's */
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, 64, (int32_t)(1 - r),
+						       0 });
 		cc_add_mr(rs, BUF_DATA, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE |
 					CC_ACCESS_REMOTE_READ);
 		cc_add_mr(rs, BUF_FLAG, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE);
@@ -267,9 +269,14 @@ static void read_is_a_round_trip(void **state)
 /* Two GPUs of one node (railopt, 1 node x 2 GPUs): their QP runs over
  * NVLink through the NVSwitch, so no PCIe at either end — the 4 KiB WRITE
  * leaves without a payload read, and the inline flag lands without a DMA
- * write.  NVLink at 2400 Gb/s: ser_nv(B) = ceil(B * 10 / 3) ps; the
- * NVSwitch is a switch of the fabric's (f, cut-through; packets up to the
- * 64 B header are stored and forwarded whole); NVLink propagation 0. */
+ * write.  NVLink at 2400 Gb/s: ser_nv(B) = ceil(B * 10 / 3) ps; NVLink's
+ * framing (host.nvlink_pkt_*: 32 B of header flits per 128 B of data, and
+ * per data-less packet), no IB headers; the NVSwitch is a switch of the
+ * fabric's (f, cut-through; packets up to the 64 B header are stored and
+ * forwarded whole); NVLink propagation 0.  And no NIC at all: NCCL's P2P
+ * transport is the GPU's own stores and polls, so the post, doorbell, WQE
+ * fetch, NIC processing, CQE write and poll cost nothing (sim/exec.c
+ * op_p2p): only the wire remains. */
 static void nvlink_skips_pcie(void **state)
 {
 	(void)state;
@@ -282,8 +289,9 @@ static void nvlink_skips_pcie(void **state)
 	struct cc_schedule *s = pair(1, 4096, 7);
 	poll_op(s, 0, 7, send_op(s, 0, 0, write4k(CC_SEND_SIGNALED), UINT32_MAX));
 	struct cc_sim_result res = run_on(s, SIM_TOPO_RING, &net, NULL, 0);
-	/* data: ser_nv(4138) + ser_nv(64) + f; ACK: 2 ser_nv(30) + f */
-	uint64_t want = PS + DB + RQ + (13794 + 214 + FWD) + RS + (2 * 100 + FWD) + RS + CW + PC;
+	/* data: 4096 + 32 x 32 = 5120 B, ser_nv(5120) + ser_nv(64) + f;
+	 * ACK: 32 B, 2 ser_nv(32) + f */
+	uint64_t want = (17067 + 214 + FWD) + (2 * 107 + FWD);
 
 	assert_run_status(res.err, CC_RUN_OK);
 	assert_int_equal(res.time_ps, want);
@@ -301,9 +309,10 @@ static void nvlink_skips_pcie(void **state)
 	op_add(s, 1, (struct cc_op){ .kind = CC_OP_WAIT_MEM, .u.wait = { BUF_FLAG, 0, 1 } },
 	       UINT32_MAX);
 	res = run_on(s, SIM_TOPO_RING, &net, NULL, 0);
-	/* 50 B: stored and forwarded, 2 ser_nv(50) + f; then no wr(8) */
+	/* 8 + 32 B: stored and forwarded, 2 ser_nv(40) + f; then no wr(8),
+	 * and the flag is the GPU's to see */
 	assert_run_status(res.err, CC_RUN_OK);
-	assert_int_equal(res.rank[1].done_ps, PS + DB + RQ + 2 * 167 + FWD + RS + PC);
+	assert_int_equal(res.rank[1].done_ps, 2 * 134 + FWD);
 	cc_sim_result_free(&res);
 	cc_schedule_free(s);
 	sim_net_free(&net);
