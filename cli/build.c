@@ -44,6 +44,17 @@ static int check_faults(const struct cli_opts *o, const struct cc_schedule *s, u
 	return 0;
 }
 
+void cli_row_params(const struct cli_opts *o, const struct cc_result_row *row,
+		    struct cc_coll_params *p)
+{
+	*p = o->p;
+	if (row->nccl) {
+		p->algo = row->pick.cclab_algo;
+		p->proto = row->pick.proto;
+		p->nchannels = row->pick.nchannels;
+	}
+}
+
 int cli_size_params(const struct cli_opts *o, uint64_t size, struct cc_coll_params *p,
 		    struct cc_nccl_pick *pick, char *err, size_t len)
 {

@@ -37,6 +37,12 @@ int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_bui
  * NCCL_PROTO leave nothing cclab builds. */
 int cli_size_params(const struct cli_opts *o, uint64_t size, struct cc_coll_params *p,
 		    struct cc_nccl_pick *pick, char *err, size_t len);
+/* What a finished row ran with: o->p with, under auto, its pick's
+ * algorithm, protocol and channels (what the CSV names, what the physics
+ * check judges). */
+struct cc_result_row;
+void cli_row_params(const struct cli_opts *o, const struct cc_result_row *row,
+		    struct cc_coll_params *p);
 /* The deadline of a size whose wall-clock limit (--wall-limit, o's
  * wall_limit_ms; 0 none) starts at start_ns: 0 for none. */
 uint64_t cli_wall_deadline(uint64_t wall_limit_ms, uint64_t start_ns);

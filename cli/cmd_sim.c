@@ -107,8 +107,10 @@ static bool within_bounds(const struct cli_opts *o, const struct sim_net *net,
 			  const struct cc_result_row *row, sim_time_ps time_ps, sim_time_ps bound_ps)
 {
 	char why[512];
+	struct cc_coll_params p;
 
-	if (sim_physical(net, &o->fabric, &o->p, row->size, time_ps, bound_ps, why, sizeof(why)))
+	cli_row_params(o, row, &p); /* under auto, the size's own algorithm */
+	if (sim_physical(net, &o->fabric, &p, row->size, time_ps, bound_ps, why, sizeof(why)))
 		return true;
 	fflush(stdout); /* after the row it is about */
 	fprintf(stderr, "cclab %s: model bug: %" PRIu64 " bytes: %s\n", cli_opts_cmd(o), row->size,

@@ -89,13 +89,9 @@ static void csv_row(const struct cli_opts *o, const struct cc_executor_ops *x, F
 	else
 		fprintf(f, ",%" PRIu64 ",%s", row->wrong, cli_run_status_name(err->status));
 	/* what tells apart runs merged into one file: what this size ran */
-	struct cc_coll_params p = o->p;
+	struct cc_coll_params p;
 
-	if (row->nccl) {
-		p.algo = cc_nccl_algo_cclab(row->pick.algo, p.coll);
-		p.proto = row->pick.proto;
-		p.nchannels = row->pick.nchannels;
-	}
+	cli_row_params(o, row, &p);
 	fprintf(f, ",%s,%s,%" PRIu32 ",%s\n", cc_algo_name[p.algo], cc_proto_name[p.proto],
 		p.nchannels > 1 ? p.nchannels : 1, /* 0: the default, one */
 		cc_ring_order_name[p.ring_order]);

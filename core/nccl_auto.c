@@ -37,7 +37,8 @@ bool cc_nccl_env_inert(const char *name)
 	return false;
 }
 
-enum cc_algo cc_nccl_algo_cclab(enum cc_nccl_algo a, enum cc_coll c)
+enum cc_algo cc_nccl_algo_cclab(const struct cc_nccl_comm *c, enum cc_nccl_algo a,
+				enum cc_coll coll)
 {
 	enum cc_algo x;
 
@@ -48,10 +49,18 @@ enum cc_algo cc_nccl_algo_cclab(enum cc_nccl_algo a, enum cc_coll c)
 	case CC_NCCL_TREE:
 		x = CC_ALGO_TREE;
 		break;
+	case CC_NCCL_NVLS:
+		/* NCCL's NVLS on several nodes adds a network stage
+		 * (src/device/all_reduce.h, the NVLS case's scatter to the
+		 * network heads) that core/nvls.c does not build. */
+		if (c->sys.nnodes != 1)
+			return CC_ALGO_COUNT;
+		x = CC_ALGO_NVLS;
+		break;
 	default:
 		return CC_ALGO_COUNT;
 	}
-	return cc_algo_supports(x, c) ? x : CC_ALGO_COUNT;
+	return cc_algo_supports(x, coll) ? x : CC_ALGO_COUNT;
 }
 
 int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
@@ -63,14 +72,15 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 	if (rc)
 		return rc;
 	run = pick->nccl;
-	pick->stand_in = cc_nccl_algo_cclab(run.algo, p->coll) == CC_ALGO_COUNT;
+	pick->stand_in = cc_nccl_algo_cclab(&a->comm, run.algo, p->coll) == CC_ALGO_COUNT;
 	if (pick->stand_in) {
 		/* NCCL's best of what cclab builds: the same model with the
 		 * other algorithms' bandwidth taken away (bw 0: not available). */
 		struct cc_nccl_comm only = a->comm;
 
 		for (int x = 0; x < CC_NCCL_ALGO_COUNT; x++)
-			if (cc_nccl_algo_cclab((enum cc_nccl_algo)x, p->coll) == CC_ALGO_COUNT)
+			if (cc_nccl_algo_cclab(&a->comm, (enum cc_nccl_algo)x, p->coll) ==
+			    CC_ALGO_COUNT)
 				for (int q = 0; q < CC_PROTO_COUNT; q++)
 					only.bw[p->coll][x][q] = 0;
 		if (cc_nccl_choose(&only, p->coll, bytes, &run, err, len)) {
@@ -82,10 +92,11 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 		}
 	}
 	pick->algo = run.algo;
+	pick->cclab_algo = cc_nccl_algo_cclab(&a->comm, run.algo, p->coll);
 	pick->proto = run.proto;
 	pick->nchannels = run.nchannels;
 	if (a->algo) {
-		p->algo = cc_nccl_algo_cclab(run.algo, p->coll);
+		p->algo = pick->cclab_algo;
 		/* rail order is the ring's (NCCL's trees follow no rails) */
 		if (p->algo != CC_ALGO_RING)
 			p->ring_order = CC_RING_ORDER_RANK;
@@ -114,14 +125,10 @@ const char *cc_nccl_pick_text(const struct cc_nccl_pick *pick, char *buf, size_t
 	const struct cc_nccl_choice *n = &pick->nccl;
 	int k = (int)strlen(cc_nccl_choice_text(n, buf, len));
 
-	/* cclab's nvls (core/nvls.c) runs on request (-A nvls) but not for
-	 * auto: without NVLink's protocol efficiency and multimem's own
-	 * losses it predicts ~690 GB/s on 8 H100 where ~480 is measured
-	 * (docs/nccl-tuning.md). */
 	if (pick->stand_in && k >= 0 && (size_t)k < len)
-		snprintf(buf + k, len - (size_t)k, "; ran %s/%s %uch (%s %s)",
+		snprintf(buf + k, len - (size_t)k, "; ran %s/%s %uch (%s not modelled%s)",
 			 cc_nccl_algo_name[pick->algo], nccl_proto_name[pick->proto],
 			 pick->nchannels, cc_nccl_algo_name[n->algo],
-			 n->algo == CC_NCCL_NVLS ? "not calibrated" : "not modelled");
+			 n->algo == CC_NCCL_NVLS ? " on several nodes" : "");
 	return buf;
 }

@@ -30,6 +30,7 @@ struct cc_nccl_auto {
 struct cc_nccl_pick {
 	struct cc_nccl_choice nccl; /* NCCL's choice */
 	enum cc_nccl_algo algo;     /* what runs: nccl.algo, or the stand-in */
+	enum cc_algo cclab_algo;    /* the same as cclab's algorithm */
 	enum cc_proto proto;
 	uint32_t nchannels;
 	bool stand_in;              /* nccl.algo is not one cclab builds */
@@ -48,9 +49,11 @@ static inline bool cc_nccl_auto_any(const struct cc_nccl_auto *a)
  * a misspelt name is still refused. */
 bool cc_nccl_env_inert(const char *name);
 
-/* NCCL's algorithm as cclab builds it, or CC_ALGO_COUNT when it has none
- * for collective c. */
-enum cc_algo cc_nccl_algo_cclab(enum cc_nccl_algo a, enum cc_coll c);
+/* NCCL's algorithm as cclab builds it on communicator c, or CC_ALGO_COUNT
+ * when it has none for collective coll there (NVLS: cclab's nvls, one
+ * NVSwitch node only; NVLSTree, CollNet, PAT: none). */
+enum cc_algo cc_nccl_algo_cclab(const struct cc_nccl_comm *c, enum cc_nccl_algo a,
+				enum cc_coll coll);
 
 /* The choice for a size of `bytes` (the size column) of p's collective:
  * sets p's algorithm, protocol and channels where a says auto, and *pick.
