@@ -233,7 +233,6 @@ static void unpark(struct sx *x, uint32_t r, uint32_t j)
 }
 
 static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done);
-static void calc_landed(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done);
 
 /* The GPU lane (sim/compute.h) of an op: its channel's thread block, or
  * the block's second thread group. */
@@ -269,13 +268,12 @@ static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, 
 	}
 	/* The step's handshake.  Through the proxy (a peer across the
 	 * network): host.gpu_step_ps holding the block, a GPU read of a flag in
-	 * host memory.  Over NVLink alone (op_p2p): the hop's latency, which
-	 * NCCL's slots pipeline, so it delays what the op hands on
-	 * (calc_landed) but does not hold the block. */
+	 * host memory.  Over NVLink alone (op_p2p): none here; the hop's
+	 * latency is the store's (p2p_hop_ps), which NCCL's slots pipeline. */
 	if (sim_compute_submit_step(&rk->gpu, gpu_lane(&rs->ops[i].tag), hbm,
 				    sim_gpu_host_charge(&rk->gpu_host, rd, wr),
-				    path == SX_PATH_P2P ? 0 : SIM_COMPUTE_OWN_OVERHEAD,
-				    path == SX_PATH_P2P ? calc_landed : calc_done, rk, i))
+				    path == SX_PATH_P2P ? 0 : SIM_COMPUTE_OWN_OVERHEAD, calc_done,
+				    rk, i))
 		sx_die_nomem();
 }
 
@@ -358,10 +356,11 @@ static void calc_data(struct sx *x, uint32_t r, const struct cc_op *o)
 				      c->count * cc_dtype_size(c->dtype), c->dst_flag);
 }
 
-/* The slice of a reduce or copy that ended at `done`. */
-static void calc_trace(struct sx_rank *rk, uint32_t i, sim_time_ps done)
+static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done)
 {
+	struct sx_rank *rk = ctx;
 	struct sx *x = rk->x;
+	uint32_t i = (uint32_t)arg;
 	const struct cc_op *o = &x->s->ranks[rk->r].ops[i];
 	const struct cc_op_calc *c = &o->u.calc;
 	struct sim_compute *dev = c->where == CC_ON_GPU ? &rk->gpu : &rk->cpu_calc;
@@ -371,55 +370,16 @@ static void calc_trace(struct sx_rank *rk, uint32_t i, sim_time_ps done)
 	enum cc_trace_track track = c->where == CC_ON_GPU ? cc_trace_gpu(gpu_lane(&o->tag))
 							 : CC_TRACE_CPU;
 
+	(void)eng;
+	calc_data(x, rk->r, o);
 	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_BEGIN : CC_TRACE_COPY_BEGIN, rk->r,
 		 track, SX_NONE, i, done - cost, cost, bytes);
 	sx_trace(x, o->kind == CC_OP_REDUCE ? CC_TRACE_REDUCE_END : CC_TRACE_COPY_END, rk->r,
 		 track, SX_NONE, i, done, 0, bytes);
-}
-
-/* A reduce or copy's result is there for what follows it. */
-static void calc_finish(struct sx_rank *rk, uint32_t i)
-{
-	struct sx *x = rk->x;
-	const struct cc_op *o = &x->s->ranks[rk->r].ops[i];
-	const struct cc_op_calc *c = &o->u.calc;
-
-	calc_data(x, rk->r, o);
 	for (int j = 0; j < c->ndst; j++)
 		sx_mem_written(x, rk->r, c->dst[j].buf, c->dst[j].offset,
 			       cc_calc_operand_bytes(c, 1, j));
 	op_done(x, rk->r, i);
-}
-
-static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done)
-{
-	(void)eng;
-	calc_trace(ctx, (uint32_t)arg, done);
-	calc_finish(ctx, (uint32_t)arg);
-}
-
-static void calc_visible(struct sim_engine *eng, void *ctx, uint64_t arg)
-{
-	(void)eng;
-	calc_finish(ctx, (uint32_t)arg);
-}
-
-/* A P2P step's op ended: what it hands on is there one NVLink hop's
- * latency later (host.gpu_p2p_step_*, by the op's protocol). */
-static void calc_landed(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done)
-{
-	struct sx_rank *rk = ctx;
-	const struct sim_host_params *h = &rk->x->f->host;
-	const struct cc_op_calc *c = &rk->x->s->ranks[rk->r].ops[arg].u.calc;
-	sim_time_ps lat = c->proto == CC_PROTO_LL	 ? h->gpu_p2p_step_ll_ps
-			  : c->proto == CC_PROTO_LL128 ? h->gpu_p2p_step_ll128_ps
-						       : h->gpu_p2p_step_simple_ps;
-
-	calc_trace(rk, (uint32_t)arg, done);
-	if (!lat)
-		calc_finish(rk, (uint32_t)arg);
-	else if (sim_schedule_in(eng, lat, calc_visible, rk, arg) == SIM_EVENT_NONE)
-		sx_die_nomem();
 }
 
 /* A CQE is in host memory: into its CQ, and the poll waiting for it wakes. */
@@ -651,7 +611,8 @@ static void cpu_done(struct sim_engine *eng, void *ctx, uint64_t arg)
  * poll flags in GPU memory; no proxy thread, no doorbell, no WQE, no CQE.
  * The schedule's verbs ops on a QP over NVLink stand for those stores and
  * polls: they take effect at once, cost no CPU time and never queue behind
- * the proxy's work on the network (their GPU step is host.gpu_p2p_step_*). */
+ * the proxy's work on the network; a post's stores leave one hop's latency
+ * later (p2p_post), and a reduce or copy has no handshake step. */
 static bool op_p2p(const struct sx *x, uint32_t r, const struct cc_op *o)
 {
 	const struct sx_rank *rk = &x->rk[r];
@@ -690,13 +651,44 @@ static void p2p_drain(struct sim_engine *eng, void *ctx, uint64_t arg)
 	rk->p2p_armed = false;
 }
 
+/* NCCL's P2P hop latency for the schedule's protocol (host.p2p_hop_*):
+ * from a store of the kernel's to the peer seeing its flag (fence, flight
+ * and poll included, as NCCL's tuner counts a hop). */
+static sim_time_ps p2p_hop_ps(const struct sx *x)
+{
+	const struct sim_host_params *h = &x->f->host;
+
+	switch (x->s->params.proto) {
+	case CC_PROTO_LL: return h->p2p_hop_ll_ps;
+	case CC_PROTO_LL128: return h->p2p_hop_ll128_ps;
+	default: return h->p2p_hop_simple_ps;
+	}
+}
+
+/* A P2P post: the stores it stands for start one hop's latency later;
+ * what the kernel does next does not wait (NCCL's slots pipeline it). */
+static void p2p_post(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx_rank *rk = ctx;
+	sim_time_ps now = sim_now(eng);
+
+	if (rk->x->res->err.status == CC_RUN_OK && cpu_effect(rk->x, rk->r, (uint32_t)arg, now, now))
+		op_done(rk->x, rk->r, (uint32_t)arg);
+}
+
 /* A CPU-side op ready to run: on the proxy's queue, or at once (P2P). */
 static void cpu_run(struct sx *x, uint32_t r, uint32_t i)
 {
 	struct sx_rank *rk = &x->rk[r];
+	const struct cc_op *o = &x->s->ranks[r].ops[i];
 
-	if (!op_p2p(x, r, &x->s->ranks[r].ops[i])) {
+	if (!op_p2p(x, r, o)) {
 		cpu_push(x, r, i);
+		return;
+	}
+	if (o->kind == CC_OP_POST_SEND && p2p_hop_ps(x)) {
+		if (sim_schedule_in(&x->eng, p2p_hop_ps(x), p2p_post, rk, i) == SIM_EVENT_NONE)
+			sx_die_nomem();
 		return;
 	}
 	rk->p2p_q[rk->p2p_tail] = i;

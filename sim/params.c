@@ -189,7 +189,7 @@ static const struct {
  * NIC in pcie-bench) and a posted write back.  Assumed 1 us; no public
  * per-step figure. */
 
-/* GPU_P2P_STEP.  Between GPUs of one node NCCL's P2P transport has no
+/* P2P_HOP.  Between GPUs of one node NCCL's P2P transport has no
  * proxy: the kernel's threads store into the peer's buffer over NVLink
  * and poll flags in GPU memory (src/transport/p2p.cc).  What a hop costs
  * depends on the protocol: LL's flags ride in each 8 B store; LL128 waits
@@ -197,8 +197,10 @@ static const struct {
  * (__threadfence_system) and then a separate tail flag the peer polls.
  * NCCL's tuner charges a ring hop over NVLink 0.6, 1.9 and 3.4 us for
  * LL, LL128 and Simple (hwLat[NCCL_HW_NVLINK], src/graph/tuning.cc; the
- * tree's are 0.6, 1.25 and 4.0): cclab takes the ring's as the step, and
- * models the NVLink and NVSwitch flight on top (~0.2 us more). */
+ * tree's are 0.6, 1.25 and 4.0): cclab takes the ring's as the latency
+ * from a P2P post to its stores leaving (sim/exec.c p2p_post), which the
+ * kernel does not wait for, and models the NVLink and NVSwitch flight on
+ * top (~0.2 us more). */
 
 /* NVLINK_FRAMING.  An NVLink packet is 1 to 18 flits of 16 B: a header
  * flit, address-extension and byte-enable flits where needed, then up to
@@ -219,9 +221,9 @@ static const struct {
 	.gpu_mem_bytes_per_s = GBYTE_S(2039), \
 	.gpu_launch_ps = US(5),     /* assumed: "a few us" per launch */ \
 	.gpu_step_ps = US(1),       /* assumed: see GPU_STEP above */ \
-	.gpu_p2p_step_ll_ps = NS(600), /* see GPU_P2P_STEP above */ \
-	.gpu_p2p_step_ll128_ps = NS(1900), \
-	.gpu_p2p_step_simple_ps = NS(3400), \
+	.p2p_hop_ll_ps = NS(600), /* see P2P_HOP above */ \
+	.p2p_hop_ll128_ps = NS(1900), \
+	.p2p_hop_simple_ps = NS(3400), \
 	.nvlink_bps = GBIT(2400), \
 	.cpu_mem_bytes_per_s = UINT64_C(204800000000), \
 	.cpu_thread_bytes_per_s = GBYTE_S(20), /* assumed: one core's share */ \
@@ -241,9 +243,9 @@ static const struct {
 	.gpu_mem_bytes_per_s = GBYTE_S(3350), \
 	.gpu_launch_ps = US(5),     /* assumed, as A100 */ \
 	.gpu_step_ps = US(1),       /* assumed, as A100 */ \
-	.gpu_p2p_step_ll_ps = NS(600), /* see GPU_P2P_STEP above */ \
-	.gpu_p2p_step_ll128_ps = NS(1900), \
-	.gpu_p2p_step_simple_ps = NS(3400), \
+	.p2p_hop_ll_ps = NS(600), /* see P2P_HOP above */ \
+	.p2p_hop_ll128_ps = NS(1900), \
+	.p2p_hop_simple_ps = NS(3400), \
 	.nvlink_bps = GBIT(3600), \
 	.cpu_mem_bytes_per_s = UINT64_C(307200000000), \
 	.cpu_thread_bytes_per_s = GBYTE_S(20), /* assumed, as A100 */ \
@@ -574,9 +576,9 @@ const struct sim_param_field sim_param_fields[] = {
 	BYTES_S("host.gpu_mem_bytes_per_s", host.gpu_mem_bytes_per_s),
 	PS("host.gpu_launch_ps", host.gpu_launch_ps),
 	PS("host.gpu_step_ps", host.gpu_step_ps),
-	PS("host.gpu_p2p_step_ll_ps", host.gpu_p2p_step_ll_ps),
-	PS("host.gpu_p2p_step_ll128_ps", host.gpu_p2p_step_ll128_ps),
-	PS("host.gpu_p2p_step_simple_ps", host.gpu_p2p_step_simple_ps),
+	PS("host.p2p_hop_ll_ps", host.p2p_hop_ll_ps),
+	PS("host.p2p_hop_ll128_ps", host.p2p_hop_ll128_ps),
+	PS("host.p2p_hop_simple_ps", host.p2p_hop_simple_ps),
 	COUNT32("host.nvlink_links", host.nvlink_links),
 	BYTES32("host.nvlink_pkt_bytes", host.nvlink_pkt_bytes),
 	BYTES32("host.nvlink_pkt_overhead_bytes", host.nvlink_pkt_overhead_bytes),

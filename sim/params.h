@@ -190,9 +190,10 @@ struct sim_host_params {
 	sim_time_ps gpu_launch_ps;     /* kernel launch to kernel start: once per collective */
 	sim_time_ps gpu_step_ps;       /* per reduce/copy inside the running kernel: its
 					* handshake with the proxy thread */
-	/* the same where every peer it serves is reached over NVLink (NCCL's
-	 * P2P transport: flags in GPU memory, no proxy), per protocol */
-	sim_time_ps gpu_p2p_step_ll_ps, gpu_p2p_step_ll128_ps, gpu_p2p_step_simple_ps;
+	/* a hop over NVLink (NCCL's P2P transport: no proxy, flags in GPU
+	 * memory), from the kernel's store to the peer seeing its flag, per
+	 * protocol: a latency, the kernel does not wait for it */
+	sim_time_ps p2p_hop_ll_ps, p2p_hop_ll128_ps, p2p_hop_simple_ps;
 	uint64_t nvlink_bps;           /* per GPU, per direction, all links */
 	uint64_t cpu_mem_bytes_per_s;  /* DRAM peak, one socket */
 	uint64_t cpu_thread_bytes_per_s; /* what one reducing/copying thread reaches */
