@@ -13,7 +13,7 @@ struct sim_compute_job {
 	struct sim_compute_job *next;
 	uint64_t bytes;
 	sim_time_ps other_ps; /* sim_compute_submit_on() */
-	sim_time_ps overhead_ps; /* this job's (sim_compute_submit_step()) */
+	bool step;            /* pays the resource's overhead (sim_compute_submit_step()) */
 	sim_compute_done_fn fn;
 	void *ctx;
 	uint64_t arg;
@@ -50,19 +50,14 @@ int sim_compute_init_host(struct sim_compute *c, struct sim_engine *eng,
 	}
 }
 
-static sim_time_ps slowed(sim_time_ps t, uint32_t milli)
-{
-	unsigned __int128 o = ((unsigned __int128)t * milli + 999) / 1000;
-
-	return o > SIM_TIME_NEVER ? SIM_TIME_NEVER : (sim_time_ps)o;
-}
-
 void sim_compute_slow(struct sim_compute *c, uint32_t milli)
 {
+	unsigned __int128 o;
+
 	if (milli <= 1000)
 		return;
-	c->slow_milli = milli;
-	c->overhead_ps = slowed(c->overhead_ps, milli);
+	o = ((unsigned __int128)c->overhead_ps * milli + 999) / 1000;
+	c->overhead_ps = o > SIM_TIME_NEVER ? SIM_TIME_NEVER : (sim_time_ps)o;
 	if (c->bytes_per_s) {
 		uint64_t bw = (uint64_t)((unsigned __int128)c->bytes_per_s * 1000 / milli);
 
@@ -143,7 +138,7 @@ static void start(struct sim_compute *c, uint32_t l)
 
 	if (now < c->ready_ps)
 		now = c->ready_ps; /* the kernel is still being launched */
-	t = add_or_die(now, j->overhead_ps);
+	t = add_or_die(now, j->step ? c->overhead_ps : 0);
 	other = reserve(&c->other_free_ps, t, j->other_ps);
 	t = reserve(&c->mem_free_ps, t, mem);
 	if (other > t) /* the other path is the slower */
@@ -203,13 +198,12 @@ int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_
 int sim_compute_submit_on(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
 			  sim_time_ps other_ps, sim_compute_done_fn fn, void *ctx, uint64_t arg)
 {
-	return sim_compute_submit_step(c, lane, bytes_moved, other_ps, SIM_COMPUTE_OWN_OVERHEAD,
-				       fn, ctx, arg);
+	return sim_compute_submit_step(c, lane, bytes_moved, other_ps, true, fn, ctx, arg);
 }
 
 int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
-			    sim_time_ps other_ps, sim_time_ps overhead_ps, sim_compute_done_fn fn,
-			    void *ctx, uint64_t arg)
+			    sim_time_ps other_ps, bool step, sim_compute_done_fn fn, void *ctx,
+			    uint64_t arg)
 {
 	struct sim_compute_lane *ln;
 	struct sim_compute_job *j;
@@ -229,11 +223,8 @@ int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes
 		c->free = j->next;
 	else if (!(j = malloc(sizeof(*j))))
 		return -ENOMEM;
-	*j = (struct sim_compute_job){
-		.bytes = bytes_moved, .other_ps = other_ps, .fn = fn, .ctx = ctx, .arg = arg,
-		.overhead_ps = overhead_ps == SIM_COMPUTE_OWN_OVERHEAD ? c->overhead_ps
-				: c->slow_milli ? slowed(overhead_ps, c->slow_milli) : overhead_ps,
-	};
+	*j = (struct sim_compute_job){.bytes = bytes_moved, .other_ps = other_ps, .step = step,
+				      .fn = fn, .ctx = ctx, .arg = arg};
 	ln = &c->lane[lane];
 	if (ln->q_tail)
 		ln->q_tail->next = j;

@@ -77,7 +77,6 @@ struct sim_compute_lane {
 struct sim_compute {
 	struct sim_engine *eng;
 	sim_time_ps overhead_ps;
-	uint32_t slow_milli;  /* sim_compute_slow()'s factor; 0: none */
 	sim_time_ps ready_ps; /* no job starts before: the kernel's launch (GPU) */
 	uint64_t bytes_per_s; /* 0: unlimited */
 	struct sim_compute_lane *lane; /* nlanes of them, grown by submission */
@@ -140,14 +139,12 @@ int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_
  * Lane 0 and other_ps 0 is sim_compute_submit(). */
 int sim_compute_submit_on(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
 			  sim_time_ps other_ps, sim_compute_done_fn fn, void *ctx, uint64_t arg);
-/* The same with this job's own overhead instead of the resource's (a GPU
- * step whose handshake is over NVLink, not through host memory: sim/exec.c),
- * slowed as sim_compute_slow() slows the resource's;
- * SIM_COMPUTE_OWN_OVERHEAD: the resource's. */
-#define SIM_COMPUTE_OWN_OVERHEAD SIM_TIME_NEVER
+/* The same, paying the resource's overhead only when `step` (a GPU op
+ * whose peers are all over NVLink has no handshake on its block:
+ * sim/exec.c). */
 int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
-			    sim_time_ps other_ps, sim_time_ps overhead_ps, sim_compute_done_fn fn,
-			    void *ctx, uint64_t arg);
+			    sim_time_ps other_ps, bool step, sim_compute_done_fn fn, void *ctx,
+			    uint64_t arg);
 
 /* A reduce of n bytes from nsrc sources into ndst destinations: (nsrc +
  * ndst) * n bytes.  -EINVAL for nsrc < 1, ndst < 1 or an overflowing size. */

@@ -272,8 +272,7 @@ static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, 
 	 * latency is the store's (p2p_hop_ps), which NCCL's slots pipeline. */
 	if (sim_compute_submit_step(&rk->gpu, gpu_lane(&rs->ops[i].tag), hbm,
 				    sim_gpu_host_charge(&rk->gpu_host, rd, wr),
-				    path == SX_PATH_P2P ? 0 : SIM_COMPUTE_OWN_OVERHEAD, calc_done,
-				    rk, i))
+				    path != SX_PATH_P2P, calc_done, rk, i))
 		sx_die_nomem();
 }
 
