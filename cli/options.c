@@ -21,6 +21,7 @@
 #include "core/dtype.h"
 #include "sim/exec.h"
 #include "sim/fabric_yaml.h"
+#include "sim/nccl_system.h"
 #include "util/units.h"
 
 enum {
@@ -878,6 +879,7 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		if (o->gpu_dma_given)
 			o->fabric.host.gpu_dma = o->gpu_dma;
 		cc_sim_stage_for(&o->p, &o->fabric);
+		sim_nccl_transport_for(&o->p, &o->fabric, &o->nccl_own.env);
 		/* Without --topology, the cabling the schedule can run on: a
 		 * ring in rank order talks only to its neighbours; nvls needs
 		 * one node's NVSwitch; every other algorithm, order or
@@ -887,6 +889,10 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 					  o->p.ring_order == CC_RING_ORDER_RANK
 				  ? SIM_TOPO_RING
 				  : cc_algo_multicast(o->p.algo) ? SIM_TOPO_NODE : SIM_TOPO_STAR;
+		/* One NVSwitch node: every rank on it (what the transport and
+		 * the tree need to know: no hop there crosses a network). */
+		if (o->topo == SIM_TOPO_NODE && !o->p.ranks_per_node)
+			o->p.ranks_per_node = o->p.nranks;
 	}
 	cc_coll_params_fill(&o->p, o->slot_given, o->chunk_given);
 	return check_all(cmd, o, have_e);

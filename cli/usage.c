@@ -272,8 +272,11 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		   "                          rail rotating with the channel (needs nodes)\n");
 	fprintf(f, "      --ranks-per-node G  ranks node*G .. node*G+G-1 share a node: what\n"
 		   "                          -A hierarchical, --ring-order rail and the\n"
-		   "                          tree allreduce (a chain per node) use (a\n"
-		   "                          scenario's topology gives it; -A nvls: k)\n");
+		   "                          tree allreduce (a chain per node) use, and\n"
+		   "                          what crosses the network (NCCL's IB verbs)\n"
+		   "                          or stays in the node (a scenario's topology\n"
+		   "                          gives it; --topology node, -A nvls: k;\n"
+		   "                          default: a node per rank)\n");
 	fprintf(f, "  -t, --transport NAME    ");
 	names(f, cc_transport_name, CC_TRANSPORT_COUNT);
 	fprintf(f, " (default %s)\n", cc_transport_name[CC_WRITE_IMM]);

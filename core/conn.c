@@ -199,6 +199,18 @@ static uint32_t mr_of(const struct cc_conns *c, uint32_t r, uint32_t buf)
 	return buf - c->rank[r].buf0 + c->rank[r].mr0;
 }
 
+/* Whether rank r's connection to `peer` goes through NCCL's net transport:
+ * the peer is on another node (ranks_per_node), or the nodes are not
+ * known (0), which cclab's ring and star topologies mean: every rank a
+ * host of its own.  Inside a node NCCL's P2P transport carries it, with
+ * no verbs of its own (src/transport/p2p.cc). */
+static bool crosses_network(const struct cc_conns *c, uint32_t r, uint32_t peer)
+{
+	uint32_t g = c->p->ranks_per_node;
+
+	return !g || r / g != peer / g;
+}
+
 static void conns_setup(struct cc_conns *c)
 {
 	uint64_t stage = (uint64_t)c->nslots * c->slot_stride;
@@ -420,6 +432,9 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 	enum cc_transport t = c->p->transport;
 	/* The LL protocols' lines carry their flags: no flag WRITE. */
 	int flag_write = t == CC_WRITE_FLAG && c->p->proto == CC_PROTO_SIMPLE;
+	/* net_ib's adaptive-routing split; NVLink hops are not IB verbs */
+	int ar = t == CC_WRITE_IMM && c->p->ar_split && len > c->p->ar_threshold &&
+		 crosses_network(c, r, e->peer);
 	struct cc_op op = { .tag = *tag };
 
 	/* Watch the slot's CTS word once the slot's previous send is done. */
@@ -437,8 +452,12 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 	};
 	switch (t) {
 	case CC_WRITE_IMM:
-		data.opcode = CC_WR_RDMA_WRITE_WITH_IMM;
-		data.flags = CC_SEND_SIGNALED;
+		/* On InfiniBand with adaptive routing (ar_split), above the
+		 * threshold: the data as a plain unsignaled WRITE, the
+		 * immediate on a 0-byte WRITE WITH IMM after it (below). */
+		data.opcode = ar ? CC_WR_RDMA_WRITE : CC_WR_RDMA_WRITE_WITH_IMM;
+		data.flags = ar ? 0 : CC_SEND_SIGNALED;
+		data.imm = ar ? 0 : len;
 		break;
 	case CC_SEND_RECV:
 		data.opcode = CC_WR_SEND;
@@ -462,6 +481,21 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 	uint32_t last = add(c, r, &op, deps, 3);
 	uint32_t nwqe = 1;
 
+	if (ar) {
+		/* The WRITE WITH IMM behind the data, 0 bytes: it consumes the
+		 * receive WQE and carries the size.  The RC QP executes it
+		 * after the WRITE (IBA 9.5), and the responder completes it
+		 * only once every packet before it has been placed, whatever
+		 * path each took. */
+		op.u.send = (struct cc_op_send){
+			.qp = e->qp, .wr_id = c->s->ranks[r].nops,
+			.opcode = CC_WR_RDMA_WRITE_WITH_IMM, .flags = CC_SEND_SIGNALED,
+			.payload = CC_PAYLOAD_CTRL, .remote_mr = data.remote_mr,
+			.remote_offset = slot_off, .imm = len,
+		};
+		last = add(c, r, &op, &last, 1);
+		nwqe = 2;
+	}
 	if (flag_write) {
 		/* The receiver polls the flag in memory, so it must not see it
 		 * before the data: both WRITEs go on the same RC QP, which

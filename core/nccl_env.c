@@ -306,3 +306,39 @@ int cc_nccl_env_set(struct cc_nccl_env *e, const char *name, const char *value, 
 	}
 	return cc_errf(err, len, -ENOENT, "%s: not a variable cclab reads", name);
 }
+
+void cc_nccl_env_ar(const struct cc_nccl_env *e, bool ib, bool *split, uint64_t *threshold)
+{
+	*split = e->ib_adaptive_routing < 0 ? ib : e->ib_adaptive_routing != 0;
+	*threshold = e->ib_ar_threshold < 0 ? 8192 : (uint64_t)e->ib_ar_threshold;
+}
+
+unsigned cc_nccl_env_unmodelled(const struct cc_nccl_env *e, char *buf, size_t len)
+{
+	/* GDR's path level needs the PCIe distances cclab does not draw (the
+	 * fabric's host.gpu_dma says GDR or not); one QP per connection, the
+	 * 4 MiB buffer and no GDR flush are what the schedule builds. */
+	const struct {
+		const char *name;
+		bool set;
+	} v[] = {
+		{ "NCCL_NET_GDR_LEVEL", e->net_gdr_level >= 0 },
+		{ "NCCL_IB_QPS_PER_CONNECTION", e->ib_qps_per_connection > 0 },
+		{ "NCCL_IB_SPLIT_DATA_ON_QPS", e->ib_split_data_on_qps >= 0 },
+		{ "NCCL_BUFFSIZE", e->buffsize > 0 },
+		{ "NCCL_NET_FORCE_FLUSH", e->net_force_flush >= 0 },
+	};
+	unsigned n = 0;
+	size_t at = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (!v[i].set)
+			continue;
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", n ? ", " : "", v[i].name);
+		n++;
+	}
+	return n;
+}

@@ -153,6 +153,16 @@ void cc_nccl_env_init(struct cc_nccl_env *e);
  * "allreduce:tree,ring;allgather:ring"; names case-insensitive. */
 int cc_nccl_env_set(struct cc_nccl_env *e, const char *name, const char *value, char *err,
 		    size_t len);
+/* How NCCL's IB transport sends a message on a port of this link layer
+ * (ib: InfiniBand; else RoCE): whether it splits one above the
+ * adaptive-routing threshold into a WRITE and a 0-byte WRITE WITH IMM,
+ * and that threshold (cc_coll_params.ar_split / ar_threshold).
+ * NCCL_IB_ADAPTIVE_ROUTING, unset, is on exactly on InfiniBand ports
+ * (net_ib/init.cc); NCCL_IB_AR_THRESHOLD, unset, is 8192 (p2p.cc). */
+void cc_nccl_env_ar(const struct cc_nccl_env *e, bool ib, bool *split, uint64_t *threshold);
+/* The variables set in *e that cclab takes but does not model (a run is
+ * as without them), comma-separated into buf; returns how many. */
+unsigned cc_nccl_env_unmodelled(const struct cc_nccl_env *e, char *buf, size_t len);
 /* The names cc_nccl_env_set takes, NULL-terminated. */
 extern const char *const cc_nccl_env_names[];
 

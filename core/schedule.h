@@ -369,6 +369,15 @@ struct cc_coll_params {
 	 * kernel's primitives read and write them across the GPU's PCIe link
 	 * and the NIC DMAs host memory.  The default is `mem`. */
 	enum cc_mem_kind stage_mem;
+	/* write_imm with ar_split: a slice of more than ar_threshold wire
+	 * bytes goes as a plain RDMA WRITE of the data and a 0-byte WRITE
+	 * WITH IMM behind it on the same QP, as NCCL sends on InfiniBand with
+	 * adaptive routing (src/transport/net_ib/p2p.cc, ncclIbMultiSend:
+	 * NCCL_IB_ADAPTIVE_ROUTING, on by default on an IB port;
+	 * NCCL_IB_AR_THRESHOLD, default 8192).  Without: every slice one
+	 * WRITE WITH IMM. */
+	bool ar_split;
+	uint64_t ar_threshold;
 };
 
 /* Defaults: NCCL's Simple protocol with a 4 MiB buffer and NCCL_STEPS = 8

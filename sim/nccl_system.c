@@ -7,6 +7,11 @@
 #include "sim/nccl_system.h"
 #include "sim/topo.h"
 
+static bool link_ib(const struct sim_params *f)
+{
+	return f->link.type == SIM_LINK_IB || f->link.type == SIM_LINK_IB_GRH;
+}
+
 /* The network ports of rank r's NIC, and the rate of its first one. */
 static uint32_t nic_net_ports(const struct sim_net *net, const struct sim_params *f, uint32_t r,
 			      uint64_t *rate_bps)
@@ -73,7 +78,13 @@ int sim_nccl_system(const struct sim_net *net, const struct sim_params *f,
 	}
 	out->net_latency_us = 0; /* net_ib reports latency 0 (ncclIbGetProperties) */
 	out->gdr = f->host.gpu_dma == SIM_GPU_DMA_GPUDIRECT;
-	out->ib = f->link.type == SIM_LINK_IB || f->link.type == SIM_LINK_IB_GRH;
+	out->ib = link_ib(f);
 	out->collnet = false; /* no switch of cclab's reduces in the network yet */
 	return 0;
+}
+
+void sim_nccl_transport_for(struct cc_coll_params *p, const struct sim_params *f,
+			    const struct cc_nccl_env *e)
+{
+	cc_nccl_env_ar(e, link_ib(f), &p->ar_split, &p->ar_threshold);
 }

@@ -12,6 +12,7 @@
 #include "core/results.h"
 #include "sim/exec.h"
 #include "sim/fabric_yaml.h"
+#include "sim/nccl_system.h"
 #include "sim/net_yaml.h"
 #include "sim/scenario_int.h"
 #include "sim/topo.h"
@@ -345,6 +346,8 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	}
 	/* fabric.host.gpu_dma host-staging: staging in host memory. */
 	cc_sim_stage_for(&sc->p, &sc->fabric);
+	/* and NCCL's IB transport on its link layer, under the file's env */
+	sim_nccl_transport_for(&sc->p, &sc->fabric, &sc->nccl.env);
 	if (!rc && (v = cy_get(d, "sizes")))
 		rc = read_sizes(v, sc, err);
 	else if (!rc && !sc->is_p2p) /* a p2p test has perftest's default */

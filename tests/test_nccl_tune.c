@@ -216,6 +216,32 @@ static void test_env_syntax(void **state)
  * 8 B: Ring/LL's latency 6.6 + 14 x 0.6 = 15.0 us beats Tree/LL's 6.8 +
  * 2 x 7 x 0.6 = 15.2, NVLS's 25, LL128's 14 + 14 x 1.9 = 40.6; its
  * bandwidth min(llMaxBw 141, 360 x .5) x 8/14. */
+/* The variables taken but not modelled are named, in a fixed order,
+ * only when set; the modelled ones never. */
+static void test_env_unmodelled(void **state)
+{
+	(void)state;
+	struct cc_nccl_env e;
+	char names[160];
+
+	cc_nccl_env_init(&e);
+	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
+	assert_string_equal(names, "");
+	set_env(&e, "NCCL_ALGO", "Ring");
+	set_env(&e, "NCCL_IB_AR_THRESHOLD", "0");
+	set_env(&e, "NCCL_IB_ADAPTIVE_ROUTING", "0");
+	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
+	set_env(&e, "NCCL_BUFFSIZE", "8388608");
+	set_env(&e, "NCCL_IB_QPS_PER_CONNECTION", "2");
+	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 2);
+	assert_string_equal(names, "NCCL_IB_QPS_PER_CONNECTION, NCCL_BUFFSIZE");
+	set_env(&e, "NCCL_NET_GDR_LEVEL", "LOC");
+	set_env(&e, "NCCL_IB_SPLIT_DATA_ON_QPS", "0");
+	set_env(&e, "NCCL_NET_FORCE_FLUSH", "0");
+	assert_int_equal(cc_nccl_env_unmodelled(&e, names, 20), 5); /* cut, still counted */
+	assert_string_equal(names, "NCCL_NET_GDR_LEVEL,");
+}
+
 static void test_dgx_h100_one_node(void **state)
 {
 	struct cc_nccl_system s = dgx_h100(1);
@@ -572,6 +598,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_and_versions),
 		cmocka_unit_test(test_env_syntax),
+		cmocka_unit_test(test_env_unmodelled),
 		cmocka_unit_test(test_dgx_h100_one_node),
 		cmocka_unit_test(test_b200_one_node),
 		cmocka_unit_test(test_dgx_h100_two_nodes),

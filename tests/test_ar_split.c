@@ -1,0 +1,243 @@
+/* tests/test_ar_split.c — NCCL's send on InfiniBand with adaptive routing
+ * (cc_coll_params.ar_split; src/transport/net_ib/p2p.cc ncclIbMultiSend):
+ * a slice above NCCL_IB_AR_THRESHOLD goes as an unsignaled RDMA WRITE of
+ * the data and a signaled 0-byte WRITE WITH IMM behind it, in one post and
+ * one doorbell; at or below it, one WRITE WITH IMM.  The schedule's shape,
+ * the variables that switch it, the data on both executors, and the wire
+ * bytes the simulator charges for the extra packet.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+
+#include "core/algo.h"
+#include "core/exec_data.h"
+#include "core/nccl_tune.h"
+#include "core/results.h"
+#include "sim/exec.h"
+#include "sim/opcode.h"
+#include "sim/nccl_system.h"
+#include "sim/params.h"
+#include "sim/wire.h"
+#include "tests/run_status.h"
+
+#define THRESHOLD 8192u
+
+static struct cc_schedule *build(enum cc_proto proto, uint32_t k, uint64_t count,
+				 uint64_t threshold)
+{
+	struct cc_coll_params p;
+	char err[256];
+
+	cc_coll_params_default(&p);
+	p.proto = proto;
+	cc_coll_params_fill(&p, 0, 0);
+	p.nranks = k;
+	p.count = count;
+	p.ar_split = true;
+	p.ar_threshold = threshold;
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	return s;
+}
+
+/* Counts rank r's data sends: split ones (a WRITE, then the 0-byte WRITE
+ * WITH IMM, then one doorbell of both) and whole ones, checking each. */
+static void count_sends(const struct cc_schedule *s, uint32_t r, uint64_t threshold,
+			uint32_t *split, uint32_t *whole)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+
+	for (uint32_t i = 0; i < rs->nops; i++) {
+		const struct cc_op_send *w = &rs->ops[i].u.send;
+
+		if (rs->ops[i].kind != CC_OP_POST_SEND || w->payload != CC_PAYLOAD_DATA)
+			continue;
+		if (w->opcode == CC_WR_RDMA_WRITE_WITH_IMM) {
+			assert_true(w->sge.length <= threshold);
+			assert_true(w->flags & CC_SEND_SIGNALED);
+			assert_int_equal(w->imm, w->sge.length);
+			++*whole;
+			continue;
+		}
+		assert_int_equal(w->opcode, CC_WR_RDMA_WRITE);
+		assert_true(w->sge.length > threshold);
+		assert_int_equal(w->flags, 0);
+		assert_true(i + 2 < rs->nops);
+		const struct cc_op *imm = &rs->ops[i + 1], *db = &rs->ops[i + 2];
+
+		assert_int_equal(imm->kind, CC_OP_POST_SEND);
+		assert_int_equal(imm->u.send.opcode, CC_WR_RDMA_WRITE_WITH_IMM);
+		assert_int_equal(imm->u.send.num_sge, 0);
+		assert_int_equal(imm->u.send.flags, CC_SEND_SIGNALED);
+		assert_int_equal(imm->u.send.imm, w->sge.length); /* the size, as NCCL's immData */
+		assert_int_equal(imm->u.send.qp, w->qp);
+		assert_int_equal(imm->u.send.remote_mr, w->remote_mr);
+		assert_int_equal(db->kind, CC_OP_DOORBELL);
+		assert_int_equal(db->u.doorbell.nwqe, 2);
+		++*split;
+	}
+}
+
+/* Two ranks, Simple: each of the ring's 3 slices per rank is half the
+ * array.  16384 B: 8192 B slices, at the threshold, whole; 16392 B:
+ * 8196 B slices, split. */
+static void split_only_above_the_threshold(void **state)
+{
+	(void)state;
+	static const struct {
+		uint64_t count;
+		uint32_t split, whole;
+	} want[] = { { 4096, 0, 2 }, { 4098, 2, 0 } };
+
+	for (size_t c = 0; c < sizeof(want) / sizeof(want[0]); c++) {
+		struct cc_schedule *s = build(CC_PROTO_SIMPLE, 2, want[c].count, THRESHOLD);
+
+		for (uint32_t r = 0; r < 2; r++) {
+			uint32_t split = 0, whole = 0;
+
+			count_sends(s, r, THRESHOLD, &split, &whole);
+			assert_int_equal(split, want[c].split);
+			assert_int_equal(whole, want[c].whole);
+		}
+		cc_schedule_free(s);
+	}
+}
+
+/* NCCL_IB_ADAPTIVE_ROUTING unset: on for an InfiniBand port, off for
+ * RoCE; set, it wins either way; NCCL_IB_AR_THRESHOLD unset is 8192. */
+static void the_link_and_the_variables_decide(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *preset, *ar, *threshold;
+		bool split;
+		uint64_t at;
+	} want[] = {
+		{ "ib-ndr", NULL, NULL, true, 8192 },
+		{ "roce-400g", NULL, NULL, false, 8192 },
+		{ "ib-ndr", "0", NULL, false, 8192 },
+		{ "roce-400g", "1", "0", true, 0 },
+		{ "ib-hdr", NULL, "65536", true, 65536 },
+	};
+	char err[200];
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct cc_nccl_env e;
+		struct cc_coll_params p;
+		struct sim_params f;
+
+		cc_nccl_env_init(&e);
+		if (want[i].ar)
+			assert_int_equal(cc_nccl_env_set(&e, "NCCL_IB_ADAPTIVE_ROUTING", want[i].ar,
+							 err, sizeof(err)), 0);
+		if (want[i].threshold)
+			assert_int_equal(cc_nccl_env_set(&e, "NCCL_IB_AR_THRESHOLD",
+							 want[i].threshold, err, sizeof(err)), 0);
+		assert_int_equal(sim_params_preset(want[i].preset, &f), 0);
+		cc_coll_params_default(&p);
+		assert_false(p.ar_split);
+		sim_nccl_transport_for(&p, &f, &e);
+		assert_int_equal(p.ar_split, want[i].split);
+		assert_int_equal(p.ar_threshold, want[i].at);
+	}
+}
+
+/* The data lands right on the data executor and the simulator, every
+ * protocol (LL and LL128 slices above the threshold split too: NCCL's
+ * rule is the message's size), threshold 0 (every slice with data split)
+ * and 8192. */
+static void data_right_on_both_executors(void **state)
+{
+	(void)state;
+	static const uint32_t ks[] = { 2, 3, 5 };
+	static const uint64_t counts[] = { 1, 1000, 1 << 18 };
+	static const uint64_t thresholds[] = { 0, THRESHOLD };
+	struct sim_params f;
+
+	assert_int_equal(sim_params_preset("ib-ndr", &f), 0);
+	for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
+		for (size_t ki = 0; ki < 3; ki++)
+			for (size_t ci = 0; ci < 3; ci++)
+				for (size_t ti = 0; ti < 2; ti++) {
+					struct cc_schedule *s = build((enum cc_proto)pr, ks[ki],
+								      counts[ci] * ks[ki],
+								      thresholds[ti]);
+					struct cc_data_opts d = { .seed = 5, .order_seed = 9 + ci };
+					struct cc_data_result dr;
+					struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR,
+								 .seed = 1, .check = true };
+					struct cc_sim_result sr;
+
+					assert_int_equal(cc_data_run(s, &d, &dr), 0);
+					assert_run_status(dr.err, CC_RUN_OK);
+					assert_int_equal(dr.wrong, 0);
+					cc_data_result_free(&dr);
+					assert_int_equal(cc_sim_run(s, &o, &sr), 0);
+					assert_run_status(sr.err, CC_RUN_OK);
+					assert_int_equal(sr.wrong, 0);
+					cc_sim_result_free(&sr);
+					cc_schedule_free(s);
+				}
+}
+
+/* The wire carries the extra WQE as one more packet: per rank, the
+ * packets of every WQE (a 0-byte WRITE WITH IMM is one packet of headers
+ * and the immediate) plus the ACKs, exactly; the data bytes stay
+ * 2N(k-1)/k. */
+static void the_extra_packet_on_the_wire(void **state)
+{
+	(void)state;
+	uint32_t k = 4;
+	uint64_t n = 1 << 20;
+	struct cc_schedule *s = build(CC_PROTO_SIMPLE, k, n / 4, THRESHOLD);
+	struct sim_params f;
+	struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1, .check = true };
+	struct cc_sim_result res;
+
+	assert_int_equal(sim_params_preset("ib-ndr", &f), 0);
+	assert_int_equal(cc_sim_run(s, &o, &res), 0);
+	assert_run_status(res.err, CC_RUN_OK);
+	assert_int_equal(res.wrong, 0);
+	for (uint32_t r = 0; r < k; r++) {
+		const struct cc_rank_sched *rs = &s->ranks[r];
+		uint64_t want = 0, zero_imm = 0;
+
+		for (uint32_t i = 0; i < rs->nops; i++) {
+			const struct cc_op_send *w = &rs->ops[i].u.send;
+			struct sim_wire_seg seg;
+			uint32_t len = w->num_sge ? w->sge.length : 0;
+
+			if (rs->ops[i].kind != CC_OP_POST_SEND)
+				continue;
+			assert_int_equal(sim_wire_segment(sim_msg_of_opcode(w->opcode), len,
+							  f.link.mtu_bytes, &seg), 0);
+			want += sim_wire_msg_sum(f.link.type, &seg).wire;
+			zero_imm += w->opcode == CC_WR_RDMA_WRITE_WITH_IMM && !w->num_sge;
+		}
+		/* 2(k-1) = 6 steps of a 256 KiB chunk, each one slice above
+		 * the threshold: split */
+		assert_int_equal(zero_imm, 2 * (k - 1));
+		want += res.rank[r].acks * sim_wire_bytes(f.link.type, SIM_BTH_ACK, 0);
+		assert_int_equal(res.rank[r].wire_bytes, want);
+		assert_int_equal(res.rank[r].data_bytes, 2 * n * (k - 1) / k);
+	}
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(split_only_above_the_threshold),
+		cmocka_unit_test(the_link_and_the_variables_decide),
+		cmocka_unit_test(data_right_on_both_executors),
+		cmocka_unit_test(the_extra_packet_on_the_wire),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
