@@ -198,6 +198,13 @@ struct sx_port {
 	uint32_t reading;       /* of those, payload not yet read in */
 	uint32_t prefetch;      /* how many it may hold (sx_port_prefetch) */
 	uint32_t rr;            /* round robin: the QP to look at first */
+	/* The arbiter's index (sx_port_fill): a bit per QP of the rank, and
+	 * one more for the NVLS share (always set), for the QPs of this port
+	 * that may have something to send; set by sx_qp_wake where a QP gains
+	 * work, cleared by the arbiter when it finds the QP has none.  A
+	 * superset of the QPs that can send, so it picks what a scan of every
+	 * QP would, in the same order, looking only at these. */
+	uint64_t *ready;
 	sim_time_ps wake_at;    /* a paced QP's wake-up is scheduled then; 0: none */
 };
 
@@ -339,6 +346,12 @@ void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const stru
 void sx_pkt_snapshot(struct sx *x, struct sx_pkt *k);
 void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read);
 void sx_port_fill(struct sx *x, uint32_t r, uint32_t port);
+/* QP qp may have gained something to send (WQEs fetched, a READ response
+ * or a resend owed, a rewind): its port's arbiter looks at it again. */
+static inline void sx_qp_wake(struct sx *x, uint32_t r, const struct sx_qp *qp)
+{
+	x->rk[r].port[qp->port].ready[qp->q / 64] |= UINT64_C(1) << (qp->q % 64);
+}
 void sx_port_kick(struct sx *x, uint32_t r, uint32_t port);
 const struct cc_op_send *sx_wqe_send(const struct sx *x, uint32_t r, const struct sx_wqe *w);
 void sx_segment(enum sim_msg msg, uint32_t len, uint32_t mtu, struct sim_wire_seg *seg);

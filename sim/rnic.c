@@ -287,6 +287,7 @@ static void rewind_to(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t psn)
 	qp->epoch++; /* packets made but not sent are dropped */
 	qp->sr_n = 0; /* and so are single resends: everything goes again */
 	qp->cur = i;
+	sx_qp_wake(x, r, qp);
 	if (i >= qp->sq_n || !w->started) {
 		qp->cur_pkt = 0;
 		qp->next_psn = qp->una_psn;
@@ -408,6 +409,7 @@ void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k)
 			    !cc_opcode_rd_atomic(sx_wqe_send(x, r, &qp->sq[i])->opcode)) {
 				SX_GROW(qp->sr_psn, qp->sr_n, qp->sr_cap);
 				qp->sr_psn[qp->sr_n++] = k->ack_psn;
+				sx_qp_wake(x, r, qp);
 			} else {
 				rewind_to(x, r, qp, k->ack_psn);
 			}
@@ -700,38 +702,60 @@ static void pace_wake_at(struct sx *x, uint32_t r, uint32_t port, sim_time_ps t)
 		sx_die_nomem();
 }
 
-/* Fills port `port`'s transmit queue from its QPs, round robin: READ
- * responses a QP owes first, then its own requests.  What the port owes
- * its NVSwitch's reductions (sim/nvls.c) takes its turn after the last
- * QP, as one more. */
-void sx_port_fill(struct sx *x, uint32_t r, uint32_t port)
+/* The first index in [from, to) whose bit is set in b, or `to`. */
+static uint32_t bit_next(const uint64_t *b, uint32_t from, uint32_t to)
+{
+	while (from < to) {
+		uint64_t w = b[from / 64] >> (from % 64);
+
+		if (w) {
+			from += (uint32_t)__builtin_ctzll(w);
+			return from < to ? from : to;
+		}
+		from = (from / 64 + 1) * 64;
+	}
+	return to;
+}
+
+/* Makes one packet for port `port` from the first of its QPs, round robin
+ * from pt->rr, that can send: READ responses a QP owes first, then its
+ * own requests.  What the port owes its NVSwitch's reductions
+ * (sim/nvls.c) takes its turn after the last QP, as one more.  Only the
+ * QPs in pt->ready are looked at; one found with nothing to send leaves
+ * it.  Returns the index that sent, or SX_NONE; *wake: the earliest a
+ * paced QP passed over may send. */
+static uint32_t port_pick(struct sx *x, uint32_t r, uint32_t port, sim_time_ps *wake)
 {
 	struct sx_rank *rk = &x->rk[r];
 	struct sx_port *pt = &rk->port[port];
-	uint32_t nqps = x->s->ranks[r].nqps, n = nqps + 1;
-	sim_time_ps wake = SIM_TIME_NEVER;
+	uint32_t nqps = x->s->ranks[r].nqps, from = pt->rr, to = nqps + 1;
 
-	while (pt->stage.count < pt->prefetch) {
-		uint32_t tried = 0, q = pt->rr;
-
-		for (; tried < n; tried++, q = (q + 1) % n) {
+	for (int pass = 0; pass < 2; pass++, to = pt->rr, from = 0) {
+		for (uint32_t q = bit_next(pt->ready, from, to); q < to;
+		     q = bit_next(pt->ready, q + 1, to)) {
 			if (q == nqps) {
 				if (!sx_nvls_owes(x, r, port))
 					continue;
 				sx_nvls_resp_make(x, r, port);
-				break;
+				return q;
 			}
 			struct sx_qp *qp = &rk->qp[q];
-			bool resp = !qp->error && qp->rd_head < qp->rd_n;
-			bool resend = !qp->error && !qp->rnr_wait && qp->sr_n;
 
-			if (qp->port != port || !(resp || resend || req_eligible(x, r, qp)))
+			if (qp->error || (qp->rd_head == qp->rd_n && !qp->sr_n &&
+					  qp->cur >= qp->fetched)) {
+				pt->ready[q / 64] &= ~(UINT64_C(1) << (q % 64));
+				continue;
+			}
+			bool resp = qp->rd_head < qp->rd_n;
+			bool resend = !qp->rnr_wait && qp->sr_n;
+
+			if (!(resp || resend || req_eligible(x, r, qp)))
 				continue;
 			sim_time_ps at;
 
 			if (qp_paced(x, qp, &at)) {
-				if (at < wake)
-					wake = at;
+				if (at < *wake)
+					*wake = at;
 				continue;
 			}
 			if (resp)
@@ -740,9 +764,24 @@ void sx_port_fill(struct sx *x, uint32_t r, uint32_t port)
 				req_resend(x, r, qp);
 			else
 				req_make(x, r, qp);
-			break;
+			return q;
 		}
-		if (tried == n)
+	}
+	return SX_NONE;
+}
+
+/* Fills port `port`'s transmit queue from its QPs, one packet at a time,
+ * round robin (port_pick). */
+void sx_port_fill(struct sx *x, uint32_t r, uint32_t port)
+{
+	struct sx_port *pt = &x->rk[r].port[port];
+	uint32_t n = x->s->ranks[r].nqps + 1;
+	sim_time_ps wake = SIM_TIME_NEVER;
+
+	while (pt->stage.count < pt->prefetch) {
+		uint32_t q = port_pick(x, r, port, &wake);
+
+		if (q == SX_NONE)
 			break;
 		pt->rr = (q + 1) % n;
 	}
@@ -857,6 +896,7 @@ void sx_nic_doorbell(struct sx *x, uint32_t r, uint32_t q, uint32_t nwqe)
 		 * (sim/exec.c op_p2p). */
 		if (qp->rung > qp->fetched) {
 			qp->fetched = qp->rung;
+			sx_qp_wake(x, r, qp);
 			sx_port_fill(x, r, qp->port);
 		}
 		return;
@@ -909,6 +949,7 @@ static void wqes_fetched(struct sim_engine *eng, void *ctx, uint32_t port, struc
 		uint32_t first = qp->fetched;
 
 		qp->fetched = k->wqe;
+		sx_qp_wake(x, rk->r, qp);
 		sx_trace(x, CC_TRACE_WQE_FETCH, rk->r, CC_TRACE_NIC, qp->q, qp->sq[first].op, k->t0,
 			 sim_now(eng) - k->t0, (uint64_t)(k->wqe - first) * x->f->rnic.wqe_bytes);
 		sx_port_fill(x, rk->r, qp->port);
@@ -1029,7 +1070,7 @@ int sx_nic_init(struct sx *x, uint32_t r)
 {
 	struct sx_rank *rk = &x->rk[r];
 	struct sim_engine *eng = &x->eng;
-	uint32_t nports = sim_topo_nic_nports(&x->topo, r);
+	uint32_t nports = sim_topo_nic_nports(&x->topo, r), nqps = x->s->ranks[r].nqps;
 	int err = sim_pcie_init(&rk->pcie, eng, &x->f->pcie);
 
 	if (err)
@@ -1042,6 +1083,11 @@ int sx_nic_init(struct sx *x, uint32_t r)
 	for (uint32_t p = 0; p < nports; p++) {
 		rk->port[p].tx = sim_topo_nic_tx(&x->topo, r, p);
 		rk->port[p].prefetch = SX_TX_PREFETCH_MIN;
+		rk->port[p].ready = calloc(nqps / 64 + 1, sizeof(uint64_t));
+		if (!rk->port[p].ready)
+			return -ENOMEM;
+		/* the NVLS share: looked at in its turn, whatever it owes */
+		rk->port[p].ready[nqps / 64] |= UINT64_C(1) << (nqps % 64);
 		sim_link_on_sent(rk->port[p].tx, port_sent, rk, p);
 		sim_link_connect(sim_topo_nic_rx(&x->topo, r, p), port_rx, rk, p);
 		/* A GPU takes in NVLink traffic itself: no NIC pipeline. */
@@ -1074,8 +1120,10 @@ void sx_nic_destroy(struct sx *x, uint32_t r)
 	struct sx_rank *rk = &x->rk[r];
 
 	sim_pcie_destroy(&rk->pcie);
-	for (uint32_t p = 0; rk->port && p < sim_topo_nic_nports(&x->topo, r); p++)
+	for (uint32_t p = 0; rk->port && p < sim_topo_nic_nports(&x->topo, r); p++) {
 		free(rk->port[p].mc);
+		free(rk->port[p].ready);
+	}
 	free(rk->port);
 	rk->port = NULL;
 }

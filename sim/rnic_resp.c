@@ -229,6 +229,7 @@ static void queue_read(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt
 		.req_rank = k->rank, .req_qp = k->qp, .wqe = k->wqe, .psn = k->psn,
 		.npkts = w->npsn, .buf = f.mr ? f.mr->buf : 0, .off = o->remote_offset,
 	};
+	sx_qp_wake(x, r, qp);
 	if (fresh)
 		qp->epsn += w->npsn;
 	sx_pkt_put(x, k);
