@@ -83,6 +83,9 @@ void cli_preamble_buffers(const struct cli_opts *o)
 		printf("# InfiniBand adaptive routing: a message above %" PRIu64 " B goes as an RDMA "
 		       "WRITE and a 0-byte WRITE WITH IMM (NCCL_IB_AR_THRESHOLD)\n",
 		       p->ar_threshold);
+	if (p->qps_per_conn > 1)
+		printf("# QPs per network connection: %" PRIu32 ", each message whole on one, round "
+		       "robin (NCCL_IB_QPS_PER_CONNECTION)\n", p->qps_per_conn);
 	if (p->mem == CC_MEM_GPU && cc_coll_stage_mem(p) == CC_MEM_HOST)
 		printf("# staging: host memory (no GPUDirect RDMA): the GPU reads and writes the "
 		       "staging slots across its PCIe link\n");

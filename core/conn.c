@@ -211,6 +211,19 @@ static bool crosses_network(const struct cc_conns *c, uint32_t r, uint32_t peer)
 	return !g || r / g != peer / g;
 }
 
+/* QPs of rank r's connection to `peer`: NCCL_IB_QPS_PER_CONNECTION's on
+ * the network, one inside a node (NCCL's P2P transport has none). */
+static uint32_t conn_qps(const struct cc_conns *c, uint32_t r, uint32_t peer)
+{
+	return c->p->qps_per_conn > 1 && crosses_network(c, r, peer) ? c->p->qps_per_conn : 1;
+}
+
+/* The QP slice j of end e travels on: round robin over the connection's. */
+static uint32_t slice_qp(const struct cc_conn_end *e, uint64_t j)
+{
+	return e->qp + (uint32_t)(j % e->nqp);
+}
+
 static void conns_setup(struct cc_conns *c)
 {
 	uint64_t stage = (uint64_t)c->nslots * c->slot_stride;
@@ -262,10 +275,18 @@ static void conns_setup(struct cc_conns *c)
 							      : CC_ACCESS_LOCAL_WRITE |
 									CC_ACCESS_REMOTE_WRITE);
 		cr->cq = cc_add_cq(rs, 2 * c->nslots * (cr->nsend + cr->nrecv));
-		for (uint32_t i = 0; i < cr->nsend; i++)
-			cr->send[i].qp = qp0 + i;
-		for (uint32_t j = 0; j < cr->nrecv; j++)
-			cr->recv[j].qp = qp0 + cr->nsend + j;
+		uint32_t q = qp0;
+
+		for (uint32_t i = 0; i < cr->nsend; i++) {
+			cr->send[i].qp = q;
+			cr->send[i].nqp = conn_qps(c, r, cr->send[i].peer);
+			q += cr->send[i].nqp;
+		}
+		for (uint32_t j = 0; j < cr->nrecv; j++) {
+			cr->recv[j].qp = q;
+			cr->recv[j].nqp = conn_qps(c, r, cr->recv[j].peer);
+			q += cr->recv[j].nqp;
+		}
 	}
 	/* QPs once every rank's QP indices are known: each names its peer's. */
 	for (uint32_t r = 0; r < c->k; r++) {
@@ -284,8 +305,10 @@ static void conns_setup(struct cc_conns *c)
 
 			qp.peer = cr->send[i].peer;
 			qp.channel = cr->send[i].channel;
-			qp.peer_qp = pr->recv[j].qp;
-			cc_add_qp(rs, &qp);
+			for (uint32_t n = 0; n < cr->send[i].nqp; n++) {
+				qp.peer_qp = pr->recv[j].qp + n;
+				cc_add_qp(rs, &qp);
+			}
 		}
 		for (uint32_t j = 0; j < cr->nrecv; j++) {
 			const struct cc_conn_rank *pr = &c->rank[cr->recv[j].peer];
@@ -293,8 +316,10 @@ static void conns_setup(struct cc_conns *c)
 
 			qp.peer = cr->recv[j].peer;
 			qp.channel = cr->recv[j].channel;
-			qp.peer_qp = pr->send[i].qp;
-			cc_add_qp(rs, &qp);
+			for (uint32_t n = 0; n < cr->recv[j].nqp; n++) {
+				qp.peer_qp = pr->send[i].qp + n;
+				cc_add_qp(rs, &qp);
+			}
 		}
 	}
 }
@@ -328,7 +353,7 @@ static void arm(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j)
 		/* WRITE_WITH_IMM consumes a receive WQE without using its SGE
 		 * (IBA 9.4.3); SEND lands in it. */
 		op.kind = CC_OP_POST_RECV;
-		op.u.recv = (struct cc_op_recv){ .qp = e->qp, .wr_id = c->s->ranks[r].nops };
+		op.u.recv = (struct cc_op_recv){ .qp = slice_qp(e, j), .wr_id = c->s->ranks[r].nops };
 		if (t == CC_SEND_RECV) {
 			op.u.recv.num_sge = 1;
 			op.u.recv.sge = (struct cc_sge){
@@ -435,6 +460,7 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 	/* net_ib's adaptive-routing split; NVLink hops are not IB verbs */
 	int ar = t == CC_WRITE_IMM && c->p->ar_split && len > c->p->ar_threshold &&
 		 crosses_network(c, r, e->peer);
+	uint32_t q = slice_qp(e, i);
 	struct cc_op op = { .tag = *tag };
 
 	/* Watch the slot's CTS word once the slot's previous send is done. */
@@ -443,7 +469,7 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 	uint32_t cts = add(c, r, &op, &e->slot_free[slot], 1);
 
 	struct cc_op_send data = {
-		.qp = e->qp, .payload = CC_PAYLOAD_DATA, .num_sge = 1,
+		.qp = q, .payload = CC_PAYLOAD_DATA, .num_sge = 1,
 		.sge = { mr_of(c, r, buf_send_stage(c, r, ie)), slot_off, len },
 		.remote_mr = mr_of(c, e->peer, buf_recv_stage(c, e->peer, je)),
 		.remote_offset = slot_off,
@@ -488,7 +514,7 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 		 * only once every packet before it has been placed, whatever
 		 * path each took. */
 		op.u.send = (struct cc_op_send){
-			.qp = e->qp, .wr_id = c->s->ranks[r].nops,
+			.qp = q, .wr_id = c->s->ranks[r].nops,
 			.opcode = CC_WR_RDMA_WRITE_WITH_IMM, .flags = CC_SEND_SIGNALED,
 			.payload = CC_PAYLOAD_CTRL, .remote_mr = data.remote_mr,
 			.remote_offset = slot_off, .imm = len,
@@ -503,7 +529,7 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 		 * "ordering of requests"; NCCL's LL protocols avoid relying on
 		 * it by flagging every line). */
 		op.u.send = (struct cc_op_send){
-			.qp = e->qp, .wr_id = c->s->ranks[r].nops, .opcode = CC_WR_RDMA_WRITE,
+			.qp = q, .wr_id = c->s->ranks[r].nops, .opcode = CC_WR_RDMA_WRITE,
 			.flags = CC_SEND_INLINE | CC_SEND_SIGNALED, .payload = CC_PAYLOAD_CTRL,
 			.num_sge = 1, .sge = { .length = 8 },
 			.remote_mr = mr_of(c, e->peer, buf_flag(c, e->peer, je)),
@@ -514,7 +540,7 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 	}
 
 	op.kind = CC_OP_DOORBELL;
-	op.u.doorbell = (struct cc_op_doorbell){ .qp = e->qp, .nwqe = nwqe };
+	op.u.doorbell = (struct cc_op_doorbell){ .qp = q, .nwqe = nwqe };
 	uint32_t db = add(c, r, &op, &last, 1);
 	/* One thread posts: the next ibv_post_send on this QP starts after
 	 * this one (WQEs and doorbell) has returned. */

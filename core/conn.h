@@ -47,7 +47,9 @@ enum { CC_CONN_B_IN, CC_CONN_B_OUT };
 struct cc_conn_end {
 	uint32_t peer;
 	uint16_t channel;
-	uint32_t qp;        /* this rank's QP index */
+	uint32_t qp;        /* this rank's first QP of the connection */
+	uint32_t nqp;       /* its QPs, qp .. qp + nqp - 1: slice j goes on
+			     * qp + j % nqp (NCCL_IB_QPS_PER_CONNECTION) */
 	uint64_t seq;       /* slices so far */
 	uint64_t total;     /* slices the connection carries */
 	uint32_t last_post; /* last ibv_post_send call (its doorbell) on the QP */

@@ -378,6 +378,13 @@ struct cc_coll_params {
 	 * WRITE WITH IMM. */
 	bool ar_split;
 	uint64_t ar_threshold;
+	/* QPs per network connection (NCCL_IB_QPS_PER_CONNECTION; 0 or 1:
+	 * one): NCCL's IB transport sends each message whole on one of them,
+	 * round robin (net_ib/common.h ncclIbCommBaseGetQpForRequest, with
+	 * NCCL_IB_SPLIT_DATA_ON_QPS=0, the default), and its clear-to-send on
+	 * the first (p2p.h ncclIbRecvCommGetQpForCts).  Each QP is a flow of
+	 * its own to ECMP. */
+	uint32_t qps_per_conn;
 };
 
 /* Defaults: NCCL's Simple protocol with a 4 MiB buffer and NCCL_STEPS = 8

@@ -231,14 +231,15 @@ static void test_env_unmodelled(void **state)
 	set_env(&e, "NCCL_IB_AR_THRESHOLD", "0");
 	set_env(&e, "NCCL_IB_ADAPTIVE_ROUTING", "0");
 	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
+	set_env(&e, "NCCL_IB_QPS_PER_CONNECTION", "2"); /* modelled */
+	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
 	set_env(&e, "NCCL_BUFFSIZE", "8388608");
-	set_env(&e, "NCCL_IB_QPS_PER_CONNECTION", "2");
+	set_env(&e, "NCCL_IB_SPLIT_DATA_ON_QPS", "1");
 	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 2);
-	assert_string_equal(names, "NCCL_IB_QPS_PER_CONNECTION, NCCL_BUFFSIZE");
+	assert_string_equal(names, "NCCL_IB_SPLIT_DATA_ON_QPS, NCCL_BUFFSIZE");
 	set_env(&e, "NCCL_NET_GDR_LEVEL", "LOC");
-	set_env(&e, "NCCL_IB_SPLIT_DATA_ON_QPS", "0");
 	set_env(&e, "NCCL_NET_FORCE_FLUSH", "0");
-	assert_int_equal(cc_nccl_env_unmodelled(&e, names, 20), 5); /* cut, still counted */
+	assert_int_equal(cc_nccl_env_unmodelled(&e, names, 20), 4); /* cut, still counted */
 	assert_string_equal(names, "NCCL_NET_GDR_LEVEL,");
 }
 

@@ -1,0 +1,176 @@
+/* tests/test_conn_qps.c — several QPs per network connection
+ * (cc_coll_params.qps_per_conn, NCCL_IB_QPS_PER_CONNECTION): NCCL's IB
+ * transport sends each message whole on one QP of the connection, round
+ * robin (net_ib/common.h ncclIbCommBaseGetQpForRequest, split off), and
+ * the clear-to-send on the first (p2p.h ncclIbRecvCommGetQpForCts).  The
+ * QPs the schedule makes and which slice uses which, connections inside a
+ * node keeping one, one QP changing nothing, and the data on both
+ * executors.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/algo.h"
+#include "core/exec_data.h"
+#include "sim/exec.h"
+#include "sim/params.h"
+#include "tests/run_status.h"
+
+static struct cc_schedule *build(enum cc_transport t, enum cc_proto proto, uint32_t k,
+				 uint32_t ranks_per_node, uint64_t count, uint32_t qps)
+{
+	struct cc_coll_params p;
+	char err[256];
+
+	cc_coll_params_default(&p);
+	p.transport = t;
+	p.proto = proto;
+	cc_coll_params_fill(&p, 0, 0);
+	p.nranks = k;
+	p.ranks_per_node = ranks_per_node;
+	p.count = count;
+	p.qps_per_conn = qps;
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	return s;
+}
+
+/* Ring allreduce, 4 ranks, one node each, 2 QPs per connection, 8 KiB
+ * slots: 6 steps of a 64 KiB chunk, 8 slices each.  Each rank has its
+ * send end's 2 QPs then its receive end's 2, each paired with the same
+ * one at the peer; data slice i (a SEND-side post of data) goes on QP
+ * i % 2, its receive WQE on the receiver's QP i % 2, every clear-to-send
+ * on the receive end's first QP. */
+static void slices_round_robin(void **state)
+{
+	(void)state;
+	struct cc_coll_params p;
+	char err[256];
+
+	cc_coll_params_default(&p);
+	p.nranks = 4;
+	p.count = 64 * 1024;
+	p.slot_bytes = 8192;
+	p.chunk_bytes = 65536;
+	p.qps_per_conn = 2;
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+
+	assert_non_null(s);
+	for (uint32_t r = 0; r < 4; r++) {
+		const struct cc_rank_sched *rs = &s->ranks[r];
+		uint32_t next = (r + 1) % 4, prev = (r + 3) % 4;
+		uint32_t data = 0, recvs = 0, cts = 0;
+
+		assert_int_equal(rs->nqps, 4);
+		for (uint32_t q = 0; q < 4; q++) {
+			assert_int_equal(rs->qps[q].peer, q < 2 ? next : prev);
+			/* the peer's receive QPs are its 2 and 3, its send QPs 0 and 1 */
+			assert_int_equal(rs->qps[q].peer_qp, q < 2 ? 2 + q : q - 2);
+		}
+		for (uint32_t i = 0; i < rs->nops; i++) {
+			const struct cc_op *o = &rs->ops[i];
+
+			if (o->kind == CC_OP_POST_SEND && o->u.send.payload == CC_PAYLOAD_DATA)
+				assert_int_equal(o->u.send.qp, data++ % 2);
+			else if (o->kind == CC_OP_POST_SEND)
+				assert_int_equal(o->u.send.qp, 2), cts++;
+			else if (o->kind == CC_OP_POST_RECV)
+				assert_int_equal(o->u.recv.qp, 2 + recvs++ % 2);
+		}
+		assert_int_equal(data, 6 * 8);
+		assert_int_equal(recvs, 6 * 8);
+		assert_int_equal(cts, 6 * 8);
+	}
+	cc_schedule_free(s);
+}
+
+/* Nodes of 2: ranks 0 -> 1 and 2 -> 3 talk inside a node (NCCL's P2P
+ * transport, no IB QPs of its own: one), 1 -> 2 and 3 -> 0 across (3). */
+static void one_qp_inside_a_node(void **state)
+{
+	(void)state;
+	struct cc_schedule *s = build(CC_WRITE_IMM, CC_PROTO_SIMPLE, 4, 2, 4096, 3);
+
+	for (uint32_t r = 0; r < 4; r++) {
+		uint32_t send = r % 2 == 1 ? 3 : 1, recv = r % 2 == 0 ? 3 : 1;
+
+		assert_int_equal(s->ranks[r].nqps, send + recv);
+	}
+	cc_schedule_free(s);
+}
+
+/* qps_per_conn 1 builds what 0 (the default) builds, op for op. */
+static void one_qp_is_the_default(void **state)
+{
+	(void)state;
+	for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
+		struct cc_schedule *a = build((enum cc_transport)t, CC_PROTO_SIMPLE, 3, 0, 100000, 0);
+		struct cc_schedule *b = build((enum cc_transport)t, CC_PROTO_SIMPLE, 3, 0, 100000, 1);
+		char *pa = NULL, *pb = NULL;
+		size_t la = 0, lb = 0;
+		FILE *fa = open_memstream(&pa, &la), *fb = open_memstream(&pb, &lb);
+
+		cc_schedule_print(fa, a, -1);
+		cc_schedule_print(fb, b, -1);
+		fclose(fa);
+		fclose(fb);
+		assert_int_equal(la, lb);
+		assert_string_equal(pa, pb);
+		free(pa);
+		free(pb);
+		cc_schedule_free(a);
+		cc_schedule_free(b);
+	}
+}
+
+/* #wrong 0 on the data executor and the simulator: every transport and
+ * protocol, 2 and 3 QPs, 2, 3 and 5 ranks. */
+static void data_right_on_both_executors(void **state)
+{
+	(void)state;
+	static const uint32_t ks[] = { 2, 3, 5 };
+	struct sim_params f;
+
+	assert_int_equal(sim_params_preset("roce-400g", &f), 0);
+	for (int t = 0; t < CC_TRANSPORT_COUNT; t++)
+		for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
+			for (uint32_t q = 2; q <= 3; q++)
+				for (size_t ki = 0; ki < 3; ki++) {
+					struct cc_schedule *s = build((enum cc_transport)t,
+								      (enum cc_proto)pr, ks[ki], 0,
+								      300000, q);
+					struct cc_data_opts d = { .seed = 3, .order_seed = 5 + q };
+					struct cc_data_result dr;
+					struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR,
+								 .seed = 1, .check = true };
+					struct cc_sim_result sr;
+
+					assert_int_equal(cc_data_run(s, &d, &dr), 0);
+					assert_run_status(dr.err, CC_RUN_OK);
+					assert_int_equal(dr.wrong, 0);
+					cc_data_result_free(&dr);
+					assert_int_equal(cc_sim_run(s, &o, &sr), 0);
+					assert_run_status(sr.err, CC_RUN_OK);
+					assert_int_equal(sr.wrong, 0);
+					cc_sim_result_free(&sr);
+					cc_schedule_free(s);
+				}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(slices_round_robin),
+		cmocka_unit_test(one_qp_inside_a_node),
+		cmocka_unit_test(one_qp_is_the_default),
+		cmocka_unit_test(data_right_on_both_executors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
