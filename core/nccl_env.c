@@ -234,7 +234,9 @@ static const struct int_var int_vars[] = {
 	IV("NCCL_MAX_CTAS", max_ctas, F_U32, 1, UINT32_MAX),
 	IV("NCCL_NVLS_NCHANNELS", nvls_nchannels, F_U32, 1, UINT32_MAX),
 	IV("NCCL_IB_QPS_PER_CONNECTION", ib_qps_per_connection, F_U32, 1, 128),
-	IV("NCCL_BUFFSIZE", buffsize, F_U64, 1, INT64_MAX),
+	/* a slot (an eighth) of at least 512 B; at most 1 GiB, which no
+	 * staging should need */
+	IV("NCCL_BUFFSIZE", buffsize, F_U64, 4096, 1ll << 30),
 	IV("NCCL_IB_AR_THRESHOLD", ib_ar_threshold, F_I64, 0, INT64_MAX),
 	IV("NCCL_COLLNET_ENABLE", collnet_enable, F_I32, 0, 1),
 	IV("NCCL_IB_SPLIT_DATA_ON_QPS", ib_split_data_on_qps, F_I32, 0, 1),
@@ -317,14 +319,13 @@ unsigned cc_nccl_env_unmodelled(const struct cc_nccl_env *e, char *buf, size_t l
 {
 	/* GDR's path level needs the PCIe distances cclab does not draw (the
 	 * fabric's host.gpu_dma says GDR or not); each message whole on one
-	 * QP, the 4 MiB buffer and no GDR flush are what the schedule builds. */
+	 * QP and no GDR flush are what the schedule builds. */
 	const struct {
 		const char *name;
 		bool set;
 	} v[] = {
 		{ "NCCL_NET_GDR_LEVEL", e->net_gdr_level >= 0 },
 		{ "NCCL_IB_SPLIT_DATA_ON_QPS", e->ib_split_data_on_qps >= 0 },
-		{ "NCCL_BUFFSIZE", e->buffsize > 0 },
 		{ "NCCL_NET_FORCE_FLUSH", e->net_force_flush >= 0 },
 	};
 	unsigned n = 0;

@@ -162,7 +162,9 @@ void cc_coll_params_fill(struct cc_coll_params *p, int slot_given, int chunk_giv
 	uint64_t steps = cc_proto_chunk_bytes(p->proto) / cc_proto_slot_bytes(p->proto);
 
 	if (!slot_given)
-		p->slot_bytes = cc_proto_slot_bytes(p->proto);
+		p->slot_bytes = p->proto == CC_PROTO_SIMPLE && p->buff_bytes
+					? p->buff_bytes / CC_DEFAULT_NSLOTS /* NCCL_STEPS */
+					: cc_proto_slot_bytes(p->proto);
 	if (!chunk_given) {
 		/* No more slices than the slots let progress (cc_params_check):
 		 * 2*slots-1 for the ring, slots for hierarchical's serial rings. */

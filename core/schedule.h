@@ -385,6 +385,11 @@ struct cc_coll_params {
 	 * the first (p2p.h ncclIbRecvCommGetQpForCts).  Each QP is a flow of
 	 * its own to ECMP. */
 	uint32_t qps_per_conn;
+	/* NCCL_BUFFSIZE: the Simple protocol's buffer per connection (NCCL's
+	 * buffSizes[NCCL_PROTO_SIMPLE], src/init.cc computeBuffSizes); 0:
+	 * NCCL's 4 MiB.  A slot is an eighth of it (NCCL_STEPS), a chunk four
+	 * slots, unless slot_bytes / chunk_bytes are given. */
+	uint64_t buff_bytes;
 };
 
 /* Defaults: NCCL's Simple protocol with a 4 MiB buffer and NCCL_STEPS = 8

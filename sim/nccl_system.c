@@ -88,4 +88,5 @@ void sim_nccl_transport_for(struct cc_coll_params *p, const struct sim_params *f
 {
 	cc_nccl_env_ar(e, link_ib(f), &p->ar_split, &p->ar_threshold);
 	p->qps_per_conn = e->ib_qps_per_connection ? e->ib_qps_per_connection : 1;
+	p->buff_bytes = e->buffsize;
 }

@@ -177,6 +177,9 @@ static void test_env_syntax(void **state)
 	assert_int_equal(cc_nccl_env_set(&e, "NCCL_BUFFSIZE", "99999999999999999999", err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err, "NCCL_BUFFSIZE: '99999999999999999999' is too large");
+	/* a slot (an eighth) of 512 B at least, a buffer of 1 GiB at most */
+	assert_int_equal(cc_nccl_env_set(&e, "NCCL_BUFFSIZE", "2048", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "NCCL_BUFFSIZE: 2048 is out of range 4096..1073741824");
 	assert_int_equal(cc_nccl_env_set(&e, "NCCL_MAX_NCHANNELS", "0", err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "NCCL_MAX_NCHANNELS: 0 is out of range 1..4294967295");
 	assert_int_equal(cc_nccl_env_set(&e, "NCCL_IB_QPS_PER_CONNECTION", "129", err, sizeof(err)),
@@ -233,13 +236,14 @@ static void test_env_unmodelled(void **state)
 	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
 	set_env(&e, "NCCL_IB_QPS_PER_CONNECTION", "2"); /* modelled */
 	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
-	set_env(&e, "NCCL_BUFFSIZE", "8388608");
+	set_env(&e, "NCCL_BUFFSIZE", "8388608"); /* modelled */
+	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
 	set_env(&e, "NCCL_IB_SPLIT_DATA_ON_QPS", "1");
-	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 2);
-	assert_string_equal(names, "NCCL_IB_SPLIT_DATA_ON_QPS, NCCL_BUFFSIZE");
-	set_env(&e, "NCCL_NET_GDR_LEVEL", "LOC");
 	set_env(&e, "NCCL_NET_FORCE_FLUSH", "0");
-	assert_int_equal(cc_nccl_env_unmodelled(&e, names, 20), 4); /* cut, still counted */
+	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 2);
+	assert_string_equal(names, "NCCL_IB_SPLIT_DATA_ON_QPS, NCCL_NET_FORCE_FLUSH");
+	set_env(&e, "NCCL_NET_GDR_LEVEL", "LOC");
+	assert_int_equal(cc_nccl_env_unmodelled(&e, names, 20), 3); /* cut, still counted */
 	assert_string_equal(names, "NCCL_NET_GDR_LEVEL,");
 }
 

@@ -1,10 +1,16 @@
-/* tests/test_ar_split.c — NCCL's send on InfiniBand with adaptive routing
- * (cc_coll_params.ar_split; src/transport/net_ib/p2p.cc ncclIbMultiSend):
- * a slice above NCCL_IB_AR_THRESHOLD goes as an unsignaled RDMA WRITE of
- * the data and a signaled 0-byte WRITE WITH IMM behind it, in one post and
- * one doorbell; at or below it, one WRITE WITH IMM.  The schedule's shape,
- * the variables that switch it, the data on both executors, and the wire
- * bytes the simulator charges for the extra packet.
+/* tests/test_nccl_transport.c — what NCCL's transport variables do to the
+ * schedule (sim_nccl_transport_for).
+ *
+ * Adaptive routing (cc_coll_params.ar_split; src/transport/net_ib/p2p.cc
+ * ncclIbMultiSend): a slice above NCCL_IB_AR_THRESHOLD goes as an
+ * unsignaled RDMA WRITE of the data and a signaled 0-byte WRITE WITH IMM
+ * behind it, in one post and one doorbell; at or below it, one WRITE WITH
+ * IMM.  The schedule's shape, the variables that switch it, the data on
+ * both executors, and the wire bytes the simulator charges for the extra
+ * packet.
+ *
+ * NCCL_BUFFSIZE (cc_coll_params.buff_bytes; src/init.cc
+ * computeBuffSizes): the Simple protocol's slots and chunks.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +23,7 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "core/nccl_tune.h"
+#include "core/proto.h"
 #include "core/results.h"
 #include "sim/exec.h"
 #include "sim/opcode.h"
@@ -230,6 +237,45 @@ static void the_extra_packet_on_the_wire(void **state)
 	cc_schedule_free(s);
 }
 
+/* NCCL_BUFFSIZE of 8 MiB: Simple slots of 1 MiB (an eighth, NCCL_STEPS)
+ * and chunks of 4; LL and LL128 keep theirs; given sizes win; unset,
+ * NCCL's 4 MiB (512 KiB slots). */
+static void the_buffer_size_sets_simple_slots(void **state)
+{
+	(void)state;
+	struct cc_nccl_env e;
+	struct sim_params f;
+	char err[200];
+
+	cc_nccl_env_init(&e);
+	assert_int_equal(sim_params_preset("ib-ndr", &f), 0);
+	for (int set = 0; set < 2; set++) {
+		if (set)
+			assert_int_equal(cc_nccl_env_set(&e, "NCCL_BUFFSIZE", "8388608", err,
+							 sizeof(err)), 0);
+		for (int pr = 0; pr < CC_PROTO_COUNT; pr++) {
+			struct cc_coll_params p;
+
+			cc_coll_params_default(&p);
+			p.proto = (enum cc_proto)pr;
+			sim_nccl_transport_for(&p, &f, &e);
+			assert_int_equal(p.buff_bytes, set ? 8388608 : 0);
+			cc_coll_params_fill(&p, 0, 0);
+			if (pr == CC_PROTO_SIMPLE) {
+				assert_int_equal(p.slot_bytes, set ? 1048576 : 524288);
+				assert_int_equal(p.chunk_bytes, 4 * p.slot_bytes);
+			} else {
+				assert_int_equal(p.slot_bytes, cc_proto_slot_bytes(p.proto));
+			}
+			p.slot_bytes = 4096;
+			p.chunk_bytes = 8192;
+			cc_coll_params_fill(&p, 1, 1);
+			assert_int_equal(p.slot_bytes, 4096);
+			assert_int_equal(p.chunk_bytes, 8192);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +283,7 @@ int main(void)
 		cmocka_unit_test(the_link_and_the_variables_decide),
 		cmocka_unit_test(data_right_on_both_executors),
 		cmocka_unit_test(the_extra_packet_on_the_wire),
+		cmocka_unit_test(the_buffer_size_sets_simple_slots),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
