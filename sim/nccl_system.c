@@ -89,4 +89,10 @@ void sim_nccl_transport_for(struct cc_coll_params *p, const struct sim_params *f
 	cc_nccl_env_ar(e, link_ib(f), &p->ar_split, &p->ar_threshold);
 	p->qps_per_conn = e->ib_qps_per_connection ? e->ib_qps_per_connection : 1;
 	p->buff_bytes = e->buffsize;
+	/* NCCL_NET_GDR_LEVEL: GDR where the GPU-NIC PCIe path is no longer
+	 * than the level (ncclTopoCheckGdr).  A host here puts each GPU's NIC
+	 * behind the GPU's PCIe switch (PIX), so only LOC turns it off; a
+	 * fabric without GPUDirect RDMA stays without whatever the level. */
+	if (e->net_gdr_level == CC_NCCL_PATH_LOC)
+		p->stage_mem = CC_MEM_HOST;
 }

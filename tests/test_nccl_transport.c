@@ -11,6 +11,7 @@
  *
  * NCCL_BUFFSIZE (cc_coll_params.buff_bytes; src/init.cc
  * computeBuffSizes): the Simple protocol's slots and chunks.
+ * NCCL_NET_GDR_LEVEL=LOC: host staging.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -276,6 +277,42 @@ static void the_buffer_size_sets_simple_slots(void **state)
 	}
 }
 
+/* NCCL_NET_GDR_LEVEL=LOC: no GPUDirect RDMA, the staging in host memory
+ * (the fabric's host-staging mode); any other level keeps what the fabric
+ * says (a GPU's NIC is behind its PCIe switch: PIX). */
+static void gdr_level_loc_stages_in_host_memory(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *level;
+		bool fabric_gdr;
+		enum cc_mem_kind stage;
+	} want[] = {
+		{ NULL, true, CC_MEM_GPU },   { "LOC", true, CC_MEM_HOST },
+		{ "PIX", true, CC_MEM_GPU },  { "SYS", true, CC_MEM_GPU },
+		{ "SYS", false, CC_MEM_HOST }, { NULL, false, CC_MEM_HOST },
+	};
+	char err[200];
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct cc_nccl_env e;
+		struct cc_coll_params p;
+		struct sim_params f;
+
+		cc_nccl_env_init(&e);
+		if (want[i].level)
+			assert_int_equal(cc_nccl_env_set(&e, "NCCL_NET_GDR_LEVEL", want[i].level, err,
+							 sizeof(err)), 0);
+		assert_int_equal(sim_params_preset("ib-ndr", &f), 0);
+		f.host.gpu_dma = want[i].fabric_gdr ? SIM_GPU_DMA_GPUDIRECT
+						    : SIM_GPU_DMA_HOST_STAGING;
+		cc_coll_params_default(&p);
+		cc_sim_stage_for(&p, &f);
+		sim_nccl_transport_for(&p, &f, &e);
+		assert_int_equal(cc_coll_stage_mem(&p), want[i].stage);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +321,7 @@ int main(void)
 		cmocka_unit_test(data_right_on_both_executors),
 		cmocka_unit_test(the_extra_packet_on_the_wire),
 		cmocka_unit_test(the_buffer_size_sets_simple_slots),
+		cmocka_unit_test(gdr_level_loc_stages_in_host_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
