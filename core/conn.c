@@ -218,10 +218,32 @@ static uint32_t conn_qps(const struct cc_conns *c, uint32_t r, uint32_t peer)
 	return c->p->qps_per_conn > 1 && crosses_network(c, r, peer) ? c->p->qps_per_conn : 1;
 }
 
-/* The QP slice j of end e travels on: round robin over the connection's. */
+/* Whether a connection of nqp QPs cuts every slice over all of them:
+ * NCCL's IB transport does with NCCL_IB_SPLIT_DATA_ON_QPS=1. */
+static uint8_t split_on(const struct cc_conns *c, uint32_t nqp)
+{
+	return c->p->split_on_qps && nqp > 1 && c->p->transport == CC_WRITE_IMM;
+}
+
+/* The QP slice j of end e travels on: round robin over the connection's
+ * (when it is cut over all of them: the first's, and the rest after). */
 static uint32_t slice_qp(const struct cc_conn_end *e, uint64_t j)
 {
-	return e->qp + (uint32_t)(j % e->nqp);
+	return e->split ? e->qp : e->qp + (uint32_t)(j % e->nqp);
+}
+
+/* A slice of len wire bytes cut over nq QPs: NCCL's part per QP,
+ * DIVUP(DIVUP(len, nq), 128) * 128 bytes (net_ib/p2p.cc ncclIbMultiSend:
+ * whole LL and LL128 lines), the last ones shorter or empty. */
+static uint32_t part_bytes(uint32_t len, uint32_t nq)
+{
+	return nq > 1 ? (uint32_t)((((uint64_t)len + nq - 1) / nq + 127) / 128 * 128) : len;
+}
+
+/* The QPs slice j of end e takes: nqp with the split, else one. */
+static uint32_t slice_nqp(const struct cc_conn_end *e)
+{
+	return e->split ? e->nqp : 1;
 }
 
 static void conns_setup(struct cc_conns *c)
@@ -280,11 +302,13 @@ static void conns_setup(struct cc_conns *c)
 		for (uint32_t i = 0; i < cr->nsend; i++) {
 			cr->send[i].qp = q;
 			cr->send[i].nqp = conn_qps(c, r, cr->send[i].peer);
+			cr->send[i].split = split_on(c, cr->send[i].nqp);
 			q += cr->send[i].nqp;
 		}
 		for (uint32_t j = 0; j < cr->nrecv; j++) {
 			cr->recv[j].qp = q;
 			cr->recv[j].nqp = conn_qps(c, r, cr->recv[j].peer);
+			cr->recv[j].split = split_on(c, cr->recv[j].nqp);
 			q += cr->recv[j].nqp;
 		}
 	}
@@ -361,11 +385,18 @@ static void arm(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j)
 				(uint32_t)c->slot_stride };
 		}
 		/* The slot's previous WQE is reaped first (the LL protocols'
-		 * completion, which no reduce waits for). */
+		 * completion, which no reduce waits for).  Cut over all QPs,
+		 * one receive on each, their ops consecutive. */
 		uint32_t deps[] = { e->slot_free[slot], e->last_recv, e->data_poll[slot] };
-		recv = add(c, r, &op, deps, 3);
-		e->recv_wqe[slot] = recv;
-		e->last_recv = recv;
+
+		for (uint32_t n = 0; n < slice_nqp(e); n++) {
+			op.u.recv.qp = slice_qp(e, j) + n;
+			op.u.recv.wr_id = c->s->ranks[r].nops;
+			recv = add(c, r, &op, deps, 3);
+			if (n == 0)
+				e->recv_wqe[slot] = recv;
+			deps[1] = e->last_recv = recv;
+		}
 	}
 
 	int signaled = slot == 0;
@@ -409,6 +440,24 @@ static void conns_start(struct cc_conns *c, uint32_t r)
  * completion still comes and is reaped (data_poll), but nothing waits for
  * it but the slot's next receive WQE: NCCL's LL kernels read the lines
  * while the proxy thread reposts. */
+/* The polls of slot `slot`'s receive completions on end e, one per QP
+ * its slice took (consecutive receive ops, arm()), one after the other as
+ * the proxy tests them; the last. */
+static uint32_t reap(struct cc_conns *c, uint32_t r, const struct cc_conn_end *e, uint32_t slot,
+		     const struct cc_tag *tag)
+{
+	struct cc_op op = { .kind = CC_OP_POLL_CQ, .tag = *tag };
+	uint32_t last = NONE;
+
+	for (uint32_t n = 0; n < slice_nqp(e); n++) {
+		uint32_t wqe = e->recv_wqe[slot] + n, deps[] = { wqe, last };
+
+		op.u.poll = (struct cc_op_poll){ .cq = c->rank[r].cq, .wr_id = wqe };
+		last = add(c, r, &op, deps, n ? 2 : 1);
+	}
+	return last;
+}
+
 static uint32_t arrival(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j, uint64_t bytes,
 			const struct cc_tag *tag)
 {
@@ -418,18 +467,26 @@ static uint32_t arrival(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j,
 	struct cc_op op = { .tag = *tag };
 
 	if (proto != CC_PROTO_SIMPLE) {
-		if (c->p->transport != CC_WRITE_FLAG) {
-			op.kind = CC_OP_POLL_CQ;
-			op.u.poll = (struct cc_op_poll){ .cq = c->rank[r].cq,
-							 .wr_id = e->recv_wqe[slot] };
-			e->data_poll[slot] = add(c, r, &op, &e->recv_wqe[slot], 1);
-		}
+		uint32_t len = (uint32_t)cc_proto_wire_bytes(proto, bytes), nq = slice_nqp(e);
+		uint32_t part = part_bytes(len, nq), last = NONE;
+
+		if (c->p->transport != CC_WRITE_FLAG)
+			e->data_poll[slot] = reap(c, r, e, slot, tag);
+		/* The last line's flag of the slice, or of each part when it
+		 * was cut over several QPs, which land in any order. */
 		op.kind = CC_OP_WAIT_MEM;
-		op.u.wait = (struct cc_op_wait){
-			buf_recv_stage(c, r, je),
-			slot * c->slot_stride + cc_proto_last_flag_offset(proto, bytes),
-			cc_proto_flag_word(proto, j + 1) };
-		return add(c, r, &op, &e->cts_sent[slot], 1);
+		for (uint32_t off = 0; off < len; off += part) {
+			uint32_t end = len - off < part ? len : off + part;
+			uint32_t deps[] = { e->cts_sent[slot], last };
+
+			op.u.wait = (struct cc_op_wait){
+				buf_recv_stage(c, r, je),
+				slot * c->slot_stride + cc_proto_last_flag_offset(proto, bytes) -
+					(len - end),
+				cc_proto_flag_word(proto, j + 1) };
+			last = add(c, r, &op, deps, off ? 2 : 1);
+		}
+		return last;
 	}
 	if (c->p->transport == CC_WRITE_FLAG) {
 		/* Watch the flag once the slice has been invited. */
@@ -437,9 +494,7 @@ static uint32_t arrival(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j,
 		op.u.wait = (struct cc_op_wait){ buf_flag(c, r, je), slot * 8ull, j + 1 };
 		return add(c, r, &op, &e->cts_sent[slot], 1);
 	}
-	op.kind = CC_OP_POLL_CQ;
-	op.u.poll = (struct cc_op_poll){ .cq = c->rank[r].cq, .wr_id = e->recv_wqe[slot] };
-	return add(c, r, &op, &e->recv_wqe[slot], 1);
+	return reap(c, r, e, slot, tag);
 }
 
 /* Sender side: slice i, already in send end ie's stage slot i % nslots
@@ -500,55 +555,75 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 	default:
 		abort();
 	}
-	data.wr_id = c->s->ranks[r].nops;
-	op.kind = CC_OP_POST_SEND;
-	op.u.send = data;
+	/* Cut over all the QPs (split): NCCL's part of a message per QP,
+	 * DIVUP(DIVUP(size, nqps), 128) * 128 bytes, the last ones shorter or
+	 * empty (a 0-byte WRITE WITH IMM still goes: the receiver counts one
+	 * completion per QP), each with the whole size as its immediate. */
+	uint32_t nq = slice_nqp(e), part = part_bytes(len, nq), off = 0, poll = NONE;
 	uint32_t deps[] = { ready, cts, e->last_post };
-	uint32_t last = add(c, r, &op, deps, 3);
-	uint32_t nwqe = 1;
+	uint32_t ndeps = 3;
 
-	if (ar) {
-		/* The WRITE WITH IMM behind the data, 0 bytes: it consumes the
-		 * receive WQE and carries the size.  The RC QP executes it
-		 * after the WRITE (IBA 9.5), and the responder completes it
-		 * only once every packet before it has been placed, whatever
-		 * path each took. */
-		op.u.send = (struct cc_op_send){
-			.qp = q, .wr_id = c->s->ranks[r].nops,
-			.opcode = CC_WR_RDMA_WRITE_WITH_IMM, .flags = CC_SEND_SIGNALED,
-			.payload = CC_PAYLOAD_CTRL, .remote_mr = data.remote_mr,
-			.remote_offset = slot_off, .imm = len,
-		};
-		last = add(c, r, &op, &last, 1);
-		nwqe = 2;
+	for (uint32_t n = 0; n < nq; n++, q++) {
+		uint32_t bytes = len - off < part ? len - off : part;
+
+		data.qp = q;
+		data.num_sge = bytes || nq == 1 ? 1 : 0;
+		data.sge.offset = slot_off + off;
+		data.sge.length = bytes;
+		data.remote_offset = t == CC_SEND_RECV ? 0 : slot_off + off;
+		data.wr_id = c->s->ranks[r].nops;
+		op.kind = CC_OP_POST_SEND;
+		op.u.send = data;
+		uint32_t last = add(c, r, &op, deps, ndeps);
+		uint32_t nwqe = 1;
+
+		if (ar) {
+			/* The WRITE WITH IMM behind the data, 0 bytes: it
+			 * consumes the receive WQE and carries the size.  The
+			 * RC QP executes it after the WRITE (IBA 9.5), and the
+			 * responder completes it only once every packet before
+			 * it has been placed, whatever path each took. */
+			op.u.send = (struct cc_op_send){
+				.qp = q, .wr_id = c->s->ranks[r].nops,
+				.opcode = CC_WR_RDMA_WRITE_WITH_IMM, .flags = CC_SEND_SIGNALED,
+				.payload = CC_PAYLOAD_CTRL, .remote_mr = data.remote_mr,
+				.remote_offset = slot_off + off, .imm = len,
+			};
+			last = add(c, r, &op, &last, 1);
+			nwqe = 2;
+		}
+		if (flag_write) {
+			/* The receiver polls the flag in memory, so it must not
+			 * see it before the data: both WRITEs go on the same RC
+			 * QP, which executes and places them in order (IBA 9.5,
+			 * o9-… "ordering of requests"; NCCL's LL protocols avoid
+			 * relying on it by flagging every line). */
+			op.u.send = (struct cc_op_send){
+				.qp = q, .wr_id = c->s->ranks[r].nops, .opcode = CC_WR_RDMA_WRITE,
+				.flags = CC_SEND_INLINE | CC_SEND_SIGNALED,
+				.payload = CC_PAYLOAD_CTRL, .num_sge = 1, .sge = { .length = 8 },
+				.remote_mr = mr_of(c, e->peer, buf_flag(c, e->peer, je)),
+				.remote_offset = slot * 8ull, .inline_value = i + 1,
+			};
+			last = add(c, r, &op, &last, 1);
+			nwqe = 2;
+		}
+
+		op.kind = CC_OP_DOORBELL;
+		op.u.doorbell = (struct cc_op_doorbell){ .qp = q, .nwqe = nwqe };
+		uint32_t db = add(c, r, &op, &last, 1);
+		/* One thread posts: the next ibv_post_send on this QP starts
+		 * after this one (WQEs and doorbell) has returned. */
+		e->last_post = deps[0] = db;
+		ndeps = 1;
+
+		op.kind = CC_OP_POLL_CQ;
+		op.u.poll = (struct cc_op_poll){ .cq = c->rank[r].cq, .wr_id = last };
+		uint32_t pd[] = { db, poll };
+		poll = add(c, r, &op, pd, n ? 2 : 1);
+		off += bytes;
 	}
-	if (flag_write) {
-		/* The receiver polls the flag in memory, so it must not see it
-		 * before the data: both WRITEs go on the same RC QP, which
-		 * executes and places them in order (IBA 9.5, o9-…
-		 * "ordering of requests"; NCCL's LL protocols avoid relying on
-		 * it by flagging every line). */
-		op.u.send = (struct cc_op_send){
-			.qp = q, .wr_id = c->s->ranks[r].nops, .opcode = CC_WR_RDMA_WRITE,
-			.flags = CC_SEND_INLINE | CC_SEND_SIGNALED, .payload = CC_PAYLOAD_CTRL,
-			.num_sge = 1, .sge = { .length = 8 },
-			.remote_mr = mr_of(c, e->peer, buf_flag(c, e->peer, je)),
-			.remote_offset = slot * 8ull, .inline_value = i + 1,
-		};
-		last = add(c, r, &op, &last, 1);
-		nwqe = 2;
-	}
-
-	op.kind = CC_OP_DOORBELL;
-	op.u.doorbell = (struct cc_op_doorbell){ .qp = q, .nwqe = nwqe };
-	uint32_t db = add(c, r, &op, &last, 1);
-	/* One thread posts: the next ibv_post_send on this QP starts after
-	 * this one (WQEs and doorbell) has returned. */
-	e->last_post = db;
-
-	op.kind = CC_OP_POLL_CQ;
-	op.u.poll = (struct cc_op_poll){ .cq = c->rank[r].cq, .wr_id = last };
-	e->slot_free[slot] = add(c, r, &op, &db, 1);
+	e->slot_free[slot] = poll;
 }
 
 static struct cc_mref mref(uint32_t buf, uint64_t elem, size_t es)

@@ -50,6 +50,8 @@ struct cc_conn_end {
 	uint32_t qp;        /* this rank's first QP of the connection */
 	uint32_t nqp;       /* its QPs, qp .. qp + nqp - 1: slice j goes on
 			     * qp + j % nqp (NCCL_IB_QPS_PER_CONNECTION) */
+	uint8_t split;      /* or every slice cut over all of them
+			     * (NCCL_IB_SPLIT_DATA_ON_QPS) */
 	uint64_t seq;       /* slices so far */
 	uint64_t total;     /* slices the connection carries */
 	uint32_t last_post; /* last ibv_post_send call (its doorbell) on the QP */

@@ -317,13 +317,11 @@ void cc_nccl_env_ar(const struct cc_nccl_env *e, bool ib, bool *split, uint64_t 
 
 unsigned cc_nccl_env_unmodelled(const struct cc_nccl_env *e, char *buf, size_t len)
 {
-	/* Each message whole on one QP and no GDR flush are what the
-	 * schedule builds. */
+	/* No GDR flush is built. */
 	const struct {
 		const char *name;
 		bool set;
 	} v[] = {
-		{ "NCCL_IB_SPLIT_DATA_ON_QPS", e->ib_split_data_on_qps >= 0 },
 		{ "NCCL_NET_FORCE_FLUSH", e->net_force_flush >= 0 },
 	};
 	unsigned n = 0;

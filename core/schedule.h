@@ -385,6 +385,11 @@ struct cc_coll_params {
 	 * the first (p2p.h ncclIbRecvCommGetQpForCts).  Each QP is a flow of
 	 * its own to ECMP. */
 	uint32_t qps_per_conn;
+	/* NCCL_IB_SPLIT_DATA_ON_QPS=1, write_imm: each slice cut over all the
+	 * connection's QPs instead, in 128-byte-aligned parts, each part on
+	 * its QP with its own WRITE WITH IMM (net_ib/p2p.cc ncclIbMultiSend),
+	 * the receiver posting a receive on every QP and waiting for all. */
+	bool split_on_qps;
 	/* NCCL_BUFFSIZE: the Simple protocol's buffer per connection (NCCL's
 	 * buffSizes[NCCL_PROTO_SIMPLE], src/init.cc computeBuffSizes); 0:
 	 * NCCL's 4 MiB.  A slot is an eighth of it (NCCL_STEPS), a chunk four

@@ -88,6 +88,7 @@ void sim_nccl_transport_for(struct cc_coll_params *p, const struct sim_params *f
 {
 	cc_nccl_env_ar(e, link_ib(f), &p->ar_split, &p->ar_threshold);
 	p->qps_per_conn = e->ib_qps_per_connection ? e->ib_qps_per_connection : 1;
+	p->split_on_qps = e->ib_split_data_on_qps == 1;
 	p->buff_bytes = e->buffsize;
 	/* NCCL_NET_GDR_LEVEL: GDR where the GPU-NIC PCIe path is no longer
 	 * than the level (ncclTopoCheckGdr).  A host here puts each GPU's NIC

@@ -21,8 +21,9 @@ int sim_nccl_system(const struct sim_net *net, const struct sim_params *f,
 
 /* What NCCL's IB transport does on the fabric's link layer under env *e:
  * p's adaptive-routing split (cc_nccl_env_ar; InfiniBand: link.type ib or
- * ib-grh), its QPs per connection (NCCL_IB_QPS_PER_CONNECTION, IB and
- * RoCE alike), the Simple protocol's buffer (NCCL_BUFFSIZE) and host
+ * ib-grh), its QPs per connection and whether a message is cut over them
+ * (NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_SPLIT_DATA_ON_QPS; IB and RoCE
+ * alike), the Simple protocol's buffer (NCCL_BUFFSIZE) and host
  * staging under NCCL_NET_GDR_LEVEL=LOC.  Like
  * cc_sim_stage_for, once the fabric is final and before
  * cc_coll_params_fill. */

@@ -22,8 +22,9 @@
 #include "sim/params.h"
 #include "tests/run_status.h"
 
-static struct cc_schedule *build(enum cc_transport t, enum cc_proto proto, uint32_t k,
-				 uint32_t ranks_per_node, uint64_t count, uint32_t qps)
+static struct cc_schedule *build_split(enum cc_transport t, enum cc_proto proto, uint32_t k,
+				       uint32_t ranks_per_node, uint64_t count, uint32_t qps,
+				       bool split)
 {
 	struct cc_coll_params p;
 	char err[256];
@@ -36,9 +37,16 @@ static struct cc_schedule *build(enum cc_transport t, enum cc_proto proto, uint3
 	p.ranks_per_node = ranks_per_node;
 	p.count = count;
 	p.qps_per_conn = qps;
+	p.split_on_qps = split;
 	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
 	assert_non_null(s);
 	return s;
+}
+
+static struct cc_schedule *build(enum cc_transport t, enum cc_proto proto, uint32_t k,
+				 uint32_t ranks_per_node, uint64_t count, uint32_t qps)
+{
+	return build_split(t, proto, k, ranks_per_node, count, qps, false);
 }
 
 /* Ring allreduce, 4 ranks, one node each, 2 QPs per connection, 8 KiB
@@ -105,6 +113,91 @@ static void one_qp_inside_a_node(void **state)
 	cc_schedule_free(s);
 }
 
+/* NCCL_IB_SPLIT_DATA_ON_QPS=1, 3 QPs: every slice cut over all three in
+ * parts of DIVUP(DIVUP(len, 3), 128) * 128 bytes (8 KiB slices: 2816,
+ * 2816, 2560; a 100-byte slice: 100, 0, 0, the empty ones 0-byte WRITE
+ * WITH IMM), each part a WRITE WITH IMM of the whole length on its QP;
+ * with adaptive routing above the threshold (0 here) a WRITE and a 0-byte
+ * WRITE WITH IMM on each.  The receiver posts one receive on each of its
+ * QPs and polls all three. */
+static void split_over_all_qps(void **state)
+{
+	(void)state;
+	static const struct {
+		uint64_t count, slot;
+		uint32_t len, part[3];
+	} want[] = { { 4 * 8192, 8192, 8192, { 2816, 2816, 2560 } },
+		     { 100, 8192, 100, { 100, 0, 0 } } };
+
+	for (size_t w = 0; w < 2; w++)
+		for (int ar = 0; ar < 2; ar++) {
+			struct cc_coll_params p;
+			char err[256];
+
+			cc_coll_params_default(&p);
+			p.nranks = 4;
+			p.count = want[w].count;
+			p.slot_bytes = want[w].slot;
+			p.chunk_bytes = want[w].slot;
+			p.qps_per_conn = 3;
+			p.split_on_qps = true;
+			p.ar_split = ar;
+			p.ar_threshold = 0;
+			struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+
+			assert_non_null(s);
+			for (uint32_t r = 0; r < 4; r++) {
+				const struct cc_rank_sched *rs = &s->ranks[r];
+				uint32_t n = 0, recvs = 0, polls = 0;
+				uint64_t base = 0;
+
+				assert_int_equal(rs->nqps, 6);
+				for (uint32_t i = 0; i < rs->nops; i++) {
+					const struct cc_op *o = &rs->ops[i];
+					const struct cc_op_send *x = &o->u.send;
+
+					if (o->kind == CC_OP_POST_RECV) {
+						assert_int_equal(o->u.recv.qp, 3 + recvs++ % 3);
+						continue;
+					}
+					if (o->kind == CC_OP_POLL_CQ && i && rs->ops[i - 1].kind ==
+					    CC_OP_POLL_CQ)
+						polls++;
+					if (o->kind != CC_OP_POST_SEND || x->qp >= 3)
+						continue;
+					if (x->payload == CC_PAYLOAD_CTRL) /* AR's 0-byte IMM */
+						continue;
+					uint32_t k = n % 3, len = want[w].part[k];
+
+					assert_int_equal(x->qp, k);
+					assert_int_equal(x->sge.length, len);
+					assert_int_equal(x->num_sge, len ? 1 : 0);
+					if (k == 0)
+						base = x->sge.offset;
+					assert_int_equal(x->sge.offset - base,
+							 k == 0 ? 0 : k == 1 ? want[w].part[0]
+							 : want[w].part[0] + want[w].part[1]);
+					if (ar) {
+						const struct cc_op_send *m = &rs->ops[i + 1].u.send;
+
+						assert_int_equal(x->opcode, CC_WR_RDMA_WRITE);
+						assert_int_equal(m->opcode, CC_WR_RDMA_WRITE_WITH_IMM);
+						assert_int_equal(m->qp, k);
+						assert_int_equal(m->imm, want[w].len);
+					} else {
+						assert_int_equal(x->opcode, CC_WR_RDMA_WRITE_WITH_IMM);
+						assert_int_equal(x->imm, want[w].len);
+					}
+					n++;
+				}
+				assert_int_equal(n % 3, 0);
+				assert_int_equal(recvs, n);
+				assert_true(polls > 0); /* a slice's completions polled in a row */
+			}
+			cc_schedule_free(s);
+		}
+}
+
 /* qps_per_conn 1 builds what 0 (the default) builds, op for op. */
 static void one_qp_is_the_default(void **state)
 {
@@ -130,7 +223,8 @@ static void one_qp_is_the_default(void **state)
 }
 
 /* #wrong 0 on the data executor and the simulator: every transport and
- * protocol, 2 and 3 QPs, 2, 3 and 5 ranks. */
+ * protocol, 2 and 3 QPs, round robin and cut over all (write_imm), 2, 3
+ * and 5 ranks. */
 static void data_right_on_both_executors(void **state)
 {
 	(void)state;
@@ -141,10 +235,11 @@ static void data_right_on_both_executors(void **state)
 	for (int t = 0; t < CC_TRANSPORT_COUNT; t++)
 		for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
 			for (uint32_t q = 2; q <= 3; q++)
-				for (size_t ki = 0; ki < 3; ki++) {
-					struct cc_schedule *s = build((enum cc_transport)t,
-								      (enum cc_proto)pr, ks[ki], 0,
-								      300000, q);
+				for (size_t ki = 0; ki < 6; ki++) {
+					struct cc_schedule *s = build_split((enum cc_transport)t,
+									    (enum cc_proto)pr,
+									    ks[ki % 3], 0, 300000, q,
+									    ki >= 3);
 					struct cc_data_opts d = { .seed = 3, .order_seed = 5 + q };
 					struct cc_data_result dr;
 					struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR,
@@ -168,6 +263,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(slices_round_robin),
 		cmocka_unit_test(one_qp_inside_a_node),
+		cmocka_unit_test(split_over_all_qps),
 		cmocka_unit_test(one_qp_is_the_default),
 		cmocka_unit_test(data_right_on_both_executors),
 	};
