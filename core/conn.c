@@ -296,8 +296,7 @@ static void conns_setup(struct cc_conns *c)
 			cc_add_mr(rs, b, b < buf0 + cr->nsend ? CC_ACCESS_LOCAL_WRITE
 							      : CC_ACCESS_LOCAL_WRITE |
 									CC_ACCESS_REMOTE_WRITE);
-		cr->cq = cc_add_cq(rs, 2 * c->nslots * (cr->nsend + cr->nrecv));
-		uint32_t q = qp0;
+		uint32_t q = qp0, per_slot = 0;
 
 		for (uint32_t i = 0; i < cr->nsend; i++) {
 			cr->send[i].qp = q;
@@ -311,6 +310,14 @@ static void conns_setup(struct cc_conns *c)
 			cr->recv[j].split = split_on(c, cr->recv[j].nqp);
 			q += cr->recv[j].nqp;
 		}
+		/* A CQE per QP a slice takes, each end at most 2 slots' worth
+		 * outstanding (the send and its slot's next, a receive and its
+		 * clear-to-send). */
+		for (uint32_t i = 0; i < cr->nsend; i++)
+			per_slot += slice_nqp(&cr->send[i]);
+		for (uint32_t j = 0; j < cr->nrecv; j++)
+			per_slot += slice_nqp(&cr->recv[j]);
+		cr->cq = cc_add_cq(rs, 2 * c->nslots * per_slot);
 	}
 	/* QPs once every rank's QP indices are known: each names its peer's. */
 	for (uint32_t r = 0; r < c->k; r++) {

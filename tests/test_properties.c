@@ -308,6 +308,15 @@ static void gen_params(uint64_t *st, struct cc_coll_params *p, int small)
 		default: p->proto = CC_PROTO_COUNT; break;
 		}
 	}
+	/* NCCL's IB transport variables (sim_nccl_transport_for), from a
+	 * stream of their own so that every draw above, and the cases the
+	 * seeds name, stay what they were. */
+	uint64_t tr = *st ^ UINT64_C(0x9e3779b97f4a7c15);
+
+	p->ar_split = chance(&tr, 30);
+	p->ar_threshold = chance(&tr, 50) ? 8192 : below(&tr, 4096);
+	p->qps_per_conn = (uint32_t)(chance(&tr, 70) ? 1 : range(&tr, 2, 4));
+	p->split_on_qps = chance(&tr, 40);
 }
 
 /* A name from a table, or "?" for a value out of range. */
@@ -320,7 +329,7 @@ static void describe(char *buf, size_t len, const struct cc_coll_params *p)
 {
 	snprintf(buf, len,
 		 "%s %s k=%u count=%llu %s %s root=%u %s %s chunk=%llu B slot=%llu B slots=%u "
-		 "channels=%u ranks_per_node=%u order=%s mem=%s stage=%s",
+		 "channels=%u ranks_per_node=%u order=%s mem=%s stage=%s ar=%d/%llu qps=%u%s",
 		 name_of(cc_coll_name, CC_COLL_COUNT, p->coll),
 		 name_of(cc_algo_name, CC_ALGO_COUNT, p->algo), p->nranks,
 		 (unsigned long long)p->count, cc_dtype_name[p->dtype], cc_redop_name[p->redop],
@@ -328,7 +337,9 @@ static void describe(char *buf, size_t len, const struct cc_coll_params *p)
 		 name_of(cc_proto_name, CC_PROTO_COUNT, p->proto),
 		 (unsigned long long)p->chunk_bytes, (unsigned long long)p->slot_bytes, p->nslots,
 		 p->nchannels, p->ranks_per_node, cc_ring_order_name[p->ring_order],
-		 cc_mem_kind_name[p->mem], cc_mem_kind_name[p->stage_mem]);
+		 cc_mem_kind_name[p->mem], cc_mem_kind_name[p->stage_mem], p->ar_split,
+		 (unsigned long long)p->ar_threshold, p->qps_per_conn,
+		 p->split_on_qps ? " split" : "");
 }
 
 /* ---- failure reports ---- */
