@@ -441,12 +441,6 @@ static void conns_start(struct cc_conns *c, uint32_t r)
 			arm(c, r, je, j);
 }
 
-/* The op after which slice j (of `bytes` data bytes) on recv end je may
- * be read: its completion, or its flag — for the LL protocols, the flag
- * of its last line, in the slot itself.  With those, a transport's
- * completion still comes and is reaped (data_poll), but nothing waits for
- * it but the slot's next receive WQE: NCCL's LL kernels read the lines
- * while the proxy thread reposts. */
 /* The polls of slot `slot`'s receive completions on end e, one per QP
  * its slice took (consecutive receive ops, arm()), one after the other as
  * the proxy tests them; the last. */
@@ -465,6 +459,12 @@ static uint32_t reap(struct cc_conns *c, uint32_t r, const struct cc_conn_end *e
 	return last;
 }
 
+/* The op after which slice j (of `bytes` data bytes) on recv end je may
+ * be read: its completion, or its flag — for the LL protocols, the flag
+ * of its last line, in the slot itself.  With those, a transport's
+ * completion still comes and is reaped (data_poll), but nothing waits for
+ * it but the slot's next receive WQE: NCCL's LL kernels read the lines
+ * while the proxy thread reposts. */
 static uint32_t arrival(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j, uint64_t bytes,
 			const struct cc_tag *tag)
 {
