@@ -879,7 +879,10 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		if (o->gpu_dma_given)
 			o->fabric.host.gpu_dma = o->gpu_dma;
 		cc_sim_stage_for(&o->p, &o->fabric);
-		sim_nccl_transport_for(&o->p, &o->fabric, &o->nccl_own.env);
+		/* NCCL's transport on the fabric's link layer: the simulator
+		 * only (`schedule` and `check` take no fabric: the plain form) */
+		if (cmd == CLI_SIM)
+			sim_nccl_transport_for(&o->p, &o->fabric, &o->nccl_own.env);
 		/* Without --topology, the cabling the schedule can run on: a
 		 * ring in rank order talks only to its neighbours; nvls needs
 		 * one node's NVSwitch; every other algorithm, order or
