@@ -1,12 +1,14 @@
 /* tests/sim_sched.h — schedules the simulator tests share: a ring
- * collective from the core, a collective's time on a star, ops added by
- * hand, and an incast built by hand.  Include after cmocka.h. */
+ * collective from the core, a collective's time on a star, a schedule's
+ * data checked on both executors, ops added by hand, and an incast built
+ * by hand.  Include after cmocka.h. */
 #ifndef CCLAB_TESTS_SIM_SCHED_H
 #define CCLAB_TESTS_SIM_SCHED_H
 
 #include <string.h>
 
 #include "core/algo.h"
+#include "core/exec_data.h"
 #include "core/results.h"
 #include "sim/exec.h"
 #include "tests/run_status.h"
@@ -53,6 +55,26 @@ static inline double sim_sched_star_us(const struct cc_schedule *s, const struct
 	us = (double)res.time_ps / 1e6;
 	cc_sim_result_free(&res);
 	return us;
+}
+
+/* Schedule s carries its data right, #wrong 0, on the data executor
+ * (seed, order_seed) and on the simulator (fabric f, star topology). */
+static inline void both_executors_right(const struct cc_schedule *s, const struct sim_params *f,
+					uint64_t seed, uint64_t order_seed)
+{
+	struct cc_data_opts d = { .seed = seed, .order_seed = order_seed };
+	struct cc_data_result dr;
+	struct cc_sim_opts o = { .fabric = f, .topo = SIM_TOPO_STAR, .seed = 1, .check = true };
+	struct cc_sim_result sr;
+
+	assert_int_equal(cc_data_run(s, &d, &dr), 0);
+	assert_run_status(dr.err, CC_RUN_OK);
+	assert_int_equal(dr.wrong, 0);
+	cc_data_result_free(&dr);
+	assert_int_equal(cc_sim_run(s, &o, &sr), 0);
+	assert_run_status(sr.err, CC_RUN_OK);
+	assert_int_equal(sr.wrong, 0);
+	cc_sim_result_free(&sr);
 }
 
 /* The same for collective p, built here, on preset `fabric`. */

@@ -21,6 +21,7 @@
 #include "sim/exec.h"
 #include "sim/params.h"
 #include "tests/run_status.h"
+#include "tests/sim_sched.h"
 
 static struct cc_schedule *build_split(enum cc_transport t, enum cc_proto proto, uint32_t k,
 				       uint32_t ranks_per_node, uint64_t count, uint32_t qps,
@@ -240,20 +241,7 @@ static void data_right_on_both_executors(void **state)
 									    (enum cc_proto)pr,
 									    ks[ki % 3], 0, 300000, q,
 									    ki >= 3);
-					struct cc_data_opts d = { .seed = 3, .order_seed = 5 + q };
-					struct cc_data_result dr;
-					struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR,
-								 .seed = 1, .check = true };
-					struct cc_sim_result sr;
-
-					assert_int_equal(cc_data_run(s, &d, &dr), 0);
-					assert_run_status(dr.err, CC_RUN_OK);
-					assert_int_equal(dr.wrong, 0);
-					cc_data_result_free(&dr);
-					assert_int_equal(cc_sim_run(s, &o, &sr), 0);
-					assert_run_status(sr.err, CC_RUN_OK);
-					assert_int_equal(sr.wrong, 0);
-					cc_sim_result_free(&sr);
+					both_executors_right(s, &f, 3, 5 + q);
 					cc_schedule_free(s);
 				}
 }

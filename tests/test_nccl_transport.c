@@ -32,6 +32,7 @@
 #include "sim/params.h"
 #include "sim/wire.h"
 #include "tests/run_status.h"
+#include "tests/sim_sched.h"
 
 #define THRESHOLD 8192u
 
@@ -175,20 +176,7 @@ static void data_right_on_both_executors(void **state)
 					struct cc_schedule *s = build((enum cc_proto)pr, ks[ki],
 								      counts[ci] * ks[ki],
 								      thresholds[ti]);
-					struct cc_data_opts d = { .seed = 5, .order_seed = 9 + ci };
-					struct cc_data_result dr;
-					struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR,
-								 .seed = 1, .check = true };
-					struct cc_sim_result sr;
-
-					assert_int_equal(cc_data_run(s, &d, &dr), 0);
-					assert_run_status(dr.err, CC_RUN_OK);
-					assert_int_equal(dr.wrong, 0);
-					cc_data_result_free(&dr);
-					assert_int_equal(cc_sim_run(s, &o, &sr), 0);
-					assert_run_status(sr.err, CC_RUN_OK);
-					assert_int_equal(sr.wrong, 0);
-					cc_sim_result_free(&sr);
+					both_executors_right(s, &f, 5, 9 + ci);
 					cc_schedule_free(s);
 				}
 }
