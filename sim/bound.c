@@ -13,8 +13,9 @@
  * alpha: before that port's first data packet can start, some CPU posted a
  * WQE (software.post_send_ps), rang the doorbell (rnic.doorbell_ps), the
  * NIC had it in hand at the earliest (BlueFlame: rnic.req_proc_ps) and read
- * the payload over PCIe (a round trip, 2 x pcie.latency_ps; none on an
- * NVLink port, where the payload goes GPU to GPU).  After its last data
+ * the payload over PCIe (a round trip, 2 x pcie.latency_ps); on an NVLink
+ * port none of these, only NCCL's P2P hop (host.p2p_hop_*: the kernel's
+ * stores, GPU to GPU, sim/exec.c op_p2p).  After its last data
  * packet has left, the bytes still cross their path (propagation on each of
  * its links, each switch's forwarding latency: the shortest such tail among
  * the port's flows, since the last packet may be any of them), the
@@ -170,14 +171,26 @@ static void add_mcast_wqe(const struct sim_params *f, const struct sim_net *net,
 	}
 }
 
+/* NCCL's P2P hop for protocol p (host.p2p_hop_*): an NVLink port's start,
+ * the kernel's stores having no post, doorbell or WQE to wait for
+ * (sim/exec.c op_p2p). */
+static sim_time_ps p2p_hop(const struct sim_params *f, enum cc_proto p)
+{
+	return p == CC_PROTO_LL ? f->host.p2p_hop_ll_ps
+	     : p == CC_PROTO_LL128 ? f->host.p2p_hop_ll128_ps : f->host.p2p_hop_simple_ps;
+}
+
 /* The bound through one port: its start, its bytes, its tail. */
-static struct sim_bound port_bound(const struct port_load *pl, const struct sim_params *f)
+static struct sim_bound port_bound(const struct port_load *pl, const struct sim_params *f,
+				   enum cc_proto proto)
 {
 	struct sim_bound b;
 
 	b.beta_ps = sim_serialize_ps(pl->bytes, pl->rate_bps);
-	b.alpha_ps = f->soft.post_send_ps + f->rnic.doorbell_ps + f->rnic.req_proc_ps +
-		     (pl->nvlink ? 0 : 2 * f->pcie.latency_ps) + pl->tail_ps;
+	b.alpha_ps = (pl->nvlink ? p2p_hop(f, proto)
+				 : f->soft.post_send_ps + f->rnic.doorbell_ps + f->rnic.req_proc_ps +
+					   2 * f->pcie.latency_ps) +
+		     pl->tail_ps;
 	b.total_ps = b.alpha_ps + b.beta_ps;
 	return b;
 }
@@ -223,7 +236,7 @@ struct sim_bound sim_bound(const struct cc_schedule *s, const struct sim_params 
 
 		if (load[i].bytes == 0)
 			continue;
-		pb = port_bound(&load[i], f);
+		pb = port_bound(&load[i], f, s->params.proto);
 		if (pb.total_ps > b.total_ps)
 			b = pb;
 	}
