@@ -342,7 +342,8 @@ int cmd_sim(const struct cli_opts *o)
 	sim_net_init(&c.own, "");
 	c.net = o->scenario ? &o->scenario->net : &c.own;
 	if (!o->scenario) {
-		rc = sim_topo_net_make(&c.own, o->topo, o->p.nranks, msg, sizeof(msg));
+		rc = sim_topo_net_make_nodes(&c.own, o->topo, o->p.nranks, o->p.ranks_per_node, msg,
+					     sizeof(msg));
 		if (rc) {
 			fprintf(stderr, "cclab sim: --topology %s: %s\n",
 				sim_topo_kind_name[o->topo], msg[0] ? msg : strerror(-rc));

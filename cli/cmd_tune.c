@@ -330,9 +330,12 @@ static void variants_init(struct tune *t, const struct tune_args *a)
 			continue;
 		}
 		/* NVLS only where it can run: every rank on one host's
-		 * NVSwitch (sim/net.h); elsewhere it is no candidate. */
-		if (cc_algo_multicast((enum cc_algo)al) &&
-		    sim_net_nvswitch_host(&t->sc->net, 0, sp->nranks) == SIM_NET_NONE)
+		 * NVSwitch; NVLSTree on nodes each on its own (sim/topo.h);
+		 * elsewhere they are no candidates. */
+		struct cc_coll_params mp = *sp;
+
+		mp.algo = (enum cc_algo)al;
+		if (cc_algo_multicast(mp.algo) && !sim_topo_mcast_ok(&t->sc->net, &mp, NULL, 0))
 			continue;
 		if (al != CC_ALGO_RING) {
 			add_variant(t, (enum cc_algo)al, CC_RING_ORDER_RANK, 1);

@@ -66,8 +66,12 @@ static void sim_options(FILE *f)
 	fprintf(f, ": ring cables each NIC to its two neighbours\n"
 		   "                          (only they can talk), star cables every NIC to\n"
 		   "                          one switch, node puts every GPU on one host's\n"
-		   "                          NVSwitch (default: ring for -A ring in rank\n"
-		   "                          order, node for nvls, star for the rest)\n");
+		   "                          NVSwitch, railopt makes a host of\n"
+		   "                          --ranks-per-node GPUs on an NVSwitch per node\n"
+		   "                          and cables GPU g of each to rail switch g,\n"
+		   "                          the rails to one spine (default: ring for -A\n"
+		   "                          ring in rank order, node for nvls, railopt for\n"
+		   "                          nvlstree, star for the rest)\n");
 	fprintf(f, "      --check 0|1         1: carry the data and count #wrong (default);\n"
 		   "                          0: timing only, #wrong N/A, no buffers (as\n"
 		   "                          nccl-tests' -c/--check; -c is --collective here)\n");
@@ -248,7 +252,9 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		   "                          role; halving-doubling, hierarchical: allreduce\n"
 		   "                          only; tree: allreduce, broadcast, reduce;\n"
 		   "                          nvls: allreduce, reducescatter, allgather on\n"
-		   "                          one NVSwitch node; docs/schedule.md); sim: auto,\n"
+		   "                          one NVSwitch node; nvlstree: allreduce, NVLS in\n"
+		   "                          each node of --ranks-per-node, trees between\n"
+		   "                          them; docs/schedule.md); sim: auto,\n"
 		   "                          NCCL's own choice per size, protocol and channels\n"
 		   "                          too unless given (docs/nccl-tuning.md)\n",
 		cc_algo_name[CC_ALGO_RING]);

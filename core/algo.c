@@ -102,6 +102,12 @@ static const struct algo_desc {
 			   .check = cc_nvls_check, .chunk_per_size = cc_nvls_chunk_per_size,
 			   .chunk_bytes = cc_nvls_chunk_bytes,
 			   .schedule_bytes = cc_nvls_schedule_bytes, .multicast = true },
+	[CC_ALGO_NVLS_TREE] = { .build = cc_build_nvls, .primitives = cc_nvls_primitives,
+				.colls = COLL(CC_ALLREDUCE), .splits_channels = true,
+				.chunked = true, .staging = cc_nvls_staging, .check = cc_nvls_check,
+				.chunk_per_size = cc_nvls_chunk_per_size,
+				.chunk_bytes = cc_nvls_chunk_bytes,
+				.schedule_bytes = cc_nvls_schedule_bytes, .multicast = true },
 };
 
 /* The staging every rank registers: two slot arrays (send and receive)

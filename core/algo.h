@@ -119,7 +119,9 @@ struct cc_schedule *cc_build_tree(const struct cc_coll_params *p);
  * node.  Needs ranks_per_node dividing nranks. */
 struct cc_schedule *cc_build_hier(const struct cc_coll_params *p);
 /* NVLink SHARP inside one node (core/nvls.c): allreduce, reduce-scatter
- * and all-gather on multicast QPs, NCCL's NVLS. */
+ * and all-gather on multicast QPs, NCCL's NVLS; and, for an allreduce on
+ * several nodes, NCCL's NVLSTree: NVLS in each node, the nodes joined by
+ * double binary trees over the network (core/nvls_tree.c). */
 struct cc_schedule *cc_build_nvls(const struct cc_coll_params *p);
 
 /* Whether algorithm a builds collective c (core/algo.c's table: ring all

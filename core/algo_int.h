@@ -18,6 +18,11 @@ typedef int (*cc_algo_check_fn)(const struct cc_coll_params *p, enum cc_param *f
  * in elements, that one slot carries. */
 typedef void (*cc_algo_staging_fn)(const struct cc_coll_params *p, double *conns, double *msg);
 
+/* NCCL's double binary tree (src/graph/trees.cc ncclGetDtree): in tree t
+ * (0 or 1) over k members, member r's parent u and children d0, d1
+ * (CC_CONN_NONE where absent); core/tree.c. */
+void cc_dtree(uint32_t t, uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, uint32_t *d1);
+
 /* The slices a chunk of p is cut into (the slot's elements each). */
 uint64_t cc_chunk_slices(const struct cc_coll_params *p);
 

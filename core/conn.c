@@ -156,6 +156,16 @@ int cc_conns_add(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t ch)
 	return new_end(c, &c->rank[to].recv, &c->rank[to].nrecv, from, ch);
 }
 
+int cc_conns_link(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t ch, uint32_t *s,
+		  uint32_t *d)
+{
+	if (cc_conns_add(c, from, to, ch))
+		return -1;
+	*s = c->rank[from].nsend - 1;
+	*d = c->rank[to].nrecv - 1;
+	return 0;
+}
+
 /* The index, among `peer`'s recv (or send) ends from (or to) r, that
  * matches r's n-th end to (from) peer: connections between one pair are
  * matched in the order they were added. */
@@ -671,7 +681,8 @@ static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 			      st->group };
 	struct cc_op op = { .tag = tag };
 	struct cc_op_calc *calc = &op.u.calc;
-	uint32_t deps[3] = { NONE, NONE, c->serial ? c->last_calc[r] : NONE };
+	uint32_t deps[4] = { NONE, NONE, c->serial ? c->last_calc[r] : NONE,
+			     st->dep ? st->dep : NONE };
 
 	if (st->after)
 		deps[2] = t < c->nmarked[r] ? c->marked[r][t] : NONE;
@@ -721,12 +732,14 @@ static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 	 * FuncSumPostDiv). */
 	if (p->redop == CC_AVG && st->final)
 		calc->postdiv = c->k;
-	uint32_t op_calc = add(c, r, &op, deps, c->serial || st->after ? 3 : 2);
+	uint32_t op_calc = add(c, r, &op, deps, 4);
 
 	if (c->serial)
 		c->last_calc[r] = op_calc;
 	if (st->mark && mark_slice(c, r, t, op_calc))
 		c->oom = 1;
+	if (st->calcs)
+		st->calcs[t] = op_calc;
 	if (recvs) {
 		struct cc_conn_end *e = &c->rank[r].recv[st->recv];
 
@@ -831,6 +844,8 @@ struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct 
 		failed = a->connect(a->ctx, &c);
 	}
 	if (!failed) {
+		if (a->resources)
+			a->resources(a->ctx, s);
 		conns_setup(&c);
 		for (uint32_t r = 0; r < c.k; r++)
 			a->walk(a->ctx, r, 1);

@@ -123,6 +123,14 @@ struct cc_conn_step {
 	uint8_t mark, after;
 	uint16_t channel; /* the tag's: the tree of a double binary tree */
 	uint8_t group;    /* the tag's (cc_tag.group) */
+	/* An op of the rank every slice's reduce or copy also waits for:
+	 * what wrote its own operand outside the connections (NVLSTree's
+	 * multicast READ, core/nvls.c).  0, what an initialiser leaves, is
+	 * none: a rank's first op is never the one a step waits for. */
+	uint32_t dep;
+	/* When not NULL: slice t's reduce or copy is stored at calcs[t], so
+	 * that work outside the connections can wait for the step's data. */
+	uint32_t *calcs;
 };
 
 /* Whether a primitive receives / sends. */
@@ -145,6 +153,10 @@ struct cc_conns_algo {
 	/* Phase 1's connections (cc_conns_add); the algorithm keeps c for its
 	 * walk.  0, or -1 (out of memory). */
 	int (*connect)(void *ctx, struct cc_conns *c);
+	/* Phase 2's resources of its own, added to every rank before the
+	 * connections' (so their indices do not depend on a rank's
+	 * connections); NULL for none. */
+	void (*resources)(void *ctx, struct cc_schedule *s);
 	cc_conns_walk_fn walk;
 	void *ctx;
 };
@@ -162,6 +174,9 @@ uint64_t cc_conns_deadline(void);
 /* Connection from -> to on channel ch (its buffers' and QPs' channel): 0,
  * or -1 (out of memory). */
 int cc_conns_add(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t ch);
+/* The same, and the connection's end indices: *s at from, *d at to. */
+int cc_conns_link(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t ch, uint32_t *s,
+		  uint32_t *d);
 void cc_conns_count(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
 void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
 /* Two steps of rank r, a send and a receive on different connections,

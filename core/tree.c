@@ -103,7 +103,7 @@ static void btree2(uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, uint32_t *
 }
 
 /* Tree t (0: btree, 1: its mirror or shift) over k members. */
-static void over(uint32_t t, uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, uint32_t *d1)
+void cc_dtree(uint32_t t, uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, uint32_t *d1)
 {
 	if (t == 0)
 		btree(k, r, u, d0, d1);
@@ -134,12 +134,12 @@ static void node_tree(uint32_t t, uint32_t k, uint32_t g, uint32_t first, uint32
 	uint32_t nn = k / g, n = r / g, l = (r % g + g - first) % g, nu, nd0, nd1;
 #define AT(node, pos) ((node) * g + ((pos) + first) % g) /* rank at a chain position */
 
-	over(t, nn, n, &nu, &nd0, &nd1);
+	cc_dtree(t, nn, n, &nu, &nd0, &nd1);
 	*u = l ? AT(n, l - 1) : NONE;
 	if (!l && nu != NONE) {
 		uint32_t pu, pd0, pd1;
 
-		over(t, nn, nu, &pu, &pd0, &pd1);
+		cc_dtree(t, nn, nu, &pu, &pd0, &pd1);
 		*u = AT(nu, pd0 == n ? CHILD0_LOCAL : CHILD1_LOCAL);
 	}
 	*d0 = l + 1 < g ? AT(n, l + 1) : NONE;
@@ -367,7 +367,7 @@ static int make_nodes(struct tree *g)
 				node_tree(shape, g->k, rpn, 2 * pair % rpn, r, &nd->parent,
 					  &nd->child[0], &nd->child[1]);
 			} else {
-				over(shape, g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);
+				cc_dtree(shape, g->k, r, &nd->parent, &nd->child[0], &nd->child[1]);
 			}
 		}
 	}
@@ -388,18 +388,6 @@ void cc_tree_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_f
 	free_nodes(&g);
 }
 
-/* A connection from -> to; its end indices into *s (at from) and *d (at
- * to): the last ends added. */
-static int link(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t t, uint32_t *s,
-		uint32_t *d)
-{
-	if (cc_conns_add(c, from, to, t))
-		return -1;
-	*s = c->rank[from].nsend - 1;
-	*d = c->rank[to].nrecv - 1;
-	return 0;
-}
-
 /* Per tree, per rank with a parent: the edge up and the edge down. */
 static int connect(void *ctx, struct cc_conns *c)
 {
@@ -416,8 +404,10 @@ static int connect(void *ctx, struct cc_conns *c)
 				continue;
 			pn = node_of(g, t, nd->parent);
 			i = pn->child[0] == r ? 0 : 1;
-			if (link(c, r, nd->parent, (uint16_t)t, &nd->up_send, &pn->up_recv[i]) ||
-			    link(c, nd->parent, r, (uint16_t)t, &pn->down_send[i], &nd->down_recv))
+			if (cc_conns_link(c, r, nd->parent, (uint16_t)t, &nd->up_send,
+					  &pn->up_recv[i]) ||
+			    cc_conns_link(c, nd->parent, r, (uint16_t)t, &pn->down_send[i],
+					  &nd->down_recv))
 				return -1;
 		}
 	return 0;

@@ -923,23 +923,70 @@ static bool has_rc_qp(const struct cc_rank_sched *rs)
 	return false;
 }
 
+/* Per MR of rank r, into use[]: 1 if an op on a multicast QP names it,
+ * 2 if one on an RC QP does (its own, or a peer's naming it remote); or'd. */
+static void mr_users(const struct cc_schedule *s, uint32_t r, uint8_t *use)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+
+	memset(use, 0, rs->nmrs);
+	for (uint32_t p = 0; p < s->nranks; p++) {
+		const struct cc_rank_sched *ps = &s->ranks[p];
+
+		for (uint32_t i = 0; i < ps->nops; i++) {
+			const struct cc_op *o = &ps->ops[i];
+			uint32_t q = o->kind == CC_OP_POST_SEND ? o->u.send.qp
+				   : o->kind == CC_OP_POST_RECV ? o->u.recv.qp : UINT32_MAX;
+
+			if (q >= ps->nqps)
+				continue;
+			bool mc = cc_qp_mcast(&ps->qps[q]);
+			const struct cc_sge *g = o->kind == CC_OP_POST_SEND ? &o->u.send.sge
+									  : &o->u.recv.sge;
+			/* an inline send's data is in the WQE: no MR read */
+			uint32_t nsge = o->kind == CC_OP_POST_RECV ? o->u.recv.num_sge
+					: o->u.send.flags & CC_SEND_INLINE ? 0 : o->u.send.num_sge;
+
+			if (p == r && nsge && g->mr < rs->nmrs)
+				use[g->mr] |= mc ? 1 : 2;
+			if (!mc && o->kind == CC_OP_POST_SEND && ps->qps[q].peer == r &&
+			    o->u.send.remote_mr < rs->nmrs)
+				use[o->u.send.remote_mr] |= 2;
+		}
+	}
+}
+
 /* A memory region over GPU memory on a host without GPUDirect RDMA: the
  * NIC cannot reach it, and ibv_reg_mr would have failed (no peer-memory
- * client: EFAULT), so the run cannot start. */
+ * client: EFAULT), so the run cannot start.  On a rank with multicast
+ * QPs, an MR no RC QP uses is the multicast's (cuMulticastBindMem, or the
+ * kernel's own loads and stores), not registered with the NIC: NVLS's,
+ * beside NVLSTree's staged network. */
 static bool nic_needs_gdr(const struct cc_schedule *s, const struct sim_params *f)
 {
+	bool need = false;
+
 	if (f->host.gpu_dma != SIM_GPU_DMA_HOST_STAGING)
 		return false;
-	for (uint32_t r = 0; r < s->nranks; r++) {
+	for (uint32_t r = 0; r < s->nranks && !need; r++) {
 		const struct cc_rank_sched *rs = &s->ranks[r];
+		uint8_t *use;
 
 		if (!has_rc_qp(rs))
 			continue;
-		for (uint32_t m = 0; m < rs->nmrs; m++)
-			if (rs->bufs[rs->mrs[m].buf].mem == CC_MEM_GPU)
-				return true;
+		use = malloc(rs->nmrs ? rs->nmrs : 1);
+		if (use)
+			mr_users(s, r, use);
+		bool mcast = false;
+
+		for (uint32_t q = 0; q < rs->nqps; q++)
+			mcast |= cc_qp_mcast(&rs->qps[q]);
+		for (uint32_t m = 0; m < rs->nmrs && !need; m++)
+			need = rs->bufs[rs->mrs[m].buf].mem == CC_MEM_GPU &&
+			       (!use || (use[m] & 2) || (!use[m] && !mcast));
+		free(use);
 	}
-	return false;
+	return need;
 }
 
 /* ---- the run ---- */

@@ -12,11 +12,13 @@
 #include <string.h>
 
 #include "core/algo.h"
+#include "util/err.h"
 
 const char *const sim_topo_kind_name[SIM_TOPO_KIND_COUNT] = {
 	[SIM_TOPO_RING] = "ring",
 	[SIM_TOPO_STAR] = "star",
 	[SIM_TOPO_NODE] = "node",
+	[SIM_TOPO_RAILOPT] = "railopt",
 };
 
 int sim_topo_kind_parse(const char *s, enum sim_topo_kind *out)
@@ -338,8 +340,8 @@ int sim_topo_build_net(struct sim_topo *t, struct sim_engine *eng, const struct 
 	return rc;
 }
 
-int sim_topo_net_make(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks, char *err,
-		      size_t errlen)
+int sim_topo_net_make_nodes(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks,
+			    uint32_t per_node, char *err, size_t errlen)
 {
 	if (!n)
 		return -EINVAL;
@@ -348,8 +350,19 @@ int sim_topo_net_make(struct sim_net *n, enum sim_topo_kind kind, uint32_t nrank
 	case SIM_TOPO_RING: return sim_net_ring(n, nranks, err, errlen);
 	case SIM_TOPO_STAR: return sim_net_star(n, nranks, err, errlen);
 	case SIM_TOPO_NODE: return sim_net_node(n, nranks, err, errlen);
+	case SIM_TOPO_RAILOPT:
+		if (!per_node || nranks % per_node)
+			return cc_errf(err, errlen, -EINVAL, "railopt needs nodes of G ranks "
+				       "(--ranks-per-node) that divide the %u ranks", nranks);
+		return sim_net_railopt(n, nranks / per_node, per_node, 1, err, errlen);
 	default: return -EINVAL;
 	}
+}
+
+int sim_topo_net_make(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks, char *err,
+		      size_t errlen)
+{
+	return sim_topo_net_make_nodes(n, kind, nranks, 0, err, errlen);
 }
 
 int sim_topo_build(struct sim_topo *t, struct sim_engine *eng, enum sim_topo_kind kind,
@@ -447,11 +460,49 @@ uint32_t sim_topo_nic_port_mtu(const struct sim_topo *t, uint32_t r, uint32_t po
 	return port < v->nports ? link_mtu(&n->links[v->port_link[port]], &t->fabric) : 0;
 }
 
+/* NVLSTree: each node's g ranks on an NVSwitch host of their own (the
+ * trees between them cross the network). */
+static bool nodes_ok(const struct sim_net *net, const struct cc_coll_params *p, char *err,
+		     size_t errlen)
+{
+	uint32_t g = p->ranks_per_node, prev = SIM_NET_NONE;
+
+	if (g < 2 || g >= p->nranks || p->nranks % g) {
+		if (err && errlen)
+			snprintf(err, errlen, "nvlstree needs nodes of two or more ranks, at least "
+				 "two of them, that divide the %u ranks (ranks per node: %u)",
+				 p->nranks, g);
+		return false;
+	}
+	for (uint32_t b = 0; b + g <= p->nranks; b += g) {
+		uint32_t h = sim_net_nvswitch_host(net, b, g);
+
+		if (h != SIM_NET_NONE && h != prev) {
+			prev = h;
+			continue;
+		}
+		if (err && errlen)
+			snprintf(err, errlen, "nvlstree joins nodes of %u ranks, each on an NVSwitch "
+				 "host of its own: ranks %u..%u of the topology%s%s%s %s", g, b,
+				 b + g - 1, net->name[0] ? " '" : "", net->name,
+				 net->name[0] ? "'" : "",
+				 h == SIM_NET_NONE ? "are not on one host with an NVSwitch "
+						     "(nvlink: true)"
+						   : "share a host with the ranks before them "
+						     "(a scenario's railopt topology has a host per "
+						     "node)");
+		return false;
+	}
+	return true;
+}
+
 bool sim_topo_mcast_ok(const struct sim_net *net, const struct cc_coll_params *p, char *err,
 		       size_t errlen)
 {
 	uint32_t nvs = 0;
 
+	if (p->algo == CC_ALGO_NVLS_TREE)
+		return nodes_ok(net, p, err, errlen);
 	if (!cc_algo_multicast(p->algo) || p->nranks < 2 ||
 	    sim_net_nvswitch_host(net, 0, p->nranks) != SIM_NET_NONE)
 		return true;

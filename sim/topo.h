@@ -51,9 +51,11 @@ enum sim_topo_kind {
 	SIM_TOPO_RING,
 	SIM_TOPO_STAR,
 	SIM_TOPO_NODE, /* one host, its GPUs on its NVSwitch (sim_net_node()) */
+	SIM_TOPO_RAILOPT, /* hosts of G GPUs on NVSwitches, a rail per local index,
+			   * one spine (sim_net_railopt()) */
 	SIM_TOPO_KIND_COUNT
 };
-extern const char *const sim_topo_kind_name[SIM_TOPO_KIND_COUNT]; /* "ring", "star", "node" */
+extern const char *const sim_topo_kind_name[SIM_TOPO_KIND_COUNT]; /* "ring", "star", ... */
 
 /* 0, or -EINVAL for an unknown name. */
 int sim_topo_kind_parse(const char *s, enum sim_topo_kind *out);
@@ -140,6 +142,10 @@ int sim_topo_build(struct sim_topo *t, struct sim_engine *eng, enum sim_topo_kin
  * message in err.  Free with sim_net_free(). */
 int sim_topo_net_make(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks, char *err,
 		      size_t errlen);
+/* The same with nodes of per_node ranks, which railopt needs (dividing
+ * nranks) and the others ignore. */
+int sim_topo_net_make_nodes(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks,
+			    uint32_t per_node, char *err, size_t errlen);
 
 /* Frees what build allocated (the network too, if it made it) and zeroes
  * *t; safe on a zeroed struct. */

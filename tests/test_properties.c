@@ -150,6 +150,13 @@ static uint64_t min_transfers(const struct cc_coll_params *p)
 		return 0;
 	/* In the switch (nvls): each element reduced once (a READ) and
 	 * multicast once (a WRITE): allreduce 2N, the others N a rank. */
+	/* nvlstree: so in each node, and each element up and down every
+	 * edge of the trees between them. */
+	if (p->algo == CC_ALGO_NVLS_TREE && p->ranks_per_node) {
+		uint64_t nodes = k / p->ranks_per_node;
+
+		return nodes * 2 * n + 2 * (nodes - 1) * n;
+	}
 	if (cc_algo_multicast(p->algo))
 		return p->coll == CC_ALLREDUCE ? 2 * n : k * n;
 	switch (p->coll) {
@@ -227,6 +234,25 @@ static void gen_params(uint64_t *st, struct cc_coll_params *p, int small)
 		/* one node, mostly; sometimes nodes it refuses */
 		p->ranks_per_node = chance(st, 90) ? k : (uint32_t)range(st, 0, k + 1);
 		p->nchannels = (uint32_t)(chance(st, 60) ? 1 : range(st, 0, 4));
+	} else if (p->algo == CC_ALGO_NVLS_TREE) {
+		/* nodes of two or more, mostly; sometimes shapes it refuses */
+		p->ranks_per_node = divisor_of(st, k);
+		for (int tries = 0; chance(st, 90) && tries < 32 &&
+				    (p->ranks_per_node < 2 || p->ranks_per_node == k);
+		     tries++)
+			p->ranks_per_node = divisor_of(st, k);
+		p->nchannels = (uint32_t)(chance(st, 60) ? 1 : range(st, 0, 4));
+		/* mostly what the switch reduces, on Simple and GPU buffers:
+		 * the shapes it builds are rare among all the draws */
+		if (chance(st, 80)) {
+			static const enum cc_dtype ok[] = { CC_INT32, CC_UINT64, CC_FLOAT16,
+							    CC_BFLOAT16, CC_FLOAT32, CC_FLOAT64 };
+
+			p->proto = CC_PROTO_SIMPLE;
+			p->mem = CC_MEM_GPU;
+			p->dtype = ok[below(st, 6)];
+			p->redop = CC_SUM;
+		}
 	} else if (p->algo == CC_ALGO_HIER) {
 		p->ranks_per_node = divisor_of(st, k);
 		if (chance(st, 5))
@@ -456,7 +482,12 @@ static void prop_data(void **state)
 		running = &c;
 
 		char chk[512] = "";
-		int checked = cc_params_check(&p, NULL, chk, sizeof(chk));
+		/* with the chunk cc_build takes: NCCL's for the size, where the
+		 * algorithm has a rule and none was given */
+		struct cc_coll_params pc = p;
+
+		pc.chunk_bytes = cc_coll_chunk_bytes(&p);
+		int checked = cc_params_check(&pc, NULL, chk, sizeof(chk));
 		errno = 0;
 		/* Against this host's memory, as the command line builds. */
 		struct cc_schedule *s = cc_build_with(&p, &(const struct cc_build_opts){
@@ -678,7 +709,9 @@ static void prop_sim(void **state)
 		assert_non_null(s);
 		per_algo[p.algo]++;
 
-		enum sim_topo_kind kind = cc_algo_multicast(p.algo) ? SIM_TOPO_NODE : SIM_TOPO_STAR;
+		/* nvlstree: a host per node, on rails */
+		enum sim_topo_kind kind = p.algo == CC_ALGO_NVLS_TREE ? SIM_TOPO_RAILOPT
+					  : cc_algo_multicast(p.algo) ? SIM_TOPO_NODE : SIM_TOPO_STAR;
 		if (p.algo == CC_ALGO_RING && p.ring_order == CC_RING_ORDER_RANK && p.count &&
 		    chance(&st, 40))
 			kind = SIM_TOPO_RING;
@@ -690,10 +723,13 @@ static void prop_sim(void **state)
 
 		struct sim_net net;
 		sim_net_init(&net, NULL);
-		assert_int_equal(sim_topo_net_make(&net, kind, p.nranks, err, sizeof(err)), 0);
+		assert_int_equal(sim_topo_net_make_nodes(&net, kind, p.nranks, p.ranks_per_node, err,
+							 sizeof(err)), 0);
 
+		/* railopt needs the nodes' size, which only the network has */
 		struct cc_sim_opts o = { .fabric = &f, .topo = kind, .seed = vseed, .check = true,
-					 .time_limit_ps = 10 * SIM_PS_PER_S };
+					 .time_limit_ps = 10 * SIM_PS_PER_S,
+					 .net = kind == SIM_TOPO_RAILOPT ? &net : NULL };
 		struct cc_sim_result a, b, d;
 		/* A buffer IB credits would over-commit is refused, and only
 		 * that (sim_topo_credit_check()). */

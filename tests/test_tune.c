@@ -36,9 +36,9 @@
 
 /* Candidates per algorithm, and in all: cli/tune.h's order. */
 #define NPT (CC_PROTO_COUNT * CC_TRANSPORT_COUNT)
-/* Every algorithm but nvls, which runs on one NVSwitch host only and is no
- * candidate on these topologies (the last in enum order). */
-#define NALGOS (CC_ALGO_COUNT - 1)
+/* Every algorithm but nvls and nvlstree, which run on NVSwitch hosts only
+ * and are no candidates on these topologies (the last two in enum order). */
+#define NALGOS (CC_ALGO_COUNT - 2)
 #define NCAND (NALGOS * NPT)
 
 static int setup(void **state)
@@ -928,9 +928,12 @@ static void test_ring_layouts(void **state)
 	r = run_cclab("tune %s --channels 1,2 --csv %s", path, csv);
 	char *c = text_of(csv);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "# candidates: 81, algorithm/protocol/transport: {ring, "
+	/* nvlstree too: the railopt hosts are NVSwitch nodes */
+	assert_non_null(strstr(r.out, "# candidates: 90, algorithm/protocol/transport: {ring, "
 				      "ring-2ch, ring-rail, ring-rail-2ch, halving-doubling, direct, "
-				      "tree, tree-2ch, hierarchical} x {"));
+				      "tree, tree-2ch, hierarchical, nvlstree} x {"));
+	assert_non_null(strstr(r.out, "# n/a: nvlstree/ll/*, nvlstree/ll128/*: nvls and nvlstree "
+				      "run the Simple protocol only"));
 	assert_non_null(strstr(r.out, "# rings: ring (rank order, 1 channel), ring-2ch (rank "
 				      "order, 2 channels), ring-rail (rail order, 1 channel), "
 				      "ring-rail-2ch (rail order, 2 channels); trees: tree (1 channel), "
@@ -942,7 +945,7 @@ static void test_ring_layouts(void **state)
 	 * tree's: none) */
 	static const char *const layout[][3] = {
 		{"ring", "1", "rank"}, {"ring", "2", "rank"}, {"ring", "1", "rail"},
-		{"ring", "2", "rail"}, {"tree", "2", ""},
+		{"ring", "2", "rail"}, {"tree", "2", ""}, {"nvlstree", "1", ""},
 	};
 	for (size_t i = 0; i < sizeof(layout) / sizeof(layout[0]); i++) {
 		char key[96], run_str[32], tune_str[32];
@@ -986,7 +989,7 @@ static void test_ring_layouts(void **state)
 	/* Only what is asked for: one layout, and the options checked. */
 	r = run_cclab("tune %s --set sizes.min=1MiB --ring-orders rail --channels 4", path);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "# candidates: 45, algorithm/protocol/transport: "
+	assert_non_null(strstr(r.out, "# candidates: 54, algorithm/protocol/transport: "
 				      "{ring-rail-4ch, halving-doubling, "));
 	run_free(&r);
 	expect_refused(2, "--channels 1,1: 1 is listed twice", "tune x.yaml --channels 1,1");
