@@ -57,6 +57,12 @@ enum cc_algo cc_nccl_algo_cclab(const struct cc_nccl_comm *c, enum cc_nccl_algo 
 			return CC_ALGO_COUNT;
 		x = CC_ALGO_NVLS;
 		break;
+	case CC_NCCL_NVLS_TREE:
+		/* NVLS in each node, trees between them (core/nvls_tree.c) */
+		if (c->sys.nnodes < 2)
+			return CC_ALGO_COUNT;
+		x = CC_ALGO_NVLS_TREE;
+		break;
 	default:
 		return CC_ALGO_COUNT;
 	}

@@ -3,11 +3,10 @@
  * nccl-tests gets them from NCCL, so that a predicted table is of what a
  * real run does.
  *
- * NCCL may choose an algorithm cclab does not build yet (NVLSTree,
- * CollNet, PAT), or NVLS, which it builds (core/nvls.c) but does not yet
- * time faithfully enough for auto.  Then the size runs NCCL's best of
- * ring and tree (allreduce), under the same NCCL_ALGO and NCCL_PROTO, and
- * its row says so: never a silent stand-in. */
+ * NCCL may choose an algorithm cclab does not build yet (CollNet, PAT,
+ * NVLS on several nodes).  Then the size runs NCCL's best of ring and
+ * tree (allreduce), under the same NCCL_ALGO and NCCL_PROTO, and its row
+ * says so: never a silent stand-in. */
 #ifndef CCLAB_CORE_NCCL_AUTO_H
 #define CCLAB_CORE_NCCL_AUTO_H
 
@@ -51,7 +50,8 @@ bool cc_nccl_env_inert(const char *name);
 
 /* NCCL's algorithm as cclab builds it on communicator c, or CC_ALGO_COUNT
  * when it has none for collective coll there (NVLS: cclab's nvls, one
- * NVSwitch node only; NVLSTree, CollNet, PAT: none). */
+ * NVSwitch node only; NVLSTree: nvlstree, several nodes; CollNet, PAT:
+ * none). */
 enum cc_algo cc_nccl_algo_cclab(const struct cc_nccl_comm *c, enum cc_nccl_algo a,
 				enum cc_coll coll);
 

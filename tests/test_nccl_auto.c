@@ -8,9 +8,12 @@
  *     ring's intra-node hop takes the 1 us network overhead, net ones the
  *     NET Ring LL 2.7 us); the size runs as cclab's tree with LL, in rank
  *     order (rail order is the ring's);
- *   - at 1 GiB NCCL picks NVLSTree, which cclab does not build: the size
- *     runs the fastest of Ring and Tree by NCCL's own estimate, recomputed
- *     here from cc_nccl_time_us() over every protocol, and says so;
+ *   - at 1 GiB NCCL picks NVLSTree, which runs as cclab's nvlstree on
+ *     NCCL's 16 channels;
+ *   - on eight one-GPU nodes NCCL picks PAT for a 1 MiB all-gather, which
+ *     cclab does not build: the size runs the ring with the protocol NCCL's
+ *     own estimate finds fastest, recomputed here from cc_nccl_time_us(),
+ *     and says so;
  *   - NCCL_ALGO=Ring holds every size to the ring; NCCL_ALGO=NVLS on
  *     one-GPU nodes leaves nothing: -ENOENT, and a scenario refuses it at
  *     its `env` key;
@@ -102,40 +105,66 @@ static void small_size_runs_nccls_tree_ll(void **state)
 			 40.0) < 1e-9);
 }
 
-static void nvlstree_runs_the_best_cclab_builds(void **state)
+static void nvlstree_runs_as_nvlstree(void **state)
 {
-	static const enum cc_nccl_algo built[] = {CC_NCCL_RING, CC_NCCL_TREE};
 	struct cc_nccl_system sys = dgx_h100(2);
 	struct cc_nccl_auto a;
 	struct cc_coll_params p = allreduce_params(16, 8);
 	struct cc_nccl_pick pick;
-	char err[256], t[CC_NCCL_PICK_TEXT_LEN], want[CC_NCCL_PICK_TEXT_LEN];
-	double best = INFINITY;
-	enum cc_nccl_algo ba = CC_NCCL_RING;
-	enum cc_proto bp = CC_PROTO_SIMPLE;
+	char err[256], t[CC_NCCL_PICK_TEXT_LEN];
 
 	(void)state;
 	cc_nccl_auto_init(&a);
 	auto_all(&a, &sys);
 	assert_int_equal(cc_nccl_auto_apply(&a, GIB, &p, &pick, err, sizeof(err)), 0);
 	assert_int_equal(pick.nccl.algo, CC_NCCL_NVLS_TREE);
-	assert_true(pick.stand_in);
-	for (size_t i = 0; i < 2; i++)
-		for (int q = 0; q < CC_PROTO_COUNT; q++) {
-			double x = cc_nccl_time_us(&a.comm, CC_ALLREDUCE, built[i], (enum cc_proto)q,
-						   GIB);
+	assert_false(pick.stand_in);
+	assert_int_equal(p.algo, CC_ALGO_NVLS_TREE);
+	assert_int_equal(p.proto, CC_PROTO_SIMPLE);
+	assert_int_equal(p.nchannels, 16); /* NVLS_NCHANNELS_SM90 */
+	assert_int_equal(p.ring_order, CC_RING_ORDER_RANK);
+	assert_string_equal(cc_nccl_pick_text(&pick, t, sizeof(t)), "NVLSTree/Simple 16ch");
+}
 
-			if (x >= 0 && x < best) {
-				best = x;
-				ba = built[i];
-				bp = (enum cc_proto)q;
-			}
+/* PAT, which cclab does not build, on eight one-GPU nodes: the size runs
+ * the ring (the only algorithm cclab has for all-gather) with the protocol
+ * NCCL's own estimate finds fastest, recomputed here from
+ * cc_nccl_time_us(), and says so. */
+static void pat_runs_the_best_cclab_builds(void **state)
+{
+	struct cc_nccl_system sys = {
+		.arch = CC_GPU_HOPPER, .cpu = CC_CPU_INTEL, .nranks = 8, .nnodes = 8,
+		.pci_gbs = 48, .nics_per_node = 1, .nic_gbs = 50, .gdr = true, .ib = true,
+	};
+	struct cc_nccl_auto a;
+	struct cc_coll_params p = allreduce_params(8, 1);
+	struct cc_nccl_pick pick;
+	char err[256], t[CC_NCCL_PICK_TEXT_LEN], want[CC_NCCL_PICK_TEXT_LEN];
+	double best = INFINITY;
+	enum cc_proto bp = CC_PROTO_SIMPLE;
+	const uint64_t bytes = 1u << 20;
+
+	(void)state;
+	p.coll = CC_ALLGATHER;
+	cc_nccl_auto_init(&a);
+	auto_all(&a, &sys);
+	assert_int_equal(cc_nccl_auto_apply(&a, bytes, &p, &pick, err, sizeof(err)), 0);
+	assert_int_equal(pick.nccl.algo, CC_NCCL_PAT);
+	assert_true(pick.stand_in);
+	for (int q = 0; q < CC_PROTO_COUNT; q++) {
+		double x = cc_nccl_time_us(&a.comm, CC_ALLGATHER, CC_NCCL_RING, (enum cc_proto)q,
+					   bytes);
+
+		if (x >= 0 && x < best) {
+			best = x;
+			bp = (enum cc_proto)q;
 		}
-	assert_int_equal(pick.algo, ba);
+	}
+	assert_int_equal(pick.algo, CC_NCCL_RING);
 	assert_int_equal(pick.proto, bp);
-	assert_int_equal(p.algo, ba == CC_NCCL_RING ? CC_ALGO_RING : CC_ALGO_TREE);
-	snprintf(want, sizeof(want), "NVLSTree/Simple %uch; ran %s/%s %uch (NVLSTree not modelled)",
-		 pick.nccl.nchannels, cc_nccl_algo_name[ba],
+	assert_int_equal(p.algo, CC_ALGO_RING);
+	snprintf(want, sizeof(want), "PAT/Simple %uch; ran Ring/%s %uch (PAT not modelled)",
+		 pick.nccl.nchannels,
 		 bp == CC_PROTO_SIMPLE ? "Simple" : bp == CC_PROTO_LL ? "LL" : "LL128",
 		 pick.nchannels);
 	assert_string_equal(cc_nccl_pick_text(&pick, t, sizeof(t)), want);
@@ -263,7 +292,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(small_size_runs_nccls_tree_ll),
-		cmocka_unit_test(nvlstree_runs_the_best_cclab_builds),
+		cmocka_unit_test(nvlstree_runs_as_nvlstree),
+		cmocka_unit_test(pat_runs_the_best_cclab_builds),
 		cmocka_unit_test(env_narrows_the_choice),
 		cmocka_unit_test(railopt_reads_as_dgx_nodes),
 		cmocka_unit_test(scenario_auto),
