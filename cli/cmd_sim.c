@@ -348,7 +348,9 @@ int cmd_sim(const struct cli_opts *o)
 			fprintf(stderr, "cclab sim: --topology %s: %s\n",
 				sim_topo_kind_name[o->topo], msg[0] ? msg : strerror(-rc));
 			sim_net_free(&c.own);
-			return CLI_EXIT_FAIL;
+			/* a shape the options ask for that cannot be built (railopt
+			 * without nodes) is the user's; anything else is not */
+			return rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 		}
 	}
 	/* An algorithm that joins ranks --topology ring does not connect, or
@@ -357,8 +359,10 @@ int cmd_sim(const struct cli_opts *o)
 	uint32_t a, b;
 
 	if (!o->scenario && !sim_topo_mcast_ok(c.net, &o->p, msg, sizeof(msg))) {
-		fprintf(stderr, "cclab sim: --topology %s: %s; --topology node is one\n",
-			sim_topo_kind_name[o->topo], msg);
+		fprintf(stderr, "cclab sim: --topology %s: %s; --topology %s is one\n",
+			sim_topo_kind_name[o->topo], msg,
+			sim_topo_kind_name[o->p.algo == CC_ALGO_NVLS_TREE ? SIM_TOPO_RAILOPT
+									 : SIM_TOPO_NODE]);
 		sim_net_free(&c.own);
 		return CLI_EXIT_USAGE;
 	}

@@ -11,7 +11,8 @@
  *     0 (with GPUDirect RDMA and without: the trees staged in host memory),
  *     and each rank's NIC sending exactly its chunks up and down the trees
  *     (and a clear-to-send per slice it receives), nothing over the spine;
- *     the same run twice. */
+ *     the same run twice;
+ *   - `cclab sim -A nvlstree`: railopt by default, and what it refuses. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "tests/files.h"
+#include "tests/run_cclab.h"
 
 #include "core/algo.h"
 #include "core/algo_int.h"
@@ -351,6 +355,49 @@ static void test_sim_deterministic(void **state)
 	sim_net_free(&net);
 }
 
+/* `cclab sim -A nvlstree` on its own topology (railopt: a host per node),
+ * checked and within physics; without nodes, or on a topology without a
+ * host per node, a usage error that says which (exit 2). */
+static void test_cli(void **state)
+{
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("sim -A nvlstree -n 8 --ranks-per-node 4 -b 1M -e 4M --channels 2 "
+		      "--fabric ib-ndr");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "# chunk: per size, NCCL's NVLSTree rule"));
+	assert_non_null(strstr(r.out, "topology: railopt"));
+	assert_non_null(strstr(r.out, "# Out of bounds values : 0 OK"));
+	run_free(&r);
+	r = run_cclab("sim -A nvlstree -n 8 -b 1M");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--ranks-per-node: nvlstree joins nodes"));
+	run_free(&r);
+	r = run_cclab("sim -A nvlstree -n 8 --ranks-per-node 4 --topology node -b 1M");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "ranks 4..7 of the topology 'node' share a host"));
+	assert_non_null(strstr(r.err, "--topology railopt is one"));
+	run_free(&r);
+	r = run_cclab("sim -n 8 --topology railopt -b 1M");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "railopt needs nodes of G ranks (--ranks-per-node)"));
+	run_free(&r);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return run_cclab_begin("nvlstree");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return run_cclab_end();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,7 +408,8 @@ int main(void)
 		cmocka_unit_test(test_sim_host_staging),
 		cmocka_unit_test(test_sim_nic_bytes),
 		cmocka_unit_test(test_sim_deterministic),
+		cmocka_unit_test(test_cli),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }
