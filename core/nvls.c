@@ -618,6 +618,8 @@ static int plan(struct nvls *n)
 
 	n->k = p->nranks;
 	n->g = p->algo == CC_ALGO_NVLS_TREE ? p->ranks_per_node : p->nranks;
+	if (!n->g || n->k % n->g)
+		return -1; /* unchecked parameters (a listing's): no nodes to walk */
 	n->es = cc_dtype_size(p->dtype);
 	n->chunk = p->chunk_bytes / n->es ? p->chunk_bytes / n->es : 1;
 	n->nch = p->nchannels > 1 ? p->nchannels : 1;
