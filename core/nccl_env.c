@@ -39,6 +39,8 @@ const char *const cc_nccl_env_names[] = {
 	"NCCL_IB_AR_THRESHOLD",
 	"NCCL_IB_ADAPTIVE_ROUTING",
 	"NCCL_NET_FORCE_FLUSH",
+	"NCCL_NVLS_CHUNKSIZE",
+	"NCCL_NVLSTREE_MAX_CHUNKSIZE",
 	NULL,
 };
 
@@ -242,6 +244,10 @@ static const struct int_var int_vars[] = {
 	IV("NCCL_IB_SPLIT_DATA_ON_QPS", ib_split_data_on_qps, F_I32, 0, 1),
 	IV("NCCL_IB_ADAPTIVE_ROUTING", ib_adaptive_routing, F_I32, 0, 1),
 	IV("NCCL_NET_FORCE_FLUSH", net_force_flush, F_I32, 0, 1),
+	/* NVLS's chunk is also its buffer's step (transport/nvls.cc):
+	 * a line of 128 B at least, a step of an eighth of 1 GiB at most */
+	IV("NCCL_NVLS_CHUNKSIZE", nvls_chunksize, F_U64, 128, (1ll << 30) / 8),
+	IV("NCCL_NVLSTREE_MAX_CHUNKSIZE", nvlstree_max_chunksize, F_U64, 128, (1ll << 30) / 8),
 };
 
 static void store(struct cc_nccl_env *e, const struct int_var *iv, int64_t v)

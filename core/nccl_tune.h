@@ -139,9 +139,13 @@ struct cc_nccl_env {
 	int64_t ib_ar_threshold;   /* NCCL_IB_AR_THRESHOLD; -1 unset (8192) */
 	int ib_adaptive_routing;   /* NCCL_IB_ADAPTIVE_ROUTING: -1 unset (on for IB) */
 	int net_force_flush;       /* NCCL_NET_FORCE_FLUSH: -1 unset */
+	uint64_t nvls_chunksize;   /* NCCL_NVLS_CHUNKSIZE; 0 unset (128 KiB) */
+	uint64_t nvlstree_max_chunksize; /* NCCL_NVLSTREE_MAX_CHUNKSIZE; 0 unset (64 KiB
+					  * from 4 nodes on, else the NVLS chunk) */
 	/* NCCL's choice reads algo, proto, proto_given, the channel bounds,
 	 * nvls_enable, nvls_nchannels and collnet_enable; the rest is read
-	 * here for the simulator's transport (GDR, QPs, flush, AR). */
+	 * here for the simulator's transport (GDR, QPs, flush, AR) and NVLS's
+	 * chunk. */
 };
 void cc_nccl_env_init(struct cc_nccl_env *e);
 /* Sets one variable from its text.  0; -ENOENT for a name cclab does not

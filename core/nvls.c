@@ -106,19 +106,31 @@ bool cc_nvls_chunk_per_size(const struct cc_coll_params *p)
 	return p->chunk_auto;
 }
 
+/* NCCL_NVLS_CHUNKSIZE, or its default. */
+static uint64_t nvls_chunk(const struct cc_coll_params *p)
+{
+	return p->nvls_chunk_bytes ? p->nvls_chunk_bytes : NVLS_CHUNK_BYTES;
+}
+
 /* NVLSTree's (src/enqueue.cc calcCollChunking, NCCL_ALGO_NVLS_TREE, the
  * same from 2.19 to 2.30 on Hopper): NCCL_NVLS_CHUNKSIZE (128 KiB), at
- * most 64 KiB on 4 nodes or more (transport/nvls.cc, the default
- * NCCL_NVLSTREE_MAX_CHUNKSIZE), then 64 KiB below 4 and 32 KiB below 1
- * x (channels x heads x chunk) bytes. */
+ * most NCCL_NVLSTREE_MAX_CHUNKSIZE (transport/nvls.cc; by default 64 KiB
+ * on 4 nodes or more), then 256 KiB below 32, 128 KiB below 16, 64 KiB
+ * below 4 and 32 KiB below 1 x (channels x heads x chunk) bytes. */
 static uint64_t tree_chunk_bytes(const struct cc_coll_params *p)
 {
 	uint64_t nch = p->nchannels > 1 ? p->nchannels : 1, heads = p->ranks_per_node;
 	uint64_t bytes = p->count * cc_dtype_size(p->dtype), ops = nch * heads;
-	uint64_t chunk = NVLS_CHUNK_BYTES;
+	uint64_t chunk = nvls_chunk(p), most = p->nvlstree_max_chunk_bytes;
 
-	if (heads && p->nranks / heads >= 4)
-		chunk = 65536;
+	if (!most && heads && p->nranks / heads >= 4)
+		most = 65536;
+	if (most && chunk > most)
+		chunk = most;
+	if (bytes < 32 * ops * chunk && chunk > 262144)
+		chunk = 262144;
+	if (bytes < 16 * ops * chunk && chunk > 131072)
+		chunk = 131072;
 	if (bytes < 4 * ops * chunk && chunk > 65536)
 		chunk = 65536;
 	if (bytes < ops * chunk && chunk > 32768)
@@ -138,7 +150,7 @@ uint64_t cc_nvls_chunk_bytes(const struct cc_coll_params *p)
 	uint64_t total = p->count * cc_dtype_size(p->dtype) *
 			 (p->coll == CC_ALLREDUCE ? 1 : (uint64_t)p->nranks);
 	uint64_t bytes = total / nch, heads = p->nranks;
-	uint64_t chunk = p->slot_bytes < NVLS_CHUNK_BYTES ? p->slot_bytes : NVLS_CHUNK_BYTES;
+	uint64_t chunk = p->slot_bytes < nvls_chunk(p) ? p->slot_bytes : nvls_chunk(p);
 
 	if (bytes < 64 * heads * chunk && chunk > 65536)
 		chunk = 65536;

@@ -396,6 +396,12 @@ struct cc_coll_params {
 	 * NCCL's 4 MiB.  A slot is an eighth of it (NCCL_STEPS), a chunk four
 	 * slots, unless slot_bytes / chunk_bytes are given. */
 	uint64_t buff_bytes;
+	/* NCCL_NVLS_CHUNKSIZE: NVLS's and NVLSTree's chunk before NCCL's size
+	 * rules (core/nvls.c); 0: NCCL's 128 KiB. */
+	uint64_t nvls_chunk_bytes;
+	/* NCCL_NVLSTREE_MAX_CHUNKSIZE: NVLSTree's chunk at most; 0: NCCL's
+	 * default, 64 KiB on 4 nodes or more, else the NVLS chunk. */
+	uint64_t nvlstree_max_chunk_bytes;
 };
 
 /* Defaults: NCCL's Simple protocol with a 4 MiB buffer and NCCL_STEPS = 8

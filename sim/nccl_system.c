@@ -90,6 +90,8 @@ void sim_nccl_transport_for(struct cc_coll_params *p, const struct sim_params *f
 	p->qps_per_conn = e->ib_qps_per_connection ? e->ib_qps_per_connection : 1;
 	p->split_on_qps = e->ib_split_data_on_qps == 1;
 	p->buff_bytes = e->buffsize;
+	p->nvls_chunk_bytes = e->nvls_chunksize;
+	p->nvlstree_max_chunk_bytes = e->nvlstree_max_chunksize;
 	/* NCCL_NET_GDR_LEVEL: GDR where the GPU-NIC PCIe path is no longer
 	 * than the level (ncclTopoCheckGdr).  A host here puts each GPU's NIC
 	 * behind the GPU's PCIe switch (PIX), so only LOC turns it off; a

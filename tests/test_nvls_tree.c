@@ -138,6 +138,40 @@ static void test_chunk(void **state)
 	}
 }
 
+/* NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE (cc_coll_params'
+ * nvls_chunk_bytes, nvlstree_max_chunk_bytes): the chunk before the size
+ * rules, which then take a larger one down to 256 KiB below 32 x and
+ * 128 KiB below 16 x (channels x heads x chunk) bytes. */
+static void test_chunk_env(void **state)
+{
+	static const struct {
+		uint32_t nodes;
+		uint64_t nvls, most, bytes, want;
+	} cases[] = {
+		{ 2, 512u << 10, 0, 8ull << 30, 512u << 10 },   /* 16 ch x 8 x 512 KiB x 32 = 2 GiB */
+		{ 2, 512u << 10, 0, 1u << 30, 262144 },
+		{ 2, 512u << 10, 0, 256u << 20, 131072 },
+		{ 4, 512u << 10, 0, 8ull << 30, 65536 },        /* the 4-node default cap */
+		{ 4, 512u << 10, 1u << 20, 8ull << 30, 512u << 10 },
+		{ 2, 0, 49152, 1u << 30, 49152 },                /* the cap alone */
+		{ 2, 65536, 0, 1u << 30, 65536 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cc_coll_params p = params(cases[i].nodes, 8, cases[i].bytes / 4, CC_FLOAT32,
+						 CC_SUM);
+
+		p.nchannels = 16;
+		p.nvls_chunk_bytes = cases[i].nvls;
+		p.nvlstree_max_chunk_bytes = cases[i].most;
+		if (cc_nvls_chunk_bytes(&p) != cases[i].want)
+			fail_msg("case %zu: chunk %llu, want %llu", i,
+				 (unsigned long long)cc_nvls_chunk_bytes(&p),
+				 (unsigned long long)cases[i].want);
+	}
+}
+
 static void expect_refused(struct cc_coll_params p, enum cc_param want, const char *what)
 {
 	char err[400];
@@ -380,6 +414,25 @@ static void test_cli(void **state)
 	assert_non_null(strstr(r.err, "ranks 4..7 of the topology 'node' share a host"));
 	assert_non_null(strstr(r.err, "--topology railopt is one"));
 	run_free(&r);
+	/* the variables reach the run: 48 KiB chunks, 32 a channel of 1 MiB x 2 */
+	r = run_cclab("sim -A nvlstree -n 8 --ranks-per-node 4 -b 3M --channels 2 --env "
+		      "NCCL_NVLSTREE_MAX_CHUNKSIZE=49152 --json %s/c.json", tmpdir);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	{
+		char path[128];
+		char *j;
+
+		snprintf(path, sizeof(path), "%s/c.json", tmpdir);
+		j = text_of(path);
+		assert_non_null(strstr(j, "\"chunk_bytes\": 49152"));
+		free(j);
+	}
+	r = run_cclab("sim -A nvlstree -n 8 --ranks-per-node 4 -b 1M --env "
+		      "NCCL_NVLS_CHUNKSIZE=100");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "NCCL_NVLS_CHUNKSIZE"));
+	run_free(&r);
 	r = run_cclab("sim -n 8 --topology railopt -b 1M");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "railopt needs nodes of G ranks (--ranks-per-node)"));
@@ -403,6 +456,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_correct),
 		cmocka_unit_test(test_chunk),
+		cmocka_unit_test(test_chunk_env),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_sim_correct),
 		cmocka_unit_test(test_sim_host_staging),
