@@ -73,12 +73,14 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 		       struct cc_nccl_pick *pick, char *err, size_t len)
 {
 	struct cc_nccl_choice run;
+	enum cc_algo built;
 	int rc = cc_nccl_choose(&a->comm, p->coll, bytes, &pick->nccl, err, len);
 
 	if (rc)
 		return rc;
 	run = pick->nccl;
-	pick->stand_in = cc_nccl_algo_cclab(&a->comm, run.algo, p->coll) == CC_ALGO_COUNT;
+	built = cc_nccl_algo_cclab(&a->comm, run.algo, p->coll);
+	pick->stand_in = built == CC_ALGO_COUNT;
 	if (pick->stand_in) {
 		/* NCCL's best of what cclab builds: the same model with the
 		 * other algorithms' bandwidth taken away (bw 0: not available). */
@@ -96,9 +98,10 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 				 p->coll == CC_ALLREDUCE ? ", Tree" : "");
 			return -ENOENT;
 		}
+		built = cc_nccl_algo_cclab(&a->comm, run.algo, p->coll);
 	}
 	pick->algo = run.algo;
-	pick->cclab_algo = cc_nccl_algo_cclab(&a->comm, run.algo, p->coll);
+	pick->cclab_algo = built;
 	pick->proto = run.proto;
 	pick->nchannels = run.nchannels;
 	if (a->algo) {
