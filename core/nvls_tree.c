@@ -127,6 +127,11 @@ uint32_t cc_nvls_tree_chunk(struct cc_nvls_tree *t, uint32_t r, uint32_t ci, uin
 	uint32_t kids = (nd->child[0] != NONE) + (nd->child[1] != NONE);
 	bool root = nd->parent == NONE;
 	uint32_t *done = t->w.c && !t->w.counting ? fin : NULL;
+	uint32_t slices = done ? (uint32_t)((n + t->w.c->slot_elems - 1) / t->w.c->slot_elems) : 0;
+
+	/* none yet: a build stopped part way (its deadline) leaves the rest */
+	for (uint32_t i = 0; i < slices; i++)
+		done[i] = NONE;
 
 	/* up: the children's partial sums added to the node's */
 	if (kids == 2)
@@ -146,5 +151,5 @@ uint32_t cc_nvls_tree_chunk(struct cc_nvls_tree *t, uint32_t r, uint32_t ci, uin
 	/* the root's total to its children, an inner node's to its second */
 	for (uint32_t i = root ? 0 : 1; i < kids; i++)
 		step(t, r, &at, true, CC_PRIM_SEND, NONE, nd->down_send[i], 0, NULL, 0, 1);
-	return done ? (uint32_t)((n + t->w.c->slot_elems - 1) / t->w.c->slot_elems) : 0;
+	return slices;
 }
