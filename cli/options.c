@@ -654,6 +654,10 @@ int cli_opt_topology(enum cli_cmd cmd, const char *opt, const char *arg,
 		return cli_opt_bad_value(cmd, opt, arg, names_list(names, sizeof(names),
 								   sim_topo_kind_name,
 								   SIM_TOPO_KIND_COUNT));
+	/* two ranks, one of each: no nodes to make rails of */
+	if (cmd == CLI_P2P && *out == SIM_TOPO_RAILOPT)
+		return cli_usage_error(cmd, "%s railopt: the two ranks of cclab p2p are no nodes "
+				       "of a rail-optimised network (star, ring or node)", opt);
 	return 0;
 }
 

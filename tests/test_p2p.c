@@ -949,6 +949,8 @@ static void cli_bad_options(void **state)
 		{"p2p --op write -Q x", "invalid value 'x' for -Q"},
 		{"p2p --op write --fabric ib-qdr", "invalid value 'ib-qdr' for --fabric"},
 		{"p2p --op write --topology mesh", "invalid value 'mesh' for --topology"},
+		{"p2p --op write --topology railopt", "--topology railopt: the two ranks of cclab "
+		 "p2p are no nodes"},
 		{"p2p --op write --mem nvme", "invalid value 'nvme' for --mem: host or gpu"},
 		{"p2p --op write --json ''", "for --json: expected a file name"},
 		{"p2p --op write --json a --trace a", "--json and --trace name the same file"},
