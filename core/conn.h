@@ -100,6 +100,13 @@ struct cc_conns {
  * in_off (elements) and to output offset out_off, received on recv end
  * `recv` and/or sent on send end `send` (CC_CONN_NONE for neither) as the
  * primitive implies (NCCL's prims: send, recvReduceSend, ...). */
+/* NCCL's thread block (src/include/device.h, src/enqueue.cc
+ * computeColl): NCCL_MAX_NTHREADS 640 threads, 20 warps, for the tree and
+ * NVLS; the ring's Simple block NCCL_SIMPLE_MAX_NTHREADS 512, 16 warps
+ * that move data (plus one for sync). */
+#define CC_NCCL_MAX_WARPS 20u
+#define CC_NCCL_SIMPLE_WARPS 16u
+
 struct cc_conn_step {
 	enum cc_prim prim;
 	uint32_t step;   /* index in the loop */
@@ -123,6 +130,9 @@ struct cc_conn_step {
 	uint8_t mark, after;
 	uint16_t channel; /* the tag's: the tree of a double binary tree */
 	uint8_t group;    /* the tag's (cc_tag.group) */
+	/* Its thread group's warps (cc_op_calc.warps) with the Simple
+	 * protocol; 0, what an initialiser leaves: CC_NCCL_SIMPLE_WARPS. */
+	uint8_t warps;
 	/* An op of the rank every slice's reduce or copy also waits for:
 	 * what wrote its own operand outside the connections (NVLSTree's
 	 * multicast READ, core/nvls.c).  0, what an initialiser leaves, is

@@ -263,6 +263,30 @@ static void waits(struct nvls *n, uint32_t r, const struct chan *c, uint32_t fir
 	}
 }
 
+/* The warps of rank r's scatter (thread group 0) or gather (group 1) on
+ * channel ci, without user-buffer registration (src/device/all_reduce.h,
+ * reduce_scatter.h, all_gather.h, RunWorkColl<..., NCCL_ALGO_NVLS or
+ * NVLS_TREE, NCCL_PROTO_SIMPLE>): what NCCL_MAX_NTHREADS leaves beside the
+ * reduce warps (7 with at most 6 ranks in all, else 5; 5 below NVLSTree's
+ * root) and NVLSTree's 4 broadcast warps below its root, the scatter
+ * taking the odd one; reduce-scatter's scatter, all-gather's gather (beside
+ * 4 broadcast warps) have the rest. */
+static uint8_t copy_warps(const struct nvls *n, uint32_t r, uint32_t ci, uint8_t group)
+{
+	uint32_t reduce = n->k <= 6 ? 7 : 5, bcast = 0, rest;
+
+	if (n->p->coll == CC_REDUCESCATTER)
+		return (uint8_t)(CC_NCCL_MAX_WARPS - reduce);
+	if (n->p->coll == CC_ALLGATHER)
+		return (uint8_t)(CC_NCCL_MAX_WARPS - 4);
+	if (n->tree && cc_nvls_tree_has_up(n->tree, r, ci)) {
+		reduce = 5;
+		bcast = 4;
+	}
+	rest = CC_NCCL_MAX_WARPS - reduce - bcast;
+	return (uint8_t)(group ? rest / 2 : (rest + 1) / 2);
+}
+
 static uint32_t copy(struct nvls *n, uint32_t r, uint32_t src, uint64_t src_off, uint32_t dst,
 		     uint64_t dst_off, uint64_t count, const uint32_t *deps, uint32_t ndeps,
 		     struct cc_tag t)
@@ -273,6 +297,7 @@ static uint32_t copy(struct nvls *n, uint32_t r, uint32_t src, uint64_t src_off,
 		.nsrc = 1, .ndst = 1, .src = { { src, src_off * n->es } },
 		.dst = { { dst, dst_off * n->es } }, .count = count, .dtype = n->p->dtype,
 		.redop = n->p->redop, .where = CC_ON_GPU,
+		.warps = copy_warps(n, r, t.channel, t.group),
 	};
 	return add(n, r, &op, deps, ndeps);
 }

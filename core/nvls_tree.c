@@ -16,8 +16,12 @@
  *
  * The node's sum sits in the output (the READ put it there), so every own
  * operand is read from the output (src_out).  Up steps run on the
- * channel's first thread group, down steps on its second, as NCCL's
- * reduce and broadcast warps run side by side.
+ * reduce warps (thread group 2), down steps on the broadcast warps (group
+ * 3; the root's on its reduce warps, for it has no broadcast warps), as
+ * NCCL's run side by side with the scatter and gather warps (groups 0 and
+ * 1, core/nvls.c).  Their warps (without user-buffer registration): the
+ * reduce group 5 below the root, 7 at a root of at most 6 ranks in all, 5
+ * above; the broadcast group 4.
  */
 #include "nvls_tree.h"
 
@@ -103,17 +107,25 @@ struct chunk_at {
 	uint64_t off, n;
 };
 
-/* One step of the chunk: up (the reduce warps, thread group 0) or down
- * (the broadcast warps, group 1). */
+bool cc_nvls_tree_has_up(const struct cc_nvls_tree *t, uint32_t r, uint32_t ci)
+{
+	return node_of(t, ci, r)->parent != NONE;
+}
+
+/* One step of the chunk: up (the reduce warps) or down (the broadcast
+ * warps, or the root's reduce warps). */
 static void step(struct cc_nvls_tree *t, uint32_t r, const struct chunk_at *at, bool down,
 		 enum cc_prim prim, uint32_t recv, uint32_t send, uint32_t dep, uint32_t *calcs,
 		 uint8_t mark, uint8_t after)
 {
+	bool has_up = cc_nvls_tree_has_up(t, r, at->ci), bcast = down && has_up;
 	struct cc_conn_step st = {
 		.prim = prim, .step = down ? STEP_DOWN : STEP_UP, .chunk = at->chunk,
 		.in_off = at->off, .out_off = at->off, .nelem = at->n, .recv = recv,
 		.send = send, .src_out = 1, .mark = mark, .after = after,
-		.channel = (uint16_t)at->ci, .group = down, .dep = dep, .calcs = calcs,
+		.channel = (uint16_t)at->ci, .group = bcast ? 3 : 2,
+		.warps = bcast ? 4 : has_up || t->k > 6 ? 5 : 7,
+		.dep = dep, .calcs = calcs,
 	};
 
 	cc_walk_step(&t->w, r, &st);

@@ -6,6 +6,7 @@
 #ifndef CCLAB_CORE_NVLS_TREE_H
 #define CCLAB_CORE_NVLS_TREE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "conn.h"
@@ -26,6 +27,10 @@ int cc_nvls_tree_init(struct cc_nvls_tree *t, const struct cc_coll_params *p, ui
 void cc_nvls_tree_free(struct cc_nvls_tree *t);
 /* Phase 1 (core/conn.h): each head's edge up and down, per channel. */
 int cc_nvls_tree_connect(struct cc_nvls_tree *t, struct cc_conns *c);
+
+/* Whether head r's node has a parent in channel ci's tree (NCCL's
+ * treeUp != -1): what sets the warps of its block's groups. */
+bool cc_nvls_tree_has_up(const struct cc_nvls_tree *t, uint32_t r, uint32_t ci);
 
 /* Head r's steps for one chunk of channel ci: elements [off, off + n) of
  * its output, which holds the node's sum (the multicast READ, op `dep`)

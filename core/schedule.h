@@ -179,6 +179,9 @@ struct cc_mref {
 	uint64_t offset;
 };
 
+/* Thread groups a channel's block may run at once (cc_tag.group). */
+#define CC_TAG_GROUPS 4u
+
 /* Who this op is for, in NCCL's terms. */
 struct cc_tag {
 	enum cc_prim prim;
@@ -186,10 +189,11 @@ struct cc_tag {
 	uint32_t chunk; /* global chunk number: loop * nranks + chunk in loop */
 	uint32_t step;  /* primitive step in the loop, 0 .. 2k-2 for allreduce */
 	uint32_t slice; /* slice within the chunk */
-	/* The thread group of the channel's block that runs it: 0, or 1 for
-	 * the broadcast half of a non-root rank's tree allreduce block (NCCL's
-	 * runTreeSplit, src/device/all_reduce.h), which runs alongside the
-	 * reduce half. */
+	/* The thread group of the channel's block that runs it, alongside
+	 * the block's other groups (0 .. CC_TAG_GROUPS - 1): 1 is the
+	 * broadcast half of a non-root rank's tree allreduce block (NCCL's
+	 * runTreeSplit, src/device/all_reduce.h); NVLS runs scatter 0,
+	 * gather 1, and NVLSTree's reduce 2 and broadcast 3 (core/nvls.c). */
 	uint8_t group;
 };
 
@@ -254,6 +258,12 @@ struct cc_op_calc {
 	 * the Simple protocol. */
 	enum cc_proto proto;
 	uint8_t src_lines, dst_lines;
+	/* The warps of the thread group that runs it, each with a round of
+	 * loads in flight at a time (NCCL's reduceCopy, Simple protocol):
+	 * what paces the op on a GPU beside the memory's rate
+	 * (docs/simulator.md, "A thread group's pace").  0: not paced (LL,
+	 * LL128, a CPU op). */
+	uint8_t warps;
 	uint64_t src_flag, dst_flag;
 };
 

@@ -164,6 +164,8 @@ static void print_calc(FILE *f, const struct cc_op_calc *c)
 	fprintf(f, " count=%" PRIu64 " dtype=%s redop=%s postdiv=%" PRIu32 " on=%s", c->count,
 		NAME(cc_dtype_name, c->dtype), NAME(cc_redop_name, c->redop), c->postdiv,
 		NAME(where_name, c->where));
+	if (c->warps)
+		fprintf(f, " warps=%u", (unsigned)c->warps);
 	/* Operands in lines: which, in what format, with what flag. */
 	if (c->src_lines)
 		fprintf(f, " src_lines=%s:%u flag=%" PRIu64, NAME(cc_proto_name, c->proto),

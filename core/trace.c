@@ -59,9 +59,11 @@ const char *cc_trace_track_name(enum cc_trace_track track, char *buf, size_t len
 	} else if ((uint32_t)track < CC_TRACE_GPU_LANE0) {
 		snprintf(buf, len, "port%" PRIu32, (uint32_t)track - CC_TRACE_PORT0);
 	} else {
+		static const char *const group[CC_TAG_GROUPS] = { "", "-down", "-g2", "-g3" };
 		uint32_t lane = (uint32_t)track - CC_TRACE_GPU_LANE0;
 
-		snprintf(buf, len, "gpu-ch%" PRIu32 "%s", lane / 2, lane % 2 ? "-down" : "");
+		snprintf(buf, len, "gpu-ch%" PRIu32 "%s", lane / CC_TAG_GROUPS,
+			 group[lane % CC_TAG_GROUPS]);
 	}
 	return buf;
 }

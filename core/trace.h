@@ -69,15 +69,16 @@ static inline enum cc_trace_track cc_trace_port(uint32_t port)
 	return (enum cc_trace_track)(CC_TRACE_PORT0 + port);
 }
 
-/* GPU lane L (sim/compute.h: 2 channel + thread group). */
+/* GPU lane L (sim/compute.h: CC_TAG_GROUPS channel + thread group). */
 static inline enum cc_trace_track cc_trace_gpu(uint32_t lane)
 {
 	return lane ? (enum cc_trace_track)(CC_TRACE_GPU_LANE0 + lane) : CC_TRACE_GPU;
 }
 
-/* "cpu", "gpu", "nic", "portN", and "gpu-chC" or "gpu-chC-down" for lane
- * 2C or 2C + 1 (no space, for awk); NULL (and "" in buf) for an invalid
- * track.  Returns buf. */
+/* "cpu", "gpu", "nic", "portN", and "gpu-chC", "gpu-chC-down",
+ * "gpu-chC-g2" or "gpu-chC-g3" for thread group 0 to 3 of channel C (no
+ * space, for awk); NULL (and "" in buf) for an invalid track.  Returns
+ * buf. */
 #define CC_TRACE_TRACK_NAME_LEN 24
 const char *cc_trace_track_name(enum cc_trace_track track, char *buf, size_t len);
 

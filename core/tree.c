@@ -185,6 +185,19 @@ static uint8_t thread_group(const struct tree *g, uint32_t r, uint32_t t, uint32
 	return s >= 2 && g->p->coll == CC_ALLREDUCE && node_of(g, t, r)->parent != NONE;
 }
 
+/* The warps of step s's thread group with the Simple protocol: the tree's
+ * block is NCCL_MAX_NTHREADS, and a split one gives the reduce half
+ * 640 / 2 + 64 threads and the broadcast half the rest (runTreeSplit,
+ * src/device/all_reduce.h): 12 and 8 warps. */
+static uint8_t group_warps(const struct tree *g, uint32_t r, uint32_t t, uint32_t s)
+{
+	bool split = g->p->coll == CC_ALLREDUCE && node_of(g, t, r)->parent != NONE;
+
+	if (!split)
+		return CC_NCCL_MAX_WARPS;
+	return thread_group(g, r, t, s) ? CC_NCCL_MAX_WARPS - 12 : 12;
+}
+
 static void step(struct tree *g, uint32_t r, enum cc_prim prim, uint32_t t, uint32_t s,
 		 uint32_t chunk, uint64_t off, uint64_t n, uint32_t recv, uint32_t send,
 		 uint8_t src_out, uint8_t final, uint8_t mark, uint8_t after)
@@ -193,7 +206,7 @@ static void step(struct tree *g, uint32_t r, enum cc_prim prim, uint32_t t, uint
 		.prim = prim, .step = s, .chunk = chunk, .in_off = off, .out_off = off,
 		.nelem = n, .recv = recv, .send = send, .src_out = src_out, .final = final,
 		.mark = mark, .after = after, .channel = (uint16_t)t,
-		.group = thread_group(g, r, t, s),
+		.group = thread_group(g, r, t, s), .warps = group_warps(g, r, t, s),
 	};
 
 	cc_walk_step(&g->w, r, &st);

@@ -13,6 +13,7 @@ struct sim_compute_job {
 	struct sim_compute_job *next;
 	uint64_t bytes;
 	sim_time_ps other_ps; /* sim_compute_submit_on() */
+	sim_time_ps pace_ps;  /* its thread group's own pace (sim_compute_submit_step()) */
 	bool step;            /* pays the resource's overhead (sim_compute_submit_step()) */
 	sim_compute_done_fn fn;
 	void *ctx;
@@ -56,6 +57,7 @@ void sim_compute_slow(struct sim_compute *c, uint32_t milli)
 
 	if (milli <= 1000)
 		return;
+	c->slow_milli = milli;
 	o = ((unsigned __int128)c->overhead_ps * milli + 999) / 1000;
 	c->overhead_ps = o > SIM_TIME_NEVER ? SIM_TIME_NEVER : (sim_time_ps)o;
 	if (c->bytes_per_s) {
@@ -128,21 +130,25 @@ static sim_time_ps reserve(sim_time_ps *free_ps, sim_time_ps from, sim_time_ps l
 
 /* Starts lane l's next job: its overhead on the lane, then its memory time
  * on the shared memory and its other path's time on that path, both
- * reserved now and at once (one event: the later end). */
+ * reserved now and at once, and its pace on the lane alone (one event:
+ * the latest end). */
 static void start(struct sim_compute *c, uint32_t l)
 {
 	struct sim_compute_lane *ln = &c->lane[l];
 	struct sim_compute_job *j = ln->q_head;
 	sim_time_ps now = sim_now(c->eng), mem = mem_ps(c, j->bytes, 0);
-	sim_time_ps t, other;
+	sim_time_ps t, other, paced;
 
 	if (now < c->ready_ps)
 		now = c->ready_ps; /* the kernel is still being launched */
 	t = add_or_die(now, j->step ? c->overhead_ps : 0);
+	paced = add_or_die(t, j->pace_ps);
 	other = reserve(&c->other_free_ps, t, j->other_ps);
 	t = reserve(&c->mem_free_ps, t, mem);
 	if (other > t) /* the other path is the slower */
 		t = other;
+	if (paced > t) /* the group's loads are the slower */
+		t = paced;
 	ln->q_head = j->next;
 	if (!ln->q_head)
 		ln->q_tail = NULL;
@@ -198,12 +204,12 @@ int sim_compute_submit(struct sim_compute *c, uint64_t bytes_moved, sim_compute_
 int sim_compute_submit_on(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
 			  sim_time_ps other_ps, sim_compute_done_fn fn, void *ctx, uint64_t arg)
 {
-	return sim_compute_submit_step(c, lane, bytes_moved, other_ps, true, fn, ctx, arg);
+	return sim_compute_submit_step(c, lane, bytes_moved, other_ps, 0, true, fn, ctx, arg);
 }
 
 int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
-			    sim_time_ps other_ps, bool step, sim_compute_done_fn fn, void *ctx,
-			    uint64_t arg)
+			    sim_time_ps other_ps, sim_time_ps pace_ps, bool step,
+			    sim_compute_done_fn fn, void *ctx, uint64_t arg)
 {
 	struct sim_compute_lane *ln;
 	struct sim_compute_job *j;
@@ -223,8 +229,14 @@ int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes
 		c->free = j->next;
 	else if (!(j = malloc(sizeof(*j))))
 		return -ENOMEM;
-	*j = (struct sim_compute_job){.bytes = bytes_moved, .other_ps = other_ps, .step = step,
-				      .fn = fn, .ctx = ctx, .arg = arg};
+	if (c->slow_milli) {
+		unsigned __int128 p = ((unsigned __int128)pace_ps * c->slow_milli + 999) / 1000;
+
+		pace_ps = p > SIM_TIME_NEVER ? SIM_TIME_NEVER : (sim_time_ps)p;
+	}
+	*j = (struct sim_compute_job){.bytes = bytes_moved, .other_ps = other_ps,
+				      .pace_ps = pace_ps, .step = step, .fn = fn, .ctx = ctx,
+				      .arg = arg};
 	ln = &c->lane[lane];
 	if (ln->q_tail)
 		ln->q_tail->next = j;
@@ -269,4 +281,17 @@ sim_time_ps sim_compute_busy_ps(const struct sim_compute *c)
 	if (now >= c->span_end)
 		return c->busy_ps;
 	return c->busy_ps - (c->span_end - (now > c->span_start ? now : c->span_start));
+}
+
+sim_time_ps sim_compute_pace_ps(const struct sim_host_params *h, uint32_t warps, uint64_t n)
+{
+	uint64_t per_round, rounds;
+	unsigned __int128 t;
+
+	if (!warps || !h->gpu_warp_load_bytes || !h->gpu_mem_latency_ps || !n)
+		return 0;
+	per_round = (uint64_t)warps * h->gpu_warp_load_bytes;
+	rounds = n / per_round + (n % per_round != 0);
+	t = (unsigned __int128)rounds * h->gpu_mem_latency_ps;
+	return t > SIM_TIME_NEVER ? SIM_TIME_NEVER : (sim_time_ps)t;
 }

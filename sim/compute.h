@@ -20,6 +20,13 @@
  * instead, at the same time (sim_compute_submit_on(), sim/gpu_host.h):
  * overhead + max(memory time of the rest, that link's time).
  *
+ * A thread group's pace.  The memory's rate is what all lanes share; a
+ * lane alone is also bounded by how many loads its warps keep in flight
+ * (Little's law): NCCL's warps each load a hunk of 4 KiB, wait for it
+ * and store it, so w warps make at most w x 4 KiB of output per memory
+ * latency (sim_compute_pace_ps(), sim/params.c WARP_PACE).  A job's pace
+ * holds its lane, not the memory.
+ *
  * Lanes.  A job runs on a lane, and each lane runs its jobs one at a time
  * in submission order, each starting when the previous one ends; lanes run
  * at once and share the memory.  The GPU has a lane per thread block:
@@ -79,6 +86,7 @@ struct sim_compute {
 	sim_time_ps overhead_ps;
 	sim_time_ps ready_ps; /* no job starts before: the kernel's launch (GPU) */
 	uint64_t bytes_per_s; /* 0: unlimited */
+	uint32_t slow_milli;  /* sim_compute_slow()'s factor, for paces; 0: none */
 	struct sim_compute_lane *lane; /* nlanes of them, grown by submission */
 	uint32_t nlanes, nbusy;
 	struct sim_compute_job *free;
@@ -109,8 +117,9 @@ int sim_compute_init_host(struct sim_compute *c, struct sim_engine *eng,
 			  enum sim_compute_kind kind, const struct sim_host_params *h);
 
 /* A straggler (fault injection, sim/fault.h slow-gpu): every later job
- * runs `milli` / 1000 times slower — the overhead times that, rounded up,
- * the bandwidth divided by it, rounded down (unlimited stays unlimited),
+ * runs `milli` / 1000 times slower — the overhead and a job's pace times
+ * that, rounded up, the bandwidth divided by it, rounded down (unlimited
+ * stays unlimited),
  * so a job of cost c takes milli c / 1000 up to rounding: exactly, when
  * overhead x F, bandwidth / F and bytes x 1e12 / bandwidth are whole
  * numbers.  Set before the first job; milli <= 1000: no change. */
@@ -141,10 +150,20 @@ int sim_compute_submit_on(struct sim_compute *c, uint32_t lane, uint64_t bytes_m
 			  sim_time_ps other_ps, sim_compute_done_fn fn, void *ctx, uint64_t arg);
 /* The same, paying the resource's overhead only when `step` (a GPU op
  * whose peers are all over NVLink has no handshake on its block:
- * sim/exec.c). */
+ * sim/exec.c), and lasting at least pace_ps after the overhead: its
+ * thread group's own pace, which holds its lane but not the shared
+ * memory (sim_compute_pace_ps()):
+ *   overhead + max(memory time, other_ps, pace_ps). */
 int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
-			    sim_time_ps other_ps, bool step, sim_compute_done_fn fn, void *ctx,
-			    uint64_t arg);
+			    sim_time_ps other_ps, sim_time_ps pace_ps, bool step,
+			    sim_compute_done_fn fn, void *ctx, uint64_t arg);
+
+/* The pace of a thread group of `warps` warps making n output bytes:
+ * ceil(n / (warps x host.gpu_warp_load_bytes)) rounds of loads, each
+ * host.gpu_mem_latency_ps (NCCL's reduceCopy: a warp's hunk of loads is
+ * in flight at once, the next waits for it; the sources of a reduce are
+ * loaded together).  0 when warps, the latency or the bytes are 0. */
+sim_time_ps sim_compute_pace_ps(const struct sim_host_params *h, uint32_t warps, uint64_t n);
 
 /* A reduce of n bytes from nsrc sources into ndst destinations: (nsrc +
  * ndst) * n bytes.  -EINVAL for nsrc < 1, ndst < 1 or an overflowing size. */

@@ -234,20 +234,23 @@ static void unpark(struct sx *x, uint32_t r, uint32_t j)
 
 static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done);
 
-/* The GPU lane (sim/compute.h) of an op: its channel's thread block, or
- * the block's second thread group. */
+/* The GPU lane (sim/compute.h) of an op: its thread group of its
+ * channel's block. */
 static uint32_t gpu_lane(const struct cc_tag *t)
 {
-	return 2u * t->channel + (t->group ? 1u : 0u);
+	return CC_TAG_GROUPS * t->channel + (t->group < CC_TAG_GROUPS ? t->group : 0u);
 }
 
 /* A reduce or copy on the GPU, on its lane.  Operands partly in host
  * memory (staging without GPUDirect RDMA): the operands in GPU memory go
  * through HBM, the others across the GPU's PCIe link, both at once
  * (sim/gpu_host.h); every operand moves the op's n bytes once. */
-static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, uint32_t i)
+static void gpu_calc_submit(struct sx *x, struct sx_rank *rk, const struct cc_rank_sched *rs,
+			    uint32_t i)
 {
 	const struct cc_op_calc *c = &rs->ops[i].u.calc;
+	sim_time_ps pace = sim_compute_pace_ps(&x->f->host, c->warps,
+					       c->count * cc_dtype_size(c->dtype));
 	uint64_t hbm = 0, rd = 0, wr = 0;
 
 	uint8_t path = SX_PATH_OWN;
@@ -271,7 +274,7 @@ static void gpu_calc_submit(struct sx_rank *rk, const struct cc_rank_sched *rs, 
 	 * host memory.  Over NVLink alone (op_p2p): none here; the hop's
 	 * latency is the store's (p2p_hop_ps), which NCCL's slots pipeline. */
 	if (sim_compute_submit_step(&rk->gpu, gpu_lane(&rs->ops[i].tag), hbm,
-				    sim_gpu_host_charge(&rk->gpu_host, rd, wr),
+				    sim_gpu_host_charge(&rk->gpu_host, rd, wr), pace,
 				    path != SX_PATH_P2P, calc_done, rk, i))
 		sx_die_nomem();
 }
@@ -289,7 +292,7 @@ static void op_ready(struct sx *x, uint32_t r, uint32_t i)
 		int err;
 
 		if (c->where == CC_ON_GPU) {
-			gpu_calc_submit(rk, &x->s->ranks[r], i);
+			gpu_calc_submit(x, rk, &x->s->ranks[r], i);
 			return;
 		}
 		/* Operands in lines move their lines: the mean per operand. */

@@ -213,6 +213,20 @@ static const struct {
  * 20.6 of NVLink 4's 25 (SM90) (src/graph/topo.h, SM80_NVLINK_BW /
  * SM90_NVLINK_BW). */
 
+/* WARP_PACE.  NCCL's kernel moves Simple-protocol data in reduceCopy
+ * (src/device/common_kernel.h reduceCopyPacks): each warp loads a hunk of
+ * COLL_UNROLL packs of 16 B per thread from every source, all in flight
+ * at once, then reduces and stores it, and loads the next hunk; stores are
+ * posted.  COLL_UNROLL is 8 from sm_80 on (ncclCollUnroll,
+ * src/include/device.h): 32 x 8 x 16 = 4096 B a warp per round.  A
+ * group of w warps thus moves at most w x 4096 B per load latency,
+ * whatever the memory's rate: a handful of warps (NVLS's scatter and
+ * gather: 5 to 8) copy tens of GB/s, not the HBM's TB/s.  The latency is
+ * of a load from HBM as a warp sees it: published microbenchmarks give
+ * ~600 core cycles idle on Hopper (~330 ns at 1.83 GHz) and ~400 ns;
+ * under a collective's load more.  Assumed: GPU_MEM_LATENCY_NS. */
+#define GPU_MEM_LATENCY_NS 500
+
 /* A100-class node (DGX A100): A100 SXM4 80 GB, HBM2e 2039 GB/s (NVIDIA
  * A100 datasheet); NVLink 3: 12 links, 600 GB/s both directions, so 300 GB/s
  * = 2.4 Tb/s each way; host CPU AMD EPYC 7742: 8 channels DDR4-3200 x 8 B
@@ -221,6 +235,8 @@ static const struct {
 	.gpu_mem_bytes_per_s = GBYTE_S(2039), \
 	.gpu_launch_ps = US(5),     /* assumed: "a few us" per launch */ \
 	.gpu_step_ps = US(1),       /* assumed: see GPU_STEP above */ \
+	.gpu_mem_latency_ps = NS(GPU_MEM_LATENCY_NS), /* see WARP_PACE above */ \
+	.gpu_warp_load_bytes = 4096, \
 	.p2p_hop_ll_ps = NS(600), /* see P2P_HOP above */ \
 	.p2p_hop_ll128_ps = NS(1900), \
 	.p2p_hop_simple_ps = NS(3400), \
@@ -243,6 +259,8 @@ static const struct {
 	.gpu_mem_bytes_per_s = GBYTE_S(3350), \
 	.gpu_launch_ps = US(5),     /* assumed, as A100 */ \
 	.gpu_step_ps = US(1),       /* assumed, as A100 */ \
+	.gpu_mem_latency_ps = NS(GPU_MEM_LATENCY_NS), /* see WARP_PACE above */ \
+	.gpu_warp_load_bytes = 4096, \
 	.p2p_hop_ll_ps = NS(600), /* see P2P_HOP above */ \
 	.p2p_hop_ll128_ps = NS(1900), \
 	.p2p_hop_simple_ps = NS(3400), \
@@ -576,6 +594,8 @@ const struct sim_param_field sim_param_fields[] = {
 	BYTES_S("host.gpu_mem_bytes_per_s", host.gpu_mem_bytes_per_s),
 	PS("host.gpu_launch_ps", host.gpu_launch_ps),
 	PS("host.gpu_step_ps", host.gpu_step_ps),
+	PS("host.gpu_mem_latency_ps", host.gpu_mem_latency_ps),
+	BYTES64("host.gpu_warp_load_bytes", host.gpu_warp_load_bytes),
 	PS("host.p2p_hop_ll_ps", host.p2p_hop_ll_ps),
 	PS("host.p2p_hop_ll128_ps", host.p2p_hop_ll128_ps),
 	PS("host.p2p_hop_simple_ps", host.p2p_hop_simple_ps),

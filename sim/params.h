@@ -190,6 +190,12 @@ struct sim_host_params {
 	sim_time_ps gpu_launch_ps;     /* kernel launch to kernel start: once per collective */
 	sim_time_ps gpu_step_ps;       /* per reduce/copy inside the running kernel: its
 					* handshake with the proxy thread */
+	/* A thread group's pace (sim/compute.h): each of its warps has
+	 * gpu_warp_load_bytes of loads in flight per round and waits
+	 * gpu_mem_latency_ps for them before the next; 0 for either: no
+	 * pace, the memory's rate alone */
+	sim_time_ps gpu_mem_latency_ps;
+	uint64_t gpu_warp_load_bytes;
 	/* a hop over NVLink (NCCL's P2P transport: no proxy, flags in GPU
 	 * memory), from the kernel's store to the peer seeing its flag, per
 	 * protocol: a latency, the kernel does not wait for it */

@@ -391,6 +391,46 @@ static void test_bytes(void **state)
 	}
 }
 
+/* The copies' warps, NCCL's (RunWorkColl<..., NCCL_ALGO_NVLS>, one node,
+ * no registered buffers): beside 5 reduce warps (8 ranks; 7 at most 6)
+ * the allreduce's scatter has 8 (or 7) and its gather 7 (or 6);
+ * reduce-scatter's scatter 15 (13), all-gather's gather 16. */
+static void test_warps(void **state)
+{
+	static const struct {
+		enum cc_coll c;
+		uint32_t k;
+		uint8_t scatter, gather;
+	} cases[] = {
+		{ CC_ALLREDUCE, 8, 8, 7 },     { CC_ALLREDUCE, 4, 7, 6 },
+		{ CC_REDUCESCATTER, 8, 15, 0 }, { CC_REDUCESCATTER, 4, 13, 0 },
+		{ CC_ALLGATHER, 8, 0, 16 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cc_coll_params p = params(cases[i].c, cases[i].k, 1u << 16, CC_FLOAT32, CC_SUM);
+		char err[200];
+		struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+		uint32_t seen = 0;
+
+		assert_non_null(s);
+		for (uint32_t r = 0; r < cases[i].k; r++)
+			for (uint32_t j = 0; j < s->ranks[r].nops; j++) {
+				const struct cc_op *o = &s->ranks[r].ops[j];
+
+				if (o->kind != CC_OP_COPY)
+					continue;
+				assert_int_equal(o->u.calc.warps, o->tag.prim == CC_PRIM_SCATTER
+								      ? cases[i].scatter
+								      : cases[i].gather);
+				seen++;
+			}
+		assert_true(seen > 0);
+		cc_schedule_free(s);
+	}
+}
+
 static void expect_refused(struct cc_coll_params p, const char *what)
 {
 	char err[256];
@@ -886,6 +926,7 @@ int main(void)
 		cmocka_unit_test(test_mc_validate),
 		cmocka_unit_test(test_correct),
 		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_warps),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_chunk),
 		cmocka_unit_test(test_primitives),

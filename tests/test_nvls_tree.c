@@ -116,6 +116,54 @@ static void test_correct(void **state)
 
 /* NCCL's rule: 128 KiB (64 KiB from 4 nodes on), 64 KiB below 4 x and
  * 32 KiB below 1 x (channels x heads x chunk) bytes. */
+/* Each reduce and copy names its thread group's warps, NCCL's
+ * (src/device/all_reduce.h, RunWorkColl<..., NCCL_ALGO_NVLS_TREE>): below
+ * a tree's root, scatter 6, gather 5, reduce (group 2) 5, broadcast
+ * (group 3) 4; at the root (no broadcast group: its sends down run on
+ * its reduce warps) scatter 8, gather 7, reduce 5.  On 2 nodes each
+ * channel's tree has one root node and one below it. */
+static void test_warps(void **state)
+{
+	struct cc_coll_params p = params(2, 8, 1u << 20, CC_FLOAT32, CC_SUM);
+	char err[256];
+	struct cc_schedule *s;
+	uint32_t roots = 0, below = 0;
+
+	(void)state;
+	p.nchannels = 2;
+	rechunk(&p);
+	s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	for (uint32_t r = 0; r < p.nranks; r++)
+		for (uint32_t ch = 0; ch < p.nchannels; ch++) {
+			const struct cc_rank_sched *rs = &s->ranks[r];
+			bool has_up = false;
+
+			for (uint32_t i = 0; i < rs->nops; i++)
+				has_up |= rs->ops[i].tag.channel == ch && rs->ops[i].tag.group == 3;
+			for (uint32_t i = 0; i < rs->nops; i++) {
+				const struct cc_op *o = &rs->ops[i];
+				uint8_t want;
+
+				if ((o->kind != CC_OP_REDUCE && o->kind != CC_OP_COPY) ||
+				    o->tag.channel != ch)
+					continue;
+				switch (o->tag.group) {
+				case 0: want = has_up ? 6 : 8; break;
+				case 1: want = has_up ? 5 : 7; break;
+				case 2: want = 5; break;
+				default: want = 4; break;
+				}
+				assert_int_equal(o->u.calc.warps, want);
+			}
+			roots += !has_up;
+			below += has_up;
+		}
+	assert_int_equal(roots, 16);
+	assert_int_equal(below, 16);
+	cc_schedule_free(s);
+}
+
 static void test_chunk(void **state)
 {
 	static const struct {
@@ -455,6 +503,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_correct),
+		cmocka_unit_test(test_warps),
 		cmocka_unit_test(test_chunk),
 		cmocka_unit_test(test_chunk_env),
 		cmocka_unit_test(test_refusals),

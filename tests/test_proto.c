@@ -292,14 +292,14 @@ static void test_sim_protocol_switch(void **state)
 	for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
 		double s8 = sim_us(CC_PROTO_SIMPLE, t, 8), l8 = sim_us(CC_PROTO_LL, t, 8);
 		double m8 = sim_us(CC_PROTO_LL128, t, 8);
-		double s2m = sim_us(CC_PROTO_SIMPLE, t, 2 << 20), l2m = sim_us(CC_PROTO_LL, t, 2 << 20);
-		double m2m = sim_us(CC_PROTO_LL128, t, 2 << 20);
+		double s2m = sim_us(CC_PROTO_SIMPLE, t, 8 << 20), l2m = sim_us(CC_PROTO_LL, t, 8 << 20);
+		double m2m = sim_us(CC_PROTO_LL128, t, 8 << 20);
 
-		print_message("%s: 8 B simple %.2f ll %.2f ll128 %.2f us; 2 MiB simple %.1f ll %.1f "
+		print_message("%s: 8 B simple %.2f ll %.2f ll128 %.2f us; 8 MiB simple %.1f ll %.1f "
 			      "ll128 %.1f us\n", cc_transport_name[t], s8, l8, m8, s2m, l2m, m2m);
 		assert_true(l8 < s8 && m8 < s8);
 		assert_true(s2m < m2m && m2m < l2m);
-		/* LL moves twice the bytes: at 2 MiB it takes more than twice
+		/* LL moves twice the bytes: at 8 MiB it takes more than twice
 		 * Simple's time (and its 32 KiB slots cost per-slice work). */
 		assert_true(l2m > 2 * s2m);
 	}

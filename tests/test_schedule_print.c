@@ -211,7 +211,7 @@ static void test_op_lines_write_imm(void **state)
 			    "sge=inline:8 remote=r1.mr2+8 inline=2 payload=ctrl deps=4,2");
 	assert_string_equal(line_starting(out, "r0 op 7 "),
 			    "r0 op 7 copy src=b0+32 dst=b2+0 count=8 dtype=float redop=sum postdiv=1 "
-			    "on=gpu deps=- prim=send chunk=1 step=0 slice=0 ch=0");
+			    "on=gpu warps=16 deps=- prim=send chunk=1 step=0 slice=0 ch=0");
 	assert_string_equal(line_starting(out, "r0 op 8 "),
 			    "r0 op 8 wait_mem word=b4+0 ge=1 deps=- prim=send chunk=1 step=0 slice=0 "
 			    "ch=0");
@@ -224,11 +224,11 @@ static void test_op_lines_write_imm(void **state)
 			    "step=1 slice=0 ch=0");
 	assert_string_equal(line_starting(out, "r0 op 13 "),
 			    "r0 op 13 reduce src=b3+0,b0+0 dst=b1+0,b2+32 count=8 dtype=float "
-			    "redop=sum postdiv=1 on=gpu deps=12 prim=recvReduceCopySend chunk=0 "
+			    "redop=sum postdiv=1 on=gpu warps=16 deps=12 prim=recvReduceCopySend chunk=0 "
 			    "step=1 slice=0 ch=0");
 	assert_string_equal(line_starting(out, "r1 op 19 "),
 			    "r1 op 19 copy src=b3+32 dst=b1+0 count=8 dtype=float redop=sum "
-			    "postdiv=1 on=gpu deps=18 prim=recv chunk=0 step=2 slice=0 ch=0");
+			    "postdiv=1 on=gpu warps=16 deps=18 prim=recv chunk=0 step=2 slice=0 ch=0");
 	/* The remote rank is the QP's peer: rank 1 writes back into rank 0. */
 	assert_string_equal(line_starting(out, "r1 op 9 "),
 			    "r1 op 9 post_send qp=0 wr_id=9 opcode=RDMA_WRITE_WITH_IMM flags=SIGNALED "
@@ -446,7 +446,7 @@ static void test_prims_k1(void **state)
 		assert_text(out, "rank 0 channel 0 chunk 0 step 0 copy\n");
 		assert_string_equal(line_starting(dump, "r0 op 0 "),
 				    "r0 op 0 copy src=b0+0 dst=b1+0 count=100 dtype=float redop=sum "
-				    "postdiv=1 on=gpu deps=- prim=copy chunk=0 step=0 slice=0 ch=0");
+				    "postdiv=1 on=gpu warps=16 deps=- prim=copy chunk=0 step=0 slice=0 ch=0");
 		assert_string_equal(line_starting(dump, "r0 rank "),
 				    "r0 rank bufs=2 mrs=0 cqs=0 qps=0 ops=1");
 		free(out);
@@ -620,8 +620,8 @@ static const char *const op_keys[CC_OP_KIND_COUNT][24] = {
 	[CC_OP_DOORBELL] = OP_KEYS("!qp", "!nwqe"),
 	[CC_OP_POLL_CQ] = OP_KEYS("!cq", "!wr_id"),
 	[CC_OP_WAIT_MEM] = OP_KEYS("!word", "!ge"),
-	[CC_OP_REDUCE] = OP_KEYS("!src", "!dst", "!count", "!dtype", "!redop", "!postdiv", "!on"),
-	[CC_OP_COPY] = OP_KEYS("!src", "!dst", "!count", "!dtype", "!redop", "!postdiv", "!on"),
+	[CC_OP_REDUCE] = OP_KEYS("!src", "!dst", "!count", "!dtype", "!redop", "!postdiv", "!on", "warps"),
+	[CC_OP_COPY] = OP_KEYS("!src", "!dst", "!count", "!dtype", "!redop", "!postdiv", "!on", "warps"),
 };
 
 /* Checks "k=v k=v ..." (line after the record prefix) against keys. */

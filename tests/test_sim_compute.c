@@ -300,6 +300,60 @@ static void test_lanes_other_path(void **state)
 	sim_engine_destroy(&eng);
 }
 
+/* A thread group's pace: ceil(n / (w x 4096)) rounds of 500 ns.  16
+ * warps, 64 KiB a round: 512 KiB is 8 rounds, 4 us; 512 KiB + 1 B is 9;
+ * 1 B is one; nothing, no warps or no latency is no pace. */
+static void test_pace_closed_form(void **state)
+{
+	struct sim_host_params h = { .gpu_mem_latency_ps = 500000, .gpu_warp_load_bytes = 4096 };
+
+	(void)state;
+	assert_int_equal(sim_compute_pace_ps(&h, 16, 512 * 1024), 4000000);
+	assert_int_equal(sim_compute_pace_ps(&h, 16, 512 * 1024 + 1), 4500000);
+	assert_int_equal(sim_compute_pace_ps(&h, 16, 1), 500000);
+	assert_int_equal(sim_compute_pace_ps(&h, 8, 1024 * 1024), 16000000);
+	assert_int_equal(sim_compute_pace_ps(&h, 16, 0), 0);
+	assert_int_equal(sim_compute_pace_ps(&h, 0, 1 << 20), 0);
+	h.gpu_mem_latency_ps = 0;
+	assert_int_equal(sim_compute_pace_ps(&h, 16, 1 << 20), 0);
+}
+
+/* The pace holds its lane, not the memory: overhead 1000 ps, 1 TB/s.
+ *   lane 0, A: 1000 B (1000 ps of memory, 1000..2000) paced 5000 ps:
+ *     ends at 1000 + 5000 = 6000; its next job A2 (no pace) starts there
+ *     and ends at 6000 + 1000 + 1000 = 8000
+ *   lane 1, B: 1000 B, memory 2000..3000 right after A's: ends at 3000
+ *   lane 2, C: 1000 B paced 500 ps, under its memory time: memory
+ *     3000..4000, ends at 4000. */
+static void test_pace_holds_lane(void **state)
+{
+	struct sim_engine eng;
+	struct sim_compute c;
+	struct done_log log = {0};
+
+	(void)state;
+	assert_int_equal(sim_engine_init(&eng, 0), 0);
+	assert_int_equal(sim_compute_init(&c, &eng, 1000, TB_S), 0);
+	assert_int_equal(sim_compute_submit_step(&c, 0, 1000, 0, 5000, true, on_done, &log, 'A'),
+			 0);
+	assert_int_equal(sim_compute_submit_step(&c, 0, 1000, 0, 0, true, on_done, &log, 'a'), 0);
+	assert_int_equal(sim_compute_submit_step(&c, 1, 1000, 0, 0, true, on_done, &log, 'B'), 0);
+	assert_int_equal(sim_compute_submit_step(&c, 2, 1000, 0, 500, true, on_done, &log, 'C'),
+			 0);
+	sim_run(&eng, SIM_TIME_NEVER);
+	assert_int_equal(log.n, 4);
+	assert_int_equal(log.e[0].arg, 'B');
+	assert_int_equal(log.e[0].at, 3000);
+	assert_int_equal(log.e[1].arg, 'C');
+	assert_int_equal(log.e[1].at, 4000);
+	assert_int_equal(log.e[2].arg, 'A');
+	assert_int_equal(log.e[2].at, 6000);
+	assert_int_equal(log.e[3].arg, 'a');
+	assert_int_equal(log.e[3].at, 8000);
+	sim_compute_destroy(&c);
+	sim_engine_destroy(&eng);
+}
+
 /* Destroy with jobs queued and running: the sanitizer build checks for
  * leaks. */
 static void test_destroy_busy(void **state)
@@ -329,6 +383,8 @@ int main(void)
 		cmocka_unit_test(test_chain_determinism),
 		cmocka_unit_test(test_lanes),
 		cmocka_unit_test(test_lanes_other_path),
+		cmocka_unit_test(test_pace_closed_form),
+		cmocka_unit_test(test_pace_holds_lane),
 		cmocka_unit_test(test_destroy_busy),
 	};
 	return cmocka_run_group_tests_name("sim_compute", tests, NULL, NULL);

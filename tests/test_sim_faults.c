@@ -429,7 +429,8 @@ static void test_no_ack(void **state)
 /* ---- slow-gpu ---- */
 
 /* Every GPU twice as slow is, exactly, the fabric whose GPUs and CPU
- * reduce threads have half the bandwidth and twice the per-op overhead:
+ * reduce threads have half the bandwidth and twice the per-op overhead
+ * and memory latency (a thread group's pace):
  * the slowdown is the compute model's, nothing else. */
 static void test_slow_gpu_all_is_half_rate(void **state)
 {
@@ -445,6 +446,7 @@ static void test_slow_gpu_all_is_half_rate(void **state)
 	assert_int_equal(f.host.cpu_thread_bytes_per_s % 2, 0);
 	half.host.gpu_mem_bytes_per_s /= 2;
 	half.host.gpu_step_ps *= 2;
+	half.host.gpu_mem_latency_ps *= 2;
 	half.host.cpu_thread_bytes_per_s /= 2;
 	half.host.cpu_call_ps *= 2;
 	base = run_f(s, &f, SIM_TOPO_RING, NULL, 0);

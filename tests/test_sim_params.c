@@ -408,6 +408,8 @@ static void test_print_ideal_exact(void **state)
 		"host.gpu_mem_bytes_per_s=0 B/s\n"
 		"host.gpu_launch_ps=0 ps\n"
 		"host.gpu_step_ps=0 ps\n"
+		"host.gpu_mem_latency_ps=0 ps\n"
+		"host.gpu_warp_load_bytes=0 B\n"
 		"host.p2p_hop_ll_ps=0 ps\n"
 		"host.p2p_hop_ll128_ps=0 ps\n"
 		"host.p2p_hop_simple_ps=0 ps\n"

@@ -25,8 +25,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/conn.h"
 #include "core/algo.h"
 #include "core/exec_data.h"
+#include "sim/compute.h"
 #include "sim/exec.h"
 #include "sim/gpu_host.h"
 #include "sim/pcie.h"
@@ -313,14 +315,23 @@ static void copies_exact(void **state)
 
 /* ---- ring allreduce, GPUDirect RDMA against host staging ---- */
 
+static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
+{
+	return a > b ? (a > c ? a : c) : (b > c ? b : c);
+}
+
 /* What host staging adds to a GPU op, GDR -> staged: HBM bytes of all
- * operands vs HBM of the GPU-memory ones alongside T(rd, wr). */
+ * operands vs HBM of the GPU-memory ones alongside T(rd, wr), each at
+ * least the ring block's pace (16 warps, n bytes out), which staging
+ * does not change. */
 static int64_t delta(const struct sim_params *f, uint64_t n, unsigned gpu_ops, unsigned rd,
 		     unsigned wr)
 {
 	uint64_t h = hbm(&f->host, gpu_ops * n), t = host_ps(&f->pcie, rd * n, wr * n);
+	uint64_t pace = sim_compute_pace_ps(&f->host, CC_NCCL_SIMPLE_WARPS, n);
 
-	return (int64_t)(h > t ? h : t) - (int64_t)hbm(&f->host, (gpu_ops + rd + wr) * n);
+	return (int64_t)max3(h, t, pace) -
+	       (int64_t)max3(hbm(&f->host, (gpu_ops + rd + wr) * n), 0, pace);
 }
 
 /* k = 2, one slice per step: each rank runs send (input -> slot),

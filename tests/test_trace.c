@@ -63,7 +63,8 @@ static void test_track_names(void **state)
 			    "port16777199");
 	assert_true(cc_trace_gpu(0) == CC_TRACE_GPU);
 	assert_string_equal(cc_trace_track_name(cc_trace_gpu(1), buf, sizeof(buf)), "gpu-ch0-down");
-	assert_string_equal(cc_trace_track_name(cc_trace_gpu(6), buf, sizeof(buf)), "gpu-ch3");
+	assert_string_equal(cc_trace_track_name(cc_trace_gpu(12), buf, sizeof(buf)), "gpu-ch3");
+	assert_string_equal(cc_trace_track_name(cc_trace_gpu(7), buf, sizeof(buf)), "gpu-ch1-g3");
 	/* Between the fixed tracks and the ports: invalid. */
 	for (uint32_t v = CC_TRACE_TRACK_COUNT; v < CC_TRACE_PORT0; v++) {
 		assert_null(cc_trace_track_name((enum cc_trace_track)v, buf, sizeof(buf)));

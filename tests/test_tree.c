@@ -564,10 +564,49 @@ static void test_sim_latency_and_bandwidth(void **state)
 	assert_true(sim_us(CC_ALGO_TREE, 64u << 20) > sim_us(CC_ALGO_RING, 64u << 20));
 }
 
+/* Each reduce and copy names its thread group's warps with Simple (NCCL's
+ * tree block is NCCL_MAX_NTHREADS, 20 warps; runTreeSplit gives a
+ * non-root rank's reduce half 12 and its broadcast half 8); LL names
+ * none. */
+static void test_warps(void **state)
+{
+	(void)state;
+	for (int ll = 0; ll < 2; ll++) {
+		struct cc_coll_params p = params(8, 1u << 16);
+		char err[200];
+		struct cc_schedule *s;
+		uint32_t roots = 0;
+
+		p.proto = ll ? CC_PROTO_LL : CC_PROTO_SIMPLE;
+		s = cc_build(&p, err, sizeof(err));
+		assert_non_null(s);
+		for (uint32_t r = 0; r < p.nranks; r++)
+			for (uint32_t ch = 0; ch < 2; ch++) {
+				const struct cc_rank_sched *rs = &s->ranks[r];
+				bool split = false;
+
+				for (uint32_t i = 0; i < rs->nops; i++)
+					split |= rs->ops[i].tag.channel == ch && rs->ops[i].tag.group;
+				roots += !split;
+				for (uint32_t i = 0; i < rs->nops; i++) {
+					const struct cc_op *o = &rs->ops[i];
+					uint8_t want = ll ? 0 : !split ? 20 : o->tag.group ? 8 : 12;
+
+					if ((o->kind == CC_OP_REDUCE || o->kind == CC_OP_COPY) &&
+					    o->tag.channel == ch)
+						assert_int_equal(o->u.calc.warps, want);
+				}
+			}
+		assert_int_equal(roots, 2); /* one root a tree */
+		cc_schedule_free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(test_k8),
+		cmocka_unit_test(test_warps),
 		cmocka_unit_test(test_k7),
 		cmocka_unit_test(test_nodes_2x4),
 		cmocka_unit_test(test_nodes_totals),
