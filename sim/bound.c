@@ -171,15 +171,6 @@ static void add_mcast_wqe(const struct sim_params *f, const struct sim_net *net,
 	}
 }
 
-/* NCCL's P2P hop for protocol p (host.p2p_hop_*): an NVLink port's start,
- * the kernel's stores having no post, doorbell or WQE to wait for
- * (sim/exec.c op_p2p). */
-static sim_time_ps p2p_hop(const struct sim_params *f, enum cc_proto p)
-{
-	return p == CC_PROTO_LL ? f->host.p2p_hop_ll_ps
-	     : p == CC_PROTO_LL128 ? f->host.p2p_hop_ll128_ps : f->host.p2p_hop_simple_ps;
-}
-
 /* The bound through one port: its start, its bytes, its tail. */
 static struct sim_bound port_bound(const struct port_load *pl, const struct sim_params *f,
 				   enum cc_proto proto)
@@ -187,7 +178,9 @@ static struct sim_bound port_bound(const struct port_load *pl, const struct sim_
 	struct sim_bound b;
 
 	b.beta_ps = sim_serialize_ps(pl->bytes, pl->rate_bps);
-	b.alpha_ps = (pl->nvlink ? p2p_hop(f, proto)
+	/* An NVLink port starts one P2P hop in: the kernel's stores have no
+	 * post, doorbell or WQE to wait for (sim/exec.c op_p2p). */
+	b.alpha_ps = (pl->nvlink ? sim_p2p_hop_ps(&f->host, proto)
 				 : f->soft.post_send_ps + f->rnic.doorbell_ps + f->rnic.req_proc_ps +
 					   2 * f->pcie.latency_ps) +
 		     pl->tail_ps;

@@ -653,18 +653,10 @@ static void p2p_drain(struct sim_engine *eng, void *ctx, uint64_t arg)
 	rk->p2p_armed = false;
 }
 
-/* NCCL's P2P hop latency for the schedule's protocol (host.p2p_hop_*):
- * from a store of the kernel's to the peer seeing its flag (fence, flight
- * and poll included, as NCCL's tuner counts a hop). */
+/* NCCL's P2P hop latency for the schedule's protocol. */
 static sim_time_ps p2p_hop_ps(const struct sx *x)
 {
-	const struct sim_host_params *h = &x->f->host;
-
-	switch (x->s->params.proto) {
-	case CC_PROTO_LL: return h->p2p_hop_ll_ps;
-	case CC_PROTO_LL128: return h->p2p_hop_ll128_ps;
-	default: return h->p2p_hop_simple_ps;
-	}
+	return sim_p2p_hop_ps(&x->f->host, x->s->params.proto);
 }
 
 /* A P2P post: the stores it stands for start one hop's latency later;

@@ -802,6 +802,15 @@ uint64_t sim_pcie_rate_bps(enum sim_pcie_gen gen, uint32_t lanes)
 	return (uint64_t)(num / pcie_gen[gen].den);
 }
 
+sim_time_ps sim_p2p_hop_ps(const struct sim_host_params *h, enum cc_proto p)
+{
+	switch (p) {
+	case CC_PROTO_LL: return h->p2p_hop_ll_ps;
+	case CC_PROTO_LL128: return h->p2p_hop_ll128_ps;
+	default: return h->p2p_hop_simple_ps;
+	}
+}
+
 sim_time_ps sim_ack_timeout_ps(unsigned exp)
 {
 	if (exp == 0 || exp > 31)

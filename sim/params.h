@@ -305,6 +305,11 @@ uint64_t sim_link_signal_rate_bps(const struct sim_link_params *l);
  * Gen4 x16 = 16 GT/s * 16 * 128/130 = 252061538461 bit/s.  0 for a bad gen. */
 uint64_t sim_pcie_rate_bps(enum sim_pcie_gen gen, uint32_t lanes);
 
+/* NCCL's P2P hop for protocol p (host.p2p_hop_ll_ps, _ll128_ps,
+ * _simple_ps): from a store of the kernel's to the peer seeing its flag
+ * (fence, flight and poll included, as NCCL's tuner counts a hop). */
+sim_time_ps sim_p2p_hop_ps(const struct sim_host_params *h, enum cc_proto p);
+
 /* IBA local ACK timeout: 4.096 us * 2^exp; exp 0 means "never" and so does
  * anything above 31 (not encodable) — SIM_TIME_NEVER. */
 sim_time_ps sim_ack_timeout_ps(unsigned exp);
