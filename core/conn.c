@@ -695,8 +695,7 @@ static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 	calc->where = p->mem == CC_MEM_GPU ? CC_ON_GPU : CC_ON_CPU;
 	/* Sources: what arrived (if any), then this rank's own operand. */
 	calc->proto = p->proto;
-	if (p->proto == CC_PROTO_SIMPLE)
-		calc->warps = st->warps ? st->warps : CC_NCCL_SIMPLE_WARPS;
+	calc->warps = st->warps ? st->warps : cc_nccl_block_warps(p->proto);
 	if (recvs) {
 		j = c->rank[r].recv[st->recv].seq++;
 		deps[0] = arrival(c, r, st->recv, j, n * c->es, &tag);

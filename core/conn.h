@@ -102,10 +102,18 @@ struct cc_conns {
  * primitive implies (NCCL's prims: send, recvReduceSend, ...). */
 /* NCCL's thread block (src/include/device.h, src/enqueue.cc
  * computeColl): NCCL_MAX_NTHREADS 640 threads, 20 warps, for the tree and
- * NVLS; the ring's Simple block NCCL_SIMPLE_MAX_NTHREADS 512, 16 warps
- * that move data (plus one for sync). */
+ * NVLS; the ring's block NCCL_SIMPLE_MAX_NTHREADS 512 (16 warps that move
+ * data, plus one for sync), NCCL_LL_MAX_NTHREADS 512 or
+ * NCCL_LL128_MAX_NTHREADS 640. */
 #define CC_NCCL_MAX_WARPS 20u
 #define CC_NCCL_SIMPLE_WARPS 16u
+
+/* The warps of a ring's block (and of every block that is not the tree's
+ * or NVLS's) with protocol p. */
+static inline uint8_t cc_nccl_block_warps(enum cc_proto p)
+{
+	return p == CC_PROTO_LL128 ? CC_NCCL_MAX_WARPS : CC_NCCL_SIMPLE_WARPS;
+}
 
 struct cc_conn_step {
 	enum cc_prim prim;
@@ -130,8 +138,8 @@ struct cc_conn_step {
 	uint8_t mark, after;
 	uint16_t channel; /* the tag's: the tree of a double binary tree */
 	uint8_t group;    /* the tag's (cc_tag.group) */
-	/* Its thread group's warps (cc_op_calc.warps) with the Simple
-	 * protocol; 0, what an initialiser leaves: CC_NCCL_SIMPLE_WARPS. */
+	/* Its thread group's warps (cc_op_calc.warps); 0, what an
+	 * initialiser leaves: cc_nccl_block_warps(). */
 	uint8_t warps;
 	/* An op of the rank every slice's reduce or copy also waits for:
 	 * what wrote its own operand outside the connections (NVLSTree's

@@ -269,7 +269,7 @@ static void emit_local_copy(struct cc_schedule *s, const struct cc_coll_params *
 		.dst = { { CC_CONN_B_OUT, 0 } }, .count = p->count, .dtype = p->dtype,
 		.redop = p->redop, .postdiv = 1,
 		.where = p->mem == CC_MEM_GPU ? CC_ON_GPU : CC_ON_CPU,
-		.warps = p->proto == CC_PROTO_SIMPLE ? CC_NCCL_SIMPLE_WARPS : 0,
+		.warps = cc_nccl_block_warps(p->proto),
 	};
 	cc_add_op(&s->ranks[0], &op, NULL, 0);
 }

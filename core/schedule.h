@@ -259,10 +259,9 @@ struct cc_op_calc {
 	enum cc_proto proto;
 	uint8_t src_lines, dst_lines;
 	/* The warps of the thread group that runs it, each with a round of
-	 * loads in flight at a time (NCCL's reduceCopy, Simple protocol):
-	 * what paces the op on a GPU beside the memory's rate
-	 * (docs/simulator.md, "A thread group's pace").  0: not paced (LL,
-	 * LL128, a CPU op). */
+	 * loads in flight at a time (NCCL's reduceCopy, or its LL and LL128
+	 * loops): what paces the op on a GPU beside the memory's rate
+	 * (docs/simulator.md, "A thread group's pace").  0: not paced. */
 	uint8_t warps;
 	uint64_t src_flag, dst_flag;
 };

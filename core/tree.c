@@ -185,17 +185,19 @@ static uint8_t thread_group(const struct tree *g, uint32_t r, uint32_t t, uint32
 	return s >= 2 && g->p->coll == CC_ALLREDUCE && node_of(g, t, r)->parent != NONE;
 }
 
-/* The warps of step s's thread group with the Simple protocol: the tree's
- * block is NCCL_MAX_NTHREADS, and a split one gives the reduce half
- * 640 / 2 + 64 threads and the broadcast half the rest (runTreeSplit,
- * src/device/all_reduce.h): 12 and 8 warps. */
+/* The warps of step s's thread group: the tree's block is
+ * NCCL_MAX_NTHREADS whatever the protocol (src/enqueue.cc), and a split
+ * one gives the reduce half 640 / 2 + 64 threads with Simple, 70 % with LL
+ * and LL128, and the broadcast half the rest (runTreeSplit,
+ * src/device/all_reduce.h): 12 and 8 warps, or 14 and 6. */
 static uint8_t group_warps(const struct tree *g, uint32_t r, uint32_t t, uint32_t s)
 {
 	bool split = g->p->coll == CC_ALLREDUCE && node_of(g, t, r)->parent != NONE;
+	uint8_t reduce = g->p->proto == CC_PROTO_SIMPLE ? 12 : 14;
 
 	if (!split)
 		return CC_NCCL_MAX_WARPS;
-	return thread_group(g, r, t, s) ? CC_NCCL_MAX_WARPS - 12 : 12;
+	return thread_group(g, r, t, s) ? CC_NCCL_MAX_WARPS - reduce : reduce;
 }
 
 static void step(struct tree *g, uint32_t r, enum cc_prim prim, uint32_t t, uint32_t s,

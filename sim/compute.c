@@ -283,15 +283,25 @@ sim_time_ps sim_compute_busy_ps(const struct sim_compute *c)
 	return c->busy_ps - (c->span_end - (now > c->span_start ? now : c->span_start));
 }
 
-sim_time_ps sim_compute_pace_ps(const struct sim_host_params *h, uint32_t warps, uint64_t n)
+/* Data bytes a warp has in flight per round with LL and LL128: one 16 B
+ * line a thread, 8 of it data (prims_ll.h LLGenericOp); 8 u64 a thread of
+ * 128 B lines, 120 of every 128 data (prims_ll128.h,
+ * NCCL_LL128_SHMEM_ELEMS_PER_THREAD). */
+#define LL_WARP_DATA_BYTES (32u * 8u)
+#define LL128_WARP_DATA_BYTES (32u * 64u / 128u * 120u)
+
+sim_time_ps sim_compute_pace_ps(const struct sim_host_params *h, enum cc_proto proto,
+				uint32_t warps, uint64_t n)
 {
 	uint64_t per_round, rounds;
 	unsigned __int128 t;
 
 	if (!warps || !h->gpu_warp_load_bytes || !h->gpu_mem_latency_ps || !n)
 		return 0;
-	per_round = (uint64_t)warps * h->gpu_warp_load_bytes;
+	per_round = (uint64_t)warps * (proto == CC_PROTO_LL	 ? LL_WARP_DATA_BYTES
+				       : proto == CC_PROTO_LL128 ? LL128_WARP_DATA_BYTES
+								 : h->gpu_warp_load_bytes);
 	rounds = n / per_round + (n % per_round != 0);
-	t = (unsigned __int128)rounds * h->gpu_mem_latency_ps;
+	t = (unsigned __int128)(rounds - 1) * h->gpu_mem_latency_ps;
 	return t > SIM_TIME_NEVER ? SIM_TIME_NEVER : (sim_time_ps)t;
 }

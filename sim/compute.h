@@ -158,12 +158,18 @@ int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes
 			    sim_time_ps other_ps, sim_time_ps pace_ps, bool step,
 			    sim_compute_done_fn fn, void *ctx, uint64_t arg);
 
-/* The pace of a thread group of `warps` warps making n output bytes:
- * ceil(n / (warps x host.gpu_warp_load_bytes)) rounds of loads, each
- * host.gpu_mem_latency_ps (NCCL's reduceCopy: a warp's hunk of loads is
- * in flight at once, the next waits for it; the sources of a reduce are
- * loaded together).  0 when warps, the latency or the bytes are 0. */
-sim_time_ps sim_compute_pace_ps(const struct sim_host_params *h, uint32_t warps, uint64_t n);
+/* The pace of a thread group of `warps` warps making n output bytes with
+ * protocol proto: ceil(n / (warps x B)) rounds of loads, each
+ * host.gpu_mem_latency_ps but the first, which is inside the hop's own
+ * latency (the P2P hop NCCL's tuner measures, host.gpu_step_ps), where B,
+ * a warp's data per round, is
+ * host.gpu_warp_load_bytes with Simple (NCCL's reduceCopy: a warp's hunk
+ * of loads is in flight at once, the next waits for it; the sources of a
+ * reduce are loaded together), 256 with LL (a 16 B line a thread, 8 of
+ * it data) and 1920 with LL128 (8 u64 a thread of 128 B lines).  0 when
+ * warps, the latency, host.gpu_warp_load_bytes or the bytes are 0. */
+sim_time_ps sim_compute_pace_ps(const struct sim_host_params *h, enum cc_proto proto,
+				uint32_t warps, uint64_t n);
 
 /* A reduce of n bytes from nsrc sources into ndst destinations: (nsrc +
  * ndst) * n bytes.  -EINVAL for nsrc < 1, ndst < 1 or an overflowing size. */

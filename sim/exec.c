@@ -249,7 +249,7 @@ static void gpu_calc_submit(struct sx *x, struct sx_rank *rk, const struct cc_ra
 			    uint32_t i)
 {
 	const struct cc_op_calc *c = &rs->ops[i].u.calc;
-	sim_time_ps pace = sim_compute_pace_ps(&x->f->host, c->warps,
+	sim_time_ps pace = sim_compute_pace_ps(&x->f->host, c->proto, c->warps,
 					       c->count * cc_dtype_size(c->dtype));
 	uint64_t hbm = 0, rd = 0, wr = 0;
 

@@ -300,22 +300,27 @@ static void test_lanes_other_path(void **state)
 	sim_engine_destroy(&eng);
 }
 
-/* A thread group's pace: ceil(n / (w x 4096)) rounds of 500 ns.  16
- * warps, 64 KiB a round: 512 KiB is 8 rounds, 4 us; 512 KiB + 1 B is 9;
- * 1 B is one; nothing, no warps or no latency is no pace. */
+/* A thread group's pace: ceil(n / (w x 4096)) rounds of 500 ns, the first
+ * one inside the hop's latency.  16 warps, 64 KiB a round: 512 KiB is 8
+ * rounds, 3.5 us; 512 KiB + 1 B is 9, 4 us; 1 B is one, nothing; nothing,
+ * no warps or no latency is no pace.  LL's 32 KiB slot on 16 warps: 4 KiB
+ * a round, 8 rounds; LL128's 576,000 B step on 20 warps: 38,400 B a
+ * round, 15 rounds. */
 static void test_pace_closed_form(void **state)
 {
 	struct sim_host_params h = { .gpu_mem_latency_ps = 500000, .gpu_warp_load_bytes = 4096 };
 
 	(void)state;
-	assert_int_equal(sim_compute_pace_ps(&h, 16, 512 * 1024), 4000000);
-	assert_int_equal(sim_compute_pace_ps(&h, 16, 512 * 1024 + 1), 4500000);
-	assert_int_equal(sim_compute_pace_ps(&h, 16, 1), 500000);
-	assert_int_equal(sim_compute_pace_ps(&h, 8, 1024 * 1024), 16000000);
-	assert_int_equal(sim_compute_pace_ps(&h, 16, 0), 0);
-	assert_int_equal(sim_compute_pace_ps(&h, 0, 1 << 20), 0);
+	assert_int_equal(sim_compute_pace_ps(&h, CC_PROTO_SIMPLE, 16, 512 * 1024), 3500000);
+	assert_int_equal(sim_compute_pace_ps(&h, CC_PROTO_SIMPLE, 16, 512 * 1024 + 1), 4000000);
+	assert_int_equal(sim_compute_pace_ps(&h, CC_PROTO_SIMPLE, 16, 1), 0);
+	assert_int_equal(sim_compute_pace_ps(&h, CC_PROTO_SIMPLE, 8, 1024 * 1024), 15500000);
+	assert_int_equal(sim_compute_pace_ps(&h, CC_PROTO_SIMPLE, 16, 0), 0);
+	assert_int_equal(sim_compute_pace_ps(&h, CC_PROTO_SIMPLE, 0, 1 << 20), 0);
+	assert_int_equal(sim_compute_pace_ps(&h, CC_PROTO_LL, 16, 32768), 3500000);
+	assert_int_equal(sim_compute_pace_ps(&h, CC_PROTO_LL128, 20, 576000), 7000000);
 	h.gpu_mem_latency_ps = 0;
-	assert_int_equal(sim_compute_pace_ps(&h, 16, 1 << 20), 0);
+	assert_int_equal(sim_compute_pace_ps(&h, CC_PROTO_SIMPLE, 16, 1 << 20), 0);
 }
 
 /* The pace holds its lane, not the memory: overhead 1000 ps, 1 TB/s.

@@ -328,7 +328,7 @@ static int64_t delta(const struct sim_params *f, uint64_t n, unsigned gpu_ops, u
 		     unsigned wr)
 {
 	uint64_t h = hbm(&f->host, gpu_ops * n), t = host_ps(&f->pcie, rd * n, wr * n);
-	uint64_t pace = sim_compute_pace_ps(&f->host, CC_NCCL_SIMPLE_WARPS, n);
+	uint64_t pace = sim_compute_pace_ps(&f->host, CC_PROTO_SIMPLE, CC_NCCL_SIMPLE_WARPS, n);
 
 	return (int64_t)max3(h, t, pace) -
 	       (int64_t)max3(hbm(&f->host, (gpu_ops + rd + wr) * n), 0, pace);

@@ -564,10 +564,10 @@ static void test_sim_latency_and_bandwidth(void **state)
 	assert_true(sim_us(CC_ALGO_TREE, 64u << 20) > sim_us(CC_ALGO_RING, 64u << 20));
 }
 
-/* Each reduce and copy names its thread group's warps with Simple (NCCL's
- * tree block is NCCL_MAX_NTHREADS, 20 warps; runTreeSplit gives a
- * non-root rank's reduce half 12 and its broadcast half 8); LL names
- * none. */
+/* Each reduce and copy names its thread group's warps: NCCL's tree block
+ * is NCCL_MAX_NTHREADS, 20 warps, whatever the protocol; runTreeSplit
+ * gives a non-root rank's reduce half 12 and its broadcast half 8 with
+ * Simple, 14 and 6 (70 %) with LL. */
 static void test_warps(void **state)
 {
 	(void)state;
@@ -590,7 +590,9 @@ static void test_warps(void **state)
 				roots += !split;
 				for (uint32_t i = 0; i < rs->nops; i++) {
 					const struct cc_op *o = &rs->ops[i];
-					uint8_t want = ll ? 0 : !split ? 20 : o->tag.group ? 8 : 12;
+					uint8_t want = !split ? 20
+						     : o->tag.group ? (ll ? 6 : 8)
+								    : (ll ? 14 : 12);
 
 					if ((o->kind == CC_OP_REDUCE || o->kind == CC_OP_COPY) &&
 					    o->tag.channel == ch)
