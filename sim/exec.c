@@ -717,6 +717,17 @@ static uint32_t qp_mtu(const struct sx *x, uint32_t r, const struct sx_qp *qp)
 	return there < back ? there : back;
 }
 
+/* A QP connected to itself (NCCL's GDR flush QP): the rank's first
+ * network port, whose NIC turns its packets round inside (sim/rnic.c
+ * loopback()); SIM_TOPO_NO_PORT without one, which fails the run. */
+static uint32_t loopback_port(const struct sx *x, uint32_t r)
+{
+	for (uint32_t p = 0; p < sim_topo_nic_nports(&x->topo, r); p++)
+		if (!sim_topo_nic_port_nvlink(&x->topo, r, p))
+			return p;
+	return SIM_TOPO_NO_PORT;
+}
+
 /* A multicast QP's port: the one to its host's NVSwitch, whose host holds
  * the whole group (sim/nvls.c); SIM_TOPO_NO_PORT otherwise, which fails
  * the run. */
@@ -832,8 +843,10 @@ static int setup_rank(struct sx *x, uint32_t r)
 		qp->peer = rs->qps[q].peer;
 		qp->peer_q = rs->qps[q].peer_qp;
 		qp->mcast = cc_qp_mcast(&rs->qps[q]);
-		qp->port = qp->mcast ? mcast_port(x, r, &rs->qps[q])
-				     : sim_topo_route(&x->topo, r, qp->peer, sim_topo_qp_flow(r, q));
+		qp->port = qp->mcast		? mcast_port(x, r, &rs->qps[q])
+			   : qp->peer == r	? loopback_port(x, r)
+						: sim_topo_route(&x->topo, r, qp->peer,
+								 sim_topo_qp_flow(r, q));
 		/* The schedule asks for retry counts (NCCL: 7 and 7); the fabric's
 		 * rnic.retry_cnt / rnic.rnr_retry are the deployment's ceiling,
 		 * as NCCL_IB_RETRY_CNT is: the smaller of the two holds. */
@@ -847,7 +860,9 @@ static int setup_rank(struct sx *x, uint32_t r)
 			return -EINVAL;
 		qp->nvlink = sim_topo_nic_port_nvlink(&x->topo, r, qp->port);
 		sim_dcqcn_init(&qp->cc, sim_topo_nic_tx(&x->topo, r, qp->port)->rate_bps);
-		qp->mtu = qp->mcast ? mcast_mtu(x, &rs->qps[q]) : qp_mtu(x, r, qp);
+		qp->mtu = qp->mcast	    ? mcast_mtu(x, &rs->qps[q])
+			  : qp->peer == r ? x->f->link.mtu_bytes
+					  : qp_mtu(x, r, qp);
 		if (qp->mtu == 0)
 			return -EINVAL;
 	}
@@ -1105,7 +1120,7 @@ static void collect_links(struct sx *x)
 			const struct sx_qp *qp = &x->rk[r].qp[q];
 			size_t dirs[64];
 			/* a multicast QP's flow ends in its NVSwitch: its one link */
-			uint32_t n = qp->mcast ? 0
+			uint32_t n = qp->mcast || qp->peer == r ? 0 /* a loopback: none */
 					       : sim_topo_path(&x->topo, r, qp->port, qp->peer,
 							       sim_topo_qp_flow(r, q), dirs, 64);
 

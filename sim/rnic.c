@@ -792,14 +792,50 @@ void sx_port_fill(struct sx *x, uint32_t r, uint32_t port)
 
 /* ---- the transmitter ---- */
 
+static void nic_rx(struct sx *x, uint32_t r, struct sx_pkt *k);
+
+static void loopback_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx_rank *rk = ctx;
+
+	(void)eng;
+	nic_rx(rk->x, rk->r, (struct sx_pkt *)(uintptr_t)arg);
+}
+
+static void loopback_sent(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx_rank *rk = ctx;
+
+	(void)eng;
+	sx_port_kick(rk->x, rk->r, (uint32_t)arg);
+}
+
+/* A packet of a QP connected to its own NIC (NCCL's GDR flush QP) turns
+ * round inside the NIC: it takes its turn at the port like any other,
+ * but never reaches the wire, so it counts no wire bytes, meets no link,
+ * switch, credit or loss, and is at the receive side's end after the
+ * receive pipeline, rnic.resp_proc_ps.  The port is free again at once. */
+static void loopback(struct sx *x, uint32_t r, struct sx_pkt *k)
+{
+	sim_time_ps now = sim_now(&x->eng);
+
+	k->rx_nvlink = false;
+	if (sim_schedule(&x->eng, now + x->f->rnic.resp_proc_ps, loopback_arrive, &x->rk[r],
+			 (uint64_t)(uintptr_t)k) == SIM_EVENT_NONE ||
+	    sim_schedule(&x->eng, now, loopback_sent, &x->rk[r], k->port) == SIM_EVENT_NONE)
+		sx_die_nomem();
+}
+
 static void transmit(struct sx *x, uint32_t r, struct sx_pkt *k)
 {
 	struct sx_rank *rk = &x->rk[r];
 	sim_time_ps now = sim_now(&x->eng);
 
-	rk->st->wire_bytes += k->p.wire_bytes;
-	rk->st->wire_pkts++;
-	rk->st->payload_bytes += k->p.payload_bytes;
+	if (k->p.dst_node != r) {
+		rk->st->wire_bytes += k->p.wire_bytes;
+		rk->st->wire_pkts++;
+		rk->st->payload_bytes += k->p.payload_bytes;
+	}
 	k->t0 = now;
 	if (k->kind == SX_PKT_REQ) {
 		struct sx_qp *qp = &rk->qp[k->qp];
@@ -824,7 +860,10 @@ static void transmit(struct sx *x, uint32_t r, struct sx_pkt *k)
 		}
 		arm_ack_timer(x, r, qp);
 	}
-	sim_link_send(rk->port[k->port].tx, &k->p);
+	if (k->p.dst_node == r)
+		loopback(x, r, k);
+	else
+		sim_link_send(rk->port[k->port].tx, &k->p);
 }
 
 /* Puts the next packet on the wire if the port is idle: ACKs and NAKs
@@ -993,6 +1032,27 @@ static void cnp_arrive(struct sx *x, uint32_t r, struct sx_pkt *k)
 	sx_pkt_put(x, k);
 }
 
+/* A packet at the end of rank r's receive pipeline. */
+static void nic_rx(struct sx *x, uint32_t r, struct sx_pkt *k)
+{
+	struct sx_rank *rk = &x->rk[r];
+
+	if (k->kind == SX_PKT_CNP) {
+		cnp_arrive(x, r, k);
+		return;
+	}
+	if (k->p.ecn_ce)
+		ecn_marked(x, r, &rk->qp[k->p.dst_qpn]);
+	if (k->kind == SX_PKT_REQ) {
+		struct sx_qp *qp = &rk->qp[k->p.dst_qpn];
+
+		sx_responder(x, r, k);
+		sx_responder_drain(x, r, qp);
+	} else {
+		sx_completer(x, r, k);
+	}
+}
+
 static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_packet *pkt,
 		    sim_time_ps last_ps)
 {
@@ -1026,20 +1086,7 @@ static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 	}
 	/* The link delivered it rnic.resp_proc_ps after its last bit (the
 	 * receive pipeline, sim_link_set_rx_delay()): process it now. */
-	if (k->kind == SX_PKT_CNP) {
-		cnp_arrive(x, rk->r, k);
-		return;
-	}
-	if (k->p.ecn_ce)
-		ecn_marked(x, rk->r, &rk->qp[k->p.dst_qpn]);
-	if (k->kind == SX_PKT_REQ) {
-		struct sx_qp *qp = &rk->qp[k->p.dst_qpn];
-
-		sx_responder(x, rk->r, k);
-		sx_responder_drain(x, rk->r, qp);
-	} else {
-		sx_completer(x, rk->r, k);
-	}
+	nic_rx(x, rk->r, k);
 }
 
 /* ---- setup ---- */
