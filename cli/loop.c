@@ -73,14 +73,6 @@ void cli_preamble_buffers(const struct cli_opts *o)
 		       a->channels ? " channels" : "", a->version.major, a->version.minor,
 		       a->version.patch, a->comm.nchannels, a->comm.nvls_nchannels);
 	}
-	const struct cc_nccl_env *env = o->scenario ? &o->scenario->nccl.env
-						    : &o->nccl_own.env;
-	char names[160];
-	unsigned nun = cc_nccl_env_unmodelled(env, names, sizeof(names));
-
-	if (nun)
-		printf("# env: %s taken, not modelled: the run is as without %s\n", names,
-		       nun > 1 ? "them" : "it");
 	if (p->transport == CC_WRITE_IMM && p->ar_split)
 		printf("# InfiniBand adaptive routing: a message above %" PRIu64 " B goes as an RDMA "
 		       "WRITE and a 0-byte WRITE WITH IMM (NCCL_IB_AR_THRESHOLD)\n",
@@ -88,6 +80,10 @@ void cli_preamble_buffers(const struct cli_opts *o)
 	if (p->qps_per_conn > 1)
 		printf("# QPs per network connection: %" PRIu32 ", each message whole on one, round "
 		       "robin (NCCL_IB_QPS_PER_CONNECTION)\n", p->qps_per_conn);
+	if (p->gdr_flush && p->proto == CC_PROTO_SIMPLE && cc_coll_stage_mem(p) == CC_MEM_GPU)
+		printf("# GDR flush: each Simple slice received from another node is made visible "
+		       "to the GPU by a 1-byte RDMA READ on a loopback QP before the kernel reads "
+		       "it (NCCL before Hopper, NCCL_NET_FORCE_FLUSH)\n");
 	if (p->mem == CC_MEM_GPU && cc_coll_stage_mem(p) == CC_MEM_HOST)
 		printf("# staging: host memory (no GPUDirect RDMA): the GPU reads and writes the "
 		       "staging slots across its PCIe link\n");

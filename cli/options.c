@@ -44,6 +44,7 @@ enum {
 	OPT_SET,
 	OPT_LINKS,
 	OPT_GPU_DMA,
+	OPT_GDR_FLUSH,
 	OPT_MEMORY,
 	OPT_DEVICE,
 	OPT_PORT,
@@ -110,6 +111,8 @@ static const struct {
 	/* nccl-tests' -c/--check; -c is --collective here. */
 	{{"check", required_argument, NULL, OPT_CHECK}, FOR_SIM | FOR_VERBS},
 	{{"gpu-dma", required_argument, NULL, OPT_GPU_DMA}, FOR_ALL},
+	/* the simulator decides it from the fabric's GPU and NCCL's variables */
+	{{"gdr-flush", no_argument, NULL, OPT_GDR_FLUSH}, FOR_SCHEDULE | FOR_CHECK},
 	{{"memory", required_argument, NULL, OPT_MEMORY}, FOR_ALL},
 	/* The verbs executor's own (backend/verbs_exec.h, backend/launch.h),
 	 * for a scenario that lists it too. */
@@ -428,6 +431,9 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		return err;
 	case OPT_PRIMITIVES:
 		o->primitives = true;
+		return 0;
+	case OPT_GDR_FLUSH:
+		o->p.gdr_flush = true;
 		return 0;
 	case OPT_CHUNK_BYTES:
 		o->chunk_given = true;

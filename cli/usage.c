@@ -323,6 +323,11 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		   "                          across its PCIe link (NCCL_NET_GDR_LEVEL=LOC)\n",
 		me & FOR_SIM ? "the fabric's" : sim_gpu_dma_name[SIM_GPU_DMA_GPUDIRECT],
 		sim_gpu_dma_name[SIM_GPU_DMA_GPUDIRECT], sim_gpu_dma_name[SIM_GPU_DMA_HOST_STAGING]);
+	if (me & (FOR_SCHEDULE | FOR_CHECK))
+		fprintf(f, "      --gdr-flush         NCCL's GDR flush: a 1-byte RDMA READ on a loopback\n"
+			   "                          QP after each Simple slice received from another\n"
+			   "                          node into GPU memory (NCCL before Hopper; sim\n"
+			   "                          decides it from the fabric's GPU)\n");
 	fprintf(f, "      --memory host|gpu   where the user buffers live (default gpu)\n");
 	if (me & FOR_LOOP)
 		fprintf(f, "      --seed S            seed of the input values (default %u)\n",

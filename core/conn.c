@@ -135,7 +135,8 @@ static int new_end(struct cc_conns *c, struct cc_conn_end **ends, uint32_t *n, u
 	*ends = grown;
 	e = &grown[*n];
 	*e = (struct cc_conn_end){ .peer = peer, .channel = ch, .last_post = NONE,
-				   .last_recv = NONE };
+				   .last_recv = NONE, .flush_qp = NONE, .flush_buf = NONE,
+				   .last_flush = NONE };
 	e->slot_free = malloc(5 * c->nslots * sizeof(uint32_t));
 	if (!e->slot_free)
 		return -1;
@@ -256,6 +257,32 @@ static uint32_t slice_nqp(const struct cc_conn_end *e)
 	return e->split ? e->nqp : 1;
 }
 
+/* Whether rank r's receive end to `peer` flushes each Simple slice
+ * (cc_coll_params.gdr_flush): NCCL's net transport does, with GPUDirect
+ * RDMA into GPU memory (useGdr); inside a node NCCL's P2P transport has
+ * no NIC to flush with. */
+static bool flush_on(const struct cc_conns *c, uint32_t r, uint32_t peer)
+{
+	return c->p->gdr_flush && c->p->proto == CC_PROTO_SIMPLE &&
+	       cc_coll_stage_mem(c->p) == CC_MEM_GPU && crosses_network(c, r, peer);
+}
+
+/* A connection buffer's access: NCCL registers every one with
+ * LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ; we ask for what each needs,
+ * so a schedule that strays is caught.  A receive stage that is flushed
+ * is read by the flush's READ. */
+static uint32_t conn_buf_access(const struct cc_conns *c, uint32_t r, uint32_t b)
+{
+	const struct cc_conn_rank *cr = &c->rank[r];
+	uint32_t at = b - cr->buf0;
+
+	if (at < cr->nsend || c->s->ranks[r].bufs[b].role == CC_BUF_FLUSH)
+		return CC_ACCESS_LOCAL_WRITE;
+	if (at < cr->nsend + cr->nrecv && cr->recv[at - cr->nsend].flush_buf != NONE)
+		return CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE | CC_ACCESS_REMOTE_READ;
+	return CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE;
+}
+
 static void conns_setup(struct cc_conns *c)
 {
 	uint64_t stage = (uint64_t)c->nslots * c->slot_stride;
@@ -299,13 +326,17 @@ static void conns_setup(struct cc_conns *c)
 			cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, words,
 							       (int32_t)cr->recv[j].peer,
 							       cr->recv[j].channel });
-		/* NCCL registers with LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ;
-		 * we ask for what each buffer needs, so a schedule that strays
-		 * is caught. */
+		/* The GDR flush's READs land in a host word of their own per
+		 * receive end, as NCCL's per receive comm (net_ib/connect.cc:
+		 * gpuFlushHostMem, an int). */
+		for (uint32_t j = 0; j < cr->nrecv; j++)
+			if (flush_on(c, r, cr->recv[j].peer))
+				cr->recv[j].flush_buf = cc_add_buffer(
+					rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLUSH, 8,
+								 (int32_t)cr->recv[j].peer,
+								 cr->recv[j].channel });
 		for (uint32_t b = buf0; b < rs->nbufs; b++)
-			cc_add_mr(rs, b, b < buf0 + cr->nsend ? CC_ACCESS_LOCAL_WRITE
-							      : CC_ACCESS_LOCAL_WRITE |
-									CC_ACCESS_REMOTE_WRITE);
+			cc_add_mr(rs, b, conn_buf_access(c, r, b));
 		uint32_t q = qp0, per_slot = 0;
 
 		for (uint32_t i = 0; i < cr->nsend; i++) {
@@ -320,13 +351,17 @@ static void conns_setup(struct cc_conns *c)
 			cr->recv[j].split = split_on(c, cr->recv[j].nqp);
 			q += cr->recv[j].nqp;
 		}
+		/* The flush QPs after every connection's, one per end. */
+		for (uint32_t j = 0; j < cr->nrecv; j++)
+			if (cr->recv[j].flush_buf != NONE)
+				cr->recv[j].flush_qp = q++;
 		/* A CQE per QP a slice takes, each end at most 2 slots' worth
 		 * outstanding (the send and its slot's next, a receive and its
 		 * clear-to-send). */
 		for (uint32_t i = 0; i < cr->nsend; i++)
 			per_slot += slice_nqp(&cr->send[i]);
 		for (uint32_t j = 0; j < cr->nrecv; j++)
-			per_slot += slice_nqp(&cr->recv[j]);
+			per_slot += slice_nqp(&cr->recv[j]) + (cr->recv[j].flush_qp != NONE);
 		cr->cq = cc_add_cq(rs, 2 * c->nslots * per_slot);
 	}
 	/* QPs once every rank's QP indices are known: each names its peer's. */
@@ -362,6 +397,16 @@ static void conns_setup(struct cc_conns *c)
 				cc_add_qp(rs, &qp);
 			}
 		}
+		/* NCCL's flush QP is connected to itself (net_ib/connect.cc:
+		 * ncclIbRtrQp with its own qp_num): the READ never leaves the
+		 * NIC. */
+		for (uint32_t j = 0; j < cr->nrecv; j++)
+			if (cr->recv[j].flush_qp != NONE) {
+				qp.peer = r;
+				qp.peer_qp = cr->recv[j].flush_qp;
+				qp.channel = cr->recv[j].channel;
+				cc_add_qp(rs, &qp);
+			}
 	}
 }
 
@@ -469,6 +514,36 @@ static uint32_t reap(struct cc_conns *c, uint32_t r, const struct cc_conn_end *e
 	return last;
 }
 
+/* NCCL's GDR flush of the slice in slot `slot` of recv end je, once the
+ * proxy has seen it arrive (op `got`): a signaled 1-byte RDMA READ of the
+ * slot on the end's loopback QP into its host word, and the proxy's test
+ * of it; only then may the kernel read the slot (net.cc
+ * recvProxyProgress: the tail moves when the flush request is done).
+ * Flushes go out in order, one call each (ncclIbIflush). */
+static uint32_t flush(struct cc_conns *c, uint32_t r, uint32_t je, uint32_t slot, uint32_t got,
+		      const struct cc_tag *tag)
+{
+	struct cc_conn_end *e = &c->rank[r].recv[je];
+	struct cc_op op = { .kind = CC_OP_POST_SEND, .tag = *tag };
+	uint32_t deps[] = { got, e->last_flush };
+
+	op.u.send = (struct cc_op_send){
+		.qp = e->flush_qp, .wr_id = c->s->ranks[r].nops, .opcode = CC_WR_RDMA_READ,
+		.flags = CC_SEND_SIGNALED, .payload = CC_PAYLOAD_CTRL, .num_sge = 1,
+		.sge = { mr_of(c, r, e->flush_buf), 0, 1 },
+		.remote_mr = mr_of(c, r, buf_recv_stage(c, r, je)),
+		.remote_offset = slot * c->slot_stride,
+	};
+	uint32_t post = add(c, r, &op, deps, 2);
+
+	op.kind = CC_OP_DOORBELL;
+	op.u.doorbell = (struct cc_op_doorbell){ .qp = e->flush_qp, .nwqe = 1 };
+	e->last_flush = add(c, r, &op, &post, 1);
+	op.kind = CC_OP_POLL_CQ;
+	op.u.poll = (struct cc_op_poll){ .cq = c->rank[r].cq, .wr_id = post };
+	return add(c, r, &op, &e->last_flush, 1);
+}
+
 /* The op after which slice j (of `bytes` data bytes) on recv end je may
  * be read: its completion, or its flag — for the LL protocols, the flag
  * of its last line, in the slot itself.  With those, a transport's
@@ -505,13 +580,17 @@ static uint32_t arrival(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j,
 		}
 		return last;
 	}
+	uint32_t got;
+
 	if (c->p->transport == CC_WRITE_FLAG) {
 		/* Watch the flag once the slice has been invited. */
 		op.kind = CC_OP_WAIT_MEM;
 		op.u.wait = (struct cc_op_wait){ buf_flag(c, r, je), slot * 8ull, j + 1 };
-		return add(c, r, &op, &e->cts_sent[slot], 1);
+		got = add(c, r, &op, &e->cts_sent[slot], 1);
+	} else {
+		got = reap(c, r, e, slot, tag);
 	}
-	return reap(c, r, e, slot, tag);
+	return e->flush_qp == NONE || !bytes ? got : flush(c, r, je, slot, got, tag);
 }
 
 /* Sender side: slice i, already in send end ie's stage slot i % nslots

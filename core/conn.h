@@ -61,6 +61,10 @@ struct cc_conn_end {
 	uint32_t *cts_sent;  /* receiver: doorbell of the slot's latest CTS */
 	uint32_t *cts_poll;  /* receiver: poll of the slot's last signaled CTS */
 	uint32_t *data_poll; /* receiver, LL protocols: poll of the slot's data CQE */
+	/* receiver, where NCCL flushes (conn.c flush_on()): the loopback
+	 * QP of the GDR flush, the host word its READs land in, and the
+	 * last flush's doorbell; CC_CONN_NONE otherwise. */
+	uint32_t flush_qp, flush_buf, last_flush;
 };
 
 struct cc_conn_rank {
@@ -68,7 +72,8 @@ struct cc_conn_rank {
 	uint32_t nsend, nrecv;
 	/* Where the rank's connection resources start (phase 2):
 	 * buffers and MRs alike send stages, recv stages, CTS words, flag
-	 * words, one per end in end order; then one CQ. */
+	 * words, one per end in end order, then a flush word per receive end
+	 * that flushes; then one CQ. */
 	uint32_t buf0, mr0, cq;
 };
 

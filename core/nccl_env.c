@@ -39,6 +39,7 @@ const char *const cc_nccl_env_names[] = {
 	"NCCL_IB_AR_THRESHOLD",
 	"NCCL_IB_ADAPTIVE_ROUTING",
 	"NCCL_NET_FORCE_FLUSH",
+	"NCCL_GDR_FLUSH_DISABLE",
 	"NCCL_NVLS_CHUNKSIZE",
 	"NCCL_NVLSTREE_MAX_CHUNKSIZE",
 	NULL,
@@ -58,6 +59,7 @@ void cc_nccl_env_init(struct cc_nccl_env *e)
 	e->ib_ar_threshold = -1;
 	e->ib_adaptive_routing = -1;
 	e->net_force_flush = -1;
+	e->gdr_flush_disable = -1;
 }
 
 /* NCCL's collectives as NCCL_ALGO's prefixes name them (src/init.cc
@@ -244,6 +246,7 @@ static const struct int_var int_vars[] = {
 	IV("NCCL_IB_SPLIT_DATA_ON_QPS", ib_split_data_on_qps, F_I32, 0, 1),
 	IV("NCCL_IB_ADAPTIVE_ROUTING", ib_adaptive_routing, F_I32, 0, 1),
 	IV("NCCL_NET_FORCE_FLUSH", net_force_flush, F_I32, 0, 1),
+	IV("NCCL_GDR_FLUSH_DISABLE", gdr_flush_disable, F_I32, 0, 1),
 	/* NVLS's chunk is also its buffer's step (transport/nvls.cc):
 	 * a line of 128 B at least, a step of an eighth of 1 GiB at most */
 	IV("NCCL_NVLS_CHUNKSIZE", nvls_chunksize, F_U64, 128, (1ll << 30) / 8),
@@ -321,26 +324,9 @@ void cc_nccl_env_ar(const struct cc_nccl_env *e, bool ib, bool *split, uint64_t 
 	*threshold = e->ib_ar_threshold < 0 ? 8192 : (uint64_t)e->ib_ar_threshold;
 }
 
-unsigned cc_nccl_env_unmodelled(const struct cc_nccl_env *e, char *buf, size_t len)
+bool cc_nccl_env_gdr_flush(const struct cc_nccl_env *e, enum cc_gpu_arch arch)
 {
-	/* No GDR flush is built. */
-	const struct {
-		const char *name;
-		bool set;
-	} v[] = {
-		{ "NCCL_NET_FORCE_FLUSH", e->net_force_flush >= 0 },
-	};
-	unsigned n = 0;
-	size_t at = 0;
-
-	if (len)
-		buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		if (!v[i].set)
-			continue;
-		if (at < len)
-			at += (size_t)snprintf(buf + at, len - at, "%s%s", n ? ", " : "", v[i].name);
-		n++;
-	}
-	return n;
+	if (e->gdr_flush_disable == 1)
+		return false;
+	return e->net_force_flush == 1 || arch < CC_GPU_HOPPER;
 }

@@ -138,7 +138,8 @@ struct cc_nccl_env {
 	uint64_t buffsize;         /* NCCL_BUFFSIZE; 0 unset (4 MiB) */
 	int64_t ib_ar_threshold;   /* NCCL_IB_AR_THRESHOLD; -1 unset (8192) */
 	int ib_adaptive_routing;   /* NCCL_IB_ADAPTIVE_ROUTING: -1 unset (on for IB) */
-	int net_force_flush;       /* NCCL_NET_FORCE_FLUSH: -1 unset */
+	int net_force_flush;       /* NCCL_NET_FORCE_FLUSH: -1 unset (0) */
+	int gdr_flush_disable;     /* NCCL_GDR_FLUSH_DISABLE: -1 unset (0) */
 	uint64_t nvls_chunksize;   /* NCCL_NVLS_CHUNKSIZE; 0 unset (128 KiB) */
 	uint64_t nvlstree_max_chunksize; /* NCCL_NVLSTREE_MAX_CHUNKSIZE; 0 unset (64 KiB
 					  * from 4 nodes on, else the NVLS chunk) */
@@ -164,9 +165,12 @@ int cc_nccl_env_set(struct cc_nccl_env *e, const char *name, const char *value, 
  * NCCL_IB_ADAPTIVE_ROUTING, unset, is on exactly on InfiniBand ports
  * (net_ib/init.cc); NCCL_IB_AR_THRESHOLD, unset, is 8192 (p2p.cc). */
 void cc_nccl_env_ar(const struct cc_nccl_env *e, bool ib, bool *split, uint64_t *threshold);
-/* The variables set in *e that cclab takes but does not model (a run is
- * as without them), comma-separated into buf; returns how many. */
-unsigned cc_nccl_env_unmodelled(const struct cc_nccl_env *e, char *buf, size_t len);
+/* Whether NCCL flushes GPUDirect RDMA receives on a GPU of this
+ * generation (cc_coll_params.gdr_flush): on Ampere and earlier, or with
+ * NCCL_NET_FORCE_FLUSH=1 (graph/paths.cc ncclTopoNeedFlush), and never
+ * with NCCL_GDR_FLUSH_DISABLE=1 (net_ib/connect.cc: the IB plugin then
+ * turns its flush off). */
+bool cc_nccl_env_gdr_flush(const struct cc_nccl_env *e, enum cc_gpu_arch arch);
 /* The names cc_nccl_env_set takes, NULL-terminated. */
 extern const char *const cc_nccl_env_names[];
 

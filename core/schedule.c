@@ -20,6 +20,7 @@ const char *const cc_buf_role_name[CC_BUF_ROLE_COUNT] = {
 	[CC_BUF_CTS] = "cts",
 	[CC_BUF_FLAG] = "flag",
 	[CC_BUF_MCAST] = "mcast",
+	[CC_BUF_FLUSH] = "flush",
 };
 
 const char *const cc_opcode_name[CC_OPCODE_COUNT] = {

@@ -48,6 +48,7 @@ enum cc_buf_role {
 	CC_BUF_FLAG,       /* data-ready flags a sender writes (write_flag) */
 	CC_BUF_MCAST,      /* bound to the node's multicast object (NVLS): a
 			    * multicast QP reaches it at every member */
+	CC_BUF_FLUSH,      /* host word a GDR flush's 1-byte READ lands in */
 	CC_BUF_ROLE_COUNT
 };
 
@@ -400,6 +401,17 @@ struct cc_coll_params {
 	 * its QP with its own WRITE WITH IMM (net_ib/p2p.cc ncclIbMultiSend),
 	 * the receiver posting a receive on every QP and waiting for all. */
 	bool split_on_qps;
+	/* NCCL's GDR flush: on a network connection whose Simple-protocol
+	 * receive buffer is GPU memory the NIC writes (GPUDirect RDMA), the
+	 * proxy makes each received slice visible to the GPU before telling
+	 * the kernel, with a 1-byte RDMA READ of the slot on a loopback QP
+	 * into a host word; the READ's PCIe read of GPU memory cannot pass
+	 * the NIC's earlier posted writes of the data (src/transport/net.cc
+	 * recvProxyProgress, net_ib/p2p.cc ncclIbIflush).  NCCL does it on
+	 * GPUs before Hopper or with NCCL_NET_FORCE_FLUSH=1
+	 * (graph/paths.cc ncclTopoNeedFlush), never with
+	 * NCCL_GDR_FLUSH_DISABLE=1; sim_nccl_transport_for() decides. */
+	bool gdr_flush;
 	/* NCCL_BUFFSIZE: the Simple protocol's buffer per connection (NCCL's
 	 * buffSizes[NCCL_PROTO_SIMPLE], src/init.cc computeBuffSizes); 0:
 	 * NCCL's 4 MiB.  A slot is an eighth of it (NCCL_STEPS), a chunk four

@@ -89,6 +89,7 @@ void sim_nccl_transport_for(struct cc_coll_params *p, const struct sim_params *f
 	cc_nccl_env_ar(e, link_ib(f), &p->ar_split, &p->ar_threshold);
 	p->qps_per_conn = e->ib_qps_per_connection ? e->ib_qps_per_connection : 1;
 	p->split_on_qps = e->ib_split_data_on_qps == 1;
+	p->gdr_flush = cc_nccl_env_gdr_flush(e, f->host.gpu_arch);
 	p->buff_bytes = e->buffsize;
 	p->nvls_chunk_bytes = e->nvls_chunksize;
 	p->nvlstree_max_chunk_bytes = e->nvlstree_max_chunksize;

@@ -240,6 +240,8 @@ static void test_bad_options(void **state)
 		{"sim -n 4 --fault rkey:7:1", {"--fault", "rank 7 does not exist (-n 4)"}},
 		{"sim -n 4 --fault rkey:-1:1", {"--fault", "rkey:-1:1"}},
 		{"sim -n 4 -d float7", {"-d", "float7"}},
+		{"sim -n 4 --gdr-flush", {"--gdr-flush", "does not apply"}},
+		{"schedule -n 4 --gdr-flush=1", {"--gdr-flush"}},
 		{"check -n 12 -A tree --ranks-per-node 5 -b 1K",
 		 {"--ranks-per-node: ", "chains the ranks of each node", "(5) must divide 12 ranks"}},
 	};

@@ -12,6 +12,11 @@
  * NCCL_BUFFSIZE (cc_coll_params.buff_bytes; src/init.cc
  * computeBuffSizes): the Simple protocol's slots and chunks.
  * NCCL_NET_GDR_LEVEL=LOC: host staging.
+ *
+ * The GDR flush (cc_coll_params.gdr_flush; src/transport/net.cc
+ * recvProxyProgress, net_ib/p2p.cc ncclIbIflush): a 1-byte RDMA READ of
+ * each received Simple slice on a loopback QP before the kernel reads it;
+ * its shape, its data, and its cost in closed form.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -301,6 +306,243 @@ static void gdr_level_loc_stages_in_host_memory(void **state)
 	}
 }
 
+/* A ring collective of k ranks, NCCL's GDR flush asked for or not. */
+static struct cc_schedule *build_flush(enum cc_proto proto, enum cc_transport t, uint32_t k,
+				       uint64_t count, uint32_t ranks_per_node,
+				       enum cc_mem_kind stage, bool flush)
+{
+	struct cc_coll_params p;
+	char err[256];
+
+	cc_coll_params_default(&p);
+	p.proto = proto;
+	p.transport = t;
+	cc_coll_params_fill(&p, 0, 0);
+	p.nranks = k;
+	p.count = count;
+	p.ranks_per_node = ranks_per_node;
+	p.stage_mem = stage;
+	p.gdr_flush = flush;
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	return s;
+}
+
+/* Rank r's flush READs, each checked: on a QP connected to itself, one
+ * signaled byte from a receive stage slot into a host word. */
+static uint32_t count_flushes(const struct cc_schedule *s, uint32_t r)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < rs->nops; i++) {
+		const struct cc_op_send *w = &rs->ops[i].u.send;
+
+		if (rs->ops[i].kind != CC_OP_POST_SEND || w->opcode != CC_WR_RDMA_READ)
+			continue;
+		const struct cc_qp *qp = &rs->qps[w->qp];
+		const struct cc_buffer *from = &rs->bufs[rs->mrs[w->remote_mr].buf];
+		const struct cc_buffer *to = &rs->bufs[rs->mrs[w->sge.mr].buf];
+
+		assert_int_equal(qp->peer, r);
+		assert_int_equal(qp->peer_qp, w->qp);
+		assert_true(w->flags & CC_SEND_SIGNALED);
+		assert_int_equal(w->num_sge, 1);
+		assert_int_equal(w->sge.length, 1);
+		assert_int_equal(from->role, CC_BUF_RECV_STAGE);
+		assert_true(rs->mrs[w->remote_mr].access & CC_ACCESS_REMOTE_READ);
+		assert_int_equal(to->role, CC_BUF_FLUSH);
+		assert_int_equal(to->mem, CC_MEM_HOST);
+		n++;
+	}
+	return n;
+}
+
+/* Whether op i of rank r waits, directly, for a poll of a flush READ. */
+static bool after_flush(const struct cc_rank_sched *rs, uint32_t i)
+{
+	for (uint32_t d = 0; d < rs->ops[i].ndeps; d++) {
+		const struct cc_op *o = &rs->ops[rs->deps[rs->ops[i].dep_first + d]];
+
+		if (o->kind == CC_OP_POLL_CQ &&
+		    rs->ops[o->u.poll.wr_id].u.send.opcode == CC_WR_RDMA_READ &&
+		    rs->ops[o->u.poll.wr_id].kind == CC_OP_POST_SEND)
+			return true;
+	}
+	return false;
+}
+
+/* Simple over the network into GPU memory: one flush per received slice,
+ * and every reduce or copy that reads a receive stage waits for its
+ * slice's flush.  None with LL or LL128 (NCCL: Simple only), inside a
+ * node (P2P transport), with host staging (no GDR), or not asked. */
+static void the_flush_in_the_schedule(void **state)
+{
+	(void)state;
+	uint32_t k = 3;
+	uint64_t count = 3 * 200000; /* 2.4 MB: two slices a step */
+
+	for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
+		struct cc_schedule *s = build_flush(CC_PROTO_SIMPLE, (enum cc_transport)t, k,
+						    count, 0, CC_MEM_GPU, true);
+
+		for (uint32_t r = 0; r < k; r++) {
+			const struct cc_rank_sched *rs = &s->ranks[r];
+			uint32_t reads = 0, loopback = 0, words = 0;
+
+			for (uint32_t q = 0; q < rs->nqps; q++)
+				loopback += rs->qps[q].peer == r;
+			for (uint32_t b = 0; b < rs->nbufs; b++)
+				words += rs->bufs[b].role == CC_BUF_FLUSH;
+			assert_int_equal(loopback, 1);
+			assert_int_equal(words, 1);
+			for (uint32_t i = 0; i < rs->nops; i++) {
+				const struct cc_op *o = &rs->ops[i];
+
+				if (o->kind != CC_OP_REDUCE && o->kind != CC_OP_COPY)
+					continue;
+				for (int j = 0; j < o->u.calc.nsrc; j++)
+					if (rs->bufs[o->u.calc.src[j].buf].role == CC_BUF_RECV_STAGE) {
+						assert_true(after_flush(rs, i));
+						reads++;
+					}
+			}
+			/* 2(k-1) = 4 receiving steps of 2 slices */
+			assert_int_equal(reads, 8);
+			assert_int_equal(count_flushes(s, r), 8);
+		}
+		cc_schedule_free(s);
+	}
+	static const struct {
+		enum cc_proto proto;
+		uint32_t ranks_per_node;
+		enum cc_mem_kind stage;
+		bool asked;
+	} none[] = {
+		{ CC_PROTO_LL, 0, CC_MEM_GPU, true },
+		{ CC_PROTO_LL128, 0, CC_MEM_GPU, true },
+		{ CC_PROTO_SIMPLE, 3, CC_MEM_GPU, true },
+		{ CC_PROTO_SIMPLE, 0, CC_MEM_HOST, true },
+		{ CC_PROTO_SIMPLE, 0, CC_MEM_GPU, false },
+	};
+	for (size_t c = 0; c < sizeof(none) / sizeof(none[0]); c++) {
+		struct cc_schedule *s = build_flush(none[c].proto, CC_WRITE_IMM, k, count,
+						    none[c].ranks_per_node, none[c].stage,
+						    none[c].asked);
+
+		for (uint32_t r = 0; r < k; r++) {
+			assert_int_equal(count_flushes(s, r), 0);
+			for (uint32_t q = 0; q < s->ranks[r].nqps; q++)
+				assert_int_not_equal(s->ranks[r].qps[q].peer, r);
+		}
+		cc_schedule_free(s);
+	}
+}
+
+/* The flushed schedules carry their data right on both executors, every
+ * transport and protocol, 2, 3 and 5 ranks. */
+static void the_flush_keeps_the_data_right(void **state)
+{
+	(void)state;
+	static const uint32_t ks[] = { 2, 3, 5 };
+	static const uint64_t counts[] = { 1, 1000, 1 << 18 };
+	struct sim_params f;
+
+	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
+	for (int t = 0; t < CC_TRANSPORT_COUNT; t++)
+		for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
+			for (size_t ki = 0; ki < 3; ki++)
+				for (size_t ci = 0; ci < 3; ci++) {
+					struct cc_schedule *s = build_flush(
+						(enum cc_proto)pr, (enum cc_transport)t, ks[ki],
+						counts[ci] * ks[ki], 0, CC_MEM_GPU, true);
+
+					both_executors_right(s, &f, 7, 3 + ci);
+					cc_schedule_free(s);
+				}
+}
+
+/* What one flush costs on an idle NIC, in closed form: the proxy's post
+ * (software.post_send_ps), the doorbell carrying the WQE (BlueFlame:
+ * rnic.doorbell_ps, rnic.req_proc_ps), the READ request turned round
+ * inside the NIC (rnic.resp_proc_ps), the responder's 1-byte PCIe read of
+ * the slot (a request up and its completion down: 2 pcie.latency_ps on
+ * an unlimited link), the response turned round (rnic.resp_proc_ps), its
+ * byte written to the host word (1 pcie.latency_ps), its CQE
+ * (rnic.cqe_write_ps), the proxy's poll (software.poll_cq_ps).  An 8 B allreduce on 2 ranks receives twice, each
+ * on the critical path, so it takes 2 flushes longer; nothing of it goes
+ * on the wire. */
+static void the_flush_costs_in_closed_form(void **state)
+{
+	(void)state;
+	const sim_time_ps lat = 1000000, resp = 100000, req = 30000, db = 7000, post = 200000,
+			  poll = 50000, cqe = 11000;
+	struct sim_params f;
+	struct cc_sim_result res[2];
+
+	assert_int_equal(sim_params_preset("ideal", &f), 0);
+	f.pcie.latency_ps = lat;
+	f.rnic.resp_proc_ps = resp;
+	f.rnic.req_proc_ps = req;
+	f.rnic.doorbell_ps = db;
+	f.soft.post_send_ps = post;
+	f.soft.poll_cq_ps = poll;
+	f.rnic.cqe_write_ps = cqe;
+	for (int on = 0; on < 2; on++) {
+		struct cc_schedule *s = build_flush(CC_PROTO_SIMPLE, CC_WRITE_IMM, 2, 2, 0,
+						    CC_MEM_GPU, on);
+		struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 1,
+					 .check = true };
+
+		for (uint32_t r = 0; r < 2; r++)
+			assert_int_equal(count_flushes(s, r), on ? 2 : 0);
+		assert_int_equal(cc_sim_run(s, &o, &res[on]), 0);
+		assert_run_status(res[on].err, CC_RUN_OK);
+		assert_int_equal(res[on].wrong, 0);
+		cc_schedule_free(s);
+	}
+	assert_int_equal(res[1].time_ps - res[0].time_ps,
+			 2 * (post + db + req + resp + 2 * lat + resp + lat + cqe + poll));
+	for (uint32_t r = 0; r < 2; r++) {
+		assert_int_equal(res[1].rank[r].wire_bytes, res[0].rank[r].wire_bytes);
+		assert_int_equal(res[1].rank[r].wqes, res[0].rank[r].wqes + 2);
+	}
+	cc_sim_result_free(&res[0]);
+	cc_sim_result_free(&res[1]);
+}
+
+/* The fabric's GPU and the variables decide (sim_nccl_transport_for):
+ * A100 (ib-hdr) flushes, H100 (ib-ndr) does not unless forced. */
+static void the_gpu_and_the_variables_decide_the_flush(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *fabric, *var, *value;
+		bool flush;
+	} want[] = {
+		{ "ib-hdr", NULL, NULL, true },
+		{ "ib-ndr", NULL, NULL, false },
+		{ "ib-ndr", "NCCL_NET_FORCE_FLUSH", "1", true },
+		{ "ib-hdr", "NCCL_GDR_FLUSH_DISABLE", "1", false },
+	};
+	char err[200];
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct cc_nccl_env e;
+		struct cc_coll_params p;
+		struct sim_params f;
+
+		cc_nccl_env_init(&e);
+		if (want[i].var)
+			assert_int_equal(cc_nccl_env_set(&e, want[i].var, want[i].value, err,
+							 sizeof(err)), 0);
+		assert_int_equal(sim_params_preset(want[i].fabric, &f), 0);
+		cc_coll_params_default(&p);
+		sim_nccl_transport_for(&p, &f, &e);
+		assert_int_equal(p.gdr_flush, want[i].flush);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +552,10 @@ int main(void)
 		cmocka_unit_test(the_extra_packet_on_the_wire),
 		cmocka_unit_test(the_buffer_size_sets_simple_slots),
 		cmocka_unit_test(gdr_level_loc_stages_in_host_memory),
+		cmocka_unit_test(the_flush_in_the_schedule),
+		cmocka_unit_test(the_flush_keeps_the_data_right),
+		cmocka_unit_test(the_flush_costs_in_closed_form),
+		cmocka_unit_test(the_gpu_and_the_variables_decide_the_flush),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

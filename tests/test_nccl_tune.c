@@ -219,33 +219,28 @@ static void test_env_syntax(void **state)
  * 8 B: Ring/LL's latency 6.6 + 14 x 0.6 = 15.0 us beats Tree/LL's 6.8 +
  * 2 x 7 x 0.6 = 15.2, NVLS's 25, LL128's 14 + 14 x 1.9 = 40.6; its
  * bandwidth min(llMaxBw 141, 360 x .5) x 8/14. */
-/* The variables taken but not modelled are named, in a fixed order,
- * only when set; the modelled ones never. */
-static void test_env_unmodelled(void **state)
+/* NCCL flushes before Hopper or when told to, never when told not to
+ * (graph/paths.cc ncclTopoNeedFlush, net_ib/connect.cc). */
+static void test_env_gdr_flush(void **state)
 {
 	(void)state;
 	struct cc_nccl_env e;
-	char names[160];
 
 	cc_nccl_env_init(&e);
-	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
-	assert_string_equal(names, "");
-	set_env(&e, "NCCL_ALGO", "Ring");
-	set_env(&e, "NCCL_IB_AR_THRESHOLD", "0");
-	set_env(&e, "NCCL_IB_ADAPTIVE_ROUTING", "0");
-	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
-	set_env(&e, "NCCL_IB_QPS_PER_CONNECTION", "2"); /* modelled */
-	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
-	set_env(&e, "NCCL_BUFFSIZE", "8388608"); /* modelled */
-	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
-	set_env(&e, "NCCL_IB_SPLIT_DATA_ON_QPS", "1"); /* modelled */
-	set_env(&e, "NCCL_NET_GDR_LEVEL", "LOC"); /* modelled */
-	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 0);
+	assert_true(cc_nccl_env_gdr_flush(&e, CC_GPU_VOLTA));
+	assert_true(cc_nccl_env_gdr_flush(&e, CC_GPU_AMPERE));
+	assert_false(cc_nccl_env_gdr_flush(&e, CC_GPU_HOPPER));
+	assert_false(cc_nccl_env_gdr_flush(&e, CC_GPU_BLACKWELL));
 	set_env(&e, "NCCL_NET_FORCE_FLUSH", "0");
-	assert_int_equal(cc_nccl_env_unmodelled(&e, names, sizeof(names)), 1);
-	assert_string_equal(names, "NCCL_NET_FORCE_FLUSH");
-	assert_int_equal(cc_nccl_env_unmodelled(&e, names, 10), 1); /* cut, still counted */
-	assert_string_equal(names, "NCCL_NET_");
+	assert_true(cc_nccl_env_gdr_flush(&e, CC_GPU_AMPERE));
+	assert_false(cc_nccl_env_gdr_flush(&e, CC_GPU_HOPPER));
+	set_env(&e, "NCCL_NET_FORCE_FLUSH", "1");
+	assert_true(cc_nccl_env_gdr_flush(&e, CC_GPU_HOPPER));
+	set_env(&e, "NCCL_GDR_FLUSH_DISABLE", "1");
+	assert_false(cc_nccl_env_gdr_flush(&e, CC_GPU_HOPPER));
+	assert_false(cc_nccl_env_gdr_flush(&e, CC_GPU_AMPERE));
+	set_env(&e, "NCCL_GDR_FLUSH_DISABLE", "0");
+	assert_true(cc_nccl_env_gdr_flush(&e, CC_GPU_HOPPER));
 }
 
 static void test_dgx_h100_one_node(void **state)
@@ -604,7 +599,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_and_versions),
 		cmocka_unit_test(test_env_syntax),
-		cmocka_unit_test(test_env_unmodelled),
+		cmocka_unit_test(test_env_gdr_flush),
 		cmocka_unit_test(test_dgx_h100_one_node),
 		cmocka_unit_test(test_b200_one_node),
 		cmocka_unit_test(test_dgx_h100_two_nodes),

@@ -550,9 +550,9 @@ static void test_thread_groups(void **state)
 }
 
 /* The tree wins on latency (2 log2 k hops against the ring's 2 (k-1)
- * steps: 36 against 82 us at 4 B) and, pipelined in NCCL's small chunks,
- * up to 8 MiB (410 against 433 us at 4 MiB; 746 against 761 at 8 MiB);
- * from 16 MiB the ring wins (1277 against 1470 us): an inner rank sends
+ * steps: 50 against 133 us at 4 B) and, pipelined in NCCL's small chunks,
+ * up to 8 MiB (442 against 528 us at 4 MiB; 784 against 907 at 8 MiB);
+ * from 16 MiB the ring wins (1285 against 1538 us): an inner rank sends
  * its half up to three times, the ring each byte twice.  docs/schedule.md
  * has the sweep. */
 static void test_sim_latency_and_bandwidth(void **state)

@@ -362,9 +362,9 @@ static const unsigned long long star_sizes[] = {4, 128, 4096, 131072, 4ull << 20
 #define NSTAR ((int)(sizeof(star_sizes) / sizeof(star_sizes[0])))
 
 /* ib-hdr, star of 8, the Simple protocol: at 4 B the 2 log2(8) = 6 swaps
- * of halving-doubling (about 26 us) beat the ring's 2k-1 = 15 steps
- * (about 41 us); at 4 MiB the ring (about 358 us) beats
- * halving-doubling (about 375 us). */
+ * of halving-doubling (about 36 us) beat the ring's 2k-1 = 15 steps
+ * (about 65 us); at 4 MiB the ring (about 427 us) beats
+ * halving-doubling (about 485 us). */
 static void test_star(void **state)
 {
 	char json[160], csv[160];
@@ -414,10 +414,11 @@ static void test_star(void **state)
 	double hd4m = csv_time(c, 4 << 20, "halving-doubling", "simple", "write_imm", NULL);
 	double ring4m = csv_time(c, 4 << 20, "ring", "simple", "write_imm", NULL);
 
-	/* docs/schedule.md's halving-doubling figures: 26 and 42 us at 4 B,
-	 * 461 and 404 us at 4 MiB */
-	assert_true(hd4 > 20 && hd4 < 32);
-	assert_true(ring4 > 35 && ring4 < 48);
+	/* docs/schedule.md's halving-doubling figures: 36 and 65 us at 4 B,
+	 * 485 and 427 us at 4 MiB (A100: the ring's 14 receives each pay the
+	 * GDR flush, halving-doubling's 6) */
+	assert_true(hd4 > 30 && hd4 < 44);
+	assert_true(ring4 > 55 && ring4 < 75);
 	assert_true(ring4m > 370 && ring4m < 450);
 	assert_true(hd4m > 420 && hd4m < 520);
 	assert_true(ring4m < hd4m);
