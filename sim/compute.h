@@ -22,10 +22,11 @@
  *
  * A thread group's pace.  The memory's rate is what all lanes share; a
  * lane alone is also bounded by how many loads its warps keep in flight
- * (Little's law): NCCL's warps each load a hunk of 4 KiB, wait for it
- * and store it, so w warps make at most w x 4 KiB of output per memory
- * latency (sim_compute_pace_ps(), sim/params.c WARP_PACE).  A job's pace
- * holds its lane, not the memory.
+ * (Little's law): NCCL's warps each load a hunk (4 KiB with Simple, 256 B
+ * of data with LL, 1920 B with LL128), wait for it and store it, so w
+ * warps make at most w hunks of output per memory latency
+ * (sim_compute_pace_ps(), sim/params.c WARP_PACE).  A job's pace holds
+ * its lane, not the memory.
  *
  * Lanes.  A job runs on a lane, and each lane runs its jobs one at a time
  * in submission order, each starting when the previous one ends; lanes run
