@@ -24,6 +24,8 @@
 #include "core/exec_data.h"
 #include "core/proto.h"
 #include "core/word.h"
+#include "sim/nccl_system.h"
+#include "sim/params.h"
 #include "tests/sim_sched.h"
 #include "tests/run_status.h"
 
@@ -272,15 +274,24 @@ static void test_ll_reduce_waits_on_slot(void **state)
 	cc_schedule_free(s);
 }
 
+/* As `cclab sim -n 8 --fabric ib-hdr --topology star` builds it: with
+ * NCCL's transport on that fabric (sim_nccl_transport_for: the adaptive
+ * routing split on IB, the GDR flush on its A100s). */
 static double sim_us(enum cc_proto proto, enum cc_transport t, uint64_t bytes)
 {
 	struct cc_coll_params p;
+	struct cc_nccl_env e;
+	struct sim_params f;
 
 	cc_coll_params_default(&p);
 	p.proto = proto;
 	p.transport = t;
 	p.nranks = 8;
 	p.count = bytes / 4;
+	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
+	cc_nccl_env_init(&e);
+	sim_nccl_transport_for(&p, &f, &e);
+	assert_true(p.gdr_flush && p.ar_split);
 	cc_coll_params_fill(&p, 0, 0);
 	return sim_star_us(&p, "ib-hdr");
 }
