@@ -42,6 +42,7 @@ const char *const cc_nccl_env_names[] = {
 	"NCCL_GDR_FLUSH_DISABLE",
 	"NCCL_NVLS_CHUNKSIZE",
 	"NCCL_NVLSTREE_MAX_CHUNKSIZE",
+	"NCCL_NET_OVERHEAD",
 	NULL,
 };
 
@@ -60,6 +61,7 @@ void cc_nccl_env_init(struct cc_nccl_env *e)
 	e->ib_adaptive_routing = -1;
 	e->net_force_flush = -1;
 	e->gdr_flush_disable = -1;
+	e->net_overhead_ns = -1;
 }
 
 /* NCCL's collectives as NCCL_ALGO's prefixes name them (src/init.cc
@@ -251,6 +253,9 @@ static const struct int_var int_vars[] = {
 	 * a line of 128 B at least, a step of an eighth of 1 GiB at most */
 	IV("NCCL_NVLS_CHUNKSIZE", nvls_chunksize, F_U64, 128, (1ll << 30) / 8),
 	IV("NCCL_NVLSTREE_MAX_CHUNKSIZE", nvlstree_max_chunksize, F_U64, 128, (1ll << 30) / 8),
+	/* ns, as tuning.cc reads it (x .001 us); NCCL's own "unset" is -2,
+	 * and a negative overhead means nothing: up to one second */
+	IV("NCCL_NET_OVERHEAD", net_overhead_ns, F_I64, 0, 1000000000),
 };
 
 static void store(struct cc_nccl_env *e, const struct int_var *iv, int64_t v)

@@ -8,7 +8,7 @@
  * nccl_graph.c's.
  *
  * Not modelled: a tuner plugin, NCCL_NTHREADS, NCCL_THREAD_THRESHOLDS,
- * NCCL_NET_OVERHEAD, MNNVL, POWER CPUs, fp8's ring penalty, the data
+ * MNNVL, POWER CPUs, fp8's ring penalty, the data
  * type's and reduction's CollNet and NVLS support (taken as supported),
  * the CUDA 11.8 LL128 exception, aggregated operations (one op per
  * launch). */
@@ -214,9 +214,11 @@ static double rate(const struct tune *t, enum cc_coll coll, enum cc_nccl_algo a,
 	return bus * .5;
 }
 
-/* getNetOverhead: 1 us, 2 us on AMD CPUs. */
+/* getNetOverhead: NCCL_NET_OVERHEAD (ns), else 1 us, 2 us on AMD CPUs. */
 static double net_overhead(const struct tune *t)
 {
+	if (t->c->env.net_overhead_ns >= 0)
+		return (double)t->c->env.net_overhead_ns * .001;
 	return t->c->sys.cpu == CC_CPU_AMD ? 2.0 : 1.0;
 }
 

@@ -143,8 +143,10 @@ struct cc_nccl_env {
 	uint64_t nvls_chunksize;   /* NCCL_NVLS_CHUNKSIZE; 0 unset (128 KiB) */
 	uint64_t nvlstree_max_chunksize; /* NCCL_NVLSTREE_MAX_CHUNKSIZE; 0 unset (64 KiB
 					  * from 4 nodes on, else the NVLS chunk) */
+	int64_t net_overhead_ns;   /* NCCL_NET_OVERHEAD, ns; -1 unset (by CPU maker) */
 	/* NCCL's choice reads algo, proto, proto_given, the channel bounds,
-	 * nvls_enable, nvls_nchannels and collnet_enable; the rest is read
+	 * nvls_enable, nvls_nchannels, collnet_enable and net_overhead_ns
+	 * (its cost model's alone: no simulated cost follows it); the rest is read
 	 * here for the simulator's transport (GDR, QPs, flush, AR) and NVLS's
 	 * chunk. */
 };

@@ -367,6 +367,33 @@ static void test_dgx_h100_two_nodes(void **state)
 		 92.4 + 64 * GIB / (1000 * 165.6), "tree at 64 GiB");
 }
 
+/* NCCL_NET_OVERHEAD (ns) replaces getNetOverhead's 1 us (Intel) in the
+ * ring's steps inside a node on two nodes: with 2000 ns, Simple's 3 x 2 =
+ * 6 us beats NVLink's 3.4, so 8.4 + 28 x 6 + 2 x 14 = 204.4 us; with 0 the
+ * NVLink hop's 3.4 stands (131.6, as without the variable); LL's 0.6 gives
+ * way to 2: 6.6 + 28 x 2 + 2 x 2.7 = 68.0 us.  Out of range: refused. */
+static void test_env_net_overhead(void **state)
+{
+	struct cc_nccl_system s = dgx_h100(2);
+	struct cc_nccl_comm c;
+	struct cc_nccl_env e;
+	char err[200];
+
+	(void)state;
+	cc_nccl_env_init(&e);
+	set_env(&e, "NCCL_NET_OVERHEAD", "2000");
+	init(&c, "2.30.7", &s, &e);
+	close_to(c.lat[CC_ALLREDUCE][CC_NCCL_RING][CC_PROTO_SIMPLE], 204.4, "Simple, 2 us");
+	close_to(c.lat[CC_ALLREDUCE][CC_NCCL_RING][CC_PROTO_LL], 68.0, "LL, 2 us");
+	set_env(&e, "NCCL_NET_OVERHEAD", "0");
+	init(&c, "2.30.7", &s, &e);
+	close_to(c.lat[CC_ALLREDUCE][CC_NCCL_RING][CC_PROTO_SIMPLE], 131.6, "Simple, 0");
+	assert_int_equal(cc_nccl_env_set(&e, "NCCL_NET_OVERHEAD", "-2", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cc_nccl_env_set(&e, "NCCL_NET_OVERHEAD", "1000000001", err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(e.net_overhead_ns, 0);
+}
+
 /* What changed between releases. */
 static void test_release_differences(void **state)
 {
@@ -600,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_names_and_versions),
 		cmocka_unit_test(test_env_syntax),
 		cmocka_unit_test(test_env_gdr_flush),
+		cmocka_unit_test(test_env_net_overhead),
 		cmocka_unit_test(test_dgx_h100_one_node),
 		cmocka_unit_test(test_b200_one_node),
 		cmocka_unit_test(test_dgx_h100_two_nodes),
