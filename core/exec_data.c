@@ -58,7 +58,7 @@ void dx_activate_rank(struct dx *x, uint32_t r)
 void dx_activate_qp(struct dx *x, uint32_t r, uint32_t q)
 {
 	struct dx_qp *qp = &x->rk[r].qp[q];
-	if (!qp->active && !qp->rnr_blocked && qp->sq.head < qp->rung) {
+	if (!qp->active && !qp->rnr_blocked && !qp->innet_wait && qp->sq.head < qp->rung) {
 		qp->active = 1;
 		activate(x, x->s->nranks + x->qp_base[r] + q);
 	}
@@ -189,8 +189,13 @@ static void post_recv(struct dx *x, uint32_t r, uint32_t i)
 	if (queue_push(x, &qp->rq, i))
 		return;
 	qp->rq_posted++;
-	/* The peer's send may have been waiting for exactly this (RNR). */
 	const struct cc_qp *cq = &rs->qps[p->qp];
+	if (cc_qp_mcast(cq)) {
+		/* an in-network reduction may have waited for this receive */
+		dx_innet_wake(x, r, p->qp);
+		return;
+	}
+	/* The peer's send may have been waiting for exactly this (RNR). */
 	struct dx_qp *peer = &x->rk[cq->peer].qp[cq->peer_qp];
 	if (peer->rnr_blocked) {
 		peer->rnr_blocked = 0;
@@ -392,6 +397,14 @@ static void report_stuck(struct dx *x)
 					     "waits forever for a receive WQE (RNR, rnr_retry = 7)");
 				return;
 			}
+		for (uint32_t q = 0; q < rs->nqps; q++)
+			if (x->rk[r].qp[q].innet_wait) {
+				dx_set_error(x, CC_RUN_DEADLOCK, CC_WC_SUCCESS, r, q,
+					     x->rk[r].qp[q].sq.op[x->rk[r].qp[q].sq.head],
+					     "deadlock: an in-network reduction waits for a member's "
+					     "SEND or receive WQE that never comes");
+				return;
+			}
 		if (x->rk[r].nparked) {
 			dx_set_error(x, CC_RUN_DEADLOCK, CC_WC_SUCCESS, r, 0, x->rk[r].parked[0],
 				     "deadlock: waits for a completion or flag that never comes");
@@ -429,9 +442,11 @@ static void run(struct dx *x)
 				struct dx_qp *qp = &x->rk[r].qp[q];
 				/* A peer's error may have flushed this QP (or RNR
 				 * blocked it) since it was activated. */
-				if (!qp->rnr_blocked && !qp->error && qp->sq.head < qp->rung)
+				if (!qp->rnr_blocked && !qp->innet_wait && !qp->error &&
+				    qp->sq.head < qp->rung)
 					dx_nic_step(x, r, q);
-				if (qp->rnr_blocked || qp->error || qp->sq.head >= qp->rung) {
+				if (qp->rnr_blocked || qp->innet_wait || qp->error ||
+				    qp->sq.head >= qp->rung) {
 					/* Appends made meanwhile leave `pick` in place. */
 					qp->active = 0;
 					x->active[pick] = x->active[--x->nactive];

@@ -39,6 +39,8 @@ struct dx_qp {
 	uint64_t rq_posted, rq_retired; /* retired: its CQE reaped */
 	int error;           /* QP in the error state (IBA 10.3.1) */
 	int rnr_blocked;     /* head WQE waits for a receive WQE at the peer */
+	int innet_wait;      /* head SEND waits for the rest of its in-network
+			      * reduction's members (exec_data_nic.c) */
 	int active;          /* in the scheduler's active list */
 };
 
@@ -87,5 +89,6 @@ void dx_set_error(struct dx *x, enum cc_run_status st, enum cc_wc_status wc, uin
 void dx_nic_step(struct dx *x, uint32_t r, uint32_t q);
 void dx_qp_to_error(struct dx *x, uint32_t r, uint32_t q);
 void dx_rnr_expire(struct dx *x, uint32_t r, uint32_t q);
+void dx_innet_wake(struct dx *x, uint32_t r, uint32_t q);
 
 #endif

@@ -36,12 +36,31 @@ static void complete(struct dx *x, uint32_t r, uint32_t q, uint32_t op, uint64_t
 	dx_push_cqe(x, r, is_recv ? qp->recv_cq : qp->send_cq, &c);
 }
 
+/* The members of rank r's multicast QP q that wait on their in-network
+ * reduction look again: what they waited for (a receive WQE, a member's
+ * error) may have come. */
+void dx_innet_wake(struct dx *x, uint32_t r, uint32_t q)
+{
+	const struct cc_qp *cqp = &x->s->ranks[r].qps[q];
+
+	for (uint32_t j = 0; j < cqp->group; j++) {
+		uint32_t m = cc_qp_member(cqp, j);
+		struct dx_qp *mq = &x->rk[m].qp[q];
+
+		if (mq->innet_wait) {
+			mq->innet_wait = 0;
+			dx_activate_qp(x, m, q);
+		}
+	}
+}
+
 void dx_qp_to_error(struct dx *x, uint32_t r, uint32_t q)
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
 	struct dx_qp *qp = &x->rk[r].qp[q];
 	qp->error = 1;
 	qp->rnr_blocked = 0;
+	qp->innet_wait = 0;
 	for (; qp->sq.head < qp->sq.tail; qp->sq.head++) {
 		uint32_t op = qp->sq.op[qp->sq.head];
 		complete(x, r, q, op, rs->ops[op].u.send.wr_id, CC_WC_WR_FLUSH_ERR, 0, 0, 0);
@@ -51,6 +70,8 @@ void dx_qp_to_error(struct dx *x, uint32_t r, uint32_t q)
 		uint32_t op = qp->rq.op[qp->rq.head];
 		complete(x, r, q, op, rs->ops[op].u.recv.wr_id, CC_WC_WR_FLUSH_ERR, 1, 0, 0);
 	}
+	if (cc_qp_mcast(&rs->qps[q]))
+		dx_innet_wake(x, r, q); /* its group's operation can no longer happen */
 }
 
 /* The head WQE fails with `st`; the QP goes to error and flushes the rest. */
@@ -100,11 +121,12 @@ static bool mcast_step(struct dx *x, uint32_t r, uint32_t q, uint32_t i, uint8_t
 {
 	const struct cc_op_send *p = &x->s->ranks[r].ops[i].u.send;
 	const struct cc_qp *cqp = &x->s->ranks[r].qps[q];
-	uint32_t len = cc_wqe_len(p), first = cqp->peer, end = cqp->peer + cqp->group;
+	uint32_t len = cc_wqe_len(p), first = cqp->peer;
 	struct cc_resp_found found;
 	uint8_t *acc = NULL;
 
-	for (uint32_t m = first; m < end; m++) {
+	for (uint32_t j = 0; j < cqp->group; j++) {
+		uint32_t m = cc_qp_member(cqp, j);
 		struct cc_resp_req req = { .opcode = p->opcode, .first = true, .len = len,
 					   .rkey = x->rk[m].key[p->remote_mr] ^ x->rk[r].wqe_rkey[i],
 					   .va = p->remote_offset };
@@ -122,7 +144,8 @@ static bool mcast_step(struct dx *x, uint32_t r, uint32_t q, uint32_t i, uint8_t
 		x->nomem = 1;
 		return false;
 	}
-	for (uint32_t m = first; m < end; m++) {
+	for (uint32_t j = 0; j < cqp->group; j++) {
+		uint32_t m = cc_qp_member(cqp, j);
 		const struct cc_rank_sched *ms = &x->s->ranks[m];
 		uint32_t buf = ms->mrs[p->remote_mr].buf;
 		uint8_t *at = x->rk[m].mem[buf] + p->remote_offset;
@@ -144,6 +167,137 @@ static bool mcast_step(struct dx *x, uint32_t r, uint32_t q, uint32_t i, uint8_t
 	return true;
 }
 
+/* The head WQE of member m's QP q: a SEND on it, its L_Key's MR (NULL:
+ * refused), its bytes in memory. */
+static const struct cc_op_send *innet_send(struct dx *x, uint32_t m, uint32_t q,
+					   const struct cc_mr **lmr, uint8_t **local)
+{
+	const struct dx_qp *mq = &x->rk[m].qp[q];
+	uint32_t i = mq->sq.op[mq->sq.head];
+	const struct cc_op_send *p = &x->s->ranks[m].ops[i].u.send;
+
+	*lmr = find_mr(x, m, x->rk[m].wqe_lkey[i], p->sge.offset, cc_wqe_len(p), 0);
+	*local = *lmr ? x->rk[m].mem[(*lmr)->buf] + p->sge.offset : NULL;
+	return p;
+}
+
+/* Whether member m's QP q is ready for its part of an in-network
+ * reduction: a SEND rung at the head of its send queue, a receive WQE for
+ * the result. */
+static bool innet_ready(const struct dx *x, uint32_t m, uint32_t q)
+{
+	const struct dx_qp *mq = &x->rk[m].qp[q];
+
+	return mq->sq.head < mq->rung && mq->rq.head < mq->rq.tail &&
+	       x->s->ranks[m].ops[mq->sq.op[mq->sq.head]].u.send.opcode == CC_WR_SEND;
+}
+
+/* Delivers the result `acc` (len bytes) of an in-network reduction to
+ * member m: its SEND and its receive WQE retire, as a SEND's would; the
+ * receive WQE is checked as a responder checks one (core/resp_check.h),
+ * and a refused one completes in error and takes its QP to error. */
+static void innet_deliver(struct dx *x, uint32_t m, uint32_t q, const uint8_t *acc, uint32_t len)
+{
+	struct dx_rank *mk = &x->rk[m];
+	struct dx_qp *mq = &mk->qp[q];
+	const struct cc_rank_sched *ms = &x->s->ranks[m];
+	uint32_t i = mq->sq.op[mq->sq.head++], recv_op = mq->rq.op[mq->rq.head++];
+	const struct cc_op_send *p = &ms->ops[i].u.send;
+	const struct cc_op_recv *rv = &ms->ops[recv_op].u.recv;
+	struct cc_resp_req req = { .opcode = CC_WR_SEND, .first = true, .takes_rwqe = true,
+				   .len = len };
+	struct cc_resp_qp resp = { .rs = ms, .keys = mk->key, .recv = rv,
+				   .recv_lkey = mk->wqe_lkey[recv_op] };
+	struct cc_resp_found found;
+	enum cc_resp_state st = cc_resp_check(&req, &resp, &found);
+
+	mq->innet_wait = 0;
+	x->res->wire_msgs[m]++;
+	if (p->payload == CC_PAYLOAD_DATA)
+		x->res->data_bytes[m] += len;
+	if (p->flags & CC_SEND_SIGNALED)
+		complete(x, m, q, i, p->wr_id, CC_WC_SUCCESS, 0, len, 0);
+	if (st != CC_RESP_EXECUTE) {
+		complete(x, m, q, recv_op, rv->wr_id, cc_resp_recv_wc(st), 1, 0, 0);
+		dx_qp_to_error(x, m, q);
+		return;
+	}
+	if (len) {
+		memcpy(mk->mem[found.recv_mr->buf] + rv->sge.offset, acc, len);
+		dx_mem_written(x, m, found.recv_mr->buf, rv->sge.offset, len);
+	}
+	complete(x, m, q, recv_op, rv->wr_id, CC_WC_SUCCESS, 1, len, 0);
+	dx_activate_qp(x, m, q);
+}
+
+/* The head WQE of rank r's multicast QP q is a SEND to an in-network
+ * reduction (core/schedule.h): the switches reduce the j-th SEND of every
+ * member, so it waits (innet_wait) until every member's QP q is ready
+ * (innet_ready()); the member that completes the set carries the
+ * operation out for all of them, as the switches would:
+ *   - a member whose QP is in error never contributes: the others' SENDs
+ *     go unanswered (IBV_WC_RETRY_EXC_ERR);
+ *   - each member's L_Key (IBA 10.6.3.1): a bad one fails that member
+ *     (IBV_WC_LOC_PROT_ERR), and so the rest;
+ *   - SENDs of different lengths, types or operations: the switch rejects
+ *     the operation, every member's SEND IBV_WC_REM_INV_REQ_ERR;
+ *   - the reduction, in member order, to every member's receive WQE
+ *     (innet_deliver()). */
+static void innet_step(struct dx *x, uint32_t r, uint32_t q)
+{
+	const struct cc_qp *cqp = &x->s->ranks[r].qps[q];
+	const struct cc_op_send *p0 = NULL;
+	const struct cc_mr *lmr;
+	uint8_t *local, *acc = NULL;
+	uint32_t len = 0;
+
+	for (uint32_t j = 0; j < cqp->group; j++) {
+		uint32_t m = cc_qp_member(cqp, j);
+
+		if (x->rk[m].qp[q].error) {
+			fail_head(x, r, q, CC_WC_RETRY_EXC_ERR);
+			return;
+		}
+		if (!innet_ready(x, m, q)) {
+			x->rk[r].qp[q].innet_wait = 1;
+			return;
+		}
+	}
+	for (uint32_t j = 0; j < cqp->group; j++) {
+		uint32_t m = cc_qp_member(cqp, j);
+		const struct cc_op_send *p = innet_send(x, m, q, &lmr, &local);
+
+		if (!lmr) {
+			fail_head(x, m, q, CC_WC_LOC_PROT_ERR);
+			return;
+		}
+		if (!p0) {
+			p0 = p;
+			len = cc_wqe_len(p);
+		} else if (cc_wqe_len(p) != len || p->dtype != p0->dtype || p->redop != p0->redop) {
+			for (uint32_t k = 0; k < cqp->group; k++)
+				if (!x->rk[cc_qp_member(cqp, k)].qp[q].error)
+					fail_head(x, cc_qp_member(cqp, k), q, CC_WC_REM_INV_REQ_ERR);
+			return;
+		}
+	}
+	if (len && !(acc = malloc(len))) {
+		x->nomem = 1;
+		return;
+	}
+	for (uint32_t j = 0; len && j < cqp->group; j++) {
+		innet_send(x, cc_qp_member(cqp, j), q, &lmr, &local);
+		if (j)
+			cc_reduce(acc, acc, local, len / cc_dtype_size(p0->dtype), p0->dtype,
+				  p0->redop);
+		else
+			memcpy(acc, local, len);
+	}
+	for (uint32_t j = 0; j < cqp->group; j++)
+		innet_deliver(x, cc_qp_member(cqp, j), q, acc, len);
+	free(acc);
+}
+
 void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
@@ -161,6 +315,10 @@ void dx_nic_step(struct dx *x, uint32_t r, uint32_t q)
 	const struct cc_mr *lmr = NULL;
 	int local_write = cc_opcode_rd_atomic(p->opcode);
 
+	if (cc_qp_mcast(cqp) && p->opcode == CC_WR_SEND) {
+		innet_step(x, r, q);
+		return;
+	}
 	/* Requester: gather the local side (L_Key check, IBA 10.6.3.1). */
 	if (p->flags & CC_SEND_INLINE) {
 		cc_word_store(inline_buf, p->inline_value);

@@ -367,19 +367,64 @@ static int check_mref(const struct cc_rank_sched *rs, const struct cc_mref *m)
 	return m->buf < rs->nbufs;
 }
 
+/* Multicast QP q of rank r: its members within the ranks, r among them,
+ * and each member's QP q multicast with the same members. */
+static int validate_group(const struct cc_schedule *s, uint32_t r, uint32_t q, char *err,
+			  size_t len)
+{
+	const struct cc_qp *qp = &s->ranks[r].qps[q];
+	uint64_t st = qp->stride ? qp->stride : 1;
+	uint64_t last = qp->peer + (qp->group - 1) * st;
+
+	if (last >= s->nranks || !cc_qp_has_member(qp, r))
+		return cc_errf(err, len, -EINVAL, "rank %u qp %u: multicast group of ranks %u.."
+			       "%llu by %llu, which has not this rank or past %u ranks", r, q,
+			       qp->peer, (unsigned long long)last, (unsigned long long)st,
+			       s->nranks);
+	for (uint32_t j = 0; j < qp->group; j++) {
+		const struct cc_rank_sched *ms = &s->ranks[cc_qp_member(qp, j)];
+		const struct cc_qp *mq = q < ms->nqps ? &ms->qps[q] : NULL;
+
+		if (!mq || mq->peer != qp->peer || mq->group != qp->group ||
+		    (mq->stride ? mq->stride : 1) != st)
+			return cc_errf(err, len, -EINVAL, "rank %u qp %u: member rank %u has no "
+				       "qp %u of the same multicast group", r, q,
+				       cc_qp_member(qp, j), q);
+	}
+	return 0;
+}
+
+/* Whether the SEND, or multicast READ, reduces whole elements with an
+ * operation a switch has (sum, min, max) into or from its SGE. */
+static bool switch_reduces(const struct cc_op_send *p)
+{
+	return p->dtype < CC_DTYPE_COUNT && p->num_sge &&
+	       (p->redop == CC_SUM || p->redop == CC_MIN || p->redop == CC_MAX) &&
+	       p->sge.length % cc_dtype_size(p->dtype) == 0;
+}
+
 /* A post_send on multicast QP qp: multimem.st (RDMA_WRITE) or
  * multimem.ld_reduce (RDMA_READ, sum, min or max) on an MR of one size at
- * every member. */
+ * every member, or a SEND to an in-network reduction (sum, min or max of
+ * whole elements, from the SGE). */
 static int validate_mcast(const struct cc_schedule *s, uint32_t r, uint32_t i,
 			  const struct cc_op_send *p, const struct cc_qp *qp, char *err, size_t len)
 {
 	uint64_t size = 0;
 
+	if (p->opcode == CC_WR_SEND) {
+		if ((p->flags & CC_SEND_INLINE) || !switch_reduces(p))
+			return cc_errf(err, len, -EINVAL, "rank %u op %u: a SEND on multicast qp "
+				       "%u gives an in-network reduction whole elements from its "
+				       "SGE (not inline), with sum, min or max", r, i, p->qp);
+		return 0;
+	}
 	if (p->opcode != CC_WR_RDMA_WRITE && p->opcode != CC_WR_RDMA_READ)
 		return cc_errf(err, len, -EINVAL, "rank %u op %u: %s on multicast qp %u: only "
-			       "RDMA_WRITE (multimem.st) and RDMA_READ (multimem.ld_reduce)", r, i,
-			       cc_opcode_name[p->opcode], p->qp);
-	for (uint32_t m = qp->peer; m < qp->peer + qp->group; m++) {
+			       "RDMA_WRITE (multimem.st), RDMA_READ (multimem.ld_reduce) and SEND "
+			       "(in-network reduction)", r, i, cc_opcode_name[p->opcode], p->qp);
+	for (uint32_t j = 0; j < qp->group; j++) {
+		uint32_t m = cc_qp_member(qp, j);
 		const struct cc_rank_sched *ms = &s->ranks[m];
 		uint64_t b;
 
@@ -387,17 +432,14 @@ static int validate_mcast(const struct cc_schedule *s, uint32_t r, uint32_t i,
 			return cc_errf(err, len, -EINVAL, "rank %u op %u: remote mr %u of member "
 				       "rank %u, which has %u", r, i, p->remote_mr, m, ms->nmrs);
 		b = ms->bufs[ms->mrs[p->remote_mr].buf].size;
-		if (m > qp->peer && b != size)
+		if (j && b != size)
 			return cc_errf(err, len, -EINVAL, "rank %u op %u: remote mr %u covers %llu "
 				       "bytes at rank %u but %llu at rank %u: one multicast object "
 				       "has one size", r, i, p->remote_mr, (unsigned long long)b, m,
 				       (unsigned long long)size, qp->peer);
 		size = b;
 	}
-	if (p->opcode == CC_WR_RDMA_READ &&
-	    (p->dtype >= CC_DTYPE_COUNT || !p->num_sge ||
-	     (p->redop != CC_SUM && p->redop != CC_MIN && p->redop != CC_MAX) ||
-	     p->sge.length % cc_dtype_size(p->dtype)))
+	if (p->opcode == CC_WR_RDMA_READ && !switch_reduces(p))
 		return cc_errf(err, len, -EINVAL, "rank %u op %u: a multicast READ reduces whole "
 			       "elements into its SGE with sum, min or max", r, i);
 	return 0;
@@ -424,9 +466,6 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 		if (o->u.recv.num_sge && !check_sge(rs, &o->u.recv.sge))
 			return cc_errf(err, len, -EINVAL, "rank %u op %u: sge mr %u of %u", r, i,
 				       o->u.recv.sge.mr, rs->nmrs);
-		if (cc_qp_mcast(&rs->qps[o->u.recv.qp]))
-			return cc_errf(err, len, -EINVAL, "rank %u op %u: post_recv on multicast "
-				       "qp %u, which has no receive queue", r, i, o->u.recv.qp);
 		break;
 	case CC_OP_POST_SEND: {
 		const struct cc_op_send *p = &o->u.send;
@@ -517,6 +556,23 @@ bool cc_schedule_has_mcast(const struct cc_schedule *s)
 	return false;
 }
 
+bool cc_schedule_has_innet(const struct cc_schedule *s)
+{
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		const struct cc_rank_sched *rs = &s->ranks[r];
+
+		for (uint32_t q = 0; q < rs->nqps; q++)
+			if (cc_qp_mcast(&rs->qps[q]) && rs->qps[q].stride > 1)
+				return true;
+		for (uint32_t i = 0; i < rs->nops; i++)
+			if (rs->ops[i].kind == CC_OP_POST_SEND && rs->ops[i].u.send.qp < rs->nqps &&
+			    cc_qp_mcast(&rs->qps[rs->ops[i].u.send.qp]) &&
+			    rs->ops[i].u.send.opcode == CC_WR_SEND)
+				return true;
+	}
+	return false;
+}
+
 uint64_t cc_calc_operand_bytes(const struct cc_op_calc *c, int dst, int j)
 {
 	uint64_t bytes = c->count * cc_dtype_size(c->dtype);
@@ -537,13 +593,10 @@ int cc_schedule_validate(const struct cc_schedule *s, char *err, size_t len)
 		for (uint32_t q = 0; q < rs->nqps; q++) {
 			const struct cc_qp *qp = &rs->qps[q];
 			if (cc_qp_mcast(qp)) {
-				if (qp->peer >= s->nranks || qp->group > s->nranks - qp->peer ||
-				    r < qp->peer || r - qp->peer >= qp->group)
-					return cc_errf(err, len, -EINVAL,
-						       "rank %u qp %u: multicast group of ranks "
-						       "%u..%u, which has not this rank or past %u "
-						       "ranks", r, q, qp->peer,
-						       qp->peer + qp->group - 1, s->nranks);
+				int rc = validate_group(s, r, q, err, len);
+
+				if (rc)
+					return rc;
 				if (qp->send_cq >= rs->ncqs || qp->recv_cq >= rs->ncqs)
 					return cc_errf(err, len, -EINVAL,
 						       "rank %u qp %u: cq out of range", r, q);

@@ -141,16 +141,27 @@ struct cc_cq {
 };
 
 /* An RC queue pair, connected to qp `peer_qp` of rank `peer`; or a
- * multicast QP (group > 0), connected to no rank but to the NVSwitch of
- * the node, NVLink SHARP's multicast object: its members are ranks
- * peer .. peer + group - 1 (the QP's own rank among them), peer_qp is
- * unused (0), and it has no receive queue.  On it an RDMA WRITE is
- * multimem.st — the switch writes the payload at remote_offset of MR
- * remote_mr of every member, the sender's own included — and an RDMA
- * READ is multimem.ld_reduce — the switch reads that range at every
- * member and returns it reduced element by element (cc_op_send.dtype,
- * .redop).  Every member's MR remote_mr covers a CC_BUF_MCAST buffer of
- * one size, as one multicast object binds the same size on every GPU. */
+ * multicast QP (group > 0), connected to no rank but to a switch: its
+ * members are ranks peer + i * stride for i < group (stride 0 is 1; the
+ * QP's own rank among them), each with a multicast QP of the same index
+ * and members, and peer_qp is unused (0).
+ *
+ * NVLink SHARP: the members' node's NVSwitch and its multicast object.
+ * An RDMA WRITE is multimem.st — the switch writes the payload at
+ * remote_offset of MR remote_mr of every member, the sender's own
+ * included — and an RDMA READ is multimem.ld_reduce — the switch reads
+ * that range at every member and returns it reduced element by element
+ * (cc_op_send.dtype, .redop).  Every member's MR remote_mr covers a
+ * CC_BUF_MCAST buffer of one size, as one multicast object binds the same
+ * size on every GPU.
+ *
+ * In-network reduction (SHARP in the network's switches, which NCCL's
+ * CollNet reaches through its SHARP plugin): a SEND gives the switches
+ * its payload; they reduce the j-th SEND of every member element by
+ * element (dtype, redop: sum, min or max; every member's j-th SEND of one
+ * length, dtype and redop) and deliver the result to each member's next
+ * receive WQE on the group's QP, as a SEND lands, with its completion.
+ * The receive queue is only for those results. */
 struct cc_qp {
 	uint32_t peer;
 	uint32_t peer_qp;
@@ -160,11 +171,26 @@ struct cc_qp {
 	uint8_t rnr_retry; /* 0..7; 7 = retry forever (IBA 9.7.5.2.8) */
 	uint16_t channel;
 	uint32_t group;    /* multicast: the members' count; 0: an RC QP */
+	uint32_t stride;   /* multicast: between members' ranks; 0 is 1 */
 };
 
 static inline bool cc_qp_mcast(const struct cc_qp *q)
 {
 	return q->group != 0;
+}
+
+/* Member i (< group) of multicast QP q. */
+static inline uint32_t cc_qp_member(const struct cc_qp *q, uint32_t i)
+{
+	return q->peer + i * (q->stride ? q->stride : 1);
+}
+
+/* Whether rank r is a member of multicast QP q. */
+static inline bool cc_qp_has_member(const struct cc_qp *q, uint32_t r)
+{
+	uint32_t st = q->stride ? q->stride : 1;
+
+	return r >= q->peer && (r - q->peer) % st == 0 && (r - q->peer) / st < q->group;
 }
 
 /* Local memory as a scatter/gather element: MR (gives the lkey) + offset. */
@@ -536,6 +562,10 @@ int cc_schedule_validate(const struct cc_schedule *s, char *err, size_t errlen);
 /* Whether some rank of s has a multicast QP (cc_qp_mcast()): what only an
  * executor that models NVLink SHARP can run. */
 bool cc_schedule_has_mcast(const struct cc_schedule *s);
+/* Whether s has an in-network reduction (a SEND on a multicast QP) or a
+ * multicast group strided over ranks: what only an executor that models
+ * SHARP in the network's switches can run. */
+bool cc_schedule_has_innet(const struct cc_schedule *s);
 
 /* Bytes operand j of calc c takes in memory (a destination when dst): its
  * data's, or its lines' (core/proto.h). */

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 
 /* The "format=" of the header line. */
-#define CC_PRINT_FORMAT 3 /* 2: the header's stage_mem; 3: multicast QPs */
+#define CC_PRINT_FORMAT 4 /* 2: the header's stage_mem; 3: multicast QPs; 4: strided
+			    * groups and in-network reduction */
 
 struct flag_name {
 	uint32_t bit;
@@ -110,6 +111,15 @@ static int opcode_has_imm(enum cc_opcode op)
 	return op == CC_WR_SEND_WITH_IMM || op == CC_WR_RDMA_WRITE_WITH_IMM;
 }
 
+/* A multicast QP's members: "P-L", or "P-L/S" with a stride S. */
+static void print_members(FILE *f, const struct cc_qp *q)
+{
+	fprintf(f, "%" PRIu32 "-%" PRIu64, q->peer,
+		(uint64_t)cc_qp_member(q, q->group - 1));
+	if (q->stride > 1)
+		fprintf(f, "/%" PRIu32, q->stride);
+}
+
 static void print_send(FILE *f, const struct cc_schedule *s, const struct cc_rank_sched *rs,
 		       const struct cc_op_send *p)
 {
@@ -131,9 +141,15 @@ static void print_send(FILE *f, const struct cc_schedule *s, const struct cc_ran
 	 * an offset in it. */
 	const struct cc_qp *qp = p->qp < rs->nqps ? &rs->qps[p->qp] : NULL;
 
-	if (cc_opcode_remote(p->opcode) && qp && cc_qp_mcast(qp)) {
-		fprintf(f, " remote=mc%" PRIu32 "-%" PRIu64 ".mr%" PRIu32 "+%" PRIu64, qp->peer,
-			(uint64_t)qp->peer + qp->group - 1, p->remote_mr, p->remote_offset);
+	if (p->opcode == CC_WR_SEND && qp && cc_qp_mcast(qp)) {
+		fputs(" to=mc", f);
+		print_members(f, qp);
+		fprintf(f, " reduce=%s:%s", NAME(cc_redop_name, p->redop),
+			NAME(cc_dtype_name, p->dtype));
+	} else if (cc_opcode_remote(p->opcode) && qp && cc_qp_mcast(qp)) {
+		fputs(" remote=mc", f);
+		print_members(f, qp);
+		fprintf(f, ".mr%" PRIu32 "+%" PRIu64, p->remote_mr, p->remote_offset);
 		if (p->opcode == CC_WR_RDMA_READ)
 			fprintf(f, " reduce=%s:%s", NAME(cc_redop_name, p->redop),
 				NAME(cc_dtype_name, p->dtype));
@@ -257,11 +273,12 @@ static void print_rank(FILE *f, const struct cc_schedule *s, uint32_t r)
 	for (uint32_t i = 0; i < rs->nqps; i++) {
 		const struct cc_qp *q = &rs->qps[i];
 
-		/* A multicast QP's other end is the node's NVSwitch, and its
-		 * members the group's ranks. */
+		/* A multicast QP's other end is a switch — the node's
+		 * NVSwitch, or the network's for a group strided over nodes —
+		 * and its members the group's ranks. */
 		fprintf(f, "r%" PRIu32 " qp %" PRIu32, r, i);
 		if (cc_qp_mcast(q))
-			fputs(" peer=nvswitch peer_qp=-", f);
+			fprintf(f, " peer=%s peer_qp=-", q->stride > 1 ? "switch" : "nvswitch");
 		else
 			fprintf(f, " peer=%" PRIu32 " peer_qp=%" PRIu32, q->peer, q->peer_qp);
 		fprintf(f,
@@ -271,9 +288,10 @@ static void print_rank(FILE *f, const struct cc_schedule *s, uint32_t r)
 			q->send_cq, q->recv_cq, q->max_send_wr, q->max_recv_wr, q->max_inline,
 			(unsigned int)q->retry_cnt, (unsigned int)q->rnr_retry,
 			(unsigned int)q->channel);
-		if (cc_qp_mcast(q))
-			fprintf(f, " members=%" PRIu32 "-%" PRIu64, q->peer,
-				(uint64_t)q->peer + q->group - 1);
+		if (cc_qp_mcast(q)) {
+			fputs(" members=", f);
+			print_members(f, q);
+		}
 		fputc('\n', f);
 	}
 	for (uint32_t i = 0; i < rs->nops; i++)

@@ -114,7 +114,7 @@ static void test_header(void **state)
 
 	assert_true(!strncmp(out, "schedule ", 9));
 	assert_string_equal(line_starting(out, "schedule "),
-			    "schedule format=3 coll=allreduce transport=write_imm ranks=2 "
+			    "schedule format=4 coll=allreduce transport=write_imm ranks=2 "
 			    "dtype=float redop=sum count=16 chunk_bytes=2097152 "
 			    "slot_bytes=524288 slots=8 mem=gpu stage_mem=gpu");
 	free(out);
@@ -139,7 +139,7 @@ static void test_header(void **state)
 	/* The header comes first, whichever rank is asked for. */
 	assert_true(!strncmp(out, "schedule ", 9));
 	assert_string_equal(line_starting(out, "schedule "),
-			    "schedule format=3 coll=reducescatter transport=send_recv ranks=3 "
+			    "schedule format=4 coll=reducescatter transport=send_recv ranks=3 "
 			    "dtype=double redop=max count=7 chunk_bytes=64 slot_bytes=16 slots=4 "
 			    "mem=host stage_mem=host");
 	/* Host buffers: reduce/copy run on the CPU. */
@@ -155,7 +155,7 @@ static void test_setup_lines(void **state)
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_IMM, 2, 16, 0, 0, 0);
 	char *out = capture(cc_schedule_print, s, 0);
 	static const char *const want[] = {
-		"schedule format=3 coll=allreduce transport=write_imm ranks=2 dtype=float "
+		"schedule format=4 coll=allreduce transport=write_imm ranks=2 dtype=float "
 		"redop=sum count=16 chunk_bytes=2097152 slot_bytes=524288 slots=8 mem=gpu "
 		"stage_mem=gpu",
 		"r0 rank bufs=6 mrs=4 cqs=1 qps=2 ops=20",
