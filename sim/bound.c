@@ -129,6 +129,31 @@ static void add_wqe(const struct cc_schedule *s, const struct sim_params *f,
 	pl->used = true;
 }
 
+/* A SEND to an in-network reduction (SHARP, sim/sharp.c) of rank r: its
+ * packets leave r's first network port, to its switch, at that link's
+ * MTU (the members' smallest is no larger).  No tail: the result comes
+ * back from the switch, which this bound does not follow. */
+static void add_innet_wqe(const struct sim_params *f, const struct sim_net *net,
+			  const uint32_t *first, struct port_load *load, uint32_t r,
+			  const struct cc_op_send *o)
+{
+	const struct sim_net_node *v = &net->nodes[net->rank_node[r]];
+
+	for (uint32_t p = 0; p < v->nports; p++) {
+		const struct sim_net_link *l = &net->links[v->port_link[p]];
+		struct port_load *pl = &load[first[r] + p];
+
+		if (l->kind == SIM_NET_LINK_NVLINK)
+			continue;
+		pl->bytes += data_wire_bytes(o, f, l->mtu ? l->mtu : f->link.mtu_bytes, false);
+		pl->rate_bps = sim_topo_link_rate(l, f);
+		pl->nvlink = false;
+		pl->tail_ps = 0;
+		pl->used = true;
+		return;
+	}
+}
+
 /* A data WQE of multicast QP qp (NVLink SHARP, sim/nvls.c) of rank r: a
  * WRITE's packets leave r's NVLink port once; a READ's range leaves every
  * member's NVLink port, as READ response packets, to the switch that
@@ -143,6 +168,10 @@ static void add_mcast_wqe(const struct sim_params *f, const struct sim_net *net,
 	struct sim_wire_seg seg;
 	bool read = o->opcode == CC_WR_RDMA_READ;
 
+	if (o->opcode == CC_WR_SEND) {
+		add_innet_wqe(f, net, first, load, r, o);
+		return;
+	}
 	for (uint32_t m = qp->peer; m < qp->peer + qp->group; m++) {
 		uint32_t p = sim_net_nvswitch_port(net, m);
 		const struct sim_net_link *l;

@@ -729,23 +729,26 @@ static uint32_t loopback_port(const struct sx *x, uint32_t r)
 }
 
 /* A multicast QP's port: the one to its host's NVSwitch, whose host holds
- * the whole group (sim/nvls.c); SIM_TOPO_NO_PORT otherwise, which fails
- * the run. */
+ * the whole group (sim/nvls.c), or for a group of the network's (SHARP,
+ * sim/sharp.c) the rank's first network port; SIM_TOPO_NO_PORT if there
+ * is none, which fails the run. */
 static uint32_t mcast_port(const struct sx *x, uint32_t r, const struct cc_qp *cq)
 {
-	if (sim_net_nvswitch_host(x->topo.net, cq->peer, cq->group) == SIM_NET_NONE)
-		return SIM_TOPO_NO_PORT;
+	if (sx_sharp_group(x, cq))
+		return loopback_port(x, r);
 	return sim_topo_nvswitch_port(&x->topo, r, NULL, NULL);
 }
 
-/* A multicast QP's MTU: the smallest of its members' NVLink links, which
- * every copy and every share of a reduction crosses. */
+/* A multicast QP's MTU: the smallest of its members' links to the switch,
+ * which every copy, share and result crosses. */
 static uint32_t mcast_mtu(const struct sx *x, const struct cc_qp *cq)
 {
 	uint32_t mtu = UINT32_MAX;
+	bool sharp = sx_sharp_group(x, cq);
 
-	for (uint32_t m = cq->peer; m < cq->peer + cq->group; m++) {
-		uint32_t p = sim_topo_nvswitch_port(&x->topo, m, NULL, NULL);
+	for (uint32_t j = 0; j < cq->group; j++) {
+		uint32_t m = cc_qp_member(cq, j);
+		uint32_t p = sharp ? loopback_port(x, m) : sim_topo_nvswitch_port(&x->topo, m, NULL, NULL);
 		uint32_t v = p == SIM_TOPO_NO_PORT ? 0 : sim_topo_nic_port_mtu(&x->topo, m, p);
 
 		if (v < mtu)
@@ -1242,6 +1245,8 @@ static int setup(struct sx *x)
 			return err;
 	if ((err = sx_nvls_init(x)))
 		return err;
+	if ((err = sx_sharp_init(x, x->res->err.msg, sizeof(x->res->err.msg))))
+		return err;
 	if ((err = sx_faults_apply(x)))
 		return err;
 	if (x->o->check) {
@@ -1382,6 +1387,7 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 		cc_check_io_free(&x.io);
 	sx_faults_free(&x);
 	sx_nvls_free(&x);
+	sx_sharp_free(&x);
 	sim_topo_destroy(&x.topo);
 	sim_engine_destroy(&x.eng);
 	if (err)

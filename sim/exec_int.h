@@ -247,6 +247,7 @@ struct sx_rank {
 };
 
 struct sx_nvs;
+struct sx_sharp;
 
 struct sx {
 	const struct cc_schedule *s;
@@ -273,6 +274,10 @@ struct sx {
 	 * per host with an NVSwitch. */
 	struct sx_nvs *nvs;
 	uint32_t nnvs;
+	/* The network switches' SHARP aggregation engines (sim/sharp.c), one
+	 * per switch that in-network reductions use. */
+	struct sx_sharp *sharp;
+	uint32_t nsharp;
 	/* The wall-clock limit (wall_limit_ms): started then, and hit. */
 	uint64_t wall_start_ns;
 	bool wall_hit;
@@ -374,5 +379,21 @@ void sx_nvls_rx(struct sx *x, uint32_t r, uint32_t port, struct sx_pkt *k);
  * next packet of it, made and staged. */
 bool sx_nvls_owes(const struct sx *x, uint32_t r, uint32_t port);
 void sx_nvls_resp_make(struct sx *x, uint32_t r, uint32_t port);
+/* Addresses switch-made packet k towards dst (a rank, its QP dst_qpn, or
+ * SIM_TOPO_MCAST) on the flow of (rank `from`, QP from_qp), as opcode op
+ * with `payload` bytes, framed for NVLink or the network. */
+void sx_switch_address(const struct sx *x, struct sx_pkt *k, uint32_t dst, uint32_t dst_qpn,
+		       uint32_t from, uint32_t from_qp, enum sim_bth_op op, uint32_t payload,
+		       bool nvlink);
+/* A copy of `len` bytes at src, for a packet's payload. */
+uint8_t *sx_bytes_of(const uint8_t *src, uint32_t len);
+
+/* sharp.c: SHARP in the network's switches. */
+/* Whether multicast QP cq's group is the network's (SHARP), not one
+ * NVSwitch node's (NVLS: consecutive members on one NVSwitch host). */
+bool sx_sharp_group(const struct sx *x, const struct cc_qp *cq);
+/* The engines for every such group: 0, or an error with a message. */
+int sx_sharp_init(struct sx *x, char *err, size_t errlen);
+void sx_sharp_free(struct sx *x);
 
 #endif /* CCLAB_SIM_EXEC_INT_H */

@@ -17,20 +17,18 @@ static int ops_run(const struct cc_schedule *s, const struct cc_exec_common *c, 
 		snprintf(err, errlen, "the simulator needs its options: a fabric and a network");
 		return -EINVAL;
 	}
-	if (cc_schedule_has_innet(s)) {
-		snprintf(err, errlen, "in-network reduction (a SEND on a multicast QP, or a group "
-			 "strided over nodes: SHARP in the network's switches) is not modelled by "
-			 "the simulator yet; the data executor runs it");
-		return -EOPNOTSUPP;
-	}
 	o = *(const struct cc_sim_opts *)ctx;
 	o.seed = c->seed;
 	o.faults = c->faults;
 	o.nfaults = c->nfaults;
 	o.check = c->check;
 	rc = cc_sim_run(s, &o, res);
-	if (rc)
-		snprintf(err, errlen, "%s", strerror(-rc));
+	if (rc) {
+		/* what the run said of it, else the error's name */
+		const char *msg = ((const struct cc_sim_result *)res)->err.msg;
+
+		snprintf(err, errlen, "%s", *msg ? msg : strerror(-rc));
+	}
 	return rc;
 }
 

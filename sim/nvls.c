@@ -74,11 +74,9 @@ struct sx_nvs {
 	uint32_t nred, cap_red;
 };
 
-/* Addresses k towards dst (a rank, its QP dst_qpn, or SIM_TOPO_MCAST) on
- * the flow of (rank `from`, QP from_qp), as opcode op with `payload`
- * bytes. */
-static void address(const struct sx *x, struct sx_pkt *k, uint32_t dst, uint32_t dst_qpn,
-		    uint32_t from, uint32_t from_qp, enum sim_bth_op op, uint32_t payload)
+void sx_switch_address(const struct sx *x, struct sx_pkt *k, uint32_t dst, uint32_t dst_qpn,
+		       uint32_t from, uint32_t from_qp, enum sim_bth_op op, uint32_t payload,
+		       bool nvlink)
 {
 	k->p.src_node = from;
 	k->p.src_qpn = from_qp;
@@ -86,7 +84,7 @@ static void address(const struct sx *x, struct sx_pkt *k, uint32_t dst, uint32_t
 	k->p.dst_qpn = dst_qpn;
 	k->p.psn = k->psn & 0xffffff;
 	k->p.flow_id = sim_topo_qp_flow(from, from_qp);
-	sx_pkt_size(x, k, true, op, payload);
+	sx_pkt_size(x, k, nvlink, op, payload);
 }
 
 /* A packet the switch makes for request k: its sender's rank, QP, port,
@@ -106,8 +104,7 @@ static struct sx_pkt *child(struct sx *x, const struct sx_pkt *k, enum sx_pkt_ki
 	return c;
 }
 
-/* A copy of `len` bytes at src, for a packet's payload. */
-static uint8_t *bytes_of(const uint8_t *src, uint32_t len)
+uint8_t *sx_bytes_of(const uint8_t *src, uint32_t len)
 {
 	uint8_t *d = malloc(len ? len : 1);
 
@@ -132,7 +129,7 @@ static void ack(struct sx_nvs *v, const struct sx_pkt *req, enum sx_aeth aeth)
 	a->aeth = aeth;
 	a->ack_psn = req->psn;
 	a->psn = req->psn;
-	address(v->x, a, req->rank, req->qp, req->rank, req->qp, SIM_BTH_ACK, 0);
+	sx_switch_address(v->x, a, req->rank, req->qp, req->rank, req->qp, SIM_BTH_ACK, 0, true);
 	send_to(v, req->rank, a);
 }
 
@@ -167,8 +164,8 @@ static void replicate(struct sx_nvs *v, struct sx_pkt *k, const struct cc_qp *cq
 		struct sx_pkt *c = child(x, k, SX_PKT_MC_WRITE);
 
 		if (k->data)
-			c->data = bytes_of(k->data, k->p.payload_bytes);
-		address(x, c, m, 0, k->rank, k->qp, k->p.op, k->p.payload_bytes);
+			c->data = sx_bytes_of(k->data, k->p.payload_bytes);
+		sx_switch_address(x, c, m, 0, k->rank, k->qp, k->p.op, k->p.payload_bytes, true);
 		send_to(v, m, c);
 	}
 	if (k->ackreq)
@@ -204,7 +201,7 @@ static void reduce_start(struct sx_nvs *v, struct sx_pkt *k, const struct cc_op_
 		struct sx_pkt *r = child(x, k, SX_PKT_MC_READ);
 
 		r->red = id;
-		address(x, r, m, 0, k->rank, k->qp, SIM_BTH_READ_REQUEST, 0);
+		sx_switch_address(x, r, m, 0, k->rank, k->qp, SIM_BTH_READ_REQUEST, 0, true);
 		sx_pkt_read_request(x, r, true, d->len);
 		send_to(v, m, r);
 	}
@@ -230,8 +227,8 @@ static void reduce_answer(struct sx_nvs *v, struct sx_red *d, uint32_t i)
 	k->psn = d->psn + i;
 	k->last_of_msg = i + 1 == d->npkts;
 	if (d->acc && !d->nodata && payload)
-		k->data = bytes_of(d->acc + (uint64_t)i * d->mtu, payload);
-	address(x, k, d->rank, d->qp, d->rank, d->qp, op, payload);
+		k->data = sx_bytes_of(d->acc + (uint64_t)i * d->mtu, payload);
+	sx_switch_address(x, k, d->rank, d->qp, d->rank, d->qp, op, payload, true);
 	send_to(v, d->rank, k);
 	if (++d->done == d->npkts) {
 		free(d->arrived);
@@ -390,7 +387,7 @@ void sx_nvls_resp_make(struct sx *x, uint32_t r, uint32_t port)
 	k->off = d->off + (uint64_t)d->next * d->mtu;
 	k->last_of_msg = d->next + 1 == d->npkts;
 	/* for the switch: the flow of a QP this rank does not have */
-	address(x, k, SIM_TOPO_MCAST, 0, r, nqps, op, payload);
+	sx_switch_address(x, k, SIM_TOPO_MCAST, 0, r, nqps, op, payload, true);
 	if (++d->next == d->npkts)
 		pt->mc_head++;
 	sx_port_stage(x, r, k, false); /* NVLink: GPU memory, no PCIe read */

@@ -545,6 +545,7 @@ const struct sim_param_field sim_param_fields[] = {
 	BYTES64("switch.ecn_kmax_bytes", sw.ecn_kmax_bytes),
 	COUNT32("switch.ecn_pmax_pct", sw.ecn_pmax_pct),
 	COUNT32("switch.pfc_quanta", sw.pfc_quanta),
+	COUNT32("switch.sharp", sw.sharp),
 
 	PS("rnic.doorbell_ps", rnic.doorbell_ps),
 	PS("rnic.wqe_fetch_ps", rnic.wqe_fetch_ps),
@@ -739,6 +740,7 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key)
 		 "must be above switch.ecn_kmin_bytes"},
 		{"switch.ecn_pmax_pct", p->sw.ecn_pmax_pct > 100, "is a percentage, 0 to 100"},
 		{"switch.pfc_quanta", p->sw.pfc_quanta > 65535, "is 0 to 65535 (a PAUSE frame's 16 bits)"},
+		{"switch.sharp", p->sw.sharp > 1, "is 0 (no aggregation) or 1 (SHARP)"},
 		{"cc.dcqcn", p->cc.dcqcn > 1, "is 0 (off) or 1"},
 		{"cc.clamp_tgt_rate", p->cc.clamp_tgt_rate > 1, "is 0 or 1"},
 		{"cc.clamp_tgt_rate_ati", p->cc.clamp_tgt_rate_ati > 1, "is 0 or 1"},

@@ -107,6 +107,11 @@ struct sim_switch_params {
 	enum sim_switch_mode mode;
 	enum sim_switch_sched sched;
 	uint32_t radix;             /* ports at the link rate */
+	/* 1: every network switch (not an NVSwitch) has a SHARP aggregation
+	 * engine: it reduces what a group's members send it (an in-network
+	 * reduction, core/schedule.h) and sends the result down to each
+	 * (sim/sharp.c). */
+	uint32_t sharp;
 	/* ECN marking on an egress queue, RED-style (RFC 3168 CE bit; the
 	 * switch side of DCQCN): none below kmin bytes queued, every packet
 	 * from kmax on, a probability rising linearly to pmax in between.

@@ -31,8 +31,10 @@ static void send_ack(struct sx *x, uint32_t r, struct sx_qp *qp, enum sx_aeth ae
 	struct sx_rank *rk = &x->rk[r];
 
 	/* Fault injection (sim/fault.h no-ack): a NIC that stopped
-	 * acknowledging sends nothing; the requester's ACK timer fires. */
-	if (sx_no_ack(x, r))
+	 * acknowledging sends nothing; the requester's ACK timer fires.  A
+	 * multicast QP's requests are a SHARP switch's results, which it
+	 * sends once and hears no answer to (sim/sharp.c). */
+	if (sx_no_ack(x, r) || qp->mcast)
 		return;
 	k = sx_pkt_get(x);
 

@@ -144,7 +144,7 @@ static uint32_t net_router(void *ctx, const struct sim_switch *sw, uint32_t in_p
 	(void)sw;
 	(void)in_port;
 	if (pkt->dst_node == SIM_TOPO_MCAST)
-		return c->nvswitch ? SIM_SWITCH_LOCAL : SIM_SWITCH_NO_PORT;
+		return c->nvswitch || c->sharp ? SIM_SWITCH_LOCAL : SIM_SWITCH_NO_PORT;
 	return sim_net_pick(c->net, c->node, pkt->dst_node, pkt->flow_id);
 }
 
@@ -253,6 +253,7 @@ static int build_switch(struct sim_topo *t, struct sim_engine *eng, uint32_t u)
 	struct sim_topo_sw_ctx *c = &t->sw_ctx[t->nsw];
 
 	*c = (struct sim_topo_sw_ctx){ .net = t->net, .node = u, .nvswitch = net_nvswitch(t->net, u) };
+	c->sharp = !c->nvswitch && t->fabric.sw.sharp;
 	sim_switch_set_router(sw, net_router, c);
 	t->nsw++;
 	c->in = calloc(v->nports ? v->nports : 1, sizeof(*c->in));

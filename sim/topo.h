@@ -80,6 +80,7 @@ struct sim_topo_sw_ctx {
 	const struct sim_net *net;
 	uint32_t node;
 	bool nvswitch;            /* every port NVLink: SIM_TOPO_MCAST is its own */
+	bool sharp;               /* a network switch with SHARP (switch.sharp): so is it */
 	struct sim_link_dir **in; /* per port: the link into it (credits go back on it) */
 };
 

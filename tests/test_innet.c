@@ -1,6 +1,6 @@
 /* tests/test_innet.c — in-network reduction (SHARP in the network's
- * switches) on multicast QPs strided over nodes (core/schedule.h), on the
- * data executor:
+ * switches) on multicast QPs of several hosts (core/schedule.h), on the
+ * data executor and the simulator (sim/sharp.c):
  *   - the semantics on a hand-built schedule of 3 nodes x 2 ranks, two
  *     groups (the ranks of one local index, stride 2): every member's
  *     receive WQE gets the group's inputs reduced (sum, min, max; int32 and
@@ -15,7 +15,12 @@
  *     an inline SEND, a member without the group's QP, a group past the
  *     ranks;
  *   - the text format of the QP and the SEND;
- *   - the simulator's refusal, which names the data executor. */
+ *   - the simulator's SHARP switch: an allreduce of k = 2, 3, 5 ranks on
+ *     a star, #wrong 0 on ideal and ib-ndr for one packet, several and a
+ *     short last one, each rank's SEND bytes; the closed form on ideal
+ *     to the picosecond; the same run twice; what it refuses (switches
+ *     without SHARP, link loss, multimem on such a group, members on two
+ *     switches), saying why. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +35,10 @@
 
 #include "core/exec_data.h"
 #include "sim/exec.h"
+#include "sim/net.h"
+#include "sim/params.h"
+#include "sim/topo.h"
+#include "sim/wire.h"
 
 #define NODES 3
 #define G 2 /* ranks per node: groups of the ranks of one local index */
@@ -69,7 +78,7 @@ static struct cc_schedule *innet_sched(enum cc_dtype d)
 	return s;
 }
 
-/* Rank r, after ops deps[0 .. n): a receive WQE into buffer `into`, a SEND
+/* Rank r, after ops deps[0 .. n): a receive WQE of buffer `into`, a SEND
  * of `len` bytes of buffer `from` (dtype d, redop op), its doorbell, the
  * polls of both; the receive's poll. */
 static uint32_t round_op(struct cc_schedule *s, uint32_t r, uint32_t from, uint32_t into,
@@ -77,8 +86,9 @@ static uint32_t round_op(struct cc_schedule *s, uint32_t r, uint32_t from, uint3
 			 uint32_t n)
 {
 	struct cc_rank_sched *rs = &s->ranks[r];
+	uint32_t cap = (uint32_t)rs->bufs[into].size;
 	struct cc_op rv = { .kind = CC_OP_POST_RECV,
-			    .u.recv = { .qp = 0, .num_sge = 1, .sge = { into, 0, 4 * N } } };
+			    .u.recv = { .qp = 0, .num_sge = 1, .sge = { into, 0, cap } } };
 	struct cc_op sd = { .kind = CC_OP_POST_SEND };
 	uint32_t ri, si, db, ps;
 
@@ -335,21 +345,185 @@ static void test_print(void **state)
 	cc_schedule_free(s);
 }
 
-/* The simulator refuses what it does not model, saying so. */
-static void test_sim_refuses(void **state)
+/* ---- the simulator (sim/sharp.c) ---- */
+
+/* k ranks, a host each: one group of all, each SENDs its input (count
+ * int32) and takes the sum into its output — an allreduce the run's check
+ * holds to its reference. */
+static struct cc_schedule *allreduce_sched(uint32_t k, uint64_t count)
 {
-	struct cc_schedule *s = innet_sched(CC_INT32);
-	struct cc_sim_opts so = { .topo = SIM_TOPO_STAR };
-	struct cc_exec_common c = { .seed = 1 };
+	struct cc_coll_params p;
+	struct cc_schedule *s;
+
+	cc_coll_params_default(&p);
+	p.nranks = k;
+	p.count = count;
+	p.dtype = CC_INT32;
+	s = cc_schedule_new(&p);
+	assert_non_null(s);
+	for (uint32_t r = 0; r < k; r++) {
+		struct cc_rank_sched *rs = &s->ranks[r];
+
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_GPU, CC_BUF_INPUT, 4 * count, -1, 0 });
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_GPU, CC_BUF_OUTPUT, 4 * count, -1, 0 });
+		cc_add_mr(rs, B_IN, CC_ACCESS_LOCAL_WRITE);
+		cc_add_mr(rs, B_OUT, CC_ACCESS_LOCAL_WRITE);
+		cc_add_cq(rs, 16);
+		cc_add_qp(rs, &(struct cc_qp){ .peer = 0, .group = k, .max_send_wr = 8,
+					       .max_recv_wr = 8, .retry_cnt = 7, .rnr_retry = 7 });
+		round_op(s, r, B_IN, B_OUT, (uint32_t)(4 * count), CC_INT32, CC_SUM, NULL, 0);
+	}
+	return s;
+}
+
+/* Runs s on a star of its ranks, on preset `fab` with SHARP switches (or
+ * not); the simulator's return code, its message in err. */
+static int sharp_run(const struct cc_schedule *s, const char *fab, bool sharp, uint64_t loss_ppb,
+		     bool check, struct cc_sim_result *res, char *err, size_t errlen)
+{
+	struct sim_params f;
+	struct sim_net net;
+	struct cc_sim_opts so = { .fabric = &f, .net = &net, .seed = 7 };
+	struct cc_exec_common c = { .seed = 7, .check = check };
+	char nerr[200];
+	int rc;
+
+	assert_int_equal(sim_params_preset(fab, &f), 0);
+	f.sw.sharp = sharp;
+	f.link.loss_ppb = loss_ppb;
+	sim_net_init(&net, NULL);
+	assert_int_equal(sim_topo_net_make(&net, SIM_TOPO_STAR, s->nranks, nerr, sizeof(nerr)), 0);
+	memset(res, 0, sizeof(*res));
+	rc = cc_sim_executor.run(s, &c, &so, res, err, errlen);
+	sim_net_free(&net);
+	return rc;
+}
+
+/* #wrong 0 and each rank's SEND bytes, on the ideal fabric and on one
+ * with every latency, for one packet, several and a short last one. */
+static void test_sim_correct(void **state)
+{
+	static const uint32_t ks[] = { 2, 3, 5 };
+	static const uint64_t counts[] = { 1, 1000, 3 * 1024 + 5 };
+	static const char *const fabs[] = { "ideal", "ib-ndr" };
+
+	(void)state;
+	for (int fi = 0; fi < 2; fi++)
+		for (int ki = 0; ki < 3; ki++)
+			for (int ci = 0; ci < 3; ci++) {
+				struct cc_schedule *s = allreduce_sched(ks[ki], counts[ci]);
+				struct cc_sim_result res;
+				char err[300] = "";
+
+				if (sharp_run(s, fabs[fi], true, 0, true, &res, err, sizeof(err)))
+					fail_msg("%s k=%u count=%llu: %s", fabs[fi], ks[ki],
+						 (unsigned long long)counts[ci], err);
+				if (res.err.status != CC_RUN_OK || res.wrong)
+					fail_msg("%s k=%u count=%llu: %llu wrong, %s", fabs[fi], ks[ki],
+						 (unsigned long long)counts[ci],
+						 (unsigned long long)res.wrong, res.err.msg);
+				for (uint32_t r = 0; r < ks[ki]; r++)
+					assert_int_equal(res.rank[r].data_bytes, 4 * counts[ci]);
+				cc_sim_result_free(&res);
+				cc_schedule_free(s);
+			}
+}
+
+/* The closed form on the ideal fabric (only the wire costs time: 100 Gb/s,
+ * no latency anywhere, a cut-through star): every member's packets reach
+ * the switch side by side, packet i's result leaves for every member when
+ * the last member's packet i is in, and the output keeps pace with the
+ * input; the ACK of a member's last packet, which asks for one, leaves
+ * just before that packet's result, on the same port.  So a message of P
+ * packets of w wire bytes each ends an ACK and a packet after its last is
+ * in: (P + 1) ser(w) + ser(ACK).  One packet of 1 KiB: 2 ser + ser(ACK);
+ * three of 4 KiB: 4 ser + ser(ACK). */
+static void test_sim_closed_form(void **state)
+{
+	static const struct { uint64_t count; uint32_t npkts, payload; enum sim_bth_op op; } c[] = {
+		{ 256, 1, 1024, SIM_BTH_SEND_ONLY },
+		{ 3 * 1024, 3, 4096, SIM_BTH_SEND_MIDDLE },
+	};
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct cc_schedule *s = allreduce_sched(4, c[i].count);
+		struct cc_sim_result res;
+		char err[300] = "";
+		sim_time_ps ser = sim_serialize_ps(sim_wire_bytes(SIM_LINK_IB, c[i].op, c[i].payload),
+						   UINT64_C(100000000000));
+		sim_time_ps ack = sim_serialize_ps(sim_wire_bytes(SIM_LINK_IB, SIM_BTH_ACK, 0),
+						   UINT64_C(100000000000));
+
+		assert_int_equal(sharp_run(s, "ideal", true, 0, false, &res, err, sizeof(err)), 0);
+		assert_int_equal(res.err.status, CC_RUN_OK);
+		assert_int_equal(res.time_ps, (c[i].npkts + 1) * ser + ack);
+		cc_sim_result_free(&res);
+		cc_schedule_free(s);
+	}
+}
+
+/* Same schedule, same options: the same run. */
+static void test_sim_deterministic(void **state)
+{
+	struct cc_sim_result a, b;
+	struct cc_schedule *s = allreduce_sched(5, 5000);
+	char err[300];
+
+	(void)state;
+	assert_int_equal(sharp_run(s, "ib-ndr", true, 0, true, &a, err, sizeof(err)), 0);
+	assert_int_equal(sharp_run(s, "ib-ndr", true, 0, true, &b, err, sizeof(err)), 0);
+	assert_int_equal(a.time_ps, b.time_ps);
+	assert_int_equal(a.events, b.events);
+	cc_sim_result_free(&a);
+	cc_sim_result_free(&b);
+	cc_schedule_free(s);
+}
+
+static void expect_sim_refusal(struct cc_schedule *s, bool sharp, uint64_t loss, const char *what)
+{
 	struct cc_sim_result res;
 	char err[300] = "";
 
+	assert_int_equal(sharp_run(s, "ib-ndr", sharp, loss, false, &res, err, sizeof(err)),
+			 -EINVAL);
+	if (!strstr(err, what))
+		fail_msg("\"%s\" does not say \"%s\"", err, what);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
+/* What the simulator refuses, saying why: switches without SHARP, link
+ * loss, multimem on a group of several hosts, members on two switches. */
+static void test_sim_refusals(void **state)
+{
+	struct cc_schedule *s;
+	struct cc_sim_result res;
+	struct sim_params f;
+	struct sim_net net;
+	char err[300] = "", nerr[200];
+
 	(void)state;
-	for (uint32_t r = 0; r < K; r++)
-		round_op(s, r, B_IN, B_RES, 4 * N, CC_INT32, CC_SUM, NULL, 0);
+	expect_sim_refusal(allreduce_sched(3, 64), false, 0, "switch.sharp: 1");
+	expect_sim_refusal(allreduce_sched(3, 64), true, 1000, "link loss");
+	s = allreduce_sched(3, 64);
+	s->ranks[1].ops[1].u.send.opcode = CC_WR_RDMA_READ;
+	expect_sim_refusal(s, true, 0, "needs them on one NVSwitch node");
+
+	/* a leaf-spine of two leaves of two hosts: ranks 0, 1 and 2, 3 */
+	s = allreduce_sched(4, 64);
+	assert_int_equal(sim_params_preset("ib-ndr", &f), 0);
+	f.sw.sharp = 1;
+	sim_net_init(&net, NULL);
+	assert_int_equal(sim_net_leafspine(&net, 2, 2, 2, 1, 1, nerr, sizeof(nerr)), 0);
 	memset(&res, 0, sizeof(res));
-	assert_int_equal(cc_sim_executor.run(s, &c, &so, &res, err, sizeof(err)), -EOPNOTSUPP);
-	assert_non_null(strstr(err, "not modelled by the simulator yet"));
+	assert_int_equal(cc_sim_executor.run(s, &(struct cc_exec_common){ .seed = 1 },
+					     &(struct cc_sim_opts){ .fabric = &f, .net = &net },
+					     &res, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "hang off one switch"));
+	cc_sim_result_free(&res);
+	sim_net_free(&net);
 	cc_schedule_free(s);
 }
 
@@ -360,7 +534,10 @@ int main(void)
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_print),
-		cmocka_unit_test(test_sim_refuses),
+		cmocka_unit_test(test_sim_correct),
+		cmocka_unit_test(test_sim_closed_form),
+		cmocka_unit_test(test_sim_deterministic),
+		cmocka_unit_test(test_sim_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
