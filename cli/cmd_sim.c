@@ -361,8 +361,10 @@ int cmd_sim(const struct cli_opts *o)
 	if (!o->scenario && !sim_topo_mcast_ok(c.net, &o->p, msg, sizeof(msg))) {
 		fprintf(stderr, "cclab sim: --topology %s: %s; --topology %s is one\n",
 			sim_topo_kind_name[o->topo], msg,
-			sim_topo_kind_name[o->p.algo == CC_ALGO_NVLS_TREE ? SIM_TOPO_RAILOPT
-									 : SIM_TOPO_NODE]);
+			sim_topo_kind_name[o->p.algo == CC_ALGO_NVLS_TREE ||
+							   o->p.algo == CC_ALGO_COLLNET_CHAIN
+						   ? SIM_TOPO_RAILOPT
+						   : SIM_TOPO_NODE]);
 		sim_net_free(&c.own);
 		return CLI_EXIT_USAGE;
 	}

@@ -331,11 +331,14 @@ static void variants_init(struct tune *t, const struct tune_args *a)
 		}
 		/* NVLS only where it can run: every rank on one host's
 		 * NVSwitch; NVLSTree on nodes each on its own (sim/topo.h);
-		 * elsewhere they are no candidates. */
+		 * CollNetChain on such nodes and SHARP switches; elsewhere they
+		 * are no candidates. */
 		struct cc_coll_params mp = *sp;
 
 		mp.algo = (enum cc_algo)al;
 		if (cc_algo_multicast(mp.algo) && !sim_topo_mcast_ok(&t->sc->net, &mp, NULL, 0))
+			continue;
+		if (al == CC_ALGO_COLLNET_CHAIN && !t->sc->fabric.sw.sharp)
 			continue;
 		if (al != CC_ALGO_RING) {
 			add_variant(t, (enum cc_algo)al, CC_RING_ORDER_RANK, 1);

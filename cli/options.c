@@ -901,7 +901,8 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 			o->topo = o->p.algo == CC_ALGO_RING && o->p.coll != CC_ALLTOALL &&
 					  o->p.ring_order == CC_RING_ORDER_RANK
 				  ? SIM_TOPO_RING
-				  : o->p.algo == CC_ALGO_NVLS_TREE ? SIM_TOPO_RAILOPT
+				  : o->p.algo == CC_ALGO_NVLS_TREE || o->p.algo == CC_ALGO_COLLNET_CHAIN
+				  ? SIM_TOPO_RAILOPT
 				  : cc_algo_multicast(o->p.algo) ? SIM_TOPO_NODE : SIM_TOPO_STAR;
 		/* One NVSwitch node: every rank on it (what the transport and
 		 * the tree need to know: no hop there crosses a network). */

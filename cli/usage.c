@@ -71,7 +71,7 @@ static void sim_options(FILE *f)
 		   "                          and cables GPU g of each to rail switch g,\n"
 		   "                          the rails to one spine (default: ring for -A\n"
 		   "                          ring in rank order, node for nvls, railopt for\n"
-		   "                          nvlstree, star for the rest)\n");
+		   "                          nvlstree and collnetchain, star for the rest)\n");
 	fprintf(f, "      --check 0|1         1: carry the data and count #wrong (default);\n"
 		   "                          0: timing only, #wrong N/A, no buffers (as\n"
 		   "                          nccl-tests' -c/--check; -c is --collective here)\n");
@@ -254,7 +254,10 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 		   "                          nvls: allreduce, reducescatter, allgather on\n"
 		   "                          one NVSwitch node; nvlstree: allreduce, NVLS in\n"
 		   "                          each node of --ranks-per-node, trees between\n"
-		   "                          them; docs/schedule.md); sim: auto,\n"
+		   "                          them; collnetchain: allreduce, a chain in each\n"
+		   "                          node, SHARP in the switches between them (sim:\n"
+		   "                          a fabric with switch.sharp: 1);\n"
+		   "                          docs/schedule.md); sim: auto,\n"
 		   "                          NCCL's own choice per size, protocol and channels\n"
 		   "                          too unless given (docs/nccl-tuning.md)\n",
 		cc_algo_name[CC_ALGO_RING]);

@@ -108,6 +108,12 @@ static const struct algo_desc {
 				.chunk_per_size = cc_nvls_chunk_per_size,
 				.chunk_bytes = cc_nvls_chunk_bytes,
 				.schedule_bytes = cc_nvls_schedule_bytes, .multicast = true },
+	[CC_ALGO_COLLNET_CHAIN] = { .build = cc_build_collnet, .primitives = cc_collnet_primitives,
+				    .colls = COLL(CC_ALLREDUCE), .splits_channels = true,
+				    .chunked = true, .staging = cc_collnet_staging,
+				    .check = cc_collnet_check,
+				    .chunk_per_size = cc_collnet_chunk_per_size,
+				    .chunk_bytes = cc_collnet_chunk_bytes, .multicast = true },
 };
 
 /* The staging every rank registers: two slot arrays (send and receive)

@@ -123,6 +123,10 @@ struct cc_schedule *cc_build_hier(const struct cc_coll_params *p);
  * several nodes, NCCL's NVLSTree: NVLS in each node, the nodes joined by
  * double binary trees over the network (core/nvls_tree.c). */
 struct cc_schedule *cc_build_nvls(const struct cc_coll_params *p);
+/* NCCL's CollNetChain allreduce (core/collnet.c): a chain through each
+ * node's ranks, the nodes joined by SHARP's in-network reduction on
+ * multicast QPs of every node's head of a channel. */
+struct cc_schedule *cc_build_collnet(const struct cc_coll_params *p);
 
 /* Whether algorithm a builds collective c (core/algo.c's table: ring all
  * but all-to-all, direct all, tree allreduce, broadcast and reduce,

@@ -38,6 +38,15 @@ void cc_direct_staging(const struct cc_coll_params *p, double *conns, double *ms
 void cc_tree_staging(const struct cc_coll_params *p, double *conns, double *msg);
 void cc_hier_staging(const struct cc_coll_params *p, double *conns, double *msg);
 void cc_nvls_staging(const struct cc_coll_params *p, double *conns, double *msg);
+/* CollNetChain (core/collnet.c): nodes of ranks_per_node, what SHARP
+ * reduces, Simple; its staging, NCCL's chunk rule and its primitives. */
+int cc_collnet_check(const struct cc_coll_params *p, enum cc_param *field, char *err,
+		     size_t errlen);
+void cc_collnet_staging(const struct cc_coll_params *p, double *conns, double *msg);
+bool cc_collnet_chunk_per_size(const struct cc_coll_params *p);
+uint64_t cc_collnet_chunk_bytes(const struct cc_coll_params *p);
+void cc_collnet_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn,
+			   void *ctx);
 
 /* An algorithm's own estimate of its schedule's bytes (core/algo.c
  * ring_schedule_bytes() otherwise), for one of es-byte elements. */

@@ -63,6 +63,12 @@ enum cc_algo cc_nccl_algo_cclab(const struct cc_nccl_comm *c, enum cc_nccl_algo 
 			return CC_ALGO_COUNT;
 		x = CC_ALGO_NVLS_TREE;
 		break;
+	case CC_NCCL_COLLNET_CHAIN:
+		/* a chain in each node, SHARP between them (core/collnet.c) */
+		if (c->sys.nnodes < 2)
+			return CC_ALGO_COUNT;
+		x = CC_ALGO_COLLNET_CHAIN;
+		break;
 	default:
 		return CC_ALGO_COUNT;
 	}

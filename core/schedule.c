@@ -75,6 +75,7 @@ const char *const cc_algo_name[CC_ALGO_COUNT] = {
 	[CC_ALGO_HIER] = "hierarchical",
 	[CC_ALGO_NVLS] = "nvls",
 	[CC_ALGO_NVLS_TREE] = "nvlstree",
+	[CC_ALGO_COLLNET_CHAIN] = "collnetchain",
 };
 
 const char *const cc_transport_name[CC_TRANSPORT_COUNT] = {

@@ -352,6 +352,7 @@ enum cc_algo {
 	CC_ALGO_HIER, /* intra-node reduce-scatter, per-rail rings, all-gather */
 	CC_ALGO_NVLS, /* NVLink SHARP: the NVSwitch reduces and multicasts (one node) */
 	CC_ALGO_NVLS_TREE, /* NVLS in each node, trees between the nodes (allreduce) */
+	CC_ALGO_COLLNET_CHAIN, /* a chain in each node, SHARP between the nodes (allreduce) */
 	CC_ALGO_COUNT
 };
 

@@ -79,7 +79,10 @@ int sim_nccl_system(const struct sim_net *net, const struct sim_params *f,
 	out->net_latency_us = 0; /* net_ib reports latency 0 (ncclIbGetProperties) */
 	out->gdr = f->host.gpu_dma == SIM_GPU_DMA_GPUDIRECT;
 	out->ib = link_ib(f);
-	out->collnet = false; /* no switch of cclab's reduces in the network yet */
+	/* CollNet's SHARP plugin: InfiniBand switches with SHARP (sim/sharp.c);
+	 * the GPU's buffers handed to the NIC: GPUDirect RDMA (core/collnet.c
+	 * builds no host-staged path) */
+	out->collnet = out->ib && f->sw.sharp && out->gdr;
 	return 0;
 }
 

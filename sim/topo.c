@@ -497,6 +497,34 @@ static bool nodes_ok(const struct sim_net *net, const struct cc_coll_params *p, 
 	return true;
 }
 
+/* CollNetChain: each node's g ranks on a host of their own (the chain
+ * inside it, SHARP between the hosts); one rank a node: a host each. */
+static bool collnet_nodes_ok(const struct sim_net *net, const struct cc_coll_params *p,
+			     char *err, size_t errlen)
+{
+	uint32_t g = p->ranks_per_node ? p->ranks_per_node : 1, prev = SIM_NET_NONE;
+
+	for (uint32_t b = 0; b + g <= p->nranks; b += g) {
+		uint32_t h = net->nodes[net->rank_node[b]].host;
+		bool one = h != prev;
+
+		for (uint32_t r = b + 1; r < b + g; r++)
+			one = one && net->nodes[net->rank_node[r]].host == h;
+		if (one) {
+			prev = h;
+			continue;
+		}
+		if (err && errlen)
+			snprintf(err, errlen, "collnetchain chains nodes of %u ranks, each on a host "
+				 "of its own, and reduces between the hosts in the network's "
+				 "switches: ranks %u..%u of the topology%s%s%s are not one host of "
+				 "their own", g, b, b + g - 1, net->name[0] ? " '" : "", net->name,
+				 net->name[0] ? "'" : "");
+		return false;
+	}
+	return true;
+}
+
 bool sim_topo_mcast_ok(const struct sim_net *net, const struct cc_coll_params *p, char *err,
 		       size_t errlen)
 {
@@ -504,6 +532,8 @@ bool sim_topo_mcast_ok(const struct sim_net *net, const struct cc_coll_params *p
 
 	if (p->algo == CC_ALGO_NVLS_TREE)
 		return nodes_ok(net, p, err, errlen);
+	if (p->algo == CC_ALGO_COLLNET_CHAIN)
+		return collnet_nodes_ok(net, p, err, errlen);
 	if (!cc_algo_multicast(p->algo) || p->nranks < 2 ||
 	    sim_net_nvswitch_host(net, 0, p->nranks) != SIM_NET_NONE)
 		return true;

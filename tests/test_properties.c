@@ -157,6 +157,13 @@ static uint64_t min_transfers(const struct cc_coll_params *p)
 
 		return nodes * 2 * n + 2 * (nodes - 1) * n;
 	}
+	/* collnetchain: each element up and down each node's chain (G - 1
+	 * hops each way) and into the network once a node (SHARP's SEND). */
+	if (p->algo == CC_ALGO_COLLNET_CHAIN) {
+		uint64_t g = p->ranks_per_node ? p->ranks_per_node : 1;
+
+		return k / g * (2 * (g - 1) + 1) * n;
+	}
 	if (cc_algo_multicast(p->algo))
 		return p->coll == CC_ALLREDUCE ? 2 * n : k * n;
 	switch (p->coll) {
@@ -252,6 +259,23 @@ static void gen_params(uint64_t *st, struct cc_coll_params *p, int small)
 			p->mem = CC_MEM_GPU;
 			p->dtype = ok[below(st, 6)];
 			p->redop = CC_SUM;
+		}
+	} else if (p->algo == CC_ALGO_COLLNET_CHAIN) {
+		/* two or more nodes, mostly; sometimes shapes it refuses */
+		p->ranks_per_node = divisor_of(st, k);
+		for (int tries = 0; chance(st, 90) && tries < 32 && p->ranks_per_node == k; tries++)
+			p->ranks_per_node = divisor_of(st, k);
+		p->nchannels = (uint32_t)(chance(st, 60) ? 1 : range(st, 0, 4));
+		/* mostly what SHARP reduces, on Simple */
+		if (chance(st, 80)) {
+			static const enum cc_dtype ok[] = { CC_INT32, CC_UINT64, CC_FLOAT16,
+							    CC_BFLOAT16, CC_FLOAT32, CC_FLOAT64 };
+			static const enum cc_redop ops[] = { CC_SUM, CC_MIN, CC_MAX };
+
+			p->coll = CC_ALLREDUCE;
+			p->proto = CC_PROTO_SIMPLE;
+			p->dtype = ok[below(st, 6)];
+			p->redop = ops[below(st, 3)];
 		}
 	} else if (p->algo == CC_ALGO_HIER) {
 		p->ranks_per_node = divisor_of(st, k);
@@ -709,9 +733,17 @@ static void prop_sim(void **state)
 		assert_non_null(s);
 		per_algo[p.algo]++;
 
-		/* nvlstree: a host per node, on rails */
-		enum sim_topo_kind kind = p.algo == CC_ALGO_NVLS_TREE ? SIM_TOPO_RAILOPT
+		/* nvlstree and collnetchain: a host per node, on rails; the
+		 * latter's switches with SHARP, on links that lose nothing
+		 * (sim/sharp.c refuses loss) */
+		bool nodes = p.algo == CC_ALGO_NVLS_TREE || p.algo == CC_ALGO_COLLNET_CHAIN;
+		enum sim_topo_kind kind = nodes ? SIM_TOPO_RAILOPT
 					  : cc_algo_multicast(p.algo) ? SIM_TOPO_NODE : SIM_TOPO_STAR;
+		if (p.algo == CC_ALGO_COLLNET_CHAIN) {
+			f.sw.sharp = 1;
+			f.link.loss_ppb = 0;
+			describe_fabric(fab, sizeof(fab), &f);
+		}
 		if (p.algo == CC_ALGO_RING && p.ring_order == CC_RING_ORDER_RANK && p.count &&
 		    chance(&st, 40))
 			kind = SIM_TOPO_RING;

@@ -36,9 +36,10 @@
 
 /* Candidates per algorithm, and in all: cli/tune.h's order. */
 #define NPT (CC_PROTO_COUNT * CC_TRANSPORT_COUNT)
-/* Every algorithm but nvls and nvlstree, which run on NVSwitch hosts only
- * and are no candidates on these topologies (the last two in enum order). */
-#define NALGOS (CC_ALGO_COUNT - 2)
+/* Every algorithm but nvls, nvlstree and collnetchain, which run on
+ * NVSwitch hosts or SHARP switches only and are no candidates on these
+ * topologies and fabrics (the last three in enum order). */
+#define NALGOS (CC_ALGO_COUNT - 3)
 #define NCAND (NALGOS * NPT)
 
 static int setup(void **state)
