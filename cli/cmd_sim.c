@@ -76,7 +76,6 @@ static int refused(const struct cli_opts *o, void *ctx, uint64_t size, int rc, c
 	const struct cc_scenario *sc = o->scenario;
 
 	(void)ctx;
-	(void)err;
 	if (rc == -E2BIG) {
 		cli_refuse_memory(o, size);
 		return CLI_EXIT_FAIL;
@@ -84,7 +83,12 @@ static int refused(const struct cli_opts *o, void *ctx, uint64_t size, int rc, c
 	fprintf(stderr, "cclab %s: %" PRIu64 " bytes: ", sc ? "run" : "sim", size);
 	switch (rc) {
 	case -EINVAL:
-		/* The fabric was validated up front, so it is the topology. */
+		/* The simulator's own reason when it gave one (sim/sharp.c's);
+		 * else the fabric was validated up front, so it is the topology. */
+		if (err && *err && strcmp(err, strerror(EINVAL))) {
+			fprintf(stderr, "%s\n", err);
+			break;
+		}
 		fprintf(stderr, "the %s topology cannot carry this schedule (a queue pair joins "
 			"ranks it does not connect)%s\n", sc ? sc->net.name : sim_topo_kind_name[o->topo],
 			sc || o->topo == SIM_TOPO_STAR ? "" : "; --topology star connects every pair");
@@ -358,6 +362,13 @@ int cmd_sim(const struct cli_opts *o)
 	 * the table, as a scenario's (sim/scenario.c). */
 	uint32_t a, b;
 
+	if (!o->scenario && o->p.algo == CC_ALGO_COLLNET_CHAIN && !o->fabric.sw.sharp) {
+		fprintf(stderr, "cclab sim: --fabric %s: collnetchain reduces between the nodes in "
+			"the network's switches: it needs a fabric with SHARP (a fabric file with "
+			"switch: {sharp: 1}, docs/fabric.md)\n", o->fabric.name);
+		sim_net_free(&c.own);
+		return CLI_EXIT_USAGE;
+	}
 	if (!o->scenario && !sim_topo_mcast_ok(c.net, &o->p, msg, sizeof(msg))) {
 		fprintf(stderr, "cclab sim: --topology %s: %s; --topology %s is one\n",
 			sim_topo_kind_name[o->topo], msg,

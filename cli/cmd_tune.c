@@ -128,9 +128,13 @@ static void simulate(struct tune *t, int c, struct tune_size *z, const struct cc
 	memset(&res, 0, sizeof(res));
 	rc = cc_sim_run(s, o, &res);
 	if (rc == -EINVAL) {
-		/* The fabric was validated with the scenario: it is the topology. */
-		snprintf(err, sizeof(err), "the %s topology cannot carry this schedule (a queue pair "
-			 "joins ranks it does not connect)", sc->net.name);
+		/* The simulator's reason when it gave one; else the fabric was
+		 * validated with the scenario: it is the topology. */
+		if (res.err.msg[0])
+			snprintf(err, sizeof(err), "%.*s", (int)sizeof(res.err.msg), res.err.msg);
+		else
+			snprintf(err, sizeof(err), "the %s topology cannot carry this schedule (a "
+				 "queue pair joins ranks it does not connect)", sc->net.name);
 		refuse(&t->cand[c], cell, err);
 	} else if (rc == -ENOMEM || rc == -E2BIG) {
 		out_of_memory(n, cell, alone, "while simulating");

@@ -48,6 +48,8 @@ void cli_preamble_buffers(const struct cli_opts *o)
 		printf("# chunk: per size, NCCL's NVLS rule (128 KiB to 16 KiB a head)");
 	else if (cc_coll_chunk_per_size(p) && p->algo == CC_ALGO_NVLS_TREE)
 		printf("# chunk: per size, NCCL's NVLSTree rule (128 KiB to 32 KiB a head)");
+	else if (cc_coll_chunk_per_size(p) && p->algo == CC_ALGO_COLLNET_CHAIN)
+		printf("# chunk: per size, NCCL's CollNetChain rule (256 KiB to 32 KiB)");
 	else if (cc_coll_chunk_per_size(p))
 		printf("# chunk: per size, NCCL's tree rule (one slot or less)");
 	else

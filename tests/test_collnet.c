@@ -11,7 +11,9 @@
  *   - the simulator on a rail-optimised network with SHARP switches:
  *     #wrong 0 on ideal and ib-ndr, within physics; one rank a node on
  *     ideal in closed form; NCCL's own choice (auto) runs it where NCCL
- *     picks CollNetChain, and stands in without SHARP. */
+ *     picks CollNetChain, and stands in without SHARP;
+ *   - `cclab sim` and a scenario without SHARP switches: refused before
+ *     the table, exit 2, saying what the fabric needs. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,6 +37,8 @@
 #include "sim/physics.h"
 #include "sim/topo.h"
 #include "sim/wire.h"
+#include "tests/files.h"
+#include "tests/run_cclab.h"
 
 static int quick(void)
 {
@@ -365,6 +369,49 @@ static void test_auto(void **state)
 	}
 }
 
+/* Without SHARP in the switches: a usage error (exit 2) naming what the
+ * fabric needs, before any table; a scenario's at its 'algorithm'. */
+static void test_cli_refusals(void **state)
+{
+	char path[300];
+	FILE *f;
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("sim -n 6 -A collnetchain --ranks-per-node 2 -b 1K -e 1K");
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "cclab sim: --fabric ib-hdr: collnetchain reduces between "
+				      "the nodes in the network's switches: it needs a fabric with "
+				      "SHARP"));
+	run_free(&r);
+	snprintf(path, sizeof(path), "%s/cn.yaml", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "topology: {generator: railopt, nodes: 3, gpus_per_node: 2, spines: 1}\n"
+		   "fabric: {preset: ib-ndr}\nalgorithm: collnetchain\nsizes: 1KiB\n");
+	fclose(f);
+	r = run_cclab("run '%s'", path);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "cn.yaml:3:12: 'algorithm': collnetchain reduces between "
+				      "the nodes in the network's switches: the fabric needs SHARP "
+				      "(switch: {sharp: 1})"));
+	run_free(&r);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return run_cclab_begin("collnet");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return run_cclab_end();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,7 +422,8 @@ int main(void)
 		cmocka_unit_test(test_sim_correct),
 		cmocka_unit_test(test_sim_closed_form),
 		cmocka_unit_test(test_auto),
+		cmocka_unit_test(test_cli_refusals),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }
