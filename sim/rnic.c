@@ -1041,7 +1041,9 @@ static void nic_rx(struct sx *x, uint32_t r, struct sx_pkt *k)
 		cnp_arrive(x, r, k);
 		return;
 	}
-	if (k->p.ecn_ce)
+	/* A switch's own packet (an NVSwitch's copy, a SHARP result) has no
+	 * NIC behind it to slow down: no CNP for its mark. */
+	if (k->p.ecn_ce && !k->by_switch)
 		ecn_marked(x, r, &rk->qp[k->p.dst_qpn]);
 	if (k->kind == SX_PKT_REQ) {
 		struct sx_qp *qp = &rk->qp[k->p.dst_qpn];
