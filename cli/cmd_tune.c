@@ -342,7 +342,8 @@ static void variants_init(struct tune *t, const struct tune_args *a)
 		mp.algo = (enum cc_algo)al;
 		if (cc_algo_multicast(mp.algo) && !sim_topo_mcast_ok(&t->sc->net, &mp, NULL, 0))
 			continue;
-		if (al == CC_ALGO_COLLNET_CHAIN && !t->sc->fabric.sw.sharp)
+		if (al == CC_ALGO_COLLNET_CHAIN && !t->sc->fabric.sw.sharp &&
+		    !sim_net_has_sharp(&t->sc->net))
 			continue;
 		if (al != CC_ALGO_RING) {
 			add_variant(t, (enum cc_algo)al, CC_RING_ORDER_RANK, 1);

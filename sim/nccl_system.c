@@ -82,7 +82,7 @@ int sim_nccl_system(const struct sim_net *net, const struct sim_params *f,
 	/* CollNet's SHARP plugin: InfiniBand switches with SHARP (sim/sharp.c);
 	 * the GPU's buffers handed to the NIC: GPUDirect RDMA (core/collnet.c
 	 * builds no host-staged path) */
-	out->collnet = out->ib && f->sw.sharp && out->gdr;
+	out->collnet = out->ib && (f->sw.sharp || sim_net_has_sharp(net)) && out->gdr;
 	return 0;
 }
 

@@ -179,6 +179,14 @@ uint32_t sim_net_add_switch(struct sim_net *n, const char *name)
 	return node_new(n, SIM_NET_SWITCH, name, SIM_NET_NONE, SIM_NET_NONE);
 }
 
+bool sim_net_has_sharp(const struct sim_net *n)
+{
+	for (uint32_t u = 0; n && u < n->nnodes; u++)
+		if (n->nodes[u].kind == SIM_NET_SWITCH && n->nodes[u].sharp)
+			return true;
+	return false;
+}
+
 static bool mtu_ok(uint32_t mtu)
 {
 	return mtu == 0 || mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096;

@@ -50,6 +50,10 @@ struct sim_net_node {
 	uint32_t nports;
 	uint32_t *port_link;         /* port -> link index */
 	uint32_t cap_ports;
+	bool sharp;                  /* switch: it has SHARP's aggregation engine
+				      * (a topology file's `sharp: true`; the
+				      * fabric's switch.sharp gives every switch
+				      * one) */
 };
 
 struct sim_net_link {
@@ -113,6 +117,8 @@ uint32_t sim_net_nvswitch_port(const struct sim_net *n, uint32_t r);
 
 /* Adds a switch; the node index, or SIM_NET_NONE (errno as above). */
 uint32_t sim_net_add_switch(struct sim_net *n, const char *name);
+/* Whether some switch of n has SHARP (its node's `sharp`). */
+bool sim_net_has_sharp(const struct sim_net *n);
 
 /* Whether nodes a and b belong to one host (its GPUs and its NVSwitch). */
 bool sim_net_same_host(const struct sim_net *n, uint32_t a, uint32_t b);

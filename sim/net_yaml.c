@@ -183,14 +183,34 @@ static int read_hosts(struct sim_net *n, const struct cy_node *list, struct cy_e
 	return 0;
 }
 
+/* A switch: its name, or {name: NAME, sharp: BOOL}. */
+static int read_switch(const struct cy_node *v, const char **name, bool *sharp,
+		       struct cy_error *err)
+{
+	static const char *const keys[] = {"name", "sharp", NULL};
+	const struct cy_node *sv, *nv;
+	int rc;
+
+	*sharp = false;
+	if (v->kind != CY_MAP)
+		return cy_string(v, "switches", name, err);
+	if ((rc = cy_check_map(v, "a switch", keys, err)) ||
+	    (rc = cy_require(v, "a switch", "name", &nv, err)) ||
+	    (rc = cy_string(nv, "name", name, err)))
+		return rc;
+	return (sv = cy_get(v, "sharp")) ? cy_bool(sv, "sharp", sharp, err) : 0;
+}
+
 static int read_switches(struct sim_net *n, const struct cy_node *list, struct cy_error *err)
 {
 	if (list->kind != CY_SEQ)
-		return cy_fail(err, list, "'switches': expected a list of names, found %s",
-			       cy_kind_name(list));
+		return cy_fail(err, list, "'switches': expected a list of names or {name, sharp}, "
+			       "found %s", cy_kind_name(list));
 	for (size_t i = 0; i < list->n; i++) {
 		const char *name;
-		int rc = cy_string(list->vals[i], "switches", &name, err);
+		bool sharp;
+		uint32_t u;
+		int rc = read_switch(list->vals[i], &name, &sharp, err);
 
 		if (rc)
 			return rc;
@@ -199,9 +219,10 @@ static int read_switches(struct sim_net *n, const struct cy_node *list, struct c
 		if (strlen(name) >= SIM_NET_NAME_LEN)
 			return cy_fail(err, list->vals[i], "switch name '%s' is too long (at most %d "
 				       "characters)", name, SIM_NET_NAME_LEN - 1);
-		if (sim_net_add_switch(n, name) == SIM_NET_NONE)
+		if ((u = sim_net_add_switch(n, name)) == SIM_NET_NONE)
 			return cy_fail(err, list->vals[i], "cannot add switch '%s' (out of memory)",
 				       name);
+		n->nodes[u].sharp = sharp;
 	}
 	return 0;
 }

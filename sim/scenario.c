@@ -479,10 +479,12 @@ static int check_routes(const struct cy_node *d, const struct cc_scenario *sc,
 		return cy_fail(err, at ? at : cy_get(d, "topology"), "'%s': %s", at ? key : "topology",
 			       msg);
 	/* collnetchain's reductions between nodes need SHARP switches */
-	if (sc->executor[CC_EXEC_SIM] && sc->p.algo == CC_ALGO_COLLNET_CHAIN && !sc->fabric.sw.sharp)
+	if (sc->executor[CC_EXEC_SIM] && sc->p.algo == CC_ALGO_COLLNET_CHAIN &&
+	    !sc->fabric.sw.sharp && !sim_net_has_sharp(&sc->net))
 		return cy_fail(err, at ? at : cy_get(d, "fabric"), "'%s': collnetchain reduces "
 			       "between the nodes in the network's switches: the fabric needs "
-			       "SHARP (switch: {sharp: 1})", at ? key : "fabric");
+			       "SHARP (switch: {sharp: 1}) or the topology switches with "
+			       "sharp: true", at ? key : "fabric");
 	if (!sc->executor[CC_EXEC_SIM] || sim_topo_carries(&sc->net, &sc->p, &a, &b))
 		return 0;
 	if (!at) {

@@ -354,11 +354,6 @@ int sx_sharp_init(struct sx *x, char *err, size_t errlen)
 
 			if (!cc_qp_mcast(cq) || !sx_sharp_group(x, cq))
 				continue;
-			if (!x->f->sw.sharp) {
-				snprintf(err, errlen, "rank %u qp %u: an in-network reduction needs "
-					 "switches with SHARP (switch.sharp: 1)", r, q);
-				return -EINVAL;
-			}
 			if (x->f->link.loss_ppb) {
 				snprintf(err, errlen, "rank %u qp %u: an in-network reduction with "
 					 "link loss is not modelled (the switch keeps no result to "
@@ -372,6 +367,13 @@ int sx_sharp_init(struct sx *x, char *err, size_t errlen)
 					 "reduction hang off one switch (a SHARP tree over several "
 					 "switches is not modelled); rank %u and rank %u do not", r, q,
 					 r, cq->peer);
+				return -EINVAL;
+			}
+			if (!x->topo.sw_ctx[sw].sharp) {
+				snprintf(err, errlen, "rank %u qp %u: an in-network reduction needs "
+					 "switches with SHARP (switch.sharp: 1, or the topology's "
+					 "switch with sharp: true), and %s has none", r, q,
+					 x->topo.net->nodes[x->topo.sw_ctx[sw].node].name);
 				return -EINVAL;
 			}
 			if (!x->sharp && !(x->sharp = calloc(x->topo.nsw, sizeof(*x->sharp))))

@@ -253,7 +253,7 @@ static int build_switch(struct sim_topo *t, struct sim_engine *eng, uint32_t u)
 	struct sim_topo_sw_ctx *c = &t->sw_ctx[t->nsw];
 
 	*c = (struct sim_topo_sw_ctx){ .net = t->net, .node = u, .nvswitch = net_nvswitch(t->net, u) };
-	c->sharp = !c->nvswitch && t->fabric.sw.sharp;
+	c->sharp = !c->nvswitch && (t->fabric.sw.sharp || v->sharp);
 	sim_switch_set_router(sw, net_router, c);
 	t->nsw++;
 	c->in = calloc(v->nports ? v->nports : 1, sizeof(*c->in));

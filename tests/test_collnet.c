@@ -400,6 +400,45 @@ static void test_cli_refusals(void **state)
 	run_free(&r);
 }
 
+/* SHARP as a property of one switch of a topology file: the run uses it;
+ * a bad entry is refused at its line and column. */
+static void test_topology_switch(void **state)
+{
+	static const char *const links =
+		"  links: [{a: a.gpu0, b: tor}, {a: a.gpu1, b: tor}, {a: b.gpu0, b: tor}, "
+		"{a: b.gpu1, b: tor}]\n";
+	static const struct { const char *sw; int status; const char *want; } c[] = {
+		{ "[{name: tor, sharp: true}]", 0, "# Out of bounds values : 0 OK" },
+		{ "[tor]", 2, ":7:12: 'algorithm': collnetchain reduces between the nodes" },
+		{ "[{name: tor, sharp: 7}]", 2, ":4:33: 'sharp': '7' is not a boolean" },
+		{ "[{nam: tor}]", 2, ":4:15: " },
+	};
+	char path[300];
+
+	(void)state;
+	need_cclab();
+	snprintf(path, sizeof(path), "%s/sw.yaml", tmpdir);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		FILE *f = fopen(path, "w");
+		struct run r;
+
+		assert_non_null(f);
+		fprintf(f, "topology:\n"
+			   "  hosts: [{name: a, gpus: 2, nvlink: true}, {name: b, gpus: 2, nvlink: true}]\n"
+			   "  # one switch\n"
+			   "  switches: %s\n%s"
+			   "fabric: {preset: ib-ndr}\n"
+			   "algorithm: collnetchain\nchannels: 2\nsizes: {min: 4KiB, max: 64KiB, factor: 16}\n",
+			c[i].sw, links);
+		fclose(f);
+		r = run_cclab("run '%s'", path);
+		if (r.status != c[i].status || !strstr(c[i].status ? r.err : r.out, c[i].want))
+			fail_msg("case %zu: exit %d\nstdout:\n%s\nstderr:\n%s", i, r.status, r.out,
+				 r.err);
+		run_free(&r);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -423,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_sim_closed_form),
 		cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_cli_refusals),
+		cmocka_unit_test(test_topology_switch),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
