@@ -229,10 +229,21 @@ static void run_sim(const struct cc_schedule *s, const struct sim_params *f, uns
 	char path[512];
 	int rc;
 
-	/* nvls needs one node's NVSwitch */
-	enum sim_topo_kind kind = cc_schedule_has_mcast(s) ? SIM_TOPO_NODE : SIM_TOPO_STAR;
+	/* nvls needs one node's NVSwitch; collnetchain nodes on rails and
+	 * SHARP switches, on links that lose nothing (sim/sharp.c) */
+	bool cn = s->params.algo == CC_ALGO_COLLNET_CHAIN;
+	enum sim_topo_kind kind = cn ? SIM_TOPO_RAILOPT
+				  : cc_schedule_has_mcast(s) ? SIM_TOPO_NODE : SIM_TOPO_STAR;
+	struct sim_params fc = *f;
 
-	if (sim_topo_net_make(&net, kind, s->nranks, path, sizeof(path)))
+	if (cn) {
+		fc.sw.sharp = 1;
+		fc.link.loss_ppb = 0;
+		f = o.fabric = &fc;
+	}
+	if (sim_topo_net_make_nodes(&net, kind, s->nranks,
+				    s->params.ranks_per_node ? s->params.ranks_per_node : 1, path,
+				    sizeof(path)))
 		fuzz_fail("%s of %u ranks: %s", sim_topo_kind_name[kind], s->nranks, path);
 	cc_trace_init(&t);
 	memset(&res, 0, sizeof(res));
