@@ -387,6 +387,12 @@ void sx_switch_address(const struct sx *x, struct sx_pkt *k, uint32_t dst, uint3
 		       bool nvlink);
 /* A copy of `len` bytes at src, for a packet's payload. */
 uint8_t *sx_bytes_of(const uint8_t *src, uint32_t len);
+/* A switch's reduction takes packet k's payload (a member's share) at
+ * offset `at` of its accumulator *acc of `total` bytes, allocated on first
+ * use: copied when it is the first share of its packet, else reduced in;
+ * a share without data (a run that carries none) sets *nodata. */
+void sx_fold_share(uint8_t **acc, bool *nodata, uint32_t total, uint64_t at, bool first,
+		   const struct sx_pkt *k, enum cc_dtype dtype, enum cc_redop redop);
 
 /* sharp.c: SHARP in the network's switches. */
 /* Whether multicast QP cq's group is the network's (SHARP), not one

@@ -237,28 +237,35 @@ static void reduce_answer(struct sx_nvs *v, struct sx_red *d, uint32_t i)
 	}
 }
 
+void sx_fold_share(uint8_t **acc, bool *nodata, uint32_t total, uint64_t at, bool first,
+		   const struct sx_pkt *k, enum cc_dtype dtype, enum cc_redop redop)
+{
+	uint32_t len = k->p.payload_bytes;
+
+	if (!len)
+		return;
+	if (!k->data) {
+		*nodata = true;
+		return;
+	}
+	if (!*acc && !(*acc = malloc(total)))
+		sx_die_nomem();
+	if (first)
+		memcpy(*acc + at, k->data, len);
+	else
+		cc_reduce(*acc + at, *acc + at, k->data, len / cc_dtype_size(dtype), dtype, redop);
+}
+
 /* A member's share of packet k->idx of reduction k->red. */
 static void reduce_share(struct sx_nvs *v, struct sx_pkt *k)
 {
 	struct sx_red *d = k->red < v->nred ? &v->red[k->red] : NULL;
-	uint32_t i = k->idx, len = k->p.payload_bytes;
+	uint32_t i = k->idx;
 
 	if (!d || !d->used || i >= d->npkts)
 		DIE("nvls: a share of reduction %u, which is not open", k->red);
-	if (!k->data && len) {
-		d->nodata = true;
-	} else if (len) {
-		uint8_t *at;
-
-		if (!d->acc && !(d->acc = malloc(d->len)))
-			sx_die_nomem();
-		at = d->acc + (uint64_t)i * d->mtu;
-		if (d->arrived[i] == 0)
-			memcpy(at, k->data, len);
-		else
-			cc_reduce(at, at, k->data, len / cc_dtype_size(d->dtype), d->dtype,
-				  d->redop);
-	}
+	sx_fold_share(&d->acc, &d->nodata, d->len, (uint64_t)i * d->mtu, d->arrived[i] == 0, k,
+		      d->dtype, d->redop);
 	sx_pkt_put(v->x, k);
 	if (++d->arrived[i] == d->members)
 		reduce_answer(v, d, i);

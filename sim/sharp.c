@@ -225,7 +225,7 @@ static void engine(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_
 	if (flags & SIM_PKT_FIRST)
 		e->cur = agg_of(v, k->rank, k->qp, e->next_seq++, o);
 	struct sx_agg *d = &v->agg[e->cur];
-	uint32_t i = k->idx, len = k->p.payload_bytes;
+	uint32_t i = k->idx;
 
 	if (d->failed || cc_wqe_len(o) != d->len || o->dtype != d->dtype || o->redop != d->redop) {
 		agg_fail(v, d, k);
@@ -235,20 +235,8 @@ static void engine(struct sim_engine *eng, void *ctx, uint32_t port, struct sim_
 	d->wqe[j] = k->wqe;
 	if (k->ackreq)
 		ack(v, k, SX_AETH_ACK, k->psn);
-	if (!k->data && len) {
-		d->nodata = true;
-	} else if (len) {
-		uint8_t *at;
-
-		if (!d->acc && !(d->acc = malloc(d->len)))
-			sx_die_nomem();
-		at = d->acc + (uint64_t)i * d->mtu;
-		if (d->arrived[i] == 0)
-			memcpy(at, k->data, len);
-		else
-			cc_reduce(at, at, k->data, len / cc_dtype_size(d->dtype), d->dtype,
-				  d->redop);
-	}
+	sx_fold_share(&d->acc, &d->nodata, d->len, (uint64_t)i * d->mtu, d->arrived[i] == 0, k,
+		      d->dtype, d->redop);
 	sx_pkt_put(x, k);
 	if (++d->arrived[i] == d->members)
 		agg_answer(v, d, i);
