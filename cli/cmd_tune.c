@@ -207,7 +207,7 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 		return;
 	}
 	cc_build_estimate(&p, &ops, &staging);
-	held = tune_mem_acquire(&t->mem, ops + (p.proto == CC_PROTO_SIMPLE ? 0 : staging));
+	held = cli_mem_budget_acquire(&t->mem, ops + (p.proto == CC_PROTO_SIMPLE ? 0 : staging));
 	errno = 0;
 	s = cc_build_with(&p, &(const struct cc_build_opts){ .timing_only = true, .mem_limit = &t->mem.limit }, err,
 			  sizeof(err));
@@ -223,15 +223,15 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 	} else if ((need = (double)cc_schedule_bytes(s) + cc_sim_mem_estimate(s, &o)) >
 		   t->mem.budget) {
 		snprintf(err, sizeof(err), "its schedule and simulation need about %.2f GiB, more "
-			 "than the %s", need / (1 << 30), tune_mem_text(&t->mem, lim, sizeof(lim)));
+			 "than the %s", need / (1 << 30), cli_mem_budget_text(&t->mem, lim, sizeof(lim)));
 		fail(n, cell, "refused", err);
-	} else if (!tune_mem_resize(&t->mem, &held, need)) {
+	} else if (!cli_mem_budget_resize(&t->mem, &held, need)) {
 		n->retry = true; /* more than estimated, and others hold the rest */
 	} else {
 		simulate(t, c, z, s, &o, n, alone);
 	}
 	cc_schedule_free(s);
-	tune_mem_release(&t->mem, held);
+	cli_mem_budget_release(&t->mem, held);
 }
 
 /* The notes of size z's runs on stderr, in candidate order; failed runs
@@ -551,7 +551,7 @@ static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
 	/* Threads beyond the candidates would have nothing to run. */
 	if (t.jobs > (uint32_t)t.ncand)
 		t.jobs = (uint32_t)t.ncand;
-	tune_mem_init(&t.mem, &t.jobs);
+	cli_mem_budget_init(&t.mem, &t.jobs);
 	if (sizes_init(&t) || (rc = sweep(&t))) {
 		if (!t.sizes)
 			fprintf(stderr, "cclab tune: %s\n", strerror(ENOMEM));
@@ -561,10 +561,10 @@ static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
 		if (a->csv)
 			cc_atomic_abort(&cf);
 		free(t.sizes);
-		tune_mem_destroy(&t.mem);
+		cli_mem_budget_destroy(&t.mem);
 		return CLI_EXIT_FAIL;
 	}
-	tune_mem_destroy(&t.mem);
+	cli_mem_budget_destroy(&t.mem);
 	cc_results_print_errors(stdout, t.failures);
 	tune_print_summary(&t);
 	if (a->csv) {

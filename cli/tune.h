@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/mem_budget.h"
 #include "core/nccl_tune.h"
 #include "core/schedule.h"
 #include "sim/time.h"
@@ -96,35 +97,6 @@ struct tune_size {
 	int best, second;       /* candidate indices; -1: none */
 };
 
-/* The memory the runs of a size share (cli/tune_mem.c): each reserves its
- * estimate before it builds, and the reservations together stay within
- * the budget. */
-struct tune_mem {
-	pthread_mutex_t lock;
-	pthread_cond_t freed;     /* a reservation ended or shrank */
-	struct cc_mem_limit limit;
-	double budget;            /* bytes all reservations must fit in */
-	double in_use;            /* the running runs' reservations */
-	uint32_t running;
-};
-/* The budget: 3/4 of what the limit leaves beside what the process holds
- * (the same for any --jobs); under ulimit -v or -d lowers *jobs (to 1 at
- * least) so that what the threads reserve themselves (stacks, malloc
- * arenas) fits in the remaining quarter. */
-void tune_mem_init(struct tune_mem *m, uint32_t *jobs);
-void tune_mem_destroy(struct tune_mem *m);
-/* Reserves `bytes` (the budget, if more: such a run runs alone), waiting
- * until they fit beside the others' or no other runs.  Returns what it
- * reserved, for tune_mem_resize() and tune_mem_release(). */
-double tune_mem_acquire(struct tune_mem *m, double bytes);
-/* Makes the reservation *held `bytes` if that fits now (always when no
- * other runs): true; false leaves it as it was. */
-bool tune_mem_resize(struct tune_mem *m, double *held, double bytes);
-void tune_mem_release(struct tune_mem *m, double held);
-/* "2.85 GiB: 3/4 of 3.8 GiB: the address-space limit (ulimit -v), less
- * what cclab already holds", for messages; buf. */
-const char *tune_mem_text(const struct tune_mem *m, char *buf, size_t len);
-
 struct tune {
 	const struct cc_scenario *sc;
 	double busbw_factor;    /* cc_busbw_factor() of the collective */
@@ -139,7 +111,7 @@ struct tune {
 	bool tty;               /* stderr is a terminal: a progress line */
 	bool all;               /* --all */
 	uint32_t jobs;          /* runs of one size at once (threads) */
-	struct tune_mem mem;    /* what they share */
+	struct cli_mem_budget mem;    /* what they share */
 	/* NCCL's own choice at each size, beside the simulated best: its
 	 * model for the scenario's topology, fabric, nccl_version and env
 	 * (nccl_why: why there is none, "" when there is) */

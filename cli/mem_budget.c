@@ -1,7 +1,8 @@
-/* cli/tune_mem.c — the memory `cclab tune`'s runs of one size share.
+/* cli/mem_budget.c — the memory runs going on at once share: `cclab
+ * tune`'s candidates of one size, `cclab sim --jobs`'s sizes.
  *
- * Runs go in parallel (--jobs), and one candidate can need gigabytes
- * where another needs megabytes (direct with LL on 256 ranks carries a
+ * Runs go in parallel (--jobs), and one run can need gigabytes where
+ * another needs megabytes (direct with LL on 256 ranks carries a
  * staging slot array on each of its 65,280 connections per direction).  So
  * each run reserves what it will take before it takes it, from a budget:
  * 3/4 of what the process may use (util/mem_limit.h: physical memory,
@@ -20,7 +21,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cli/tune.h"
+#include "cli/mem_budget.h"
 
 /* glibc's per-arena heap reservation on 64-bit (HEAP_MAX_SIZE: twice the
  * largest mmap threshold, 2 x 32 MiB): address space, if not memory. */
@@ -61,7 +62,7 @@ static double per_thread(enum cc_mem_source src)
 	return stack + (src == CC_MEM_SRC_RLIMIT_AS ? ARENA_RESERVE : 0);
 }
 
-void tune_mem_init(struct tune_mem *m, uint32_t *jobs)
+void cli_mem_budget_init(struct cli_mem_budget *m, uint32_t *jobs)
 {
 	double avail, each;
 
@@ -83,13 +84,13 @@ void tune_mem_init(struct tune_mem *m, uint32_t *jobs)
 	m->budget = avail > 0 ? 0.75 * avail : 0;
 }
 
-void tune_mem_destroy(struct tune_mem *m)
+void cli_mem_budget_destroy(struct cli_mem_budget *m)
 {
 	pthread_cond_destroy(&m->freed);
 	pthread_mutex_destroy(&m->lock);
 }
 
-double tune_mem_acquire(struct tune_mem *m, double bytes)
+double cli_mem_budget_acquire(struct cli_mem_budget *m, double bytes)
 {
 	if (bytes > m->budget)
 		bytes = m->budget; /* more than all: it will run alone */
@@ -102,7 +103,7 @@ double tune_mem_acquire(struct tune_mem *m, double bytes)
 	return bytes;
 }
 
-bool tune_mem_resize(struct tune_mem *m, double *held, double bytes)
+bool cli_mem_budget_resize(struct cli_mem_budget *m, double *held, double bytes)
 {
 	bool ok;
 
@@ -117,7 +118,7 @@ bool tune_mem_resize(struct tune_mem *m, double *held, double bytes)
 	return ok;
 }
 
-void tune_mem_release(struct tune_mem *m, double held)
+void cli_mem_budget_release(struct cli_mem_budget *m, double held)
 {
 	pthread_mutex_lock(&m->lock);
 	m->in_use -= held;
@@ -127,7 +128,7 @@ void tune_mem_release(struct tune_mem *m, double held)
 	pthread_mutex_unlock(&m->lock);
 }
 
-const char *tune_mem_text(const struct tune_mem *m, char *buf, size_t len)
+const char *cli_mem_budget_text(const struct cli_mem_budget *m, char *buf, size_t len)
 {
 	char l[96];
 
