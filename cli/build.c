@@ -10,6 +10,12 @@
 #include "core/exec.h"
 #include "sim/scenario.h"
 
+/* cli_usage_hint() on errs. */
+static void usage_hint(FILE *errs, enum cli_cmd cmd)
+{
+	fprintf(errs, "Try 'cclab %s --help'.\n", cli_cmd_name(cmd));
+}
+
 /* --fault KIND:RANK:OP names an op of the first size's schedule that it
  * can act on, else exit 2: a fault that hits nothing would leave the run
  * clean and its test passing.  Ops depend on the size, so at a later size
@@ -17,7 +23,7 @@
  * which the executors do anyway (a key is flipped only on a post that has
  * one), and a note says so. */
 static int check_faults(const struct cli_opts *o, const struct cc_schedule *s, uint64_t bytes,
-			enum cli_cmd cmd)
+			enum cli_cmd cmd, FILE *errs)
 {
 	bool first = bytes == o->minbytes;
 	char err[160];
@@ -30,14 +36,14 @@ static int check_faults(const struct cli_opts *o, const struct cc_schedule *s, u
 		/* The scenario's own come first (cli/cmd_run.c from_scenario). */
 		bool from_file = o->scenario && i < o->scenario->nkey_faults;
 
-		fprintf(stderr, "cclab %s: %s%s %s:%" PRIu32 ":%" PRIu32 " at %" PRIu64
+		fprintf(errs, "cclab %s: %s%s %s:%" PRIu32 ":%" PRIu32 " at %" PRIu64
 			" bytes: %s%s\n", cli_opts_cmd(o), first ? "" : "note: ",
 			from_file ? "'faults:'" : "--fault", cc_fault_kind_label[f->kind], f->rank,
 			f->op, bytes, err,
 			first ? " ('cclab schedule -b SIZE' lists a size's ops)"
 			      : "; this size runs without it");
 		if (first) {
-			cli_usage_hint(cmd);
+			usage_hint(errs, cmd);
 			return CLI_EXIT_USAGE;
 		}
 	}
@@ -82,6 +88,12 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_build_opts *bo,
 		   struct cc_schedule **out, uint64_t *count, uint64_t *size)
 {
+	return cli_build_to(o, bytes, bo, out, count, size, stderr);
+}
+
+int cli_build_to(const struct cli_opts *o, uint64_t bytes, const struct cc_build_opts *bo,
+		 struct cc_schedule **out, uint64_t *count, uint64_t *size, FILE *errs)
+{
 	struct cc_coll_params p;
 	enum cli_cmd cmd = o->scenario ? CLI_RUN : o->cmd; /* what was typed */
 	char err[256] = "";
@@ -97,7 +109,7 @@ int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_bui
 
 	cc_result_counts(o->p.coll, o->p.nranks, cc_dtype_size(o->p.dtype), bytes, count, size);
 	if (cli_size_params(o, *size, &p, NULL, err, sizeof(err))) {
-		fprintf(stderr, "cclab %s: %" PRIu64 " bytes: %s\n", cli_cmd_name(cmd), *size, err);
+		fprintf(errs, "cclab %s: %" PRIu64 " bytes: %s\n", cli_cmd_name(cmd), *size, err);
 		return CLI_EXIT_USAGE;
 	}
 	p.count = *count;
@@ -106,7 +118,7 @@ int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_bui
 	if (!*out && errno == ETIME)
 		return CLI_BUILD_TIME_LIMIT; /* the caller reports the size */
 	if (*out) {
-		int rc = check_faults(o, *out, bytes, cmd);
+		int rc = check_faults(o, *out, bytes, cmd, errs);
 
 		if (rc) {
 			cc_schedule_free(*out);
@@ -119,24 +131,24 @@ int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_bui
 	 * errno = ENOMEM. */
 	if (errno == ENOMEM) {
 		/* Not bad input, and no reason to abort: exit 1 and say so. */
-		fprintf(stderr, "cclab %s: %s of %" PRIu64 " bytes on %" PRIu32 " ranks: out of "
+		fprintf(errs, "cclab %s: %s of %" PRIu64 " bytes on %" PRIu32 " ranks: out of "
 			"memory building the schedule\n", cli_cmd_name(cmd), cc_coll_name[p.coll],
 			bytes, p.nranks);
 		return CLI_EXIT_FAIL;
 	}
 	if (err[0] && errno == E2BIG) {
-		fprintf(stderr, "cclab %s: %s of %" PRIu64 " bytes on %" PRIu32 " ranks: %s\n",
+		fprintf(errs, "cclab %s: %s of %" PRIu64 " bytes on %" PRIu32 " ranks: %s\n",
 			cli_cmd_name(cmd), cc_coll_name[p.coll], bytes, p.nranks, err);
 		return CLI_EXIT_FAIL;
 	}
 	if (err[0]) {
-		fprintf(stderr, "cclab %s: cannot build %s of %" PRIu64 " bytes (count %" PRIu64
+		fprintf(errs, "cclab %s: cannot build %s of %" PRIu64 " bytes (count %" PRIu64
 			") on %" PRIu32 " ranks: %s\n", cli_cmd_name(cmd),
 			cc_coll_name[p.coll], bytes, *count, p.nranks, err);
-		cli_usage_hint(cmd);
+		usage_hint(errs, cmd);
 		return CLI_EXIT_USAGE;
 	}
-	fprintf(stderr, "cclab %s: cannot build the schedule for %" PRIu64 " bytes: %s\n",
+	fprintf(errs, "cclab %s: cannot build the schedule for %" PRIu64 " bytes: %s\n",
 		cli_cmd_name(cmd), bytes, strerror(errno ? errno : ENOMEM));
 	return CLI_EXIT_FAIL;
 }

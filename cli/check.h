@@ -30,6 +30,10 @@ int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out
 struct cc_build_opts;
 int cli_build_with(const struct cli_opts *o, uint64_t bytes, const struct cc_build_opts *bo,
 		   struct cc_schedule **out, uint64_t *count, uint64_t *size);
+/* cli_build_with() saying what it says on errs rather than stderr (a size
+ * built beside others keeps its messages for their turn, cli/loop.c). */
+int cli_build_to(const struct cli_opts *o, uint64_t bytes, const struct cc_build_opts *bo,
+		 struct cc_schedule **out, uint64_t *count, uint64_t *size, FILE *errs);
 /* o's collective as it runs at the size column `size`: o->p with, under
  * `auto` (o->nccl), NCCL's choice of algorithm, protocol and channels and
  * the slot and chunk sizes that go with the protocol, *pick set (NULL: not
@@ -101,10 +105,21 @@ struct cli_loop {
 	bool (*carries)(const struct cli_opts *o, uint64_t bytes);
 	/* NULL (none), or the executor's own setting for one size (x->run()'s
 	 * ctx), called before its build with c filled from o (seeds, faults,
-	 * whether it carries data) and the size's start on cc_clock_ns(); it
-	 * also drops what the last size left (a trace, link counters). */
+	 * whether it carries data) and the size's start on cc_clock_ns();
+	 * `last`: the sweep's last size; `own`: setting_size bytes that are
+	 * this size's alone (NULL when setting_size is 0).  With `jobs` it
+	 * runs beside other sizes' builds and runs: it may write `own` but
+	 * not ctx. */
 	const void *(*setting)(const struct cli_opts *o, void *ctx, struct cc_exec_common *c,
-			       uint64_t start_ns);
+			       uint64_t start_ns, bool last, void *own);
+	size_t setting_size;
+	/* NULL: one size at a time.  Else sizes may be built and run at once
+	 * (o->jobs, cli/loop_jobs.c), their rows still printed in order by
+	 * the hooks below: the bytes a size's run will hold, from its
+	 * parameters before the build (s NULL) or from its schedule, which
+	 * the sizes running at once share a budget of (cli/mem_budget.h). */
+	double (*mem_need)(const struct cli_opts *o, void *ctx, const struct cc_schedule *s,
+			   uint64_t bytes, bool check);
 	/* NULL, or for a run x->run() refused (rc a negative errno, err its
 	 * message): says why on stderr and returns the exit code that ends
 	 * the loop.  NULL: -E2BIG is cli_refuse_memory(), anything else
@@ -140,12 +155,44 @@ int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l);
 
 /* ---- cli/loop_size.c: one size of the loop ---- */
 
-/* Size `bytes` of l's loop: built, run on l->x, its row printed, added to
- * sum and to out's --csv, its hooks called; res is scratch of
- * l->x->result_size bytes.  0 with *ok whether it passed, or an exit code
- * after a message: the loop ends with no report written. */
-int cli_loop_size(const struct cli_opts *o, const struct cli_loop *l, uint64_t bytes, void *res,
-		  struct cc_results_summary *sum, const struct cli_sink *out, bool *ok);
+/* One size, built and run, until its row is reported. */
+struct cli_size_run {
+	uint64_t bytes;      /* the size column's -b value it was asked for */
+	bool last;           /* the sweep's last size */
+	bool check;          /* it carries data */
+	int rc;              /* cli_build_to()'s: 0, CLI_BUILD_TIME_LIMIT or an exit code */
+	int run_rc;          /* x->run()'s, with err */
+	struct cc_schedule *s; /* NULL: not built */
+	void *res;           /* the executor's result (x->result_size bytes) */
+	void *setting;       /* setting_size bytes for l->setting() */
+	uint64_t count, size;
+	char err[512];
+};
+/* Builds r->bytes's schedule and runs it; what the build says goes to
+ * errs.  Touches nothing of the loop but r (and, through setting(), its
+ * own storage): sizes may do it at once. */
+void cli_size_compute(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *r,
+		      FILE *errs);
+/* Prints r's row and adds it to sum, writes its --csv line and, through
+ * the hooks, its report entry; frees its schedule and result.  Returns 0
+ * (*ok: the size passed) or an exit code that ends the loop, after a
+ * message. */
+int cli_size_report(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *r,
+		    struct cc_results_summary *sum, const struct cli_sink *out, bool *ok);
+/* Frees r's schedule and result, if it has them. */
+void cli_size_run_clear(const struct cli_loop *l, struct cli_size_run *r);
+
+/* ---- cli/loop_jobs.c: sizes at once ---- */
+
+/* The sizes of `runs` (n, in the loop's order, each with bytes, last, res
+ * and setting set) built and run on up to `jobs` threads, and reported in
+ * order as each is done, through cli_size_report().  Returns as the loop
+ * would: 0 with *all_ok, or the first exit code (the sizes after it are
+ * not reported). */
+int cli_loop_jobs(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *runs,
+		  uint32_t n, uint32_t jobs, struct cc_results_summary *sum,
+		  const struct cli_sink *out, bool *all_ok, void (*progress)(uint32_t done, uint32_t n));
+
 /* The --csv file's first line. */
 void cli_csv_header(FILE *f);
 

@@ -44,6 +44,7 @@ enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, 
 #define CLI_DEFAULT_SEED 1u
 #define CLI_MAX_SETS 64u
 #define CLI_SIM_TIME_LIMIT_S 3600u /* simulated seconds before a run is called stuck */
+#define CLI_MAX_JOBS 64u /* -j/--jobs: at most (cli/loop_jobs.c) */
 #define CLI_DEFAULT_WALL_LIMIT_S 3600u /* --wall-limit: real seconds one simulation may take */
 #define CLI_DEFAULT_FABRIC "ib-hdr"
 /* The verbs executor (cclab run without a scenario): nccl-tests' -w 5 -n 20,
@@ -105,6 +106,10 @@ struct cli_opts {
 	/* --wall-limit: the simulator stops a run after this much real time */
 	uint64_t wall_limit_ms;
 	bool wall_limit_given;
+	/* -j/--jobs: the simulator's sizes built and run at once (the rows
+	 * in order, the outputs as with 1); default the processors */
+	uint32_t jobs;
+	bool jobs_given;
 	int rnr_retry;            /* --rnr-retry 0..7, -1: the schedule's (7, forever) */
 	/* run only */
 	const char *scenario_path;
@@ -169,6 +174,8 @@ int cli_opt_uint(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t mi
  * least 1ms ("500ms"), into milliseconds; 0 or CLI_EXIT_USAGE after the
  * message.  `cclab sim`, `cclab run` and `cclab p2p` share it. */
 int cli_opt_wall_limit(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t *ms);
+/* -j/--jobs's default: the online processors, 1 to CLI_MAX_JOBS. */
+uint32_t cli_default_jobs(void);
 int cli_opt_size(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t *out);
 int cli_opt_fabric(enum cli_cmd cmd, const char *opt, const char *arg, struct sim_params *out);
 /* ---- output files (cli/outputs.c) ----

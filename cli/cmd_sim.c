@@ -176,21 +176,45 @@ unsigned cli_sim_engine_flags(void)
 	return t && !strcmp(t, "lifo") ? SIM_ENGINE_LIFO_TIES : 0;
 }
 
-/* Per size: the start of its wall-clock limit, and nothing left of the
- * last size (--trace and --links are the last size's; one the limit
- * stopped in its build has none). */
+/* Per size, its own options: the start of its wall-clock limit, and the
+ * trace for the last size only (--trace is the last size's events).
+ * Sizes may run at once (--jobs): nothing here is shared but read. */
 static const void *setting(const struct cli_opts *o, void *ctx, struct cc_exec_common *common,
-			   uint64_t start_ns)
+			   uint64_t start_ns, bool last, void *own)
 {
 	struct sim_ctx *c = ctx;
+	struct cc_sim_opts *so = own;
 
 	(void)common;
-	if (o->trace)
-		cc_trace_clear(&c->trace);
-	free(c->last.links);
-	memset(&c->last, 0, sizeof(c->last));
-	c->sopts.wall_start_ns = start_ns;
-	return &c->sopts;
+	*so = c->sopts;
+	so->wall_start_ns = start_ns;
+	so->trace = o->trace && last ? &c->trace : NULL;
+	return so;
+}
+
+/* What a size's run will hold: its schedule and the simulator's state
+ * (cc_sim_mem_estimate()), or before the build what its parameters say
+ * (cc_build_estimate()); for the sizes that run at once. */
+static double mem_need(const struct cli_opts *o, void *ctx, const struct cc_schedule *s,
+		       uint64_t bytes, bool check)
+{
+	struct sim_ctx *c = ctx;
+	struct cc_sim_opts so = c->sopts;
+	struct cc_coll_params p;
+	uint64_t count, size;
+	double ops, staging;
+	char err[256];
+
+	if (s) {
+		so.check = check;
+		return (double)cc_schedule_bytes(s) + cc_sim_mem_estimate(s, &so);
+	}
+	cc_result_counts(o->p.coll, o->p.nranks, cc_dtype_size(o->p.dtype), bytes, &count, &size);
+	if (cli_size_params(o, size, &p, NULL, err, sizeof(err)))
+		return 0; /* its build will say why */
+	p.count = count;
+	cc_build_estimate(&p, &ops, &staging);
+	return ops + (check || p.proto != CC_PROTO_SIMPLE ? staging : 0);
 }
 
 /* The bound, for the row's --csv line and the checks after it. */
@@ -211,6 +235,10 @@ static bool after_row(const struct cli_opts *o, void *ctx, const struct cli_size
 	const struct cc_result_row *row = &z->row;
 	bool bound_ok = true, ok;
 
+	/* --links is the last size's: nothing of an earlier one stays (and
+	 * nothing at all when the last size's build passed its deadline) */
+	free(c->last.links);
+	memset(&c->last, 0, sizeof(c->last));
 	if (!res) { /* the build passed its deadline: nothing ran */
 		struct cc_sim_result none = { .err = *z->err };
 
@@ -322,6 +350,8 @@ int cmd_sim(const struct cli_opts *o)
 		.preamble = preamble,
 		.carries = checked,
 		.setting = setting,
+		.setting_size = sizeof(struct cc_sim_opts),
+		.mem_need = mem_need,
 		.refused = refused,
 		.before_row = before_row,
 		.after_row = after_row,

@@ -139,13 +139,15 @@ static void json_size(struct cc_json *j, const struct vrun *c, const struct cc_r
 
 /* The size's trace is this rank's events of it alone. */
 static const void *setting(const struct cli_opts *o, void *ctx, struct cc_exec_common *common,
-			   uint64_t start_ns)
+			   uint64_t start_ns, bool last, void *own)
 {
 	struct vrun *c = ctx;
 
 	(void)o;
 	(void)common;
 	(void)start_ns;
+	(void)last;
+	(void)own;
 	cc_trace_clear(&c->trace);
 	return &c->x;
 }

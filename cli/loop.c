@@ -7,9 +7,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
-#include <unistd.h>
-
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cli/check.h"
 #include "core/algo.h"
@@ -230,8 +229,68 @@ static void send_report(const struct cli_opts *o, const struct cc_json *j, int e
 			strerror(-err));
 }
 
-/* cli_loop_run() with res, the executor's result of each size in turn. */
-static int loop(const struct cli_opts *o, const struct cli_loop *l, void *res)
+/* The sweep's sizes, one run each, with a result and a setting apiece
+ * (jobs > 1) or shared (one size at a time).  NULL: out of memory. */
+static struct cli_size_run *runs_new(const struct cli_opts *o, const struct cli_loop *l,
+				     uint32_t n, bool own)
+{
+	struct cli_size_run *runs = calloc(n, sizeof(*runs));
+	size_t each = l->x->result_size + l->setting_size;
+	uint8_t *mem = calloc(own ? n : 1, each ? each : 1);
+	uint64_t size = o->minbytes;
+
+	if (!runs || !mem) {
+		free(runs);
+		free(mem);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *m = mem + (own ? i : 0) * each;
+
+		runs[i].bytes = size;
+		runs[i].last = i + 1 == n;
+		runs[i].res = m;
+		runs[i].setting = l->setting_size ? m + l->x->result_size : NULL;
+		cli_next_size(o, &size);
+	}
+	return runs;
+}
+
+static void runs_free(struct cli_size_run *runs)
+{
+	if (runs)
+		free(runs[0].res); /* the block of every result and setting */
+	free(runs);
+}
+
+/* The progress line of sizes that run at once: how many are done. */
+static void progress_done(uint32_t done, uint32_t n)
+{
+	fprintf(stderr, "\r\033[K[%u/%u sizes done] ...", done, n);
+	fflush(stderr);
+}
+
+/* Every size, one at a time: each built and run, then reported. */
+static int one_by_one(const struct cli_opts *o, const struct cli_loop *l,
+		      struct cli_size_run *runs, uint32_t n, struct cc_results_summary *sum,
+		      const struct cli_sink *out, bool *all_ok, bool tty)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		bool ok = false;
+		int rc;
+
+		progress(tty, i, n, runs[i].bytes);
+		cli_size_compute(o, l, &runs[i], stderr);
+		if ((rc = cli_size_report(o, l, &runs[i], sum, out, &ok)))
+			return rc;
+		*all_ok = *all_ok && ok;
+	}
+	return 0;
+}
+
+/* cli_loop_run() with the sweep's runs. */
+static int loop(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *runs,
+		uint32_t nsizes, uint32_t jobs)
 {
 	const char *cmd = cli_opts_cmd(o);
 	struct cc_results_summary sum = {0};
@@ -239,8 +298,6 @@ static int loop(const struct cli_opts *o, const struct cli_loop *l, void *res)
 	struct cc_json j;
 	struct cli_sink out = {0};
 	bool all_ok = true, tty = !o->quiet && isatty(STDERR_FILENO);
-	uint64_t size = o->minbytes;
-	uint32_t nsizes = count_sizes(o), i = 0;
 	int rc = 0, err;
 
 	if ((rc = open_outputs(o, &af, &cf)))
@@ -261,15 +318,11 @@ static int loop(const struct cli_opts *o, const struct cli_loop *l, void *res)
 	l->preamble(o);
 	printf("#\n");
 	cc_results_print_header(stdout);
-	do {
-		bool ok = false;
-
-		progress(tty, i++, nsizes, size);
-		rc = cli_loop_size(o, l, size, res, &sum, &out, &ok);
-		if (rc)
-			break;
-		all_ok = all_ok && ok;
-	} while (cli_next_size(o, &size));
+	if (jobs > 1)
+		rc = cli_loop_jobs(o, l, runs, nsizes, jobs, &sum, &out, &all_ok,
+				   tty ? progress_done : NULL);
+	else
+		rc = one_by_one(o, l, runs, nsizes, &sum, &out, &all_ok, tty);
 	progress(tty, nsizes, nsizes, 0);
 	if (rc) {
 		/* No report: the files are complete or absent, never partial. */
@@ -304,16 +357,18 @@ static int loop(const struct cli_opts *o, const struct cli_loop *l, void *res)
 
 int cli_loop_run(const struct cli_opts *o, const struct cli_loop *l)
 {
-	/* One result for every size: each run fills it, its size frees what
-	 * it holds (x->result_free()). */
-	void *res = calloc(1, l->x->result_size);
+	uint32_t n = count_sizes(o);
+	/* Sizes at once where the command can (l->mem_need) and was let;
+	 * never more threads than sizes. */
+	uint32_t jobs = l->mem_need && o->jobs > 1 ? (o->jobs < n ? o->jobs : n) : 1;
+	struct cli_size_run *runs = runs_new(o, l, n, jobs > 1);
 	int rc;
 
-	if (!res) {
+	if (!runs) {
 		fprintf(stderr, "cclab %s: out of memory\n", cli_opts_cmd(o));
 		return CLI_EXIT_FAIL;
 	}
-	rc = loop(o, l, res);
-	free(res);
+	rc = loop(o, l, runs, n, jobs);
+	runs_free(runs);
 	return rc;
 }

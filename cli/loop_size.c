@@ -137,34 +137,48 @@ static int refused(const struct cli_opts *o, const struct cli_loop *l, uint64_t 
 	return CLI_EXIT_FAIL;
 }
 
-int cli_loop_size(const struct cli_opts *o, const struct cli_loop *l, uint64_t bytes, void *res,
-		  struct cc_results_summary *sum, const struct cli_sink *out, bool *ok)
+void cli_size_compute(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *r,
+		      FILE *errs)
 {
 	const struct cc_executor_ops *x = l->x;
 	/* The wall-clock limit covers building the schedule and running it. */
 	uint64_t start_ns = cc_clock_ns();
-	bool check = carried(o, l, bytes);
 	struct cc_exec_common c = { .seed = o->seed, .order_seed = o->order_seed,
-				    .faults = o->faults, .nfaults = o->nfaults, .check = check };
-	const void *setting = l->setting ? l->setting(o, l->ctx, &c, start_ns) : NULL;
+				    .faults = o->faults, .nfaults = o->nfaults };
+	const void *setting;
+
+	r->check = c.check = carried(o, l, r->bytes);
+	setting = l->setting ? l->setting(o, l->ctx, &c, start_ns, r->last, r->setting) : NULL;
 	/* Timing only, Simple's staging is never allocated: not weighed. */
 	const struct cc_build_opts bo = {
 		.deadline_ns = l->wall_limited ? cli_wall_deadline(o->wall_limit_ms, start_ns) : 0,
-		.timing_only = l->wall_limited && !check,
+		.timing_only = l->wall_limited && !r->check,
 	};
+
+	r->s = NULL;
+	r->err[0] = '\0';
+	r->run_rc = 0;
+	r->rc = cli_build_to(o, r->bytes, &bo, &r->s, &r->count, &r->size, errs);
+	if (r->rc)
+		return;
+	memset(r->res, 0, x->result_size);
+	r->run_rc = x->run(r->s, &c, setting, r->res, r->err, sizeof(r->err));
+}
+
+int cli_size_report(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *r,
+		    struct cc_results_summary *sum, const struct cli_sink *out, bool *ok)
+{
+	const struct cc_executor_ops *x = l->x;
 	struct cli_size z = { .bound_us = -1 };
 	struct cc_run_error limit = { .status = CC_RUN_TIME_LIMIT };
-	struct cc_schedule *s;
-	uint64_t count, size;
-	char err[512] = "";
+	int rc = r->rc;
 	double t;
-	int rc = cli_build_with(o, bytes, &bo, &s, &count, &size);
 
 	*ok = false;
 	if (rc && rc != CLI_BUILD_TIME_LIMIT)
 		return rc;
-	z.row = size_row(o, size, count);
-	z.row.unchecked = !check;
+	z.row = size_row(o, r->size, r->count);
+	z.row.unchecked = !r->check;
 	if (rc == CLI_BUILD_TIME_LIMIT) {
 		/* A failed row, status time_limit, as for a run the limit
 		 * stopped (nothing ran: no time, no counters). */
@@ -178,19 +192,17 @@ int cli_loop_size(const struct cli_opts *o, const struct cli_loop *l, uint64_t b
 			l->after_row(o, l->ctx, &z, out);
 		return 0;
 	}
-	memset(res, 0, x->result_size);
-	rc = x->run(s, &c, setting, res, err, sizeof(err));
-	if (rc) {
-		rc = refused(o, l, size, rc, err);
+	if (r->run_rc) {
+		rc = refused(o, l, r->size, r->run_rc, r->err);
 		goto out;
 	}
-	z.s = s;
-	z.res = res;
-	z.err = x->error(res);
+	z.s = r->s;
+	z.res = r->res;
+	z.err = x->error(r->res);
 	z.row.failed = z.err->status != CC_RUN_OK;
-	z.row.wrong = x->wrong(res);
+	z.row.wrong = x->wrong(r->res);
 	/* A run that stopped early has no time worth a bandwidth. */
-	t = x->time_us(res);
+	t = x->time_us(r->res);
 	if (!z.row.failed && !isnan(t))
 		z.row.time_us = t;
 	if (l->before_row && (rc = l->before_row(o, l->ctx, &z)))
@@ -200,7 +212,16 @@ int cli_loop_size(const struct cli_opts *o, const struct cli_loop *l, uint64_t b
 	if (l->after_row)
 		*ok = l->after_row(o, l->ctx, &z, out) && *ok;
 out:
-	x->result_free(res);
-	cc_schedule_free(s);
+	cli_size_run_clear(l, r);
 	return rc;
+}
+
+void cli_size_run_clear(const struct cli_loop *l, struct cli_size_run *r)
+{
+	if (r->s) {
+		/* a run that was refused filled nothing the result must free */
+		l->x->result_free(r->res);
+		cc_schedule_free(r->s);
+		r->s = NULL;
+	}
 }

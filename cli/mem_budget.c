@@ -92,10 +92,15 @@ void cli_mem_budget_destroy(struct cli_mem_budget *m)
 
 double cli_mem_budget_acquire(struct cli_mem_budget *m, double bytes)
 {
+	return cli_mem_budget_acquire_turn(m, bytes, UINT64_MAX);
+}
+
+double cli_mem_budget_acquire_turn(struct cli_mem_budget *m, double bytes, uint64_t ticket)
+{
 	if (bytes > m->budget)
 		bytes = m->budget; /* more than all: it will run alone */
 	pthread_mutex_lock(&m->lock);
-	while (m->running && m->in_use + bytes > m->budget)
+	while (m->running && !m->closed && ticket != m->turn && m->in_use + bytes > m->budget)
 		pthread_cond_wait(&m->freed, &m->lock);
 	m->in_use += bytes;
 	m->running++;
@@ -120,10 +125,25 @@ bool cli_mem_budget_resize(struct cli_mem_budget *m, double *held, double bytes)
 
 void cli_mem_budget_release(struct cli_mem_budget *m, double held)
 {
+	cli_mem_budget_release_turn(m, held, UINT64_MAX);
+}
+
+void cli_mem_budget_release_turn(struct cli_mem_budget *m, double held, uint64_t turn)
+{
 	pthread_mutex_lock(&m->lock);
 	m->in_use -= held;
 	if (--m->running == 0)
 		m->in_use = 0; /* no rounding left over */
+	if (turn != UINT64_MAX)
+		m->turn = turn;
+	pthread_cond_broadcast(&m->freed);
+	pthread_mutex_unlock(&m->lock);
+}
+
+void cli_mem_budget_close(struct cli_mem_budget *m)
+{
+	pthread_mutex_lock(&m->lock);
+	m->closed = true;
 	pthread_cond_broadcast(&m->freed);
 	pthread_mutex_unlock(&m->lock);
 }

@@ -19,6 +19,8 @@ struct cli_mem_budget {
 	double budget;            /* bytes all reservations must fit in */
 	double in_use;            /* the running runs' reservations */
 	uint32_t running;
+	uint64_t turn;            /* the ticket that never waits (acquire_turn) */
+	bool closed;              /* nobody waits any more (close) */
 };
 /* The budget: 3/4 of what the limit leaves beside what the process holds
  * (the same for any --jobs); under ulimit -v or -d lowers *jobs (to 1 at
@@ -30,10 +32,19 @@ void cli_mem_budget_destroy(struct cli_mem_budget *m);
  * until they fit beside the others' or no other runs.  Returns what it
  * reserved, for cli_mem_budget_resize() and cli_mem_budget_release(). */
 double cli_mem_budget_acquire(struct cli_mem_budget *m, double bytes);
+/* The same for runs reported in order whose results are kept until then:
+ * the one whose turn it is (its ticket is the budget's turn, 0 at first)
+ * never waits, since the reservations of those after it are only given
+ * back after it (cli/loop_jobs.c).  Else it would wait for them forever. */
+double cli_mem_budget_acquire_turn(struct cli_mem_budget *m, double bytes, uint64_t ticket);
 /* Makes the reservation *held `bytes` if that fits now (always when no
  * other runs): true; false leaves it as it was. */
 bool cli_mem_budget_resize(struct cli_mem_budget *m, double *held, double bytes);
 void cli_mem_budget_release(struct cli_mem_budget *m, double held);
+/* cli_mem_budget_release(), and the ticket `turn` never waits from now. */
+void cli_mem_budget_release_turn(struct cli_mem_budget *m, double held, uint64_t turn);
+/* From now on nobody waits: for runs that are being called off. */
+void cli_mem_budget_close(struct cli_mem_budget *m);
 /* "2.85 GiB: 3/4 of 3.8 GiB: the address-space limit (ulimit -v), less
  * what cclab already holds", for messages; buf. */
 const char *cli_mem_budget_text(const struct cli_mem_budget *m, char *buf, size_t len);

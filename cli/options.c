@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
@@ -56,6 +57,7 @@ enum {
 	OPT_FAULT,
 	OPT_RNR_RETRY,
 	OPT_WALL_LIMIT,
+	OPT_JOBS,
 	OPT_NCCL_VERSION,
 	OPT_ENV,
 };
@@ -128,6 +130,7 @@ static const struct {
 	 * simulator's own (sim/fault.h) for the simulator only. */
 	{{"fault", required_argument, NULL, OPT_FAULT}, FOR_SIM | FOR_VERBS | FOR_RUN},
 	{{"wall-limit", required_argument, NULL, OPT_WALL_LIMIT}, FOR_SIM | FOR_RUN},
+	{{"jobs", required_argument, NULL, 'j'}, FOR_SIM | FOR_RUN},
 	{{"rnr-retry", required_argument, NULL, OPT_RNR_RETRY}, FOR_VERBS | FOR_RUN},
 	/* NCCL's choices (`auto`): the release whose rules, the variables */
 	{{"nccl-version", required_argument, NULL, OPT_NCCL_VERSION}, FOR_SIM},
@@ -137,7 +140,7 @@ static const struct {
 #define NOPTS (sizeof(table) / sizeof(table[0]))
 
 /* ':' first: a missing argument returns ':' rather than '?'. */
-static const char short_opts[] = ":n:c:t:A:P:r:b:e:f:d:o:w:h";
+static const char short_opts[] = ":n:c:t:A:P:r:b:e:f:d:o:w:j:h";
 
 const char *cli_opts_cmd(const struct cli_opts *o)
 {
@@ -320,7 +323,15 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 	o->timeout_s = CLI_DEFAULT_TIMEOUT_S;
 	o->rnr_retry = -1;
 	o->wall_limit_ms = (uint64_t)CLI_DEFAULT_WALL_LIMIT_S * 1000u;
+	o->jobs = cli_default_jobs();
 	cc_nccl_auto_init(&o->nccl_own);
+}
+
+uint32_t cli_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > CLI_MAX_JOBS ? CLI_MAX_JOBS : (uint32_t)n;
 }
 
 /* --fault: the simulator's kinds (sim/fault.h), else KIND:RANK:OP as
@@ -576,6 +587,13 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 	case OPT_WALL_LIMIT:
 		o->wall_limit_given = true;
 		return cli_opt_wall_limit(c->cmd, c->opt, arg, &o->wall_limit_ms);
+	case 'j':
+		err = get_uint(c, arg, 1, CLI_MAX_JOBS, &v);
+		if (!err) {
+			o->jobs = (uint32_t)v;
+			o->jobs_given = true;
+		}
+		return err;
 	case OPT_RNR_RETRY:
 		err = get_uint(c, arg, 0, 7, &v);
 		if (!err)
@@ -878,10 +896,11 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		if (o->nsets || o->links)
 			return usage_error(cmd, "%s applies to 'cclab run SCENARIO.yaml' only",
 					   o->nsets ? "--set" : "--links");
-		if (o->nsim_faults || o->wall_limit_given)
+		if (o->nsim_faults || o->wall_limit_given || o->jobs_given)
 			return usage_error(cmd, "%s applies to the simulator: 'cclab sim', or 'cclab "
 					   "run SCENARIO.yaml'", o->nsim_faults ? "--fault "
-					   "link-down|no-ack|slow-gpu" : "--wall-limit");
+					   "link-down|no-ack|slow-gpu" : o->wall_limit_given ?
+					   "--wall-limit" : "-j/--jobs");
 	} else {
 		/* --gpu-dma overrides the fabric, whichever of it and --fabric
 		 * came first; the schedule's staging follows the fabric

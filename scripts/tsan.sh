@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The threads in cclab are `cclab tune`'s (cli/cmd_tune.c: a size's
-# candidates run at once) and `cclab validate`'s (cli/cmd_validate.c: cases
-# run at once).  Runs tune under ThreadSanitizer (every report fatal) on the
-# demo scenario twice: a sweep that completes, and one whose every run fails
-# (lossy links), so the notes path runs too; then validate on four cases'
-# small sizes; each with more threads than cores.
+# candidates run at once), `cclab validate`'s (cli/cmd_validate.c: cases
+# run at once) and `cclab sim -j`'s (cli/loop_jobs.c: sizes run at once).
+# Runs tune under ThreadSanitizer (every report fatal) on the demo scenario
+# twice: a sweep that completes, and one whose every run fails (lossy
+# links), so the notes path runs too; then validate on four cases' small
+# sizes; then sim with its outputs, and with a fault that fails one size
+# and notes another, and a scenario; each with more threads than cores.
 # Usage: scripts/tsan.sh BUILD-TSAN/cclab
 set -u
 cclab=${1:?usage: scripts/tsan.sh CCLAB (built with -fsanitize=thread)}
@@ -36,5 +38,10 @@ run 1 tune scenarios/demo.yaml --set sizes.min=4 --set sizes.max=64 \
 run 0 validate validation/a100-2x1-hdr-allreduce-nccltests150-partial \
 	validation/h100-cx7-roce400-ib-read-lat-host-moc validation/h100-4x8-ib400-allreduce-nccl2243-voltagepark \
 	validation/h100-1x8-nvswitch-allreduce-nvls-nccl2243-voltagepark --max-bytes 4K --max-iters 20 --quiet --jobs 4
+t=$(mktemp -d)
+run 0 sim -n 8 -b 4K -e 4M -f 4 --topology star -j 4 --csv "$t/c" --json "$t/j" --trace "$t/t" --links "$t/l"
+run 1 sim -n 2 -b 1M -e 4M -f 2 --fault rkey:1:9 -j 3
+run 0 run scenarios/demo.yaml --set sizes.max=1M -j 4
+rm -rf "$t"
 rm -f "${TMPDIR:-/tmp}/cclab-tsan.err"
 exit $fail
