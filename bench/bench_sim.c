@@ -14,6 +14,8 @@
  *   rss_MiB            the process's peak RSS so far (getrusage ru_maxrss;
  *                      monotonic, so a row includes the larger ones before)
  *   sim_mem_MiB        the simulator's own memory (cc_sim_result.mem_bytes)
+ *   sched_MiB, ops     the built schedule's memory (cc_schedule_bytes()) and
+ *                      its ops over all ranks: what grows with k^2
  *
  * Speed figures belong here, not in the unit tests (docs/testing.md).
  *
@@ -146,8 +148,9 @@ static void print_header(const char *fabric, enum sim_topo_kind topo)
 {
 	printf("# allreduce, ring algorithm, write_imm, float32 sum, fabric %s, topology %s, "
 	       "check off\n", fabric, sim_topo_kind_name[topo]);
-	printf("%5s %12s %12s %10s %12s %8s %8s %10s %8s %11s\n", "ranks", "bytes", "sim_us",
-	       "busbw_GB/s", "events", "build_s", "run_s", "events/s", "rss_MiB", "sim_mem_MiB");
+	printf("%5s %12s %12s %10s %12s %8s %8s %10s %8s %11s %9s %11s\n", "ranks", "bytes",
+	       "sim_us", "busbw_GB/s", "events", "build_s", "run_s", "events/s", "rss_MiB",
+	       "sim_mem_MiB", "sched_MiB", "ops");
 }
 
 /* One (k, N) point: 0, or 1 if it could not be run. */
@@ -210,10 +213,15 @@ static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
 	/* nccl-tests: algbw = size / time, busbw = algbw * 2(k-1)/k. */
 	if (!cc_result_bw(size, sim_us, cc_busbw_factor(p.coll, k), &algbw, &busbw))
 		busbw = 0;
+	uint64_t ops = 0;
+
+	for (uint32_t r = 0; r < s->nranks; r++)
+		ops += s->ranks[r].nops;
 	printf("%5" PRIu32 " %12" PRIu64 " %12.3f %10.3f %12" PRIu64 " %8.3f %8.3f %10.3g %8.1f "
-	       "%11.2f", k, bytes, sim_us, busbw, res.events, t1 - t0, run_s,
+	       "%11.2f %9.1f %11" PRIu64, k, bytes, sim_us, busbw, res.events, t1 - t0, run_s,
 	       run_s > 0 ? (double)res.events / run_s : 0.0, peak_rss_mib(),
-	       (double)res.mem_bytes / (1024.0 * 1024.0));
+	       (double)res.mem_bytes / (1024.0 * 1024.0),
+	       (double)cc_schedule_bytes(s) / (1024.0 * 1024.0), ops);
 	int bad = res.err.status != CC_RUN_OK;
 	if (bad)
 		printf("  failed: %.*s", (int)sizeof(res.err.msg), res.err.msg);
