@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,4 +160,56 @@ bool cc_file_refused(int err)
 {
 	return err == -CC_EISINPUT || err == -CC_EUNSAFE || err == -CC_ESAMEOUT ||
 	       err == -CC_ENOTREG;
+}
+
+/* The whole of fd into *buf (caller frees): 0, -errno, or -EFBIG past
+ * max.  Reads to the end rather than trusting st_size, so a file
+ * still being written reads correctly. */
+int cc_read_all(int fd, size_t max, char **buf, size_t *len)
+{
+	struct stat st;
+	size_t cap = 4096, n = 0;
+	char *p;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((uint64_t)st.st_size > max)
+			return -EFBIG;
+		cap = (size_t)st.st_size + 1; /* +1: see the end without a second buffer */
+	}
+	p = malloc(cap);
+	if (!p)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *q = cap > max ? NULL : realloc(p, cap * 2);
+
+			if (!q) {
+				free(p);
+				return cap > max ? -EFBIG : -ENOMEM;
+			}
+			p = q;
+			cap *= 2;
+		}
+		r = read(fd, p + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(p);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > max) {
+		free(p);
+		return -EFBIG;
+	}
+	*buf = p;
+	*len = n;
+	return 0;
 }

@@ -16,6 +16,7 @@
 #define CCLAB_UTIL_FILES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 enum {
@@ -56,5 +57,10 @@ const char *cc_shown(char *buf, const char *path);
 /* Whether two output paths end at the same file once their links are
  * followed, existing or not (the same folder and name, or the same inode). */
 bool cc_output_same(const char *a, const char *b);
+
+/* The whole of fd, read to its end (not trusting st_size: a file still
+ * being written reads whole), into *buf (the caller frees; one byte past
+ * *len is spare): 0, -errno, -ENOMEM, or -EFBIG past max bytes. */
+int cc_read_all(int fd, size_t max, char **buf, size_t *len);
 
 #endif

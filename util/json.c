@@ -287,6 +287,30 @@ void cc_json_string(struct cc_json *j, const char *s)
 	json_value_end(j);
 }
 
+void cc_json_raw(struct cc_json *j, const char *text, size_t len)
+{
+	size_t from = 0;
+
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		len--; /* the document's own closing newline */
+	if (!len) {
+		json_fail(j, -EINVAL); /* not a value */
+		return;
+	}
+	if (!json_value_begin(j))
+		return;
+	/* Its lines indented to this depth: strings hold no raw newline. */
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] != '\n')
+			continue;
+		json_put(j, text + from, i - from);
+		json_newline(j, j->depth);
+		from = i + 1;
+	}
+	json_put(j, text + from, len - from);
+	json_value_end(j);
+}
+
 void cc_json_uint(struct cc_json *j, uint64_t v)
 {
 	char buf[24];

@@ -45,6 +45,9 @@ void cc_json_array_end(struct cc_json *j);
 void cc_json_key(struct cc_json *j, const char *key);
 void cc_json_string(struct cc_json *j, const char *s); /* NULL: null */
 void cc_json_uint(struct cc_json *j, uint64_t v);
+/* A whole JSON value as text, such as a document this writer made (its
+ * lines re-indented to where it goes); trusted to be valid JSON. */
+void cc_json_raw(struct cc_json *j, const char *text, size_t len);
 void cc_json_int(struct cc_json *j, int64_t v);
 void cc_json_double(struct cc_json *j, double v);
 void cc_json_bool(struct cc_json *j, bool v);

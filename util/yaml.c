@@ -716,58 +716,6 @@ int cy_load_string(const char *name, const char *text, size_t len, struct cy_doc
  * path (a trace, a core file), not a file to parse. */
 #define MAX_FILE ((size_t)16 << 20)
 
-/* The whole of fd into *buf (caller frees): 0, -errno, or -EFBIG past
- * MAX_FILE.  Reads to the end rather than trusting st_size, so a file
- * still being written reads correctly. */
-static int read_all(int fd, char **buf, size_t *len)
-{
-	struct stat st;
-	size_t cap = 4096, n = 0;
-	char *p;
-
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		if ((uint64_t)st.st_size > MAX_FILE)
-			return -EFBIG;
-		cap = (size_t)st.st_size + 1; /* +1: see the end without a second buffer */
-	}
-	p = malloc(cap);
-	if (!p)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			char *q = cap > MAX_FILE ? NULL : realloc(p, cap * 2);
-
-			if (!q) {
-				free(p);
-				return cap > MAX_FILE ? -EFBIG : -ENOMEM;
-			}
-			p = q;
-			cap *= 2;
-		}
-		r = read(fd, p + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-
-			free(p);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	if (n > MAX_FILE) {
-		free(p);
-		return -EFBIG;
-	}
-	*buf = p;
-	*len = n;
-	return 0;
-}
-
 int cy_load_file(const char *path, struct cy_doc *doc, struct cy_error *err)
 {
 	char *buf = NULL;
@@ -781,7 +729,7 @@ int cy_load_file(const char *path, struct cy_doc *doc, struct cy_error *err)
 	memset(doc, 0, sizeof(*doc));
 	rc = cc_input_open(path, &fd);
 	if (!rc) {
-		rc = read_all(fd, &buf, &len);
+		rc = cc_read_all(fd, MAX_FILE, &buf, &len);
 		close(fd);
 	}
 	if (rc == -CC_ENOTREG) {
