@@ -33,7 +33,7 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
  * CLI_COMPARE, CLI_CALIBRATE, CLI_TUNE and CLI_VALIDATE a few long ones
  * each, read with cli/argv.h: cli_parse() is not for them. */
 enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, CLI_COMPARE, CLI_CALIBRATE,
-	       CLI_TUNE, CLI_VALIDATE, CLI_CMD_COUNT };
+	       CLI_TUNE, CLI_VALIDATE, CLI_SWEEP, CLI_CMD_COUNT };
 
 /* nccl-tests' defaults (src/common.cu): -b 32M, -e = -b, -f 2 here (1 there,
  * with -i stepping, which cclab does not offer), float, sum. */
@@ -223,6 +223,8 @@ void calibrate_usage(FILE *f);
  * size (cli/cmd_tune.c). */
 int cmd_tune(int argc, char **argv);
 void tune_usage(FILE *f);
+int cmd_sweep(int argc, char **argv);
+void sweep_usage(FILE *f);
 /* `cclab validate`: the corpus of published measurements, predicted beside
  * measured (cli/cmd_validate.c, cli/validate.h). */
 int cmd_validate(int argc, char **argv);

@@ -57,6 +57,11 @@ const struct cli_command cli_commands[CLI_CMD_COUNT] = {
 		.forms = {{"[DIR]", "a corpus of published nccl-tests and perftest results\n"
 				    "(validation/), each simulated: measured beside predicted"}},
 	},
+	[CLI_SWEEP] = {
+		.name = "sweep", .main = cmd_sweep, .usage = sweep_usage,
+		.forms = {{"SCENARIO", "a scenario run at every point of a grid of --set values\n"
+				       "(-j, Slurm, MPI), merged into one CSV and JSON"}},
+	},
 };
 
 const char *cli_cmd_name(enum cli_cmd cmd)

@@ -22,9 +22,10 @@ set -euo pipefail
 #  cpio              packs the VM's initramfs
 #  xz-utils          unpacks the VM kernel's vmlinux: booting it directly saves ~6 s under emulation
 #  valgrind          memcheck over small scenarios (scripts/valgrind.sh, make test-valgrind)
+#  openmpi-bin       mpirun: a real `mpirun -np 2 cclab sweep` in the tests (tests/test_sweep.c)
 PKGS=(build-essential clang pkg-config libyaml-dev libcmocka-dev libibverbs-dev gnuplot-nox
 	qemu-system-x86 busybox-static ibverbs-utils ibverbs-providers perftest iproute2 kmod cpio xz-utils
-	valgrind)
+	valgrind openmpi-bin)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const char *cclab;
 static char tmpdir[64];
@@ -70,6 +71,17 @@ static inline void need_cclab(void)
 {
 	if (!cclab)
 		skip();
+}
+
+/* Skips the test, saying why, when $CCLAB is not set; fails when it does
+ * not name a program that runs. */
+static inline void need_cclab_binary(void)
+{
+	if (!cclab || !*cclab) {
+		print_message("CCLAB is not set (tests/run.sh sets it); skipping\n");
+		skip();
+	}
+	assert_int_equal(access(cclab, X_OK), 0);
 }
 
 /* A file's whole text; "" when it cannot be read. */

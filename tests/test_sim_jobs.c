@@ -31,15 +31,6 @@ static int teardown(void **state)
 	return run_cclab_end();
 }
 
-static void need_binary(void)
-{
-	if (!cclab || !*cclab) {
-		print_message("CCLAB is not set (tests/run.sh sets it); skipping\n");
-		skip();
-	}
-	assert_int_equal(access(cclab, X_OK), 0);
-}
-
 /* Everything one run leaves: its exit status, streams and files. */
 struct outcome {
 	int status;
@@ -117,7 +108,7 @@ static struct outcome same_for_any_jobs(const char *args)
 static void test_sweep_same(void **state)
 {
 	(void)state;
-	need_binary();
+	need_cclab_binary();
 	struct outcome o = same_for_any_jobs("sim -n 8 -b 4K -e 16M -f 4 --topology star");
 
 	if (o.status)
@@ -139,7 +130,7 @@ static void test_sweep_same(void **state)
 static void test_messages_in_order(void **state)
 {
 	(void)state;
-	need_binary();
+	need_cclab_binary();
 	struct outcome o = same_for_any_jobs("sim -n 2 -b 1M -e 4M -f 2 --fault rkey:1:9");
 
 	assert_int_equal(o.status, 1);
@@ -157,7 +148,7 @@ static void test_messages_in_order(void **state)
 static void test_time_limit_row(void **state)
 {
 	(void)state;
-	need_binary();
+	need_cclab_binary();
 	struct outcome o = same_for_any_jobs("sim -n 64 -b 1K -e 4G -f 4194304 --check 0 "
 					     "--wall-limit 1ms");
 
@@ -172,7 +163,7 @@ static void test_time_limit_row(void **state)
 static void test_scenario_same(void **state)
 {
 	(void)state;
-	need_binary();
+	need_cclab_binary();
 	struct outcome o = same_for_any_jobs("run scenarios/demo.yaml --set sizes.max=1M");
 
 	assert_int_equal(o.status, 0);
@@ -185,7 +176,7 @@ static void test_bad_jobs(void **state)
 	static const char *const bad[] = { "0", "65", "-1", "two", "" };
 
 	(void)state;
-	need_binary();
+	need_cclab_binary();
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct run r = run_cclab("sim -n 2 -j '%s'", bad[i]);
 

@@ -1,0 +1,300 @@
+/* cli/sweep_merge.c — a sweep's merged CSV and JSON: every point in grid
+ * order, whatever order (or which process) ran them, so -j 1, -j N, a
+ * Slurm array and mpirun give the same bytes.
+ *
+ * CSV: point, the grid's keys, exit, error, then `cclab run --csv`'s own
+ * columns: one row per size of a point that wrote its table, one row with
+ * the error and the rest empty for a point that did not.
+ * JSON (schema_version 1): the scenario, --set, the grid, and per point its
+ * values, exit status, first error line and its own --json report whole
+ * (docs/cluster.md, "Sweeps"). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/check.h"
+#include "cli/sweep.h"
+#include "core/results.h"
+#include "util/atomic_file.h"
+#include "util/files.h"
+
+#define POINT_FILE_MAX ((size_t)256 << 20)
+
+struct point {
+	int exit;          /* -1: ended by a signal */
+	int signal;
+	char error[512];   /* the first error line, or "" */
+	char *csv, *json;  /* its files, NULL if none */
+	size_t csv_len, json_len;
+};
+
+static char *read_file(const char *path, size_t *len)
+{
+	char *buf = NULL;
+	int fd;
+
+	if (!path || cc_input_open(path, &fd))
+		return NULL;
+	if (cc_read_all(fd, POINT_FILE_MAX, &buf, len))
+		buf = NULL;
+	else
+		buf[*len] = '\0';
+	close(fd);
+	return buf;
+}
+
+/* Point p's status and files; false when it has no status (not done). */
+static bool point_load(const char *dir, uint64_t p, struct point *pt)
+{
+	char *path = sweep_point_path(dir, p, "status"), *text;
+	size_t len;
+	bool ok;
+
+	memset(pt, 0, sizeof(*pt));
+	text = read_file(path, &len);
+	free(path);
+	if (!text)
+		return false;
+	ok = sscanf(text, "exit %d", &pt->exit) == 1 || sscanf(text, "signal %d", &pt->signal) == 1;
+	if (ok && !strncmp(text, "signal", 6))
+		pt->exit = -1;
+	const char *nl = strchr(text, '\n');
+
+	if (nl)
+		snprintf(pt->error, sizeof(pt->error), "%.*s", (int)strcspn(nl + 1, "\n"), nl + 1);
+	free(text);
+	if (!ok)
+		return false;
+	path = sweep_point_path(dir, p, "csv");
+	pt->csv = read_file(path, &pt->csv_len);
+	free(path);
+	path = sweep_point_path(dir, p, "json");
+	pt->json = read_file(path, &pt->json_len);
+	free(path);
+	return true;
+}
+
+static void point_free(struct point *pt)
+{
+	free(pt->csv);
+	free(pt->json);
+}
+
+/* "k=v, k=v" of point p, for messages. */
+static void values_text(const struct sweep_args *a, uint64_t p, char *buf, size_t len)
+{
+	uint32_t idx[SWEEP_MAX_KEYS];
+	size_t off = 0;
+
+	sweep_point_values(a, p, idx);
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < a->nkeys && off < len; i++) {
+		int w = snprintf(buf + off, len - off, "%s%s=%s", i ? ", " : "", a->keys[i].key,
+				 a->keys[i].vals[idx[i]]);
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+/* The leading columns of point p's rows: point, values, exit, error. */
+static void lead(FILE *f, const struct sweep_args *a, uint64_t p, const struct point *pt)
+{
+	uint32_t idx[SWEEP_MAX_KEYS];
+
+	sweep_point_values(a, p, idx);
+	fprintf(f, "%llu", (unsigned long long)p);
+	for (uint32_t i = 0; i < a->nkeys; i++) {
+		fputc(',', f);
+		cc_csv_str(f, a->keys[i].vals[idx[i]]);
+	}
+	if (pt->exit >= 0)
+		fprintf(f, ",%d,", pt->exit);
+	else
+		fprintf(f, ",signal %d,", pt->signal);
+	cc_csv_str(f, pt->error);
+}
+
+static void csv_point(FILE *f, const struct sweep_args *a, uint64_t p, const struct point *pt,
+		      unsigned ncols)
+{
+	const char *row = pt->csv ? strchr(pt->csv, '\n') : NULL; /* past its header */
+	bool any = false;
+
+	while (row && row[1]) {
+		const char *end = strchr(++row, '\n');
+		size_t n = end ? (size_t)(end - row) : strlen(row);
+
+		lead(f, a, p, pt);
+		fprintf(f, ",%.*s\n", (int)n, row);
+		any = true;
+		row = end;
+	}
+	if (!any) { /* no table: the error, and nothing else */
+		lead(f, a, p, pt);
+		for (unsigned c = 0; c < ncols; c++)
+			fputc(',', f);
+		fputc('\n', f);
+	}
+}
+
+static int write_csv(const struct sweep_args *a, const char *path, const struct point *pts,
+		     uint64_t n)
+{
+	struct cc_atomic_file af;
+	char *hdr = NULL;
+	size_t hlen = 0;
+	unsigned ncols = 1;
+	FILE *m = open_memstream(&hdr, &hlen);
+	int rc;
+
+	if (!m)
+		return CLI_EXIT_FAIL;
+	cli_csv_header(m);
+	fclose(m);
+	for (const char *c = hdr; hdr && *c; c++)
+		ncols += *c == ',';
+	if ((rc = cli_output_open("sweep", path, &af))) {
+		free(hdr);
+		return rc;
+	}
+	fputs("point", af.f);
+	for (uint32_t i = 0; i < a->nkeys; i++) {
+		fputc(',', af.f);
+		cc_csv_str(af.f, a->keys[i].key);
+	}
+	fprintf(af.f, ",exit,error,%s", hdr ? hdr : "\n");
+	free(hdr);
+	for (uint64_t p = 0; p < n; p++)
+		csv_point(af.f, a, p, &pts[p], ncols);
+	return cli_output_commit("sweep", path, &af);
+}
+
+static int write_json(const struct sweep_args *a, const char *path, const struct point *pts,
+		      uint64_t n, bool all_ok)
+{
+	struct cc_atomic_file af;
+	struct cc_json j;
+	uint32_t idx[SWEEP_MAX_KEYS];
+	int rc, err;
+
+	if ((rc = cli_output_open("sweep", path, &af)))
+		return rc;
+	cc_json_init(&j);
+	cc_json_object_begin(&j);
+	cc_json_kv_uint(&j, "schema_version", 1);
+	cc_json_kv_string(&j, "command", "sweep");
+	cc_json_kv_string(&j, "version", CCLAB_VERSION);
+	cc_json_kv_string(&j, "scenario", a->scenario);
+	cc_json_key(&j, "sets");
+	cc_json_array_begin(&j);
+	for (uint32_t i = 0; i < a->nsets; i++)
+		cc_json_string(&j, a->sets[i]);
+	cc_json_array_end(&j);
+	cc_json_key(&j, "grid");
+	cc_json_array_begin(&j);
+	for (uint32_t i = 0; i < a->nkeys; i++) {
+		cc_json_object_begin(&j);
+		cc_json_kv_string(&j, "key", a->keys[i].key);
+		cc_json_key(&j, "values");
+		cc_json_array_begin_flat(&j);
+		for (uint32_t v = 0; v < a->keys[i].nvals; v++)
+			cc_json_string(&j, a->keys[i].vals[v]);
+		cc_json_array_end(&j);
+		cc_json_object_end(&j);
+	}
+	cc_json_array_end(&j);
+	cc_json_key(&j, "points");
+	cc_json_array_begin(&j);
+	for (uint64_t p = 0; p < n; p++) {
+		const struct point *pt = &pts[p];
+
+		sweep_point_values(a, p, idx);
+		cc_json_object_begin(&j);
+		cc_json_kv_uint(&j, "point", p);
+		cc_json_key(&j, "values");
+		cc_json_object_begin(&j);
+		for (uint32_t i = 0; i < a->nkeys; i++)
+			cc_json_kv_string(&j, a->keys[i].key, a->keys[i].vals[idx[i]]);
+		cc_json_object_end(&j);
+		if (pt->exit >= 0)
+			cc_json_kv_int(&j, "exit", pt->exit);
+		else
+			cc_json_kv_null(&j, "exit");
+		if (pt->exit < 0)
+			cc_json_kv_int(&j, "signal", pt->signal);
+		cc_json_kv_string(&j, "error", pt->error[0] ? pt->error : NULL);
+		cc_json_key(&j, "report");
+		if (pt->json)
+			cc_json_raw(&j, pt->json, pt->json_len);
+		else
+			cc_json_null(&j);
+		cc_json_object_end(&j);
+	}
+	err = cli_json_end(&j, &af, all_ok);
+	cc_json_free(&j);
+	return err ? cli_output_error("sweep", path, err) : CLI_EXIT_OK;
+}
+
+int sweep_merge(const struct sweep_args *a, const char *dir)
+{
+	uint64_t n = sweep_npoints(a), missing = 0, first = 0;
+	struct point *pts = calloc(n, sizeof(*pts));
+	char *csv = NULL, *json = NULL, vals[512];
+	bool all_ok = true;
+	int rc;
+
+	if (!pts) {
+		fprintf(stderr, "cclab sweep: out of memory\n");
+		return CLI_EXIT_FAIL;
+	}
+	for (uint64_t p = 0; p < n; p++) {
+		if (!point_load(dir, p, &pts[p])) {
+			if (!missing++)
+				first = p;
+			continue;
+		}
+		all_ok = all_ok && pts[p].exit == 0;
+	}
+	if (missing) {
+		values_text(a, first, vals, sizeof(vals));
+		fprintf(stderr, "cclab sweep: '%s': %llu of %llu points have no result yet (the "
+			"first: point %llu, %s); run the sweep, or its shares, again: it runs only "
+			"those\n", dir, (unsigned long long)missing, (unsigned long long)n,
+			(unsigned long long)first, vals);
+		rc = CLI_EXIT_FAIL;
+		goto out;
+	}
+	if ((!a->csv && asprintf(&csv, "%s/sweep.csv", dir) < 0) ||
+	    (!a->json && asprintf(&json, "%s/sweep.json", dir) < 0)) {
+		rc = CLI_EXIT_FAIL;
+		goto out;
+	}
+	rc = write_csv(a, a->csv ? a->csv : csv, pts, n);
+	if (!rc)
+		rc = write_json(a, a->json ? a->json : json, pts, n, all_ok);
+	if (rc)
+		goto out;
+	printf("cclab sweep: %llu points, %s; merged: %s, %s\n", (unsigned long long)n,
+	       all_ok ? "all passed" : "some failed", a->csv ? a->csv : csv,
+	       a->json ? a->json : json);
+	if (!all_ok) {
+		for (uint64_t p = 0; p < n; p++)
+			if (pts[p].exit != 0) {
+				values_text(a, p, vals, sizeof(vals));
+				fprintf(stderr, "cclab sweep: point %llu (%s) failed: %s\n",
+					(unsigned long long)p, vals,
+					pts[p].error[0] ? pts[p].error : "see its .err file");
+			}
+		rc = CLI_EXIT_FAIL;
+	}
+out:
+	for (uint64_t p = 0; p < n; p++)
+		point_free(&pts[p]);
+	free(pts);
+	free(csv);
+	free(json);
+	return rc;
+}

@@ -1,0 +1,303 @@
+/* tests/test_sweep.c — `cclab sweep` (cli/sweep.h) as a user runs it: a
+ * grid's points merged in grid order and byte-identical whatever ran them
+ * (-j 1, -j 2, the tasks of mpirun — a real one when Open MPI is
+ * installed — or of a Slurm job array joined by --merge); a rerun that
+ * runs only the points without a result; a failed point reported and the
+ * sweep going on; bad grids, and folders of another sweep, refused.
+ *
+ * The binary's path comes from $CCLAB (tests/run.sh sets it). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/files.h"
+#include "tests/run_cclab.h"
+
+#define SCENARIO "scenarios/demo.yaml"
+#define GRID "--set sizes.max=64K --grid algorithm=ring,tree --grid transport=write_imm,send_recv"
+
+static int setup(void **state)
+{
+	(void)state;
+	return run_cclab_begin("sweep");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return run_cclab_end();
+}
+
+/* tmpdir/name/file's text ("" if none); the caller frees. */
+static char *file_in(const char *name, const char *file)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", tmpdir, name, file);
+	return text_of(path);
+}
+
+/* `cclab sweep SCENARIO GRID --out tmpdir/name extra`, asserting its exit. */
+static void sweep_into(const char *name, const char *extra, int want)
+{
+	struct run r = run_cclab("sweep " SCENARIO " " GRID " --out '%s/%s' %s", tmpdir, name,
+				 extra);
+
+	if (r.status != want)
+		fail_msg("sweep %s %s: exit %d, want %d\n%s%s", name, extra, r.status, want, r.out,
+			 r.err);
+	run_free(&r);
+}
+
+/* The merged files of folder name are those of folder ref. */
+static void same_merged(const char *name, const char *ref)
+{
+	char *a = file_in(name, "sweep.csv"), *b = file_in(ref, "sweep.csv");
+
+	assert_true(strlen(a) > 0);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	a = file_in(name, "sweep.json");
+	b = file_in(ref, "sweep.json");
+	assert_true(strlen(a) > 0);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+/* Four points, one size row each of 1 KiB to 64 KiB (four sizes), in grid
+ * order (the last key fastest); -j 2 writes the same bytes. */
+static void test_grid_merged(void **state)
+{
+	(void)state;
+	need_cclab_binary();
+	sweep_into("j1", "-j 1", 0);
+	sweep_into("j2", "-j 2", 0);
+	same_merged("j2", "j1");
+	char *csv = file_in("j1", "sweep.csv"), *json = file_in("j1", "sweep.json");
+
+	assert_true(!strncmp(csv, "point,algorithm,transport,exit,error,scenario,executor,", 55));
+	assert_int_equal(count_substr(csv, "\n"), 1 + 4 * 4);
+	assert_non_null(strstr(csv, "\n0,ring,write_imm,0,,demo,sim,"));
+	assert_non_null(strstr(csv, "\n1,ring,send_recv,0,,demo,sim,"));
+	assert_non_null(strstr(csv, "\n3,tree,send_recv,0,,demo,sim,"));
+	assert_true(strstr(csv, "\n1,ring,send_recv") < strstr(csv, "\n2,tree,write_imm"));
+	assert_non_null(strstr(json, "\"schema_version\": 1,"));
+	assert_non_null(strstr(json, "\"values\": [\"ring\", \"tree\"]"));
+	assert_int_equal(count_substr(json, "\"exit\": 0,"), 4);
+	/* each point's own report, whole, re-indented in place */
+	assert_int_equal(count_substr(json, "      \"report\": {\n        \"cclab_version\""), 4);
+	assert_non_null(strstr(json, "\"ok\": true\n}\n"));
+	free(csv);
+	free(json);
+}
+
+/* A rerun runs the points without a status only, and merges the same. */
+static void test_resume(void **state)
+{
+	char path[256];
+
+	(void)state;
+	need_cclab_binary();
+	sweep_into("re", "-j 2", 0);
+	snprintf(path, sizeof(path), "%s/re/points/000000.out", tmpdir);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs("kept\n", f); /* not run again: this stays */
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/re/points/000002.status", tmpdir);
+	assert_int_equal(unlink(path), 0);
+	sweep_into("re", "", 0);
+	char *kept = file_in("re", "points/000000.out"), *again = file_in("re", "points/000002.out");
+
+	assert_string_equal(kept, "kept\n");
+	assert_non_null(strstr(again, "# cclab"));
+	free(kept);
+	free(again);
+	same_merged("re", "j1");
+}
+
+/* A point that fails is a row with its error; the others run; exit 1. */
+static void test_failed_point(void **state)
+{
+	(void)state;
+	need_cclab_binary();
+	struct run r = run_cclab("sweep " SCENARIO " --set sizes.max=4K --grid "
+				 "fabric.link.loss_ppb=0,1000000000 --out '%s/fail'", tmpdir);
+
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "cclab sweep: point 1 (fabric.link.loss_ppb=1000000000) "
+				      "failed: cclab run: 1024 bytes: completion_error:"));
+	run_free(&r);
+	char *csv = file_in("fail", "sweep.csv"), *json = file_in("fail", "sweep.json");
+
+	assert_non_null(strstr(csv, "\n0,0,0,,demo,"));
+	assert_non_null(strstr(csv, "\n1,1000000000,1,cclab run: 1024 bytes: completion_error"));
+	assert_non_null(strstr(json, "\"exit\": 1,"));
+	assert_non_null(strstr(json, "\"ok\": false\n}\n"));
+	free(csv);
+	free(json);
+}
+
+/* The tasks of a launcher share the points: mpirun's ranks (from their
+ * variables: two processes at once, rank 0 merging) and a Slurm array's
+ * tasks joined by --merge give -j 1's bytes; a missing share is named. */
+static void test_shares(void **state)
+{
+	(void)state;
+	need_cclab_binary();
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 '%s' sweep "
+		 SCENARIO " " GRID " --out '%s/mpi' >/dev/null 2>&1 & "
+		 "OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 '%s' sweep " SCENARIO " " GRID
+		 " --out '%s/mpi' >/dev/null 2>&1; rc=$?; wait; exit $rc", cclab, tmpdir, cclab,
+		 tmpdir);
+	assert_int_equal(system(cmd), 0);
+	same_merged("mpi", "j1");
+	for (int t = 1; t <= 2; t++) {
+		char env[128];
+
+		snprintf(env, sizeof(env), "SLURM_ARRAY_TASK_ID=%d SLURM_ARRAY_TASK_MIN=1 "
+			 "SLURM_ARRAY_TASK_COUNT=2", t);
+		struct run r = run_cclab_env(env, "sweep " SCENARIO " " GRID " --out '%s/array'",
+					     tmpdir);
+
+		assert_int_equal(r.status, 0);
+		assert_non_null(strstr(r.err, "'cclab sweep --merge "));
+		if (t == 1) { /* one share: --merge names what is missing */
+			run_free(&r);
+			r = run_cclab("sweep --merge '%s/array'", tmpdir);
+			assert_int_equal(r.status, 1);
+			assert_non_null(strstr(r.err, "2 of 4 points have no result yet (the "
+						      "first: point 1, algorithm=ring, "
+						      "transport=send_recv)"));
+		}
+		run_free(&r);
+	}
+	struct run r = run_cclab("sweep --merge '%s/array'", tmpdir);
+
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	same_merged("array", "j1");
+}
+
+/* A real mpirun (Open MPI, oversubscribed on this machine's cores). */
+static void test_real_mpirun(void **state)
+{
+	char cmd[1024];
+
+	(void)state;
+	need_cclab_binary();
+	if (system("command -v mpirun >/dev/null 2>&1")) {
+		print_message("SKIP: no mpirun on this machine (scripts/install-deps.sh installs "
+			      "Open MPI)\n");
+		skip();
+	}
+	snprintf(cmd, sizeof(cmd), "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+		 "mpirun --oversubscribe -np 2 '%s' sweep " SCENARIO " " GRID
+		 " --out '%s/real-mpi' >'%s/mpirun.log' 2>&1", cclab, tmpdir, tmpdir);
+	if (system(cmd)) {
+		char log[256];
+		char *text;
+
+		snprintf(log, sizeof(log), "%s/mpirun.log", tmpdir);
+		text = text_of(log);
+		fail_msg("mpirun -np 2 cclab sweep failed:\n%s", text);
+	}
+	same_merged("real-mpi", "j1");
+}
+
+/* Bad grids are usage errors before anything runs; so is a folder that
+ * holds another sweep, or another version of the scenario. */
+static void test_bad_input(void **state)
+{
+	static const struct {
+		const char *args, *msg;
+	} bad[] = {
+		{ "--grid nosuch=1,2", "--grid nosuch, value '1': --set nosuch=1:1:1: unknown key "
+				       "'nosuch' in the scenario" },
+		{ "--grid algorithm=ring,bogus", "--grid algorithm, value 'bogus':" },
+		{ "--grid algorithm=ring,,tree", "an empty value" },
+		{ "--grid algorithm=", "no values after '='" },
+		{ "--grid algorithm=ring,ring", "value 'ring' is listed twice" },
+		{ "--grid =ring", "expected KEY=V1,V2" },
+		{ "--grid algorithm=ring --grid algorithm=tree", "key 'algorithm' has a --grid" },
+		{ "", "expected at least one --grid" },
+		{ "--grid algorithm=ring -j 0", "invalid value '0' for --jobs" },
+	};
+
+	(void)state;
+	need_cclab_binary();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct run r = run_cclab("sweep " SCENARIO " %s --out '%s/bad'", bad[i].args, tmpdir);
+
+		if (r.status != 2 || !strstr(r.err, bad[i].msg))
+			fail_msg("%s: exit %d, stderr '%s'; want 2 and '%s'", bad[i].args, r.status,
+				 r.err, bad[i].msg);
+		run_free(&r);
+	}
+	struct run r = run_cclab("sweep --merge '%s/j1' " SCENARIO, tmpdir);
+
+	assert_int_equal(r.status, 2);
+	run_free(&r);
+	/* nothing was made for the refused ones */
+	char bad_dir[256];
+
+	snprintf(bad_dir, sizeof(bad_dir), "%s/bad", tmpdir);
+	assert_int_not_equal(access(bad_dir, F_OK), 0);
+	/* j1 is the 2 x 2 sweep's: another grid is refused, naming the line */
+	r = run_cclab("sweep " SCENARIO " --set sizes.max=64K --grid algorithm=ring,tree --out "
+		      "'%s/j1'", tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "holds another sweep's results: its sweep.txt has 'grid: "
+				      "transport=write_imm,send_recv' where this sweep has "
+				      "'nothing'"));
+	run_free(&r);
+	/* another version of the scenario: its first changed line named */
+	char here[200], yaml[256];
+
+	assert_non_null(getcwd(here, sizeof(here)));
+	snprintf(yaml, sizeof(yaml), "%s/s.yaml", tmpdir);
+	for (int seed = 1; seed <= 2; seed++) {
+		FILE *f = fopen(yaml, "w");
+
+		assert_non_null(f);
+		fprintf(f, "name: s\ntopology: %s/topologies/star-8.yaml\nfabric: {preset: "
+			"roce-100g}\ncollective: allreduce\nsizes: {min: 1KiB, max: 4KiB}\n"
+			"seed: %d\n", here, seed);
+		fclose(f);
+		r = run_cclab("sweep '%s' --grid algorithm=ring,tree --out '%s/seeded'", yaml,
+			      tmpdir);
+		assert_int_equal(r.status, seed == 1 ? 0 : 2);
+		if (seed == 2)
+			assert_non_null(strstr(r.err, "holds the results of another version of "));
+		if (seed == 2)
+			assert_non_null(strstr(r.err, "its scenario.yaml differs at line 6 ('seed: "
+						      "1' there, 'seed: 2' now)"));
+		run_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grid_merged),
+		cmocka_unit_test(test_resume),
+		cmocka_unit_test(test_failed_point),
+		cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_real_mpirun),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
