@@ -206,6 +206,7 @@ struct sx_port {
 	 * QP would, in the same order, looking only at these. */
 	uint64_t *ready;
 	sim_time_ps wake_at;    /* a paced QP's wake-up is scheduled then; 0: none */
+	bool nvlink;            /* its link is NVLink (sim_topo_nic_port_nvlink), per packet */
 };
 
 /* Whose a buffer is: the rank's own, or a connection's whose peer is

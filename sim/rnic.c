@@ -1064,7 +1064,7 @@ static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 	struct sx_rank *src = &x->rk[k->rank];
 
 	(void)eng;
-	k->rx_nvlink = sim_topo_nic_port_nvlink(&x->topo, rk->r, port);
+	k->rx_nvlink = rk->port[port].nvlink;
 	if (k->kind == SX_PKT_MC_READ || k->kind == SX_PKT_MC_WRITE) {
 		sx_nvls_rx(x, rk->r, port, k); /* an NVSwitch's read, or a store's copy */
 		return;
@@ -1139,10 +1139,10 @@ int sx_nic_init(struct sx *x, uint32_t r)
 		rk->port[p].ready[nqps / 64] |= UINT64_C(1) << (nqps % 64);
 		sim_link_on_sent(rk->port[p].tx, port_sent, rk, p);
 		sim_link_connect(sim_topo_nic_rx(&x->topo, r, p), port_rx, rk, p);
+		rk->port[p].nvlink = sim_topo_nic_port_nvlink(&x->topo, r, p);
 		/* A GPU takes in NVLink traffic itself: no NIC pipeline. */
 		sim_link_set_rx_delay(sim_topo_nic_rx(&x->topo, r, p),
-				      sim_topo_nic_port_nvlink(&x->topo, r, p) ? 0
-									: x->f->rnic.resp_proc_ps);
+				      rk->port[p].nvlink ? 0 : x->f->rnic.resp_proc_ps);
 	}
 	/* Deep enough for the smallest path MTU of the port's QPs (a topology
 	 * may set it per link); an NVLink port reads nothing over PCIe and
