@@ -23,9 +23,12 @@ set -euo pipefail
 #  xz-utils          unpacks the VM kernel's vmlinux: booting it directly saves ~6 s under emulation
 #  valgrind          memcheck over small scenarios (scripts/valgrind.sh, make test-valgrind)
 #  openmpi-bin       mpirun: a real `mpirun -np 2 cclab sweep` in the tests (tests/test_sweep.c)
+#  munge slurmctld slurmd slurm-client
+#                    a real one-node Slurm for the sweep's sbatch --array and srun tests
+#                    (scripts/slurm-local.sh starts and stops it; nothing in /etc is used)
 PKGS=(build-essential clang pkg-config libyaml-dev libcmocka-dev libibverbs-dev gnuplot-nox
 	qemu-system-x86 busybox-static ibverbs-utils ibverbs-providers perftest iproute2 kmod cpio xz-utils
-	valgrind openmpi-bin)
+	valgrind openmpi-bin munge slurmctld slurmd slurm-client)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,12 +1,14 @@
 /* tests/test_sweep.c — `cclab sweep` (cli/sweep.h) as a user runs it: a
  * grid's points merged in grid order and byte-identical whatever ran them
- * (-j 1, -j 2, the tasks of mpirun — a real one when Open MPI is
- * installed — or of a Slurm job array joined by --merge); a rerun that
+ * (-j 1, -j 2, the tasks of mpirun, and of a Slurm job array joined by
+ * --merge or of an srun step: a real Open MPI and a real Slurm, started
+ * here by scripts/slurm-local.sh, when installed); a rerun that
  * runs only the points without a result; a failed point reported and the
  * sweep going on; bad grids, and folders of another sweep, refused.
  *
  * The binary's path comes from $CCLAB (tests/run.sh sets it). */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,9 +31,18 @@ static int setup(void **state)
 	return run_cclab_begin("sweep");
 }
 
+static bool slurm_started; /* scripts/slurm-local.sh, stopped at teardown */
+
 static int teardown(void **state)
 {
+	char cmd[256];
+
 	(void)state;
+	if (slurm_started) {
+		snprintf(cmd, sizeof(cmd), "bash scripts/slurm-local.sh stop '%s/slurm'", tmpdir);
+		if (system(cmd))
+			print_message("scripts/slurm-local.sh stop failed\n");
+	}
 	return run_cclab_end();
 }
 
@@ -217,6 +228,53 @@ static void test_real_mpirun(void **state)
 	same_merged("real-mpi", "j1");
 }
 
+/* A real single-node Slurm (scripts/slurm-local.sh): the sweep as a job
+ * array of three tasks joined by --merge, and as one srun step of two
+ * tasks whose rank 0 merges; both give -j 1's bytes. */
+static void test_real_slurm(void **state)
+{
+	char cmd[2048], log[256];
+	int rc;
+
+	(void)state;
+	need_cclab_binary();
+	snprintf(log, sizeof(log), "%s/slurm.log", tmpdir);
+	snprintf(cmd, sizeof(cmd), "bash scripts/slurm-local.sh start '%s/slurm' >'%s' 2>&1",
+		 tmpdir, log);
+	if (system(cmd)) {
+		char *why = text_of(log);
+
+		print_message("SKIP: no Slurm here: %s", why);
+		free(why);
+		skip();
+	}
+	slurm_started = true;
+	/* sbatch --array, waited for with squeue; then --merge */
+	snprintf(cmd, sizeof(cmd),
+		 "export SLURM_CONF='%s/slurm/slurm.conf'; "
+		 "j=$(sbatch --parsable --array=0-2 -o '%s/array-%%a.log' --wrap \"'%s' sweep "
+		 SCENARIO " " GRID " --out '%s/sbatch'\") || exit 1; "
+		 "for i in $(seq 1 600); do [ -z \"$(squeue -h -j $j 2>/dev/null)\" ] && "
+		 "exit 0; sleep 0.2; done; exit 1", tmpdir, tmpdir, cclab, tmpdir);
+	rc = system(cmd);
+	assert_int_equal(rc, 0);
+	struct run r = run_cclab("sweep --merge '%s/sbatch'", tmpdir);
+
+	if (r.status)
+		fail_msg("--merge after sbatch --array: exit %d\n%s", r.status, r.err);
+	run_free(&r);
+	same_merged("sbatch", "j1");
+	/* one srun step of two tasks */
+	snprintf(cmd, sizeof(cmd), "SLURM_CONF='%s/slurm/slurm.conf' srun -n 2 '%s' sweep "
+		 SCENARIO " " GRID " --out '%s/srun' >'%s' 2>&1", tmpdir, cclab, tmpdir, log);
+	if (system(cmd)) {
+		char *text = text_of(log);
+
+		fail_msg("srun -n 2 cclab sweep failed:\n%s", text);
+	}
+	same_merged("srun", "j1");
+}
+
 /* Bad grids are usage errors before anything runs; so is a folder that
  * holds another sweep, or another version of the scenario. */
 static void test_bad_input(void **state)
@@ -296,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_failed_point),
 		cmocka_unit_test(test_shares),
 		cmocka_unit_test(test_real_mpirun),
+		cmocka_unit_test(test_real_slurm),
 		cmocka_unit_test(test_bad_input),
 	};
 
