@@ -962,8 +962,10 @@ static void mr_users(const struct cc_schedule *s, uint32_t r, uint8_t *use)
 
 			if (p == r && nsge && g->mr < rs->nmrs)
 				use[g->mr] |= mc ? 1 : 2;
+			/* a two-sided SEND names no remote MR: its remote_mr is
+			 * left 0, which would be the peer's first MR */
 			if (!mc && o->kind == CC_OP_POST_SEND && ps->qps[q].peer == r &&
-			    o->u.send.remote_mr < rs->nmrs)
+			    cc_opcode_remote(o->u.send.opcode) && o->u.send.remote_mr < rs->nmrs)
 				use[o->u.send.remote_mr] |= 2;
 		}
 	}

@@ -327,33 +327,40 @@ static void test_sim_correct(void **state)
 /* Without GPUDirect RDMA the trees' connections stage in host memory
  * (NCCL's net transport) while NVLS keeps its multicast buffers and the
  * user buffers in GPU memory, which the NIC never touches: the run is not
- * refused (EFAULT) and is right. */
+ * refused (EFAULT) and is right, on every transport.  (send_recv was
+ * refused: a SEND's unused remote_mr, 0, was taken for the peer's input
+ * MR, over GPU memory.) */
 static void test_sim_host_staging(void **state)
 {
-	struct cc_coll_params p = params(3, 4, 100003, CC_FLOAT32, CC_SUM);
 	struct sim_params f;
 	struct sim_net net;
-	struct cc_sim_result res;
-	char err[256];
-	struct cc_schedule *s;
 
 	(void)state;
 	assert_int_equal(sim_params_preset("ib-ndr", &f), 0);
 	f.host.gpu_dma = SIM_GPU_DMA_HOST_STAGING;
-	p.nchannels = 2;
-	rechunk(&p);
-	cc_sim_stage_for(&p, &f);
-	assert_int_equal(p.stage_mem, CC_MEM_HOST);
-	s = cc_build(&p, err, sizeof(err));
-	assert_non_null(s);
 	railopt(&net, 3, 4);
-	assert_int_equal(cc_sim_run(s, &(struct cc_sim_opts){ .fabric = &f, .net = &net,
-							      .seed = 5, .check = true }, &res), 0);
-	assert_int_equal(res.err.status, CC_RUN_OK);
-	assert_true(res.checked);
-	assert_int_equal(res.wrong, 0);
-	cc_sim_result_free(&res);
-	cc_schedule_free(s);
+	for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
+		struct cc_coll_params p = params(3, 4, 100003, CC_FLOAT32, CC_SUM);
+		struct cc_sim_result res;
+		char err[256];
+		struct cc_schedule *s;
+
+		p.transport = (enum cc_transport)t;
+		p.nchannels = 2;
+		rechunk(&p);
+		cc_sim_stage_for(&p, &f);
+		assert_int_equal(p.stage_mem, CC_MEM_HOST);
+		s = cc_build(&p, err, sizeof(err));
+		assert_non_null(s);
+		if (cc_sim_run(s, &(struct cc_sim_opts){ .fabric = &f, .net = &net, .seed = 5,
+							  .check = true }, &res))
+			fail_msg("%s: refused: %s", cc_transport_name[t], res.err.msg);
+		assert_int_equal(res.err.status, CC_RUN_OK);
+		assert_true(res.checked);
+		assert_int_equal(res.wrong, 0);
+		cc_sim_result_free(&res);
+		cc_schedule_free(s);
+	}
 	sim_net_free(&net);
 }
 
