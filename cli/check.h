@@ -165,14 +165,18 @@ struct cli_size_run {
 	struct cc_schedule *s; /* NULL: not built */
 	void *res;           /* the executor's result (x->result_size bytes) */
 	void *setting;       /* setting_size bytes for l->setting() */
+	const void *ctx;     /* what l->setting() returned: x->run()'s ctx */
+	struct cc_exec_common c; /* the run's common options (c.cancel: the caller's) */
 	uint64_t count, size;
 	char err[512];
 };
-/* Builds r->bytes's schedule and runs it; what the build says goes to
- * errs.  Touches nothing of the loop but r (and, through setting(), its
- * own storage): sizes may do it at once. */
-void cli_size_compute(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *r,
-		      FILE *errs);
+/* Builds r->bytes's schedule (r->s; r->rc) with the size's setting; what
+ * the build says goes to errs.  Then cli_size_run() runs it.  Neither
+ * touches anything of the loop but r (and, through setting(), its own
+ * storage): sizes may do them at once. */
+void cli_size_build(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *r,
+		    FILE *errs);
+void cli_size_run(const struct cli_loop *l, struct cli_size_run *r);
 /* Prints r's row and adds it to sum, writes its --csv line and, through
  * the hooks, its report entry; frees its schedule and result.  Returns 0
  * (*ok: the size passed) or an exit code that ends the loop, after a

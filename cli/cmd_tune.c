@@ -524,12 +524,12 @@ static void nccl_init(struct tune *t)
 	}
 }
 
-/* One thread per online processor, at most TUNE_MAX_JOBS. */
+/* One thread per processor this process may use, at most TUNE_MAX_JOBS. */
 static uint32_t default_jobs(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t n = cli_default_jobs();
 
-	return n < 1 ? 1 : n > TUNE_MAX_JOBS ? TUNE_MAX_JOBS : (uint32_t)n;
+	return n > TUNE_MAX_JOBS ? TUNE_MAX_JOBS : n;
 }
 
 static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)

@@ -300,8 +300,7 @@ static void *worker(void *arg)
 static void run_all(const struct val_args *a, struct val_case *c, uint32_t n, bool tty)
 {
 	struct pool p = { .a = a, .c = c, .n = n, .tty = tty, .lock = PTHREAD_MUTEX_INITIALIZER };
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	uint32_t jobs = a->jobs ? a->jobs : cpus > 0 ? (uint32_t)cpus : 1, started = 0;
+	uint32_t jobs = a->jobs ? a->jobs : cli_default_jobs(), started = 0;
 	pthread_t t[VAL_MAX_JOBS];
 
 	p.order = malloc((n ? n : 1) * sizeof(*p.order));

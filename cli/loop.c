@@ -280,7 +280,9 @@ static int one_by_one(const struct cli_opts *o, const struct cli_loop *l,
 		int rc;
 
 		progress(tty, i, n, runs[i].bytes);
-		cli_size_compute(o, l, &runs[i], stderr);
+		cli_size_build(o, l, &runs[i], stderr);
+		if (runs[i].s)
+			cli_size_run(l, &runs[i]);
 		if ((rc = cli_size_report(o, l, &runs[i], sum, out, &ok)))
 			return rc;
 		*all_ok = *all_ok && ok;

@@ -11,9 +11,10 @@
  *
  * Sizes share memory the way `cclab tune`'s runs do (cli/mem_budget.h): a
  * size reserves what its parameters say it will take before it builds,
- * what its schedule says after; one that does not fit beside the others
+ * and what its schedule says (the simulator's state and carried buffers
+ * included) before it runs; one that does not fit beside the others
  * gives its schedule back and waits until it does, and is built again
- * then.  A result waiting to be reported keeps its reservation; the first
+ * then.  An error that ends the loop calls off the runs going on.  A result waiting to be reported keeps its reservation; the first
  * size not yet reported never waits (cli_mem_budget_acquire_turn()), so
  * the loop always moves.
  */
@@ -40,6 +41,7 @@ struct jobs {
 	uint32_t n;
 	uint32_t next;   /* the next size to take */
 	bool stop;       /* the loop ended early: take no more */
+	bool cancel;     /* ... and the runs going on stop (atomic) */
 	pthread_mutex_t lock;
 	pthread_cond_t done;
 	struct cli_mem_budget mem;
@@ -55,8 +57,9 @@ static bool stopped(struct jobs *J)
 	return stop;
 }
 
-/* Builds and runs size i with its reservation, which it may grow; false
- * when the loop was called off meanwhile (nothing kept). */
+/* Builds size i within its reservation, grown to what its schedule says
+ * it will hold before it runs, then runs it; false when the loop was
+ * called off meanwhile (nothing kept). */
 static bool compute(struct jobs *J, uint32_t i)
 {
 	const struct cli_loop *l = J->l;
@@ -66,25 +69,32 @@ static bool compute(struct jobs *J, uint32_t i)
 	double need = l->mem_need(J->o, l->ctx, NULL, r->bytes, check);
 	FILE *errs;
 
+	r->c.cancel = &J->cancel;
 	for (;;) {
 		z->held = cli_mem_budget_acquire_turn(&J->mem, need, i);
 		if (stopped(J))
 			break;
 		free(z->said);
 		z->said = NULL;
+		z->said_len = 0;
 		errs = open_memstream(&z->said, &z->said_len);
 		/* No stream: no memory to keep a message in either; say it
 		 * now rather than lose it. */
-		cli_size_compute(J->o, l, r, errs ? errs : stderr);
+		cli_size_build(J->o, l, r, errs ? errs : stderr);
 		if (errs)
 			fclose(errs);
+		else
+			z->said_len = 0;
 		if (!r->s)
-			return true;
+			return true; /* its row says why, in its turn */
 		need = l->mem_need(J->o, l->ctx, r->s, r->bytes, check);
-		if (cli_mem_budget_resize(&J->mem, &z->held, need))
+		if (cli_mem_budget_resize_turn(&J->mem, &z->held, need, i)) {
+			cli_size_run(l, r);
 			return true;
-		/* More than the parameters said, and the others hold the
-		 * rest: again when it fits (the same inputs, the same run). */
+		}
+		/* More than its parameters said, and the others hold the
+		 * rest: built again when it fits (the same inputs, the same
+		 * schedule; nothing has run). */
 		cli_size_run_clear(l, r);
 		cli_mem_budget_release(&J->mem, z->held);
 	}
@@ -170,7 +180,10 @@ int cli_loop_jobs(const struct cli_opts *o, const struct cli_loop *l, struct cli
 	pthread_mutex_lock(&J.lock);
 	J.stop = true;
 	pthread_mutex_unlock(&J.lock);
-	cli_mem_budget_close(&J.mem); /* a size waiting to start: called off */
+	/* Sizes going on or waiting to start are called off: their rows
+	 * would never be printed. */
+	__atomic_store_n(&J.cancel, true, __ATOMIC_RELAXED);
+	cli_mem_budget_close(&J.mem);
 	while (started)
 		pthread_join(th[--started], NULL);
 	/* Sizes done after the one that ended the loop: never reported. */

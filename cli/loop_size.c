@@ -137,18 +137,17 @@ static int refused(const struct cli_opts *o, const struct cli_loop *l, uint64_t 
 	return CLI_EXIT_FAIL;
 }
 
-void cli_size_compute(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *r,
-		      FILE *errs)
+void cli_size_build(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *r,
+		    FILE *errs)
 {
-	const struct cc_executor_ops *x = l->x;
 	/* The wall-clock limit covers building the schedule and running it. */
 	uint64_t start_ns = cc_clock_ns();
-	struct cc_exec_common c = { .seed = o->seed, .order_seed = o->order_seed,
-				    .faults = o->faults, .nfaults = o->nfaults };
-	const void *setting;
 
-	r->check = c.check = carried(o, l, r->bytes);
-	setting = l->setting ? l->setting(o, l->ctx, &c, start_ns, r->last, r->setting) : NULL;
+	r->c = (struct cc_exec_common){ .seed = o->seed, .order_seed = o->order_seed,
+					 .faults = o->faults, .nfaults = o->nfaults,
+					 .cancel = r->c.cancel };
+	r->check = r->c.check = carried(o, l, r->bytes);
+	r->ctx = l->setting ? l->setting(o, l->ctx, &r->c, start_ns, r->last, r->setting) : NULL;
 	/* Timing only, Simple's staging is never allocated: not weighed. */
 	const struct cc_build_opts bo = {
 		.deadline_ns = l->wall_limited ? cli_wall_deadline(o->wall_limit_ms, start_ns) : 0,
@@ -159,10 +158,12 @@ void cli_size_compute(const struct cli_opts *o, const struct cli_loop *l, struct
 	r->err[0] = '\0';
 	r->run_rc = 0;
 	r->rc = cli_build_to(o, r->bytes, &bo, &r->s, &r->count, &r->size, errs);
-	if (r->rc)
-		return;
-	memset(r->res, 0, x->result_size);
-	r->run_rc = x->run(r->s, &c, setting, r->res, r->err, sizeof(r->err));
+}
+
+void cli_size_run(const struct cli_loop *l, struct cli_size_run *r)
+{
+	memset(r->res, 0, l->x->result_size);
+	r->run_rc = l->x->run(r->s, &r->c, r->ctx, r->res, r->err, sizeof(r->err));
 }
 
 int cli_size_report(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *r,

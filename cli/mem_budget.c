@@ -110,10 +110,16 @@ double cli_mem_budget_acquire_turn(struct cli_mem_budget *m, double bytes, uint6
 
 bool cli_mem_budget_resize(struct cli_mem_budget *m, double *held, double bytes)
 {
+	return cli_mem_budget_resize_turn(m, held, bytes, UINT64_MAX);
+}
+
+bool cli_mem_budget_resize_turn(struct cli_mem_budget *m, double *held, double bytes,
+				uint64_t ticket)
+{
 	bool ok;
 
 	pthread_mutex_lock(&m->lock);
-	ok = m->running == 1 || m->in_use - *held + bytes <= m->budget;
+	ok = m->running == 1 || ticket == m->turn || m->in_use - *held + bytes <= m->budget;
 	if (ok) {
 		m->in_use += bytes - *held;
 		*held = bytes;

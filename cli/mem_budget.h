@@ -40,6 +40,9 @@ double cli_mem_budget_acquire_turn(struct cli_mem_budget *m, double bytes, uint6
 /* Makes the reservation *held `bytes` if that fits now (always when no
  * other runs): true; false leaves it as it was. */
 bool cli_mem_budget_resize(struct cli_mem_budget *m, double *held, double bytes);
+/* The same for a ticket: the one whose turn it is always may. */
+bool cli_mem_budget_resize_turn(struct cli_mem_budget *m, double *held, double bytes,
+				uint64_t ticket);
 void cli_mem_budget_release(struct cli_mem_budget *m, double held);
 /* cli_mem_budget_release(), and the ticket `turn` never waits from now. */
 void cli_mem_budget_release_turn(struct cli_mem_budget *m, double held, uint64_t turn);

@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,7 +330,11 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 
 uint32_t cli_default_jobs(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	/* The processors this process may run on (taskset, a cgroup's
+	 * cpuset, Slurm's -c), not the machine's. */
+	cpu_set_t set;
+	long n = sched_getaffinity(0, sizeof(set), &set) ? sysconf(_SC_NPROCESSORS_ONLN)
+							 : CPU_COUNT(&set);
 
 	return n < 1 ? 1 : n > CLI_MAX_JOBS ? CLI_MAX_JOBS : (uint32_t)n;
 }

@@ -126,6 +126,10 @@ struct cc_exec_common {
 	const struct cc_fault *faults;
 	uint32_t nfaults;
 	bool check;          /* carry data and count output elements off the reference */
+	/* NULL, or a flag another thread sets to call the run off (the
+	 * simulator stops at its next watchdog check; its result is not
+	 * used).  The others run to their end. */
+	const bool *cancel;
 };
 
 /* What an executor models: its capabilities. */

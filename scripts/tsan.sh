@@ -41,6 +41,7 @@ run 0 validate validation/a100-2x1-hdr-allreduce-nccltests150-partial \
 t=$(mktemp -d)
 run 0 sim -n 8 -b 4K -e 4M -f 4 --topology star -j 4 --csv "$t/c" --json "$t/j" --trace "$t/t" --links "$t/l"
 run 1 sim -n 2 -b 1M -e 4M -f 2 --fault rkey:1:9 -j 3
+run 2 sim -n 16 -b 1K -e 16M -f 4 --topology star --fault rkey:1:999999 -j 2
 run 0 run scenarios/demo.yaml --set sizes.max=1M -j 4
 rm -rf "$t"
 rm -f "${TMPDIR:-/tmp}/cclab-tsan.err"

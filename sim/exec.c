@@ -1275,8 +1275,10 @@ static int setup(struct sx *x)
 static bool wall_check(void *ctx)
 {
 	struct sx *x = ctx;
+	bool called_off = x->o->cancel && __atomic_load_n(x->o->cancel, __ATOMIC_RELAXED);
 
-	if (cc_clock_ns() - x->wall_start_ns < x->o->wall_limit_ms * 1000000u)
+	if (!called_off && (!x->o->wall_limit_ms || x->o->wall_limit_ms > UINT64_MAX / 1000000u ||
+			    cc_clock_ns() - x->wall_start_ns < x->o->wall_limit_ms * 1000000u))
 		return false;
 	x->wall_hit = true;
 	return true;
@@ -1304,7 +1306,7 @@ static int setup_and_run(struct sx *x)
 	/* A limit past 2^64 ns is no limit.  Setting up a large schedule
 	 * takes real time too: a limit already past stops the run before
 	 * its first event. */
-	bool watch = o->wall_limit_ms && o->wall_limit_ms <= UINT64_MAX / 1000000u;
+	bool watch = (o->wall_limit_ms && o->wall_limit_ms <= UINT64_MAX / 1000000u) || o->cancel;
 	if (watch)
 		sim_engine_watch(&x->eng, CC_SIM_WALL_CHECK_EVENTS, wall_check, x);
 	/* Runs until the fabric is quiet, so trailing ACKs are counted; the

@@ -64,6 +64,10 @@ struct cc_sim_opts {
 	 * clock when the limit is to cover building the schedule too (the
 	 * CLI starts it before cc_build_with()); 0: at this call. */
 	uint64_t wall_start_ns;
+	/* NULL, or a flag another thread may set (atomically) to call the
+	 * run off: it stops at the next watchdog check as at the wall-clock
+	 * limit (a sweep whose earlier size failed, cli/loop_jobs.c). */
+	const bool *cancel;
 };
 
 /* 3600 simulated seconds (as `cclab sim`'s CLI_SIM_TIME_LIMIT_S): a

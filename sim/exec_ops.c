@@ -22,6 +22,7 @@ static int ops_run(const struct cc_schedule *s, const struct cc_exec_common *c, 
 	o.faults = c->faults;
 	o.nfaults = c->nfaults;
 	o.check = c->check;
+	o.cancel = c->cancel;
 	rc = cc_sim_run(s, &o, res);
 	if (rc) {
 		/* what the run said of it, else the error's name */
