@@ -8,6 +8,7 @@
  * an unknown key or a refused value is exit 2 with the file:line:col the
  * loader names, and nothing runs.  Values that load but fail together are
  * failed points, each reported in the merged files. */
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -154,6 +155,26 @@ static unsigned first_difference(const char *a, const char *b, const char **la, 
 	return *a == *b ? 0 : line;
 }
 
+/* Whether dir holds nothing but what a sweep starting beside this one
+ * (another task of the launch) may have written so far: its scenario's
+ * copy, the atomic writes' temporaries, points/ and shares/. */
+static bool sweep_dir_fresh(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool fresh = d != NULL;
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    strcmp(e->d_name, "scenario.yaml") && strcmp(e->d_name, "points") &&
+		    strcmp(e->d_name, "shares") && strncmp(e->d_name, ".scenario.yaml.tmp", 18) &&
+		    strncmp(e->d_name, ".sweep.txt.tmp", 14))
+			fresh = false;
+	if (d)
+		closedir(d);
+	return fresh;
+}
+
 /* A folder another sweep wrote (or anything else) is refused, naming the
  * first difference; an empty or new one gets this sweep's definition. */
 static int prepare_dir(const struct sweep_args *a, const char *dir)
@@ -212,6 +233,11 @@ static int prepare_dir(const struct sweep_args *a, const char *dir)
 		fprintf(stderr, "cclab sweep: '%s': %s\n", path, cc_file_strerror(err));
 		goto out;
 	}
+	if (!sweep_dir_fresh(dir)) {
+		fprintf(stderr, "cclab sweep: '%s' is not empty and holds no sweep (no sweep.txt): "
+			"give --out a new or empty folder\n", dir);
+		goto out;
+	}
 	/* New: the scenario's copy first, the definition last, each whole
 	 * (every task of a launcher may write them: the same bytes). */
 	if ((err = cc_write_file_atomic(copy, scen, slen)) ||
@@ -230,23 +256,44 @@ out:
 	return rc;
 }
 
-static bool point_done(const char *dir, uint64_t p)
+/* DIR/shares/LAUNCH.INDEX: this task has run its share (whatever came
+ * of its points), for rank 0 to know when to merge. */
+static char *marker_path(const char *dir, const struct sweep_share *sh, uint32_t index)
 {
-	char *path = sweep_point_path(dir, p, "status");
-	bool done = path && access(path, F_OK) == 0;
+	char *p = NULL;
 
-	free(path);
-	return done;
+	if (asprintf(&p, "%s/shares/%s.%u", dir, sh->launch, index) < 0)
+		return NULL;
+	return p;
 }
 
-/* Rank 0 of srun or mpirun: until every other task's points are done. */
-static void wait_for_all(const struct sweep_args *a, const char *dir)
+static void mark_done(const char *dir, const struct sweep_share *sh)
 {
-	uint64_t n = sweep_npoints(a);
+	char *shares = join(dir, "shares"), *path = marker_path(dir, sh, sh->index);
+	int err = -ENOMEM;
 
-	for (uint64_t p = 0; p < n; p++)
-		while (!point_done(dir, p))
+	if (shares && path && (!mkdir(shares, 0777) || errno == EEXIST))
+		err = cc_write_file_atomic(path, "done\n", 5);
+	if (err)
+		fprintf(stderr, "cclab sweep: cannot mark share %u done in '%s': rank 0 will wait "
+			"for it\n", sh->index, dir);
+	free(shares);
+	free(path);
+}
+
+/* Rank 0 of srun or mpirun: until every task of this launch has run its
+ * share.  A task that dies without its marker leaves rank 0 waiting until
+ * the launcher ends the step (mpirun does when a rank dies; srun with
+ * --kill-on-bad-exit). */
+static void wait_for_all(const char *dir, const struct sweep_share *sh)
+{
+	for (uint32_t i = 0; i < sh->count; i++) {
+		char *path = marker_path(dir, sh, i);
+
+		while (path && access(path, F_OK))
 			usleep(200 * 1000);
+		free(path);
+	}
 }
 
 /* --merge DIR: the folder's definition read back, then merged. */
@@ -277,11 +324,15 @@ static int merge_only(struct sweep_args *a)
 static int sweep(struct sweep_args *a)
 {
 	struct sweep_share share;
-	char *own = NULL;
+	char *own = NULL, why[256];
 	const char *dir = a->out;
 	uint32_t jobs;
-	int rc;
+	int rc, ran;
 
+	if (sweep_share_find(&share, why, sizeof(why))) {
+		fprintf(stderr, "cclab sweep: %s\n", why);
+		return CLI_EXIT_USAGE;
+	}
 	if ((rc = check_values(a)))
 		return rc;
 	if (!dir && !(dir = own = default_dir(a->scenario))) {
@@ -290,23 +341,29 @@ static int sweep(struct sweep_args *a)
 	}
 	if ((rc = prepare_dir(a, dir)))
 		goto out;
-	sweep_share_find(&share);
-	/* Under a launcher its tasks are the parallelism: one point each. */
-	jobs = a->jobs ? a->jobs : share.from ? 1 : cli_default_jobs();
-	if (!sweep_run_points(a, dir, &share, jobs)) {
+	/* A launcher's tasks are the parallelism: one point at a time each,
+	 * unless -j says otherwise. */
+	jobs = a->jobs ? a->jobs : share.size > 1 ? 1 : cli_default_jobs();
+	ran = sweep_run_points(a, dir, &share, jobs);
+	if (share.count > 1)
+		mark_done(dir, &share);
+	if (share.array || share.rank != 0) {
+		/* Its own points' verdict (sacct's exit code); the merge gives
+		 * the sweep's. */
+		if (share.array && share.rank == 0)
+			fprintf(stderr, "cclab sweep: share %u of %u (%s) done; when every task is, "
+				"'cclab sweep --merge %s' writes the merged files\n",
+				share.index / share.size + 1, share.count / share.size, share.from,
+				dir);
+		rc = ran ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+		goto out;
+	}
+	if (ran < 0) {
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
-	if (share.array) {
-		fprintf(stderr, "cclab sweep: share %u of %u (%s) done; when every task is, "
-			"'cclab sweep --merge %s' writes the merged files\n", share.index + 1,
-			share.count, share.from, dir);
-		goto out;
-	}
-	if (share.index != 0)
-		goto out; /* rank 0 merges */
 	if (share.count > 1)
-		wait_for_all(a, dir);
+		wait_for_all(dir, &share);
 	rc = sweep_merge(a, dir);
 out:
 	free(own);

@@ -81,6 +81,10 @@ static int parse_grid(const char *val, struct sweep_key *k, char *why, size_t le
 		snprintf(why, len, "no values after '='");
 		return -EINVAL;
 	}
+	if (memchr(val, '\n', (size_t)(eq - val))) {
+		snprintf(why, len, "a key with a line break");
+		return -EINVAL;
+	}
 	k->key = strndup(val, (size_t)(eq - val));
 	if (!k->key)
 		goto nomem;
@@ -89,6 +93,10 @@ static int parse_grid(const char *val, struct sweep_key *k, char *why, size_t le
 		size_t n = end ? (size_t)(end - p) : strlen(p);
 		char *v;
 
+		if (memchr(p, '\n', n)) {
+			snprintf(why, len, "a value with a line break");
+			return -EINVAL;
+		}
 		if (n == 0 || n > SWEEP_VALUE_MAX) {
 			snprintf(why, len, n ? "a value longer than %u bytes" :
 				 "an empty value (two commas, or one at an end)", SWEEP_VALUE_MAX);
@@ -203,6 +211,8 @@ int sweep_parse_args(int argc, char **argv, struct sweep_args *a, bool *help)
 		case O_SET:
 			if (a->nsets == CLI_MAX_SETS)
 				return usage_error("--set: at most %u", CLI_MAX_SETS);
+			if (strchr(val, '\n'))
+				return usage_error("--set: a value with a line break");
 			a->sets[a->nsets++] = val;
 			break;
 		case O_OUT: a->out = val; break;
@@ -236,6 +246,10 @@ int sweep_parse_args(int argc, char **argv, struct sweep_args *a, bool *help)
 	if (!a->nkeys)
 		return usage_error("expected at least one --grid KEY=V1,V2,... (a single run is "
 				   "'cclab run %s')", a->scenario);
+	/* each point is 'cclab run' with all of them as --set */
+	if (a->nsets + a->nkeys > CLI_MAX_SETS)
+		return usage_error("%u --set and %u --grid keys: a point takes at most %u --set in "
+				   "all", a->nsets, a->nkeys, CLI_MAX_SETS);
 	return CLI_EXIT_OK;
 }
 

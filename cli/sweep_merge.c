@@ -9,8 +9,10 @@
  * values, exit status, first error line and its own --json report whole
  * (docs/cluster.md, "Sweeps"). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/check.h"
@@ -29,14 +31,18 @@ struct point {
 	size_t csv_len, json_len;
 };
 
+/* A point's file, or NULL.  Plain open(), not cc_input_open(): these are
+ * the sweep's own files, not inputs to guard, and a million of them must
+ * not be remembered one by one. */
 static char *read_file(const char *path, size_t *len)
 {
 	char *buf = NULL;
-	int fd;
+	struct stat st;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) : -1;
 
-	if (!path || cc_input_open(path, &fd))
+	if (fd < 0)
 		return NULL;
-	if (cc_read_all(fd, POINT_FILE_MAX, &buf, len))
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || cc_read_all(fd, POINT_FILE_MAX, &buf, len))
 		buf = NULL;
 	else
 		buf[*len] = '\0';
@@ -44,8 +50,9 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-/* Point p's status and files; false when it has no status (not done). */
-static bool point_load(const char *dir, uint64_t p, struct point *pt)
+/* Point p's status and, when `files`, its CSV and JSON; false when it has
+ * no status (not done). */
+static bool point_load(const char *dir, uint64_t p, struct point *pt, bool files)
 {
 	char *path = sweep_point_path(dir, p, "status"), *text;
 	size_t len;
@@ -64,8 +71,8 @@ static bool point_load(const char *dir, uint64_t p, struct point *pt)
 	if (nl)
 		snprintf(pt->error, sizeof(pt->error), "%.*s", (int)strcspn(nl + 1, "\n"), nl + 1);
 	free(text);
-	if (!ok)
-		return false;
+	if (!ok || !files)
+		return ok;
 	path = sweep_point_path(dir, p, "csv");
 	pt->csv = read_file(path, &pt->csv_len);
 	free(path);
@@ -140,8 +147,7 @@ static void csv_point(FILE *f, const struct sweep_args *a, uint64_t p, const str
 	}
 }
 
-static int write_csv(const struct sweep_args *a, const char *path, const struct point *pts,
-		     uint64_t n)
+static int write_csv(const struct sweep_args *a, const char *dir, const char *path, uint64_t n)
 {
 	struct cc_atomic_file af;
 	char *hdr = NULL;
@@ -160,20 +166,29 @@ static int write_csv(const struct sweep_args *a, const char *path, const struct 
 		free(hdr);
 		return rc;
 	}
+	/* grid.KEY: a key such as algorithm is one of cclab's columns too */
 	fputs("point", af.f);
 	for (uint32_t i = 0; i < a->nkeys; i++) {
+		char *name = NULL;
+
 		fputc(',', af.f);
-		cc_csv_str(af.f, a->keys[i].key);
+		cc_csv_str(af.f, asprintf(&name, "grid.%s", a->keys[i].key) < 0 ? "?" : name);
+		free(name);
 	}
 	fprintf(af.f, ",exit,error,%s", hdr ? hdr : "\n");
 	free(hdr);
-	for (uint64_t p = 0; p < n; p++)
-		csv_point(af.f, a, p, &pts[p], ncols);
+	for (uint64_t p = 0; p < n; p++) {
+		struct point pt;
+
+		point_load(dir, p, &pt, true);
+		csv_point(af.f, a, p, &pt, ncols);
+		point_free(&pt);
+	}
 	return cli_output_commit("sweep", path, &af);
 }
 
-static int write_json(const struct sweep_args *a, const char *path, const struct point *pts,
-		      uint64_t n, bool all_ok)
+static int write_json(const struct sweep_args *a, const char *dir, const char *path, uint64_t n,
+		      bool all_ok)
 {
 	struct cc_atomic_file af;
 	struct cc_json j;
@@ -209,8 +224,9 @@ static int write_json(const struct sweep_args *a, const char *path, const struct
 	cc_json_key(&j, "points");
 	cc_json_array_begin(&j);
 	for (uint64_t p = 0; p < n; p++) {
-		const struct point *pt = &pts[p];
+		struct point one, *pt = &one;
 
+		point_load(dir, p, &one, true);
 		sweep_point_values(a, p, idx);
 		cc_json_object_begin(&j);
 		cc_json_kv_uint(&j, "point", p);
@@ -227,11 +243,13 @@ static int write_json(const struct sweep_args *a, const char *path, const struct
 			cc_json_kv_int(&j, "signal", pt->signal);
 		cc_json_kv_string(&j, "error", pt->error[0] ? pt->error : NULL);
 		cc_json_key(&j, "report");
-		if (pt->json)
+		/* its own report, or null (a point refused before it wrote one) */
+		if (pt->json && strspn(pt->json, " \n") < pt->json_len)
 			cc_json_raw(&j, pt->json, pt->json_len);
 		else
 			cc_json_null(&j);
 		cc_json_object_end(&j);
+		point_free(&one);
 	}
 	err = cli_json_end(&j, &af, all_ok);
 	cc_json_free(&j);
@@ -241,22 +259,20 @@ static int write_json(const struct sweep_args *a, const char *path, const struct
 int sweep_merge(const struct sweep_args *a, const char *dir)
 {
 	uint64_t n = sweep_npoints(a), missing = 0, first = 0;
-	struct point *pts = calloc(n, sizeof(*pts));
 	char *csv = NULL, *json = NULL, vals[512];
+	const char *csv_path, *json_path;
 	bool all_ok = true;
 	int rc;
 
-	if (!pts) {
-		fprintf(stderr, "cclab sweep: out of memory\n");
-		return CLI_EXIT_FAIL;
-	}
 	for (uint64_t p = 0; p < n; p++) {
-		if (!point_load(dir, p, &pts[p])) {
+		struct point pt;
+
+		if (!point_load(dir, p, &pt, false)) {
 			if (!missing++)
 				first = p;
 			continue;
 		}
-		all_ok = all_ok && pts[p].exit == 0;
+		all_ok = all_ok && pt.exit == 0;
 	}
 	if (missing) {
 		values_text(a, first, vals, sizeof(vals));
@@ -264,36 +280,41 @@ int sweep_merge(const struct sweep_args *a, const char *dir)
 			"first: point %llu, %s); run the sweep, or its shares, again: it runs only "
 			"those\n", dir, (unsigned long long)missing, (unsigned long long)n,
 			(unsigned long long)first, vals);
-		rc = CLI_EXIT_FAIL;
-		goto out;
+		return CLI_EXIT_FAIL;
 	}
 	if ((!a->csv && asprintf(&csv, "%s/sweep.csv", dir) < 0) ||
 	    (!a->json && asprintf(&json, "%s/sweep.json", dir) < 0)) {
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
-	rc = write_csv(a, a->csv ? a->csv : csv, pts, n);
+	csv_path = a->csv ? a->csv : csv;
+	json_path = a->json ? a->json : json;
+	if (cc_output_same(csv_path, json_path)) {
+		fprintf(stderr, "cclab sweep: the merged CSV and JSON would be the same file '%s'\n",
+			csv_path);
+		rc = CLI_EXIT_USAGE;
+		goto out;
+	}
+	rc = write_csv(a, dir, csv_path, n);
 	if (!rc)
-		rc = write_json(a, a->json ? a->json : json, pts, n, all_ok);
+		rc = write_json(a, dir, json_path, n, all_ok);
 	if (rc)
 		goto out;
 	printf("cclab sweep: %llu points, %s; merged: %s, %s\n", (unsigned long long)n,
-	       all_ok ? "all passed" : "some failed", a->csv ? a->csv : csv,
-	       a->json ? a->json : json);
+	       all_ok ? "all passed" : "some failed", csv_path, json_path);
 	if (!all_ok) {
-		for (uint64_t p = 0; p < n; p++)
-			if (pts[p].exit != 0) {
-				values_text(a, p, vals, sizeof(vals));
-				fprintf(stderr, "cclab sweep: point %llu (%s) failed: %s\n",
-					(unsigned long long)p, vals,
-					pts[p].error[0] ? pts[p].error : "see its .err file");
-			}
+		for (uint64_t p = 0; p < n; p++) {
+			struct point pt;
+
+			if (!point_load(dir, p, &pt, false) || pt.exit == 0)
+				continue;
+			values_text(a, p, vals, sizeof(vals));
+			fprintf(stderr, "cclab sweep: point %llu (%s) failed: %s\n",
+				(unsigned long long)p, vals, pt.error[0] ? pt.error : "see its .err file");
+		}
 		rc = CLI_EXIT_FAIL;
 	}
 out:
-	for (uint64_t p = 0; p < n; p++)
-		point_free(&pts[p]);
-	free(pts);
 	free(csv);
 	free(json);
 	return rc;

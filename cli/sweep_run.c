@@ -15,6 +15,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,43 +48,118 @@ static long env_num(const char *name)
 	return errno || *end || n < 0 ? -1 : n;
 }
 
-void sweep_share_find(struct sweep_share *s)
+/* A Slurm job array's task: its place among the array's tasks, from its
+ * index in MIN-MAX[:STEP]; 0 with none, -EINVAL (why) for an index that
+ * is not such a range's (a list of indices). */
+static int array_share(uint32_t *index, uint32_t *count, char *why, size_t len)
 {
-	/* Slurm job array (sbatch --array=A-B): tasks are numbered from the
-	 * array's first index; each is a share, merged afterwards. */
-	long id = env_num("SLURM_ARRAY_TASK_ID"), count = env_num("SLURM_ARRAY_TASK_COUNT"),
-	     min = env_num("SLURM_ARRAY_TASK_MIN");
+	long id = env_num("SLURM_ARRAY_TASK_ID"), n = env_num("SLURM_ARRAY_TASK_COUNT"),
+	     min = env_num("SLURM_ARRAY_TASK_MIN"), step = env_num("SLURM_ARRAY_TASK_STEP");
+
+	*index = 0;
+	*count = 1;
+	if (id < 0 || n <= 0)
+		return 0;
+	if (min < 0)
+		min = 0;
+	if (step <= 0)
+		step = 1;
+	if (id < min || (id - min) % step || (id - min) / step >= n) {
+		snprintf(why, len, "SLURM_ARRAY_TASK_ID %ld is not one of %ld tasks from %ld by %ld: "
+			 "give sbatch --array as a range, MIN-MAX[:STEP]", id, n, min, step);
+		return -EINVAL;
+	}
+	*index = (uint32_t)((id - min) / step);
+	*count = (uint32_t)n;
+	return 0;
+}
+
+int sweep_share_find(struct sweep_share *s, char *why, size_t len)
+{
+	/* A launcher's tasks: mpirun's (Open MPI, or any PMI), else srun's.
+	 * SLURM_PROCID alone is no task of a step: a batch script has it
+	 * too (0 of -n), and mpirun run inside one sees it on every rank. */
 	static const char *const ranks[][2] = {
-		{ "SLURM_PROCID", "SLURM_NTASKS" },
 		{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
 		{ "PMI_RANK", "PMI_SIZE" },
+		{ "SLURM_PROCID", "SLURM_NTASKS" },
 	};
+	uint32_t a_index, a_count, rank = 0, size = 1;
+	const char *id;
 
-	memset(s, 0, sizeof(*s));
-	s->count = 1;
-	if (id >= 0 && count > 0 && id - (min > 0 ? min : 0) < count) {
-		s->index = (uint32_t)(id - (min > 0 ? min : 0));
-		s->count = (uint32_t)count;
-		s->from = "SLURM_ARRAY_TASK_ID";
-		s->array = true;
-		return;
-	}
+	memset(s, 0, sizeof(s[0]));
+	if (array_share(&a_index, &a_count, why, len))
+		return -EINVAL;
 	for (size_t i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
 		long r = env_num(ranks[i][0]), n = env_num(ranks[i][1]);
 
+		if (i == 2 && env_num("SLURM_STEP_ID") < 0)
+			continue;
 		if (r >= 0 && n > 0 && r < n) {
-			s->index = (uint32_t)r;
-			s->count = (uint32_t)n;
+			rank = (uint32_t)r;
+			size = (uint32_t)n;
 			s->from = ranks[i][0];
-			return;
+			break;
 		}
 	}
+	s->array = env_num("SLURM_ARRAY_TASK_ID") >= 0;
+	if (s->array)
+		s->from = "SLURM_ARRAY_TASK_ID";
+	s->index = a_index * size + rank;
+	s->count = a_count * size;
+	s->rank = rank;
+	s->size = size;
+	/* What tells this launch's tasks from an earlier one's in the
+	 * folder (their done markers): the launcher's job and step. */
+	if ((id = getenv("PMIX_NAMESPACE")) || (id = getenv("OMPI_MCA_ess_base_jobid")))
+		snprintf(s->launch, sizeof(s->launch), "%s", id);
+	else if (getenv("SLURM_JOB_ID"))
+		snprintf(s->launch, sizeof(s->launch), "%s.%s", getenv("SLURM_JOB_ID"),
+			 getenv("SLURM_STEP_ID") ? getenv("SLURM_STEP_ID") : "batch");
+	else
+		snprintf(s->launch, sizeof(s->launch), "launch");
+	for (char *c = s->launch; *c; c++)
+		if (*c == '/' || *c == '\n')
+			*c = '_';
+	return 0;
 }
 
 struct child {
 	pid_t pid;
 	uint64_t point;
+	int lock;        /* its lock file, held while it runs */
 };
+
+/* This program's path, so a point's process is named cclab (ps, pkill),
+ * not exe; /proc/self/exe if it cannot be read. */
+static const char *self_path(void)
+{
+	static char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (n <= 0 || (size_t)n >= sizeof(path) - 1)
+		return "/proc/self/exe";
+	path[n] = '\0';
+	return path;
+}
+
+/* Point p's lock, taken without waiting: its fd, -1 when another process
+ * (a second sweep on the folder, a task of another launch) runs it now,
+ * -2 when it cannot be made. */
+static int lock_point(const char *dir, uint64_t p)
+{
+	char *path = sweep_point_path(dir, p, "lock");
+	int fd = path ? open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666) : -1;
+
+	free(path);
+	if (fd < 0)
+		return -2;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 /* Starts point p: its stale files gone, `cclab run` with its values.
  * The child's pid, or -1 after a message. */
@@ -93,8 +170,9 @@ static pid_t start_point(const struct sweep_args *a, const char *dir, uint64_t p
 	char *sets[SWEEP_MAX_KEYS] = {0}, *csv = sweep_point_path(dir, p, "csv"),
 	     *json = sweep_point_path(dir, p, "json"), *out = sweep_point_path(dir, p, "out"),
 	     *err = sweep_point_path(dir, p, "err");
+	const char *exe = self_path();
 	uint32_t idx[SWEEP_MAX_KEYS], n = 0;
-	pid_t pid = -1;
+	pid_t parent = getpid(), pid = -1;
 	bool ok = csv && json && out && err;
 
 	sweep_point_values(a, p, idx);
@@ -130,10 +208,14 @@ static pid_t start_point(const struct sweep_args *a, const char *dir, uint64_t p
 		    e = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666),
 		    in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
+		/* The sweep gone (killed, its job cancelled), its points go
+		 * too: none is left writing into the folder of a rerun. */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+			_exit(127);
 		if (o < 0 || e < 0 || in < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || dup2(in, 0) < 0)
 			_exit(127);
-		execv("/proc/self/exe", (char *const *)argv);
-		dprintf(2, "cclab sweep: cannot run /proc/self/exe: %s\n", strerror(errno));
+		execv(exe, (char *const *)argv);
+		dprintf(2, "cclab sweep: cannot run %s: %s\n", exe, strerror(errno));
 		_exit(127);
 	}
 	if (pid < 0)
@@ -149,15 +231,24 @@ out:
 	return pid;
 }
 
-/* The point's status file: "exit N" (or "signal N"), and its first line
- * on stderr that says what went wrong, if any. */
-static void finish(const char *dir, uint64_t p, int status)
+/* Point p's status file: "exit N" (or "signal N"), and for a point that
+ * failed its first line on stderr that says why.  A point stopped by
+ * SIGINT, SIGTERM or SIGHUP (Ctrl-C, a job cancelled or out of time) was
+ * interrupted, not failed: no status, so a rerun runs it.  Returns whether
+ * it passed. */
+static bool finish(const char *dir, uint64_t p, int status)
 {
-	char *path = sweep_point_path(dir, p, "status"), *errp = sweep_point_path(dir, p, "err");
+	char *path, *errp;
 	char line[512] = "", text[600];
-	FILE *f = errp ? fopen(errp, "re") : NULL;
-	int n, werr;
+	FILE *f;
+	int n, sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	bool passed = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 
+	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+		return false;
+	path = sweep_point_path(dir, p, "status");
+	errp = sweep_point_path(dir, p, "err");
+	f = !passed && errp ? fopen(errp, "re") : NULL;
 	while (f && fgets(line, sizeof(line), f))
 		if (!strncmp(line, "cclab ", 6) && !strstr(line, ": note: "))
 			break; /* the first error, not a note */
@@ -170,13 +261,28 @@ static void finish(const char *dir, uint64_t p, int status)
 		n = snprintf(text, sizeof(text), "exit %d\n%s%s", WEXITSTATUS(status), line,
 			     *line ? "\n" : "");
 	else
-		n = snprintf(text, sizeof(text), "signal %d\n%s%s",
-			     WIFSIGNALED(status) ? WTERMSIG(status) : 0, line, *line ? "\n" : "");
-	if (!path || (werr = cc_write_file_atomic(path, text, (size_t)n)))
+		n = snprintf(text, sizeof(text), "signal %d\n%s%s", sig, line, *line ? "\n" : "");
+	if (!path || cc_write_file_atomic(path, text, (size_t)n))
 		fprintf(stderr, "cclab sweep: point %llu: cannot write its status\n",
 			(unsigned long long)p);
 	free(path);
 	free(errp);
+	return passed;
+}
+
+bool sweep_point_done(const char *dir, uint64_t p)
+{
+	char *path = sweep_point_path(dir, p, "status"), text[32] = "";
+	FILE *f = path ? fopen(path, "re") : NULL;
+	int v;
+
+	free(path);
+	if (!f)
+		return false;
+	if (!fgets(text, sizeof(text), f))
+		text[0] = '\0';
+	fclose(f);
+	return sscanf(text, "exit %d", &v) == 1 || sscanf(text, "signal %d", &v) == 1;
 }
 
 static double now_s(void)
@@ -206,53 +312,60 @@ static void progress(bool on, uint64_t done, uint64_t todo, double start)
 	fflush(stderr);
 }
 
-bool sweep_run_points(const struct sweep_args *a, const char *dir,
-		      const struct sweep_share *share, uint32_t jobs)
+int sweep_run_points(const struct sweep_args *a, const char *dir,
+		     const struct sweep_share *share, uint32_t jobs)
 {
 	uint64_t n = sweep_npoints(a), next = share->index, todo = 0, done = 0;
 	struct child kids[CLI_MAX_JOBS];
 	uint32_t running = 0;
-	bool tty = isatty(STDERR_FILENO), ok = true;
+	bool tty = isatty(STDERR_FILENO), all_passed = true;
 	double start = now_s();
 	char *points = NULL;
+	int rc = 0;
 
 	if (asprintf(&points, "%s/points", dir) < 0 || (mkdir(points, 0777) && errno != EEXIST)) {
 		fprintf(stderr, "cclab sweep: cannot make '%s/points': %s\n", dir, strerror(errno));
 		free(points);
-		return false;
+		return -1;
 	}
 	free(points);
 	if (jobs > CLI_MAX_JOBS)
 		jobs = CLI_MAX_JOBS;
-	/* The share's points that have no status yet. */
-	bool *run = calloc(n, sizeof(*run));
-
-	if (!run) {
-		fprintf(stderr, "cclab sweep: out of memory\n");
-		return false;
-	}
-	for (uint64_t p = share->index; p < n; p += share->count) {
-		char *st = sweep_point_path(dir, p, "status");
-
-		run[p] = !st || access(st, F_OK) != 0;
-		todo += run[p];
-		free(st);
-	}
+	for (uint64_t p = share->index; p < n; p += share->count)
+		todo += !sweep_point_done(dir, p);
 	progress(tty, 0, todo, start);
 	for (;;) {
-		while (ok && running < jobs && next < n) {
+		while (!rc && running < jobs && next < n) {
 			uint64_t p = next;
+			int lock;
 
 			next += share->count;
-			if (!run[p])
+			if (sweep_point_done(dir, p))
 				continue;
+			if ((lock = lock_point(dir, p)) == -1) {
+				todo--; /* another process runs it */
+				continue;
+			}
+			/* done while we looked, or no lock to be had */
+			if (lock < 0 || sweep_point_done(dir, p)) {
+				if (lock >= 0)
+					close(lock);
+				todo -= lock >= 0;
+				if (lock < 0) {
+					fprintf(stderr, "cclab sweep: cannot lock point %llu in '%s'\n",
+						(unsigned long long)p, dir);
+					rc = -1;
+				}
+				continue;
+			}
 			pid_t pid = start_point(a, dir, p);
 
 			if (pid < 0) {
-				ok = false;
+				close(lock);
+				rc = -1;
 				break;
 			}
-			kids[running++] = (struct child){ .pid = pid, .point = p };
+			kids[running++] = (struct child){ .pid = pid, .point = p, .lock = lock };
 		}
 		if (!running)
 			break;
@@ -266,12 +379,12 @@ bool sweep_run_points(const struct sweep_args *a, const char *dir,
 		}
 		for (uint32_t i = 0; i < running; i++)
 			if (kids[i].pid == pid) {
-				finish(dir, kids[i].point, status);
+				all_passed = finish(dir, kids[i].point, status) && all_passed;
+				close(kids[i].lock);
 				kids[i] = kids[--running];
 				progress(tty, ++done, todo, start);
 				break;
 			}
 	}
-	free(run);
-	return ok;
+	return rc ? rc : all_passed ? 0 : 1;
 }

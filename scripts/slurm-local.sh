@@ -19,6 +19,14 @@ dir=${2:-}
 [ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 2; }
 
 stop() {
+	# Its jobs first (their steps would outlive slurmd), then the daemons.
+	if [ -f "$dir/slurmctld.pid" ] && [ -f "$dir/slurm.conf" ]; then
+		SLURM_CONF=$dir/slurm.conf scancel --full -u "$(id -un)" 2>/dev/null
+		for _ in $(seq 1 20); do
+			[ -z "$(SLURM_CONF=$dir/slurm.conf squeue -h 2>/dev/null)" ] && break
+			sleep 0.5
+		done
+	fi
 	for p in slurmd slurmctld munged; do
 		[ -f "$dir/$p.pid" ] && kill "$(cat "$dir/$p.pid")" 2>/dev/null
 	done

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -95,7 +96,8 @@ static void test_grid_merged(void **state)
 	same_merged("j2", "j1");
 	char *csv = file_in("j1", "sweep.csv"), *json = file_in("j1", "sweep.json");
 
-	assert_true(!strncmp(csv, "point,algorithm,transport,exit,error,scenario,executor,", 55));
+	assert_true(!strncmp(csv, "point,grid.algorithm,grid.transport,exit,error,scenario,"
+			      "executor,", 65));
 	assert_int_equal(count_substr(csv, "\n"), 1 + 4 * 4);
 	assert_non_null(strstr(csv, "\n0,ring,write_imm,0,,demo,sim,"));
 	assert_non_null(strstr(csv, "\n1,ring,send_recv,0,,demo,sim,"));
@@ -200,6 +202,19 @@ static void test_shares(void **state)
 	assert_int_equal(r.status, 0);
 	run_free(&r);
 	same_merged("array", "j1");
+	/* a batch script's SLURM_PROCID (no step) is no task: all points here */
+	r = run_cclab_env("SLURM_PROCID=0 SLURM_NTASKS=2", "sweep " SCENARIO " " GRID " --out "
+			  "'%s/batch'", tmpdir);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	same_merged("batch", "j1");
+	/* an index no MIN-MAX:STEP range gives */
+	r = run_cclab_env("SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_STEP=2 "
+			  "SLURM_ARRAY_TASK_COUNT=3", "sweep " SCENARIO " " GRID " --out "
+			  "'%s/stepped'", tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "SLURM_ARRAY_TASK_ID 1 is not one of 3 tasks from 0 by 2"));
+	run_free(&r);
 }
 
 /* A real mpirun (Open MPI, oversubscribed on this machine's cores). */
@@ -254,7 +269,7 @@ static void test_real_slurm(void **state)
 		 "export SLURM_CONF='%s/slurm/slurm.conf'; "
 		 "j=$(sbatch --parsable --array=0-2 -o '%s/array-%%a.log' --wrap \"'%s' sweep "
 		 SCENARIO " " GRID " --out '%s/sbatch'\") || exit 1; "
-		 "for i in $(seq 1 600); do [ -z \"$(squeue -h -j $j 2>/dev/null)\" ] && "
+		 "for i in $(seq 1 1500); do [ -z \"$(squeue -h -j $j 2>/dev/null)\" ] && "
 		 "exit 0; sleep 0.2; done; exit 1", tmpdir, tmpdir, cclab, tmpdir);
 	rc = system(cmd);
 	assert_int_equal(rc, 0);
@@ -265,7 +280,8 @@ static void test_real_slurm(void **state)
 	run_free(&r);
 	same_merged("sbatch", "j1");
 	/* one srun step of two tasks */
-	snprintf(cmd, sizeof(cmd), "SLURM_CONF='%s/slurm/slurm.conf' srun -n 2 '%s' sweep "
+	snprintf(cmd, sizeof(cmd), "SLURM_CONF='%s/slurm/slurm.conf' timeout 300 srun -t 5 -n 2 "
+		 "'%s' sweep "
 		 SCENARIO " " GRID " --out '%s/srun' >'%s' 2>&1", tmpdir, cclab, tmpdir, log);
 	if (system(cmd)) {
 		char *text = text_of(log);
@@ -307,6 +323,34 @@ static void test_bad_input(void **state)
 	struct run r = run_cclab("sweep --merge '%s/j1' " SCENARIO, tmpdir);
 
 	assert_int_equal(r.status, 2);
+	run_free(&r);
+	/* the merged files on one path */
+	r = run_cclab("sweep --merge '%s/j1' --csv '%s/j1/sweep.json'", tmpdir, tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "would be the same file"));
+	run_free(&r);
+	/* more --set than a point's run takes */
+	char many[64 * 20] = "";
+
+	for (int i = 0; i < 64; i++)
+		strcat(many, "--set seed=1 ");
+	r = run_cclab("sweep " SCENARIO " %s --grid algorithm=ring --out '%s/bad'", many, tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "a point takes at most 64 --set in all"));
+	run_free(&r);
+	/* a folder that is not a sweep's */
+	char other[256];
+
+	snprintf(other, sizeof(other), "%s/other", tmpdir);
+	assert_int_equal(mkdir(other, 0777), 0);
+	snprintf(other, sizeof(other), "%s/other/notes.txt", tmpdir);
+	FILE *nf = fopen(other, "w");
+
+	assert_non_null(nf);
+	fclose(nf);
+	r = run_cclab("sweep " SCENARIO " --grid algorithm=ring --out '%s/other'", tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "is not empty and holds no sweep"));
 	run_free(&r);
 	/* nothing was made for the refused ones */
 	char bad_dir[256];
