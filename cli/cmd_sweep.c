@@ -256,46 +256,6 @@ out:
 	return rc;
 }
 
-/* DIR/shares/LAUNCH.INDEX: this task has run its share (whatever came
- * of its points), for rank 0 to know when to merge. */
-static char *marker_path(const char *dir, const struct sweep_share *sh, uint32_t index)
-{
-	char *p = NULL;
-
-	if (asprintf(&p, "%s/shares/%s.%u", dir, sh->launch, index) < 0)
-		return NULL;
-	return p;
-}
-
-static void mark_done(const char *dir, const struct sweep_share *sh)
-{
-	char *shares = join(dir, "shares"), *path = marker_path(dir, sh, sh->index);
-	int err = -ENOMEM;
-
-	if (shares && path && (!mkdir(shares, 0777) || errno == EEXIST))
-		err = cc_write_file_atomic(path, "done\n", 5);
-	if (err)
-		fprintf(stderr, "cclab sweep: cannot mark share %u done in '%s': rank 0 will wait "
-			"for it\n", sh->index, dir);
-	free(shares);
-	free(path);
-}
-
-/* Rank 0 of srun or mpirun: until every task of this launch has run its
- * share.  A task that dies without its marker leaves rank 0 waiting until
- * the launcher ends the step (mpirun does when a rank dies; srun with
- * --kill-on-bad-exit). */
-static void wait_for_all(const char *dir, const struct sweep_share *sh)
-{
-	for (uint32_t i = 0; i < sh->count; i++) {
-		char *path = marker_path(dir, sh, i);
-
-		while (path && access(path, F_OK))
-			usleep(200 * 1000);
-		free(path);
-	}
-}
-
 /* --merge DIR: the folder's definition read back, then merged. */
 static int merge_only(struct sweep_args *a)
 {
@@ -323,13 +283,13 @@ static int merge_only(struct sweep_args *a)
 
 static int sweep(struct sweep_args *a)
 {
-	struct sweep_share share;
+	struct cli_share share;
 	char *own = NULL, why[256];
 	const char *dir = a->out;
 	uint32_t jobs;
 	int rc, ran;
 
-	if (sweep_share_find(&share, why, sizeof(why))) {
+	if (cli_share_find(&share, why, sizeof(why))) {
 		fprintf(stderr, "cclab sweep: %s\n", why);
 		return CLI_EXIT_USAGE;
 	}
@@ -346,7 +306,7 @@ static int sweep(struct sweep_args *a)
 	jobs = a->jobs ? a->jobs : share.size > 1 ? 1 : cli_default_jobs();
 	ran = sweep_run_points(a, dir, &share, jobs);
 	if (share.count > 1)
-		mark_done(dir, &share);
+		cli_share_mark_done(&share, dir);
 	if (share.array || share.rank != 0) {
 		/* Its own points' verdict (sacct's exit code); the merge gives
 		 * the sweep's. */
@@ -363,7 +323,7 @@ static int sweep(struct sweep_args *a)
 		goto out;
 	}
 	if (share.count > 1)
-		wait_for_all(dir, &share);
+		cli_share_wait_all(&share, dir);
 	rc = sweep_merge(a, dir);
 out:
 	free(own);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/launch_share.h"
 
 #define SWEEP_MAX_KEYS 16u
 #define SWEEP_MAX_VALUES 4096u
@@ -60,24 +61,12 @@ void sweep_grid_line(const struct sweep_args *a, uint32_t i, FILE *f);
 int sweep_args_from_manifest(char *text, struct sweep_args *a, char *why, size_t len);
 
 /* ---- cli/sweep_run.c ---- */
-struct sweep_share {
-	uint32_t index, count; /* this process runs the points P with P % count == index */
-	uint32_t rank, size;   /* its launcher's task among the launch's (0 of 1: none) */
-	const char *from;      /* what said so: "SLURM_ARRAY_TASK_ID", ...; NULL: alone */
-	bool array;            /* a job array's task: the shares are merged later */
-	char launch[96];       /* the launch's name, for the tasks' done markers */
-};
-/* Which share is this process's, from the launcher's variables: a Slurm
- * job array's task (and, within it, an srun step's or mpirun's task), an
- * srun step's task, an mpirun rank.  0, or -EINVAL with why (an array of
- * listed indices, which no range maps to shares). */
-int sweep_share_find(struct sweep_share *s, char *why, size_t len);
 /* Runs the share's points that have no status in dir (and that no other
  * process is running: each is locked while it runs), `jobs` at once.
  * Returns 0 when every one exited 0, 1 when one did not, -1 when one could
  * not be started (after a message). */
 int sweep_run_points(const struct sweep_args *a, const char *dir,
-		     const struct sweep_share *share, uint32_t jobs);
+		     const struct cli_share *share, uint32_t jobs);
 /* Whether point P has a status that says how it ended. */
 bool sweep_point_done(const char *dir, uint64_t p);
 /* The file of point P in dir: "DIR/points/P.EXT". */
