@@ -80,16 +80,6 @@ static void refuse(struct tune_cand *k, struct tune_cell *cell, const char *why)
 	k->refused = true;
 }
 
-/* What a run leaves to be said on stderr, in candidate order once every
- * run of its size has finished (runs go in parallel, the messages do not). */
-struct tune_note {
-	const char *status;          /* a failed run: its status; NULL: none */
-	char why[TUNE_REASON_LEN];
-	/* Ran out of memory beside other runs: run it again once they are
-	 * done, alone (its cell is not filled yet). */
-	bool retry;
-};
-
 /* A run that did not give a time: "failed" in its cell, and a note. */
 static void fail(struct tune_note *n, struct tune_cell *cell, const char *status, const char *why)
 {
@@ -232,6 +222,11 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 	}
 	cc_schedule_free(s);
 	cli_mem_budget_release(&t->mem, held);
+}
+
+void tune_run_one(struct tune *t, int c, struct tune_size *z, struct tune_note *n)
+{
+	run_cand(t, c, z, n, true);
 }
 
 /* The notes of size z's runs on stderr, in candidate order; failed runs
@@ -474,6 +469,26 @@ static void run_size(struct tune *t, uint32_t i, struct tune_note *notes)
 	progress(t->tty, i, t->nsizes, j.z, NULL);
 }
 
+/* Size i's notes, ranking and row (the table's head before the first). */
+static void show_size(struct tune *t, uint32_t i, const struct tune_note *notes)
+{
+	struct tune_size *z = &t->sizes[i];
+	uint32_t fails = t->failures;
+
+	report(t, z, notes);
+	rank_cells(t, z);
+	if (i == 0)
+		tune_print_head(t);
+	tune_print_row(t, z);
+	if (z->best < 0 && fails == t->failures) {
+		/* Nothing failed and nothing ran: no candidate applies. */
+		fflush(stdout);
+		fprintf(stderr, "cclab tune: %" PRIu64 " bytes: no candidate applies to this "
+			"scenario\n", z->bytes);
+		t->failures++;
+	}
+}
+
 /* Every size, every candidate; the table as it goes.  0, or CLI_EXIT_FAIL
  * when the sweep cannot start (no memory for its notes).  A run that runs
  * out of memory does not stop it: it is refused (run_cand()). */
@@ -486,25 +501,35 @@ static int sweep(struct tune *t)
 		return CLI_EXIT_FAIL;
 	}
 	for (uint32_t i = 0; i < t->nsizes; i++) {
-		struct tune_size *z = &t->sizes[i];
-		uint32_t fails = t->failures;
-
 		run_size(t, i, notes);
-		report(t, z, notes);
-		rank_cells(t, z);
-		if (i == 0)
-			tune_print_head(t);
-		tune_print_row(t, z);
-		if (z->best < 0 && fails == t->failures) {
-			/* Nothing failed and nothing ran: no candidate applies. */
-			fflush(stdout);
-			fprintf(stderr, "cclab tune: %" PRIu64 " bytes: no candidate applies to "
-				"this scenario\n", z->bytes);
-			t->failures++;
-		}
+		show_size(t, i, notes);
 	}
 	free(notes);
 	return 0;
+}
+
+/* Under srun or mpirun (--out): this task's runs; rank 0 then shows
+ * every size from the cells all tasks wrote.  0, CLI_EXIT_FAIL, or for a
+ * task other than rank 0 TUNE_SHARE_DONE. */
+#define TUNE_SHARE_DONE (-100)
+static int sweep_shared(struct tune *t, const struct cli_share *sh, const char *out)
+{
+	struct tune_note *notes;
+	int rc = tune_share_run(t, sh, out);
+
+	if (sh->rank != 0)
+		return rc ? CLI_EXIT_FAIL : TUNE_SHARE_DONE;
+	notes = calloc((size_t)t->nsizes * (size_t)t->ncand, sizeof(*notes));
+	if (!notes || tune_share_collect(t, sh, out, notes)) {
+		if (!notes)
+			fprintf(stderr, "cclab tune: %s\n", strerror(ENOMEM));
+		free(notes);
+		return CLI_EXIT_FAIL;
+	}
+	for (uint32_t i = 0; i < t->nsizes; i++)
+		show_size(t, i, notes + (size_t)i * (size_t)t->ncand);
+	free(notes);
+	return rc ? CLI_EXIT_FAIL : 0;
 }
 
 /* NCCL's model of the scenario's machine, for its choice beside each
@@ -542,23 +567,40 @@ static int tune_run(const struct tune_args *a, const struct cc_scenario *sc)
 		.all = a->all,
 		.jobs = a->jobs ? a->jobs : default_jobs(),
 	};
+	struct cli_share share;
+	char why[256];
 	int rc, err;
 
+	if (cli_share_find(&share, why, sizeof(why)))
+		return cli_usage_error(CLI_TUNE, "%s", why);
+	if (share.count > 1 && (share.array || !a->out))
+		return cli_usage_error(CLI_TUNE, "%s: %u tasks: tune spreads its runs over the "
+				       "tasks of one srun step or mpirun through a folder every "
+				       "task sees (--out DIR)%s", share.from, share.count,
+				       share.array ? ", not over a job array" : "");
 	cands_init(&t, a);
 	nccl_init(&t);
-	if ((rc = open_outputs(a, &jf, &cf)))
+	if ((share.count == 1 || share.rank == 0) && (rc = open_outputs(a, &jf, &cf)))
 		return rc;
 	/* Threads beyond the candidates would have nothing to run. */
 	if (t.jobs > (uint32_t)t.ncand)
 		t.jobs = (uint32_t)t.ncand;
 	cli_mem_budget_init(&t.mem, &t.jobs);
-	if (sizes_init(&t) || (rc = sweep(&t))) {
+	if (!sizes_init(&t) && share.count > 1 && (rc = sweep_shared(&t, &share, a->out)) ==
+						       TUNE_SHARE_DONE) {
+		/* a task other than rank 0: its runs are in the folder */
+		cli_mem_budget_destroy(&t.mem);
+		free(t.sizes);
+		return CLI_EXIT_OK;
+	}
+	if (!t.sizes || (share.count == 1 && (rc = sweep(&t))) || (share.count > 1 && rc)) {
 		if (!t.sizes)
 			fprintf(stderr, "cclab tune: %s\n", strerror(ENOMEM));
-		/* The files are complete or absent, never partial. */
-		if (a->json)
+		/* The files are complete or absent, never partial (a task
+		 * other than rank 0 opened none). */
+		if (a->json && (share.count == 1 || share.rank == 0))
 			cc_atomic_abort(&jf);
-		if (a->csv)
+		if (a->csv && (share.count == 1 || share.rank == 0))
 			cc_atomic_abort(&cf);
 		free(t.sizes);
 		cli_mem_budget_destroy(&t.mem);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/launch_share.h"
 #include "cli/mem_budget.h"
 #include "core/nccl_tune.h"
 #include "core/schedule.h"
@@ -42,6 +43,7 @@ struct tune_args {
 	uint32_t channels[TUNE_MAX_CHANNELS], nchannels;
 	bool order_given[CC_RING_ORDER_COUNT], orders_given;
 	uint32_t jobs; /* --jobs: runs at once; 0: one per online processor */
+	const char *out; /* --out DIR: the folder of a launcher's tasks' runs */
 };
 
 /* Parses argv[1..argc) (argv[0] is "tune").  CLI_EXIT_OK, with *help set
@@ -118,6 +120,31 @@ struct tune {
 	struct cc_nccl_comm nccl;
 	char nccl_why[256];
 };
+/* What a run leaves to be said on stderr, in candidate order once every
+ * run of its size has finished (runs go in parallel, the messages do not). */
+struct tune_note {
+	const char *status;          /* a failed run: its status; NULL: none */
+	char why[TUNE_REASON_LEN];
+	/* Ran out of memory beside other runs: run it again once they are
+	 * done, alone (its cell is not filled yet). */
+	bool retry;
+};
+
+/* Runs candidate c at size z alone (no other run holds memory) and fills
+ * its cell and *n (cli/cmd_tune.c). */
+void tune_run_one(struct tune *t, int c, struct tune_size *z, struct tune_note *n);
+
+/* ---- cli/tune_share.c: the runs spread over a launcher's tasks ---- */
+/* This task's runs (run r = size x candidates + candidate, r mod count ==
+ * its index), each cell written to OUT/LAUNCH/, then its done marker.
+ * 0, or -1 after a message. */
+int tune_share_run(struct tune *t, const struct cli_share *sh, const char *out);
+/* Rank 0: waits for every task's marker, then reads every cell into
+ * t->sizes and the notes (nsizes x ncand, size-major) and the candidates'
+ * first refusals.  0, or -1 after a message. */
+int tune_share_collect(struct tune *t, const struct cli_share *sh, const char *out,
+		       struct tune_note *notes);
+
 /* NCCL's choice for size z as "Tree/LL 1ch", or "n/a" (cli/tune_table.c). */
 const char *tune_nccl_text(const struct tune *t, const struct tune_size *z, char *buf,
 			   size_t len);

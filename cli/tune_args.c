@@ -49,8 +49,12 @@ void tune_usage(FILE *f)
 		   "                          (default: the scenario's, and rail too on a\n"
 		   "                          topology of multi-GPU nodes)\n"
 		   "      --jobs N            run up to N candidates of a size at once, each\n"
-		   "                          on its own thread (default: one per online\n"
-		   "                          processor); the output is the same for any N\n"
+		   "                          on its own thread (default: one per processor);\n"
+		   "                          the output is the same for any N\n"
+		   "      --out DIR           under srun or mpirun: spread the runs over the\n"
+		   "                          tasks through DIR (a folder every task sees);\n"
+		   "                          rank 0 prints the table, the same as one\n"
+		   "                          process's (docs/tune.md)\n"
 		   "  -h, --help              this text\n\n"
 		   "Exit status: 0 every run completed, 1 a run failed (named on stderr) or a\n"
 		   "file could not be written, 2 bad usage, a bad scenario (file:line:col)\n"
@@ -147,7 +151,7 @@ static int parse_jobs(const char *val, struct tune_args *a)
 
 int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 {
-	enum { O_SET, O_JSON, O_CSV, O_CHANNELS, O_ORDERS, O_JOBS, O_ALL, O_COUNT };
+	enum { O_SET, O_JSON, O_CSV, O_CHANNELS, O_ORDERS, O_JOBS, O_ALL, O_OUT, O_COUNT };
 	static const struct cli_argv_opt opts[O_COUNT] = {
 		[O_SET] = {.name = "--set", .repeat = true},
 		[O_JSON] = {.name = "--json"},
@@ -156,6 +160,7 @@ int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 		[O_ORDERS] = {.name = "--ring-orders"},
 		[O_JOBS] = {.name = "--jobs"},
 		[O_ALL] = {.name = "--all", .flag = true},
+		[O_OUT] = {.name = "--out"},
 	};
 	struct cli_argv it;
 	const char *val;
@@ -172,6 +177,7 @@ int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 			a->scenario = val;
 			break;
 		case O_ALL: a->all = true; break;
+		case O_OUT: a->out = val; break;
 		case O_SET:
 			if (a->nsets == CLI_MAX_SETS)
 				return usage_error("--set: at most %u", CLI_MAX_SETS);

@@ -1059,6 +1059,100 @@ static void test_memory_budget(void **state)
 	run_free(&r[1]);
 }
 
+/* Under srun or mpirun (--out DIR): the runs spread over the tasks, and
+ * rank 0's table, --csv and --json the same bytes as one process's; a
+ * launch without --out, or a job array, refused.  Two processes with
+ * mpirun's variables, on a star (n/a cells) and on lossy links (failed
+ * runs and their notes), and a real mpirun when Open MPI is here. */
+static void rc_is(int st, int want)
+{
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), want);
+}
+
+static void test_launcher_tasks(void **state)
+{
+	static const char *const sets[] = {
+		"--set sizes.max=256KiB",
+		"--set sizes.max=4 --set fabric.link.loss_ppb=1000000000",
+	};
+	char cmd[2048];
+
+	(void)state;
+	need_cclab();
+	const char *sc = scenario("tune-tasks", "star");
+
+	for (size_t k = 0; k < 2; k++) {
+		char *one_out, *one_err, *one_csv, *one_json, *two, *f;
+		struct run r = run_cclab("tune %s %s --csv %s/one.csv --json %s/one.json", sc,
+					 sets[k], tmpdir, tmpdir);
+
+		one_out = r.out;
+		one_err = r.err;
+		assert_int_equal(r.status, k ? 1 : 0);
+		snprintf(cmd, sizeof(cmd), "cd '%s' && (OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "
+			 "'%s' tune %s %s --out d%zu >r1.out 2>&1 &) ; OMPI_COMM_WORLD_RANK=0 "
+			 "OMPI_COMM_WORLD_SIZE=2 '%s' tune %s %s --out d%zu --csv two.csv --json "
+			 "two.json >two.out 2>two.err; rc=$?; wait; exit $rc", tmpdir, cclab, sc,
+			 sets[k], k, cclab, sc, sets[k], k);
+		rc_is(system(cmd), k ? 1 : 0);
+		char p[256];
+
+		snprintf(p, sizeof(p), "%s/two.out", tmpdir);
+		two = text_of(p);
+		assert_string_equal(two, one_out);
+		free(two);
+		snprintf(p, sizeof(p), "%s/two.err", tmpdir);
+		two = text_of(p);
+		assert_string_equal(two, one_err);
+		free(two);
+		snprintf(p, sizeof(p), "%s/two.csv", tmpdir);
+		two = text_of(p);
+		snprintf(p, sizeof(p), "%s/one.csv", tmpdir);
+		one_csv = text_of(p);
+		assert_string_equal(two, one_csv);
+		free(two);
+		snprintf(p, sizeof(p), "%s/two.json", tmpdir);
+		two = text_of(p);
+		snprintf(p, sizeof(p), "%s/one.json", tmpdir);
+		one_json = text_of(p);
+		assert_string_equal(two, one_json);
+		free(two);
+		if (!k && !system("command -v mpirun >/dev/null 2>&1")) {
+			snprintf(cmd, sizeof(cmd), "cd '%s' && OMPI_ALLOW_RUN_AS_ROOT=1 "
+				 "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 '%s' "
+				 "tune %s %s --out dm --csv m.csv >m.out 2>m.err", tmpdir, cclab, sc,
+				 sets[k]);
+			assert_int_equal(system(cmd), 0);
+			snprintf(p, sizeof(p), "%s/m.out", tmpdir);
+			f = text_of(p);
+			assert_string_equal(f, one_out);
+			free(f);
+			snprintf(p, sizeof(p), "%s/m.csv", tmpdir);
+			f = text_of(p);
+			assert_string_equal(f, one_csv);
+			free(f);
+		} else if (!k) {
+			print_message("SKIP (part): no mpirun here\n");
+		}
+		free(one_out);
+		free(one_err);
+		free(one_csv);
+		free(one_json);
+	}
+	struct run r = run_cclab_env("OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2",
+				     "tune %s --set sizes.max=4", sc);
+
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "OMPI_COMM_WORLD_RANK: 2 tasks: tune spreads its runs"));
+	run_free(&r);
+	r = run_cclab_env("SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2",
+			  "tune %s --set sizes.max=4 --out %s/arr", sc, tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "not over a job array"));
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
@@ -1073,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(test_unwritable),
 		cmocka_unit_test(test_ring_layouts),
 		cmocka_unit_test(test_memory_budget),
+		cmocka_unit_test(test_launcher_tasks),
 	};
 
 	return cmocka_run_group_tests_name("tune", t, setup, teardown);
