@@ -20,6 +20,7 @@
 #include "sim/scenario.h"
 #include "util/atomic_file.h"
 #include "util/files.h"
+#include "util/yaml.h"
 
 #define MANIFEST_MAX ((size_t)4 << 20)
 
@@ -118,14 +119,15 @@ static int line_len(const char *s)
 	return e ? (int)(e - s) : (int)strlen(s);
 }
 
-/* The first line where a and b differ, or false.  The scenario's path
- * is no part of the comparison: its bytes are (scenario.yaml). */
+/* The first line where a and b differ, or false.  The scenario's and the
+ * grid file's paths are no part of the comparison: their bytes are
+ * (scenario.yaml, grid.yaml). */
 static bool differ(const char *a, const char *b, const char **la, const char **lb)
 {
 	for (;;) {
-		while (!strncmp(a, "scenario: ", 10))
+		while (!strncmp(a, "scenario: ", 10) || !strncmp(a, "grid-file: ", 11))
 			a += line_len(a) + (a[line_len(a)] == '\n');
-		while (!strncmp(b, "scenario: ", 10))
+		while (!strncmp(b, "scenario: ", 10) || !strncmp(b, "grid-file: ", 11))
 			b += line_len(b) + (b[line_len(b)] == '\n');
 		if (!*a && !*b)
 			return false;
@@ -167,7 +169,9 @@ static bool sweep_dir_fresh(const char *dir)
 	while (d && (e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
 		    strcmp(e->d_name, "scenario.yaml") && strcmp(e->d_name, "points") &&
-		    strcmp(e->d_name, "shares") && strncmp(e->d_name, ".scenario.yaml.tmp", 18) &&
+		    strcmp(e->d_name, "shares") && strcmp(e->d_name, "grid.yaml") &&
+		    strncmp(e->d_name, ".grid.yaml.tmp", 14) &&
+		    strncmp(e->d_name, ".scenario.yaml.tmp", 18) &&
 		    strncmp(e->d_name, ".sweep.txt.tmp", 14))
 			fresh = false;
 	if (d)
@@ -177,32 +181,70 @@ static bool sweep_dir_fresh(const char *dir)
 
 /* A folder another sweep wrote (or anything else) is refused, naming the
  * first difference; an empty or new one gets this sweep's definition. */
-static int prepare_dir(const struct sweep_args *a, const char *dir)
+/* A file the folder keeps a copy of (the scenario, the grid file): on a
+ * rerun its bytes must be the copy's, else the first line that differs is
+ * named; new, it is copied (atomically: every task may).  0, or an exit
+ * code after a message. */
+static int kept_copy(const char *dir, const char *name, const char *from, bool fresh)
 {
-	size_t mlen, slen, olen;
-	char *want = manifest(a, &mlen), *have, *scen, *path = NULL, *copy = NULL;
+	size_t len, olen;
+	char *copy = join(dir, name), *text = read_text(from, &len, &(int){0}), *have;
 	const char *la, *lb;
-	int err, rc = CLI_EXIT_USAGE;
 	unsigned line;
+	int err, rc = CLI_EXIT_USAGE;
 
-	scen = read_text(a->scenario, &slen, &err);
-	if (!want || !scen) {
-		fprintf(stderr, "cclab sweep: %s: %s\n", a->scenario,
-			want ? cc_file_strerror(err) : "out of memory");
+	if (!copy || !text) {
+		fprintf(stderr, "cclab sweep: %s: cannot read it\n", from);
 		goto out;
 	}
-	path = join(dir, "sweep.txt");
-	copy = join(dir, "scenario.yaml");
-	if (!path || !copy || (mkdir(dir, 0777) && errno != EEXIST)) {
+	if (fresh) {
+		if ((err = cc_write_file_atomic(copy, text, len))) {
+			fprintf(stderr, "cclab sweep: cannot write in '%s': %s\n", dir,
+				cc_file_strerror(err));
+			rc = cc_file_refused(err) ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+			goto out;
+		}
+		rc = CLI_EXIT_OK;
+		goto out;
+	}
+	have = read_text(copy, &olen, &err);
+	if (!have || (line = first_difference(have, text, &la, &lb))) {
+		if (have)
+			fprintf(stderr, "cclab sweep: '%s' holds the results of another version of "
+				"%s: its %s differs at line %u ('%.*s' there, '%.*s' now); another "
+				"--out, or remove the folder\n", dir, from, name, line, line_len(la), la,
+				line_len(lb), lb);
+		else
+			fprintf(stderr, "cclab sweep: '%s': %s: %s\n", dir, name,
+				cc_file_strerror(err));
+		free(have);
+		goto out;
+	}
+	free(have);
+	rc = CLI_EXIT_OK;
+out:
+	free(copy);
+	free(text);
+	return rc;
+}
+
+static int prepare_dir(const struct sweep_args *a, const char *dir)
+{
+	size_t mlen, olen;
+	char *want = manifest(a, &mlen), *have, *path = join(dir, "sweep.txt");
+	const char *la, *lb;
+	int err, rc = CLI_EXIT_USAGE;
+
+	if (!want || !path || (mkdir(dir, 0777) && errno != EEXIST)) {
 		fprintf(stderr, "cclab sweep: cannot make the results folder '%s': %s\n", dir,
-			strerror(errno));
+			want && path ? strerror(errno) : "out of memory");
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
 	have = read_text(path, &olen, &err);
 	if (have) {
-		/* A rerun: the same definition, and the scenario's same bytes
-		 * (its path may differ: its content decides). */
+		/* A rerun: the same definition, and the scenario's and grid
+		 * file's same bytes (their paths may differ: content decides). */
 		if (differ(have, want, &la, &lb)) {
 			fprintf(stderr, "cclab sweep: '%s' holds another sweep's results: its "
 				"sweep.txt has '%.*s' where this sweep has '%.*s' (another --out, or "
@@ -212,21 +254,8 @@ static int prepare_dir(const struct sweep_args *a, const char *dir)
 			goto out;
 		}
 		free(have);
-		have = read_text(copy, &olen, &err);
-		if (!have || (line = first_difference(have, scen, &la, &lb))) {
-			if (have)
-				fprintf(stderr, "cclab sweep: '%s' holds the results of another version "
-					"of %s: its scenario.yaml differs at line %u ('%.*s' there, "
-					"'%.*s' now); another --out, or remove the folder\n", dir,
-					a->scenario, line, line_len(la), la, line_len(lb), lb);
-			else
-				fprintf(stderr, "cclab sweep: '%s': %s: %s\n", dir, "scenario.yaml",
-					cc_file_strerror(err));
-			free(have);
-			goto out;
-		}
-		free(have);
-		rc = CLI_EXIT_OK;
+		if (!(rc = kept_copy(dir, "scenario.yaml", a->scenario, false)) && a->grid_file)
+			rc = kept_copy(dir, "grid.yaml", a->grid_file, false);
 		goto out;
 	}
 	if (err != -ENOENT) {
@@ -238,10 +267,12 @@ static int prepare_dir(const struct sweep_args *a, const char *dir)
 			"give --out a new or empty folder\n", dir);
 		goto out;
 	}
-	/* New: the scenario's copy first, the definition last, each whole
-	 * (every task of a launcher may write them: the same bytes). */
-	if ((err = cc_write_file_atomic(copy, scen, slen)) ||
-	    (err = cc_write_file_atomic(path, want, mlen))) {
+	/* New: the copies first, the definition last, each whole (every
+	 * task of a launcher may write them: the same bytes). */
+	if ((rc = kept_copy(dir, "scenario.yaml", a->scenario, true)) ||
+	    (a->grid_file && (rc = kept_copy(dir, "grid.yaml", a->grid_file, true))))
+		goto out;
+	if ((err = cc_write_file_atomic(path, want, mlen))) {
 		fprintf(stderr, "cclab sweep: cannot write in '%s': %s\n", dir,
 			cc_file_strerror(err));
 		rc = cc_file_refused(err) ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
@@ -250,9 +281,7 @@ static int prepare_dir(const struct sweep_args *a, const char *dir)
 	rc = CLI_EXIT_OK;
 out:
 	free(want);
-	free(scen);
 	free(path);
-	free(copy);
 	return rc;
 }
 
@@ -273,6 +302,19 @@ static int merge_only(struct sweep_args *a)
 	if (sweep_args_from_manifest(text, a, why, sizeof(why))) {
 		fprintf(stderr, "cclab sweep: --merge %s: sweep.txt: %s\n", a->merge, why);
 		rc = CLI_EXIT_USAGE;
+	} else if (a->grid_file && !a->nkeys) {
+		/* the points of the grid file, from the folder's copy */
+		char *grid = join(a->merge, "grid.yaml");
+		struct cy_error yerr;
+
+		if (grid && !sweep_grid_file(a, grid, &yerr)) {
+			rc = sweep_merge(a, a->merge);
+		} else {
+			fprintf(stderr, "cclab sweep: --merge %s: %s\n", a->merge,
+				grid ? yerr.msg : "out of memory");
+			rc = CLI_EXIT_USAGE;
+		}
+		free(grid);
 	} else {
 		rc = sweep_merge(a, a->merge);
 	}

@@ -44,6 +44,11 @@ struct sweep_args {
 	const char *merge;  /* --merge DIR: join a folder's points, run nothing */
 	const char *json, *csv; /* the merged files; NULL: in the folder */
 	uint32_t jobs;      /* -j; 0: the default */
+	/* --grid-file: the points listed (nlist of them, each nkeys value
+	 * indices) rather than the product of the keys' values */
+	const char *grid_file;
+	uint32_t *list;
+	uint64_t nlist;
 };
 
 /* A point's values: key i's value index idx[i]; the last key fastest. */
@@ -59,6 +64,12 @@ void sweep_grid_line(const struct sweep_args *a, uint32_t i, FILE *f);
 /* Reads back sweep.txt's scenario, set and grid lines (--merge), pointing
  * into text, whose newlines it ends the lines at; 0, or -EINVAL with why. */
 int sweep_args_from_manifest(char *text, struct sweep_args *a, char *why, size_t len);
+
+/* ---- cli/sweep_grid_file.c ---- */
+struct cy_error;
+/* Reads --grid-file's points (a YAML list of mappings) into a->keys and
+ * a->list; 0, or an error with err's file:line:col message. */
+int sweep_grid_file(struct sweep_args *a, const char *path, struct cy_error *err);
 
 /* ---- cli/sweep_run.c ---- */
 /* Runs the share's points that have no status in dir (and that no other

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/argv.h"
+#include "util/yaml.h"
 #include "cli/sweep.h"
 #include "util/files.h"
 
@@ -27,6 +28,9 @@ void sweep_usage(FILE *f)
 		"options:\n"
 		"  --grid KEY=V1,V2,...  a key of the scenario (as --set names it) and its\n"
 		"                        values, comma-separated (repeatable, up to %u keys)\n"
+		"  --grid-file FILE      the points listed instead: a YAML list of mappings,\n"
+		"                        such as - {algorithm: ring, channels: 8}, each point\n"
+		"                        the same keys\n"
 		"  --set KEY=VALUE       set a key for every point (repeatable)\n"
 		"  --out DIR             the results folder (default: the scenario's file\n"
 		"                        name with .sweep for .yaml, in this folder)\n"
@@ -53,6 +57,8 @@ uint64_t sweep_npoints(const struct sweep_args *a)
 {
 	uint64_t n = 1;
 
+	if (a->list)
+		return a->nlist;
 	for (uint32_t i = 0; i < a->nkeys; i++)
 		n *= a->keys[i].nvals;
 	return n;
@@ -60,6 +66,10 @@ uint64_t sweep_npoints(const struct sweep_args *a)
 
 void sweep_point_values(const struct sweep_args *a, uint64_t point, uint32_t *idx)
 {
+	if (a->list) {
+		memcpy(idx, a->list + point * a->nkeys, a->nkeys * sizeof(*idx));
+		return;
+	}
 	for (uint32_t i = a->nkeys; i-- > 0;) {
 		idx[i] = (uint32_t)(point % a->keys[i].nvals);
 		point /= a->keys[i].nvals;
@@ -145,6 +155,9 @@ void sweep_args_free(struct sweep_args *a)
 	for (uint32_t i = 0; i < a->nkeys; i++)
 		key_free(&a->keys[i]);
 	a->nkeys = 0;
+	free(a->list);
+	a->list = NULL;
+	a->nlist = 0;
 }
 
 /* Adds --grid val; 0, or -EINVAL/-ENOMEM with why. */
@@ -178,7 +191,7 @@ static int add_grid(struct sweep_args *a, const char *val, char *why, size_t len
 
 int sweep_parse_args(int argc, char **argv, struct sweep_args *a, bool *help)
 {
-	enum { O_GRID, O_SET, O_OUT, O_JOBS, O_JSON, O_CSV, O_MERGE, O_COUNT };
+	enum { O_GRID, O_SET, O_OUT, O_JOBS, O_JSON, O_CSV, O_MERGE, O_GRID_FILE, O_COUNT };
 	static const struct cli_argv_opt opts[O_COUNT] = {
 		[O_GRID] = {.name = "--grid", .repeat = true},
 		[O_SET] = {.name = "--set", .repeat = true},
@@ -187,6 +200,7 @@ int sweep_parse_args(int argc, char **argv, struct sweep_args *a, bool *help)
 		[O_JSON] = {.name = "--json"},
 		[O_CSV] = {.name = "--csv"},
 		[O_MERGE] = {.name = "--merge"},
+		[O_GRID_FILE] = {.name = "--grid-file"},
 	};
 	struct cli_argv it;
 	const char *val;
@@ -225,6 +239,7 @@ int sweep_parse_args(int argc, char **argv, struct sweep_args *a, bool *help)
 			break;
 		}
 		case O_JSON: a->json = val; break;
+		case O_GRID_FILE: a->grid_file = val; break;
 		case O_CSV: a->csv = val; break;
 		default: a->merge = val; break;
 		}
@@ -235,7 +250,7 @@ int sweep_parse_args(int argc, char **argv, struct sweep_args *a, bool *help)
 	if (a->json && a->csv && cc_output_same(a->json, a->csv))
 		return usage_error("--json and --csv name the same file '%s'", a->json);
 	if (a->merge) {
-		if (a->scenario || a->nkeys || a->nsets || a->out || a->jobs)
+		if (a->scenario || a->nkeys || a->nsets || a->out || a->jobs || a->grid_file)
 			return usage_error("--merge DIR joins a results folder: it takes no scenario, "
 					   "--grid, --set, --out or --jobs (the folder has them)");
 		return CLI_EXIT_OK;
@@ -243,9 +258,20 @@ int sweep_parse_args(int argc, char **argv, struct sweep_args *a, bool *help)
 	if (!a->scenario)
 		return usage_error("expected a scenario file: cclab sweep SCENARIO.yaml --grid "
 				   "KEY=V1,V2,...");
+	if (a->grid_file && a->nkeys)
+		return usage_error("--grid and --grid-file: the points come from one or the other");
+	if (a->grid_file) {
+		struct cy_error err;
+		int rc = sweep_grid_file(a, a->grid_file, &err);
+
+		if (rc) {
+			fprintf(stderr, "cclab sweep: --grid-file %s\n", err.msg);
+			return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+		}
+	}
 	if (!a->nkeys)
-		return usage_error("expected at least one --grid KEY=V1,V2,... (a single run is "
-				   "'cclab run %s')", a->scenario);
+		return usage_error("expected at least one --grid KEY=V1,V2,... or a --grid-file "
+				   "(a single run is 'cclab run %s')", a->scenario);
 	/* each point is 'cclab run' with all of them as --set */
 	if (a->nsets + a->nkeys > CLI_MAX_SETS)
 		return usage_error("%u --set and %u --grid keys: a point takes at most %u --set in "
@@ -255,6 +281,11 @@ int sweep_parse_args(int argc, char **argv, struct sweep_args *a, bool *help)
 
 void sweep_grid_line(const struct sweep_args *a, uint32_t i, FILE *f)
 {
+	if (a->list) { /* the file is copied beside it: grid.yaml */
+		if (i == 0)
+			fprintf(f, "grid-file: %s\n", a->grid_file);
+		return;
+	}
 	fprintf(f, "grid: %s=", a->keys[i].key);
 	for (uint32_t v = 0; v < a->keys[i].nvals; v++)
 		fprintf(f, "%s%s", v ? "," : "", a->keys[i].vals[v]);
@@ -274,6 +305,8 @@ int sweep_args_from_manifest(char *text, struct sweep_args *a, char *why, size_t
 			a->scenario = line + 10;
 		} else if (!strncmp(line, "set: ", 5) && a->nsets < CLI_MAX_SETS) {
 			a->sets[a->nsets++] = line + 5;
+		} else if (!strncmp(line, "grid-file: ", 11)) {
+			a->grid_file = line + 11;
 		} else if (!strncmp(line, "grid: ", 6)) {
 			int rc = add_grid(a, line + 6, why, len);
 
@@ -284,7 +317,7 @@ int sweep_args_from_manifest(char *text, struct sweep_args *a, char *why, size_t
 			break;
 		line = end + 1;
 	}
-	if (!a->scenario || !a->nkeys) {
+	if (!a->scenario || (!a->nkeys && !a->grid_file)) {
 		snprintf(why, len, "no %s line", a->scenario ? "grid" : "scenario");
 		return -EINVAL;
 	}

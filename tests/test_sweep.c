@@ -390,6 +390,73 @@ static void test_bad_input(void **state)
 	}
 }
 
+/* --grid-file: points listed one by one, run and merged in the file's
+ * order, each the same keys; a changed file refused on a rerun. */
+static void test_grid_file(void **state)
+{
+	char path[256];
+	FILE *f;
+
+	(void)state;
+	need_cclab_binary();
+	snprintf(path, sizeof(path), "%s/g.yaml", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("- {algorithm: tree, transport: send_recv}\n"
+	      "- {transport: write_imm, algorithm: ring}\n", f);
+	fclose(f);
+	struct run r = run_cclab("sweep " SCENARIO " --set sizes.max=64K --grid-file '%s' --out "
+				 "'%s/gf' -j 2", path, tmpdir);
+
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	char *csv = file_in("gf", "sweep.csv"), *ref = file_in("j1", "sweep.csv");
+
+	/* point 0 is the grid's point 3, point 1 its point 0: the same rows */
+	assert_int_equal(count_substr(csv, "\n"), 1 + 2 * 4);
+	assert_non_null(strstr(csv, "\n0,tree,send_recv,0,,demo,sim,"));
+	assert_non_null(strstr(csv, "\n1,ring,write_imm,0,,demo,sim,"));
+	const char *a = strstr(csv, "\n1,ring,write_imm,") + 3, *b = strstr(ref, "\n0,ring,write_imm,") + 3;
+
+	assert_int_equal(strncmp(a, b, (size_t)(strchr(a, '\n') - a)), 0);
+	free(csv);
+	free(ref);
+	r = run_cclab("sweep --merge '%s/gf' --csv '%s/gf.csv'", tmpdir, tmpdir);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fputs("- {algorithm: ring, transport: send_recv}\n", f);
+	fclose(f);
+	r = run_cclab("sweep " SCENARIO " --set sizes.max=64K --grid-file '%s' --out '%s/gf'", path,
+		      tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "its grid.yaml differs at line 3"));
+	run_free(&r);
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "- {algorithm: tree}\n- {algorithm: tree}\n", ":2:3: point 1 repeats point 0" },
+		{ "- {algorithm: tree}\n- {channels: 2}\n", ":2:3: point 1 has no 'algorithm'" },
+		{ "algorithm: tree\n", ":1:1: a grid file is a list of points" },
+		{ "[]\n", "this is an empty list" },
+		{ "- {algorithm: [ring]}\n", "'algorithm': expected a value of one line" },
+		{ "- {nosuch: 1}\n", "unknown key 'nosuch'" },
+	};
+
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(bad[k].text, f);
+		fclose(f);
+		r = run_cclab("sweep " SCENARIO " --grid-file '%s' --out '%s/gbad'", path, tmpdir);
+		if (r.status != 2 || !strstr(r.err, bad[k].msg))
+			fail_msg("%s: exit %d, %s; want 2 and '%s'", bad[k].text, r.status, r.err,
+				 bad[k].msg);
+		run_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_resume),
 		cmocka_unit_test(test_failed_point),
 		cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_grid_file),
 		cmocka_unit_test(test_real_mpirun),
 		cmocka_unit_test(test_real_slurm),
 		cmocka_unit_test(test_bad_input),
