@@ -1090,11 +1090,12 @@ static void test_launcher_tasks(void **state)
 		one_out = r.out;
 		one_err = r.err;
 		assert_int_equal(r.status, k ? 1 : 0);
-		snprintf(cmd, sizeof(cmd), "cd '%s' && (OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "
-			 "'%s' tune %s %s --out d%zu >r1.out 2>&1 &) ; OMPI_COMM_WORLD_RANK=0 "
-			 "OMPI_COMM_WORLD_SIZE=2 '%s' tune %s %s --out d%zu --csv two.csv --json "
-			 "two.json >two.out 2>two.err; rc=$?; wait; exit $rc", tmpdir, cclab, sc,
-			 sets[k], k, cclab, sc, sets[k], k);
+		/* $CCLAB may be relative to here: no cd, every path in tmpdir */
+		snprintf(cmd, sizeof(cmd), "T='%s'; (OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "
+			 "'%s' tune %s %s --out $T/d%zu >$T/r1.out 2>&1 &) ; OMPI_COMM_WORLD_RANK=0 "
+			 "OMPI_COMM_WORLD_SIZE=2 '%s' tune %s %s --out $T/d%zu --csv $T/two.csv "
+			 "--json $T/two.json >$T/two.out 2>$T/two.err; rc=$?; wait; exit $rc",
+			 tmpdir, cclab, sc, sets[k], k, cclab, sc, sets[k], k);
 		rc_is(system(cmd), k ? 1 : 0);
 		char p[256];
 
@@ -1119,10 +1120,10 @@ static void test_launcher_tasks(void **state)
 		assert_string_equal(two, one_json);
 		free(two);
 		if (!k && !system("command -v mpirun >/dev/null 2>&1")) {
-			snprintf(cmd, sizeof(cmd), "cd '%s' && OMPI_ALLOW_RUN_AS_ROOT=1 "
+			snprintf(cmd, sizeof(cmd), "T='%s'; OMPI_ALLOW_RUN_AS_ROOT=1 "
 				 "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 '%s' "
-				 "tune %s %s --out dm --csv m.csv >m.out 2>m.err", tmpdir, cclab, sc,
-				 sets[k]);
+				 "tune %s %s --out $T/dm --csv $T/m.csv >$T/m.out 2>$T/m.err", tmpdir,
+				 cclab, sc, sets[k]);
 			assert_int_equal(system(cmd), 0);
 			snprintf(p, sizeof(p), "%s/m.out", tmpdir);
 			f = text_of(p);
