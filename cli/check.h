@@ -176,6 +176,8 @@ struct cli_size_run {
  * storage): sizes may do them at once. */
 void cli_size_build(const struct cli_opts *o, const struct cli_loop *l, struct cli_size_run *r,
 		    FILE *errs);
+/* Whether size `bytes` carries data: l->carries(), else o->check. */
+bool cli_size_carried(const struct cli_opts *o, const struct cli_loop *l, uint64_t bytes);
 void cli_size_run(const struct cli_loop *l, struct cli_size_run *r);
 /* Prints r's row and adds it to sum, writes its --csv line and, through
  * the hooks, its report entry; frees its schedule and result.  Returns 0

@@ -164,7 +164,7 @@ static int weigh(const struct cli_opts *o, const struct cli_loop *l, uint64_t by
 
 	quiet.nfaults = 0; /* --fault is checked, and noted, as each size runs */
 	/* Under the wall-clock limit, as the size's own build
-	 * (cli_loop_size()): past it, nothing is weighed and the size says so
+	 * (cli_size_build()): past it, nothing is weighed and the size says so
 	 * when it runs. */
 	struct cc_build_opts bo = { .timing_only = l->wall_limited && !carried };
 

@@ -65,7 +65,7 @@ static bool compute(struct jobs *J, uint32_t i)
 	const struct cli_loop *l = J->l;
 	struct cli_size_run *r = &J->runs[i];
 	struct size_slot *z = &J->slots[i];
-	bool check = l->carries ? l->carries(J->o, r->bytes) : J->o->check;
+	bool check = cli_size_carried(J->o, l, r->bytes);
 	double need = l->mem_need(J->o, l->ctx, NULL, r->bytes, check);
 	FILE *errs;
 

@@ -117,8 +117,7 @@ static void report_row(const struct cli_opts *o, const struct cli_loop *l,
 		cli_run_status_name(err->status), (int)sizeof(err->msg), err->msg);
 }
 
-/* Whether size `bytes` carries data. */
-static bool carried(const struct cli_opts *o, const struct cli_loop *l, uint64_t bytes)
+bool cli_size_carried(const struct cli_opts *o, const struct cli_loop *l, uint64_t bytes)
 {
 	return l->carries ? l->carries(o, bytes) : o->check;
 }
@@ -146,7 +145,7 @@ void cli_size_build(const struct cli_opts *o, const struct cli_loop *l, struct c
 	r->c = (struct cc_exec_common){ .seed = o->seed, .order_seed = o->order_seed,
 					 .faults = o->faults, .nfaults = o->nfaults,
 					 .cancel = r->c.cancel };
-	r->check = r->c.check = carried(o, l, r->bytes);
+	r->check = r->c.check = cli_size_carried(o, l, r->bytes);
 	r->ctx = l->setting ? l->setting(o, l->ctx, &r->c, start_ns, r->last, r->setting) : NULL;
 	/* Timing only, Simple's staging is never allocated: not weighed. */
 	const struct cc_build_opts bo = {

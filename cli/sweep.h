@@ -78,6 +78,15 @@ int sweep_grid_file(struct sweep_args *a, const char *path, struct cy_error *err
  * not be started (after a message). */
 int sweep_run_points(const struct sweep_args *a, const char *dir,
 		     const struct cli_share *share, uint32_t jobs);
+/* How point P ended, from its status file: exit (-1 for a signal),
+ * signal, and a failed point's first error line. */
+struct sweep_status {
+	int exit, signal;
+	char error[512];
+};
+/* Point P's status into *st; false when it has none that parses (not
+ * done). */
+bool sweep_point_status(const char *dir, uint64_t p, struct sweep_status *st);
 /* Whether point P has a status that says how it ended. */
 bool sweep_point_done(const char *dir, uint64_t p);
 /* The file of point P in dir: "DIR/points/P.EXT". */

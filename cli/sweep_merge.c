@@ -24,9 +24,7 @@
 #define POINT_FILE_MAX ((size_t)256 << 20)
 
 struct point {
-	int exit;          /* -1: ended by a signal */
-	int signal;
-	char error[512];   /* the first error line, or "" */
+	struct sweep_status st;
 	char *csv, *json;  /* its files, NULL if none */
 	size_t csv_len, json_len;
 };
@@ -54,25 +52,13 @@ static char *read_file(const char *path, size_t *len)
  * no status (not done). */
 static bool point_load(const char *dir, uint64_t p, struct point *pt, bool files)
 {
-	char *path = sweep_point_path(dir, p, "status"), *text;
-	size_t len;
-	bool ok;
+	char *path;
 
 	memset(pt, 0, sizeof(*pt));
-	text = read_file(path, &len);
-	free(path);
-	if (!text)
+	if (!sweep_point_status(dir, p, &pt->st))
 		return false;
-	ok = sscanf(text, "exit %d", &pt->exit) == 1 || sscanf(text, "signal %d", &pt->signal) == 1;
-	if (ok && !strncmp(text, "signal", 6))
-		pt->exit = -1;
-	const char *nl = strchr(text, '\n');
-
-	if (nl)
-		snprintf(pt->error, sizeof(pt->error), "%.*s", (int)strcspn(nl + 1, "\n"), nl + 1);
-	free(text);
-	if (!ok || !files)
-		return ok;
+	if (!files)
+		return true;
 	path = sweep_point_path(dir, p, "csv");
 	pt->csv = read_file(path, &pt->csv_len);
 	free(path);
@@ -117,11 +103,11 @@ static void lead(FILE *f, const struct sweep_args *a, uint64_t p, const struct p
 		fputc(',', f);
 		cc_csv_str(f, a->keys[i].vals[idx[i]]);
 	}
-	if (pt->exit >= 0)
-		fprintf(f, ",%d,", pt->exit);
+	if (pt->st.exit >= 0)
+		fprintf(f, ",%d,", pt->st.exit);
 	else
-		fprintf(f, ",signal %d,", pt->signal);
-	cc_csv_str(f, pt->error);
+		fprintf(f, ",signal %d,", pt->st.signal);
+	cc_csv_str(f, pt->st.error);
 }
 
 static void csv_point(FILE *f, const struct sweep_args *a, uint64_t p, const struct point *pt,
@@ -235,13 +221,13 @@ static int write_json(const struct sweep_args *a, const char *dir, const char *p
 		for (uint32_t i = 0; i < a->nkeys; i++)
 			cc_json_kv_string(&j, a->keys[i].key, a->keys[i].vals[idx[i]]);
 		cc_json_object_end(&j);
-		if (pt->exit >= 0)
-			cc_json_kv_int(&j, "exit", pt->exit);
+		if (pt->st.exit >= 0)
+			cc_json_kv_int(&j, "exit", pt->st.exit);
 		else
 			cc_json_kv_null(&j, "exit");
-		if (pt->exit < 0)
-			cc_json_kv_int(&j, "signal", pt->signal);
-		cc_json_kv_string(&j, "error", pt->error[0] ? pt->error : NULL);
+		if (pt->st.exit < 0)
+			cc_json_kv_int(&j, "signal", pt->st.signal);
+		cc_json_kv_string(&j, "error", pt->st.error[0] ? pt->st.error : NULL);
 		cc_json_key(&j, "report");
 		/* its own report, or null (a point refused before it wrote one) */
 		if (pt->json && strspn(pt->json, " \n") < pt->json_len)
@@ -272,7 +258,7 @@ int sweep_merge(const struct sweep_args *a, const char *dir)
 				first = p;
 			continue;
 		}
-		all_ok = all_ok && pt.exit == 0;
+		all_ok = all_ok && pt.st.exit == 0;
 	}
 	if (missing) {
 		values_text(a, first, vals, sizeof(vals));
@@ -306,11 +292,12 @@ int sweep_merge(const struct sweep_args *a, const char *dir)
 		for (uint64_t p = 0; p < n; p++) {
 			struct point pt;
 
-			if (!point_load(dir, p, &pt, false) || pt.exit == 0)
+			if (!point_load(dir, p, &pt, false) || pt.st.exit == 0)
 				continue;
 			values_text(a, p, vals, sizeof(vals));
 			fprintf(stderr, "cclab sweep: point %llu (%s) failed: %s\n",
-				(unsigned long long)p, vals, pt.error[0] ? pt.error : "see its .err file");
+				(unsigned long long)p, vals,
+				pt.st.error[0] ? pt.st.error : "see its .err file");
 		}
 		rc = CLI_EXIT_FAIL;
 	}

@@ -180,19 +180,32 @@ static bool finish(const char *dir, uint64_t p, int status)
 	return passed;
 }
 
-bool sweep_point_done(const char *dir, uint64_t p)
+bool sweep_point_status(const char *dir, uint64_t p, struct sweep_status *st)
 {
-	char *path = sweep_point_path(dir, p, "status"), text[32] = "";
+	char *path = sweep_point_path(dir, p, "status"), line[600] = "";
 	FILE *f = path ? fopen(path, "re") : NULL;
-	int v;
+	bool ok;
 
 	free(path);
+	memset(st, 0, sizeof(*st));
 	if (!f)
 		return false;
-	if (!fgets(text, sizeof(text), f))
-		text[0] = '\0';
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	ok = sscanf(line, "exit %d", &st->exit) == 1 || sscanf(line, "signal %d", &st->signal) == 1;
+	if (ok && st->signal)
+		st->exit = -1;
+	if (ok && fgets(line, sizeof(line), f))
+		snprintf(st->error, sizeof(st->error), "%.*s", (int)strcspn(line, "\n"), line);
 	fclose(f);
-	return sscanf(text, "exit %d", &v) == 1 || sscanf(text, "signal %d", &v) == 1;
+	return ok;
+}
+
+bool sweep_point_done(const char *dir, uint64_t p)
+{
+	struct sweep_status st;
+
+	return sweep_point_status(dir, p, &st);
 }
 
 static double now_s(void)

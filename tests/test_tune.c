@@ -1070,6 +1070,27 @@ static void rc_is(int st, int want)
 	assert_int_equal(WEXITSTATUS(st), want);
 }
 
+/* tmpdir/name's text is `want` (tests/files.h's file_is()). */
+static void tmp_file_is(const char *name, const char *want)
+{
+	char path[160];
+
+	path_of(path, sizeof(path), name);
+	file_is(path, want);
+}
+
+/* tmpdir/a and tmpdir/b hold the same bytes. */
+static void same_files(const char *a, const char *b)
+{
+	char path[160];
+	char *text;
+
+	path_of(path, sizeof(path), b);
+	text = text_of(path);
+	tmp_file_is(a, text);
+	free(text);
+}
+
 static void test_launcher_tasks(void **state)
 {
 	static const char *const sets[] = {
@@ -1083,12 +1104,9 @@ static void test_launcher_tasks(void **state)
 	const char *sc = scenario("tune-tasks", "star");
 
 	for (size_t k = 0; k < 2; k++) {
-		char *one_out, *one_err, *one_csv, *one_json, *two, *f;
 		struct run r = run_cclab("tune %s %s --csv %s/one.csv --json %s/one.json", sc,
 					 sets[k], tmpdir, tmpdir);
 
-		one_out = r.out;
-		one_err = r.err;
 		assert_int_equal(r.status, k ? 1 : 0);
 		/* $CCLAB may be relative to here: no cd, every path in tmpdir */
 		snprintf(cmd, sizeof(cmd), "T='%s'; (OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "
@@ -1097,49 +1115,22 @@ static void test_launcher_tasks(void **state)
 			 "--json $T/two.json >$T/two.out 2>$T/two.err; rc=$?; wait; exit $rc",
 			 tmpdir, cclab, sc, sets[k], k, cclab, sc, sets[k], k);
 		rc_is(system(cmd), k ? 1 : 0);
-		char p[256];
-
-		snprintf(p, sizeof(p), "%s/two.out", tmpdir);
-		two = text_of(p);
-		assert_string_equal(two, one_out);
-		free(two);
-		snprintf(p, sizeof(p), "%s/two.err", tmpdir);
-		two = text_of(p);
-		assert_string_equal(two, one_err);
-		free(two);
-		snprintf(p, sizeof(p), "%s/two.csv", tmpdir);
-		two = text_of(p);
-		snprintf(p, sizeof(p), "%s/one.csv", tmpdir);
-		one_csv = text_of(p);
-		assert_string_equal(two, one_csv);
-		free(two);
-		snprintf(p, sizeof(p), "%s/two.json", tmpdir);
-		two = text_of(p);
-		snprintf(p, sizeof(p), "%s/one.json", tmpdir);
-		one_json = text_of(p);
-		assert_string_equal(two, one_json);
-		free(two);
+		tmp_file_is("two.out", r.out);
+		tmp_file_is("two.err", r.err);
+		same_files("two.csv", "one.csv");
+		same_files("two.json", "one.json");
 		if (!k && !system("command -v mpirun >/dev/null 2>&1")) {
 			snprintf(cmd, sizeof(cmd), "T='%s'; OMPI_ALLOW_RUN_AS_ROOT=1 "
 				 "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 '%s' "
 				 "tune %s %s --out $T/dm --csv $T/m.csv >$T/m.out 2>$T/m.err", tmpdir,
 				 cclab, sc, sets[k]);
 			assert_int_equal(system(cmd), 0);
-			snprintf(p, sizeof(p), "%s/m.out", tmpdir);
-			f = text_of(p);
-			assert_string_equal(f, one_out);
-			free(f);
-			snprintf(p, sizeof(p), "%s/m.csv", tmpdir);
-			f = text_of(p);
-			assert_string_equal(f, one_csv);
-			free(f);
+			tmp_file_is("m.out", r.out);
+			same_files("m.csv", "one.csv");
 		} else if (!k) {
 			print_message("SKIP (part): no mpirun here\n");
 		}
-		free(one_out);
-		free(one_err);
-		free(one_csv);
-		free(one_json);
+		run_free(&r);
 	}
 	struct run r = run_cclab_env("OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2",
 				     "tune %s --set sizes.max=4", sc);
