@@ -174,8 +174,9 @@ int cli_opt_uint(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t mi
  * least 1ms ("500ms"), into milliseconds; 0 or CLI_EXIT_USAGE after the
  * message.  `cclab sim`, `cclab run` and `cclab p2p` share it. */
 int cli_opt_wall_limit(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t *ms);
-/* -j/--jobs's default: the processors this process may run on (its
- * affinity), 1 to CLI_MAX_JOBS. */
+/* -j/--jobs's default: $CCLAB_JOBS when it is 1 to CLI_MAX_JOBS, else the
+ * processors this process may run on (its affinity), at most
+ * CLI_MAX_JOBS. */
 uint32_t cli_default_jobs(void);
 int cli_opt_size(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t *out);
 int cli_opt_fabric(enum cli_cmd cmd, const char *opt, const char *arg, struct sim_params *out);

@@ -330,11 +330,19 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 
 uint32_t cli_default_jobs(void)
 {
-	/* The processors this process may run on (taskset, a cgroup's
-	 * cpuset, Slurm's -c), not the machine's. */
+	/* CCLAB_JOBS when it is a count (tests/run.sh sets 1: it runs the
+	 * test programs in parallel itself); else the processors this
+	 * process may run on (taskset, a cgroup's cpuset, Slurm's -c), not
+	 * the machine's. */
+	const char *env = getenv("CCLAB_JOBS");
+	char *end;
+	long n = env && *env ? strtol(env, &end, 10) : 0;
 	cpu_set_t set;
-	long n = sched_getaffinity(0, sizeof(set), &set) ? sysconf(_SC_NPROCESSORS_ONLN)
-							 : CPU_COUNT(&set);
+
+	if (n >= 1 && n <= (long)CLI_MAX_JOBS && !*end)
+		return (uint32_t)n;
+	n = sched_getaffinity(0, sizeof(set), &set) ? sysconf(_SC_NPROCESSORS_ONLN)
+						     : CPU_COUNT(&set);
 
 	return n < 1 ? 1 : n > CLI_MAX_JOBS ? CLI_MAX_JOBS : (uint32_t)n;
 }

@@ -46,8 +46,8 @@ static void fault_options(FILE *f)
 		   "                          fails with status time_limit (default %u)\n",
 		CLI_DEFAULT_WALL_LIMIT_S);
 	fprintf(f, "  -j, --jobs N            simulate up to N sizes at once, 1 to %u (default:\n"
-		   "                          the processors); rows in order, every output the\n"
-		   "                          same as with -j 1\n", CLI_MAX_JOBS);
+		   "                          $CCLAB_JOBS, else the processors); rows in order,\n"
+		   "                          every output the same as with -j 1\n", CLI_MAX_JOBS);
 }
 
 /* The options only `cclab sim` has. */
