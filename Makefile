@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cclab — build, test, demo.  `make help` lists the targets.
 #
 # One archive per layer (docs/architecture.md): util/ -> build/libcclab-util.a,

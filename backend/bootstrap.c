@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/bootstrap.c — TCP rendezvous, allgather and barrier with
  * deadlines (see backend/bootstrap.h).  All sockets are non-blocking;
  * every wait is a poll() bounded by the time left to the phase's

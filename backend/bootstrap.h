@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/bootstrap.h — the TCP rendezvous that connects the ranks before
  * any verbs work: hello, allgather of one blob per rank, barrier.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/bootstrap_msg.c — the bootstrap wire format (see
  * backend/bootstrap_msg.h).  Integers are read and written a byte at a
  * time, so alignment and host byte order never matter. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/bootstrap_msg.h — the wire format of the bootstrap exchange.
  *
  * Every message is a 20-byte header, then payload_len bytes; all integers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/launch.c — launcher environment and rendezvous address (see
  * backend/launch.h). */
 #include "backend/launch.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/launch.h — who am I in the job: rank, world size and local rank
  * from the launcher's environment, and where the bootstrap rendezvous is.
  *

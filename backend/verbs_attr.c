@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_attr.c — RC QP transition attributes; see verbs_attr.h. */
 #include "backend/verbs_attr.h"
 

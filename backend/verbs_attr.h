@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_attr.h — the attributes that move an RC QP through
  * RESET -> INIT -> RTR -> RTS (IBA 10.3.1; ibv_modify_qp(3)), built as
  * pure functions so they are tested without a device.

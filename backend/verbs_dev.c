@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_dev.c — RDMA devices, ports and GIDs through libibverbs;
  * see verbs_dev.h. */
 #include "backend/verbs_dev.h"

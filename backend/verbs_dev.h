@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_dev.h — the RDMA devices this host has, their ports and
  * GIDs, and which GID a QP should use: what `cclab devices` prints and
  * what the verbs executor will choose by default (`--device`, `--port`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_exec.c — running a rank's ops on real verbs: iterations,
  * posting, doorbells, completions, flags, reductions, and the error and
  * stall reports (verbs_exec.h says the order of things and why). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_exec.h — the verbs executor: one rank of a schedule on a real
  * RNIC through libibverbs, the same schedule the data executor checks and
  * the simulator times.

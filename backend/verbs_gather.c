@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_gather.c — see verbs_gather.h. */
 #include "backend/verbs_gather.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_gather.h — what the ranks of a verbs run send each other
  * after each size: their timing and counters (every rank gets every rank's,
  * so all agree on the row and the exit status), and at the end their trace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_int.h — the verbs executor's state, shared by its setup
  * (verbs_setup.c: resources, exchange, connection) and its run
  * (verbs_exec.c: iterations, ops, completions).  Not for other users. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_open.c — choosing and opening the device, port and address
  * a rank's QPs use (verbs_exec.h).  The choice is cclab devices' (a RoCE
  * v2 IPv4 GID on Ethernet, the LID on InfiniBand, backend/verbs_dev.h);

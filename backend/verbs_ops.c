@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_ops.c — the verbs executor as core/exec.h's descriptor:
  * its setting is a struct cc_verbs_exec (the opened device, the
  * bootstrap and the run's options), whose seed, faults and check the

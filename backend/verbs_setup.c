@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/verbs_setup.c — a rank's verbs resources for one schedule: buffers,
  * MRs, CQs and RC QPs, the bootstrap exchange of QPNs, PSNs, addresses and
  * rkeys, and the QPs' moves to RTS (verbs_exec.h says the order and why). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench/bench_data_exec.c — how fast the data executor checks a collective:
  * builds a ring schedule, runs it, and reports ops executed, bytes moved,
  * wall seconds, ops per second and peak RSS.  Speed figures belong here, not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench/bench_eventq.c — throughput of the event engine (sim/event.c) under
  * the load the fabric models put on it: N components, each with exactly one
  * pending event (the head-of-line contract in sim/event.h), each handler

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench/bench_sim.c — how fast the simulator executor (sim/exec.h) runs a
  * ring allreduce, and what it costs in memory: for each rank count k and
  * size N it builds the schedule (cc_build(), as `cclab sim` does), runs it

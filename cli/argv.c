@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/argv.c — the option reader of compare, tune, calibrate and validate
  * (cli/argv.h). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/argv.h — the option reader of the commands with a few long options
  * of their own (compare, tune, calibrate, validate), one option at a time
  * as getopt() hands them out, so each command keeps its own switch.

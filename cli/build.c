@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/build.c — from a command line size to a schedule, with the messages
  * a person needs when that fails. */
 #include <errno.h>

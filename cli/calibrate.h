@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/calibrate.h — `cclab calibrate`: a fabric file fitted to measured
  * point-to-point results (sim/calibrate.h), for `cclab sim --fabric FILE`
  * and a scenario's `fabric: FILE` (docs/calibrate.md).

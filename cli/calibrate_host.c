@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/calibrate_host.c — `cclab calibrate --host-bench`: how fast this CPU
  * reduces and copies, in the simulator's terms (cli/calibrate.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/calibrate_load.c — reads `cclab p2p --json` files for `cclab
  * calibrate` (cli/calibrate.h).
  *

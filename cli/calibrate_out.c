@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/calibrate_out.c — what `cclab calibrate` writes (cli/calibrate.h):
  * the fabric file, and the fit point by point as --json and --csv.  Each
  * file is written atomically (util/atomic_file.h). */

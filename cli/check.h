@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/check.h — pieces shared between the commands with nccl-tests' size
  * loop (`cclab check`, `cclab sim`, `cclab run`'s verbs ranks; `schedule`
  * uses cli_build): building one size's schedule, the loop on an executor

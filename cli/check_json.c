@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/check_json.c — the --json report of `cclab check`: the shared
  * parameters and size head (cli/report_json.c), the data executor's own
  * parameters, and its per-rank counters. */

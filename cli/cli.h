@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cli.h — the cclab program: subcommands, their options, exit codes.
  *
  * Exit codes: 0 success; 1 the work ran and failed (wrong elements, a run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_calibrate.c — `cclab calibrate P2P.json... -o FABRIC.yaml`: the
  * simulator's fabric fitted to measured point-to-point results
  * (sim/calibrate.h), written as a fabric file that `cclab sim --fabric`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_check.c — `cclab check`: nccl-tests' size loop (cli/loop.c) on
  * the data executor.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_compare.c — `cclab compare MEASURED.json PREDICTED.json`: a
  * measured result file (`cclab run` on real devices) beside a predicted
  * one (`cclab sim`), size by size, and with two traces phase by phase

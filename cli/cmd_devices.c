@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_devices.c — `cclab devices`: what ibv_devinfo and show_gids
  * tell, in one table, with the GID the verbs executor would use by
  * default (backend/verbs_dev.h).  On a host without RDMA it says so and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_p2p.c — `cclab p2p`: perftest's point-to-point tests on the
  * simulator (core/p2p.h builds the schedule, core/p2p_report.h turns the
  * run's timestamps into perftest's columns; docs/p2p.md).

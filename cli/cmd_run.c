@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_run.c — `cclab run SCENARIO.yaml`: everything a scenario file
  * says (sim/scenario.h, docs/yaml.md), run with the executors it lists.
  *

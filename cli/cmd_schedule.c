@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_schedule.c — `cclab schedule`: build one collective and print its
  * schedule (core/schedule_print.c, format in docs/schedule.md). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_sim.c — `cclab sim`: nccl-tests' size loop (cli/loop.c) on the
  * simulator executor (sim/exec.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_sweep.c — `cclab sweep`: the grid checked before anything runs,
  * the results folder made (or, on a rerun, found to be this sweep's), this
  * process's share of the points run, and the merged files written by the

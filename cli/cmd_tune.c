@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_tune.c — `cclab tune SCENARIO.yaml`: the scenario's collective
  * with every algorithm x protocol x transport on the simulator, size by
  * size, and one row per size: the winner, the runner-up, the margin

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_validate.c — `cclab validate [DIR...]` (cli/validate.h,
  * docs/validation.md): the command line, the run of every case, the
  * report, and the baseline gate that `make test` holds the model to. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/cmd_verbs.c — `cclab run` without a scenario: nccl-tests' size loop
  * (cli/loop.c) on the verbs executor (backend/verbs_exec.h), one process
  * per rank.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/commands.c — the table of cclab's commands: what `cclab NAME` runs,
  * its --help, and its lines in `cclab help`.  A new command is one entry
  * here, one value of enum cli_cmd (cli/cli.h) and its cmd_*.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/compare.h — `cclab compare`: a measured result file beside a
  * predicted one (docs/compare.md), in five files:
  *   cli/compare_load.c    reads and checks the --json files of `cclab sim`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/compare_args.c — the command line of `cclab compare` and its help.
  * Two positional files and four options, none of nccl-tests' loop: read
  * by cli/argv.h. */

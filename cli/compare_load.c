@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/compare_load.c — reads the --json result files of `cclab sim` and
  * `cclab run` for `cclab compare` (cli/compare.h), and says whether two
  * of them compare.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/compare_phases.c — the tables of `cclab compare` that are not the
  * size table: the per-phase tables of two traces (cli/compare_trace.c
  * reduces them), and the cell printers every table shares. */

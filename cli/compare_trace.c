@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/compare_trace.c — the per-phase part of `cclab compare`: reads a
  * trace CSV file (core/trace.h cc_trace_write_csv) and reduces it to where
  * the time of its size went, step by step and mechanism by mechanism

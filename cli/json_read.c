@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/json_read.c — typed reads of cclab's own --json files (cli/json_read.h). */
 #include "cli/json_read.h"
 

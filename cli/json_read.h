@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/json_read.h — typed reads of the --json files cclab writes, for the
  * commands that read them back (`cclab compare`, `cclab calibrate`).
  *

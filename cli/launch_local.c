@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/launch_local.c — `cclab run -n K` (and `cclab p2p --device`) without
  * a launcher: K ranks on this host, each a forked copy of this process, connected through a bootstrap
  * listener on 127.0.0.1 that the parent opens first (port 0: any free

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/launch_share.c — which share of the work is this process's under a
  * launcher (a Slurm job array's task, an srun step's task, an mpirun
  * rank), and the done markers by which rank 0 knows every task of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/launch_share.h — the share of a command's work that is this
  * process's under a launcher, and the markers of the shares done, for the
  * commands that spread work over a launcher's tasks (`cclab sweep`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/loop.c — nccl-tests' size loop, which `cclab check`, `cclab sim` and
  * `cclab run`'s verbs ranks share: the loop itself with its report file and
  * exit status, the step from one size to the next, and the preamble lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/loop_jobs.c — the sizes of one sweep built and run at once (`cclab
  * sim --jobs N`), reported in order.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/loop_size.c — one size of nccl-tests' loop (cli/loop.c) on any
  * executor, through its descriptor (core/exec.h): the size's schedule, its
  * run, its row on stdout and in --csv.  One copy for every executor, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/main.c — `cclab COMMAND [OPTIONS]`: finds the command in the table
  * (cli/commands.c) and runs it.  Options are parsed in cli/options.c,
  * help is in cli/usage.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/mem_budget.c — the memory runs going on at once share: `cclab
  * tune`'s candidates of one size, `cclab sim --jobs`'s sizes.
  *

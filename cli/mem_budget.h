@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/mem_budget.h — the memory that runs going on at once share (`cclab
  * tune`'s candidates, the sizes of `cclab sim --jobs`): each reserves its
  * estimate before it builds, and the reservations together stay within

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/nccl_opts.c — `auto` on the command line: -A auto, -P auto,
  * --channels auto, --nccl-version and --env NCCL_X=VALUE, and NCCL's
  * communicator for `cclab sim`'s topology and fabric (core/nccl_auto.h).

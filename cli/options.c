@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/options.c — the subcommands' shared option parsing (getopt_long).
  *
  * Short options and long names follow nccl-tests (src/common.cu main():

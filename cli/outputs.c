@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/outputs.c — the result files a command writes, opened or refused
  * with one message and one exit status for every command (util/atomic_file.h
  * says what each kind of path gets: stdout, a device, a link, an input). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/p2p.h — perftest's point-to-point tests (core/p2p.h) on the
  * simulator, for `cclab p2p` and for `cclab run` on a scenario with a
  * `p2p:` section.  Options (cli/p2p_options.c), the run and its table

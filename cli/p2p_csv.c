@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/p2p_csv.c — `--csv` of a p2p run: one line per size, perftest's
  * figures in its units (MB/sec = 2^20 B/s, Mpps, usec), the other mode's
  * columns empty, so bw and lat files share one header and scripts can

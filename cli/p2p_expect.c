@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/p2p_expect.c — a p2p scenario's `expect:` entries (sim/scenario.h,
  * docs/yaml.md) held against perftest's columns as printed:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/p2p_files.c — the report files of a p2p sweep, whichever executor
  * ran it (the simulator, cli/p2p_run.c; a device, cli/p2p_verbs.c): --json
  * and --csv opened before the first size (an unwritable path fails at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/p2p_json.c — `cclab p2p --json`: what ran (every parameter, every
  * fabric field as resolved — or the device, for a run on one — and under
  * `cclab run` the resolved scenario),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/p2p_options.c — `cclab p2p`'s options and help.
  *
  * Flags follow perftest's (src/perftest_parameters.c usage()): -s/--size,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/p2p_run.c — a p2p test's sweep on the simulator, for `cclab p2p`
  * (cli/cmd_p2p.c) and for `cclab run` on a scenario with `p2p:`
  * (cli/cmd_run.c): one copy, so both print the same table and files.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/p2p_verbs.c — `cclab p2p --device NAME`: perftest's test on a real
  * RNIC, so the links can be checked before a collective is blamed.
  *

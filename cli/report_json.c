@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/report_json.c — the parts of the --json report that `cclab check`
  * and `cclab sim` share: the run's parameters at the top, the head of a
  * size's entry, a run's status, and writing the finished document.

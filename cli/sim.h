@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/sim.h — pieces of `cclab sim` shared between its files: the --json
  * report (cli/sim_json.c) that cli/cmd_sim.c fills size by size. */
 #ifndef CCLAB_CLI_SIM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/sim_json.c — the --json report of `cclab sim`: the shared parameters
  * and size head (cli/report_json.c), the fabric exactly as simulated, and
  * per size the simulated time, its lower bound and the executor's per-rank

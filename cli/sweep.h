@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/sweep.h — `cclab sweep SCENARIO.yaml --grid KEY=V1,V2,...`: the
  * cartesian product of --set values, each point run as `cclab run` runs
  * the scenario, and one merged CSV and JSON (docs/cluster.md, "Sweeps").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/sweep_args.c — `cclab sweep`'s command line: the scenario, --grid
  * KEY=V1,V2,... (repeatable: a product), --set, the results folder, -j,
  * --merge; and the grid's lines in the results folder's sweep.txt. */

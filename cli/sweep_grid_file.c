@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/sweep_grid_file.c — `cclab sweep --grid-file FILE`: the points of a
  * sweep listed one by one rather than as a product of --grid lists.
  *

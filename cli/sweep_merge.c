@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/sweep_merge.c — a sweep's merged CSV and JSON: every point in grid
  * order, whatever order (or which process) ran them, so -j 1, -j N, a
  * Slurm array and mpirun give the same bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/sweep_run.c — a sweep's points run, each as its own `cclab run
  * SCENARIO --set ...` process (this program again, /proc/self/exe), up to
  * -j at once, and the share of them that is this process's under a

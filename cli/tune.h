@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/tune.h — `cclab tune SCENARIO.yaml`: every algorithm x protocol x
  * transport of a scenario's collective on the simulator, size by size,
  * and the winner of each size with its margin over the runner-up

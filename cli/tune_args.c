@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/tune_args.c — the command line of `cclab tune` and its help: one
  * scenario file, its --set overrides, two output files, --all and the
  * layouts to try (read by cli/argv.h); the scenario says everything else. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/tune_out.c — the files of `cclab tune`: --json, the whole table as
  * one object (docs/tune.md lists its keys), and --csv, one line per size
  * x candidate; both hold every candidate, whatever --all says.  Both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/tune_share.c — `cclab tune --out DIR` under srun or mpirun: the
  * tune's runs (every size x candidate) spread over the launcher's tasks,
  * as `cclab sweep` spreads its points (cli/launch_share.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/tune_table.c — what `cclab tune` prints on stdout (docs/tune.md):
  * the preamble, nccl-tests' three header lines, one row per size, and the
  * summary.  A row has nccl-tests' size, count, type, redop and root

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/usage.c — help text.  Names of collectives, transports, types and
  * operators come from the library's own tables, so the help cannot drift
  * from what the parsers accept. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/validate.h — `cclab validate [DIR...]`: every case of the corpus of
  * published measurements (validation/, docs/validation.md) simulated at
  * the sizes it measured, predicted beside measured, and how far off the

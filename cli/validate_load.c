@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/validate_load.c — the cases of `cclab validate` (cli/validate.h):
  * found in the folders named, each one's scenario.yaml loaded as `cclab
  * run` loads it, its measured.csv read strictly (every cell checked, an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/validate_out.c — the report of `cclab validate` (cli/validate.h):
  * per case its sizes, measured beside predicted, and its figures; over
  * the corpus each class's median and worst; the same as --json (one

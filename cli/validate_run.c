@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/validate_run.c — each measured size of a case on the simulator
  * (cli/validate.h): a collective as `cclab run` of its scenario times it
  * (timing only: no data carried, so any size fits), a perftest test as

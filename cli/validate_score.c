@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/validate_score.c — how far off the model is (cli/validate.h, "The
  * figures"): per case, the error at its largest sizes, at its smallest,
  * and of its half-peak size; over the corpus, each class's median and

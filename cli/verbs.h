@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/verbs.h — `cclab run` without a scenario: the verbs executor under a
  * launcher (srun, mpirun) or the local one (cli/launch_local.c). */
 #ifndef CCLAB_CLI_VERBS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/algo.c — parameter checks shared by every algorithm, and dispatch. */
 #include "algo.h"
 

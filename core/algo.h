@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/algo.h — collective algorithms: a collective in, a schedule out. */
 #ifndef CCLAB_CORE_ALGO_H
 #define CCLAB_CORE_ALGO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/algo_int.h — what each algorithm's file gives core/algo.c's table
  * beside its builder and primitive walk (core/algo.h): its own parameter
  * rules and the staging it registers.  Only the algorithm files and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/check_io.c — inputs, reference and #wrong for executors that move
  * real bytes (core/check_io.h). */
 #include "check_io.h"

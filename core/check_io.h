@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/check_io.h — a run's user buffers: deterministic inputs, poisoned
  * outputs, and #wrong against the reference.  Shared by every executor that
  * moves real bytes (the data executor, the simulator), so they check alike.

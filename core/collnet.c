@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/collnet.c — NCCL's CollNetChain allreduce: a chain through each
  * node's GPUs over NVLink, the nodes joined by an in-network reduction in
  * the switches (SHARP, core/schedule.h "In-network reduction").

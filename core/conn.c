@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/conn.c — connections and primitive steps (core/conn.h).  The
  * protocol is NCCL's net/IB transport (src/transport/net_ib.cc); the
  * primitive semantics NCCL's prims (src/device/prims_simple.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/conn.h — connections between ranks, as NCCL's net transport makes
  * them (src/transport/net.cc, net_ib.cc), and the primitive steps that run
  * on them: the layer every algorithm's schedule is built from.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/direct.c — direct reduce-scatter, all-gather and allreduce: every
  * rank exchanges with every other rank itself, k-1 point-to-point steps
  * instead of the ring's relay through k-1 neighbours (NCCL's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/dtype.c — element types, reduction operators, reference arithmetic
  * and the deterministic input generator (see core/dtype.h and
  * docs/correctness.md).

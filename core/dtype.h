@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/dtype.h — element types, reduction operators, and the reference
  * arithmetic that both the executors and the checker use.
  *

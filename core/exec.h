@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/exec.h — the contract every executor of a schedule keeps: the data
  * executor (core/exec_data.h: bytes in process memory, no time), the
  * simulator (sim/exec.h: bytes and time on a modelled fabric) and the verbs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/exec_common.c — see exec_common.h. */
 #include "exec_common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/exec_common.h — what every executor of a schedule does the same way:
  * the reverse dependency lists it walks when an op completes, the memory
  * keys it hands out, and the key check an RNIC makes. */

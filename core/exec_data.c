@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/exec_data.c — the data executor: host side and scheduler.
  *
  * Entities are ranks (their host/GPU ops) and QPs (their send queues, run by

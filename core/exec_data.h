@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/exec_data.h — the data executor: runs a schedule on in-process memory
  * with verbs semantics and checks the result against a reference.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/exec_data_int.h — the data executor's state, shared by its host side
  * (exec_data.c: ops, scheduling) and its NIC side (exec_data_nic.c: WQE
  * execution).  Internal to core/. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/exec_data_nic.c — the data executor's RNIC: executes the WQE at the
  * head of a send queue against the peer's memory and receive queue.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/halving.c — recursive halving-doubling allreduce (Rabenseifner,
  * "Optimization of Collective Reduction Operations", ICCS 2004; MPICH's
  * MPIR_Allreduce_intra_reduce_scatter_allgather), on the connections of

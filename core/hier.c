@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/hier.c — hierarchical allreduce for multi-GPU nodes, on the
  * connections of core/conn.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nccl_auto.c — NCCL's choice, applied to a run (core/nccl_auto.h). */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nccl_auto.h — `auto`: the algorithm, protocol and channel count a
  * run takes from NCCL's own choice at each size (core/nccl_tune.h), as
  * nccl-tests gets them from NCCL, so that a predicted table is of what a

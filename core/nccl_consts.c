@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nccl_consts.c — the constants of NCCL's tuning model, release by
  * release: base and hardware latencies, the LL cap and the per-channel
  * caps of src/graph/tuning.cc, 2.18 to 2.30.

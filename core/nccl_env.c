@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nccl_env.c — the NCCL_* variables that change NCCL's choices, read
  * as NCCL reads them but checked strictly.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nccl_graph.c — NCCL's communication graphs and channel counts: the
  * first half of ncclTopoTuneModel's inputs, from a cc_nccl_system.
  *

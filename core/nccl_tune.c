@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nccl_tune.c — NCCL's cost model and its choice (nccl_tune.h): the
  * bandwidth and latency of every collective, algorithm and protocol
  * (src/graph/tuning.cc ncclTopoTuneModel), the time of one size

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nccl_tune.h — NCCL's own choices: the algorithm, protocol and
  * channel count NCCL picks for a collective of a given size on a given
  * system, from the model NCCL itself uses (src/graph/tuning.cc

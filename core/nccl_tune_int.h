@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nccl_tune_int.h — what the files of NCCL's tuning model share:
  * nccl_version.c (releases, names), nccl_env.c (NCCL_* variables),
  * nccl_graph.c (the topology search and channel counts), nccl_consts.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nccl_version.c — the names NCCL's tuning model is spoken in: NCCL
  * releases ("2.23.4", "v2.23.4-1"), GPU architectures, CPU vendors,
  * NCCL's algorithm names (src/init.cc ncclAlgoStr) and path distances

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nvls.c — NVLink SHARP inside one node: NCCL's NVLS algorithm
  * (src/device/all_reduce.h, reduce_scatter.h, all_gather.h,
  * RunWorkColl<..., NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE>, one node, without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nvls_tree.c — NVLSTree's network trees (core/nvls_tree.h).
  *
  * NCCL's NVLSTree allreduce (src/device/all_reduce.h, RunWorkColl<...,

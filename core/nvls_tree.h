@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nvls_tree.h — NVLSTree's network part: on each channel, the heads
  * of one local index on every node joined by NCCL's double binary tree
  * (src/graph/connect.cc connectNvls: channel c takes tree c mod 2 of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/p2p.c — perftest's point-to-point loops as schedules (core/p2p.h).
  *
  * Each loop is written out WQE by WQE with the dependencies that perftest's

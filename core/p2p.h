@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/p2p.h — point-to-point verbs workloads, as perftest runs them, on the
  * schedule IR: one operation checked on its own before a collective is
  * blamed (docs/p2p.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/p2p_report.c — perftest's bw and lat figures from tposted /
  * tcompleted stamps, and its table (core/p2p_report.h). */
 #include "p2p_report.h"

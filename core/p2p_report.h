@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/p2p_report.h — perftest's result columns for a p2p run (core/p2p.h),
  * from the requester's timestamps.
  *

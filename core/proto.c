@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/proto.c — line formats of the LL and LL128 protocols (proto.h). */
 #include "proto.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/proto.h — NCCL's three protocols: how a slice sits in a slot.
  *
  *   simple  the data as it is; the receiver learns it has arrived from a

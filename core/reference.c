@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/reference.c — the expected output of a collective, from its definition:
  *
  *   allreduce:      out[i]           = op over ranks q of in_q[i]

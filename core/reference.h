@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/reference.h — what a collective's inputs are and what its output must
  * be, computed straight from the definition of the collective (NCCL's
  * "Collective Operations" page), independently of any schedule. */

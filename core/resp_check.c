@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/resp_check.c — the responder's request checks, in rxe's order
  * (rxe_resp.c: check_op_valid → check_resource → check_length →
  * check_rkey → execute).  Each check returns the next state. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/resp_check.h — the responder's checks on an arriving request, as one
  * ordered sequence every executor runs: the data executor's RNIC
  * (core/exec_data_nic.c) on a whole message, the simulated RNIC's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/results.c — nccl-tests' table and a CSV field (see core/results.h;
  * the JSON writer is util/json.c, atomic result files util/atomic_file.c).
  *

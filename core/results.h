@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/results.h — reporting results: nccl-tests' table and CSV fields (the
  * JSON writer is util/json.h, atomic result files util/atomic_file.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/ring.c — ring allreduce, reduce-scatter and all-gather.
  *
  * The primitive sequence per loop is NCCL's runRing (src/device/all_reduce.h,

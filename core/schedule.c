@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/schedule.c — building and checking schedules. */
 #include "schedule.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/schedule.h — the schedule: the verbs-level work of every rank.
  *
  * An algorithm (core/ring.c, ...) turns a collective into a schedule; the

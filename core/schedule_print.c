@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/schedule_print.c — a schedule as text, for people, tests and diff.
  *
  * The format is specified in docs/schedule.md ("Text format").  In short: one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/trace.c — the event trace and its Chrome JSON and CSV writers (see
  * core/trace.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/trace.h — the event trace every executor emits, and its writers.
  *
  * The data executor, the simulator and the verbs backend record the same

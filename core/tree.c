@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/tree.c — double binary tree allreduce, as NCCL builds it
  * (src/graph/trees.cc ncclGetBtree / ncclGetDtree; src/device/all_reduce.h
  * runTreeSplit), on the connections of core/conn.h.

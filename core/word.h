@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core/word.h — the 64-bit control words of schedules (flags, clear-to-send
  * credits, atomics) as they sit in memory: little-endian, as on x86 and as
  * the backends write them.  Byte by byte, so alignment never matters. */

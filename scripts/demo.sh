@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The main job, as `make demo` runs it (under a minute): what a ring
 # allreduce is at the verbs level, then scenarios/demo.yaml — NCCL's ring
 # allreduce on 8 ranks over RoCEv2 100G, 1 KiB to 1 GiB — simulated with

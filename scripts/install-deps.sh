@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian/Ubuntu packages cclab needs, and only those that are missing.
 # Idempotent: a second run installs nothing and prints nothing but the check.
 # Used by `make test`, `make demo` and .ci/run; safe to run by hand (as root or via sudo).

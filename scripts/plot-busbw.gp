@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/plot-busbw.gp — bus bandwidth against message size, one line per
 # results CSV, several files overlaid (predicted vs measured, transports,
 # fabrics).  Normally run by scripts/plot.sh, which sets the terminal and

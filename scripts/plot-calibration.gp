@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/plot-calibration.gp — measured vs fitted point-to-point figures,
 # from a calibration CSV (op,mode,size_bytes,iterations,measured,predicted,
 # unit,error_pct; unit is MB/s for mode bw, us for mode lat).  Normally run

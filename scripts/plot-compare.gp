@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/plot-compare.gp — measured vs predicted collective time per
 # message size, from the CSV of `cclab compare --csv` (size_bytes,count,
 # measured_us,predicted_us,error_pct,measured_busbw_gbps,

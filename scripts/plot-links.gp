@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/plot-links.gp — link utilisation, one bar per link of a links CSV
 # (link,from,to,kind,rate_bps,tx_bytes,busy_us,utilisation,peak_queue_bytes;
 # utilisation is a fraction 0..1).  Normally run by scripts/plot.sh, which

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/plot-timeline.gp — per-rank timeline of a trace CSV (core/trace.c
 # writes it: t_ps,dur_ps,kind,rank,track,qp,wr_id,bytes,op,prim,...).
 # Normally run by scripts/plot.sh, which sets the terminal and output and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/plot-validate-cases.gp — every case of `cclab validate --csv`, one
 # small panel each: its measured and predicted curves against message size
 # (busbw for nccl-tests, BW average for perftest bw, t_typical for perftest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/plot-validate.gp — predicted against measured for every case and
 # size of `cclab validate --csv` (case,kind,size_bytes,measured_time_us,
 # predicted_time_us,measured_bw,predicted_bw,bw_unit,status; an unknown

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/plot.sh — draw one of cclab's plots with gnuplot (docs/plots.md).
 #
 #   scripts/plot.sh busbw    OUT.png|OUT.svg RESULTS.csv [RESULTS2.csv ...] [--label TEXT ...]

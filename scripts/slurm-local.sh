@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A real single-node Slurm on this machine, for the tests of `cclab sweep`
 # under sbatch --array and srun (tests/test_sweep.c): munged, slurmctld and
 # slurmd from Debian's packages, all in one private folder (their keys,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/test-cuda.sh — runs the CUDA module's tests.  `make test-cuda`
 # calls it with the program it built,
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The threads in cclab are `cclab tune`'s (cli/cmd_tune.c: a size's
 # candidates run at once), `cclab validate`'s (cli/cmd_validate.c: cases
 # run at once) and `cclab sim -j`'s (cli/loop_jobs.c: sizes run at once).

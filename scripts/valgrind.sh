@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs small scenarios and commands of the simulator, the data executor and
 # the loaders under valgrind memcheck (issue 9): no invalid read or write, no
 # use of uninitialised memory, no definite or indirect leak, on success and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/bound.c — the alpha-beta lower bound (sim/bound.h), port by port.
  *
  * beta: a port serializes one packet at a time at its link's rate, so no

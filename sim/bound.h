@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/bound.h — the alpha-beta lower bound on a schedule's simulated time,
  * from the fabric's own parameters and the network's paths.
  *

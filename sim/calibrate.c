@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/calibrate.c — the fit of sim/calibrate.h. */
 #include "sim/calibrate.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/calibrate.h — fits a fabric's parameters (sim/params.h) to measured
  * point-to-point results, with the simulator in the loop.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/compute.c — the reduce/copy resource: serial lanes sharing one
  * memory.  The cost model and its reasoning are in compute.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/compute.h — a GPU or a CPU thread as lanes of serial work for the
  * schedule's reduce and copy ops.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/dcqcn.c — DCQCN's reaction point; the model is described in dcqcn.h. */
 #include "sim/dcqcn.h"
 

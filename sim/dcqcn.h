@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/dcqcn.h — DCQCN's reaction point: the sending rate of one QP.
  *
  * Zhu et al., "Congestion Control for Large-Scale RDMA Deployments"

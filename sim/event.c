@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/event.c — the event queue: a 4-ary implicit min-heap of 16-byte
  * (time, rank|slot) entries over a slot array holding the handlers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/event.h — the discrete-event engine: a clock and a queue of pending
  * events, run in a total order.
  *

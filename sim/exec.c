@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/exec.c — the simulator executor's host side: the schedule's ops on
  * each rank's CPU and GPU, its memory and completion queues, and the run.
  *

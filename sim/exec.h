@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/exec.h — the simulator executor: runs a schedule on a modelled fabric
  * and says how long it took, and why.
  *

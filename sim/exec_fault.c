@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/exec_fault.c — the simulator's faults (sim/fault.h) on one run's
  * models, set before the first event:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/exec_int.h — the simulator executor's state, shared by its host side
  * (sim/exec.c: ops, CPU, GPU, memory, completion queues) and its RNIC
  * (sim/rnic.c: requester, responder, completer).  Internal to sim/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/exec_ops.c — the simulator as core/exec.h's executor descriptor:
  * its setting is a struct cc_sim_opts (fabric, network, limits), whose
  * seeds, faults and check the common options replace. */

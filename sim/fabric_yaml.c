@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/fabric_yaml.c — a fabric from YAML (sim/fabric_yaml.h, docs/yaml.md). */
 #include "sim/fabric_yaml.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/fabric_yaml.h — a fabric (sim/params.h) from YAML: a scenario's
  * `fabric:` mapping, or a fabric file such as `cclab calibrate` writes.
  *

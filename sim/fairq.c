@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/fairq.c — deficit round robin over flows; see fairq.h. */
 #include "sim/fairq.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/fairq.h — an output port's packets kept per flow and served by
  * deficit round robin (Shreedhar and Varghese, "Efficient fair queueing
  * using deficit round robin", SIGCOMM 1995).

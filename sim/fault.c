@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/fault.c — the simulator's faults as text, and their check against a
  * network (sim/fault.h).  Applying them to a run is sim/exec_fault.c's.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/fault.h — faults the simulator injects into a run, beyond the key
  * and receive faults it shares with the data executor (core/exec.h
  * struct cc_fault): a link that goes down and maybe comes back, a NIC that

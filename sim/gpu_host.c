@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/gpu_host.c — the GPU's PCIe link to pinned host memory: the cost
  * formula and the counters (model and sources in gpu_host.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/gpu_host.h — a GPU kernel that reads and writes pinned host memory,
  * across the GPU's own PCIe link: what host staging costs the GPU.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/link.c — the delay line and the link: FIFO, serialization,
  * propagation, pause.  The model and its event budget are in link.h.
  */

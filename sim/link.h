@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/link.h — one direction of a network link, and the delay line it is
  * built on.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/model.c — helpers shared by the models (sim/model.h). */
 #include "sim/model.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/model.h — what every model (link, switch, PCIe, compute, ...) shares.
  * Internal to sim/. */
 #ifndef CCLAB_SIM_MODEL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/nccl_system.c — a network and a fabric, as NCCL's topology sees
  * them (sim/nccl_system.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/nccl_system.h — the machine as NCCL's topology detection would see
  * it (core/nccl_tune.h struct cc_nccl_system), read off a network and a
  * fabric: nodes and GPUs per node, NVSwitch and NVLink rate, the NICs each

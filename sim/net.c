@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/net.c — the network description of sim/net.h: the builder (hosts,
  * switches, links in growable arrays), validation, and the route tables
  * sim_net_finish() computes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/net.h — a network as a description: hosts and their GPUs, the NIC
  * each GPU uses, switches, links, and the routes between ranks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/net_gen.c — the built-in networks of sim/net.h: ring, star, one
  * node, leaf-spine and rail-optimised.  Each builds hosts, switches and links on
  * an empty network with the builder, then sim_net_finish() computes the

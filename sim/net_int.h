@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/net_int.h — what sim/net.c shares with the other files that build
  * networks (sim/net_gen.c).  Internal to sim/.
  */

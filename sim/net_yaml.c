@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/net_yaml.c — topologies from YAML (sim/net_yaml.h, docs/yaml.md).
  *
  * Every value goes through the strict getters of util/yaml.h, so a typo,

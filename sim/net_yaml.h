@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/net_yaml.h — a network (sim/net.h) from a topology in YAML: a
  * generator with its parameters, or hosts, switches and links written out.
  * docs/yaml.md documents every key.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/nvls.c — NVLink SHARP in the simulator: an NVSwitch's multicast and
  * reduction engine, and a member GPU's share of a reduction.
  *

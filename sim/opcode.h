@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/opcode.h — from a work request's opcode (core/schedule.h) to the
  * packet stream it puts on the wire (sim/wire.h). */
 #ifndef CCLAB_SIM_OPCODE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/packet.h — the packet the simulator's models pass around, and the
  * intrusive FIFO they keep packets in.
  *

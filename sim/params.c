@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/params.c — the preset fabrics, the field table, printing and checks.
  *
  * Every preset number carries its source in a comment; "assumed" marks a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/params.h — the fabric's parameters: every number the simulator's
  * models read, in one plain struct, with named presets.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/pcie.c — the PCIe link model: per-direction FIFO of TLP batches,
  * serialization, latency, read requests turned into completions.  The
  * model, its sources and its event budget are in pcie.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/pcie.h — the RNIC's PCIe link: DMA writes, DMA reads and MMIO writes
  * as streams of TLPs on two independent directions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/physics.c — what a simulated time may not do (sim/physics.h). */
 #include "sim/physics.h"
 

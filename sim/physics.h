@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/physics.h — what a simulated time may not do, whoever ran it
  * (`cclab sim`, `cclab run`, `cclab tune`, `cclab validate`, the property
  * and fuzz tests): beat the alpha-beta bound of its schedule (sim/bound.h),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/rnic.c — the simulated RNIC: doorbell and WQE fetch, the transmit
  * path of each port, and the requester and completer of every QP.  The
  * responder is in sim/rnic_resp.c.

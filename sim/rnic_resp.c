@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/rnic_resp.c — the simulated RNIC's responder, and the requester's
  * side of READ and atomic responses.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/scenario.c — scenario files (sim/scenario.h, docs/yaml.md). */
 #include "sim/scenario.h"
 

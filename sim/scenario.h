@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/scenario.h — a scenario file: what to run (a collective, or with a
  * `p2p:` section one of perftest's point-to-point tests; sizes, ...),
  * on what (a topology and a fabric), with which executors, and what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/scenario_int.h — between sim/scenario.c (the file, a collective)
  * and sim/scenario_p2p.c (the `p2p:` section and its expectations); not
  * for other users. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/scenario_nccl.c — a scenario's NCCL: `auto` for algorithm, protocol
  * and channels, `nccl_version:` (whose rules NCCL's choices follow) and
  * `env:` (the NCCL_* variables of the run it models), and NCCL's

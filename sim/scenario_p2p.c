@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/scenario_p2p.c — a scenario's `p2p:` section: one of perftest's
  * point-to-point tests (core/p2p.h, docs/p2p.md) instead of a collective,
  * and its expectations in perftest's columns (docs/yaml.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/sharp.c — SHARP in the network's switches: a switch's aggregation
  * engine for the in-network reductions of multicast QPs whose members are
  * not one NVSwitch node's (core/schedule.h, "In-network reduction").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/switch.c — admission, routing, tail drop, the forwarding pipeline and
  * the cut-through decision.  The model is described in switch.h.
  */

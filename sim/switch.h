@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/switch.h — an output-queued switch with a shared packet buffer.
  *
  * Ports.  Port i has an input (a struct sim_link_dir whose far end is the

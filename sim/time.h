@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/time.h — simulated time: integer picoseconds.
  *
  * Why integers: floating-point time makes equal-time events compare unequal

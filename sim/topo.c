@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/topo.c — a network (sim/net.h) as engine objects: two link
  * directions per link, a switch per switch node routing by the network's
  * ECMP sets, and each NIC's port table.  The wiring and storage are in

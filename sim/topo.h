@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/topo.h — the run-time topology: a network description (sim/net.h)
  * turned into engine objects — links and switches — and which NIC port
  * leads to whom.

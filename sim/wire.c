@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/wire.c — the opcode and link-layer tables and the byte arithmetic over
  * them.  Facts from the IBA (sections cited in wire.h), cross-checked against
  * rxe_opcode.c / rxe_hdr.h; tests/test_sim_wire.c spells every count out.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/wire.h — the wire format, as tables: which packets a message becomes
  * and how many bytes each occupies on an InfiniBand or RoCEv2 link.
  *

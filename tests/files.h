@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/files.h — file helpers for the cmocka tests that write result
  * files (test_results.c, test_trace.c): a private temporary directory, paths
  * in it, its entry count, and a whole file read back.  Include after

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The layers, bottom up: util < core < sim, backend < cli.  A layer's files
 # include headers of their own layer and of those below it only; sim and
 # backend, side by side above core, include neither of each other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/matrix.h — the body of tests/test_matrix_<collective>.c, one program
  * per collective so that `make test` runs them in parallel.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/nccl_systems.h — machines as NCCL's topology sees them, shared by
  * the tests of NCCL's tuning model (test_nccl_tune.c) and of `auto`
  * (test_nccl_auto.c). */

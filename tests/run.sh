@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs every cmocka test program in the folder given, as many at once as
 # there are cores (JOBS=N to change), prints each one's output in name order,
 # and adds up cmocka's own counts ("[  PASSED  ] N test(s).",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/run_cclab.h — runs the cclab binary as a user would, for the
  * tests that check its exit codes, messages and files (test_cli.c,
  * test_scenarios.c).  The binary's path comes from $CCLAB (tests/run.sh

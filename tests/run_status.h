@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/run_status.h — a run's status checked with its reason: when an
  * executor's run ends otherwise than a test expects, the failure prints
  * the run's one-line message (which rank, QP, op and why), not only the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/sim_sched.h — schedules the simulator tests share: a ring
  * collective from the core, a collective's time on a star, a schedule's
  * data checked on both executors, ops added by hand, and an incast built

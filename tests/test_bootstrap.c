@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_bootstrap.c — the real backend's bootstrap without a NIC:
  * launcher detection (backend/launch.h) for every launcher, its precedence
  * and every error; rendezvous addresses; the wire format

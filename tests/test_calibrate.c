@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_calibrate.c — `cclab calibrate` and fabric files, run as a
  * user would.
  *

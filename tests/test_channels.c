@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_channels.c — the ring over C channels (--channels, NCCL's
  * nChannels; core/ring.c):
  *   - #wrong 0 for the ring's five collectives x C in {2, 3, 5} x k in

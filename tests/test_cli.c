@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_cli.c — the cclab program, run as a user would: exit codes,
  * messages, nccl-tests' table, the JSON report, the primitive listing.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_cli_checks.c — command lines and scenario values that used to
  * be taken silently or wrongly (issue 23, docs/reliability.md
  * "Adversarial inputs and outputs"), run through the cclab binary: a

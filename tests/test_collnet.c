@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_collnet.c — NCCL's CollNetChain allreduce (core/collnet.c):
  *   - #wrong 0 on the data executor for nodes of 1, 2, 3 and 4 ranks, two
  *     to four nodes, one and three channels, awkward sizes, NCCL's chunk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_compare.c — `cclab compare`, run as a user would: hand-written
  * result files with known times (so every error percentage is known
  * exactly), each way a file or an argument can be wrong, --max-error,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_conn_qps.c — several QPs per network connection
  * (cc_coll_params.qps_per_conn, NCCL_IB_QPS_PER_CONNECTION): NCCL's IB
  * transport sends each message whole on one QP of the connection, round

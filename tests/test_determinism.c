@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_determinism.c — the simulator is a pure function of its inputs:
  * every scenario of tests/scenarios/ and scenarios/ (on the simulator:
  * the data and verbs executors have no clock) run twice gives

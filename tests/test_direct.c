@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_direct.c — direct reduce-scatter, all-gather and allreduce
  * (core/direct.c):
  *   - #wrong 0 from the data executor for k = 1..9, 16 and 33, every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_dtype.c — names, float16/bfloat16 conversions, the reference
  * reduction, average, input generation and the #wrong count of core/dtype.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_exec_data.c — the data executor answers like a real RNIC:
  * hand-built two-rank schedules, each with one verbs-level mistake, must end
  * with the completion status libibverbs would report (or the post error),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_halving.c — recursive halving-doubling allreduce's structure
  * and byte counts (core/halving.c), against closed forms written here
  * from Rabenseifner's algorithm, not from the builder's loops:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_hier.c — the hierarchical allreduce (core/hier.c), against
  * closed forms written here from its three phases, not from the builder:
  *   - per rank, the data bytes on its node connection (to local l+1) and

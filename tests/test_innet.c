@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_innet.c — in-network reduction (SHARP in the network's
  * switches) on multicast QPs of several hosts (core/schedule.h), on the
  * data executor and the simulator (sim/sharp.c):

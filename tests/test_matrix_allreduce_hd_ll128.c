@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_matrix_allreduce_hd_ll128.c — the correctness matrix (tests/matrix.h)
  * for allreduce on the halving-doubling algorithm with the LL128 protocol:
  * every slice in flagged lines (core/proto.h), slots reused. */

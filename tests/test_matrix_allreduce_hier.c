@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_matrix_allreduce_hier.c — the correctness matrix
  * (tests/matrix.h) for the hierarchical allreduce (core/hier.c): nodes of
  * every size that divides k, from one rank per node to one node. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_matrix_allreduce_hier_ll.c — the correctness matrix
  * (tests/matrix.h) for the hierarchical allreduce with the LL protocol. */
 #define MATRIX_COLL CC_ALLREDUCE

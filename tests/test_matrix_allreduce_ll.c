@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_matrix_allreduce_ll.c — the correctness matrix (tests/matrix.h)
  * for allreduce on the ring algorithm with the LL protocol:
  * every slice in flagged lines (core/proto.h), slots reused. */

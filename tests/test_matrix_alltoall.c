@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_matrix_alltoall.c — the correctness matrix (tests/matrix.h)
  * for all-to-all, pairwise (core/direct.c): the one algorithm that builds
  * it. */

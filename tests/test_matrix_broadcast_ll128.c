@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_matrix_broadcast_ll128.c — the correctness matrix (tests/matrix.h)
  * for broadcast on the ring algorithm with the LL128 protocol:
  * every slice in flagged lines (core/proto.h), slots reused. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_matrix_broadcast_tree.c — the correctness matrix
  * (tests/matrix.h) for broadcast down NCCL's binary tree (core/tree.c),
  * relabelled so the moving root sits on top. */

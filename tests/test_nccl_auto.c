@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_nccl_auto.c — `auto`: NCCL's choice applied to a run
  * (core/nccl_auto.h), a network read as NCCL's topology sees it
  * (sim/nccl_system.h), and `auto` in scenarios and on the command line.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_nccl_transport.c — what NCCL's transport variables do to the
  * schedule (sim_nccl_transport_for).
  *

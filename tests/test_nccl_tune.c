@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_nccl_tune.c — NCCL's tuning model (core/nccl_tune.h), every
  * expected value worked out here by hand from NCCL's sources, not taken
  * from the code's output:

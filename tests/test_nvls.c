@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_nvls.c — NVLink SHARP (core/nvls.c) and the multicast QPs it
  * runs on (core/schedule.h):
  *   - the multicast semantics on a hand-built schedule: a WRITE lands at

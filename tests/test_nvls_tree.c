@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_nvls_tree.c — NVLSTree (core/nvls.c with core/nvls_tree.c):
  *   - #wrong 0 from the data executor on 2 to 5 nodes of 2, 3, 4 and 8
  *     ranks, the dtypes and redops the NVSwitch reduces, awkward sizes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_output_safety.c — what a result file may and may not replace
  * (util/atomic_file.h, util/files.h), and the inputs a run
  * refuses to read (issue 23, docs/reliability.md "Outputs and inputs"):

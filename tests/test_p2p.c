@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_p2p.c — perftest's point-to-point workloads (core/p2p.h,
  * core/p2p_report.h, cclab p2p): the schedules' structure and limits, the
  * data executor running every op in both modes, the simulator against

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/test_plots.sh — scripts/plot.sh, its five gnuplot scripts and
 # scripts/softroce/report.sh.
 # Writes small CSVs of each format (results, trace, links, compare,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_properties.c — seeded pseudo-random properties of the core,
  * the data executor and the simulator (issue 9, "Hardening").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_proto.c — the LL and LL128 protocols (core/proto.h):
  *   - the line formats byte by byte, written out here from NCCL's
  *     ncclLLFifoLine (data1 flag1 data2 flag2) and LL128's 120 + 8 layout;

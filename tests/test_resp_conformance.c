@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_resp_conformance.c — the responder's request checks
  * (core/resp_check.h), row by row, and one table of bad schedules run on
  * every executor that can run them here: each row must end the same way on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_results.c — the nccl-tests table (exact text), bandwidth
  * arithmetic, the JSON writer (escaping, layout, misuse), and the atomic
  * file writer (complete or absent, never a temp file left behind). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_ring.c — the ring algorithms' structure and byte counts:
  *   - NCCL's primitive sequence per loop (all_reduce.h / reduce_scatter.h /
  *     all_gather.h runRing), step by step, for every rank;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_ring_order.c — the ring's rail order (core/ring.c,
  * --ring-order rail), against what it promises, checked on the schedule's
  * QPs rather than on the builder's order function:

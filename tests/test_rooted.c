@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_rooted.c — broadcast, reduce and all-to-all: the bytes each
  * rank sends against closed forms written here, the root, and the command
  * line and scenario keys that reach them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_scenario_p2p.c — scenario files with a `p2p:` section
  * (sim/scenario_p2p.c, cli/p2p_run.c, docs/yaml.md):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_scenarios.c — scenario and topology files, end to end.
  *
  *   - every shipped scenario (scenarios/) and topology (topologies/) loads,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_schedule_print.c — the schedule text format (docs/schedule.md)
  * and the primitive-step listing.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_compute.c — the reduce/copy resource (sim/compute.c):
  * every cost is asserted to the picosecond against
  *   overhead + ceil(bytes moved * 1e12 / bandwidth),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_engine.c — sim/time.h and the event engine (sim/event.c):
  * exact time arithmetic, the total order (time, insertion sequence) with
  * deliberate ties both ways, cancellation, handlers that schedule, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_exec.c — the simulator executor (sim/exec.c, sim/rnic*.c)
  * end to end: single verbs operations against their closed forms, exact to
  * the picosecond; RNR NAK and retry; errors as completion statuses; ring

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_fabric.c — what the fabric does to a run: flow control
  * (IB credits, PFC), tail drops, random loss and RC recovery (go-back-N,
  * selective repeat, retry exhaustion), ECN marking and DCQCN, ECMP

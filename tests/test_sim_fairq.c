@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_fairq.c — deficit round robin over flows (sim/fairq.c):
  * the exact order packets leave in, against the order DRR's definition
  * gives (written beside each assertion), byte fairness between packet

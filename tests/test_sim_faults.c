@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_faults.c — the simulator's fault injection (sim/fault.h,
  * sim/exec_fault.c) and its limits: every fault ends a run with the
  * completion error or the slowdown its mechanism gives, and nothing hangs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_jobs.c — `cclab sim -j N` (cli/loop_jobs.c): sizes of one
  * sweep simulated at once give what one at a time gives, byte for byte:
  * stdout, stderr (notes, errors, a failed row's message, in the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_link.c — the link model (sim/link.c): every delivery time
  * is asserted to the picosecond against its closed form, written next to the
  * assertion.  ser(B) = ceil(B * 8e12 / rate) ps (sim_serialize_ps()).

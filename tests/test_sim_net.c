@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_net.c — network descriptions (sim/net.c, sim/net_gen.c):
  * the builder and its errors, the exact node, link and port counts of every
  * generator, the route tables (ECMP set sizes and path lengths in links),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_params.c — sim/params.c: the presets load and hold
  * together, the derived rates and timers are exact, the field table covers
  * the whole struct, and the printed form is stable, line by line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_pcie.c — the PCIe model (sim/pcie.c): every completion time
  * is asserted to the picosecond against its closed form, written next to
  * the assertion.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_read_order.c — an RDMA READ returns what the WRITEs before
  * it on its QP left (IBA's RC ordering), even where the responder's PCIe
  * has a backlog of DMA writes: the responder's read for the READ response

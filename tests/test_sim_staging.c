@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_staging.c — host staging, GPU memory reached without
  * GPUDirect RDMA (host.gpu_dma host-staging): the ring's staging buffers in
  * pinned host memory (core/ring.c, stage_mem), the data still right on both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_switch.c — the switch model (sim/switch.c) with its links:
  * store-and-forward and cut-through times to the picosecond against their
  * closed forms (written beside each assertion), the cut-through fallbacks,

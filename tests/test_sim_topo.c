@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_topo.c — the run-time topology (sim/topo.c): kind names,
  * the route and hop tables of ring and star, the wiring (every link
  * delivers into the NIC port the cabling says, and one ring link is both a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_wire.c — sim/wire.c: the RC opcode table against the IBA
  * (and rxe_opcode.c), per-packet byte counts with the formula written out,
  * and segmentation of messages at the path MTU. */

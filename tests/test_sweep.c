@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sweep.c — `cclab sweep` (cli/sweep.h) as a user runs it: a
  * grid's points merged in grid order and byte-identical whatever ran them
  * (-j 1, -j 2, the tasks of mpirun, and of a Slurm job array joined by

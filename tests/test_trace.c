@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_trace.c — the event trace: names, the exact ps -> us text,
  * the Chrome JSON and CSV writers (whole expected text), 200,000 events,
  * determinism, and failed writes that leave no file behind. */

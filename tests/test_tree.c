@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_tree.c — the double binary tree allreduce's shape and bytes
  * (core/tree.c), against NCCL's trees written out by hand here:
  *   - k = 8: tree 0 is 0 -> 4, 4 -> {2, 6}, 2 -> {1, 3}, 6 -> {5, 7}

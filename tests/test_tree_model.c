@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_tree_model.c — an alpha-beta closed form for the double binary
  * tree (core/tree.c) on the simulator, written here from the tree's shape
  * and the protocol of core/conn.h, and held to within 2 % where it must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_tune.c — `cclab tune`, run as a user would, on small
  * scenarios written into the test's temporary directory: who wins where on
  * ib-hdr (halving-doubling's fewer steps beat the ring at 4 B on a star of

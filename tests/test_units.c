@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_units.c — sizes (nccl-tests' -b/-e), rates, times, and the
  * byte formatter: exact values, and every kind of bad input rejected with
  * the right error and *out untouched. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_validate.c — `cclab validate` (cli/validate.h,
  * docs/validation.md) on cases made here, whose measured tables are the
  * simulator's own figures scaled by known factors, so every error the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_verbs_attr.c — the RC QP transition attributes
  * (backend/verbs_attr.c): masks and values for InfiniBand and RoCE as
  * NCCL's net_ib.cc sets them, the path MTU, what a schedule's QP and MRs

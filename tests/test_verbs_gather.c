@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_verbs_gather.c — what the ranks of a verbs run tell each other
  * after each size (backend/verbs_gather.h), without a NIC: fork()ed ranks
  * on the real TCP bootstrap over 127.0.0.1.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_yaml.c — YAML documents (util/yaml.h): a good document read
  * back with every position, then a corpus of broken ones, each with the
  * exact message a user would see: libyaml's syntax errors, the rules we add

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/two_ranks.h — the two-rank schedule the executor tests post verbs
  * on by hand: rank 0 has a 64-byte source buffer (MR 0, LOCAL_WRITE) and
  * a result word (MR 1); rank 1 a 64-byte target buffer (MR 0, `access`)

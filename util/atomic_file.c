@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/atomic_file.c — result files that are complete or absent
  * (util/atomic_file.h), never written over a device, a FIFO's
  * path, a link or one of the run's inputs; and the temporary files of those still

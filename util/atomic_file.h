@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/atomic_file.h — atomic output files.
  *
  * A result file is either complete or absent: the data goes to a temporary

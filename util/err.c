@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/err.c — a message into the caller's buffer, an error code returned
  * (util/err.h). */
 #include "util/err.h"

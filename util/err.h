@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/err.h — the one way a check reports a bad input: a message into the
  * caller's buffer and an error code returned, so that a check reads
  * `return cc_errf(err, len, -EINVAL, "size %llu is not ...", ...)`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/files.c — inputs opened safely and remembered (util/files.h). */
 #include "util/files.h"
 

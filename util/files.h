@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/files.h — the files a run reads, kept apart from those it writes.
  *
  * Inputs (scenario, topology and fabric files, result files read back,

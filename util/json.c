@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/json.c — a streaming JSON writer into memory (util/json.h). */
 #include "util/json.h"
 

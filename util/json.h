@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/json.h — a streaming JSON writer into memory.
  *
  * Output is deterministic: keys in the order written, two-space

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/mem_limit.c — the smallest of physical memory, RLIMIT_AS,
  * RLIMIT_DATA and the cgroup limit (util/mem_limit.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/mem_limit.h — how much memory this process may take: the smallest
  * of the machine's physical memory, its address-space and data limits
  * (ulimit -v, ulimit -d) and its cgroup's memory limit.  What every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/splitmix.h — splitmix64 (Steele, Lea and Flood, "Fast splittable
  * pseudorandom number generators", OOPSLA 2014; Vigna's public-domain C
  * version), the one generator and hash every deterministic draw uses:

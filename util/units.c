@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/units.c — sizes, rates and times from text (see util/units.h).
  *
  * One number reader and one exact scaler serve every unit family; a family

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/units.h — numbers with units, as people type them on a command line
  * or in a scenario file: sizes, link rates, times.
  *

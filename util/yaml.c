@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/yaml.c — YAML documents as trees with positions, and the checks and
  * typed getters scenario and topology files go through (see util/yaml.h).
  *

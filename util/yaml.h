@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/yaml.h — YAML documents as a tree with positions, and the strict,
  * friendly checks scenario and topology files go through.
  *

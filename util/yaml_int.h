@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/yaml_int.h — the YAML layer's arena, shared by its files (yaml.c
  * parses and checks, yaml_set.c edits a loaded document).  Internal. */
 #ifndef CCLAB_UTIL_YAML_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/yaml_set.c — `--set key.path=value`: an edit of a loaded document,
  * made before anything reads it, so an override passes every check a value
  * written in the file would (util/yaml.h). */

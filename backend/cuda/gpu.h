@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/cuda/gpu.h — what the rest of cclab asks of a GPU: is there one,
  * device memory, the schedule's reduce and copy run as kernels, and what
  * the verbs executor needs to register GPU memory with an RNIC.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/cuda/gpu_cuda.cu — backend/cuda/gpu.h with CUDA: device selection
  * and memory through the runtime API, the reduce / copy ops through
  * reduce.cu's kernels, dma-buf export through the driver API.

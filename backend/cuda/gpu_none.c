@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/cuda/gpu_none.c — backend/cuda/gpu.h when nvcc was not found at
  * build time (or CCLAB_CUDA=0): no GPU, and every call says why, so a run
  * that asks for GPU buffers fails with a sentence rather than a link error,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/cuda/gpu_sys.c — the parts of backend/cuda/gpu.h that need no
  * CUDA: whether a GPU peer-memory client is loaded (sysfs) and the
  * page-aligned span of a dma-buf request.  Built with and without CUDA, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/cuda/reduce.cu — the schedule's reduce and copy ops as CUDA
  * kernels: reduce_ops.cuh holds the arithmetic and what each thread does
  * (and says why); this file holds the kernels, their grid and the dispatch

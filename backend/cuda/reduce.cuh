@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/cuda/reduce.cuh — between gpu_cuda.cu (the C API, its checks and
  * error messages) and reduce.cu (the kernels).  C++ / CUDA only. */
 #ifndef CCLAB_BACKEND_CUDA_REDUCE_CUH

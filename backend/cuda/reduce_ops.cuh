@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* backend/cuda/reduce_ops.cuh — the element arithmetic and the per-thread
  * bodies of reduce.cu's kernels, bit for bit core/dtype.c (cc_reduce,
  * cc_postdiv).  Everything here is __host__ __device__, so

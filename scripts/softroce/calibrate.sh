@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/softroce/calibrate.sh — predicted vs measured on soft-RoCE, end to
 # end, with a report (docs/calibrate.md):
 #

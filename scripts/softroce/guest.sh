@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/softroce/guest.sh — stage 2 of the soft-RoCE VM, PID 1 inside the
 # host's root filesystem (see init).  Brings up eth0 and rxe0, waits until
 # the verbs port is usable, runs the plan under a time limit, writes its exit

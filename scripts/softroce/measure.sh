@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/softroce/measure.sh — what scripts/softroce/calibrate.sh measures
 # inside the VM, in one boot: a plan for scripts/softroce/run.sh.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/softroce/perftest-report.sh — cclab beside perftest on one verbs
 # stack, in one boot: a plan for scripts/softroce/run.sh.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/softroce/report.sh — one readable report of a soft-RoCE results
 # folder (docs/softroce.md, docs/plots.md):
 #

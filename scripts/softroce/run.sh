@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/softroce/run.sh — run a command or a plan inside a small qemu VM that
 # has a real verbs stack: Debian's kernel with rdma_rxe (soft-RoCE) on a
 # virtio NIC, and the host's own rdma-core / perftest / build of cclab seen

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/softroce/smoke.sh — the soft-RoCE VM's smoke test, a plan for run.sh:
 #
 #   make -j2 && scripts/softroce/run.sh --plan scripts/softroce/smoke.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/softroce/verbs-tests.sh — the verbs executor on a real verbs stack:
 # a plan for scripts/softroce/run.sh, run inside the VM on rxe0 (soft-RoCE),
 # all ranks on the one device in loopback.  `make test-softroce` runs it:

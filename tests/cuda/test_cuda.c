@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/cuda/test_cuda.c — the CUDA module (backend/cuda/gpu.h) against
  * core/dtype.c's reference arithmetic, then the kernels' bandwidth.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/cuda/test_reduce_host.cu — reduce.cu's kernels run on the CPU.
  *
  * Every kernel thread of backend/cuda/reduce_ops.cuh is a __host__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/fuzz/fuzz.h — what the libFuzzer targets (tests/fuzz/fuzz_*.c,
  * docs/reliability.md) share: libFuzzer's entry points, declared here
  * because the build's -Wmissing-prototypes wants a prototype before each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/fuzz/fuzz_bootstrap.c — the bootstrap wire format's decoders
  * (backend/bootstrap_msg.h) on arbitrary bytes: what a peer sends is read
  * off a TCP socket and decoded before anything else looks at it.

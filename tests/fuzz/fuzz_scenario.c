@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/fuzz/fuzz_scenario.c — the YAML readers on arbitrary text: a
  * scenario (sim/scenario.h, through util/yaml.h, the fabric and topology
  * readers, p2p), and the same text as a topology file (sim/net_yaml.h) and

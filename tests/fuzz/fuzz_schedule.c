@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/fuzz/fuzz_schedule.c — the builders, the data executor and the
  * writers on collective parameters drawn from the input.
  *

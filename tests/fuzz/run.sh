@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/fuzz/run.sh BUILD/fuzz SECONDS — what `make fuzz` runs
 # (docs/reliability.md).  For each libFuzzer target BUILD/fuzz/fuzz_*:
 #   1. replays tests/fuzz/regress/<target>/*, inputs that once failed (a
