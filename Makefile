@@ -19,11 +19,11 @@ OPT     ?= -O2 -g
 SAN     ?=
 CFLAGS  ?=
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes -Wvla -Werror
-CPPFLAGS_ALL := -I. -D_GNU_SOURCE $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
+CPPFLAGS_ALL := -I. -D_GNU_SOURCE $(shell pkg-config --cflags yaml-0.1 jansson 2>/dev/null)
 CFLAGS_ALL   := -std=c11 $(OPT) $(WARN) $(SAN) -MMD -MP $(CFLAGS)
 # util's and core's libraries; backend's (libibverbs, then CUDA's) come first
 # in LDLIBS_ALL, for what links the backend archive.
-LDLIBS_UTIL  := $(shell pkg-config --libs yaml-0.1 2>/dev/null) -lm -lpthread
+LDLIBS_UTIL  := $(shell pkg-config --libs yaml-0.1 jansson 2>/dev/null) -lm -lpthread
 LDLIBS_BACKEND := $(shell pkg-config --libs libibverbs 2>/dev/null || echo -libverbs)
 LDLIBS_ALL    = $(LDLIBS_BACKEND) $(LDLIBS_UTIL)
 TEST_LIBS    := -lcmocka

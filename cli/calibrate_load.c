@@ -169,7 +169,7 @@ int cal_load(const char *path, unsigned file, struct cal_point *pts, size_t *n,
 	struct cal_device d;
 	const struct cy_node *at;
 	char what[256];
-	int rc = cy_load_file(path, &doc, &err);
+	int rc = cli_json_load_file(path, "calibrate fits `cclab p2p --json` results", &doc, &err);
 
 	if (rc)
 		return bad(&err);

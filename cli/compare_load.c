@@ -3,8 +3,8 @@
  * `cclab run` for `cclab compare` (cli/compare.h), and says whether two
  * of them compare.
  *
- * JSON is YAML's flow syntax, so the project's loader (util/yaml.h) reads
- * it and every complaint carries file:line:col.  Only the keys compare
+ * Read as JSON (cli/json_read.h), every complaint with file:line:col.
+ * Only the keys compare
  * uses are checked; any other key is ignored, because the files grow with
  * every executor and a newer file must still compare. */
 #include <errno.h>
@@ -19,6 +19,8 @@
 #include "cli/json_read.h"
 
 #define WHAT "the result file"
+/* What compare reads, after "this is <another kind of file>: ". */
+#define READS "compare reads the --json of `cclab sim` or `cclab run`"
 
 /* A number a run can have written at e's key: above 0 (`positive`) or at
  * least 0; null (NaN) passes, it is "unknown". */
@@ -164,7 +166,7 @@ static int kind_of(const struct cy_node *root, struct cy_error *err)
 {
 	const struct cy_node *at;
 	char what[256];
-	const char *reads = "compare reads the --json of `cclab sim` or `cclab run`";
+	const char *reads = READS;
 
 	switch (cli_json_kind(root, what, sizeof(what), &at)) {
 	case CLI_JSON_COLLECTIVE:
@@ -234,7 +236,7 @@ int cmp_file_load(const char *path, struct cmp_file *f, struct cy_error *err)
 {
 	memset(f, 0, sizeof(*f));
 	f->path = path;
-	return load_doc(f, cy_load_file(path, &f->doc, err), err);
+	return load_doc(f, cli_json_load_file(path, READS, &f->doc, err), err);
 }
 
 int cmp_file_parse(const char *name, const char *text, size_t len, struct cmp_file *f,
@@ -242,7 +244,7 @@ int cmp_file_parse(const char *name, const char *text, size_t len, struct cmp_fi
 {
 	memset(f, 0, sizeof(*f));
 	f->path = name;
-	return load_doc(f, cy_load_string(name, text, len, &f->doc, err), err);
+	return load_doc(f, cli_json_load_string(name, text, len, READS, &f->doc, err), err);
 }
 
 void cmp_file_free(struct cmp_file *f)

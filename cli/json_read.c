@@ -8,6 +8,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* After the JSON loader's -ENOMSG (text that is not JSON from its first
+ * word on), what the YAML loader made of it (yrc, y): a file cclab knows
+ * by another name (a CSV table, a scenario) is called that.  A YAML
+ * mapping with a "command" would be named as a result of that command,
+ * which it is not: the JSON error in err stays then. */
+static int other_kind(int yrc, struct cy_doc *y, const char *reads, struct cy_error *err)
+{
+	const struct cy_node *at;
+	char what[256];
+
+	if (yrc)
+		return -EINVAL;
+	if (cli_json_kind(y->root, what, sizeof(what), &at) == CLI_JSON_NOT_CCLAB)
+		cy_fail(err, at, "this is %s: %s", what, reads);
+	cy_free(y);
+	return -EINVAL;
+}
+
+int cli_json_load_file(const char *path, const char *reads, struct cy_doc *doc,
+		       struct cy_error *err)
+{
+	struct cy_doc y;
+	struct cy_error yerr;
+	int rc = cy_load_json_file(path, doc, err);
+
+	return rc == -ENOMSG ? other_kind(cy_load_file(path, &y, &yerr), &y, reads, err) : rc;
+}
+
+int cli_json_load_string(const char *name, const char *text, size_t len, const char *reads,
+			 struct cy_doc *doc, struct cy_error *err)
+{
+	struct cy_doc y;
+	struct cy_error yerr;
+	int rc = cy_load_json_string(name, text, len, doc, err);
+
+	return rc == -ENOMSG ? other_kind(cy_load_string(name, text, len, &y, &yerr), &y, reads,
+					  err) : rc;
+}
+
 /* JSON's null, as the loader keeps it: the plain scalar "null". */
 bool cli_json_is_null(const struct cy_node *n)
 {

@@ -2,10 +2,12 @@
 /* cli/json_read.h — typed reads of the --json files cclab writes, for the
  * commands that read them back (`cclab compare`, `cclab calibrate`).
  *
- * JSON is YAML's flow syntax, so the project's loader (util/yaml.h) reads
- * it and every complaint carries file:line:col.  Readers check only the
- * keys they use and ignore the rest: the files grow with every executor,
- * and a newer file must still be read. */
+ * The files are read as JSON by jansson (util/yaml.h cy_load_json_*: not
+ * as YAML, which JSON is not, "\ud83d\ude00" being one difference) into
+ * the tree the YAML loader builds, so every complaint carries
+ * file:line:col.  Readers check only the keys they use and ignore the
+ * rest: the files grow with every executor, and a newer file must still
+ * be read. */
 #ifndef CCLAB_CLI_JSON_READ_H
 #define CCLAB_CLI_JSON_READ_H
 
@@ -14,6 +16,17 @@
 #include <stdint.h>
 
 #include "util/yaml.h"
+
+/* Loads a --json file (or text, named `name` in messages): 0 with doc
+ * filled, or an error in err (doc left empty).  A file that is not JSON
+ * from its first word on but that the YAML loader reads (a CSV table, a
+ * scenario or fabric file) is named for what it is, "file:1:1: this is a
+ * trace CSV ..., not a --json result: <reads>", `reads` saying what the
+ * command reads instead. */
+int cli_json_load_file(const char *path, const char *reads, struct cy_doc *doc,
+		       struct cy_error *err);
+int cli_json_load_string(const char *name, const char *text, size_t len, const char *reads,
+			 struct cy_doc *doc, struct cy_error *err);
 
 /* JSON's null, as the loader keeps it: the plain scalar "null". */
 bool cli_json_is_null(const struct cy_node *n);

@@ -8,8 +8,9 @@ set -euo pipefail
 # package            why
 #  build-essential   gcc, make
 #  clang             second compiler (warning check), ASan/UBSan runtime, libFuzzer
-#  pkg-config        finds libyaml / libibverbs flags
+#  pkg-config        finds libyaml / jansson / libibverbs flags
 #  libyaml-dev       scenario and topology files
+#  libjansson-dev    --json results read back (compare, calibrate): JSON, which YAML 1.1 is not
 #  libcmocka-dev     unit tests (cmocka: a Debian C test library)
 #  libibverbs-dev    the real verbs backend (rdma-core)
 #  gnuplot-nox       plots
@@ -27,7 +28,7 @@ set -euo pipefail
 #  munge slurmctld slurmd slurm-client
 #                    a real one-node Slurm for the sweep's sbatch --array and srun tests
 #                    (scripts/slurm-local.sh starts and stops it; nothing in /etc is used)
-PKGS=(build-essential clang pkg-config libyaml-dev libcmocka-dev libibverbs-dev gnuplot-nox
+PKGS=(build-essential clang pkg-config libyaml-dev libjansson-dev libcmocka-dev libibverbs-dev gnuplot-nox
 	qemu-system-x86 busybox-static ibverbs-utils ibverbs-providers perftest iproute2 kmod cpio xz-utils
 	valgrind openmpi-bin munge slurmctld slurmd slurm-client)
 

@@ -157,9 +157,9 @@ int cy_fail(struct cy_error *err, const struct cy_node *at, const char *fmt, ...
  * (at a character boundary, with "...") so that a huge value still leaves
  * room for what was expected. */
 #define SHOW_MAX 48
-#define SHOW_LEN 64
+#define SHOW_LEN CY__SHOW_LEN
 
-static const char *show(char buf[SHOW_LEN], const char *s)
+const char *cy__show(char buf[CY__SHOW_LEN], const char *s)
 {
 	size_t o = 0;
 
@@ -327,7 +327,7 @@ const char *cy_closest(const char *word, const char *const *candidates)
 /* Scenarios nest a handful of levels: a fixed limit keeps the stack of open
  * nodes a plain array, and stops a runaway "[[[[..." at the first level
  * too deep. */
-#define MAX_DEPTH 64
+#define MAX_DEPTH CY__MAX_DEPTH
 
 /* An open mapping or list.  A mapping alternates: a key arrives and waits
  * in `key` until its value does. */
@@ -390,16 +390,16 @@ static int refuse_props(struct builder *b, const yaml_event_t *ev, const yaml_ch
 	if (anchor)
 		return fail_mark(b, ev->start_mark,
 				 "anchor '&%s' is not allowed; expected the value written out in full",
-				 show(shown, (const char *)anchor));
+				 cy__show(shown, (const char *)anchor));
 	if (!tag)
 		return 0;
 	/* libyaml resolves "!!str" to the core schema's URI: show it as written. */
 	if (!strncmp((const char *)tag, core, sizeof(core) - 1))
 		return fail_mark(b, ev->start_mark,
 				 "tag '!!%s' is not allowed; expected the value without a tag",
-				 show(shown, (const char *)tag + sizeof(core) - 1));
+				 cy__show(shown, (const char *)tag + sizeof(core) - 1));
 	return fail_mark(b, ev->start_mark, "tag '%s' is not allowed; expected the value without a tag",
-			 show(shown, (const char *)tag));
+			 cy__show(shown, (const char *)tag));
 }
 
 /* Room for one more entry in an open mapping or list: doubled within the
@@ -461,7 +461,7 @@ static int take_key(struct builder *b, struct frame *f, struct cy_node *key, yam
 			return fail_mark(b, m,
 					 "duplicate key '%s' (first on line %" PRIu32
 					 "); expected each key once",
-					 show(shown, key->str), map->keys[i]->line);
+					 cy__show(shown, key->str), map->keys[i]->line);
 	f->key = key;
 	return 0;
 }
@@ -549,7 +549,7 @@ static int on_event(struct builder *b, const yaml_event_t *ev)
 	case YAML_ALIAS_EVENT:
 		return fail_mark(b, ev->start_mark,
 				 "alias '*%s' is not allowed; expected the value written out in full",
-				 show(shown, (const char *)ev->data.alias.anchor));
+				 cy__show(shown, (const char *)ev->data.alias.anchor));
 	case YAML_SCALAR_EVENT:
 		return on_scalar(b, ev);
 	case YAML_SEQUENCE_START_EVENT:
@@ -574,9 +574,7 @@ static int on_event(struct builder *b, const yaml_event_t *ev)
 
 /* ---- libyaml's own errors ---- */
 
-/* Line and column (1-based, counting characters, as libyaml does) of a
- * byte offset. */
-static void offset_position(const char *text, size_t off, uint32_t *line, uint32_t *col)
+void cy__offset_position(const char *text, size_t off, uint32_t *line, uint32_t *col)
 {
 	*line = 1;
 	*col = 1;
@@ -640,7 +638,7 @@ static int syntax_error(struct builder *b, const yaml_parser_t *p)
 		/* Bad encoding: libyaml gives a byte offset, no mark. */
 		struct cy_node at = {.file = b->doc->name};
 
-		offset_position(b->text, p->problem_offset < b->len ? p->problem_offset : b->len,
+		cy__offset_position(b->text, p->problem_offset < b->len ? p->problem_offset : b->len,
 				&at.line, &at.col);
 		if (p->problem_value == -1)
 			return cy_fail(b->err, &at, "YAML syntax error: %s; expected UTF-8 text",
@@ -681,10 +679,9 @@ static int parse(struct builder *b)
 
 /* ---- loading ---- */
 
-int cy_load_string(const char *name, const char *text, size_t len, struct cy_doc *doc,
-		   struct cy_error *err)
+int cy__load_text(const char *name, const char *text, size_t len, const char *syntax,
+		  cy__parse_fn *parse_fn, struct cy_doc *doc, struct cy_error *err)
 {
-	struct builder b = {.doc = doc, .err = err, .text = text ? text : "", .len = len};
 	const char *nul;
 	int rc;
 
@@ -693,44 +690,58 @@ int cy_load_string(const char *name, const char *text, size_t len, struct cy_doc
 	if (!doc || (!text && len))
 		return -EINVAL;
 	memset(doc, 0, sizeof(*doc));
+	if (!text)
+		text = "";
 	if (!name)
 		name = "<string>";
 	doc->name = cy__arena_strndup(&doc->arena, name, strlen(name));
 	if (!doc->name)
 		return out_of_memory(err, name);
-	/* libyaml would call it a control character; say what it is. */
-	nul = memchr(b.text, '\0', len);
+	/* The parsers would call it a control character or an invalid
+	 * token; say what it is. */
+	nul = memchr(text, '\0', len);
 	if (nul) {
 		struct cy_node at = {.file = doc->name};
 
-		offset_position(b.text, (size_t)(nul - b.text), &at.line, &at.col);
-		rc = cy_fail(err, &at, "a NUL byte in the file; expected YAML text");
+		cy__offset_position(text, (size_t)(nul - text), &at.line, &at.col);
+		rc = cy_fail(err, &at, "a NUL byte in the file; expected %s text", syntax);
 	} else {
-		rc = parse(&b);
+		rc = parse_fn(doc, text, len, err);
 	}
 	if (rc)
 		cy_free(doc);
 	return rc;
 }
 
-/* Scenario and topology files are a few kilobytes; a bigger one is a wrong
- * path (a trace, a core file), not a file to parse. */
+static int parse_yaml(struct cy_doc *doc, const char *text, size_t len, struct cy_error *err)
+{
+	struct builder b = {.doc = doc, .err = err, .text = text, .len = len};
+
+	return parse(&b);
+}
+
+int cy_load_string(const char *name, const char *text, size_t len, struct cy_doc *doc,
+		   struct cy_error *err)
+{
+	return cy__load_text(name, text, len, "YAML", parse_yaml, doc, err);
+}
+
+/* Scenario and topology files are a few kilobytes, --json results not
+ * much more; a bigger one is a wrong path (a trace, a core file), not a
+ * file to parse. */
 #define MAX_FILE ((size_t)16 << 20)
 
-int cy_load_file(const char *path, struct cy_doc *doc, struct cy_error *err)
+/* The whole of an input file (util/files.h's checks) into a malloc'd
+ * *buf, or an error with "path: why" in err. */
+static int read_input(const char *path, const char *what, char **buf, size_t *len,
+		      struct cy_error *err)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	int fd, rc;
+	int fd, rc = cc_input_open(path, &fd);
 
-	if (err)
-		err->msg[0] = '\0';
-	if (!path || !doc)
-		return -EINVAL;
-	memset(doc, 0, sizeof(*doc));
-	rc = cc_input_open(path, &fd);
+	*buf = NULL;
+	*len = 0;
 	if (!rc) {
-		rc = cc_read_all(fd, MAX_FILE, &buf, &len);
+		rc = cc_read_all(fd, MAX_FILE, buf, len);
 		close(fd);
 	}
 	if (rc == -CC_ENOTREG) {
@@ -741,16 +752,39 @@ int cy_load_file(const char *path, struct cy_doc *doc, struct cy_error *err)
 		return rc;
 	}
 	if (rc == -EFBIG) {
-		fail_file(err, path, "too large for a scenario or topology file (more than 16 MiB)");
+		fail_file(err, path, "too large for %s (more than 16 MiB)", what);
 		return rc;
 	}
-	if (rc) {
+	if (rc)
 		fail_file(err, path, "cannot read: %s", strerror(-rc));
+	return rc;
+}
+
+int cy__load_path(const char *path, const char *what,
+		  int (*load)(const char *name, const char *text, size_t len, struct cy_doc *doc,
+			      struct cy_error *err),
+		  struct cy_doc *doc, struct cy_error *err)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	if (err)
+		err->msg[0] = '\0';
+	if (!path || !doc)
+		return -EINVAL;
+	memset(doc, 0, sizeof(*doc));
+	rc = read_input(path, what, &buf, &len, err);
+	if (rc)
 		return rc;
-	}
-	rc = cy_load_string(path, buf, len, doc, err);
+	rc = load(path, buf, len, doc, err);
 	free(buf);
 	return rc;
+}
+
+int cy_load_file(const char *path, struct cy_doc *doc, struct cy_error *err)
+{
+	return cy__load_path(path, "a scenario or topology file", cy_load_string, doc, err);
 }
 
 /* A whole file that is one scalar is not a file of ours at all (a file
@@ -764,7 +798,7 @@ int cy_doc_map(const struct cy_doc *doc, const char *what, struct cy_error *err)
 	if (doc->root->kind == CY_SCALAR)
 		return cy_fail(err, doc->root, "a %s file must hold a YAML mapping of keys; this one "
 			       "is plain text ('%s'): not a %s file?", what,
-			       show(shown, doc->root->str), what);
+			       cy__show(shown, doc->root->str), what);
 	return cy_fail(err, doc->root, "a %s file must hold a YAML mapping of keys, not %s", what,
 		       cy_kind_name(doc->root));
 }
@@ -814,7 +848,7 @@ int cy_check_map(const struct cy_node *n, const char *what, const char *const *a
 
 		if (in_names(k->str, allowed, count))
 			continue;
-		snprintf(lead, sizeof(lead), "unknown key '%s'%s%s", show(shown, k->str),
+		snprintf(lead, sizeof(lead), "unknown key '%s'%s%s", cy__show(shown, k->str),
 			 what ? " in " : "", what ? what : "");
 		return fail_unknown(err, k, lead, allowed, count);
 	}
@@ -1008,7 +1042,7 @@ static int bad_number_text(const struct cy_node *n, const char *lab, const struc
 	char shown[SHOW_LEN];
 	bool spaced;
 
-	show(shown, s);
+	cy__show(shown, s);
 	if (s[0] == '-' && parses_without(t, s, 0, 1, '\0'))
 		return cy_fail(err, n, "%s%s must not be negative; expected %s", lab, shown, help);
 	if (t->base && cc_units_only_fraction_wrong(t->parse, s))
@@ -1036,10 +1070,10 @@ static int read_number(const struct cy_node *n, const char *key, const struct nu
 	}
 	range = range_text(rbuf, t, min, max);
 	if (rc == 0)
-		return cy_fail(err, n, "%s%s is out of range; expected %s", l, show(shown, n->str),
+		return cy_fail(err, n, "%s%s is out of range; expected %s", l, cy__show(shown, n->str),
 			       range);
 	if (rc == -ERANGE)
-		return cy_fail(err, n, "%s%s is too large; expected %s", l, show(shown, n->str),
+		return cy_fail(err, n, "%s%s is too large; expected %s", l, cy__show(shown, n->str),
 			       max == UINT64_MAX ? t->limit : range);
 	return bad_number_text(n, l, t, t->help ? t->help : range, err);
 }
@@ -1095,7 +1129,7 @@ int cy_bool(const struct cy_node *n, const char *key, bool *out, struct cy_error
 		return 0;
 	}
 	return cy_fail(err, n, "%s'%s' is not a boolean; expected true or false", label(lab, key),
-		       show(shown, n->str));
+		       cy__show(shown, n->str));
 }
 
 int cy_enum(const struct cy_node *n, const char *key, const char *const *names, unsigned count,
@@ -1115,7 +1149,7 @@ int cy_enum(const struct cy_node *n, const char *key, const char *const *names, 
 			return 0;
 		}
 	}
-	snprintf(lead, sizeof(lead), "%sunknown value '%s'", label(lab, key), show(shown, n->str));
+	snprintf(lead, sizeof(lead), "%sunknown value '%s'", label(lab, key), cy__show(shown, n->str));
 	return fail_unknown(err, n, lead, names, count);
 }
 

@@ -68,6 +68,20 @@ int cy_load_file(const char *path, struct cy_doc *doc, struct cy_error *err);
 int cy_load_string(const char *name, const char *text, size_t len, struct cy_doc *doc,
 		   struct cy_error *err);
 void cy_free(struct cy_doc *doc);
+
+/* The same for a JSON document (RFC 8259, parsed by jansson in
+ * util/yaml_json.c), as the same tree: an object is a CY_MAP, an array a
+ * CY_SEQ, a string a quoted CY_SCALAR (escapes decoded to UTF-8, surrogate
+ * pairs included), a number a plain CY_SCALAR with its text as written,
+ * true, false and null the plain scalars "true", "false" and "null".
+ * Refused at file:line:col: a syntax error, a duplicate key, a NUL
+ * (raw or \u0000), a number out of a double's range, nesting deeper than
+ * 64.  -EINVAL for those; -ENOMSG, with the syntax error in err, when the
+ * text is not JSON from its first character on (a CSV table, a YAML
+ * file), so that a caller may say what the file is instead. */
+int cy_load_json_file(const char *path, struct cy_doc *doc, struct cy_error *err);
+int cy_load_json_string(const char *name, const char *text, size_t len, struct cy_doc *doc,
+			struct cy_error *err);
 /* 0 when the document is a mapping, else a message that says what the
  * file holds instead ("a topology file must hold a YAML mapping ..."). */
 int cy_doc_map(const struct cy_doc *doc, const char *what, struct cy_error *err);
