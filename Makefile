@@ -19,8 +19,9 @@ OPT     ?= -O2 -g
 SAN     ?=
 CFLAGS  ?=
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes -Wvla -Werror
-CPPFLAGS_ALL := -I. -D_GNU_SOURCE $(shell pkg-config --cflags yaml-0.1 jansson 2>/dev/null)
-CFLAGS_ALL   := -std=c11 $(OPT) $(WARN) $(SAN) -MMD -MP $(CFLAGS)
+CPPFLAGS_ALL := -I. -D_GNU_SOURCE $(shell pkg-config --cflags yaml-0.1 jansson 2>/dev/null) $(CPPFLAGS)
+# -fPIC: the same objects make the program and libcclab.so.
+CFLAGS_ALL   := -std=c11 -fPIC $(OPT) $(WARN) $(SAN) -MMD -MP $(CFLAGS)
 # util's and core's libraries; backend's (libibverbs, then CUDA's) come first
 # in LDLIBS_ALL, for what links the backend archive.
 LDLIBS_UTIL  := $(shell pkg-config --libs yaml-0.1 jansson 2>/dev/null) -lm -lpthread
@@ -44,9 +45,18 @@ LIB_BACKEND := $(BUILD)/libcclab-backend.a
 # Every archive, in link order (a layer before those it uses).
 LIB       := $(LIB_BACKEND) $(LIB_SIM) $(LIB_CORE) $(LIB_UTIL)
 CCLAB     := $(BUILD)/cclab
+# libcclab.so (include/cclab.h, lib/): scenarios, schedules and the
+# simulator and data executor for other programs.  util, core and sim
+# behind lib/cclab.map, which exports cclab_* and nothing else; the soname's
+# major number changes only when a function goes or changes meaning.
+SO_VERSION := 0.1.0
+SO_NAME    := libcclab.so.0
+SO         := $(BUILD)/libcclab.so.$(SO_VERSION)
+API_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard lib/*.c))
 
-.PHONY: all tests bench test test-run check-layers test-scripts test-cuda test-softroce test-calibrate softroce-report validate asan tsan fuzz fuzz-build test-valgrind clang demo install clean deps help
-all: $(CCLAB)
+.PHONY: all lib man uninstall test-install test-deb tests bench test test-run check-layers test-scripts test-cuda test-softroce test-calibrate softroce-report validate asan tsan fuzz fuzz-build test-valgrind clang demo install clean deps help
+all: $(CCLAB) lib
+lib: $(SO)
 
 # The CUDA module (backend/cuda/): the real one when nvcc is found, else a
 # stand-in whose every call says cclab was built without CUDA.
@@ -71,9 +81,19 @@ help:
 	@echo "make check-layers  no include runs up a layer (util < core < sim, backend < cli)"
 	@echo "make bench      build the benchmarks in $(BUILD)/bench/"
 	@echo "make demo       install deps, build, show a schedule and check collectives"
-	@echo "make install    PREFIX=$(PREFIX)"
+	@echo "make install    PREFIX=$(PREFIX): program, libcclab.so, cclab.h, cclab.pc, man pages,"
+	@echo "                completion, Python module, scenarios (docs/install.md); make uninstall"
+	@echo "make test-install  install into a temporary prefix and use only the installed copy"
+	@echo "make test-deb   build the Debian package, install it, use it, purge it (root)"
 
-$(BUILD)/obj/%.o: %.c
+# The compiler and flags an object was built with: a change (-fPIC, OPT,
+# SAN) rebuilds every object, not only those whose sources changed.
+FLAGS_STAMP := $(BUILD)/.cflags
+FLAGS_NOW   := $(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL)
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = "$(FLAGS_NOW)" ] || \
+	echo "$(FLAGS_NOW)" >$(FLAGS_STAMP); })
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
@@ -87,7 +107,17 @@ $(LIB):
 	rm -f $@ && ar rcs $@ $^
 
 $(CCLAB): $(CLI_OBJ) $(LIB)
-	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_ALL)
+
+$(SO): $(API_OBJ) $(LIB_SIM) $(LIB_CORE) $(LIB_UTIL) lib/cclab.map
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -shared -Wl,-soname,$(SO_NAME) -Wl,--version-script=lib/cclab.map \
+		-Wl,--no-undefined -o $@ $(API_OBJ) $(LIB_SIM) $(LIB_CORE) $(LIB_UTIL) $(LDLIBS_UTIL)
+	ln -sf $(notdir $@) $(BUILD)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(BUILD)/libcclab.so
+
+# Man pages from the help text (help2man), cclab(1) and cclab-COMMAND(1).
+man: $(CCLAB)
+	@bash scripts/man.sh $(CCLAB) $(BUILD)/man
 
 # util and core, and sim or backend (with its libraries) when the test uses
 # them (tests/layers.sh --uses).
@@ -124,6 +154,8 @@ test-scripts: $(CCLAB)
 test: deps
 	$(MAKE) test-run
 	$(MAKE) test-scripts
+	$(MAKE) test-install
+	$(MAKE) test-deb
 	$(MAKE) test-cuda
 	$(MAKE) test-calibrate
 	$(MAKE) validate
@@ -236,10 +268,40 @@ clang:
 demo: deps all
 	@bash scripts/demo.sh $(CCLAB)
 
-install: $(CCLAB)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/cclab
-	install -m 0755 $(CCLAB) $(DESTDIR)$(PREFIX)/bin/cclab
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/cclab/
+# Where `make install` puts things; DESTDIR stages them (debian/rules).
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share/cclab
+DOCDIR     ?= $(PREFIX)/share/doc/cclab
+MANDIR     ?= $(PREFIX)/share/man
+COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+# Where python3 looks: Debian's /usr/lib/python3/dist-packages for /usr,
+# else PREFIX/lib/python3.X/dist-packages (/usr/local's, on Debian).
+PYTHON_VER := $(shell python3 -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)
+PYTHONDIR  ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(LIBDIR)/$(PYTHON_VER)/dist-packages)
+# The pkg-config packages libcclab links (cclab.pc's Requires.private).
+PC_REQUIRES := yaml-0.1 jansson
+install: $(CCLAB) $(SO) man
+	@DESTDIR="$(DESTDIR)" BUILD="$(BUILD)" BINDIR="$(BINDIR)" LIBDIR="$(LIBDIR)" \
+		INCLUDEDIR="$(INCLUDEDIR)" DATADIR="$(DATADIR)" DOCDIR="$(DOCDIR)" \
+		MANDIR="$(MANDIR)" COMPDIR="$(COMPDIR)" PYTHONDIR="$(PYTHONDIR)" PREFIX="$(PREFIX)" \
+		SO_VERSION="$(SO_VERSION)" SO_NAME="$(SO_NAME)" PC_REQUIRES="$(PC_REQUIRES)" \
+		bash scripts/install.sh install
+uninstall:
+	@DESTDIR="$(DESTDIR)" BUILD="$(BUILD)" BINDIR="$(BINDIR)" LIBDIR="$(LIBDIR)" \
+		INCLUDEDIR="$(INCLUDEDIR)" DATADIR="$(DATADIR)" DOCDIR="$(DOCDIR)" \
+		MANDIR="$(MANDIR)" COMPDIR="$(COMPDIR)" PYTHONDIR="$(PYTHONDIR)" PREFIX="$(PREFIX)" \
+		SO_VERSION="$(SO_VERSION)" SO_NAME="$(SO_NAME)" bash scripts/install.sh uninstall
+
+# make install into a temporary prefix, the example and the Python module
+# built and run against the installed copy only, then make uninstall.
+test-install: $(CCLAB) $(SO)
+	@CCLAB=$(CCLAB) BUILD=$(BUILD) bash tests/test_install.sh
+
+# The Debian package (debian/): dpkg-buildpackage, dpkg -i, used, purged.
+test-deb:
+	@bash tests/test_deb.sh
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz build-tsan

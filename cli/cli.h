@@ -18,6 +18,7 @@
 #include "core/exec.h"
 #include "core/nccl_auto.h"
 #include "core/schedule.h"
+#include "include/cclab.h"
 #include "sim/fault.h"
 #include "sim/params.h"
 #include "sim/topo.h"
@@ -26,7 +27,7 @@
 
 struct cc_scenario; /* sim/scenario.h */
 
-#define CCLAB_VERSION "0.1.0"
+#define CCLAB_VERSION CCLAB_VERSION_STRING /* include/cclab.h: one version */
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 

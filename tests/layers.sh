@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The layers, bottom up: util < core < sim, backend < cli.  A layer's files
+# The layers, bottom up: util < core < sim, backend < cli; lib (libcclab.so)
+# over util, core and sim.  A layer's files
 # include headers of their own layer and of those below it only; sim and
 # backend, side by side above core, include neither of each other
 # (docs/architecture.md).  A header named without a folder ("algo.h") is
@@ -21,6 +22,7 @@ allowed() {
 	sim) echo "util core sim" ;;
 	backend) echo "util core backend" ;;
 	cli) echo "util core sim backend cli" ;;
+	lib) echo "util core sim" ;; # libcclab.so: the simulator and data executor, no verbs
 	esac
 }
 
@@ -46,7 +48,7 @@ if [ "${1:-}" = --uses ]; then
 fi
 
 bad=0
-for layer in util core sim backend cli; do
+for layer in util core sim backend cli lib; do
 	ok=" $(allowed $layer) "
 	while IFS=: read -r file line inc; do
 		to=${inc%%/*}
@@ -54,9 +56,9 @@ for layer in util core sim backend cli; do
 			echo "tests/layers.sh: $file:$line: $layer includes $inc ($layer may include: $(allowed $layer))"
 			bad=1 ;;
 		esac
-	done < <(grep -rnoE '^#include "(util|core|sim|backend|cli)/[^"]*"' "$layer" \
+	done < <(grep -rnoE '^#include "(util|core|sim|backend|cli|lib)/[^"]*"' "$layer" \
 		--include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' |
 		sed 's/#include "\(.*\)"$/\1/')
 done
-[ $bad = 0 ] && echo "layers: util < core < sim, backend < cli: no include runs up or across"
+[ $bad = 0 ] && echo "layers: util < core < sim, backend < cli; sim < lib: no include runs up or across"
 exit $bad

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* lib/cclab.c — libcclab's public interface (include/cclab.h) over the
+ * scenario loader (sim/scenario.c), the builder (core/algo.c) and the
+ * executors' descriptors (core/exec.h).  Each step is the one `cclab run`
+ * takes for a scenario (cli/cmd_run.c from_scenario, cli/build.c,
+ * cli/loop_size.c), so a row here is the row the command prints; what the
+ * command adds — tables, files, -j, refusals printed for the user — stays
+ * in cli/. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/algo.h"
+#include "core/exec_data.h"
+#include "core/results.h"
+#include "include/cclab.h"
+#include "sim/exec.h"
+#include "sim/scenario.h"
+
+/* As the command line's CLI_SIM_TIME_LIMIT_S: a run still going after an
+ * hour of simulated time is stuck (an RNR retried forever). */
+#define LIB_SIM_TIME_LIMIT_S 3600u
+
+struct cclab_scenario {
+	struct cc_scenario sc;
+};
+
+struct cclab_schedule {
+	struct cc_schedule *s;
+	struct cc_coll_params p; /* what was built, NCCL's pick applied */
+	uint64_t bytes, count;
+};
+
+static void say(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+const char *cclab_version(void)
+{
+	return CCLAB_VERSION_STRING;
+}
+
+int cclab_scenario_load(const char *path, const char *const *sets, unsigned nsets,
+			cclab_scenario **out, char *err, size_t errlen)
+{
+	struct cy_error e = { "" };
+	struct cclab_scenario *h;
+	int rc;
+
+	if (!out || !path || (nsets && !sets)) {
+		say(err, errlen, "cclab_scenario_load: a path and a place for the scenario are "
+		    "needed");
+		return -EINVAL;
+	}
+	*out = NULL;
+	if (!(h = calloc(1, sizeof(*h)))) {
+		say(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	if ((rc = cc_scenario_load(path, sets, nsets, &h->sc, &e))) {
+		say(err, errlen, "%s", e.msg);
+		free(h);
+		return rc;
+	}
+	if (h->sc.is_p2p) {
+		/* perftest's tests have their own table (cclab p2p): not rows
+		 * of a collective's loop. */
+		say(err, errlen, "%s: a p2p scenario; libcclab runs collectives ('cclab run' runs "
+		    "this one)", path);
+		cc_scenario_free(&h->sc);
+		free(h);
+		return -EINVAL;
+	}
+	*out = h;
+	return 0;
+}
+
+void cclab_scenario_free(cclab_scenario *h)
+{
+	if (!h)
+		return;
+	cc_scenario_free(&h->sc);
+	free(h);
+}
+
+const char *cclab_scenario_name(const cclab_scenario *h)
+{
+	return h->sc.name;
+}
+
+const char *cclab_scenario_collective(const cclab_scenario *h)
+{
+	return cc_coll_name[h->sc.p.coll];
+}
+
+unsigned cclab_scenario_nranks(const cclab_scenario *h)
+{
+	return h->sc.p.nranks;
+}
+
+size_t cclab_scenario_sizes(const cclab_scenario *h, uint64_t *sizes, size_t cap)
+{
+	uint64_t size = h->sc.minbytes;
+	size_t n = 0;
+
+	if (size > h->sc.maxbytes)
+		return 0;
+	do {
+		if (sizes && n < cap)
+			sizes[n] = size;
+		n++;
+	} while (cc_result_next_size(&size, h->sc.stepfactor, h->sc.maxbytes));
+	return n;
+}
+
+int cclab_schedule_build(const cclab_scenario *h, uint64_t bytes, cclab_schedule **out,
+			 char *err, size_t errlen)
+{
+	const struct cc_scenario *sc = &h->sc;
+	struct cclab_schedule *b;
+	struct cc_nccl_pick pick;
+	char msg[256] = "";
+
+	if (!out) {
+		say(err, errlen, "cclab_schedule_build: no place for the schedule");
+		return -EINVAL;
+	}
+	*out = NULL;
+	if (!(b = calloc(1, sizeof(*b)))) {
+		say(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	cc_result_counts(sc->p.coll, sc->p.nranks, cc_dtype_size(sc->p.dtype), bytes, &b->count,
+			 &b->bytes);
+	b->p = sc->p;
+	/* `auto`: NCCL's algorithm, protocol and channels for this size, then
+	 * the protocol's slot and chunk unless the file gave them
+	 * (cli/build.c cli_size_params). */
+	if (cc_nccl_auto_any(&sc->nccl)) {
+		int rc = cc_nccl_auto_apply(&sc->nccl, b->bytes, &b->p, &pick, msg, sizeof(msg));
+
+		if (rc) {
+			say(err, errlen, "%llu bytes: %s", (unsigned long long)b->bytes, msg);
+			free(b);
+			return rc;
+		}
+		cc_coll_params_fill(&b->p, sc->slot_given, sc->chunk_given);
+	}
+	b->p.count = b->count;
+	errno = 0;
+	if (!(b->s = cc_build(&b->p, msg, sizeof(msg)))) {
+		int rc = errno ? -errno : -EINVAL;
+
+		say(err, errlen, "%llu bytes: %s", (unsigned long long)b->bytes,
+		    msg[0] ? msg : strerror(-rc));
+		free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+void cclab_schedule_free(cclab_schedule *b)
+{
+	if (!b)
+		return;
+	cc_schedule_free(b->s);
+	free(b);
+}
+
+/* The caller's struct is at least as large as the fields this version
+ * fills (the size field comes first in each). */
+#define SIZED(ptr, type) ((ptr) && (ptr)->size >= sizeof(type))
+
+int cclab_schedule_info(const cclab_schedule *b, struct cclab_schedule_info *info)
+{
+	if (!b || !SIZED(info, struct cclab_schedule_info))
+		return -EINVAL;
+	memset((char *)info + sizeof(info->size), 0, sizeof(*info) - sizeof(info->size));
+	info->bytes = b->bytes;
+	info->count = b->count;
+	info->nranks = b->s->nranks;
+	for (uint32_t r = 0; r < b->s->nranks; r++) {
+		const struct cc_rank_sched *rk = &b->s->ranks[r];
+
+		info->ops += rk->nops;
+		info->qps += rk->nqps;
+		if (rk->nops > info->max_rank_ops)
+			info->max_rank_ops = rk->nops;
+	}
+	snprintf(info->algorithm, sizeof(info->algorithm), "%s", cc_algo_name[b->p.algo]);
+	snprintf(info->protocol, sizeof(info->protocol), "%s", cc_proto_name[b->p.proto]);
+	info->channels = b->p.nchannels ? b->p.nchannels : 1;
+	info->chunk_bytes = cc_coll_chunk_bytes(&b->p);
+	return 0;
+}
+
+/* Fills row from a finished run of executor x. */
+static void fill_row(const cclab_scenario *h, const cclab_schedule *b,
+		     const struct cc_executor_ops *x, const void *res, bool check,
+		     struct cclab_row *row)
+{
+	const struct cc_run_error *e = x->error(res);
+	double t = x->time_us(res);
+
+	row->bytes = b->bytes;
+	row->count = b->count;
+	row->time_us = t;
+	row->algbw_gbs = row->busbw_gbs = NAN;
+	row->ok = e->status == CC_RUN_OK;
+	row->checked = check;
+	row->wrong = check ? x->wrong(res) : 0;
+	snprintf(row->error, sizeof(row->error), "%s", row->ok ? "" : e->msg);
+	if (!isnan(t) && row->ok)
+		cc_result_bw(b->bytes, t, cc_busbw_factor(h->sc.p.coll, h->sc.p.nranks),
+			     &row->algbw_gbs, &row->busbw_gbs);
+	if (x->id == CC_EXEC_SIM) {
+		const struct cc_sim_result *sr = res;
+
+		row->events = sr->events;
+		for (uint32_t r = 0; r < sr->nranks && sr->rank; r++)
+			if (sr->rank[r].data_bytes > row->max_rank_data_bytes)
+				row->max_rank_data_bytes = sr->rank[r].data_bytes;
+	} else {
+		const struct cc_data_result *dr = res;
+
+		for (uint32_t r = 0; r < dr->nranks && dr->data_bytes; r++)
+			if (dr->data_bytes[r] > row->max_rank_data_bytes)
+				row->max_rank_data_bytes = dr->data_bytes[r];
+	}
+}
+
+int cclab_run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_executor which,
+	      int check, struct cclab_row *row, char *err, size_t errlen)
+{
+	const struct cc_scenario *sc = &h->sc;
+	const struct cc_executor_ops *x;
+	/* The scenario's seed and key faults (cli/cmd_run.c from_scenario). */
+	struct cc_exec_common c = {
+		.seed = sc->seed, .order_seed = sc->seed,
+		.faults = sc->key_faults, .nfaults = sc->nkey_faults,
+	};
+	struct cc_sim_opts so = {
+		.fabric = &sc->fabric,
+		.net = &sc->net,
+		.time_limit_ps = LIB_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
+		.sim_faults = sc->faults,
+		.nsim_faults = sc->nfaults,
+	};
+	const void *setting;
+	void *res;
+	int rc;
+
+	if (!h || !b || !SIZED(row, struct cclab_row)) {
+		say(err, errlen, "cclab_run: a scenario, a schedule and a sized row are needed");
+		return -EINVAL;
+	}
+	memset((char *)row + sizeof(row->size), 0, sizeof(*row) - sizeof(row->size));
+	switch (which) {
+	case CCLAB_EXEC_SIM: x = &cc_sim_executor; setting = &so; break;
+	case CCLAB_EXEC_DATA: x = &cc_data_executor; setting = NULL; check = 1; break;
+	default:
+		say(err, errlen, "cclab_run: no executor %d (CCLAB_EXEC_SIM, CCLAB_EXEC_DATA)",
+		    (int)which);
+		return -EINVAL;
+	}
+	c.check = check != 0;
+	if (!(res = calloc(1, x->result_size))) {
+		say(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	char msg[256] = "";
+
+	rc = x->run(b->s, &c, setting, res, msg, sizeof(msg));
+	if (rc)
+		say(err, errlen, "%llu bytes: %s", (unsigned long long)b->bytes,
+		    msg[0] ? msg : strerror(-rc));
+	else
+		fill_row(h, b, x, res, c.check, row);
+	x->result_free(res);
+	free(res);
+	return rc;
+}
+
+int cclab_run_size(const cclab_scenario *h, uint64_t bytes, enum cclab_executor which,
+		   struct cclab_row *row, char *err, size_t errlen)
+{
+	cclab_schedule *b;
+	int rc;
+
+	if (!h || !SIZED(row, struct cclab_row)) {
+		say(err, errlen, "cclab_run_size: a scenario and a sized row are needed");
+		return -EINVAL;
+	}
+	if ((rc = cclab_schedule_build(h, bytes, &b, err, errlen)))
+		return rc;
+	/* The sizes the scenario checks carry data (check_max, docs/yaml.md). */
+	rc = cclab_run(h, b, which, b->bytes <= h->sc.check_max, row, err, errlen);
+	cclab_schedule_free(b);
+	return rc;
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tests/test_install.sh — `make install` into a temporary prefix, then use
+# the installed copy only: the program on an installed scenario, the man
+# pages and completion, examples/sim_sizes.c built with the installed
+# header and pkg-config file and run on the installed libcclab.so, the
+# Python module, and `make uninstall` leaving no file behind.  Rows from
+# the library must equal `cclab run`'s, the same scenario and sizes.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+. tests/checks.sh
+
+for tool in help2man pkg-config $PY cc; do
+	if ! command -v $tool >/dev/null; then
+		echo "test_install: SKIP: $tool missing (scripts/install-deps.sh installs it)"
+		exit 0
+	fi
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+if ! make -s install BUILD="$BUILD" PREFIX="$prefix" >"$tmp/install.log" 2>&1; then
+	cat "$tmp/install.log"
+	bad "make install"
+	checks_done test_install
+	exit 1
+fi
+ok "make install PREFIX=$prefix"
+
+# --- what lands where
+lib=$prefix/lib
+pydir=$(find "$lib" -name cclab.py -printf '%h\n' | head -n 1)
+check "program, library and its links, header, pkg-config" test -x "$prefix/bin/cclab" \
+	-a -f "$lib/libcclab.so.0.1.0" -a -L "$lib/libcclab.so.0" -a -L "$lib/libcclab.so" \
+	-a -f "$prefix/include/cclab.h" -a -f "$lib/pkgconfig/cclab.pc"
+check "data: scenarios, topologies, validation, plot scripts" test -f \
+	"$prefix/share/cclab/scenarios/demo.yaml" -a -f "$prefix/share/cclab/topologies/star-8.yaml" \
+	-a -d "$prefix/share/cclab/validation" -a -x "$prefix/bin/cclab-plot" \
+	-a -f "$prefix/share/cclab/scripts/plot-busbw.gp"
+check "docs and LICENSE" test -f "$prefix/share/doc/cclab/LICENSE" -a -f \
+	"$prefix/share/doc/cclab/README.md"
+check "python module in a python3 dist-packages folder" test -n "$pydir"
+ncmd=$("$BUILD/cclab" --help | awk '/^Commands:/ {on=1; next} on && /^$/ {exit}
+	on && /^  [a-z0-9]/ && $1 != "help" {print $1}' | sort -u | wc -l)
+nman=$(ls "$prefix/share/man/man1" | grep -c '^cclab.*\.1$')
+check "a man page for cclab and each of its $ncmd commands ($nman)" test "$nman" = $((ncmd + 1))
+check "man cclab-sim renders its options" bash -c "MANWIDTH=100 man -l '$prefix/share/man/man1/cclab-sim.1' 2>/dev/null | grep -q -- '--fabric'"
+check "man cclab names the command" grep -q '^cclab \\- ' "$prefix/share/man/man1/cclab.1"
+check "bash completion completes commands and options" bash -c "
+	source '$prefix/share/bash-completion/completions/cclab'; PATH='$prefix/bin':\$PATH
+	COMP_WORDS=(cclab swe); COMP_CWORD=1; _cclab; [ \"\${COMPREPLY[*]}\" = sweep ] || exit 1
+	COMP_WORDS=(cclab sim --topo); COMP_CWORD=2; _cclab; [ \"\${COMPREPLY[*]}\" = --topology ]"
+exports=$(nm -D --defined-only "$lib/libcclab.so.0" | awk '$3 !~ /^CCLAB_0$/ {print $3}' |
+	grep -v '^cclab_' | head -n 3)
+check "the library exports cclab_* only${exports:+ (also: $exports)}" test -z "$exports"
+check "soname libcclab.so.0" bash -c "objdump -p '$lib/libcclab.so.0' | grep -q 'SONAME *libcclab.so.0'"
+
+# --- the installed program, on an installed scenario (its topology found
+# relative to the file, as in the source tree)
+scen=$prefix/share/cclab/scenarios/demo.yaml
+"$prefix/bin/cclab" run "$scen" --set sizes.max=64K --csv "$tmp/cli.csv" >"$tmp/cli.out" 2>&1
+check "installed cclab runs an installed scenario" test -s "$tmp/cli.csv"
+
+# --- C, against the installed header, pkg-config file and library only
+export PKG_CONFIG_PATH=$lib/pkgconfig
+flags=$(echo $(pkg-config --cflags --libs cclab))
+check "pkg-config cclab gives the installed paths ($flags)" \
+	test "$flags" = "-I$prefix/include -L$lib -lcclab"
+check "the example builds against the installed library only" \
+	cc -std=c11 -Wall -Wextra -Werror -o "$tmp/sim_sizes" examples/sim_sizes.c $flags
+check "cclab.h is C++-clean" bash -c "echo '#include <cclab.h>' | c++ -x c++ -fsyntax-only -Wall -Werror -I'$prefix/include' -"
+LD_LIBRARY_PATH=$lib "$tmp/sim_sizes" "$scen" sizes.max=64K >"$tmp/lib.csv" 2>"$tmp/lib.err"
+rc=$?
+check "the example runs ($(head -c 200 "$tmp/lib.err"))" test $rc = 0 -a -s "$tmp/lib.csv"
+# size, time, algbw and busbw of each row: the library's equal the program's
+same_rows() { # CLI.csv LIB.csv
+	python3 - "$1" "$2" <<'PY'
+import csv, sys
+cli = list(csv.DictReader(open(sys.argv[1])))
+lib = list(csv.DictReader(open(sys.argv[2])))
+assert len(cli) == len(lib) and cli, (len(cli), len(lib))
+for c, l in zip(cli, lib):
+    assert c["size_bytes"] == l["size_bytes"], (c["size_bytes"], l["size_bytes"])
+    for a, b in (("time_us", "time_us"), ("algbw_gbps", "algbw_gbps"), ("busbw_gbps", "busbw_gbps")):
+        x, y = float(c[a]), float(l[b])
+        assert abs(x - y) <= 5e-6 * abs(x), (c["size_bytes"], a, x, y)
+PY
+}
+check "library rows equal cclab run's (demo, 1K..64K)" same_rows "$tmp/cli.csv" "$tmp/lib.csv"
+check "every rank's data 2N(k-1)/k: 64 KiB on 8 ranks is 114688 B" \
+	grep -q '^65536,.*,114688$' "$tmp/lib.csv"
+printf 'name: x\ncollective: allreduec\n' >"$tmp/bad.yaml"
+LD_LIBRARY_PATH=$lib "$tmp/sim_sizes" "$tmp/bad.yaml" >/dev/null 2>"$tmp/bad.err"
+rc=$?
+check "a bad scenario: exit 2, file:line:col ($(head -c 120 "$tmp/bad.err"))" \
+	test $rc = 2 -a -n "$(grep "bad.yaml:2:" "$tmp/bad.err")"
+
+# --- Python, from the installed module and library, no CCLAB_LIB
+export PYTHONPATH=$pydir
+py() { $PY - "$@"; }
+check "python: rows equal cclab run's, data executor #wrong 0, errors raise" py \
+	"$tmp/cli.csv" "$scen" "$tmp/bad.yaml" <<'PY'
+import csv, math, sys
+import cclab
+cli = list(csv.DictReader(open(sys.argv[1])))
+rows = cclab.run(sys.argv[2], {"sizes.max": "64K"})
+assert [r["size_bytes"] for r in rows] == [int(c["size_bytes"]) for c in cli]
+for r, c in zip(rows, cli):
+    for k in ("time_us", "algbw_gbps", "busbw_gbps"):
+        assert math.isclose(r[k], float(c[k]), rel_tol=5e-6), (k, r[k], c[k])
+    assert r["ok"] and r["wrong"] == 0, r
+data = cclab.run(sys.argv[2], {"sizes.max": "4K"}, executor="data")
+assert all(d["time_us"] is None and d["wrong"] == 0 for d in data), data
+with cclab.Scenario(sys.argv[2]) as sc:
+    s = sc.schedule(65536)
+    assert (s["nranks"], s["algorithm"], s["protocol"]) == (8, "ring", "simple"), s
+    assert sc.sizes()[0] == 1024 and sc.collective == "allreduce"
+try:
+    cclab.Scenario(sys.argv[3])
+    raise SystemExit("a bad scenario loaded")
+except cclab.Error as e:
+    assert "bad.yaml:2:" in str(e), str(e)
+assert cclab.version() == "0.1.0"
+PY
+check "python example runs" bash -c "$PY python/example.py '$scen' sizes.max=4K | grep -q '^ *4096'"
+check "NCCL's choice (auto) per size: library equals cclab run" bash -c "
+	v=\$(ls -d '$prefix/share/cclab/validation'/h100-2x8-ib400-allreduce-nccltests309)
+	'$prefix/bin/cclab' run \"\$v/scenario.yaml\" --set sizes.min=1M --set sizes.max=4M --set check=false \
+		--csv '$tmp/auto.csv' >/dev/null 2>&1
+	LD_LIBRARY_PATH='$lib' '$tmp/sim_sizes' \"\$v/scenario.yaml\" sizes.min=1M sizes.max=4M check=false \
+		>'$tmp/auto-lib.csv' && python3 -c '
+import csv, sys
+c = list(csv.DictReader(open(sys.argv[1]))); l = list(csv.DictReader(open(sys.argv[2])))
+assert len(c) == len(l) == 3, (len(c), len(l))
+for a, b in zip(c, l):
+    assert abs(float(a[\"time_us\"]) - float(b[\"time_us\"])) <= 5e-6 * float(a[\"time_us\"]), (a, b)
+' '$tmp/auto.csv' '$tmp/auto-lib.csv'"
+
+# --- uninstall leaves no file
+make -s uninstall BUILD="$BUILD" PREFIX="$prefix" >"$tmp/uninstall.log" 2>&1
+left=$(find "$prefix" \( -type f -o -type l \) | head -n 5)
+check "make uninstall removes every file${left:+ (left: $left)}" test -z "$left"
+
+checks_done test_install
