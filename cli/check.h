@@ -80,6 +80,17 @@ struct cli_size {
 	double bound_us;             /* --csv's bound_us column; < 0: none */
 };
 
+/* A table other than cclab's, for a front end with its own text
+ * (nccl-tests' mode, cli/nccl_tests_out.c): the loop calls header() where
+ * it would print the command's preamble, the "#" line and the column
+ * header, row() for each row, and prints no summary (the front end closes
+ * its table itself, after every sweep of it). */
+struct cli_table {
+	void (*header)(const struct cli_opts *o, void *ctx);
+	void (*row)(const struct cli_opts *o, void *ctx, const struct cc_result_row *row);
+	void *ctx;
+};
+
 /* nccl-tests' size loop on one executor, driven through its descriptor
  * (core/exec.h): for each size the loop builds the schedule, runs it with
  * x->run(), makes the row from x->error(), x->wrong() and x->time_us()
@@ -143,6 +154,7 @@ struct cli_loop {
 	 * says "ok": false. */
 	int (*finish)(const struct cli_opts *o, void *ctx);
 	void *ctx;
+	const struct cli_table *table; /* NULL: cclab's table */
 };
 
 /* Runs the loop from -b to -e: opens the --json file before the first size
@@ -235,6 +247,9 @@ void cli_json_status(struct cc_json *j, const struct cc_run_error *e);
 /* af NULL: the document is only closed, its text left in j->buf, j->len
  * (`cclab run`'s comparison without --json). */
 int cli_json_end(struct cc_json *j, struct cc_atomic_file *af, bool ok);
+/* Finishes a whole document (cc_json_finish()), writes it to af and
+ * commits it; aborts af on error.  0 or -errno. */
+int cli_json_write(struct cc_json *j, struct cc_atomic_file *af);
 
 /* cli/check_json.c: `cclab check`'s own parts. */
 void check_json_begin(struct cc_json *j, const struct cli_opts *o);

@@ -33,6 +33,7 @@ struct sim_ctx {
 	/* The simulator's faults: the scenario's `faults:`, then --fault's */
 	struct cc_sim_fault faults[CC_SCENARIO_MAX_FAULTS + CLI_MAX_FAULTS];
 	uint32_t nfaults;
+	const struct cli_sim_as *as; /* NULL: cclab sim's own table and time */
 };
 
 /* Whether `bytes` carries data: --check, and a scenario's `check: SIZE`. */
@@ -225,6 +226,10 @@ static int before_row(const struct cli_opts *o, void *ctx, struct cli_size *z)
 
 	c->bound_ps = sim_bound_ps(z->s, &o->fabric, c->net);
 	z->bound_us = (double)c->bound_ps / 1e6;
+	/* The front end's time (nccl-tests' -a); the physics check after
+	 * the row keeps the simulator's own, every rank done. */
+	if (c->as && c->as->time_us && !z->row.failed)
+		z->row.time_us = c->as->time_us(c->as->ctx, z->res);
 	return 0;
 }
 
@@ -342,6 +347,11 @@ static int write_trace(const struct cli_opts *o, void *ctx)
 
 int cmd_sim(const struct cli_opts *o)
 {
+	return cli_sim_run(o, NULL);
+}
+
+int cli_sim_run(const struct cli_opts *o, const struct cli_sim_as *as)
+{
 	char msg[SIM_NET_ERR_LEN];
 	struct sim_ctx c;
 	const struct cli_loop loop = {
@@ -358,6 +368,7 @@ int cmd_sim(const struct cli_opts *o)
 		.after_row = after_row,
 		.finish = write_trace,
 		.ctx = &c,
+		.table = as ? as->table : NULL,
 	};
 	int rc;
 
@@ -373,6 +384,7 @@ int cmd_sim(const struct cli_opts *o)
 	if ((rc = cli_output_check(cli_opts_cmd(o), o->trace)) ||
 	    (rc = cli_output_check(cli_opts_cmd(o), o->links)))
 		return rc;
+	c.as = as;
 	/* One network for every size: its routes are the bound's too. */
 	sim_net_init(&c.own, "");
 	c.net = o->scenario ? &o->scenario->net : &c.own;

@@ -318,9 +318,13 @@ static int loop(const struct cli_opts *o, const struct cli_loop *l, struct cli_s
 		out.j = &j;
 	}
 	out.csv = o->csv ? cf.f : NULL;
-	l->preamble(o);
-	printf("#\n");
-	cc_results_print_header(stdout);
+	if (l->table) {
+		l->table->header(o, l->table->ctx);
+	} else {
+		l->preamble(o);
+		printf("#\n");
+		cc_results_print_header(stdout);
+	}
 	if (jobs > 1)
 		rc = cli_loop_jobs(o, l, runs, nsizes, jobs, &sum, &out, &all_ok,
 				   tty ? progress_done : NULL);
@@ -336,7 +340,8 @@ static int loop(const struct cli_opts *o, const struct cli_loop *l, struct cli_s
 		cc_json_free(&j);
 		return rc;
 	}
-	cc_results_print_summary(stdout, &sum);
+	if (!l->table)
+		cc_results_print_summary(stdout, &sum);
 	if (o->csv)
 		rc = cli_output_commit(cmd, o->csv, &cf);
 	if (l->finish) {

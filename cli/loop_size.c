@@ -106,7 +106,10 @@ static void report_row(const struct cli_opts *o, const struct cli_loop *l,
 {
 	const struct cc_run_error *err = z->err;
 
-	cc_results_print_row(stdout, &z->row);
+	if (l->table)
+		l->table->row(o, l->table->ctx, &z->row);
+	else
+		cc_results_print_row(stdout, &z->row);
 	cc_results_summary_add(sum, &z->row);
 	if (out->csv)
 		csv_row(o, l->x, out->csv, &z->row, err, z->bound_us);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/nccl_tests.h"
 
 static int help(int argc, char **argv)
 {
@@ -36,6 +37,15 @@ int main(int argc, char **argv)
 	 * error about it appear in order. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
+	/* nccl-tests' mode: run as all_reduce_perf (a symlink to cclab), or
+	 * `cclab all_reduce_perf ...` (cli/cmd_nccl_tests.c) */
+	const char *base = strrchr(argv[0], '/');
+	enum cc_coll coll;
+
+	if (!nt_program(base ? base + 1 : argv[0], &coll))
+		return cmd_nccl_tests(argc, argv);
+	if (argc >= 2 && !nt_program(argv[1], &coll))
+		return cmd_nccl_tests(argc - 1, argv + 1);
 	if (argc < 2) {
 		cli_usage_main(stderr);
 		return CLI_EXIT_USAGE;

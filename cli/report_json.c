@@ -132,18 +132,12 @@ void cli_json_status(struct cc_json *j, const struct cc_run_error *e)
 	cc_json_object_end(j);
 }
 
-int cli_json_end(struct cc_json *j, struct cc_atomic_file *af, bool ok)
+int cli_json_write(struct cc_json *j, struct cc_atomic_file *af)
 {
 	const char *text;
 	size_t len;
-	int err;
+	int err = cc_json_finish(j, &text, &len);
 
-	cc_json_array_end(j);
-	cc_json_kv_bool(j, "ok", ok);
-	cc_json_object_end(j);
-	err = cc_json_finish(j, &text, &len);
-	if (!af) /* only finished: the text is j->buf, j->len */
-		return err;
 	if (err) {
 		cc_atomic_abort(af);
 		return err;
@@ -155,4 +149,17 @@ int cli_json_end(struct cc_json *j, struct cc_atomic_file *af, bool ok)
 		return err;
 	}
 	return cc_atomic_commit(af);
+}
+
+int cli_json_end(struct cc_json *j, struct cc_atomic_file *af, bool ok)
+{
+	const char *text;
+	size_t len;
+
+	cc_json_array_end(j);
+	cc_json_kv_bool(j, "ok", ok);
+	cc_json_object_end(j);
+	if (!af) /* only finished: the text is j->buf, j->len */
+		return cc_json_finish(j, &text, &len);
+	return cli_json_write(j, af);
 }

@@ -28,4 +28,15 @@ void sim_json_size(struct cc_json *j, const struct cc_result_row *row,
 		   const struct cc_sim_result *res, sim_time_ps bound_ps, bool bound_checked,
 		   bool bound_ok);
 
+/* `cclab sim` for a front end of its own (nccl-tests' mode,
+ * cli/cmd_nccl_tests.c): its table instead of cclab's (NULL: cclab's), and
+ * the time a completed row shows from the simulator's result (NULL: the
+ * time every rank was done, res->time_ps).  cmd_sim() is this with NULL. */
+struct cli_sim_as {
+	const struct cli_table *table;
+	double (*time_us)(void *ctx, const struct cc_sim_result *res);
+	void *ctx;
+};
+int cli_sim_run(const struct cli_opts *o, const struct cli_sim_as *as);
+
 #endif
