@@ -45,6 +45,10 @@ LIB_BACKEND := $(BUILD)/libcclab-backend.a
 # Every archive, in link order (a layer before those it uses).
 LIB       := $(LIB_BACKEND) $(LIB_SIM) $(LIB_CORE) $(LIB_UTIL)
 CCLAB     := $(BUILD)/cclab
+# cclab run under one of these names takes nccl-tests' flags and prints its
+# text (docs/simulator.md, "As nccl-tests").
+NCCL_TESTS_LINKS := $(addprefix $(BUILD)/,all_reduce_perf all_gather_perf \
+	reduce_scatter_perf broadcast_perf reduce_perf alltoall_perf sendrecv_perf)
 # libcclab.so (include/cclab.h, lib/): scenarios, schedules and the
 # simulator and data executor for other programs.  util, core and sim
 # behind lib/cclab.map, which exports cclab_* and nothing else; the soname's
@@ -55,7 +59,7 @@ SO         := $(BUILD)/libcclab.so.$(SO_VERSION)
 API_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard lib/*.c))
 
 .PHONY: all lib man uninstall test-install test-deb tests bench test test-run check-layers test-scripts test-cuda test-softroce test-calibrate softroce-report validate asan tsan fuzz fuzz-build test-valgrind clang demo install clean deps help
-all: $(CCLAB) lib
+all: $(CCLAB) lib $(NCCL_TESTS_LINKS)
 lib: $(SO)
 
 # The CUDA module (backend/cuda/): the real one when nvcc is found, else a
@@ -108,6 +112,10 @@ $(LIB):
 
 $(CCLAB): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_ALL)
+
+# nccl-tests' programs (as links to cclab; cli/cmd_nccl_tests.c)
+$(NCCL_TESTS_LINKS): $(CCLAB)
+	ln -sf cclab $@
 
 $(SO): $(API_OBJ) $(LIB_SIM) $(LIB_CORE) $(LIB_UTIL) lib/cclab.map
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -shared -Wl,-soname,$(SO_NAME) -Wl,--version-script=lib/cclab.map \
