@@ -32,8 +32,9 @@ struct cc_scenario; /* sim/scenario.h */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
 /* CLI_P2P has its own options (cli/p2p_options.c), CLI_DEVICES none,
- * CLI_COMPARE, CLI_CALIBRATE, CLI_TUNE and CLI_VALIDATE a few long ones
- * each, read with cli/argv.h: cli_parse() is not for them. */
+ * CLI_COMPARE, CLI_CALIBRATE and CLI_VALIDATE a few long ones each, read
+ * with cli/argv.h: cli_parse() is not for them.  CLI_TUNE takes sim's
+ * through cli_parse(), with its own beside them (cli/tune_args.c). */
 enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, CLI_COMPARE, CLI_CALIBRATE,
 	       CLI_TUNE, CLI_VALIDATE, CLI_SWEEP, CLI_CMD_COUNT };
 
@@ -113,7 +114,11 @@ struct cli_opts {
 	uint32_t jobs;
 	bool jobs_given;
 	int rnr_retry;            /* --rnr-retry 0..7, -1: the schedule's (7, forever) */
-	/* run only */
+	/* tune only: its own options as given, read by cli/tune_args.c
+	 * (--channels is a list there, --jobs counts candidates at once) */
+	const char *tune_channels, *tune_orders, *tune_jobs, *tune_out;
+	bool tune_all;
+	/* run and tune */
 	const char *scenario_path;
 	const char *sets[CLI_MAX_SETS]; /* --set KEY=VALUE, in order */
 	uint32_t nsets;

@@ -637,6 +637,13 @@ int cmd_tune(int argc, char **argv)
 			tune_usage(stdout);
 		return rc;
 	}
+	if (!a.scenario) {
+		rc = tune_scenario(&a, &sc);
+		if (!rc)
+			rc = tune_run(&a, &sc);
+		cc_scenario_free(&sc);
+		return rc;
+	}
 	rc = cc_scenario_load(a.scenario, a.sets, a.nsets, &sc, &err);
 	if (rc) {
 		fprintf(stderr, "cclab tune: %s\n", err.msg);

@@ -51,7 +51,8 @@ const struct cli_command cli_commands[CLI_CMD_COUNT] = {
 		.name = "tune", .main = cmd_tune, .usage = tune_usage,
 		.forms = {{"SCENARIO", "every algorithm x protocol x transport of a scenario on\n"
 				       "the simulator: the winner at each size and its margin\n"
-				       "over the runner-up"}},
+				       "over the runner-up"},
+			  {"-n K", "the same without a scenario: the setting of sim's options"}},
 	},
 	[CLI_VALIDATE] = {
 		.name = "validate", .main = cmd_validate, .usage = validate_usage,

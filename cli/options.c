@@ -62,6 +62,9 @@ enum {
 	OPT_JOBS,
 	OPT_NCCL_VERSION,
 	OPT_ENV,
+	OPT_ALL,
+	OPT_RING_ORDERS,
+	OPT_OUT,
 };
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
@@ -74,6 +77,13 @@ enum {
 #define FOR_VERBS (1u << CLI_CMD_COUNT)
 #define FOR_LOOP (FOR_CHECK | FOR_SIM | FOR_VERBS) /* the commands with nccl-tests' size loop */
 #define FOR_ALL (FOR_SCHEDULE | FOR_LOOP)
+/* `cclab tune` takes sim's setting (FOR_TUNE) when it has no scenario;
+ * with one, as `cclab run`, only what goes on top of the file
+ * (FOR_TUNE_SC): its outputs, --set, and its own --channels LIST,
+ * --ring-orders, --jobs, --all, --out.  What tune sweeps (-A, -P, -t,
+ * --ring-order) is refused with the reason (tune_sweeps()). */
+#define FOR_TUNE (1u << CLI_TUNE)
+#define FOR_TUNE_SC (1u << (CLI_CMD_COUNT + 1))
 
 /* Every option of every command; a command rejects the others by name
  * ("--rank does not apply to 'cclab check'") instead of calling them
@@ -82,42 +92,42 @@ static const struct {
 	struct option opt;
 	unsigned cmds;
 } table[] = {
-	{{"nranks", required_argument, NULL, 'n'}, FOR_ALL},
-	{{"collective", required_argument, NULL, 'c'}, FOR_ALL},
+	{{"nranks", required_argument, NULL, 'n'}, FOR_ALL | FOR_TUNE},
+	{{"collective", required_argument, NULL, 'c'}, FOR_ALL | FOR_TUNE},
 	{{"transport", required_argument, NULL, 't'}, FOR_ALL},
 	{{"algorithm", required_argument, NULL, 'A'}, FOR_ALL},
 	{{"protocol", required_argument, NULL, 'P'}, FOR_ALL},
-	{{"root", required_argument, NULL, 'r'}, FOR_ALL},
-	{{"minbytes", required_argument, NULL, 'b'}, FOR_ALL},
-	{{"bytes", required_argument, NULL, 'b'}, FOR_ALL},
-	{{"maxbytes", required_argument, NULL, 'e'}, FOR_LOOP},
-	{{"stepfactor", required_argument, NULL, 'f'}, FOR_LOOP},
-	{{"datatype", required_argument, NULL, 'd'}, FOR_ALL},
-	{{"op", required_argument, NULL, 'o'}, FOR_ALL},
+	{{"root", required_argument, NULL, 'r'}, FOR_ALL | FOR_TUNE},
+	{{"minbytes", required_argument, NULL, 'b'}, FOR_ALL | FOR_TUNE},
+	{{"bytes", required_argument, NULL, 'b'}, FOR_ALL | FOR_TUNE},
+	{{"maxbytes", required_argument, NULL, 'e'}, FOR_LOOP | FOR_TUNE},
+	{{"stepfactor", required_argument, NULL, 'f'}, FOR_LOOP | FOR_TUNE},
+	{{"datatype", required_argument, NULL, 'd'}, FOR_ALL | FOR_TUNE},
+	{{"op", required_argument, NULL, 'o'}, FOR_ALL | FOR_TUNE},
 	{{"rank", required_argument, NULL, OPT_RANK}, FOR_SCHEDULE},
 	{{"primitives", no_argument, NULL, OPT_PRIMITIVES}, FOR_SCHEDULE},
-	{{"chunk-bytes", required_argument, NULL, OPT_CHUNK_BYTES}, FOR_ALL},
-	{{"slot-bytes", required_argument, NULL, OPT_SLOT_BYTES}, FOR_ALL},
-	{{"slots", required_argument, NULL, OPT_SLOTS}, FOR_ALL},
-	{{"channels", required_argument, NULL, OPT_CHANNELS}, FOR_ALL},
-	{{"ranks-per-node", required_argument, NULL, OPT_RANKS_PER_NODE}, FOR_ALL},
+	{{"chunk-bytes", required_argument, NULL, OPT_CHUNK_BYTES}, FOR_ALL | FOR_TUNE},
+	{{"slot-bytes", required_argument, NULL, OPT_SLOT_BYTES}, FOR_ALL | FOR_TUNE},
+	{{"slots", required_argument, NULL, OPT_SLOTS}, FOR_ALL | FOR_TUNE},
+	{{"channels", required_argument, NULL, OPT_CHANNELS}, FOR_ALL | FOR_TUNE | FOR_TUNE_SC},
+	{{"ranks-per-node", required_argument, NULL, OPT_RANKS_PER_NODE}, FOR_ALL | FOR_TUNE},
 	{{"ring-order", required_argument, NULL, OPT_RING_ORDER}, FOR_ALL},
-	{{"seed", required_argument, NULL, OPT_SEED}, FOR_LOOP},
+	{{"seed", required_argument, NULL, OPT_SEED}, FOR_LOOP | FOR_TUNE},
 	/* The simulator's order is its clock's: no interleaving to draw. */
 	{{"order-seed", required_argument, NULL, OPT_ORDER_SEED}, FOR_CHECK},
-	{{"json", required_argument, NULL, OPT_JSON}, FOR_LOOP | FOR_RUN},
-	{{"csv", required_argument, NULL, OPT_CSV}, FOR_LOOP | FOR_RUN},
-	{{"set", required_argument, NULL, OPT_SET}, FOR_RUN},
+	{{"json", required_argument, NULL, OPT_JSON}, FOR_LOOP | FOR_RUN | FOR_TUNE | FOR_TUNE_SC},
+	{{"csv", required_argument, NULL, OPT_CSV}, FOR_LOOP | FOR_RUN | FOR_TUNE | FOR_TUNE_SC},
+	{{"set", required_argument, NULL, OPT_SET}, FOR_RUN | FOR_TUNE_SC},
 	{{"links", required_argument, NULL, OPT_LINKS}, FOR_SIM | FOR_RUN},
-	{{"fabric", required_argument, NULL, OPT_FABRIC}, FOR_SIM},
-	{{"topology", required_argument, NULL, OPT_TOPOLOGY}, FOR_SIM},
+	{{"fabric", required_argument, NULL, OPT_FABRIC}, FOR_SIM | FOR_TUNE},
+	{{"topology", required_argument, NULL, OPT_TOPOLOGY}, FOR_SIM | FOR_TUNE},
 	{{"trace", required_argument, NULL, OPT_TRACE}, FOR_SIM | FOR_RUN},
 	/* nccl-tests' -c/--check; -c is --collective here. */
 	{{"check", required_argument, NULL, OPT_CHECK}, FOR_SIM | FOR_VERBS},
-	{{"gpu-dma", required_argument, NULL, OPT_GPU_DMA}, FOR_ALL},
+	{{"gpu-dma", required_argument, NULL, OPT_GPU_DMA}, FOR_ALL | FOR_TUNE},
 	/* the simulator decides it from the fabric's GPU and NCCL's variables */
 	{{"gdr-flush", no_argument, NULL, OPT_GDR_FLUSH}, FOR_SCHEDULE | FOR_CHECK},
-	{{"memory", required_argument, NULL, OPT_MEMORY}, FOR_ALL},
+	{{"memory", required_argument, NULL, OPT_MEMORY}, FOR_ALL | FOR_TUNE},
 	/* The verbs executor's own (backend/verbs_exec.h, backend/launch.h),
 	 * for a scenario that lists it too. */
 	{{"device", required_argument, NULL, OPT_DEVICE}, FOR_VERBS | FOR_RUN},
@@ -132,12 +142,17 @@ static const struct {
 	 * simulator's own (sim/fault.h) for the simulator only. */
 	{{"fault", required_argument, NULL, OPT_FAULT}, FOR_SIM | FOR_VERBS | FOR_RUN},
 	{{"wall-limit", required_argument, NULL, OPT_WALL_LIMIT}, FOR_SIM | FOR_RUN},
-	{{"jobs", required_argument, NULL, 'j'}, FOR_SIM | FOR_RUN},
+	{{"jobs", required_argument, NULL, 'j'}, FOR_SIM | FOR_RUN | FOR_TUNE | FOR_TUNE_SC},
 	{{"rnr-retry", required_argument, NULL, OPT_RNR_RETRY}, FOR_VERBS | FOR_RUN},
 	/* NCCL's choices (`auto`): the release whose rules, the variables */
-	{{"nccl-version", required_argument, NULL, OPT_NCCL_VERSION}, FOR_SIM},
-	{{"env", required_argument, NULL, OPT_ENV}, FOR_SIM},
-	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN},
+	{{"nccl-version", required_argument, NULL, OPT_NCCL_VERSION}, FOR_SIM | FOR_TUNE},
+	{{"env", required_argument, NULL, OPT_ENV}, FOR_SIM | FOR_TUNE},
+	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN | FOR_TUNE | FOR_TUNE_SC},
+	/* tune's own: its table's columns, the ring orders it tries, a
+	 * launcher's folder (cli/tune_args.c) */
+	{{"all", no_argument, NULL, OPT_ALL}, FOR_TUNE | FOR_TUNE_SC},
+	{{"ring-orders", required_argument, NULL, OPT_RING_ORDERS}, FOR_TUNE | FOR_TUNE_SC},
+	{{"out", required_argument, NULL, OPT_OUT}, FOR_TUNE | FOR_TUNE_SC},
 };
 #define NOPTS (sizeof(table) / sizeof(table[0]))
 
@@ -472,6 +487,10 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 			o->p.nslots = (uint32_t)v;
 		return err;
 	case OPT_CHANNELS:
+		if (c->cmd == CLI_TUNE) { /* a list: cli/tune_args.c reads it */
+			o->tune_channels = arg;
+			return 0;
+		}
 		o->channels_given = true;
 		if ((o->nccl_own.channels = cli_is_auto(arg)))
 			return 0;
@@ -602,6 +621,10 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		o->wall_limit_given = true;
 		return cli_opt_wall_limit(c->cmd, c->opt, arg, &o->wall_limit_ms);
 	case 'j':
+		if (c->cmd == CLI_TUNE) { /* candidates at once, to TUNE_MAX_JOBS */
+			o->tune_jobs = arg;
+			return 0;
+		}
 		err = get_uint(c, arg, 1, CLI_MAX_JOBS, &v);
 		if (!err) {
 			o->jobs = (uint32_t)v;
@@ -615,6 +638,17 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		return err;
 	case 'h':
 		o->help = true;
+		return 0;
+	case OPT_ALL:
+		o->tune_all = true;
+		return 0;
+	case OPT_RING_ORDERS:
+		o->tune_orders = arg;
+		return 0;
+	case OPT_OUT:
+		if (!*arg)
+			return bad_value(c, arg, "expected a folder every task sees");
+		o->tune_out = arg;
 		return 0;
 	}
 	return bad_value(c, arg ? arg : "", "internal error: unhandled option");
@@ -815,6 +849,27 @@ int cli_opt_twice(enum cli_cmd cmd, const char *first, const char *first_value,
 			       first, first_value ? first_value : "", label, value);
 }
 
+/* Why `cclab tune` refuses an option of sim's: what it tries every value of
+ * (its table's columns), or does without; NULL for one that merely does
+ * not apply. */
+static const char *tune_sweeps(int c)
+{
+	switch (c) {
+	case 'A':
+		return "tune runs every algorithm of the collective";
+	case 'P':
+		return "tune runs every protocol";
+	case 't':
+		return "tune runs every transport";
+	case OPT_RING_ORDER:
+		return "tune tries each ring order of --ring-orders (default: rank, and rail too "
+		       "on a topology of nodes)";
+	case OPT_CHECK:
+		return "tune times every run without carrying data";
+	}
+	return NULL;
+}
+
 /* What may be said more than once: each --set and --fault adds one. */
 static bool repeatable(int c)
 {
@@ -826,6 +881,7 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 	static struct cli_once once;
 	struct option longopts[NOPTS + 1];
 	int verbs_opt = 0; /* the first option only the verbs executor takes */
+	int setting_opt = 0; /* tune: the first of sim's setting, which a scenario says */
 	bool have_e = false;
 	char label[48];
 
@@ -868,12 +924,16 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		if (cmd == CLI_RUN && (opt_cmds(c) & FOR_VERBS) && !(opt_cmds(c) & FOR_RUN)) {
 			if (!verbs_opt)
 				verbs_opt = c;
-		} else if (!(opt_cmds(c) & (1u << cmd))) {
+		} else if (!(opt_cmds(c) & (cmd == CLI_TUNE ? FOR_TUNE | FOR_TUNE_SC : 1u << cmd))) {
 			char what[48];
+			const char *why = cmd == CLI_TUNE ? tune_sweeps(c) : NULL;
 
-			return usage_error(cmd, "option %s does not apply to 'cclab %s'",
-					   opt_label(c, what, sizeof(what)), cli_cmd_name(cmd));
+			return usage_error(cmd, "option %s does not apply to 'cclab %s'%s%s",
+					   opt_label(c, what, sizeof(what)), cli_cmd_name(cmd),
+					   why ? ": " : "", why ? why : "");
 		}
+		if (cmd == CLI_TUNE && !(opt_cmds(c) & FOR_TUNE_SC) && !setting_opt)
+			setting_opt = c;
 		if (!repeatable(c) && cli_opt_once(cmd, &once, c, label, optarg))
 			return CLI_EXIT_USAGE;
 		ctx.opt = label;
@@ -882,7 +942,7 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 	}
 	/* `cclab run` takes the scenario file, and nothing else, as its
 	 * argument; everything else comes from that file. */
-	if (cmd == CLI_RUN && optind < argc && !o->scenario_path)
+	if ((cmd == CLI_RUN || cmd == CLI_TUNE) && optind < argc && !o->scenario_path)
 		o->scenario_path = argv[optind++];
 	if (optind < argc)
 		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
@@ -895,6 +955,20 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 					   opt_label(verbs_opt, label, sizeof(label)));
 		return same_outputs(cmd, o) ? CLI_EXIT_USAGE : 0;
 	}
+	/* tune on a scenario: the file's setting, with --set on top, as
+	 * `cclab run`; without one, sim's options make it. */
+	if (cmd == CLI_TUNE && o->scenario_path) {
+		if (setting_opt)
+			return usage_error(cmd, "option %s applies to 'cclab tune' without a scenario; "
+					   "the scenario file says it, or --set changes it",
+					   opt_label(setting_opt, label, sizeof(label)));
+		return same_outputs(cmd, o) ? CLI_EXIT_USAGE : 0;
+	}
+	if (cmd == CLI_TUNE && argc <= 1)
+		return usage_error(cmd, "expected a scenario file (cclab tune SCENARIO.yaml), or "
+				   "sim's options (cclab tune -n K ...)");
+	if (cmd == CLI_TUNE && o->nsets)
+		return usage_error(cmd, "--set applies to 'cclab tune SCENARIO.yaml' only");
 	if (cmd == CLI_RUN && argc <= 1)
 		return usage_error(cmd, "missing the scenario file (cclab run SCENARIO.yaml), or "
 				   "options for a run on this host's RDMA devices (cclab run -n K "
@@ -924,13 +998,17 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		cc_sim_stage_for(&o->p, &o->fabric);
 		/* NCCL's transport on the fabric's link layer: the simulator
 		 * only (`schedule` and `check` take no fabric: the plain form) */
-		if (cmd == CLI_SIM)
+		if (cmd == CLI_SIM || cmd == CLI_TUNE)
 			sim_nccl_transport_for(&o->p, &o->fabric, &o->nccl_own.env);
 		/* Without --topology, the cabling the schedule can run on: a
 		 * ring in rank order talks only to its neighbours; nvls needs
 		 * one node's NVSwitch; every other algorithm, order or
 		 * all-to-all needs a switch. */
-		if (!o->topo_given)
+		if (!o->topo_given && cmd == CLI_TUNE)
+			/* tune runs every algorithm: a switch carries all but
+			 * the multicast ones (n/a there, not an error) */
+			o->topo = SIM_TOPO_STAR;
+		else if (!o->topo_given)
 			o->topo = o->p.algo == CC_ALGO_RING && o->p.coll != CC_ALLTOALL &&
 					  o->p.ring_order == CC_RING_ORDER_RANK
 				  ? SIM_TOPO_RING

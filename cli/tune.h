@@ -33,6 +33,8 @@ struct cc_scenario; /* sim/scenario.h */
 
 /* The command line (cli/tune_args.c). */
 struct tune_args {
+	/* sim's options, when there is no scenario: the setting they make */
+	struct cli_opts o;
 	const char *scenario;
 	const char *sets[CLI_MAX_SETS]; /* --set KEY=VALUE, in order */
 	uint32_t nsets;
@@ -50,6 +52,10 @@ struct tune_args {
 /* Parses argv[1..argc) (argv[0] is "tune").  CLI_EXIT_OK, with *help set
  * for -h/--help; or CLI_EXIT_USAGE after one message and a hint. */
 int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help);
+/* Without a scenario: the one a's options stand for, as `cclab sim` runs
+ * them (its topology built).  CLI_EXIT_OK, or an exit status after the
+ * message; cc_scenario_free() it after. */
+int tune_scenario(const struct tune_args *a, struct cc_scenario *sc);
 
 /* Candidate c is variant c / TUNE_NPT, protocol c / CC_TRANSPORT_COUNT
  * % CC_PROTO_COUNT, transport c % CC_TRANSPORT_COUNT.  The variants are

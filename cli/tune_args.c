@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* cli/tune_args.c — the command line of `cclab tune` and its help: one
- * scenario file, its --set overrides, two output files, --all and the
- * layouts to try (read by cli/argv.h); the scenario says everything else. */
+/* cli/tune_args.c — the command line of `cclab tune` and its help: a
+ * scenario file with its --set overrides, or without one `cclab sim`'s
+ * options (cli_parse(), cli/options.c) and the setting they make as sim
+ * makes it; two output files, --all and the layouts to try. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/argv.h"
 #include "cli/cli.h"
 #include "cli/tune.h"
+#include "sim/scenario.h"
+#include "sim/topo.h"
 
 /* Every message of this command: "cclab tune: ...", the hint, exit 2. */
 #define usage_error(...) cli_usage_error(CLI_TUNE, __VA_ARGS__)
 
 void tune_usage(FILE *f)
 {
-	fprintf(f, "Usage: cclab tune SCENARIO.yaml [--set KEY=VALUE]... [OPTIONS]\n\n"
+	fprintf(f, "Usage: cclab tune SCENARIO.yaml [--set KEY=VALUE]... [OPTIONS]\n"
+		   "       cclab tune -n K [-c COLL] [-b MIN] [-e MAX] [-f F] [--fabric F]\n"
+		   "                  [--topology T] [sim's other options] [OPTIONS]\n\n"
 		   "The simulator's tuning table: for each size of the scenario's sweep\n"
 		   "(sizes: min, max, factor) runs its collective on its topology and fabric\n"
 		   "with every algorithm x protocol x transport, and prints one row per\n"
@@ -33,6 +38,15 @@ void tune_usage(FILE *f)
 		   "every run is timed only, without carrying data.  The summary names\n"
 		   "the sizes each algorithm wins and the protocol fastest with it at each\n"
 		   "size.  docs/tune.md has the details.\n\n"
+		   "Without a scenario, the setting is what `cclab sim` makes of the same\n"
+		   "options (cclab sim --help): -n (required), -c, -r, -b, -e, -f, -d, -o,\n"
+		   "--chunk-bytes, --slot-bytes, --slots, --ranks-per-node, --seed,\n"
+		   "--fabric, --topology (default star: a switch carries every algorithm\n"
+		   "but the multicast ones), --gpu-dma, --memory, --nccl-version, --env.\n"
+		   "What tune tries every value of is refused: -A, -P, -t, --ring-order\n"
+		   "(--ring-orders and --channels below choose the layouts), and so are\n"
+		   "--check, --trace, --links, --fault and --wall-limit.  With a scenario,\n"
+		   "as for 'cclab run', the file says the setting and --set changes it.\n\n"
 		   "Options:\n"
 		   "      --set KEY=VALUE     set a key before the file is read, as if written\n"
 		   "                          in it (repeatable): sizes.max=1GiB,\n"
@@ -49,7 +63,7 @@ void tune_usage(FILE *f)
 		   "      --ring-orders LIST  rank, rail or rank,rail: the ring orders to try\n"
 		   "                          (default: the scenario's, and rail too on a\n"
 		   "                          topology of multi-GPU nodes)\n"
-		   "      --jobs N            run up to N candidates of a size at once, each\n"
+		   "  -j, --jobs N            run up to N candidates of a size at once, each\n"
 		   "                          on its own thread (default: one per processor);\n"
 		   "                          the output is the same for any N\n"
 		   "      --out DIR           under srun or mpirun: spread the runs over the\n"
@@ -58,10 +72,11 @@ void tune_usage(FILE *f)
 		   "                          process's (docs/tune.md)\n"
 		   "  -h, --help              this text\n\n"
 		   "Exit status: 0 every run completed, 1 a run failed (named on stderr) or a\n"
-		   "file could not be written, 2 bad usage, a bad scenario (file:line:col)\n"
-		   "or a p2p scenario.\n\n"
-		   "Example:\n"
-		   "  cclab tune scenarios/demo.yaml --set sizes.max=64MiB --csv tune.csv\n");
+		   "file could not be written, 2 bad usage (an option tune sweeps included), a\n"
+		   "bad scenario (file:line:col) or a p2p scenario.\n\n"
+		   "Examples:\n"
+		   "  cclab tune scenarios/demo.yaml --set sizes.max=64MiB --csv tune.csv\n"
+		   "  cclab tune -n 16 --ranks-per-node 8 --topology railopt -b 1K -e 64M -f 8\n");
 }
 
 /* The next item of a comma-separated list at *p: its start in *item, its
@@ -152,60 +167,60 @@ static int parse_jobs(const char *val, struct tune_args *a)
 
 int tune_parse_args(int argc, char **argv, struct tune_args *a, bool *help)
 {
-	enum { O_SET, O_JSON, O_CSV, O_CHANNELS, O_ORDERS, O_JOBS, O_ALL, O_OUT, O_COUNT };
-	static const struct cli_argv_opt opts[O_COUNT] = {
-		[O_SET] = {.name = "--set", .repeat = true},
-		[O_JSON] = {.name = "--json"},
-		[O_CSV] = {.name = "--csv"},
-		[O_CHANNELS] = {.name = "--channels"},
-		[O_ORDERS] = {.name = "--ring-orders"},
-		[O_JOBS] = {.name = "--jobs"},
-		[O_ALL] = {.name = "--all", .flag = true},
-		[O_OUT] = {.name = "--out"},
-	};
-	struct cli_argv it;
-	const char *val;
-	int o;
+	struct cli_opts *o = &a->o;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
-	cli_argv_init(&it, CLI_TUNE, opts, O_COUNT, argc, argv);
-	while ((o = cli_argv_next(&it, &val)) != CLI_ARGV_END) {
-		switch (o) {
-		case CLI_ARGV_ARG:
-			if (a->scenario)
-				return usage_error("unexpected argument '%s' (one scenario is tuned)",
-						   val);
-			a->scenario = val;
-			break;
-		case O_ALL: a->all = true; break;
-		case O_OUT: a->out = val; break;
-		case O_SET:
-			if (a->nsets == CLI_MAX_SETS)
-				return usage_error("--set: at most %u", CLI_MAX_SETS);
-			a->sets[a->nsets++] = val;
-			break;
-		case O_JSON: a->json = val; break;
-		case O_CSV: a->csv = val; break;
-		case O_CHANNELS:
-			if (parse_channels(val, a))
-				return CLI_EXIT_USAGE;
-			break;
-		case O_ORDERS:
-			if (parse_orders(val, a))
-				return CLI_EXIT_USAGE;
-			break;
-		default:
-			if (parse_jobs(val, a))
-				return CLI_EXIT_USAGE;
-		}
+	rc = cli_parse(CLI_TUNE, argc, argv, o);
+	*help = o->help;
+	if (rc || o->help)
+		return rc;
+	a->scenario = o->scenario_path;
+	memcpy(a->sets, o->sets, o->nsets * sizeof(o->sets[0]));
+	a->nsets = o->nsets;
+	a->json = o->json;
+	a->csv = o->csv;
+	a->all = o->tune_all;
+	a->out = o->tune_out;
+	if ((o->tune_channels && parse_channels(o->tune_channels, a)) ||
+	    (o->tune_orders && parse_orders(o->tune_orders, a)) ||
+	    (o->tune_jobs && parse_jobs(o->tune_jobs, a)))
+		return CLI_EXIT_USAGE;
+	return CLI_EXIT_OK;
+}
+
+int tune_scenario(const struct tune_args *a, struct cc_scenario *sc)
+{
+	const struct cli_opts *o = &a->o;
+	char msg[SIM_NET_ERR_LEN];
+	int rc;
+
+	/* What cc_scenario_load() fills from a file, from sim's options:
+	 * the same defaults (cli/options.c's are the scenario's: ib-hdr,
+	 * seed 1, factor 2), no expectations, no data carried. */
+	memset(sc, 0, sizeof(*sc));
+	sc->p = o->p;
+	sc->chunk_given = o->chunk_given;
+	sc->slot_given = o->slot_given;
+	sc->minbytes = o->minbytes;
+	sc->maxbytes = o->maxbytes;
+	sc->stepfactor = o->stepfactor;
+	sc->seed = o->seed;
+	sc->executor[CC_EXEC_SIM] = true;
+	sc->fabric = o->fabric;
+	sc->nccl = o->nccl_own;
+	sim_net_init(&sc->net, "");
+	rc = sim_topo_net_make_nodes(&sc->net, o->topo, o->p.nranks, o->p.ranks_per_node, msg,
+				     sizeof(msg));
+	if (rc) {
+		/* as `cclab sim`: a shape the options cannot make is theirs */
+		fprintf(stderr, "cclab tune: --topology %s: %s\n", sim_topo_kind_name[o->topo],
+			msg[0] ? msg : strerror(-rc));
+		cc_scenario_free(sc);
+		return rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 	}
-	*help = it.help;
-	if (it.help || it.rc)
-		return it.rc;
-	if (!a->scenario)
-		return usage_error("expected a scenario file: cclab tune SCENARIO.yaml");
-	/* Two atomic writes to one path: the second would silently win. */
-	if (a->json && a->csv && cc_output_same(a->json, a->csv))
-		return usage_error("--json and --csv name the same file '%s'", a->json);
+	/* as the loader: the hosts' GPUs, which the hierarchical algorithm
+	 * and NCCL's model read (0 when the hosts differ) */
+	sc->p.ranks_per_node = sim_net_ranks_per_node(&sc->net);
 	return CLI_EXIT_OK;
 }

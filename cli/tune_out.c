@@ -84,7 +84,10 @@ int tune_json_write(const struct tune *t, struct cc_atomic_file *af, bool ok)
 	cc_json_init(&j);
 	cli_json_head(&j, "tune");
 	cc_json_kv_string(&j, "executor", "sim");
-	cc_json_kv_string(&j, "scenario", sc->name);
+	if (*sc->file)
+		cc_json_kv_string(&j, "scenario", sc->name);
+	else /* sim's options (tune_scenario()) */
+		cc_json_kv_null(&j, "scenario");
 	cc_json_kv_string(&j, "fabric", sc->fabric.name);
 	cc_json_kv_string(&j, "topology", sc->net.name);
 	cc_json_kv_string(&j, "collective", cc_coll_name[sc->p.coll]);

@@ -204,14 +204,20 @@ static void preamble(const struct tune *t)
 	printf("# minBytes %" PRIu64 " maxBytes %" PRIu64 " step: %" PRIu64 "(factor)"
 	       " validation: 0\n", sc->minbytes, sc->maxbytes, sc->stepfactor);
 	printf("# executor: sim (discrete-event, simulated time)  seed: %" PRIu64 "\n", sc->seed);
-	printf("# scenario: %s (%s)\n", sc->name, sc->file);
+	if (*sc->file)
+		printf("# scenario: %s (%s)\n", sc->name, sc->file);
+	else /* tune_scenario(): sim's options */
+		printf("# scenario: none, the options as 'cclab sim' takes them\n");
 	printf("# fabric: %s  topology: %s  link: %s %g Gb/s  MTU: %" PRIu32 " B\n",
 	       sc->fabric.name, sc->net.name, sim_link_info[l->type].name,
 	       (double)l->rate_bps / 1e9, l->mtu_bytes);
 	print_buffers(t);
-	printf("# timing only: no data carried, nothing checked ('cclab run' checks it); the "
-	       "scenario's\n# algorithm, protocol, transport, executors, check and expectations "
-	       "are not used\n");
+	if (*sc->file)
+		printf("# timing only: no data carried, nothing checked ('cclab run' checks it); "
+		       "the scenario's\n# algorithm, protocol, transport, executors, check and "
+		       "expectations are not used\n");
+	else
+		printf("# timing only: no data carried, nothing checked ('cclab sim' checks it)\n");
 	printf("# candidates: %d, algorithm/protocol/transport: {", t->ncand);
 	for (int v = 0; v < t->nvariants; v++)
 		printf("%s%s", v ? ", " : "", t->variants[v].label);

@@ -345,6 +345,7 @@ static void test_help(void **state)
 
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "Usage: cclab tune SCENARIO.yaml [--set KEY=VALUE]..."));
+	assert_non_null(strstr(r.out, "\n       cclab tune -n K [-c COLL] [-b MIN] [-e MAX] [-f F]"));
 	assert_non_null(strstr(r.out, "every algorithm x protocol x transport"));
 	assert_non_null(strstr(r.out, "--json FILE"));
 	assert_non_null(strstr(r.out, "--csv FILE"));
@@ -352,6 +353,7 @@ static void test_help(void **state)
 	run_free(&r);
 	r = run_cclab("help");
 	assert_non_null(strstr(r.out, "\n  tune SCENARIO "));
+	assert_non_null(strstr(r.out, "\n  tune -n K "));
 	run_free(&r);
 	r = run_cclab("help tune");
 	assert_int_equal(r.status, 0);
@@ -864,18 +866,169 @@ static void test_errors(void **state)
 		       "p2p test", args);
 
 	snprintf(args, sizeof(args), "tune %s --frobnicate", sc);
-	expect_refused(2, "unknown option '--frobnicate'\nTry 'cclab tune --help'\\.", args);
-	expect_refused(2, "expected a scenario file", "tune");
+	expect_refused(2, "unknown or ambiguous option '--frobnicate'\nTry 'cclab tune --help'\\.",
+		       args);
+	expect_refused(2, "expected a scenario file \\(cclab tune SCENARIO\\.yaml\\), or sim's "
+		       "options \\(cclab tune -n K \\.\\.\\.\\)", "tune");
 	snprintf(args, sizeof(args), "tune %s %s", sc, sc);
 	expect_refused(2, "unexpected argument", args);
 	snprintf(args, sizeof(args), "tune %s --json", sc);
 	expect_refused(2, "option '--json' needs a value", args);
 	snprintf(args, sizeof(args), "tune %s --all=1", sc);
-	expect_refused(2, "unknown option '--all=1'", args);
+	expect_refused(2, "option '--all=1' takes no value", args);
 	snprintf(args, sizeof(args), "tune %s --json x.out --csv x.out", sc);
 	expect_refused(2, "--json and --csv name the same file", args);
 	snprintf(args, sizeof(args), "tune %s --set sizes.max=lots", sc);
 	expect_refused(2, "--set sizes\\.max=lots.*not a size", args);
+}
+
+/* The table's lines (the rows and the summary), without the preamble,
+ * which names the scenario; malloc'd. */
+static char *table_of(const char *out)
+{
+	char *t = calloc(1, strlen(out) + 1), *o = t;
+
+	assert_non_null(t);
+	for (const char *p = out; *p; ) {
+		const char *end = strchr(p, '\n');
+		size_t n = end ? (size_t)(end - p + 1) : strlen(p);
+		char *line = strndup(p, n);
+
+		assert_non_null(line);
+		if (*p != '#' || strstr(line, " wins: ") || strstr(line, " protocols: "))
+			o += sprintf(o, "%s", line);
+		free(line);
+		p += n;
+	}
+	assert_non_null(strstr(t, " wins: "));
+	return t;
+}
+
+/* A --json file without its "scenario" member (the file's name, or null
+ * for sim's options); malloc'd. */
+static char *json_but_scenario(const char *path)
+{
+	char *j = text_of(path), *at = strstr(j, "\n  \"scenario\": "), *end;
+
+	assert_non_null(at);
+	end = strchr(at + 1, '\n');
+	assert_non_null(end);
+	memmove(at, end, strlen(end) + 1);
+	return j;
+}
+
+/* issue 29: without a scenario, sim's options make the setting as `cclab
+ * sim` makes it, and the table is the one of the scenario that says the
+ * same, row for row and in --json: the fastest candidate, its time, the
+ * runner-up, every cell. */
+static void test_options_as_sim(void **state)
+{
+	static const struct {
+		const char *opts, *yaml;
+		unsigned long long bytes;
+	} same[] = {
+		{"-n 8 -b 1M -e 1M",
+		 "topology: {generator: star, ranks: 8}\ncollective: allreduce\n"
+		 "sizes: {min: 1MiB, max: 1MiB}\n", 1ull << 20},
+		{"-n 4 -c reducescatter -b 64K -e 256K -f 4 --fabric roce-100g --topology ring "
+		 "--chunk-bytes 128K --seed 7 -d half --channels 1,2",
+		 "topology: {generator: ring, ranks: 4}\nfabric: {preset: roce-100g}\n"
+		 "collective: reducescatter\nsizes: {min: 64KiB, max: 256KiB, factor: 4}\n"
+		 "chunk_bytes: 128KiB\nseed: 7\ndtype: half\n", 256ull << 10},
+		/* nodes of 4 GPUs: the hierarchical algorithm and the rail ring */
+		{"-n 8 --ranks-per-node 4 --topology railopt -b 4K -e 4K",
+		 "topology: {generator: railopt, nodes: 2, gpus_per_node: 4, spines: 1}\n"
+		 "collective: allreduce\nsizes: 4KiB\n", 4096},
+	};
+
+	(void)state;
+	need_cclab();
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		char sc[160], js[160], jo[160], name[32];
+		struct row a, b;
+		FILE *f;
+
+		snprintf(name, sizeof(name), "same%zu.yaml", i);
+		path_of(sc, sizeof(sc), name);
+		path_of(js, sizeof(js), "same-sc.json");
+		path_of(jo, sizeof(jo), "same-opts.json");
+		f = fopen(sc, "w");
+		assert_non_null(f);
+		fputs(same[i].yaml, f);
+		assert_int_equal(fclose(f), 0);
+		/* --channels goes with either */
+		struct run rs = run_cclab("tune %s --json %s%s", sc, js,
+					  strstr(same[i].opts, "--channels") ? " --channels 1,2" : "");
+		struct run ro = run_cclab("tune %s --json %s", same[i].opts, jo);
+
+		if (rs.status || ro.status)
+			fail_msg("#%zu: status %d and %d:\n%s\n%s", i, rs.status, ro.status, rs.err,
+				 ro.err);
+		assert_non_null(strstr(ro.out, "\n# scenario: none, the options as 'cclab sim' "
+					       "takes them\n"));
+		char *ts = table_of(rs.out), *to = table_of(ro.out);
+
+		assert_string_equal(ts, to);
+		row_of(rs.out, same[i].bytes, &a);
+		row_of(ro.out, same[i].bytes, &b);
+		assert_string_equal(a.f[F_BEST], b.f[F_BEST]);
+		assert_string_equal(a.f[F_TIME], b.f[F_TIME]);
+		assert_string_equal(a.f[F_SECOND], b.f[F_SECOND]);
+		assert_true(strchr(b.f[F_BEST], '/'));
+		assert_true(strtod(b.f[F_TIME], NULL) > 0);
+		free(ts);
+		free(to);
+		ts = json_but_scenario(js);
+		to = json_but_scenario(jo);
+		assert_string_equal(ts, to);
+		free(ts);
+		free(to);
+		to = text_of(jo);
+		assert_non_null(strstr(to, "\n  \"scenario\": null,\n"));
+		free(to);
+		run_free(&rs);
+		run_free(&ro);
+	}
+}
+
+/* What tune tries every value of cannot be fixed by an option, and a
+ * scenario's setting is the file's: each refused by name, exit 2. */
+static void test_options_refused(void **state)
+{
+	char args[512];
+
+	(void)state;
+	need_cclab();
+	const char *sc = scenario("tune-opts", "star");
+
+	expect_refused(2, "^cclab tune: option -A/--algorithm does not apply to 'cclab tune': "
+		       "tune runs every algorithm of the collective\n", "tune -n 8 -A ring");
+	expect_refused(2, "option -P/--protocol does not apply to 'cclab tune': tune runs every "
+		       "protocol", "tune -n 8 -P ll");
+	expect_refused(2, "option -t/--transport does not apply to 'cclab tune': tune runs every "
+		       "transport", "tune -n 8 --transport send_recv");
+	expect_refused(2, "option --ring-order does not apply to 'cclab tune': tune tries each "
+		       "ring order of --ring-orders", "tune -n 8 --ring-order rail");
+	expect_refused(2, "option --check does not apply to 'cclab tune': tune times every run "
+		       "without carrying data", "tune -n 8 --check 1");
+	expect_refused(2, "option --trace does not apply to 'cclab tune'", "tune -n 8 --trace t.json");
+	snprintf(args, sizeof(args), "tune %s -A tree", sc);
+	expect_refused(2, "option -A/--algorithm does not apply to 'cclab tune'", args);
+	snprintf(args, sizeof(args), "tune %s -n 8", sc);
+	expect_refused(2, "^cclab tune: option -n/--nranks applies to 'cclab tune' without a "
+		       "scenario; the scenario file says it, or --set changes it\n", args);
+	snprintf(args, sizeof(args), "tune --fabric roce-100g %s", sc);
+	expect_refused(2, "option --fabric applies to 'cclab tune' without a scenario", args);
+	expect_refused(2, "--set applies to 'cclab tune SCENARIO\\.yaml' only",
+		       "tune -n 8 --set sizes.max=1M");
+	expect_refused(2, "missing -n/--nranks", "tune -b 1M --fabric roce-100g");
+	expect_refused(2, "invalid value 'x' for -n: expected a whole number", "tune -n x");
+	expect_refused(2, "invalid value 'fast' for --fabric", "tune -n 8 --fabric fast");
+	expect_refused(2, "-b/--minbytes 2097152 is larger than -e/--maxbytes 1048576",
+		       "tune -n 8 -b 2M -e 1M");
+	expect_refused(2, "--topology railopt: railopt needs nodes", "tune -n 8 --topology railopt");
+	expect_refused(2, "--channels 1,1: 1 is listed twice", "tune -n 8 --channels 1,1");
+	expect_refused(2, "-n given twice \\(-n 8, then --nranks 4\\)", "tune -n 8 --nranks 4");
 }
 
 /* An output path that cannot be written: exit 1 before any run, and no
@@ -1157,6 +1310,8 @@ int main(void)
 		cmocka_unit_test(test_failed_runs),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_options_as_sim),
+		cmocka_unit_test(test_options_refused),
 		cmocka_unit_test(test_unwritable),
 		cmocka_unit_test(test_ring_layouts),
 		cmocka_unit_test(test_memory_budget),
