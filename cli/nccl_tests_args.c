@@ -586,7 +586,7 @@ void nt_usage(const struct nt_opts *n)
 	       "[-I,--per_iter_timing <0>] \n\t"
 	       "[-K,--per_iter_skip <count>] \n\t"
 	       "[-h,--help]\n"
-	       "cclab %s: nccl-tests' flags on the simulator (docs/nccl-tests.md); cclab's own, "
+	       "cclab %s: nccl-tests' flags on the simulator (docs/simulator.md); cclab's own, "
 	       "as in 'cclab sim':\n\t", n->prog, CCLAB_VERSION);
 	for (size_t i = 0; i < NPASS_NAMES; i++)
 		printf("%s%s", pass_names[i], i + 1 < NPASS_NAMES ? (i % 6 == 5 ? "\n\t" : " ")
