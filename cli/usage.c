@@ -190,6 +190,10 @@ void cli_usage_main(FILE *f)
 			command_lines(f, cli_commands[c].name, cli_commands[c].forms[k].args,
 				      cli_commands[c].forms[k].summary);
 	fprintf(f,
+		"  all_reduce_perf ...\n"
+		"                  as nccl-tests: its flags, its whole text, simulated; also\n"
+		"                  all_gather_perf, reduce_scatter_perf, broadcast_perf,\n"
+		"                  reduce_perf, alltoall_perf, or cclab linked under the name\n"
 		"  help [COMMAND]  this text, or the options of COMMAND\n"
 		"  --version       print the version (" CCLAB_VERSION ")\n"
 		"\n"
