@@ -132,21 +132,6 @@ static double row_time_us(void *ctx, const struct cc_sim_result *res)
 	return n->average == NT_AVG_MEAN ? acc / timers : acc;
 }
 
-/* The launcher's rank of this process: nccl-tests prints on rank 0 only,
- * and a simulation needs one process.  -1 when not under a launcher. */
-static long launcher_rank(void)
-{
-	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"};
-
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *s = getenv(vars[i]);
-
-		if (s && *s)
-			return strtol(s, NULL, 10);
-	}
-	return -1;
-}
-
 static bool reduces(enum cc_coll c)
 {
 	return c == CC_ALLREDUCE || c == CC_REDUCESCATTER || c == CC_REDUCE;
@@ -309,7 +294,7 @@ int cmd_nccl_tests(int argc, char **argv)
 	}
 	/* nccl-tests prints on the launcher's rank 0 only; the others have
 	 * nothing to simulate (rank 0 simulates every rank) */
-	if (launcher_rank() > 0)
+	if (n.proc > 0)
 		return CLI_EXIT_OK;
 	make_plan(&n, &p);
 	inert_notes(&n);

@@ -47,6 +47,7 @@ struct nt_opts {
 	/* nccl-tests' flags: getopt, the last of each wins (as there) */
 	uint32_t nthreads, ngpus, nprocs, nranks;
 	const char *nprocs_from; /* the launcher's variable, or NULL */
+	uint32_t proc;          /* this process's rank under the launcher */
 	uint64_t minbytes, maxbytes, stepbytes, stepfactor;
 	uint64_t iters, agg_iters, warmup, cycles, check, graph, timeout_s, unalign;
 	uint64_t per_iter_skip, device_cta;

@@ -330,27 +330,43 @@ static int pass_on(struct nt_opts *n, const char *opt, const char *a)
 	return 0;
 }
 
-/* The launcher's process count (common.cu: MPI_Comm_size; here the
- * variable mpirun, a PMI launcher or srun sets), else 1. */
-static int launcher_procs(struct nt_opts *n)
+/* A launcher's variable: 0 and *v, or CLI_EXIT_USAGE naming it. */
+static int launcher_var(const struct nt_opts *n, const char *var, long min, long max, long *v)
 {
-	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
+	const char *s = getenv(var);
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	if (end == s || *end || errno || *v < min || *v > max)
+		return usage_error(n, "%s='%s' in the environment: expected a whole number from "
+				   "%ld to %ld", var, s, min, max);
+	return 0;
+}
+
+/* The launcher's process count and this process's rank (common.cu:
+ * MPI_Comm_size, MPI_Comm_rank; here what mpirun, a PMI launcher or srun
+ * sets), else 1 process, rank 0. */
+static int launcher(struct nt_opts *n)
+{
+	static const char *const vars[][2] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
+					      {"PMI_SIZE", "PMI_RANK"},
+					      {"SLURM_NTASKS", "SLURM_PROCID"}};
+	long v;
 
 	n->nprocs = 1;
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *s = getenv(vars[i]);
-		char *end;
-		long v;
+		const char *s = getenv(vars[i][0]), *r = getenv(vars[i][1]);
 
 		if (!s || !*s)
 			continue;
-		errno = 0;
-		v = strtol(s, &end, 10);
-		if (*end || errno || v < 1 || v > (long)CLI_MAX_RANKS)
-			return usage_error(n, "%s='%s' in the environment: expected the launcher's "
-					   "process count, 1 to %u", vars[i], s, CLI_MAX_RANKS);
+		if (launcher_var(n, vars[i][0], 1, CLI_MAX_RANKS, &v))
+			return CLI_EXIT_USAGE;
 		n->nprocs = (uint32_t)v;
-		n->nprocs_from = vars[i];
+		n->nprocs_from = vars[i][0];
+		if (r && *r && launcher_var(n, vars[i][1], 0, v - 1, &v))
+			return CLI_EXIT_USAGE;
+		n->proc = r && *r ? (uint32_t)v : 0;
 		return 0;
 	}
 	return 0;
@@ -544,7 +560,7 @@ int nt_parse(int argc, char **argv, struct nt_opts *n)
 		rc = usage_error(n, "unexpected argument '%s'", argv[optind]);
 	if (!rc && !n->help) {
 		repeated_notes(n, seen);
-		if (!(rc = launcher_procs(n)) && !(rc = nccl_env(n)))
+		if (!(rc = launcher(n)) && !(rc = nccl_env(n)))
 			rc = check_all(n);
 	}
 	free(seen);

@@ -438,6 +438,8 @@ static void launcher_repeats_and_steps(void **state)
 	run_free(&r);
 	expect("SLURM_NTASKS=0", "all_reduce_perf", "-g 2 -b 1K -e 1K", 2, false,
 	       "SLURM_NTASKS='0' in the environment");
+	expect("SLURM_NTASKS=2 SLURM_PROCID=2", "all_reduce_perf", "-g 2 -b 1K -e 1K", 2, false,
+	       "SLURM_PROCID='2' in the environment: expected a whole number from 0 to 1");
 	r = run_prog("CCLAB_JOBS=1", "all_reduce_perf", "-b 1K -e 3M -g 2 -c 0");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, " step: 1048576(bytes) "));
