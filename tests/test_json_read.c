@@ -141,10 +141,12 @@ static const struct bad {
 	{"{\"command\": \"sim\",\n  \"sizes\": [1, 2\n}\n",
 	 "b.json:3:1: JSON syntax error: ']' expected near '}'", -EINVAL},
 	{"{\"a\": truex}", "b.json:1:7: 'a': JSON syntax error: invalid token near 'truex'", -EINVAL},
-	{"{\"\xc3\xa9\": x}", "b.json:1:7: '\xc3\xa9': JSON syntax error: invalid token near 'x'", -EINVAL},
+	{"{\"\xc3\xa9\": x}", "b.json:1:7: '\xc3\xa9': JSON syntax error: invalid token near 'x'",
+	 -EINVAL},
 	{"{} x", "b.json:1:4: JSON syntax error: end of file expected near 'x'", -EINVAL},
 	{"{\"a\": 1", "b.json:1:8: JSON syntax error: '}' expected near end of file", -EINVAL},
-	{"{\"a\": \"abc", "b.json:1:7: 'a': JSON syntax error: premature end of input near '\"abc'", -EINVAL},
+	{"{\"a\": \"abc", "b.json:1:7: 'a': JSON syntax error: premature end of input near '\"abc'",
+	 -EINVAL},
 	{"{\"a\": 'x'}", "b.json:1:7: 'a': JSON syntax error: invalid token near '''", -EINVAL},
 	{"{a: 1}", "b.json:1:2: JSON syntax error: string or '}' expected near 'a'", -EINVAL},
 	/* JSON_REJECT_DUPLICATES: which value was meant is not ours to guess */
@@ -193,6 +195,22 @@ static void test_corpus(void **state)
 		assert_null(doc.root);
 		assert_null(doc.arena);
 	}
+	/* A key longer than jansson's message keeps: its start from the
+	 * text, shown cut. */
+	char key[301], text[700];
+
+	memset(key, 'k', 300);
+	key[300] = '\0';
+	snprintf(text, sizeof(text), "{\"%s\": 1, \"%s\": 2}", key, key);
+	assert_int_equal(cy_load_json_string("b.json", text, strlen(text), &doc, &err), -EINVAL);
+	assert_string_equal(err.msg, "b.json:1:309: duplicate key \"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+			    "kkkkkkkkkkkk... in an object; expected each key once");
+	/* and a number too long for it */
+	memset(key, '9', 300);
+	snprintf(text, sizeof(text), "{\"n\":\n [%se9]}", key);
+	assert_int_equal(cy_load_json_string("b.json", text, strlen(text), &doc, &err), -EINVAL);
+	assert_string_equal(err.msg, "b.json:2:3: the number '9999999999999999999999999999999999999999"
+			    "99999999...' is out of range");
 	/* A raw NUL is named as such, wherever it is. */
 	assert_int_equal(cy_load_json_string("b.json", "{\"a\":\n 1}\0", 10, &doc, &err), -EINVAL);
 	assert_string_equal(err.msg, "b.json:2:4: a NUL byte in the file; expected JSON text");

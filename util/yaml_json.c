@@ -231,11 +231,29 @@ static int node_of(struct walk *w, json_t *v, unsigned depth, struct cy_node **o
 
 /* ---- jansson's errors ---- */
 
+/* The opening quote of the string whose closing quote is text[close]: the
+ * nearest quote before it not escaped by an odd run of '\'; close when
+ * there is none. */
+static size_t string_start(const char *text, size_t close)
+{
+	for (size_t q = close; q--; ) {
+		size_t slashes = 0;
+
+		if (text[q] != '"')
+			continue;
+		while (q > slashes && text[q - 1 - slashes] == '\\')
+			slashes++;
+		if (slashes % 2 == 0)
+			return q;
+	}
+	return close;
+}
+
 /* The key whose value starts at text[at], as written ("time_us"), into
  * buf; "" when text[at] is no object's value. */
 static const char *key_before(const char *text, size_t at, char *buf, size_t len)
 {
-	size_t end, i = at;
+	size_t q, i = at;
 
 	buf[0] = '\0';
 	while (i && blank(text[i - 1]))
@@ -246,19 +264,9 @@ static const char *key_before(const char *text, size_t at, char *buf, size_t len
 		i--;
 	if (!i || text[--i] != '"')
 		return buf;
-	/* Back to the opening quote: one not escaped by an odd run of '\'. */
-	for (end = i; i; ) {
-		size_t q = --i, slashes = 0;
-
-		if (text[q] != '"')
-			continue;
-		while (q > slashes && text[q - 1 - slashes] == '\\')
-			slashes++;
-		if (slashes % 2 == 0) {
-			snprintf(buf, len, "%.*s", (int)(end - q - 1), text + q + 1);
-			break;
-		}
-	}
+	q = string_start(text, i);
+	if (q < i)
+		snprintf(buf, len, "%.*s", (int)(i - q - 1), text + q + 1);
 	return buf;
 }
 
@@ -278,18 +286,28 @@ static int syntax_error(struct cy_doc *doc, const char *text, size_t len, const 
 	char s1[CY__SHOW_LEN], s2[CY__SHOW_LEN], lab[CY__SHOW_LEN + 8] = "";
 	struct cy_node pos = {.file = doc->name};
 
-	/* A quoted token ends in its quote (one cut at jansson's 160
-	 * characters does not: then the position is its end's). */
+	/* A quoted token ends in its quote.  jansson quotes none longer than
+	 * 20 bytes: a duplicate key or a number out of range, just read, is
+	 * then found in the text; any other error is placed at the end of
+	 * its token. */
 	*at = end;
 	if (tlen && tok[tlen - 1] == '\'' && tlen - 1 <= end &&
-	    !memcmp(text + end - (tlen - 1), tok, tlen - 1))
+	    !memcmp(text + end - (tlen - 1), tok, tlen - 1)) {
 		*at = end - --tlen;
-	else
-		tlen = 0;
+	} else {
+		if (json_error_code(e) == json_error_duplicate_key && end && text[end - 1] == '"')
+			*at = string_start(text, end - 1);
+		else if (json_error_code(e) == json_error_numeric_overflow)
+			while (*at && strchr("+-0123456789.eE", text[*at - 1]))
+				--*at;
+		tok = text + *at;
+		tlen = end - *at;
+	}
 	snprintf(token, sizeof(token), "%.*s", (int)(tlen < sizeof(token) ? tlen
 						     : sizeof(token) - 1), tok);
-	snprintf(problem, sizeof(problem), "%.*s", tlen ? (int)(cut - e->text) : (int)sizeof(problem),
-		 e->text);
+	/* jansson's words without the token, said after them as quoted */
+	snprintf(problem, sizeof(problem), "%.*s", tlen && cut ? (int)(cut - e->text)
+		 : (int)sizeof(problem), e->text);
 	cy__offset_position(text, *at, &pos.line, &pos.col);
 	if (*key_before(text, *at, key, sizeof(key)))
 		snprintf(lab, sizeof(lab), "'%s': ", cy__show(s1, key));
