@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cli/argv.h — the option reader of the commands with a few long options
- * of their own (compare, tune, calibrate, validate), one option at a time
+ * of their own (compare, calibrate, validate), one option at a time
  * as getopt() hands them out, so each command keeps its own switch.
  *
  * What it accepts (as those commands' hand-written loops did): `--name
@@ -13,10 +13,11 @@
  * the option as written, and the help hint: the caller returns
  * CLI_EXIT_USAGE.
  *
- * `cclab schedule|check|sim|run` and `cclab p2p` take nccl-tests' and
+ * `cclab schedule|check|sim|run|tune` and `cclab p2p` take nccl-tests' and
  * perftest's short options through getopt_long (cli/options.c,
  * cli/p2p_options.c): clusters (-n4), abbreviations, a grammar of their
- * own that this reader does not reproduce. */
+ * own that this reader does not reproduce (tune: sim's options beside
+ * its own). */
 #ifndef CCLAB_CLI_ARGV_H
 #define CCLAB_CLI_ARGV_H
 
