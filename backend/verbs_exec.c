@@ -30,8 +30,8 @@ static void trace(struct vx *x, enum cc_trace_kind k, enum cc_trace_track track,
 		.t_ps = (t_ns > x->t0_ns ? t_ns - x->t0_ns : 0) * 1000,
 		.dur_ps = dur_ns * 1000, .kind = k, .rank = x->rank, .track = track,
 		.qp = qp, .wr_id = o ? cc_op_wr_id(o) : 0, .bytes = bytes,
-		.op = o ? op : CC_TRACE_NONE,
 	};
+	cc_trace_set_op(&e, o, op);
 	if (o)
 		e.tag = o->tag;
 	cc_trace_append(x->o->trace, &e);

@@ -61,31 +61,34 @@ int cc_verbs_gather_stats(struct cc_boot *b, const struct cc_verbs_result *mine,
 }
 
 /* An event: t, dur, wr_id, bytes (u64); kind, track, qp, op, prim,
- * channel, chunk, step, slice (u32).  The rank is the blob's. */
-#define EV_BYTES (4 * 8 + 9 * 4)
+ * channel, chunk, step, slice, op_kind << 8 | opcode (u32).  The rank is
+ * the blob's. */
+#define EV_WORDS 10
+#define EV_BYTES (4 * 8 + EV_WORDS * 4)
 #define EV_PER_ROUND ((CC_BMSG_MAX_BLOB - 8) / EV_BYTES)
 
 static void put_event(uint8_t *p, const struct cc_trace_event *e)
 {
-	const uint32_t w[9] = { e->kind, e->track, e->qp, e->op, e->tag.prim, e->tag.channel,
-				e->tag.chunk, e->tag.step, e->tag.slice };
+	const uint32_t w[EV_WORDS] = { e->kind, e->track, e->qp, e->op, e->tag.prim,
+				       e->tag.channel, e->tag.chunk, e->tag.step, e->tag.slice,
+				       (uint32_t)e->op_kind << 8 | e->opcode };
 
 	cc_bmsg_put64(p, e->t_ps);
 	cc_bmsg_put64(p + 8, e->dur_ps);
 	cc_bmsg_put64(p + 16, e->wr_id);
 	cc_bmsg_put64(p + 24, e->bytes);
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < EV_WORDS; i++)
 		cc_bmsg_put32(p + 32 + 4 * i, w[i]);
 }
 
 static int get_event(const uint8_t *p, uint32_t rank, struct cc_trace_event *e)
 {
-	uint32_t w[9];
+	uint32_t w[EV_WORDS];
 
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < EV_WORDS; i++)
 		w[i] = cc_bmsg_get32(p + 32 + 4 * i);
 	if (w[0] >= CC_TRACE_KIND_COUNT || w[4] >= CC_PRIM_COUNT || w[5] > UINT16_MAX ||
-	    (w[1] >= CC_TRACE_TRACK_COUNT && w[1] < CC_TRACE_PORT0))
+	    (w[1] >= CC_TRACE_TRACK_COUNT && w[1] < CC_TRACE_PORT0) || w[9] > UINT16_MAX)
 		return -EPROTO;
 	*e = (struct cc_trace_event){
 		.t_ps = cc_bmsg_get64(p), .dur_ps = cc_bmsg_get64(p + 8), .wr_id = cc_bmsg_get64(p + 16),
@@ -93,6 +96,7 @@ static int get_event(const uint8_t *p, uint32_t rank, struct cc_trace_event *e)
 		.track = (enum cc_trace_track)w[1], .qp = w[2], .op = w[3],
 		.tag = { .prim = (enum cc_prim)w[4], .channel = (uint16_t)w[5], .chunk = w[6],
 			 .step = w[7], .slice = w[8] },
+		.op_kind = (uint8_t)(w[9] >> 8), .opcode = (uint8_t)w[9],
 	};
 	return 0;
 }

@@ -42,6 +42,9 @@ enum cc_trace_kind {
 	CC_TRACE_REDUCE_END,
 	CC_TRACE_COPY_BEGIN,
 	CC_TRACE_COPY_END,
+	/* A packet's serialization on a port, as a span: last so that the
+	 * kinds before it keep their numbers. */
+	CC_TRACE_WIRE,
 	CC_TRACE_KIND_COUNT
 };
 
@@ -97,7 +100,19 @@ struct cc_trace_event {
 	uint64_t bytes;
 	struct cc_tag tag;
 	uint32_t op;     /* index into the rank's ops, or CC_TRACE_NONE */
+	/* What op is, so a viewer can name it without the schedule: its
+	 * enum cc_op_kind and, for a post_send, its enum cc_opcode.  Read
+	 * only when op is not CC_TRACE_NONE. */
+	uint8_t op_kind, opcode;
 };
+
+/* Fills e's op, op_kind and opcode from op number i, or none (o NULL). */
+static inline void cc_trace_set_op(struct cc_trace_event *e, const struct cc_op *o, uint32_t i)
+{
+	e->op = o ? i : CC_TRACE_NONE;
+	e->op_kind = o ? (uint8_t)o->kind : 0;
+	e->opcode = o && o->kind == CC_OP_POST_SEND ? (uint8_t)o->u.send.opcode : 0;
+}
 
 struct cc_trace {
 	struct cc_trace_event *ev;
@@ -156,12 +171,21 @@ size_t cc_trace_ps_to_us(uint64_t ps, char buf[CC_TRACE_US_LEN]);
  * "rank 0", "cpu", ...  Metadata events come first, one process_name per
  * rank and one thread_name per (rank, track) used, in ascending order; then
  * one line per event in recorded order.  ts and dur are microseconds
- * (cc_trace_ps_to_us()).  args: qp, wr_id, bytes, op, prim, channel, chunk,
+ * (cc_trace_ps_to_us()).  args: qp, wr_id, bytes, op, op_name (with an op:
+ * "post_send RDMA_WRITE_WITH_IMM", "reduce", ...), prim, channel, chunk,
  * step, slice.
  *
- * Viewers nest the "X" slices of one track; slices on one track that
- * overlap without nesting (two QPs' DMA on one NIC) may be drawn oddly, so
- * a recorder that overlaps should use port tracks or instants.
+ * Perfetto nests the "X" slices of one thread and cannot draw two that
+ * overlap without nesting.  The NIC's slices do overlap: a QP's payload
+ * read runs while another QP's WQE fetch or a receive's DMA write is under
+ * way.  So the NIC's "X" slices go on a thread per (QP, kind), named
+ * "nic qp1 dma_read" (its instants stay on "nic"), and on any thread a
+ * slice that would still overlap its neighbour partially moves to a
+ * further lane, "... #2", "#3": every thread's slices are then disjoint or
+ * nested, and no event is dropped.  The lanes are chosen from the events
+ * alone (sorted by start, longer first), so the output stays a function of
+ * the trace.  Threads of the recorder's own tracks keep tid track + 1;
+ * the added ones get tids from 2^30 up, in sorted order per rank.
  *
  * Returns 0 or -errno: -EINVAL for an event with an invalid kind, track or
  * prim (nothing is written), -ENOMEM, or the atomic writer's error; on

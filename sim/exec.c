@@ -102,7 +102,7 @@ void sx_trace(struct sx *x, enum cc_trace_kind kind, uint32_t r, enum cc_trace_t
 	e.track = track;
 	e.qp = qp == SX_NONE ? CC_TRACE_NONE : qp;
 	e.bytes = bytes;
-	e.op = op == SX_NONE ? CC_TRACE_NONE : op;
+	cc_trace_set_op(&e, o, op);
 	if (o) {
 		e.tag = o->tag;
 		e.wr_id = cc_op_wr_id(o);

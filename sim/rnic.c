@@ -917,6 +917,27 @@ static void port_sent(struct sim_engine *eng, void *ctx, uint32_t port, uint32_t
 	sx_port_kick(rk->x, rk->r, port);
 }
 
+/* A packet starts to serialize on the port: its time on the wire, as a
+ * span of exactly the link's serialization time (start + wire bytes x 8 /
+ * rate, as sim/link.c charges it), on the port's track.  Registered only
+ * when tracing, so an untraced run does not even make the call. */
+static void port_started(void *ctx, uint32_t port, struct sim_packet *pkt)
+{
+	struct sx_rank *rk = ctx;
+	struct sx *x = rk->x;
+	const struct sx_pkt *k = (const struct sx_pkt *)pkt;
+	uint32_t qp = SX_NONE, op = SX_NONE;
+
+	if (k->kind == SX_PKT_REQ && k->rank == rk->r) {
+		qp = k->qp;
+		op = rk->qp[k->qp].sq[k->wqe].op;
+	} else if (k->kind == SX_PKT_RESP && k->rank == rk->r) {
+		qp = k->qp;
+	}
+	sx_trace(x, CC_TRACE_WIRE, rk->r, cc_trace_port(port), qp, op, sim_now(&x->eng),
+		 sim_link_ser_ps(rk->port[port].tx, pkt->wire_bytes), pkt->wire_bytes);
+}
+
 /* ---- doorbells and WQE fetch ---- */
 
 void sx_nic_doorbell(struct sx *x, uint32_t r, uint32_t q, uint32_t nwqe)
@@ -1139,6 +1160,8 @@ int sx_nic_init(struct sx *x, uint32_t r)
 		/* the NVLS share: looked at in its turn, whatever it owes */
 		rk->port[p].ready[nqps / 64] |= UINT64_C(1) << (nqps % 64);
 		sim_link_on_sent(rk->port[p].tx, port_sent, rk, p);
+		if (x->o->trace)
+			sim_link_on_start(rk->port[p].tx, port_started, rk, p);
 		sim_link_connect(sim_topo_nic_rx(&x->topo, r, p), port_rx, rk, p);
 		rk->port[p].nvlink = sim_topo_nic_port_nvlink(&x->topo, r, p);
 		/* A GPU takes in NVLink traffic itself: no NIC pipeline. */

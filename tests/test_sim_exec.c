@@ -747,6 +747,7 @@ static void deterministic(void **state)
 		assert_true(e->t_ps == f->t_ps && e->dur_ps == f->dur_ps && e->kind == f->kind &&
 			    e->rank == f->rank && e->track == f->track && e->qp == f->qp &&
 			    e->wr_id == f->wr_id && e->bytes == f->bytes && e->op == f->op &&
+			    e->op_kind == f->op_kind && e->opcode == f->opcode &&
 			    e->tag.prim == f->tag.prim && e->tag.channel == f->tag.channel &&
 			    e->tag.chunk == f->tag.chunk && e->tag.step == f->tag.step &&
 			    e->tag.slice == f->tag.slice);

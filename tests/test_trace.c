@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_trace.c — the event trace: names, the exact ps -> us text,
  * the Chrome JSON and CSV writers (whole expected text), 200,000 events,
- * determinism, and failed writes that leave no file behind. */
+ * determinism, failed writes that leave no file behind, and a simulated
+ * 8-rank run's JSON: every thread's slices disjoint or nested, op names,
+ * wire spans of exactly the serialization time. */
 #include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -20,6 +22,7 @@
 
 #include "core/trace.h"
 #include "tests/files.h"
+#include "tests/sim_sched.h"
 
 /* ---- helpers ---- */
 
@@ -35,7 +38,7 @@ static void test_kind_names(void **state)
 	static const char *const want[] = {
 		"post", "doorbell", "wqe_fetch", "dma_read", "tx_first", "tx_last",
 		"rx_last", "dma_write", "ack", "cqe", "poll", "reduce_begin", "reduce_end",
-		"copy_begin", "copy_end",
+		"copy_begin", "copy_end", "wire",
 	};
 
 	(void)state;
@@ -139,7 +142,9 @@ static void test_buffer(void **state)
 /* ---- the writers, exact text ---- */
 
 /* Two ranks; an instant, an interval, and an interval recorded last but
- * earliest in time on a port track with no qp or op. */
+ * earliest in time on a port track with no qp or op.  The NIC's interval
+ * has a thread of its own, "nic qp1 dma_read" (core/trace.h: the NIC's
+ * slices overlap across QPs), with the first tid past the tracks'. */
 static void three_events(struct cc_trace *t)
 {
 	const struct cc_tag tag = {
@@ -147,10 +152,11 @@ static void three_events(struct cc_trace *t)
 	};
 	const struct cc_trace_event ev[] = {
 		{.t_ps = 1234567, .kind = CC_TRACE_POST, .rank = 0, .track = CC_TRACE_CPU,
-		 .qp = 1, .wr_id = 7, .bytes = 524288, .tag = tag, .op = 3},
+		 .qp = 1, .wr_id = 7, .bytes = 524288, .tag = tag, .op = 3,
+		 .op_kind = CC_OP_POST_SEND, .opcode = CC_WR_RDMA_WRITE_WITH_IMM},
 		{.t_ps = 2000000, .dur_ps = 250000, .kind = CC_TRACE_DMA_READ, .rank = 0,
 		 .track = CC_TRACE_NIC, .qp = 1, .wr_id = 7, .bytes = 524288, .tag = tag,
-		 .op = 4},
+		 .op = 4, .op_kind = CC_OP_REDUCE},
 		{.t_ps = 500, .dur_ps = 1, .kind = CC_TRACE_CQE, .rank = 1,
 		 .track = cc_trace_port(2), .qp = CC_TRACE_NONE, .wr_id = UINT64_MAX,
 		 .tag = {.prim = CC_PRIM_NONE, .channel = 3}, .op = CC_TRACE_NONE},
@@ -165,14 +171,16 @@ static const char three_json[] =
 	"{\"traceEvents\":[\n"
 	"{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"rank 0\"}},\n"
 	"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"cpu\"}},\n"
-	"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":3,\"args\":{\"name\":\"nic\"}},\n"
+	"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1073741824,\"args\":{\"name\":\"nic qp1 dma_read\"}},\n"
 	"{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"tid\":1,\"args\":{\"name\":\"rank 1\"}},\n"
 	"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":2,\"tid\":19,\"args\":{\"name\":\"port2\"}},\n"
 	"{\"name\":\"post\",\"ph\":\"i\",\"s\":\"t\",\"ts\":1.234567,\"pid\":1,\"tid\":1,"
-	"\"args\":{\"qp\":1,\"wr_id\":7,\"bytes\":524288,\"op\":3,\"prim\":\"send\","
+	"\"args\":{\"qp\":1,\"wr_id\":7,\"bytes\":524288,\"op\":3,"
+	"\"op_name\":\"post_send RDMA_WRITE_WITH_IMM\",\"prim\":\"send\","
 	"\"channel\":0,\"chunk\":2,\"step\":0,\"slice\":1}},\n"
-	"{\"name\":\"dma_read\",\"ph\":\"X\",\"ts\":2,\"dur\":0.25,\"pid\":1,\"tid\":3,"
-	"\"args\":{\"qp\":1,\"wr_id\":7,\"bytes\":524288,\"op\":4,\"prim\":\"send\","
+	"{\"name\":\"dma_read\",\"ph\":\"X\",\"ts\":2,\"dur\":0.25,\"pid\":1,\"tid\":1073741824,"
+	"\"args\":{\"qp\":1,\"wr_id\":7,\"bytes\":524288,\"op\":4,\"op_name\":\"reduce\","
+	"\"prim\":\"send\","
 	"\"channel\":0,\"chunk\":2,\"step\":0,\"slice\":1}},\n"
 	"{\"name\":\"cqe\",\"ph\":\"X\",\"ts\":0.0005,\"dur\":0.000001,\"pid\":2,\"tid\":19,"
 	"\"args\":{\"qp\":-1,\"wr_id\":18446744073709551615,\"bytes\":0,\"op\":-1,\"prim\":\"-\","
@@ -308,7 +316,8 @@ static void test_many(void **state)
 	struct tmpdir d;
 	struct cc_trace t;
 	char path[128];
-	size_t len = 0, objs;
+	size_t len = 0, objs, nsub = 0;
+	bool sub[8][5][CC_TRACE_KIND_COUNT] = {{{0}}};
 	char *text;
 
 	(void)state;
@@ -330,7 +339,14 @@ static void test_many(void **state)
 		};
 
 		append_ok(&t, &e);
+		/* A NIC slice: a thread per (rank, QP, kind); none overlap
+		 * (dur < 977 ps < 1237 ps apart), so no further lanes. */
+		if (e.track == CC_TRACE_NIC && e.dur_ps && !sub[e.rank][e.qp][e.kind]) {
+			sub[e.rank][e.qp][e.kind] = true;
+			nsub++;
+		}
 	}
+	assert_true(nsub > 0);
 	assert_int_equal(cc_trace_count(&t), MANY);
 	assert_int_equal(t.dropped, 0);
 	assert_int_equal(t.ev[MANY - 1].wr_id, MANY - 1);
@@ -339,11 +355,12 @@ static void test_many(void **state)
 	text = slurp(path, &len);
 	assert_non_null(text);
 	json_balanced(text, len, &objs);
-	/* 8 process_name + 8 * 3 thread_name, then every event. */
-	assert_int_equal(objs, 8 + 8 * 3 + MANY);
+	/* 8 process_name + 8 * 3 thread_name + the NIC's sub-threads, then
+	 * every event. */
+	assert_int_equal(objs, 8 + 8 * 3 + nsub + MANY);
 	/* One line per element, plus the opening, the closing "]," and two
 	 * more lines of the trailer. */
-	assert_int_equal(count_lines(text, len), 8 + 8 * 3 + MANY + 4);
+	assert_int_equal(count_lines(text, len), 8 + 8 * 3 + nsub + MANY + 4);
 	assert_non_null(strstr(text, "\"events\":200000,"));
 	free(text);
 
@@ -512,6 +529,179 @@ static void test_invalid_event(void **state)
 	assert_int_equal(rmdir(d.path), 0);
 }
 
+/* ---- a simulated run's JSON, as Perfetto reads it ---- */
+
+/* A JSON decimal of microseconds, as the writer prints it, back to exact
+ * picoseconds. */
+static uint64_t us_to_ps(const char *p)
+{
+	uint64_t whole = 0, frac = 0;
+	int digits = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++)
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+			frac = frac * 10 + (uint64_t)(*p - '0');
+	assert_true(digits <= 6);
+	while (digits++ < 6)
+		frac *= 10;
+	return whole * 1000000 + frac;
+}
+
+struct span {
+	uint64_t pid, tid, t, end;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->end < y->end) - (x->end > y->end); /* longer first */
+}
+
+/* Slices of one thread that overlap without nesting, the ones Perfetto
+ * cannot draw: with slices sorted by start (longer first), each must end
+ * by the time every open slice it starts inside ends. */
+static size_t partial_overlaps(struct span *s, size_t n)
+{
+	uint64_t *open = malloc((n + 1) * sizeof(*open));
+	size_t depth = 0, bad = 0;
+
+	assert_non_null(open);
+	qsort(s, n, sizeof(*s), cmp_span);
+	for (size_t i = 0; i < n; i++) {
+		if (i && (s[i].pid != s[i - 1].pid || s[i].tid != s[i - 1].tid))
+			depth = 0;
+		while (depth && open[depth - 1] <= s[i].t)
+			depth--;
+		if (depth && s[i].end > open[depth - 1]) {
+			if (bad < 5)
+				print_message("    pid %" PRIu64 " tid %" PRIu64 ": [%" PRIu64 ", %" PRIu64
+					      ") crosses the end %" PRIu64 "\n",
+					      s[i].pid, s[i].tid, s[i].t, s[i].end, open[depth - 1]);
+			bad++;
+			continue;
+		}
+		open[depth++] = s[i].end;
+	}
+	free(open);
+	return bad;
+}
+
+/* The checker itself, on a crossing pair and on nested and adjacent ones. */
+static void test_overlap_checker(void **state)
+{
+	struct span s[] = {
+		{ 1, 3, 0, 10 }, { 1, 3, 2, 5 }, { 1, 3, 5, 10 }, { 1, 3, 10, 20 },
+		{ 1, 4, 0, 10 }, { 1, 4, 5, 15 },
+	};
+
+	(void)state;
+	assert_int_equal(partial_overlaps(s, 4), 0);
+	assert_int_equal(partial_overlaps(s, 6), 1);
+}
+
+/* An 8-rank ring allreduce on RoCEv2 100G, 1 MiB, write_imm: each NIC
+ * reads payload on one QP while it writes another's and fetches WQEs,
+ * which overlapped on the one "nic" thread before (issue 29: 48 of 16,256
+ * slices).  Its JSON must have no partial overlap on any thread; every
+ * event with an op names it; every packet's wire span lasts its wire
+ * bytes x 8 / 100 Gb/s = 80 ps a byte, exactly. */
+static void test_sim_trace_nests(void **state)
+{
+	struct cc_schedule *s = ring_sched(CC_ALLREDUCE, CC_WRITE_IMM, 8, 1u << 20);
+	struct sim_params f;
+	struct cc_sim_result res;
+	struct cc_trace t;
+	struct tmpdir d;
+	char path[128], *json, *line, *next;
+	struct span *sp;
+	size_t nsp = 0, nwire = 0, nfull = 0, nnamed = 0, nop = 0;
+	bool seen_write_imm = false, seen_sub = false;
+
+	(void)state;
+	cc_trace_init(&t);
+	assert_int_equal(sim_params_preset("roce-100g", &f), 0);
+	struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 3, .trace = &t };
+	assert_int_equal(cc_sim_run(s, &o, &res), 0);
+	assert_run_status(res.err, CC_RUN_OK);
+	assert_int_equal(f.link.rate_bps, UINT64_C(100000000000));
+	for (size_t i = 0; i < t.n; i++) {
+		const struct cc_trace_event *e = &t.ev[i];
+
+		if (e->kind != CC_TRACE_WIRE)
+			continue;
+		char name[CC_TRACE_TRACK_NAME_LEN];
+		assert_string_equal(cc_trace_track_name(e->track, name, sizeof(name)), "port0");
+		assert_true(e->dur_ps > 0);
+		assert_int_equal(e->dur_ps, e->bytes * 80); /* 8 bits x 10 ps a bit */
+		nwire++;
+		nfull += e->bytes > 4096; /* a full-MTU data packet with its headers */
+	}
+	/* 2 x 7 steps of 128 KiB each way per rank: 32 packets of 4 KiB a
+	 * step, and ACKs and flags besides. */
+	assert_true(nfull >= 8 * 14 * 32);
+	assert_true(nwire > nfull);
+
+	tmpdir_make(&d, "trace-sim");
+	path_in(path, sizeof(path), &d, "t.json");
+	assert_int_equal(cc_trace_write_chrome(&t, path), 0);
+	json = slurp(path, NULL);
+	assert_non_null(json);
+	sp = malloc(t.n * sizeof(*sp));
+	assert_non_null(sp);
+	for (line = json; line; line = next) {
+		const char *ts, *dur, *pid, *tid;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strstr(line, "\"thread_name\"") && strstr(line, "\"nic qp"))
+			seen_sub = true;
+		if (!strstr(line, "\"ts\":"))
+			continue;
+		if (strstr(line, "\"op\":-1") == NULL) {
+			nop++;
+			nnamed += strstr(line, "\"op_name\":\"") != NULL;
+		}
+		seen_write_imm |= strstr(line, "\"op_name\":\"post_send RDMA_WRITE_WITH_IMM\"") != NULL;
+		if (!strstr(line, "\"ph\":\"X\""))
+			continue;
+		ts = strstr(line, "\"ts\":");
+		dur = strstr(line, "\"dur\":");
+		pid = strstr(line, "\"pid\":");
+		tid = strstr(line, "\"tid\":");
+		assert_true(ts && dur && pid && tid);
+		sp[nsp].pid = strtoull(pid + 6, NULL, 10);
+		sp[nsp].tid = strtoull(tid + 6, NULL, 10);
+		sp[nsp].t = us_to_ps(ts + 5);
+		sp[nsp].end = sp[nsp].t + us_to_ps(dur + 6);
+		assert_true(sp[nsp].end > sp[nsp].t);
+		nsp++;
+	}
+	print_message("    %zu events, %zu slices, %zu wire spans\n", t.n, nsp, nwire);
+	assert_true(nsp > nwire);
+	assert_int_equal(partial_overlaps(sp, nsp), 0);
+	assert_true(seen_sub);
+	assert_true(seen_write_imm);
+	assert_true(nop > 0);
+	assert_int_equal(nnamed, nop);
+	free(sp);
+	free(json);
+	unlink(path);
+	rmdir(d.path);
+	cc_trace_free(&t);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -528,6 +718,8 @@ int main(void)
 		cmocka_unit_test(test_target_is_dir),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_invalid_event),
+		cmocka_unit_test(test_overlap_checker),
+		cmocka_unit_test(test_sim_trace_nests),
 	};
 
 	return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
