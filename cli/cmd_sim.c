@@ -16,12 +16,14 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/sim.h"
 #include "core/algo.h"
 #include "sim/bound.h"
 #include "sim/physics.h"
 #include "sim/scenario.h"
+#include "util/units.h"
 
 struct sim_ctx {
 	struct cc_sim_opts sopts; /* the simulator's setting; per size, its start */
@@ -34,7 +36,48 @@ struct sim_ctx {
 	struct cc_sim_fault faults[CC_SCENARIO_MAX_FAULTS + CLI_MAX_FAULTS];
 	uint32_t nfaults;
 	const struct cli_sim_as *as; /* NULL: cclab sim's own table and time */
+	struct sim_progress {   /* the line of a long single run (progress()) */
+		uint64_t bytes;     /* the size, as the loop's "[1/1] 1M ..." */
+		uint64_t start_ns, last_ns;
+		bool shown;
+	} prog;
 };
+
+/* A single size that runs for minutes (-n 1024 -b 1M) would leave the
+ * terminal silent: after a second, a line on stderr with the simulated time
+ * reached and the events per second, redrawn at most 4 times a second and
+ * erased at the end.  Set only when stderr is a terminal, so logs, pipes
+ * and tests see nothing; it reads the clock only at the watchdog's calls,
+ * every CC_SIM_WALL_CHECK_EVENTS events. */
+#define PROGRESS_AFTER_NS UINT64_C(1000000000)
+#define PROGRESS_EVERY_NS UINT64_C(250000000)
+
+static void progress(void *ctx, sim_time_ps now, uint64_t events, bool done)
+{
+	struct sim_progress *p = ctx;
+	uint64_t t = cc_clock_ns();
+	char b[CC_FMT_BYTES_LEN];
+	double s;
+
+	if (!p->start_ns)
+		p->start_ns = t;
+	if (done) {
+		if (p->shown)
+			fputs("\r\033[K", stderr);
+		p->shown = false;
+		p->start_ns = 0;
+		return;
+	}
+	if (t - p->start_ns < PROGRESS_AFTER_NS || (p->shown && t - p->last_ns < PROGRESS_EVERY_NS))
+		return;
+	s = (double)(t - p->start_ns) / 1e9;
+	fprintf(stderr, "\r\033[K[1/1] %s ... %.3f us simulated, %.1f M events, %.2f M events/s, "
+		"%.0f s", cc_format_bytes(b, sizeof(b), p->bytes), (double)now / 1e6,
+		(double)events / 1e6, (double)events / 1e6 / s, s);
+	fflush(stderr);
+	p->shown = true;
+	p->last_ns = t;
+}
 
 /* Whether `bytes` carries data: --check, and a scenario's `check: SIZE`. */
 static bool checked(const struct cli_opts *o, uint64_t bytes)
@@ -467,6 +510,13 @@ int cli_sim_run(const struct cli_opts *o, const struct cli_sim_as *as)
 		.sim_faults = c.faults,
 		.nsim_faults = c.nfaults,
 	};
+	/* One size only: with several, the loop's line says which is running
+	 * and sizes may run at once (-j). */
+	if (o->minbytes == o->maxbytes && !o->quiet && isatty(STDERR_FILENO)) {
+		c.prog = (struct sim_progress){ .bytes = o->minbytes };
+		c.sopts.progress = progress;
+		c.sopts.progress_ctx = &c.prog;
+	}
 	cc_trace_init(&c.trace);
 	memset(&c.last, 0, sizeof(c.last));
 	rc = cli_loop_run(o, &loop);

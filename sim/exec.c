@@ -1272,12 +1272,16 @@ static int setup(struct sx *x)
 }
 
 /* The engine's watchdog (sim_engine_watch()): past the wall-clock limit,
- * the run stops wherever it stands. */
+ * the run stops wherever it stands.  The progress report rides on it, as
+ * it needs the same rare look at the run between events. */
 static bool wall_check(void *ctx)
 {
 	struct sx *x = ctx;
 	bool called_off = x->o->cancel && __atomic_load_n(x->o->cancel, __ATOMIC_RELAXED);
 
+	if (x->o->progress)
+		x->o->progress(x->o->progress_ctx, sim_now(&x->eng), sim_events_executed(&x->eng),
+			       false);
 	if (!called_off && (!x->o->wall_limit_ms || x->o->wall_limit_ms > UINT64_MAX / 1000000u ||
 			    cc_clock_ns() - x->wall_start_ns < x->o->wall_limit_ms * 1000000u))
 		return false;
@@ -1307,7 +1311,8 @@ static int setup_and_run(struct sx *x)
 	/* A limit past 2^64 ns is no limit.  Setting up a large schedule
 	 * takes real time too: a limit already past stops the run before
 	 * its first event. */
-	bool watch = (o->wall_limit_ms && o->wall_limit_ms <= UINT64_MAX / 1000000u) || o->cancel;
+	bool watch = (o->wall_limit_ms && o->wall_limit_ms <= UINT64_MAX / 1000000u) || o->cancel ||
+		     o->progress;
 	if (watch)
 		sim_engine_watch(&x->eng, CC_SIM_WALL_CHECK_EVENTS, wall_check, x);
 	/* Runs until the fabric is quiet, so trailing ACKs are counted; the
@@ -1316,6 +1321,8 @@ static int setup_and_run(struct sx *x)
 		sim_run(&x->eng, o->time_limit_ps ? o->time_limit_ps : CC_SIM_TIME_LIMIT_DEFAULT_PS);
 	res->events = sim_events_executed(&x->eng);
 	res->peak_pending = sim_pending_peak(&x->eng);
+	if (o->progress)
+		o->progress(o->progress_ctx, sim_now(&x->eng), res->events, true);
 	if (res->err.status == CC_RUN_OK && (x->ranks_done < s->nranks || x->have_err))
 		describe_stuck(x);
 	collect(x);

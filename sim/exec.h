@@ -69,6 +69,14 @@ struct cc_sim_opts {
 	 * run off: it stops at the next watchdog check as at the wall-clock
 	 * limit (a sweep whose earlier size failed, cli/loop_jobs.c). */
 	const bool *cancel;
+	/* NULL, or a progress report for a terminal (cclab sim's line on
+	 * stderr): called from the watchdog, every CC_SIM_WALL_CHECK_EVENTS
+	 * events, with the simulated time and the events executed so far,
+	 * and once more at the end with done set.  It only looks: the
+	 * events, their order and every result are the same with it or
+	 * without it (test_sim_exec.c). */
+	void (*progress)(void *ctx, sim_time_ps now, uint64_t events, bool done);
+	void *progress_ctx;
 };
 
 /* 3600 simulated seconds (as `cclab sim`'s CLI_SIM_TIME_LIMIT_S): a

@@ -498,6 +498,55 @@ static struct cc_sim_result sim(const struct cc_schedule *s, const char *fabric,
 	return res;
 }
 
+/* The progress report (cc_sim_opts.progress, cclab sim's line on a
+ * terminal) only looks: the same run with it has the same time, events and
+ * counters; it is called every CC_SIM_WALL_CHECK_EVENTS events with a
+ * simulated time that never goes back, and once at the end with done. */
+struct progress_seen {
+	uint64_t calls, done, last_events;
+	sim_time_ps last_now;
+	bool back;
+};
+
+static void progress_cb(void *ctx, sim_time_ps now, uint64_t events, bool done)
+{
+	struct progress_seen *p = ctx;
+
+	p->back |= now < p->last_now || events < p->last_events;
+	p->last_now = now;
+	p->last_events = events;
+	p->calls++;
+	p->done += done;
+}
+
+static void progress_only_looks(void **state)
+{
+	(void)state;
+	struct cc_schedule *s = ring_sched(CC_ALLREDUCE, CC_WRITE_IMM, 8, 1u << 20);
+	struct sim_params f;
+	struct cc_sim_result a, b;
+	struct progress_seen p = {0};
+
+	assert_int_equal(sim_params_preset("roce-100g", &f), 0);
+	struct cc_sim_opts o = { .fabric = &f, .topo = SIM_TOPO_STAR, .seed = 3 };
+	assert_int_equal(cc_sim_run(s, &o, &a), 0);
+	o.progress = progress_cb;
+	o.progress_ctx = &p;
+	assert_int_equal(cc_sim_run(s, &o, &b), 0);
+	assert_run_status(b.err, CC_RUN_OK);
+	assert_int_equal(a.time_ps, b.time_ps);
+	assert_int_equal(a.events, b.events);
+	assert_memory_equal(a.rank, b.rank, a.nranks * sizeof(*a.rank));
+	assert_int_equal(p.done, 1);
+	assert_false(p.back);
+	assert_int_equal(p.last_events, b.events);
+	/* one check before the first event, one per 16384, one at the end */
+	assert_int_equal(p.calls, 1 + b.events / CC_SIM_WALL_CHECK_EVENTS + 1);
+	cc_sim_result_free(&a);
+	cc_sim_result_free(&b);
+	cc_schedule_free(s);
+}
+
 /* What lands is what the sender's NIC read, not what its memory holds when
  * the receiver's PCIe write ends: with a PCIe latency longer than the
  * ACK's way back the sender has its completion first and refills the slot
@@ -1003,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(collectives_correct),
 		cmocka_unit_test(collectives_on_networks),
 		cmocka_unit_test(deterministic),
+		cmocka_unit_test(progress_only_looks),
 		cmocka_unit_test(payload_as_read),
 		cmocka_unit_test(deadlock_is_not_a_time_limit),
 		cmocka_unit_test(build_stops_at_its_deadline),
