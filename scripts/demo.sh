@@ -8,7 +8,13 @@ set -euo pipefail
 CCLAB=${1:-build/cclab}
 OUT=results
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Bold headings only on a terminal: `make demo > log` or a CI log must not
+# fill with escape codes, and NO_COLOR (no-color.org) turns them off anywhere.
+if [[ -t 1 && -z ${NO_COLOR:-} ]]; then
+	say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+	say() { printf '\n== %s\n' "$*"; }
+fi
 mkdir -p "$OUT"
 
 say "NCCL's ring allreduce on 4 ranks: 2k-1 = 7 primitive steps per rank"

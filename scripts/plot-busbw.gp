@@ -8,6 +8,9 @@
 #   file1..N   results CSV paths (header: ...,size_bytes,...,busbw_gbps,...)
 #   label1..N  legend text of each file (default: its path)
 #   plottitle  title (default "Bus bandwidth")
+#   nrates     number of line-rate lines (default 0)
+#   rate1..N   line rates in GB/s, a dashed horizontal line each
+#   ratelabel1..N  their legend text ("line rate 100 Gb/s = 12.5 GB/s")
 #
 # By hand:
 #   gnuplot -e "set term pngcairo size 1000,600; set output 'bw.png'; \
@@ -15,13 +18,15 @@
 #
 # Columns are found by header name.  Rows whose busbw_gbps (or size_bytes)
 # is empty or N/A — failed runs — are skipped, and the line joins the
-# remaining points.  X is log2 with 1K/1M/1G labels, Y is GB/s from 0.
+# remaining points.  X is log2 with 1K/1M/1G labels, Y is GB/s from 0 (up
+# to the highest line rate at least, which is busbw's ceiling).
 
 if (!exists("nfiles") || nfiles < 1) {
 	print "plot-busbw.gp: set nfiles=N and file1..fileN (see the header of this script)"
 	exit status 2
 }
 if (!exists("plottitle")) { plottitle = "Bus bandwidth" }
+if (!exists("nrates")) { nrates = 0 }
 
 set datafile separator comma
 set datafile columnheaders
@@ -59,13 +64,14 @@ if (total == 0) {
 }
 if (smin <= 0) { smin = 1 }
 
-# X: log2, a tic at each power of two (every 2nd, 4th, ... when there would be
-# more than 24), labelled 1, 2, ..., 512, 1K, ..., 1M, ..., 1G, ...
+# X: log2, a small tic at each power of two and a label on at most 11 of
+# them, at the powers that are multiples of 1, 2, 4 or 10 (1K 4K 16K ...
+# 1G for nccl-tests' 1K to 1G): 21 labels ran together ("128M256M512M").
 lg2(x) = log(x) / log(2)
 kmin = floor(lg2(smin) + 1e-9)
 kmax = ceil(lg2(smax) - 1e-9)
 if (kmax <= kmin) { kmin = kmin - 1; kmax = kmax + 1 }
-kstep = ceil((kmax - kmin + 1) / 24.0)
+kstep = (kmax - kmin + 1) <= 11 ? 1 : (kmax - kmin + 1) <= 22 ? 2 : (kmax - kmin + 1) <= 44 ? 4 : 10
 sizelabel(k) = k >= 60 ? sprintf("%dE", int(2**(k - 60))) : \
                k >= 50 ? sprintf("%dP", int(2**(k - 50))) : \
                k >= 40 ? sprintf("%dT", int(2**(k - 40))) : \
@@ -76,10 +82,25 @@ sizelabel(k) = k >= 60 ? sprintf("%dE", int(2**(k - 60))) : \
 set logscale x 2
 set xrange [2.0**(kmin - 0.3) : 2.0**(kmax + 0.3)]
 set xtics () nomirror out
-do for [k = kmin:kmax:kstep] { set xtics add (sizelabel(k) 2.0**k) }
+do for [k = kmin:kmax] {
+	if (k % kstep == 0) { set xtics add (sizelabel(k) 2.0**k) } else { set xtics add ("" 2.0**k 1) }
+}
 unset mxtics
 
+# The line rates stretch the y range: a plot whose busbw stays far below
+# the ceiling shows how far.
+ymax = 0
+do for [i = 1:nrates] { ymax = value(sprintf("rate%d", i)) > ymax ? value(sprintf("rate%d", i)) : ymax }
 set yrange [0:*]
+if (nrates > 0) {
+	stats fname(use[1]) using (column("busbw_gbps")) nooutput
+	ytop = STATS_max
+	do for [j = 2:nuse] {
+		stats fname(use[j]) using (column("busbw_gbps")) nooutput
+		ytop = STATS_max > ytop ? STATS_max : ytop
+	}
+	set yrange [0:(ymax > ytop ? ymax : ytop) * 1.08]
+}
 set ytics nomirror out
 set mytics 2
 set grid xtics ytics mytics lt 1 lc rgb "#dcdcdc" lw 1, lt 1 lc rgb "#f0f0f0" lw 1
@@ -102,7 +123,17 @@ set linetype 9 lc rgb "#bcbd22" lw 2 pt 8  ps 1.0
 set linetype 10 lc rgb "#17becf" lw 2 pt 12 ps 1.0
 set linetype cycle 10
 
+# Line rates: dashed, dark grey, each in the key and also written on the
+# line at the right end.
+rate(i) = value(sprintf("rate%d", i))
+ratelabel(i) = value(sprintf("ratelabel%d", i))
+do for [i = 1:nrates] {
+	set label i + 100 ratelabel(i) at graph 0.99, first rate(i) right offset 0, 0.6 \
+		textcolor rgb "#404040" font ",9" front
+}
+
 # Colour i stays with file i even when an earlier file was left out.
 plot for [j = 1:nuse] fname(use[j]) \
 	using (column("size_bytes") > 0 ? column("size_bytes") : NaN):(column("busbw_gbps")) \
-	with linespoints lt use[j] title flabel(use[j])
+	with linespoints lt use[j] title flabel(use[j]), \
+	for [i = 1:nrates] rate(i) with lines dt 2 lw 1.5 lc rgb "#404040" title ratelabel(i)

@@ -6,6 +6,8 @@
 #
 #   file1      the trace CSV
 #   plottitle  title (default "Timeline")
+#   ranks1     optional: the rank each band shows, "3 7 12 ..." (plot.sh
+#              keeps the 16 busiest of a larger run, renumbered 0..15)
 #
 # By hand:
 #   gnuplot -e "set term pngcairo size 1000,600; set output 'tl.png'; \
@@ -14,8 +16,9 @@
 # Y: one band per rank (rank 0 on top), split into one row per track that
 # occurs in the file (cpu, gpu, nic, port0, port1, ... in that order).
 # X: time in microseconds.  An event with dur_ps > 0 is a box from t to
-# t+dur, an instant (dur_ps = 0) a small dot, both coloured by kind; the key
-# lists only the kinds present.  No per-event text, so 10^5+ events stay
+# t+dur, an instant (dur_ps = 0) a small dot, both coloured by kind's group
+# (8 groups in Okabe and Ito's colour-blind-safe palette, as 16 kinds in as
+# many colours could not be told apart); the key lists the groups present.  No per-event text, so 10^5+ events stay
 # readable (and three passes over the file: a stats pass, boxes, dots).
 
 if (!exists("file1")) {
@@ -28,22 +31,21 @@ set datafile separator comma
 set datafile columnheaders
 set termoption noenhanced
 
-# ---- kinds: index and colour -------------------------------------------
-nkinds = 16
-array kname[nkinds] = ["post", "doorbell", "wqe_fetch", "dma_read", "tx_first", "tx_last", \
-	"rx_last", "dma_write", "ack", "cqe", "poll", "reduce_begin", "reduce_end", \
-	"copy_begin", "copy_end", "other"]
-# Host side greys/olive, NIC fetch/read blues, wire oranges/reds, receive
-# side purples/greens, completions browns/pinks, compute dark red / teal.
-array kcol[nkinds] = [0x7f7f7f, 0xbcbd22, 0x9ecae1, 0x1f77b4, 0xffbb78, 0xff7f0e, \
-	0x9467bd, 0x2ca02c, 0xc49c94, 0x8c564b, 0xe377c2, 0xd62728, 0xff9896, \
-	0x17becf, 0x9edae5, 0x000000]
-# 0-based kind index; unknown names are "other" (15).
-kidx(s) = s eq "post" ? 0 : s eq "doorbell" ? 1 : s eq "wqe_fetch" ? 2 : \
-	s eq "dma_read" ? 3 : s eq "tx_first" ? 4 : s eq "tx_last" ? 5 : \
-	s eq "rx_last" ? 6 : s eq "dma_write" ? 7 : s eq "ack" ? 8 : s eq "cqe" ? 9 : \
-	s eq "poll" ? 10 : s eq "reduce_begin" ? 11 : s eq "reduce_end" ? 12 : \
-	s eq "copy_begin" ? 13 : s eq "copy_end" ? 14 : 15
+# ---- kinds: their group, its name and colour -----------------------------
+# Okabe & Ito (2008), "Color Universal Design": 8 colours that stay apart
+# under every common colour-vision deficiency.  Kinds that happen at one
+# place share a group: 16 near-identical colours were unreadable.
+ngroups = 9
+array gname[ngroups] = ["post / doorbell / poll", "wqe_fetch", "dma_read", \
+	"wire / tx_first / tx_last", "rx_last / dma_write", "ack / cqe", "reduce", "copy", "other"]
+array kcol[ngroups] = [0x000000, 0x56b4e9, 0x0072b2, 0xe69f00, 0x009e73, 0xcc79a7, \
+	0xd55e00, 0xf0e442, 0x999999]
+# 0-based group of a kind; unknown names are "other" (8).
+kidx(s) = (s eq "post" || s eq "doorbell" || s eq "poll") ? 0 : s eq "wqe_fetch" ? 1 : \
+	s eq "dma_read" ? 2 : (s eq "wire" || s eq "tx_first" || s eq "tx_last") ? 3 : \
+	(s eq "rx_last" || s eq "dma_write") ? 4 : (s eq "ack" || s eq "cqe") ? 5 : \
+	(s eq "reduce_begin" || s eq "reduce_end") ? 6 : \
+	(s eq "copy_begin" || s eq "copy_end") ? 7 : 8
 
 # ---- tracks: cpu 0, gpu 1, nic 2, portN 3+N (N < 60); anything else -1 --
 isdigits(s) = strlen(s) > 0 && strlen(s) <= 2 && \
@@ -87,6 +89,9 @@ do for [t = 0:62] {
 nrows = (maxrank + 1) * ntr
 row(r, tr) = tr < 0 ? NaN : r * ntr + slot[tr + 1]
 
+# Band r's rank: itself, or the r+1-th of ranks1.
+rname(r) = exists("ranks1") ? word(ranks1, r + 1) : sprintf("%d", r)
+
 # ---- axes ----------------------------------------------------------------
 us(ps) = ps / 1.0e6
 span = us(t1 - t0)
@@ -111,13 +116,13 @@ set ytics () nomirror out scale 0
 if (nrows <= 48) {
 	do for [r = 0:maxrank] {
 		do for [s = 1:ntr] {
-			set ytics add (sprintf("r%d %s", r, slotname[s]) r * ntr + s - 1)
+			set ytics add (sprintf("r%s %s", rname(r), slotname[s]) r * ntr + s - 1)
 		}
 	}
 	set ytics font ",9"
 } else {
 	rstep = ceil((maxrank + 1) / 40.0)
-	do for [r = 0:maxrank:rstep] { set ytics add (sprintf("r%d", r) r * ntr + (ntr - 1) / 2.0) }
+	do for [r = 0:maxrank:rstep] { set ytics add (sprintf("r%s", rname(r)) r * ntr + (ntr - 1) / 2.0) }
 }
 # Thin lines between rank bands.
 if (ntr > 1 && maxrank < 512) {
@@ -151,7 +156,7 @@ plot file1 using \
 	(row(int(column("rank")), tidx(strcol("track"))) + doty) : \
 	(kcol[kidx(strcol("kind")) + 1]) \
 	with points pt 7 ps dotsize lc rgb variable notitle, \
-	for [k = 0:nkinds - 1] NaN \
-	with boxes lc rgb kcol[k + 1] title (haskind(kdur, k) ? kname[k + 1] : ""), \
-	for [k = 0:nkinds - 1] NaN \
-	with points pt 7 ps 0.8 lc rgb kcol[k + 1] title (haskind(kinst, k) && !haskind(kdur, k) ? kname[k + 1] : "")
+	for [k = 0:ngroups - 1] NaN \
+	with boxes lc rgb kcol[k + 1] title (haskind(kdur, k) ? gname[k + 1] : ""), \
+	for [k = 0:ngroups - 1] NaN \
+	with points pt 7 ps 0.8 lc rgb kcol[k + 1] title (haskind(kinst, k) && !haskind(kdur, k) ? gname[k + 1] : "")

@@ -10,7 +10,10 @@
 #   scripts/plot.sh validate OUT.png|OUT.svg VALIDATE.csv
 #   scripts/plot.sh validate-cases OUT.png|OUT.svg VALIDATE.csv
 #   options: --title TEXT (any kind), --label TEXT (busbw: legend text of the
-#            1st, 2nd, ... input, in order; the others keep their default)
+#            1st, 2nd, ... input, in order; the others keep their default),
+#            --line-rate RATE (busbw: the line at the link's rate, as 100Gb/s
+#            or 12.5GB/s; default from the inputs' fabric column, none for
+#            --line-rate none)
 #
 # The terminal follows OUT's extension: pngcairo 1000x600 or svg 1000x600.
 # gnuplot runs scripts/plot-KIND.gp with the file names, labels and title
@@ -44,6 +47,10 @@ usage: scripts/plot.sh KIND OUT.png|OUT.svg INPUT.csv [INPUT2.csv ...] [--title 
   --title TEXT   plot title (default: from the inputs)
   --label TEXT   busbw only, may repeat: legend text of the 1st, 2nd, ... input
                  (default: its scenario / executor / transport, else its file name)
+  --line-rate RATE  busbw only: a dashed line at the link's line rate, busbw's
+                 ceiling, given as 100Gb/s or 12.5GB/s (default: the rate of
+                 each input's fabric preset, ib-hdr, roce-100g, ...; none when
+                 no input names a preset; 'none': no line)
 EOF
 }
 
@@ -56,6 +63,7 @@ die_usage() {
 # ---- arguments -------------------------------------------------------------
 title=""
 have_title=0
+line_rate=""
 labels=()
 pos=()
 while [ $# -gt 0 ]; do
@@ -82,6 +90,15 @@ while [ $# -gt 0 ]; do
 		;;
 	--label=*)
 		labels+=("${1#--label=}")
+		shift
+		;;
+	--line-rate)
+		[ $# -ge 2 ] || die_usage "--line-rate needs a value"
+		line_rate=$2
+		shift 2
+		;;
+	--line-rate=*)
+		line_rate=${1#--line-rate=}
 		shift
 		;;
 	--)
@@ -112,6 +129,18 @@ inputs=("${pos[@]:2}")
 [ ${#inputs[@]} -ge 1 ] || die_usage "missing the input CSV file"
 if [ "$kind" != busbw ] && [ ${#inputs[@]} -ne 1 ]; then
 	die_usage "$kind takes exactly one input CSV (got ${#inputs[@]})"
+fi
+if [ -n "$line_rate" ]; then
+	[ "$kind" = busbw ] || die_usage "--line-rate is for busbw only"
+	case $line_rate in
+	none) ;;
+	*Gb/s | *GB/s)
+		if ! [[ ${line_rate%??/s} =~ ^[0-9]+([.][0-9]+)?$ && ${line_rate%??/s} =~ [1-9] ]]; then
+			die_usage "--line-rate '$line_rate': a positive number then Gb/s or GB/s (100Gb/s, 12.5GB/s)"
+		fi
+		;;
+	*) die_usage "--line-rate '$line_rate': give the unit, Gb/s or GB/s (100Gb/s, 12.5GB/s), or none" ;;
+	esac
 fi
 if [ ${#labels[@]} -gt 0 ]; then
 	[ "$kind" = busbw ] || die_usage "--label is for busbw only"
@@ -266,9 +295,11 @@ case $kind in
 busbw)
 	deflabels=()
 	colls=()
+	fabrics=()
 	for i in "${!inputs[@]}"; do
-		row=$(first_row "${inputs[$i]}" scenario executor transport collective nranks) || row=""
-		IFS=$'\x1f' read -r sc ex tr coll nr <<<"$row" || true
+		row=$(first_row "${inputs[$i]}" scenario executor transport collective nranks fabric) || row=""
+		IFS=$'\x1f' read -r sc ex tr coll nr fab <<<"$row" || true
+		fabrics+=("${fab:-}")
 		l=""
 		for part in "${sc:-}" "${ex:-}" "${tr:-}"; do
 			if [ -n "$part" ]; then l=${l:+$l / }$part; fi
@@ -292,6 +323,36 @@ busbw)
 		if [ "$i" -lt ${#labels[@]} ]; then l=${labels[$i]}; else l=${deflabels[$i]}; fi
 		vars+="; file$n=$(gq "$(gpath "${inputs[$i]}")"); label$n=$(gq "$l")"
 	done
+	# The line rate, busbw's ceiling (nccl-tests' busbw is what each rank's
+	# link carries): --line-rate, else the link rate of each input's fabric
+	# preset (docs/fabric.md; a fabric file or an override is not known
+	# here), one line per distinct rate.  Gb/s of data; GB/s is that / 8.
+	rates=()
+	case $line_rate in
+	none) ;;
+	*Gb/s) rates+=("${line_rate%Gb/s}") ;;
+	*GB/s) rates+=("$(awk -v r="${line_rate%GB/s}" 'BEGIN { printf "%.6g", r * 8 }')") ;;
+	*)
+		for fab in "${fabrics[@]+"${fabrics[@]}"}"; do
+			case $fab in
+			ib-hdr) r=200 ;;
+			ib-ndr | roce-400g) r=400 ;;
+			roce-100g | ideal) r=100 ;;
+			*) continue ;;
+			esac
+			case " ${rates[*]+"${rates[*]}"} " in
+			*" $r "*) ;;
+			*) rates+=("$r") ;;
+			esac
+		done
+		;;
+	esac
+	vars+="; nrates=${#rates[@]}"
+	for i in "${!rates[@]}"; do
+		n=$((i + 1))
+		gbs=$(awk -v r="${rates[$i]}" 'BEGIN { printf "%.6g", r / 8 }')
+		vars+="; rate$n=$gbs; ratelabel$n=$(gq "line rate ${rates[$i]} Gb/s = $gbs GB/s")"
+	done
 	if [ $have_title = 0 ]; then
 		# "allreduce, 8 ranks: ..." when every input with rows agrees on them.
 		title="Bus bandwidth"
@@ -307,8 +368,50 @@ busbw)
 	fi
 	;;
 timeline)
-	vars+="; file1=$(gq "$(gpath "${inputs[0]}")")"
+	# Past 16 ranks the bands become a texture: the 16 busiest ranks (most
+	# time in slices; the lower rank first on a tie) are drawn, in rank
+	# order, and the title says so.  The trace has no node of a rank, so
+	# it cannot group by node.  ranks1 names each band's rank.
+	maxranks=16
+	shown=$tmpdir/timeline.csv
+	ranks=$(awk -F, -v max=$maxranks '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	NF { r = $col["rank"]; if (!(r in busy)) { busy[r] = 0; n++ } busy[r] += $col["dur_ps"] }
+	END {
+		for (r in busy) { k++; rk[k] = r + 0 }
+		# by busy time, descending, then rank: a small insertion sort
+		for (i = 2; i <= k; i++) {
+			v = rk[i]
+			for (j = i - 1; j >= 1 && (busy[rk[j]] < busy[v] || (busy[rk[j]] == busy[v] && rk[j] > v)); j--)
+				rk[j + 1] = rk[j]
+			rk[j + 1] = v
+		}
+		m = k < max ? k : max
+		for (i = 1; i <= m; i++) keep[i] = rk[i]
+		# back in rank order
+		for (i = 2; i <= m; i++) {
+			v = keep[i]
+			for (j = i - 1; j >= 1 && keep[j] > v; j--) keep[j + 1] = keep[j]
+			keep[j + 1] = v
+		}
+		printf "%d", k
+		for (i = 1; i <= m; i++) printf " %d", keep[i]
+	}' "${inputs[0]}")
+	read -r nall ranks <<<"$ranks"
+	if [ "${nall:-0}" -gt $maxranks ]; then
+		# Renumbered 0..15 so that the bands are contiguous.
+		awk -F, -v OFS=, -v keep="$ranks" '
+		BEGIN { n = split(keep, k, " "); for (i = 1; i <= n; i++) band[k[i]] = i - 1 }
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rank") c = i; print; next }
+		NF && ($c in band) { $c = band[$c]; print }' "${inputs[0]}" >"$shown"
+		vars+="; file1=$(gq "$shown"); ranks1=$(gq "$ranks")"
+		note=" (the $maxranks busiest of $nall ranks)"
+	else
+		vars+="; file1=$(gq "$(gpath "${inputs[0]}")")"
+		note=""
+	fi
 	[ $have_title = 1 ] || title="Timeline: $(basename -- "${names[0]}")"
+	title+=$note
 	;;
 links)
 	# Sorted by link name, naturally (h0.gpu2 before h0.gpu10), header first.

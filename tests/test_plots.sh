@@ -8,6 +8,9 @@
 # <?xml or <svg); then checks that bad usage fails with status 2 and writes
 # nothing, that a failed gnuplot run leaves an existing picture alone with no
 # temporary file behind, and the message when gnuplot is not installed.
+# Issue 29: busbw's line-rate line (from the fabric column, --line-rate) and
+# its x labels, the timeline's 16 busiest of 20 ranks and its palette, and
+# scripts/demo.sh's output through a pipe with no ESC byte.
 # Last, report.sh on a folder of fixtures: the rows of its tables, its
 # pictures, and its notes for missing inputs and a missing gnuplot.
 # Prints "test_plots: N passed" (or "..., M failed" and exits 1); prints
@@ -291,6 +294,108 @@ elif [ -e "$tmp/nofit.png" ] || left_over "$tmp/nofit.png"; then
 else
 	ok
 fi
+
+# ---- issue 29: the busbw plot's line rate and x labels, the timeline past 16 ranks
+
+# The line rate from the fabric column: pred.csv is roce-100g, 100 Gb/s =
+# 12.5 GB/s, drawn as a line with its legend and a label on it (twice).
+svg="$tmp/out dir/busbw1.svg"
+if [ "$(grep -c 'line rate 100 Gb/s = 12.5 GB/s' "$svg")" -ge 2 ]; then ok; else bad "busbw: no line-rate line at 12.5 GB/s in $svg"; fi
+# --line-rate overrides it, in either unit; none draws none.
+draws "busbw --line-rate GB/s" "$tmp/lr1.svg" busbw "$tmp/lr1.svg" "$tmp/pred.csv" --line-rate 25GB/s
+if grep -q 'line rate 200 Gb/s = 25 GB/s' "$tmp/lr1.svg" && ! grep -q 'line rate 100' "$tmp/lr1.svg"; then
+	ok
+else
+	bad "busbw --line-rate 25GB/s: no line at 25 GB/s, or the fabric's too"
+fi
+draws "busbw --line-rate Gb/s" "$tmp/lr2.svg" busbw "$tmp/lr2.svg" "$tmp/pred.csv" --line-rate=400Gb/s
+if grep -q 'line rate 400 Gb/s = 50 GB/s' "$tmp/lr2.svg"; then ok; else bad "busbw --line-rate 400Gb/s: no line at 50 GB/s"; fi
+draws "busbw --line-rate none" "$tmp/lr3.svg" busbw "$tmp/lr3.svg" "$tmp/pred.csv" --line-rate none
+if grep -q 'line rate' "$tmp/lr3.svg"; then bad "busbw --line-rate none: a line was drawn"; else ok; fi
+refuses "--line-rate without a unit" 2 "give the unit" busbw "$tmp/bad.png" "$tmp/pred.csv" --line-rate 100
+refuses "--line-rate zero" 2 "a positive number" busbw "$tmp/bad.png" "$tmp/pred.csv" --line-rate 0Gb/s
+refuses "--line-rate on links" 2 "busbw only" links "$tmp/bad.png" "$tmp/links.csv" --line-rate 100Gb/s
+# Two fabrics (ib-hdr beside roce-100g): a line each.
+sed 's/roce-100g/ib-hdr/' "$tmp/pred.csv" >"$tmp/hdr.csv"
+draws "busbw, two fabrics" "$tmp/lr4.svg" busbw "$tmp/lr4.svg" "$tmp/pred.csv" "$tmp/hdr.csv"
+if grep -q 'line rate 100 Gb/s = 12.5 GB/s' "$tmp/lr4.svg" && grep -q 'line rate 200 Gb/s = 25 GB/s' "$tmp/lr4.svg"; then
+	ok
+else
+	bad "busbw, two fabrics: not a line per fabric's rate"
+fi
+# 1K to 1G, 21 powers of two: labels on every 2nd (1K 4K ... 256M 1G), 11 in
+# all, where 21 ran together; no 2K, 128M or 512M label.
+{
+	echo "$hdr"
+	k=1024
+	while [ $k -le 1073741824 ]; do
+		echo "demo,sim,roce-100g,star-8,allreduce,write_imm,8,float,sum,$k,$((k / 4)),10.0,1.0,1.5,9.0,0,ok"
+		k=$((k * 2))
+	done
+} >"$tmp/wide.csv"
+draws "busbw, 1K to 1G" "$tmp/wide.svg" busbw "$tmp/wide.svg" "$tmp/wide.csv"
+labels=$(grep -oE '>(1|2|4|8|16|32|64|128|256|512)[KMG]<' "$tmp/wide.svg" | tr -d '<>' | tr '\n' ' ')
+if [ "$labels" = "1K 4K 16K 64K 256K 1M 4M 16M 64M 256M 1G " ]; then
+	ok
+else
+	bad "busbw, 1K to 1G: x labels '$labels', want every 2nd power from 1K to 1G"
+fi
+
+# A trace of 20 ranks: the 16 busiest drawn, the title says so; rank 19's
+# slices are the shortest, and ranks 4, 9, 13 and 17 have none.
+{
+	echo "t_ps,dur_ps,kind,rank,track,qp,wr_id,bytes,op,prim,channel,chunk,step,slice"
+	for r in $(seq 0 19); do
+		case $r in 4 | 9 | 13 | 17) d=0 ;; 19) d=1000 ;; *) d=$((100000 + r * 1000)) ;; esac
+		echo "$((r * 1000)),$d,dma_read,$r,nic,1,0,4096,0,send,0,0,0,0"
+		echo "$((r * 1000)),0,cqe,$r,nic,1,0,4096,0,send,0,0,0,0"
+	done
+} >"$tmp/trace20.csv"
+draws "timeline, 20 ranks" "$tmp/tl20.svg" timeline "$tmp/tl20.svg" "$tmp/trace20.csv"
+ranks=$(grep -oE '>r[0-9]+ nic<' "$tmp/tl20.svg" | tr -d '<>' | tr '\n' ' ')
+if ! grep -q 'the 16 busiest of 20 ranks' "$tmp/tl20.svg"; then
+	bad "timeline, 20 ranks: the title does not say which ranks are drawn"
+elif [ "$ranks" != "r0 nic r1 nic r2 nic r3 nic r5 nic r6 nic r7 nic r8 nic r10 nic r11 nic r12 nic r14 nic r15 nic r16 nic r18 nic r19 nic " ]; then
+	bad "timeline, 20 ranks: bands '$ranks'"
+else
+	ok
+fi
+# The key: kinds in groups, each group one colour of Okabe and Ito's.
+# dma_read is #0072b2 (blue), ack / cqe #cc79a7 (reddish purple).
+if grep -q 'ack / cqe' "$tmp/tl20.svg" && grep -q '>dma_read<' "$tmp/tl20.svg" &&
+	grep -q 'rgb(  0, 114, 178)' "$tmp/tl20.svg" && grep -q 'rgb(204, 121, 167)' "$tmp/tl20.svg"; then
+	ok
+else
+	bad "timeline: the key's groups or their colours are missing"
+fi
+
+# ---- scripts/demo.sh: no escape codes when its output is not a terminal ------
+# With a stand-in cclab (the real demo simulates up to 1 GiB): every line
+# it prints goes through a pipe here, so none may hold an ESC byte; and
+# NO_COLOR is honoured (a terminal is not available to test the other way).
+mkdir -p "$tmp/demo/scripts" "$tmp/demo/scenarios"
+cp -- "$root/scripts/demo.sh" "$root/scripts/plot.sh" "$root/scripts/plot-"*.gp "$tmp/demo/scripts/"
+cat >"$tmp/demo/cclab" <<'EOS'
+#!/usr/bin/env bash
+# a stand-in: writes each file it is asked for, with a header line
+while [ $# -gt 0 ]; do
+	case $1 in
+	--csv | --json | --links | --trace) printf 'x\n' >"$2"; shift ;;
+	esac
+	shift
+done
+echo "# a stand-in cclab"
+EOS
+chmod +x "$tmp/demo/cclab"
+(cd "$tmp/demo" && bash scripts/demo.sh ./cclab 2>&1 | cat >"$tmp/demo.log")
+if LC_ALL=C grep -q $'\033' "$tmp/demo.log"; then
+	bad "demo: an ESC byte in its piped output"
+elif ! grep -q '^== ' "$tmp/demo.log"; then
+	bad "demo: no headings in its output"; sed 's/^/    /' "$tmp/demo.log"
+else
+	ok
+fi
+if grep -q 'NO_COLOR' "$root/scripts/demo.sh"; then ok; else bad "demo: NO_COLOR not looked at"; fi
 
 # ---- bad usage ---------------------------------------------------------------
 : >"$tmp/empty.csv"
