@@ -74,6 +74,13 @@ static void sim_argv(const struct nt_opts *n, const struct sweep *s, struct sim_
 		push_u64(a, "-r", s->root);
 	push(a, "--check");
 	push(a, n->check ? "1" : "0");
+	if (n->ranks_per_node) {
+		/* one node: its NVSwitch; more: rail-optimised nodes, the
+		 * layout of today's GPU clusters (docs/simulator.md) */
+		push_u64(a, "--ranks-per-node", n->ranks_per_node);
+		push(a, "--topology");
+		push(a, n->ranks_per_node == n->nranks ? "node" : "railopt");
+	}
 	if (n->nccl_chooses) {
 		push(a, "-A");
 		push(a, "auto");

@@ -48,6 +48,13 @@ struct nt_opts {
 	uint32_t nthreads, ngpus, nprocs, nranks;
 	const char *nprocs_from; /* the launcher's variable, or NULL */
 	uint32_t proc;          /* this process's rank under the launcher */
+	/* Processes per node (the launcher's local size, else 1) and the
+	 * variable that said so; the GPUs of one node are procs_per_node x
+	 * -t x -g, as nccl-tests' GPUs of one process share its host. */
+	uint32_t procs_per_node;
+	const char *procs_per_node_from;
+	bool layout_given;      /* --ranks-per-node or --topology given */
+	uint32_t ranks_per_node; /* what the run takes when not given; 0: one per host */
 	uint64_t minbytes, maxbytes, stepbytes, stepfactor;
 	uint64_t iters, agg_iters, warmup, cycles, check, graph, timeout_s, unalign;
 	uint64_t per_iter_skip, device_cta;

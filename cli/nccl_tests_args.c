@@ -327,6 +327,8 @@ static int pass_on(struct nt_opts *n, const char *opt, const char *a)
 	    !strcmp(opt, "--links"))
 		n->whole_files = true;
 	n->wall_limit = n->wall_limit || !strcmp(opt, "--wall-limit");
+	n->layout_given = n->layout_given || !strcmp(opt, "--ranks-per-node") ||
+			  !strcmp(opt, "--topology");
 	return 0;
 }
 
@@ -341,6 +343,29 @@ static int launcher_var(const struct nt_opts *n, const char *var, long min, long
 	if (end == s || *end || errno || *v < min || *v > max)
 		return usage_error(n, "%s='%s' in the environment: expected a whole number from "
 				   "%ld to %ld", var, s, min, max);
+	return 0;
+}
+
+/* Processes on this node, from the launcher: mpirun's local size, hydra's,
+ * or srun's tasks per node (a plain number: SLURM_NTASKS_PER_NODE, which
+ * srun sets when --ntasks-per-node was asked); else 1. */
+static int local_size(struct nt_opts *n)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+					   "SLURM_NTASKS_PER_NODE"};
+	long v;
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *s = getenv(vars[i]);
+
+		if (!s || !*s)
+			continue;
+		if (launcher_var(n, vars[i], 1, n->nprocs, &v))
+			return CLI_EXIT_USAGE;
+		n->procs_per_node = (uint32_t)v;
+		n->procs_per_node_from = vars[i];
+		return 0;
+	}
 	return 0;
 }
 
@@ -367,7 +392,7 @@ static int launcher(struct nt_opts *n)
 		if (r && *r && launcher_var(n, vars[i][1], 0, v - 1, &v))
 			return CLI_EXIT_USAGE;
 		n->proc = r && *r ? (uint32_t)v : 0;
-		return 0;
+		return local_size(n);
 	}
 	return 0;
 }
@@ -465,6 +490,7 @@ static void defaults(struct nt_opts *n, int argc, char **argv)
 	n->cta_policy = -1;
 	n->device_cta = 16;
 	n->nccl_chooses = true;
+	n->procs_per_node = 1;
 }
 
 /* "-b given 2 times" notes: getopt's last wins, as in nccl-tests. */
@@ -495,6 +521,14 @@ static int check_all(struct nt_opts *n)
 				   n->nprocs > 1 ? "es" : "",
 				   (uint64_t)n->nprocs * n->nthreads * n->ngpus, CLI_MAX_RANKS);
 	n->nranks = n->nprocs * n->nthreads * n->ngpus;
+	/* One process's GPUs share its host (nccl-tests drives them from
+	 * it), and so do the processes the launcher put on one node: a node
+	 * of that many GPUs, joined by NVLink, unless cclab's own
+	 * --ranks-per-node or --topology says otherwise. */
+	uint32_t per_node = n->procs_per_node * n->nthreads * n->ngpus;
+
+	if (!n->layout_given && per_node > 1 && n->nranks % per_node == 0)
+		n->ranks_per_node = per_node;
 	/* NCCL tunes no algorithm for all-to-all: its sends and receives
 	 * are point-to-point (enqueue.cc), which cclab's `direct` is */
 	n->nccl_chooses = n->nccl_chooses && n->coll != CC_ALLTOALL;

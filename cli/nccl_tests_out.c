@@ -73,7 +73,17 @@ static void cclab_notes(const struct nt_opts *n, const struct cli_opts *o)
 	       (const char *const[]){"thread 0's", "the mean", "the least", "the largest"}
 	       [n->average], n->nprocs * n->nthreads, n->nprocs * n->nthreads > 1 ? "s" : "");
 	printf("# cclab: in-place repeats out-of-place: cclab models one buffer layout\n");
-	if (!o->p.ranks_per_node)
+	if (n->ranks_per_node)
+		printf("# cclab: %" PRIu32 " node%s of %" PRIu32 " GPUs joined by NVLink (a process's "
+		       "-t x -g GPUs share its host; %" PRIu32 " process%s per node%s%s%s), topology "
+		       "%s; --ranks-per-node or --topology change it\n",
+		       n->nranks / n->ranks_per_node, n->nranks > n->ranks_per_node ? "s" : "",
+		       n->ranks_per_node, n->procs_per_node, n->procs_per_node > 1 ? "es" : "",
+		       n->procs_per_node_from ? " from " : "",
+		       n->procs_per_node_from ? n->procs_per_node_from : "",
+		       n->procs_per_node_from ? "" : ", the launcher saying none",
+		       sim_topo_kind_name[o->topo]);
+	else if (!o->p.ranks_per_node)
 		printf("# cclab: each rank a host of its own on the fabric; --ranks-per-node G or "
 		       "--topology node puts G GPUs on one NVLink node\n");
 	if (n->nccl_chooses)

@@ -155,7 +155,8 @@ static void header_columns_and_figures(void **state)
 	(void)state;
 	need();
 	struct run r = run_prog("CCLAB_JOBS=1", "all_reduce_perf", "-b 8 -e 128M -f 2 -g 8 -c 0");
-	struct run s = run_cclab("sim -n 8 -A auto -b 8 -e 128M -f 2 --check 0");
+	struct run s = run_cclab("sim -n 8 -A auto --ranks-per-node 8 --topology node -b 8 -e 128M -f 2 "
+				  "--check 0");
 	char *text = strdup(r.out);
 
 	assert_int_equal(r.status, 0);
@@ -247,7 +248,7 @@ static void json_layout(void **state)
 		"\"step_factor\": 4", "\"warmup_iters\": 1", "\"iterations\": 20",
 		"\"aggregated_iterations\": 1", "\"validation\": 1", "\"graph\": 0",
 		"\"blocking_collectives\": \"false\"", "\"parallel_init\": \"false\"",
-		"\"devices\": [", "\"hostname\": \"sim-node1\"", "\"device_hex\": \"0000:00:00\"",
+		"\"devices\": [", "\"hostname\": \"sim-node0\"", "\"device\": 1", "\"device_hex\": \"0000:00:00\"",
 		"\"results\": [", "\"size\": 1024", "\"count\": 256", "\"type\": \"float\"",
 		"\"redop\": \"sum\"", "\"root\": \"    -1\"", "\"out_of_place\": {",
 		"\"in_place\": {", "\"alg_bw\": ", "\"bus_bw\": ", "\"nwrong\": 0",
@@ -284,7 +285,8 @@ static void env_nccl_algo(void **state)
 	struct run a = run_prog("CCLAB_JOBS=1 NCCL_ALGO=Ring NCCL_DEBUG=INFO", "all_reduce_perf",
 				"-b 64K -e 64K -g 8 -c 0");
 	struct run b = run_prog("CCLAB_JOBS=1 NCCL_ALGO=Tree", "all_reduce_perf", "-b 64K -e 64K -g 8 -c 0");
-	struct run s = run_cclab("sim -n 8 -A auto --env NCCL_ALGO=Ring -b 64K --check 0");
+	struct run s = run_cclab("sim -n 8 -A auto --ranks-per-node 8 --topology node "
+				  "--env NCCL_ALGO=Ring -b 64K --check 0");
 
 	assert_int_equal(a.status, 0);
 	assert_int_equal(b.status, 0);
@@ -398,7 +400,8 @@ static void average_modes(void **state)
 		t[a] = atof(rows[0].f[6]);
 		run_free(&r);
 	}
-	struct run s = run_cclab("sim -n 4 -c reduce -A auto -b 1M --check 0");
+	struct run s = run_cclab("sim -n 4 -c reduce -A auto --ranks-per-node 4 --topology node -b 1M "
+				  "--check 0");
 
 	assert_int_equal(rows_of(s.out, sim, 4), 1);
 	assert_true(t[2] < t[1] && t[1] < t[3]); /* the root of a reduce ends last */
@@ -454,6 +457,30 @@ static void launcher_repeats_and_steps(void **state)
 	run_free(&r);
 }
 
+/* Where the GPUs sit: one process's -g GPUs share its host, and so do the
+ * processes the launcher puts on one node; cclab's own --ranks-per-node
+ * or --topology win. */
+static void node_layout(void **state)
+{
+	(void)state;
+	need();
+	expect("", "all_reduce_perf", "-b 1K -e 1K -g 8", 0, true,
+	       "# cclab: 1 node of 8 GPUs joined by NVLink (a process's -t x -g GPUs share its "
+	       "host; 1 process per node, the launcher saying none), topology node;");
+	expect("OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_LOCAL_SIZE=2",
+	       "all_reduce_perf", "-b 1K -e 1K -g 4", 0, true,
+	       "# cclab: 2 nodes of 8 GPUs joined by NVLink (a process's -t x -g GPUs share its "
+	       "host; 2 processes per node from OMPI_COMM_WORLD_LOCAL_SIZE), topology railopt;");
+	expect("OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0", "all_reduce_perf",
+	       "-b 1K -e 1K", 0, true, "# cclab: each rank a host of its own on the fabric;");
+	expect("", "all_reduce_perf", "-b 1K -e 1K -g 4 --topology star", 0, true,
+	       "# cclab: each rank a host of its own on the fabric;");
+	expect("OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_LOCAL_SIZE=3",
+	       "all_reduce_perf", "-b 1K -e 1K", 2, false,
+	       "OMPI_COMM_WORLD_LOCAL_SIZE='3' in the environment: expected a whole number from 1 "
+	       "to 2");
+}
+
 /* NCCL_TESTS_MIN_BW, nccl-tests' pass mark: the verdict after the average
  * and exit 1 below 90 % of it. */
 static void min_bw_pass_mark(void **state)
@@ -461,9 +488,9 @@ static void min_bw_pass_mark(void **state)
 	(void)state;
 	need();
 	expect("NCCL_TESTS_MIN_BW=1000", "all_reduce_perf", "-b 1K -e 1K -g 2", 1, true,
-	       "\n# Avg bus bandwidth    : 0.0914577 FAILED\n");
-	expect("NCCL_TESTS_MIN_BW=0.09", "all_reduce_perf", "-b 1K -e 1K -g 2", 0, true,
-	       "\n# Avg bus bandwidth    : 0.0914577 OK\n");
+	       "\n# Avg bus bandwidth    : 0.155118 FAILED\n");
+	expect("NCCL_TESTS_MIN_BW=0.155", "all_reduce_perf", "-b 1K -e 1K -g 2", 0, true,
+	       "\n# Avg bus bandwidth    : 0.155118 OK\n");
 	expect("NCCL_TESTS_MIN_BW=fast", "all_reduce_perf", "-b 1K -e 1K -g 2", 2, false,
 	       "NCCL_TESTS_MIN_BW='fast'");
 }
@@ -478,6 +505,7 @@ int main(void)
 		cmocka_unit_test(every_type_op_root),
 		cmocka_unit_test(average_modes),
 		cmocka_unit_test(launcher_repeats_and_steps),
+		cmocka_unit_test(node_layout),
 		cmocka_unit_test(min_bw_pass_mark),
 	};
 
