@@ -20,9 +20,10 @@ action=${1:?usage: scripts/install.sh install|uninstall}
 : "${BUILD:?}" "${PREFIX:?}" "${BINDIR:?}" "${LIBDIR:?}" "${INCLUDEDIR:?}" "${DATADIR:?}"
 : "${DOCDIR:?}" "${MANDIR:?}" "${COMPDIR:?}" "${PYTHONDIR:?}" "${SO_VERSION:?}" "${SO_NAME:?}"
 D=${DESTDIR:-}
-# nccl-tests' program names: argv[0] selects cclab's nccl-tests mode.
+# nccl-tests' program names: argv[0] selects cclab's nccl-tests mode
+# (sendrecv_perf is not one: cclab models no send/receive ring test).
 PERF_NAMES=(all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf reduce_perf
-	alltoall_perf sendrecv_perf)
+	alltoall_perf)
 DATA=(scenarios topologies validation)
 
 # Our own folders only: uninstall removes them whole.
@@ -32,13 +33,22 @@ case $DATADIR/$DOCDIR in */cclab/*/cclab) ;; *)
 	exit 2 ;;
 esac
 
+# Whether PATH is a link to cclab (one this script made).
+our_link() { [ -L "$1" ] && [ "$(readlink "$1")" = cclab ]; }
+
 do_install() {
 	install -d "$D$BINDIR" "$D$LIBDIR/pkgconfig" "$D$INCLUDEDIR" "$D$DATADIR/scripts" \
 		"$D$MANDIR/man1" "$D$COMPDIR" "$D$PYTHONDIR" "$D$DOCDIR"
 	install -m 0755 "$BUILD/cclab" "$D$BINDIR/cclab"
-	if "$BUILD/cclab" help 2>/dev/null | grep -q -- '--nccl-tests\|all_reduce_perf'; then
-		for n in "${PERF_NAMES[@]}"; do ln -sf cclab "$D$BINDIR/$n"; done
-	fi
+	# A link per name, never over a program of that name (a real
+	# nccl-tests build): that one stays, and is said.
+	for n in "${PERF_NAMES[@]}"; do
+		if [ -e "$D$BINDIR/$n" ] && ! our_link "$D$BINDIR/$n"; then
+			echo "install: $D$BINDIR/$n exists and is not cclab's: left alone"
+		else
+			ln -sfn cclab "$D$BINDIR/$n"
+		fi
+	done
 	install -m 0755 "$BUILD/libcclab.so.$SO_VERSION" "$D$LIBDIR/"
 	ln -sf "libcclab.so.$SO_VERSION" "$D$LIBDIR/$SO_NAME"
 	ln -sf "$SO_NAME" "$D$LIBDIR/libcclab.so"
@@ -59,7 +69,7 @@ do_install() {
 	install -m 0644 "$BUILD"/man/*.1 "$D$MANDIR/man1/"
 	install -m 0644 scripts/cclab.bash-completion "$D$COMPDIR/cclab"
 	for n in "${PERF_NAMES[@]}"; do
-		[ -e "$D$BINDIR/$n" ] && ln -sf cclab "$D$COMPDIR/$n"
+		our_link "$D$BINDIR/$n" && ln -sfn cclab "$D$COMPDIR/$n"
 	done
 	sed "s|@LIBDIR@|$LIBDIR|" python/cclab.py >"$D$PYTHONDIR/cclab.py"
 	chmod 0644 "$D$PYTHONDIR/cclab.py"
@@ -79,8 +89,8 @@ do_uninstall() {
 		"$D$COMPDIR/cclab" "$D$PYTHONDIR/cclab.py"
 	for n in "${PERF_NAMES[@]}"; do
 		# only our own links: a real nccl-tests binary of that name stays
-		[ -L "$D$BINDIR/$n" ] && [ "$(readlink "$D$BINDIR/$n")" = cclab ] && rm -f "$D$BINDIR/$n"
-		[ -L "$D$COMPDIR/$n" ] && rm -f "$D$COMPDIR/$n"
+		our_link "$D$BINDIR/$n" && rm -f "$D$BINDIR/$n"
+		our_link "$D$COMPDIR/$n" && rm -f "$D$COMPDIR/$n"
 	done
 	rm -rf "$D$DATADIR" "$D$DOCDIR"
 	rm -rf "$D$PYTHONDIR/__pycache__/cclab".*.pyc 2>/dev/null || true

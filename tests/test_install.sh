@@ -51,6 +51,18 @@ check "bash completion completes commands and options" bash -c "
 	source '$prefix/share/bash-completion/completions/cclab'; PATH='$prefix/bin':\$PATH
 	COMP_WORDS=(cclab swe); COMP_CWORD=1; _cclab; [ \"\${COMPREPLY[*]}\" = sweep ] || exit 1
 	COMP_WORDS=(cclab sim --topo); COMP_CWORD=2; _cclab; [ \"\${COMPREPLY[*]}\" = --topology ]"
+check "nccl-tests' names run cclab's mode (all_reduce_perf -g 2)" bash -c "
+	'$prefix/bin/all_reduce_perf' -b 1K -e 1K -g 2 | grep -q '^# Collective test concluded: all_reduce_perf'"
+check "completion of all_reduce_perf's flags" bash -c "
+	source '$prefix/share/bash-completion/completions/all_reduce_perf'; PATH='$prefix/bin':\$PATH
+	COMP_WORDS=(all_reduce_perf --warmup_i); COMP_CWORD=1; _cclab; [ \"\${COMPREPLY[*]}\" = --warmup_iters ]"
+mkdir -p "$tmp/other/bin" && printf '#!/bin/sh\necho real\n' >"$tmp/other/bin/reduce_perf"
+chmod +x "$tmp/other/bin/reduce_perf"
+make -s install BUILD="$BUILD" PREFIX="$tmp/other" >"$tmp/other.log" 2>&1
+check "install leaves another program named reduce_perf alone, and says so" bash -c "
+	[ \"\$('$tmp/other/bin/reduce_perf')\" = real ] && grep -q 'reduce_perf exists and is not cclab' '$tmp/other.log'"
+make -s uninstall BUILD="$BUILD" PREFIX="$tmp/other" >/dev/null 2>&1
+check "uninstall leaves it too" test -x "$tmp/other/bin/reduce_perf"
 exports=$(nm -D --defined-only "$lib/libcclab.so.0" | awk '$3 !~ /^CCLAB_0$/ {print $3}' |
 	grep -v '^cclab_' | head -n 3)
 check "the library exports cclab_* only${exports:+ (also: $exports)}" test -z "$exports"
