@@ -11,11 +11,41 @@
 
 #include "cli/p2p.h"
 
+int p2p_exec(const struct p2p_opts *o)
+{
+	struct sim_net net;
+	char msg[SIM_NET_ERR_LEN];
+	int rc;
+
+	if (o->device)
+		return p2p_verbs(o);
+	if (sim_params_validate(&o->fabric)) {
+		fprintf(stderr, "cclab p2p: fabric '%s': invalid parameters\n", o->fabric.name);
+		return CLI_EXIT_FAIL;
+	}
+	/* One network for every size: its routes are the bound's too. */
+	sim_net_init(&net, "");
+	rc = sim_topo_net_make(&net, o->topo, o->p.nranks, msg, sizeof(msg));
+	if (rc) {
+		fprintf(stderr, "cclab p2p: --topology %s: %s\n", sim_topo_kind_name[o->topo],
+			msg[0] ? msg : strerror(-rc));
+		sim_net_free(&net);
+		return CLI_EXIT_FAIL;
+	}
+	if (sim_topo_credit_check(&net, &o->fabric, msg, sizeof(msg))) {
+		fprintf(stderr, "cclab p2p: fabric '%s' on %s: %s\n", o->fabric.name,
+			sim_topo_kind_name[o->topo], msg);
+		sim_net_free(&net);
+		return CLI_EXIT_USAGE;
+	}
+	rc = p2p_run(o, &net);
+	sim_net_free(&net);
+	return rc;
+}
+
 int cmd_p2p(int argc, char **argv)
 {
 	struct p2p_opts o;
-	struct sim_net net;
-	char msg[SIM_NET_ERR_LEN];
 	int rc = p2p_parse(argc, argv, &o);
 
 	if (rc)
@@ -24,28 +54,5 @@ int cmd_p2p(int argc, char **argv)
 		p2p_usage(stdout);
 		return CLI_EXIT_OK;
 	}
-	if (o.device)
-		return p2p_verbs(&o);
-	if (sim_params_validate(&o.fabric)) {
-		fprintf(stderr, "cclab p2p: fabric '%s': invalid parameters\n", o.fabric.name);
-		return CLI_EXIT_FAIL;
-	}
-	/* One network for every size: its routes are the bound's too. */
-	sim_net_init(&net, "");
-	rc = sim_topo_net_make(&net, o.topo, o.p.nranks, msg, sizeof(msg));
-	if (rc) {
-		fprintf(stderr, "cclab p2p: --topology %s: %s\n", sim_topo_kind_name[o.topo],
-			msg[0] ? msg : strerror(-rc));
-		sim_net_free(&net);
-		return CLI_EXIT_FAIL;
-	}
-	if (sim_topo_credit_check(&net, &o.fabric, msg, sizeof(msg))) {
-		fprintf(stderr, "cclab p2p: fabric '%s' on %s: %s\n", o.fabric.name,
-			sim_topo_kind_name[o.topo], msg);
-		sim_net_free(&net);
-		return CLI_EXIT_USAGE;
-	}
-	rc = p2p_run(&o, &net);
-	sim_net_free(&net);
-	return rc;
+	return p2p_exec(&o);
 }

@@ -26,6 +26,13 @@
 
 struct cc_scenario; /* sim/scenario.h */
 
+/* Which ranks this process runs with --device (cli/p2p_verbs.c). */
+enum p2p_role {
+	P2P_BOTH,   /* both: two local ranks in loopback, or a launcher's two */
+	P2P_SERVER, /* perftest's server: waits on the TCP port for the client */
+	P2P_CLIENT, /* perftest's client: connects to the server's host */
+};
+
 struct p2p_opts {
 	struct cc_p2p_params p; /* size: the -s size, or the first of -a */
 	bool all;               /* -a: CC_P2P_ALL_MIN .. CC_P2P_ALL_MAX, doubling */
@@ -47,8 +54,17 @@ struct p2p_opts {
 	const char *bootstrap;
 	uint32_t timeout_s;
 	bool verbs_opt;
+	uint32_t mtu;           /* --mtu: the path MTU (the fabric's link MTU); 0: default */
 	uint32_t device_mtu;    /* the QPs' path MTU in bytes, once connected */
 	bool device_roce;       /* the port's link layer is Ethernet */
+	uint32_t device_rd_atom; /* the QPs' max_rd_atomic, once connected */
+	/* perftest's mode (cli/perftest.h): run as ib_write_bw & co. */
+	const char *prog;       /* "ib_write_bw"; NULL for cclab p2p */
+	bool gbits;             /* --report_gbits: BW in Gb/sec */
+	const char *out_json;   /* --out_json's file, or NULL */
+	enum p2p_role role;
+	const char *server;     /* P2P_CLIENT: the server's host */
+	uint16_t tcp_port;      /* P2P_SERVER, P2P_CLIENT: perftest's -p */
 	/* Set by `cclab run`: the scenario's sizes (min, max, factor), its
 	 * network's name and its expectations; NULL for `cclab p2p`. */
 	const struct cc_scenario *scenario;
@@ -60,6 +76,9 @@ struct p2p_opts {
  * parameters the builder refuses. */
 int p2p_parse(int argc, char **argv, struct p2p_opts *o);
 void p2p_usage(FILE *f);
+/* The parsed test: on the device (p2p_verbs) or simulated (p2p_run, on
+ * o->topo); the exit status (cli/cmd_p2p.c). */
+int p2p_exec(const struct p2p_opts *o);
 
 /* The sizes of the sweep: the first, then each next one; false at the end.
  * -a doubles; a scenario steps as nccl-tests (cc_result_next_size()). */
@@ -110,6 +129,8 @@ struct p2p_files {
 	struct cc_atomic_file jf, cf;
 	struct cc_json j;
 	FILE *csv; /* --csv's temporary file, or NULL */
+	struct p2p_row last; /* perftest's --out_json: the last completed size */
+	bool have_last;
 };
 int p2p_files_open(const struct p2p_opts *o, struct p2p_files *f);
 void p2p_files_row(struct p2p_files *f, const struct p2p_opts *o, const struct p2p_row *row);
@@ -129,7 +150,27 @@ bool p2p_meets_expectation(const struct p2p_opts *o, const struct p2p_row *row);
 /* perftest's rule line around the table, for both sweeps. */
 extern const char p2p_dashes[];
 
-/* `cclab p2p --device`: the test on a real RNIC (cli/p2p_verbs.c). */
+/* The row's perftest figures from the run's stamps: bw, or lat over every
+ * delta (cclab p2p) or without perftest's two largest (its mode). */
+int p2p_figures(const struct p2p_opts *o, const struct cc_p2p_params *p,
+		const struct cc_p2p_times *t, struct p2p_row *row);
+/* The table's header and a completed row, as o asks (Gb/sec). */
+void p2p_print_header(const struct p2p_opts *o);
+void p2p_print_row(const struct p2p_opts *o, const struct p2p_row *row);
+
+/* perftest's --out_json file (cli/perftest_json.c): its layout, the last
+ * completed size (perftest rewrites it after each); 0 or an exit code. */
+int perftest_json_write(const struct p2p_opts *o, const struct p2p_row *row);
+
+/* Two hosts (P2P_SERVER, P2P_CLIENT; cli/p2p_peer.c): the client's row as
+ * text for the server, which prints it as perftest's server prints the
+ * client's report; 0, or -EINVAL for text that is not such a row. */
+#define P2P_ROW_TEXT 512
+void p2p_row_encode(const struct p2p_row *row, enum cc_p2p_mode mode, char *buf, size_t len);
+int p2p_row_decode(const char *text, size_t n, struct p2p_row *row);
+
+/* `cclab p2p --device`: the test on a real RNIC (cli/p2p_verbs.c); with
+ * o->role P2P_SERVER or P2P_CLIENT one side of it, perftest's way. */
 int p2p_verbs(const struct p2p_opts *o);
 
 #endif /* CCLAB_CLI_P2P_H */

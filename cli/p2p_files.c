@@ -3,7 +3,8 @@
  * ran it (the simulator, cli/p2p_run.c; a device, cli/p2p_verbs.c): --json
  * and --csv opened before the first size (an unwritable path fails at
  * once), a row each per size, committed atomically at the end or dropped;
- * --trace of the last size. */
+ * --trace of the last size; perftest's --out_json of the last completed
+ * size (cli/perftest_json.c). */
 #include "cli/check.h"
 #include "cli/p2p.h"
 
@@ -19,7 +20,8 @@ int p2p_files_open(const struct p2p_opts *o, struct p2p_files *f)
 	struct cc_atomic_file *jf = &f->jf, *cf = &f->cf;
 	int rc;
 
-	if ((rc = cli_output_check(p2p_cmd(o), o->trace)))
+	if ((rc = cli_output_check(p2p_cmd(o), o->trace)) ||
+	    (rc = cli_output_check(p2p_cmd(o), o->out_json)))
 		return rc;
 	if (o->json && (rc = cli_output_open(p2p_cmd(o), o->json, jf)))
 		return rc;
@@ -44,6 +46,10 @@ void p2p_files_row(struct p2p_files *f, const struct p2p_opts *o, const struct p
 		p2p_json_size(&f->j, o, row);
 	if (f->csv)
 		p2p_csv_row(f->csv, o, row);
+	if (!row->failed) {
+		f->last = *row;
+		f->have_last = true;
+	}
 }
 
 /* Commits the report files of a completed sweep (rc 0), else drops them. */
@@ -68,8 +74,8 @@ int p2p_files_close(const struct p2p_opts *o, struct p2p_files *f, int rc, bool 
 	else if (o->json && (err = cli_json_end(&f->j, jf, all_ok)))
 		bad = o->json;
 	cc_json_free(&f->j);
-	if (!bad)
-		return 0;
-	return cli_output_error(p2p_cmd(o), bad, err);
+	if (bad)
+		return cli_output_error(p2p_cmd(o), bad, err);
+	return o->out_json && f->have_last ? perftest_json_write(o, &f->last) : 0;
 }
 

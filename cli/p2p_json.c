@@ -90,6 +90,10 @@ void p2p_json_size(struct cc_json *j, const struct p2p_opts *o, const struct p2p
 		cc_json_kv_double(j, "t_max_us", row->lat.max_us);
 		cc_json_kv_double(j, "t_typical_us", row->lat.typical_us);
 		cc_json_kv_double(j, "t_avg_us", row->lat.avg_us);
+		cc_json_kv_double(j, "t_stdev_us", row->lat.stdev_us);
+		cc_json_kv_double(j, "t_p99_us", row->lat.p99_us);
+		cc_json_kv_double(j, "t_p999_us", row->lat.p999_us);
+		cc_json_kv_uint(j, "tail", row->lat.tail); /* largest deltas left out */
 		cc_json_kv_uint(j, "delta_min_ps", row->lat.min_ps); /* raw, before rtt_factor */
 		cc_json_kv_uint(j, "delta_max_ps", row->lat.max_ps);
 	}

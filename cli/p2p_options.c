@@ -31,6 +31,7 @@ enum {
 	OPT_BOOTSTRAP,
 	OPT_TIMEOUT,
 	OPT_WALL_LIMIT,
+	OPT_MTU,
 };
 
 static const struct option longopts[] = {
@@ -49,6 +50,7 @@ static const struct option longopts[] = {
 	{"trace", required_argument, NULL, OPT_TRACE},
 	{"csv", required_argument, NULL, OPT_CSV},
 	{"wall-limit", required_argument, NULL, OPT_WALL_LIMIT},
+	{"mtu", required_argument, NULL, OPT_MTU},
 	/* On a real RNIC (cli/p2p_verbs.c) instead of the simulator. */
 	{"device", required_argument, NULL, OPT_DEVICE},
 	{"port", required_argument, NULL, OPT_PORT},
@@ -196,6 +198,16 @@ static int apply(int c, const char *opt, const char *arg, struct p2p_opts *o, st
 		o->verbs_opt = true;
 		return 0;
 	}
+	case OPT_MTU: {
+		uint64_t v;
+		if (cli_opt_uint(CLI_P2P, opt, arg, 256, 4096, &v))
+			return CLI_EXIT_USAGE;
+		if (v & (v - 1))
+			return cli_opt_bad_value(CLI_P2P, opt, arg,
+						 "an IB MTU is 256, 512, 1024, 2048 or 4096 bytes");
+		o->mtu = (uint32_t)v;
+		return 0;
+	}
 	case OPT_WALL_LIMIT:
 		o->wall_limit_given = true;
 		return cli_opt_wall_limit(CLI_P2P, opt, arg, &o->wall_limit_ms);
@@ -234,6 +246,10 @@ static int finish(struct p2p_opts *o, const struct given *g)
 		return usage_error("--csv and --%s name the same file '%s'",
 				   o->json && cc_output_same(o->csv, o->json) ? "json" : "trace",
 				   o->csv);
+	/* The path MTU: the QPs' on a device (cli/p2p_verbs.c), the links'
+	 * packets in the simulator, whichever --fabric came first. */
+	if (o->mtu && !o->device)
+		o->fabric.link.mtu_bytes = o->mtu;
 	cc_p2p_params_default(&p, o->p.op, o->p.mode);
 	if (g->size)
 		p.size = g->size_v;
@@ -342,7 +358,9 @@ void p2p_usage(FILE *f)
 		"MsgRate[Mpps], MB = 2^20 bytes as perftest.  lat: write, write_imm and\n"
 		"send ping-pong and report half the round trip; read and the atomics\n"
 		"wait for each completion and report all of it (ib_*_lat); prints\n"
-		"#bytes #iterations t_min t_max t_typical t_avg [usec].\n"
+		"#bytes #iterations t_min t_max t_typical t_avg t_stdev, 99%% and 99.9%%\n"
+		"percentiles [usec], over every delta (ib_*_lat leaves out the 2 largest).\n"
+		"As perftest's programs: ib_write_bw ... (cclab ib_write_bw --help).\n"
 		"Exit status 0 only if every run completed within the model's bounds.\n"
 		"\n"
 		"Options:\n"
@@ -360,6 +378,8 @@ void p2p_usage(FILE *f)
 		"      --fabric NAME|FILE  a preset of 'cclab sim' (default %s; docs/fabric.md),\n"
 		"                          or a fabric file (FILE.yaml, docs/calibrate.md)\n"
 		"      --topology NAME     star: through one switch (default); ring: back to back\n"
+		"      --mtu BYTES         path MTU, 256 to 4096 (default: the fabric's, or the\n"
+		"                          port's active MTU with --device)\n"
 		"      --json FILE         also write the results (and every fabric parameter)\n"
 		"                          to FILE as JSON, atomically\n"
 		"      --csv FILE          also write one CSV line per size to FILE, atomically\n"

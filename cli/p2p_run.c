@@ -66,17 +66,43 @@ static void preamble(const struct p2p_opts *o)
 	       "  rx depth: %" PRIu32 "  memory: %s  inline: %s\n", p->iters, p->tx_depth,
 	       cc_p2p_cq_mod(p), p->rx_depth, cc_mem_kind_name[p->mem], inl);
 	if (p->mode == CC_P2P_BW)
-		printf("# executor: sim (simulated time, one run per size); MB = 2^20 bytes; "
-		       "average over tposted[0] .. tcompleted[last]\n");
+		printf("# executor: sim (simulated time, one run per size); %s; "
+		       "average over tposted[0] .. tcompleted[last]\n",
+		       o->gbits ? "Gb = 10^9 bit" : "MB = 2^20 bytes");
 	else
 		printf("# executor: sim (simulated time, one run per size); t over the %" PRIu32
-		       " deltas tposted[i+1] - tposted[i], %s\n", p->iters - 1,
+		       " deltas tposted[i+1] - tposted[i]%s, %s\n",
+		       p->iters - 1 - (o->prog ? CC_P2P_PERFTEST_TAIL : 0),
+		       o->prog ? " but the 2 largest, as perftest" : "",
 		       pp ? "halved: a half round trip" : "the whole operation");
 	if (p->op == CC_P2P_WRITE && p->mode == CC_P2P_LAT)
 		printf("# write lat: WRITE_WITH_IMM ping-pong polling the receive CQ "
 		       "(ib_write_lat polls the buffer's last byte; docs/p2p.md)\n");
 	fputs(p2p_dashes, stdout);
-	cc_p2p_print_header(stdout, p->mode);
+	p2p_print_header(o);
+}
+
+void p2p_print_header(const struct p2p_opts *o)
+{
+	cc_p2p_print_header(stdout, o->p.mode, o->gbits);
+}
+
+void p2p_print_row(const struct p2p_opts *o, const struct p2p_row *row)
+{
+	if (o->p.mode == CC_P2P_BW)
+		cc_p2p_print_bw_row(stdout, row->size, o->p.iters, &row->bw, o->gbits);
+	else
+		cc_p2p_print_lat_row(stdout, row->size, o->p.iters, &row->lat);
+}
+
+/* As ib_*_lat, perftest's figures leave out its two largest deltas
+ * (print_report_lat(), LAT_MEASURE_TAIL); cclab p2p keeps them all. */
+int p2p_figures(const struct p2p_opts *o, const struct cc_p2p_params *p,
+		const struct cc_p2p_times *t, struct p2p_row *row)
+{
+	if (p->mode == CC_P2P_BW)
+		return cc_p2p_bw_compute(p, t, &row->bw);
+	return cc_p2p_lat_compute_tail(p, t, o->prog ? CC_P2P_PERFTEST_TAIL : 0, &row->lat);
 }
 
 /* Simulated time after which a run counts as stuck (a peer that never
@@ -146,8 +172,7 @@ static bool figures(const struct p2p_opts *o, const struct cc_schedule *s,
 		return false;
 	rc = cc_p2p_times_from_trace(&t, s, tr);
 	if (!rc)
-		rc = p.mode == CC_P2P_BW ? cc_p2p_bw_compute(&p, &t, &row->bw)
-					 : cc_p2p_lat_compute(&p, &t, &row->lat);
+		rc = p2p_figures(o, &p, &t, row);
 	cc_p2p_times_free(&t);
 	return rc == 0;
 }
@@ -255,10 +280,7 @@ static int run_size(const struct p2p_opts *o, struct p2p_ctx *c, uint64_t size, 
 		report_failed(o, c, &row);
 		c->errors++;
 	} else {
-		if (p.mode == CC_P2P_BW)
-			cc_p2p_print_bw_row(stdout, size, p.iters, &row.bw);
-		else
-			cc_p2p_print_lat_row(stdout, size, p.iters, &row.lat);
+		p2p_print_row(o, &row);
 		row.model_bug = !within_bounds(o, c, &row);
 	}
 	*ok = !row.failed && !row.model_bug;

@@ -13,40 +13,85 @@
  * events of the last size) as the simulator's sweep does. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/p2p.h"
+#include "backend/verbs_dev.h"
 #include "cli/verbs.h"
+
+/* The client's rank, in the bootstrap and in the schedule alike. */
+static uint32_t client_rank(const struct p2p_opts *o)
+{
+	return o->role == P2P_BOTH ? 0 : 1;
+}
 
 static void preamble(const struct p2p_opts *o, const struct verbs_session *s)
 {
 	const struct cc_p2p_params *p = &o->p;
 
-	printf("# cclab %s p2p: %s %s, as %s: %s, rank 0 (client) to rank 1 (server), "
-	       "one RC QP pair\n", CCLAB_VERSION, cc_p2p_op_name[p->op], cc_p2p_mode_name[p->mode],
-	       cc_p2p_tool(p->op, p->mode), cc_opcode_name[cc_p2p_opcode(p->op, p->mode)]);
+	if (o->role == P2P_BOTH)
+		printf("# cclab %s p2p: %s %s, as %s: %s, rank 0 (client) to rank 1 (server), "
+		       "one RC QP pair\n", CCLAB_VERSION, cc_p2p_op_name[p->op],
+		       cc_p2p_mode_name[p->mode], cc_p2p_tool(p->op, p->mode),
+		       cc_opcode_name[cc_p2p_opcode(p->op, p->mode)]);
+	else
+		printf("# cclab %s p2p: %s %s, as %s: %s, one RC QP pair; this host is the %s "
+		       "(TCP port %u)\n", CCLAB_VERSION, cc_p2p_op_name[p->op],
+		       cc_p2p_mode_name[p->mode], cc_p2p_tool(p->op, p->mode),
+		       cc_opcode_name[cc_p2p_opcode(p->op, p->mode)],
+		       o->role == P2P_SERVER ? "server" : "client", o->tcp_port);
 	printf("# executor: verbs on %s port %u (%s), path MTU %u B, launcher %s\n", s->v.device,
-	       s->v.port, s->v.roce ? "RoCE" : "InfiniBand", 128u << s->v.active_mtu,
+	       s->v.port, s->v.roce ? "RoCE" : "InfiniBand", o->device_mtu,
 	       cc_launcher_name[s->launcher]);
 	printf("# iterations: %" PRIu32 "  tx depth: %" PRIu32 "  cq moderation: %" PRIu32
 	       "  rx depth: %" PRIu32 "  memory: %s\n", p->iters, p->tx_depth, cc_p2p_cq_mod(p),
 	       p->rx_depth, cc_mem_kind_name[p->mem]);
 	printf("# times: the host's clock at each post and at each poll of a completion "
-	       "(rank 0), as perftest takes them\n");
+	       "(the client), as perftest takes them%s\n",
+	       o->prog && p->mode == CC_P2P_LAT ? "; t without the 2 largest deltas, as perftest"
+						: "");
 	for (uint32_t r = 0; r < s->world; r++)
-		printf("#  Rank %2u %s\n", r, s->where[r]);
+		printf("#  Rank %2u %s%s\n", r, s->where[r],
+		       o->role == P2P_BOTH ? "" : r == client_rank(o) ? " (client)" : " (server)");
 	fputs(p2p_dashes, stdout);
-	cc_p2p_print_header(stdout, p->mode);
+	p2p_print_header(o);
 }
 
-/* One size on both ranks; rank 0 prints its row.  Returns 0 with *ok, or
- * an exit code that ends the sweep. */
+/* Two hosts: the client's row reaches the server (both print it).
+ * 0, or an exit code after a message. */
+static int share_row(const struct p2p_opts *o, struct verbs_session *s, struct p2p_row *row)
+{
+	struct cc_boot_blobs all = {0};
+	char text[P2P_ROW_TEXT] = "-", err[512]; /* the server's: a placeholder */
+	uint32_t c = client_rank(o);
+
+	if (s->rank == c)
+		p2p_row_encode(row, o->p.mode, text, sizeof(text));
+	if (cc_boot_allgather(&s->b, text, strlen(text), &all, err, sizeof(err))) {
+		fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: the client's row: %s\n", row->size,
+			err);
+		return CLI_EXIT_FAIL;
+	}
+	if (s->rank != c && p2p_row_decode((const char *)all.data[c], all.len[c], row)) {
+		fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: the client sent a malformed row\n",
+			row->size);
+		cc_boot_blobs_free(&all);
+		return CLI_EXIT_FAIL;
+	}
+	cc_boot_blobs_free(&all);
+	return 0;
+}
+
+/* One size on both ranks; the client's figures, printed by the ranks
+ * that print.  Returns 0 with *ok, or an exit code that ends the sweep. */
 static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc_trace *tr,
 		    struct p2p_files *files, uint64_t size, bool *ok)
 {
 	struct cc_p2p_params p = o->p;
-	struct cc_verbs_run_opts ro = { .iters = 1, .seed = 1, .trace = s->rank == 0 ? tr : NULL,
-					.rnr_retry = -1 };
+	uint32_t client = client_rank(o);
+	struct cc_verbs_run_opts ro = { .iters = 1, .seed = 1,
+					.trace = s->rank == client ? tr : NULL, .rnr_retry = -1 };
 	struct cc_verbs_result res;
 	struct cc_schedule *sc;
 	char err[512];
@@ -57,6 +102,8 @@ static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc
 		fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: %s\n", size, err);
 		return CLI_EXIT_FAIL;
 	}
+	if (client != 0)
+		cc_p2p_swap_ranks(sc);
 	cc_trace_clear(tr);
 	rc = cc_verbs_run(&s->v, &s->b, sc, &ro, &res, err, sizeof(err));
 	if (rc) {
@@ -70,31 +117,36 @@ static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc
 	struct p2p_row row = { .size = size, .err = &res.err };
 
 	*ok = res.err.status == CC_RUN_OK;
-	if (*ok && s->rank == 0) {
+	if (*ok && s->rank == client) {
 		struct cc_p2p_times t;
 
-		*ok = !cc_p2p_times_init(&t, p.iters) && !cc_p2p_times_from_trace(&t, sc, tr) &&
-		      !(p.mode == CC_P2P_BW ? cc_p2p_bw_compute(&p, &t, &row.bw)
-					    : cc_p2p_lat_compute(&p, &t, &row.lat));
+		*ok = !cc_p2p_times_init(&t, p.iters);
+		t.client = client;
+		*ok = *ok && !cc_p2p_times_from_trace(&t, sc, tr) && !p2p_figures(o, &p, &t, &row);
 		cc_p2p_times_free(&t);
-		if (*ok && p.mode == CC_P2P_BW)
-			cc_p2p_print_bw_row(stdout, size, p.iters, &row.bw);
-		else if (*ok)
-			cc_p2p_print_lat_row(stdout, size, p.iters, &row.lat);
-		else
+		if (!*ok)
 			snprintf(res.err.msg, sizeof(res.err.msg), "the trace lacks timestamps");
 	}
 	row.failed = !*ok;
-	if (s->rank == 0)
+	cc_schedule_free(sc);
+	if (o->role != P2P_BOTH && (rc = share_row(o, s, &row))) {
+		cc_verbs_result_free(&res);
+		return rc;
+	}
+	*ok = !row.failed;
+	/* Both ranks print in perftest's two-host way; rank 0 alone else. */
+	if (o->role != P2P_BOTH || s->rank == 0) {
 		p2p_files_row(files, o, &row);
-	if (!*ok && s->rank == 0) {
-		cc_p2p_print_failed_row(stdout, p.mode, size, p.iters);
-		fflush(stdout);
-		fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: %.*s\n", size,
-			(int)sizeof(res.err.msg), res.err.msg);
+		if (*ok) {
+			p2p_print_row(o, &row);
+		} else {
+			cc_p2p_print_failed_row(stdout, p.mode, size, p.iters);
+			fflush(stdout);
+			fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: %.*s\n", size,
+				(int)sizeof(res.err.msg), res.err.msg);
+		}
 	}
 	cc_verbs_result_free(&res);
-	cc_schedule_free(sc);
 	return 0;
 }
 
@@ -103,7 +155,7 @@ static int p2p_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 {
 	const struct p2p_opts *o = ctx;
 	struct cc_verbs_opts vo = { .device = o->device, .port = o->port,
-				    .gid_index = o->gid_index,
+				    .gid_index = o->gid_index, .mtu_bytes = o->mtu,
 				    .timeout_ms = (int)o->timeout_s * 1000 };
 	struct p2p_opts mine = *o;
 	struct verbs_session s;
@@ -119,8 +171,9 @@ static int p2p_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 				"started %u\n", cc_launcher_name[launcher], world);
 		return CLI_EXIT_USAGE;
 	}
-	/* Rank 0 prints and writes the files; rank 1 only speaks on error. */
-	if (rank != 0) {
+	/* Rank 0 prints and writes the files; rank 1 only speaks on error
+	 * (perftest's server and client: each prints and writes its own). */
+	if (rank != 0 && o->role == P2P_BOTH) {
 		mine.json = mine.csv = mine.trace = NULL;
 		if (!freopen("/dev/null", "w", stdout))
 			return CLI_EXIT_FAIL;
@@ -130,8 +183,9 @@ static int p2p_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 				     world, launcher, addr, listen_fd)))
 		return rc;
 	/* The files record the path the QPs took: what calibrate models. */
-	mine.device_mtu = 128u << s.v.active_mtu;
+	mine.device_mtu = o->mtu ? o->mtu : 128u << s.v.active_mtu;
 	mine.device_roce = s.v.roce;
+	mine.device_rd_atom = s.v.max_qp_rd_atom < 16 ? s.v.max_qp_rd_atom : 16;
 	if ((rc = p2p_files_open(o, &files))) {
 		verbs_session_close(&s);
 		return rc;
@@ -161,5 +215,42 @@ static int p2p_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 
 int p2p_verbs(const struct p2p_opts *o)
 {
-	return verbs_launch("p2p", 0, 2, o->bootstrap, o->timeout_s, p2p_rank, (void *)o);
+	struct cc_rendezvous addr = { .host = "0.0.0.0", .kind = CC_HOST_IPV4,
+				      .port = o->tcp_port };
+	char hp[300], err[512];
+
+	if (o->role == P2P_BOTH)
+		return verbs_launch("p2p", 0, 2, o->bootstrap, o->timeout_s, p2p_rank, (void *)o);
+	/* As perftest, the device before the wait: a server without one must
+	 * not wait for its client first. */
+	struct cc_verbs_dev *devs;
+	uint32_t n;
+	bool found = false;
+
+	if (cc_verbs_devices(&devs, &n, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", o->prog ? o->prog : "cclab p2p", err);
+		return CLI_EXIT_FAIL;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		found = found || !strcmp(devs[i].name, o->device);
+	cc_verbs_devices_free(devs, n);
+	if (!found) {
+		fprintf(stderr, "%s: no RDMA device '%s' (cclab devices lists them)\n",
+			o->prog ? o->prog : "cclab p2p", o->device);
+		return CLI_EXIT_FAIL;
+	}
+	/* perftest's server listens on every IPv4 address (its -p port); the
+	 * client connects to HOST (a name, an IPv4 or IPv6 address). */
+	if (o->role == P2P_CLIENT) {
+		if (strchr(o->server, ':')) /* an IPv6 address, bracketed as HOST:PORT wants */
+			snprintf(hp, sizeof(hp), "[%s]:%u", o->server, o->tcp_port);
+		else
+			snprintf(hp, sizeof(hp), "%s:%u", o->server, o->tcp_port);
+		if (cc_rendezvous_parse(hp, &addr, err, sizeof(err))) {
+			fprintf(stderr, "%s: server '%s': %s\n", o->prog ? o->prog : "cclab p2p",
+				o->server, err);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	return p2p_rank((void *)o, o->role == P2P_SERVER ? 0 : 1, 2, CC_LAUNCH_NONE, &addr, -1);
 }

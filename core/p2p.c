@@ -474,3 +474,28 @@ struct cc_schedule *cc_build_p2p(const struct cc_p2p_params *p, char *err, size_
 	}
 	return g.s;
 }
+
+/* The same test with the server as rank 0: perftest's server is the side
+ * that waits for the client's connection, and cclab's bootstrap listens on
+ * rank 0 (backend/bootstrap.h), so a perftest-style server and client
+ * (`ib_write_bw -d DEV` and `ib_write_bw -d DEV HOST`) run the schedule
+ * relabelled rather than a second bootstrap with another listener.  A p2p
+ * rank refers to its peer only through its QP's peer (buffers carry no
+ * peer: -1) and remote MRs by index, so swapping the two ranks' work and
+ * pointing each QP at the other is the whole relabelling. */
+void cc_p2p_swap_ranks(struct cc_schedule *s)
+{
+	struct cc_rank_sched t = s->ranks[0];
+
+	s->ranks[0] = s->ranks[1];
+	s->ranks[1] = t;
+	for (uint32_t r = 0; r < 2; r++) {
+		struct cc_rank_sched *rs = &s->ranks[r];
+
+		for (uint32_t q = 0; q < rs->nqps; q++)
+			rs->qps[q].peer = 1 - r;
+		for (uint32_t b = 0; b < rs->nbufs; b++)
+			if (rs->bufs[b].peer >= 0)
+				rs->bufs[b].peer = 1 - (int32_t)r;
+	}
+}

@@ -153,6 +153,10 @@ int cc_p2p_check(const struct cc_p2p_params *p, char *err, size_t errlen);
  * parameters, ENOMEM. */
 struct cc_schedule *cc_build_p2p(const struct cc_p2p_params *p, char *err, size_t errlen);
 
+/* Swaps ranks 0 and 1 of a p2p schedule (the client becomes rank 1), for
+ * a perftest server that must be the bootstrap's listening rank 0. */
+void cc_p2p_swap_ranks(struct cc_schedule *s);
+
 /* The signalling the builder uses: cq_mod bounded by tx_depth, every WQE
  * for lat READ and atomics. */
 uint32_t cc_p2p_cq_mod(const struct cc_p2p_params *p);

@@ -4,6 +4,7 @@
 #include "p2p_report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 int cc_p2p_times_init(struct cc_p2p_times *t, uint32_t iters)
 {
 	t->iters = iters;
+	t->client = 0;
 	t->posted = malloc((iters ? iters : 1) * sizeof(*t->posted));
 	t->completed = malloc((iters ? iters : 1) * sizeof(*t->completed));
 	if (!t->posted || !t->completed) {
@@ -30,13 +32,16 @@ void cc_p2p_times_free(struct cc_p2p_times *t)
 	t->posted = t->completed = NULL;
 }
 
-/* Rank 0's ops as iterations: the k-th post_send is iteration k (rank 0
- * posts nothing else), and a poll whose wr_id is a post_send's index reaps
- * that iteration's completion (builders use the post's index as wr_id). */
+/* The client's ops as iterations: the k-th post_send is iteration k (the
+ * client posts nothing else), and a poll whose wr_id is a post_send's
+ * index reaps that iteration's completion (builders use the post's index
+ * as wr_id). */
 int cc_p2p_times_from_trace(struct cc_p2p_times *t, const struct cc_schedule *s,
 			    const struct cc_trace *tr)
 {
-	const struct cc_rank_sched *rs = &s->ranks[0];
+	if (t->client >= s->nranks)
+		return -EINVAL;
+	const struct cc_rank_sched *rs = &s->ranks[t->client];
 	uint32_t *iter = malloc((rs->nops ? rs->nops : 1) * sizeof(*iter));
 	uint32_t k = 0;
 
@@ -55,7 +60,7 @@ int cc_p2p_times_from_trace(struct cc_p2p_times *t, const struct cc_schedule *s,
 	for (size_t e = 0; e < tr->n; e++) {
 		const struct cc_trace_event *ev = &tr->ev[e];
 
-		if (ev->rank != 0 || ev->op >= rs->nops || iter[ev->op] >= t->iters)
+		if (ev->rank != t->client || ev->op >= rs->nops || iter[ev->op] >= t->iters)
 			continue;
 		if (ev->kind == CC_TRACE_POST && rs->ops[ev->op].kind == CC_OP_POST_SEND)
 			t->posted[iter[ev->op]] = ev->t_ps;
@@ -139,16 +144,27 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int cc_p2p_lat_compute(const struct cc_p2p_params *p, const struct cc_p2p_times *t,
-		       struct cc_p2p_lat *out)
+/* perftest's percentile: the sorted delta at index ceil(n * q), n the
+ * deltas kept (print_report_lat(): iters_99 = ceil(measure_cnt * 0.99));
+ * with no tail dropped that index can be n itself, so the last delta. */
+static uint64_t percentile(const uint64_t *d, uint32_t n, uint32_t all, double q)
 {
-	uint32_t m = t->iters ? t->iters - 1 : 0;
+	double i = ceil((double)n * q);
+
+	return d[i >= (double)all ? all - 1 : (uint32_t)i];
+}
+
+int cc_p2p_lat_compute_tail(const struct cc_p2p_params *p, const struct cc_p2p_times *t,
+			    uint32_t tail, struct cc_p2p_lat *out)
+{
+	uint32_t m = t->iters ? t->iters - 1 : 0, n;
 	uint64_t *d;
-	double sum = 0, f;
+	double sum = 0, var = 0, f;
 
 	memset(out, 0, sizeof(*out));
-	if (m == 0)
+	if (m <= tail)
 		return -EINVAL;
+	n = m - tail;
 	d = malloc(m * sizeof(*d));
 	if (!d)
 		return -ENOMEM;
@@ -158,46 +174,81 @@ int cc_p2p_lat_compute(const struct cc_p2p_params *p, const struct cc_p2p_times 
 			return -EINVAL;
 		}
 		d[i] = t->posted[i + 1] - t->posted[i];
-		sum += (double)d[i];
 	}
 	qsort(d, m, sizeof(*d), cmp_u64);
-	out->samples = m;
+	for (uint32_t i = 0; i < n; i++)
+		sum += (double)d[i];
+	out->samples = n;
+	out->tail = tail;
 	out->rtt_factor = cc_p2p_is_pingpong(p->op, p->mode) ? 2 : 1;
 	out->min_ps = d[0];
-	out->max_ps = d[m - 1];
+	/* perftest's t_max is delta[measure_cnt], measure_cnt = n: past the
+	 * deltas the other figures are over, the smallest one dropped */
+	out->max_ps = d[tail ? n : m - 1];
 	/* perftest's get_median(): the middle one, or the mean of two. */
-	out->typical_ps = m % 2 ? (double)d[m / 2] : ((double)d[m / 2 - 1] + (double)d[m / 2]) / 2;
-	out->avg_ps = sum / m;
+	out->typical_ps = n % 2 ? (double)d[n / 2] : ((double)d[n / 2 - 1] + (double)d[n / 2]) / 2;
+	out->avg_ps = sum / n;
+	for (uint32_t i = 0; i < n; i++)
+		var += ((double)d[i] - out->avg_ps) * ((double)d[i] - out->avg_ps);
+	out->stdev_ps = sqrt(var / n);
+	out->p99_ps = percentile(d, n, m, 0.99);
+	out->p999_ps = percentile(d, n, m, 0.999);
 	f = 1e6 * out->rtt_factor;
 	out->min_us = (double)out->min_ps / f;
 	out->max_us = (double)out->max_ps / f;
 	out->typical_us = out->typical_ps / f;
 	out->avg_us = out->avg_ps / f;
+	out->stdev_us = out->stdev_ps / f;
+	out->p99_us = (double)out->p99_ps / f;
+	out->p999_us = (double)out->p999_ps / f;
 	free(d);
 	return 0;
 }
 
-void cc_p2p_print_header(FILE *f, enum cc_p2p_mode mode)
+int cc_p2p_lat_compute(const struct cc_p2p_params *p, const struct cc_p2p_times *t,
+		       struct cc_p2p_lat *out)
 {
-	if (mode == CC_P2P_BW)
-		fprintf(f, " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   "
-			   "MsgRate[Mpps]\n");
-	else
-		fprintf(f, " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
-			   "t_avg[usec]\n");
+	return cc_p2p_lat_compute_tail(p, t, 0, out);
 }
 
-void cc_p2p_print_bw_row(FILE *f, uint64_t size, uint32_t iters, const struct cc_p2p_bw *bw)
+double cc_p2p_gbits(double mib_s)
 {
-	fprintf(f, " %-7llu    %-10u       %-7.2f            %-7.2f              %-7.6f\n",
-		(unsigned long long)size, iters, bw->peak_mib_s, bw->avg_mib_s, bw->msg_rate_mpps);
+	return mib_s * MIB * 8 / 1e9;
 }
+
+void cc_p2p_print_header(FILE *f, enum cc_p2p_mode mode, bool gbits)
+{
+	const char *u = gbits ? "Gb/sec" : "MB/sec";
+
+	if (mode == CC_P2P_BW)
+		fprintf(f, " #bytes     #iterations    BW peak[%s]    BW average[%s]   "
+			   "MsgRate[Mpps]\n", u, u);
+	else
+		fprintf(f, " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
+			   "t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   "
+			   "99.9%% percentile[usec]\n");
+}
+
+void cc_p2p_print_bw_row(FILE *f, uint64_t size, uint32_t iters, const struct cc_p2p_bw *bw,
+			 bool gbits)
+{
+	double peak = gbits ? cc_p2p_gbits(bw->peak_mib_s) : bw->peak_mib_s;
+	double avg = gbits ? cc_p2p_gbits(bw->avg_mib_s) : bw->avg_mib_s;
+
+	fprintf(f, " %-7llu    %-10u       %-7.2f            %-7.2f              %-7.6f\n",
+		(unsigned long long)size, iters, peak, avg, bw->msg_rate_mpps);
+}
+
+/* REPORT_FMT_LAT's columns, its tabs as spaces */
+#define LAT_ROW " %-7llu %-10u  %-7.2f        %-7.2f      %-7.2f          %-7.2f        " \
+		"%-7.2f          %-7.2f                %-7.2f\n"
+#define LAT_NA  " %-7llu %-10u  %-7s        %-7s      %-7s          %-7s        " \
+		"%-7s          %-7s                %-7s\n"
 
 void cc_p2p_print_lat_row(FILE *f, uint64_t size, uint32_t iters, const struct cc_p2p_lat *lat)
 {
-	fprintf(f, " %-7llu %-10u  %-7.2f        %-7.2f      %-7.2f          %-7.2f\n",
-		(unsigned long long)size, iters, lat->min_us, lat->max_us, lat->typical_us,
-		lat->avg_us);
+	fprintf(f, LAT_ROW, (unsigned long long)size, iters, lat->min_us, lat->max_us,
+		lat->typical_us, lat->avg_us, lat->stdev_us, lat->p99_us, lat->p999_us);
 }
 
 void cc_p2p_print_failed_row(FILE *f, enum cc_p2p_mode mode, uint64_t size, uint32_t iters)
@@ -206,6 +257,6 @@ void cc_p2p_print_failed_row(FILE *f, enum cc_p2p_mode mode, uint64_t size, uint
 		fprintf(f, " %-7llu    %-10u       %-7s            %-7s              %-7s\n",
 			(unsigned long long)size, iters, "N/A", "N/A", "N/A");
 	else
-		fprintf(f, " %-7llu %-10u  %-7s        %-7s      %-7s          %-7s\n",
-			(unsigned long long)size, iters, "N/A", "N/A", "N/A", "N/A");
+		fprintf(f, LAT_NA, (unsigned long long)size, iters, "N/A", "N/A", "N/A", "N/A",
+			"N/A", "N/A", "N/A");
 }
