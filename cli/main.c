@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/nccl_tests.h"
+#include "cli/perftest.h"
 
 static int help(int argc, char **argv)
 {
@@ -46,6 +47,14 @@ int main(int argc, char **argv)
 		return cmd_nccl_tests(argc, argv);
 	if (argc >= 2 && !nt_program(argv[1], &coll))
 		return cmd_nccl_tests(argc - 1, argv + 1);
+	/* perftest's mode: ib_write_bw & co. the same way (cli/cmd_perftest.c) */
+	enum cc_p2p_op op;
+	enum cc_p2p_mode mode;
+
+	if (!pt_program(base ? base + 1 : argv[0], &op, &mode))
+		return cmd_perftest(argc, argv);
+	if (argc >= 2 && !pt_program(argv[1], &op, &mode))
+		return cmd_perftest(argc - 1, argv + 1);
 	if (argc < 2) {
 		cli_usage_main(stderr);
 		return CLI_EXIT_USAGE;

@@ -138,6 +138,39 @@ static inline struct run run_cclab_env(const char *env, const char *fmt, ...)
 	return r;
 }
 
+/* cclab under other programs' names (all_reduce_perf, ib_write_bw, ...),
+ * as an install links them: a symlink to $CCLAB in tmpdir for each of the
+ * n names; 0, or -1 when one cannot be made.  Nothing without $CCLAB. */
+static inline int run_cclab_links(const char *const *names, size_t n)
+{
+	char link[160];
+
+	if (!cclab || !*cclab)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(link, sizeof(link), "%s/%s", tmpdir, names[i]);
+		if (symlink(cclab, link))
+			return -1;
+	}
+	return 0;
+}
+
+/* Runs "ENV TMPDIR/PROG ARGS", a link of run_cclab_links(), as
+ * run_cclab_va() runs $CCLAB. */
+static inline struct run run_link_va(const char *env, const char *prog, const char *fmt,
+				     va_list ap)
+{
+	const char *saved = cclab;
+	char path[160];
+	struct run r;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, prog);
+	cclab = path;
+	r = run_cclab_va(env, fmt, ap);
+	cclab = saved;
+	return r;
+}
+
 static inline void run_free(struct run *r)
 {
 	free(r->out);
