@@ -12,8 +12,11 @@
 #      halving-doubling allreduce for k = 3, 4, 5; the LL and LL128
 #      protocols on every transport; tree, hierarchical, rail-ordered
 #      channels and all-to-all; and other dtypes and operators;
-#   2. cclab p2p --device for perftest's bw and lat tests; --json / --trace of a run, the per-rank data bytes 2N(k-1)/k, and
-#      cclab compare of it against cclab sim's prediction;
+#   2. cclab p2p --device for perftest's bw and lat tests; cclab as ib_write_bw
+#      and ib_read_lat, a server and its client in two processes, beside
+#      perftest's own ib_write_bw; --json / --trace of a run, the per-rank
+#      data bytes 2N(k-1)/k, and cclab compare of it against cclab sim's
+#      prediction;
 #   3. the error paths: a corrupted rkey -> IBV_WC_REM_ACCESS_ERR naming the
 #      rank and op, a corrupted lkey -> a local error, a receive not posted
 #      with rnr_retry 1 -> IBV_WC_RNR_RETRY_EXC_ERR on the sender, a rank killed
@@ -151,6 +154,40 @@ done
 check "p2p --json/--csv: executor verbs, the figures" \
 	test "$(grep -c '"bw_average_mb_s"' "$OUT/p2p.json")" = 1 -a \
 	"$(grep -c "^,verbs,$DEV,,write,bw,65536,100," "$OUT/p2p.csv")" = 1
+
+# perftest's two-sided way (cli/perftest.h): cclab linked as ib_write_bw and
+# ib_read_lat, a server (-d DEV, waiting on -p) and its client (-d DEV HOST),
+# each its own process as on two hosts; beside it perftest's own ib_write_bw
+# with the same flags (the two do not talk to each other: each meets its own
+# kind over TCP).
+# shellcheck source=scripts/softroce/pair.sh
+. scripts/softroce/pair.sh
+PTBIN=$(mktemp -d)
+for p in ib_write_bw ib_read_lat; do ln -s "$(readlink -f "$CCLAB")" "$PTBIN/$p"; done
+PTIP=${CCLAB_SOFTROCE_IP:-127.0.0.1}
+PTGID=()
+[ -n "${CCLAB_SOFTROCE_GID_INDEX:-}" ] && PTGID=(-x "$CCLAB_SOFTROCE_GID_INDEX")
+pair pt-write-bw 18610 120 "$PTBIN/ib_write_bw" -d "$DEV" "${PTGID[@]}" -s 65536 -n 100 -F -p 18610 -- \
+	"$PTBIN/ib_write_bw" -d "$DEV" "${PTGID[@]}" -s 65536 -n 100 -F -p 18610 "$PTIP"
+check "ib_write_bw as cclab, server and client: exit 0" test $? = 0
+check "ib_write_bw as cclab: the client's row on both sides" \
+	test "$(cat "$OUT/pt-write-bw-server.log" "$OUT/pt-write-bw-client.log" |
+		grep -cE '^ +65536 +100 ')" = 2 -a \
+	"$(grep -c 'this host is the server' "$OUT/pt-write-bw-server.log")" = 1
+pair pt-read-lat 18611 120 "$PTBIN/ib_read_lat" -d "$DEV" "${PTGID[@]}" -n 100 -p 18611 -- \
+	"$PTBIN/ib_read_lat" -d "$DEV" "${PTGID[@]}" -n 100 -p 18611 "$PTIP"
+check "ib_read_lat as cclab, server and client: exit 0" test $? = 0
+check "ib_read_lat as cclab: nine columns" \
+	test "$(awk '$1 == 2 && $2 == 100 && NF == 9' "$OUT/pt-read-lat-client.log" | wc -l)" = 1
+if command -v ib_write_bw >/dev/null; then
+	pair perftest-write-bw 18612 120 ib_write_bw -d "$DEV" "${PTGID[@]}" -s 65536 -n 100 -F \
+		-p 18612 -- ib_write_bw -d "$DEV" "${PTGID[@]}" -s 65536 -n 100 -F -p 18612 "$PTIP"
+	check "perftest's ib_write_bw beside it: exit 0" test $? = 0
+	echo "# ib_write_bw 64 KiB x 100: perftest: $(awk '$1 == 65536 { print $4; exit }' \
+		"$OUT/perftest-write-bw-client.log") MB/s, cclab: $(awk '$1 == 65536 { print $4; exit }' \
+		"$OUT/pt-write-bw-client.log") MB/s"
+fi
+rm -rf "$PTBIN"
 
 # 3. error paths
 op=$("$CCLAB" schedule -n 2 -b 64K --rank 1 --memory host | awk '/RDMA_WRITE_WITH_IMM/ { print $3; exit }')
