@@ -28,6 +28,7 @@
 #define PT_DEF_ITERS 1000u               /* DEF_ITERS */
 #define PT_DEF_ITERS_WB 5000u            /* DEF_ITERS_WB: ib_write_bw */
 #define PT_JSON_FILE "perftest_out.json" /* DEFAULT_JSON_FILE_NAME */
+#define PT_CQ_MOD_LIMIT 8192u            /* MSG_SIZE_CQ_MOD_LIMIT */
 #define PT_ARGV_MAX 64
 #define PT_NOTES_LEN 1024
 

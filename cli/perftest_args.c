@@ -169,8 +169,8 @@ static int number(const struct pt_opts *t, const char *flag, const char *arg, ui
 }
 
 struct given {
-	bool iters, ib_port, gid, cpu_freq, use_cuda, json_file;
-	uint64_t ib_port_v, gid_v, cuda_v;
+	bool iters, ib_port, gid, cpu_freq, use_cuda, json_file, size, tx_depth, cq_mod, all;
+	uint64_t ib_port_v, gid_v, cuda_v, iters_v, size_v, tx_depth_v;
 };
 
 static int apply(struct pt_opts *t, struct given *g, int c, const char *flag, const char *arg)
@@ -202,17 +202,30 @@ static int apply(struct pt_opts *t, struct given *g, int c, const char *flag, co
 		if (number(t, flag, arg, PT_MIN_ITERS, CC_P2P_MAX_ITERS, &v))
 			return CLI_EXIT_USAGE;
 		g->iters = true;
+		g->iters_v = v;
 		push_u(t, "-n", v);
 		return 0;
 	case 's':
+		/* perftest's -s is a number of bytes (no K or M) */
+		g->size = true;
+		if (number(t, flag, arg, 1, CC_P2P_MAX_BYTES, &g->size_v))
+			return CLI_EXIT_USAGE;
+		push_u(t, "-s", g->size_v);
+		return 0;
 	case 't':
+		g->tx_depth = true;
+		if (number(t, flag, arg, 1, CC_P2P_MAX_DEPTH, &g->tx_depth_v))
+			return CLI_EXIT_USAGE;
+		return 0; /* finish() passes it, bounded by -n as perftest */
 	case 'r':
 	case 'Q':
 		/* the same flags in cclab p2p, checked there */
-		push(t, c == 's' ? "-s" : c == 't' ? "-t" : c == 'r' ? "-r" : "-Q");
+		g->cq_mod = g->cq_mod || c == 'Q';
+		push(t, c == 'r' ? "-r" : "-Q");
 		push(t, arg);
 		return 0;
 	case 'a':
+		g->all = true;
 		push(t, "-a");
 		return 0;
 	case 'F':
@@ -330,9 +343,24 @@ static int finish(struct pt_opts *t, const struct given *g)
 		note(t, "--out_json_file without --out_json: nothing written, as perftest");
 	/* perftest's default iterations: DEF_ITERS_WB for the write bw tests,
 	 * else DEF_ITERS (cclab p2p's bw default is 5000 for every op) */
-	if (!g->iters && t->mode == CC_P2P_BW && t->op != CC_P2P_WRITE &&
-	    t->op != CC_P2P_WRITE_IMM)
-		push_u(t, "-n", PT_DEF_ITERS);
+	uint64_t iters = g->iters ? g->iters_v
+		       : t->mode == CC_P2P_BW && (t->op == CC_P2P_WRITE || t->op == CC_P2P_WRITE_IMM)
+			 ? PT_DEF_ITERS_WB : PT_DEF_ITERS;
+	uint64_t size = g->size ? g->size_v : t->mode == CC_P2P_BW ? CC_P2P_SIZE_BW
+								    : CC_P2P_SIZE_LAT;
+	uint64_t tx = g->tx_depth ? g->tx_depth_v : t->mode == CC_P2P_BW ? CC_P2P_TX_DEPTH_BW
+									 : CC_P2P_TX_DEPTH_LAT;
+
+	if (!g->iters && iters != (t->mode == CC_P2P_BW ? CC_P2P_ITERS_BW : CC_P2P_ITERS_LAT))
+		push_u(t, "-n", iters);
+	/* force_dependecies(): no more WQEs in flight than iterations ... */
+	if (g->tx_depth || tx > iters)
+		push_u(t, "-t", tx < iters ? tx : iters);
+	/* ... and no CQ moderation for messages above MSG_SIZE_CQ_MOD_LIMIT
+	 * (8192 B) unless -Q asks for it, except with -a (one setting for
+	 * every size): every WQE signalled */
+	if (!g->cq_mod && !g->all && !cc_p2p_is_atomic(t->op) && size > PT_CQ_MOD_LIMIT)
+		push_u(t, "-Q", 1);
 	push(t, "--op");
 	push(t, cc_p2p_op_name[t->op]);
 	push(t, "--mode");

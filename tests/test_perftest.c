@@ -102,10 +102,19 @@ static void test_flag_mapping(void **state)
 	expect("ib_read_bw", "-s 64", 0, true, "cclab p2p -s 64 -n 1000 --op read --mode bw",
 	       " 64         1000 ", NULL);
 	expect("ib_send_bw", "--size 128 --iters 6 --tx-depth 4 --rx-depth 8 --cq-mod 2", 0,
-	       true, "-s 128 -n 6 -t 4 -r 8 -Q 2 --op send --mode bw",
+	       true, "-s 128 -n 6 -r 8 -Q 2 -t 4 --op send --mode bw",
 	       "tx depth: 4  cq moderation: 2  rx depth: 8", NULL);
 	expect("ib_write_lat", "-n 10 -t 1 -Q 1 -r 4", 0, true,
-	       "-n 10 -t 1 -Q 1 -r 4 --op write --mode lat", NULL);
+	       "-n 10 -Q 1 -r 4 -t 1 --op write --mode lat", NULL);
+	/* perftest's force_dependecies(): tx depth at most -n; no CQ
+	 * moderation above 8192 B unless -Q, or with -a */
+	expect("ib_write_bw", "-n 50 -s 8192", 0, true, "cclab p2p -n 50 -s 8192 -t 50 --op",
+	       "tx depth: 50  cq moderation: 50", NULL);
+	expect("ib_write_bw", "-n 50 -s 8193", 0, true, "-n 50 -s 8193 -t 50 -Q 1 --op",
+	       "tx depth: 50  cq moderation: 1", NULL);
+	expect("ib_write_bw", "-n 50 -s 65536 -Q 20", 0, true, "-Q 20 -t 50 --op",
+	       "cq moderation: 20", NULL);
+	expect("ib_read_bw", "-n 5 -a --wall-limit 60", 0, true, "-t 5 --op read", NULL);
 	expect("ib_read_lat", "-a -n 5 --wall-limit 60", 0, true, "-a -n 5", " 8388608 ",
 	       "--op read --mode lat", NULL);
 	/* -m: the path MTU, in a simulation the links' */
@@ -131,7 +140,7 @@ static void test_flag_mapping(void **state)
 	/* `cclab ib_write_bw ...` is the same */
 	struct run r = run_cclab("ib_write_bw -n 5");
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "as perftest's ib_write_bw: cclab p2p -n 5 --op write"));
+	assert_non_null(strstr(r.out, "as perftest's ib_write_bw: cclab p2p -n 5 -t 5 -Q 1 --op write"));
 	run_free(&r);
 }
 
@@ -142,7 +151,7 @@ static void test_device_flags(void **state)
 	(void)state;
 	need_cclab_binary();
 	expect("ib_write_bw", "-d " NODEV " -i 2 -x 3 -n 5", 1, true,
-	       "--port 2 --gid-index 3 --op write --mode bw --device " NODEV, NULL);
+	       "--port 2 --gid-index 3", "--op write --mode bw --device " NODEV, NULL);
 	expect("ib_write_bw", "--ib-dev=" NODEV " --ib-port 1 --gid-index 0 -n 5", 1, true,
 	       "--port 1 --gid-index 0", "--device " NODEV, NULL);
 	expect("ib_read_lat", "-d " NODEV " -p 20000 127.0.0.1", 1, false, "ib_read_lat: ", NULL);
@@ -183,7 +192,11 @@ static void test_refused(void **state)
 		{"ib_write_bw", "--device " NODEV " -d " NODEV, "--device runs both sides"},
 		{"ib_write_bw", "-d " NODEV " --bootstrap h:1", "--bootstrap belongs to --device"},
 		/* refused by cclab p2p: the command line it was given is shown */
-		{"ib_write_bw", "-s 0", "perftest's flags as cclab's: cclab p2p -s 0"},
+		{"ib_write_bw", "-s 0", "-s/--size: '0' is not a whole number from 1"},
+		{"ib_write_bw", "-s 1K", "-s/--size: '1K'"},
+		{"ib_write_bw", "-t 0", "-t/--tx-depth: '0'"},
+		{"ib_write_lat", "-s 3G", "-s/--size: '3G'"},
+		{"ib_atomic_bw", "-s 64", "perftest's flags as cclab's: cclab p2p -s 64"},
 		{"ib_write_bw", "-s 8 -a", "-s/--size and -a/--all exclude each other"},
 		{"ib_write_bw", "-d " NODEV " --fabric ib-hdr", "applies to the simulator"},
 		{"ib_write_bw", "--fabric nosuch", "--fabric"},
@@ -254,7 +267,7 @@ static void test_out_json(void **state)
 	expect("ib_write_bw", args, 0, true, NULL);
 	j = text_of(path);
 	assert_non_null(strstr(j, "\"test\": \"RDMA_Write_BW_Test\""));
-	assert_non_null(strstr(j, "\"CQ_Moderation\": 100,"));
+	assert_non_null(strstr(j, "\"CQ_Moderation\": 5,")); /* -t 5: at most -n */
 	/* perftest rewrites the file after each size: the last is left */
 	assert_non_null(strstr(j, "\"MsgSize\": 8388608,\n\"n_iterations\": 5,\n\"BW_peak\": "));
 	free(j);
