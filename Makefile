@@ -154,10 +154,12 @@ test-run: tests check-layers
 check-layers:
 	@bash tests/layers.sh
 
-# Shell tests: the plotting scripts (gnuplot) and scripts/softroce/report.sh;
+# Shell tests: the plotting scripts (gnuplot), scripts/softroce/report.sh, and
+# every JSON result file against its schema (docs/schemas/);
 # they print their own count and fail loudly.
 test-scripts: $(CCLAB)
 	@CCLAB=$(CCLAB) bash tests/test_plots.sh
+	@CCLAB=$(CCLAB) bash tests/test_schemas.sh
 
 test: deps
 	$(MAKE) test-run

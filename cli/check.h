@@ -233,7 +233,8 @@ void cli_refuse_memory(const struct cli_opts *o, uint64_t size);
 const char *cli_run_status_name(enum cc_run_status st);
 
 /* Opens the top-level object of any command's --json file with what every
- * one starts with: "cclab_version" and "command". */
+ * one starts with: "cclab_version", "command" and "schema_version", the
+ * version of its layout (docs/schemas/, report_json.c's table). */
 void cli_json_head(struct cc_json *j, const char *command);
 /* Opens the top-level object: version, command, executor, and every
  * parameter of o's collective and size loop, up to "seed". */

@@ -32,11 +32,32 @@ const char *cli_run_status_name(enum cc_run_status st)
 	return "unknown";
 }
 
+/* Each document's layout, versioned on its own and described by
+ * docs/schemas/NAME.schema.json: a version goes up when a key changes
+ * meaning or goes, not when one is added. */
+static const struct {
+	const char *command, *schema;
+	unsigned version;
+} schemas[] = {
+	{"check", "collective", 1}, {"sim", "collective", 1}, {"run", "collective", 1},
+	{"p2p", "p2p", 1}, {"tune", "tune", 1}, {"validate", "validate", 1},
+	{"calibrate", "calibrate", 1},
+	/* 2: "cclab_version" where 1 had "version" */
+	{"sweep", "sweep", 2},
+};
+
 void cli_json_head(struct cc_json *j, const char *command)
 {
+	unsigned version = 0;
+
+	for (size_t i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++)
+		if (!strcmp(schemas[i].command, command))
+			version = schemas[i].version;
 	cc_json_object_begin(j);
 	cc_json_kv_string(j, "cclab_version", CCLAB_VERSION);
 	cc_json_kv_string(j, "command", command);
+	/* a command missing from the table is a bug the schema test finds */
+	cc_json_kv_uint(j, "schema_version", version);
 }
 
 void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *executor)

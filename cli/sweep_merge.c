@@ -6,7 +6,7 @@
  * CSV: point, the grid's keys, exit, error, then `cclab run --csv`'s own
  * columns: one row per size of a point that wrote its table, one row with
  * the error and the rest empty for a point that did not.
- * JSON (schema_version 1): the scenario, --set, the grid, and per point its
+ * JSON (docs/schemas/sweep.schema.json): the scenario, --set, the grid, and per point its
  * values, exit status, first error line and its own --json report whole
  * (docs/cluster.md, "Sweeps"). */
 #include <errno.h>
@@ -185,10 +185,7 @@ static int write_json(const struct sweep_args *a, const char *dir, const char *p
 	if ((rc = cli_output_open("sweep", path, &af)))
 		return rc;
 	cc_json_init(&j);
-	cc_json_object_begin(&j);
-	cc_json_kv_uint(&j, "schema_version", 1);
-	cc_json_kv_string(&j, "command", "sweep");
-	cc_json_kv_string(&j, "version", CCLAB_VERSION);
+	cli_json_head(&j, "sweep");
 	cc_json_kv_string(&j, "scenario", a->scenario);
 	cc_json_key(&j, "sets");
 	cc_json_array_begin(&j);

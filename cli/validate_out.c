@@ -2,7 +2,7 @@
 /* cli/validate_out.c — the report of `cclab validate` (cli/validate.h):
  * per case its sizes, measured beside predicted, and its figures; over
  * the corpus each class's median and worst; the same as --json (one
- * document, "schema_version" 1) and --csv (one line per size). */
+ * document, docs/schemas/validate.schema.json) and --csv (one line per size). */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -13,7 +13,6 @@
 #include "util/json.h"
 #include "util/units.h"
 
-#define VAL_SCHEMA_VERSION 1
 
 /* What a case's kind compares, and in which unit. */
 static const char *const what_bw[VAL_KIND_COUNT] = { "busbw", "BW average", NULL };
@@ -205,7 +204,6 @@ void val_json(struct cc_json *j, const struct val_args *a, const struct val_case
 	      const struct val_class_sum sum[VAL_CLASS_COUNT])
 {
 	cli_json_head(j, "validate");
-	cc_json_kv_uint(j, "schema_version", VAL_SCHEMA_VERSION);
 	cc_json_key(j, "max_bytes");
 	if (a->max_bytes)
 		cc_json_uint(j, a->max_bytes);

@@ -31,11 +31,12 @@ set -euo pipefail
 #  help2man          the man pages, generated from the help text (scripts/man.sh)
 #  man-db            man, to check the pages render (tests/test_install.sh)
 #  python3           Debian's, for the cclab Python module and its test
+#  python3-jsonschema  every --json result file against its schema (tests/test_schemas.sh)
 #  debhelper dpkg-dev
 #                    the Debian package (debian/, tests/test_deb.sh: dpkg-buildpackage)
 PKGS=(build-essential clang pkg-config libyaml-dev libjansson-dev libcmocka-dev libibverbs-dev gnuplot-nox
 	qemu-system-x86 busybox-static ibverbs-utils ibverbs-providers perftest iproute2 kmod cpio xz-utils
-	valgrind openmpi-bin munge slurmctld slurmd slurm-client help2man man-db python3 debhelper dpkg-dev)
+	valgrind openmpi-bin munge slurmctld slurmd slurm-client help2man man-db python3 python3-jsonschema debhelper dpkg-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do

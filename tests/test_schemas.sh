@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tests/test_schemas.sh — every JSON result file cclab writes against its
+# schema in docs/schemas/ (JSON Schema 2020-12, checked by Debian's
+# python3-jsonschema): check, sim (ring, auto, a rooted collective), run
+# (a scenario), p2p (bw and lat), tune, validate, calibrate, sweep (and the
+# reports inside it), all_reduce_perf -J.  Then the schemas' own rules:
+# each cclab document carries schema_version, and a document missing a
+# required key or with a wrong type fails.  SKIP without python3-jsonschema.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. tests/checks.sh
+CCLAB=$(realpath "${CCLAB:-build/cclab}")
+if ! $PY -c 'import jsonschema' 2>/dev/null; then
+	echo "test_schemas: SKIP: python3-jsonschema missing (scripts/install-deps.sh installs it)"
+	exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+valid() { # SCHEMA FILE...
+	$PY tests/validate_json.py docs/schemas "$@" >"$tmp/v.out" 2>&1 || { cat "$tmp/v.out"; return 1; }
+}
+run() { "$@" >"$tmp/run.out" 2>&1 || { echo "exit $? from: $*"; tail -n 5 "$tmp/run.out"; return 1; }; }
+
+check "cclab sim --json, ring and auto and broadcast (collective)" bash -c "
+	$(declare -f run valid); tmp='$tmp' PY='$PY'
+	run '$CCLAB' sim -n 4 -b 1K -e 4K --json '$tmp/sim.json' &&
+	run '$CCLAB' sim -n 8 -A auto -b 1K -e 1M -f 32 --json '$tmp/auto.json' &&
+	run '$CCLAB' sim -n 4 -c broadcast -r 1 -b 1K -e 4K --json '$tmp/bc.json' &&
+	valid collective '$tmp/sim.json' '$tmp/auto.json' '$tmp/bc.json'"
+check "cclab check --json (collective, data executor)" bash -c "
+	$(declare -f run valid); tmp='$tmp' PY='$PY'
+	run '$CCLAB' check -n 4 -b 1K -e 4K --json '$tmp/check.json' && valid collective '$tmp/check.json'"
+check "cclab run SCENARIO --json (collective, with its scenario)" bash -c "
+	$(declare -f run valid); tmp='$tmp' PY='$PY'
+	run '$CCLAB' run scenarios/demo.yaml --set sizes.max=4K --json '$tmp/run.json' &&
+	valid collective '$tmp/run.json'"
+check "cclab p2p --json, bw and lat (p2p)" bash -c "
+	$(declare -f run valid); tmp='$tmp' PY='$PY'
+	run '$CCLAB' p2p --op write -s 64K -n 100 --json '$tmp/bw.json' &&
+	run '$CCLAB' p2p --op read --mode lat -s 8 -n 20 --json '$tmp/lat.json' &&
+	run '$CCLAB' p2p --op write --mode lat -s 1K -n 20 --json '$tmp/wlat.json' &&
+	valid p2p '$tmp/bw.json' '$tmp/lat.json' '$tmp/wlat.json'"
+check "cclab tune --json (tune)" bash -c "
+	$(declare -f run valid); tmp='$tmp' PY='$PY'
+	run '$CCLAB' tune scenarios/demo.yaml --set sizes.max=4K -j 1 --json '$tmp/tune.json' &&
+	valid tune '$tmp/tune.json'"
+check "cclab validate --json (validate)" bash -c "
+	$(declare -f run valid); tmp='$tmp' PY='$PY'
+	run '$CCLAB' validate validation --max-bytes 16K --json '$tmp/validate.json' &&
+	valid validate '$tmp/validate.json'"
+check "cclab calibrate --json (calibrate)" bash -c "
+	$(declare -f run valid); tmp='$tmp' PY='$PY'
+	run '$CCLAB' p2p --op write --mode lat -s 8 -n 20 --json '$tmp/c1.json' &&
+	run '$CCLAB' p2p --op write -s 64K -n 50 --json '$tmp/c2.json' &&
+	run '$CCLAB' calibrate '$tmp/c1.json' '$tmp/c2.json' -o '$tmp/fit.yaml' --json '$tmp/cal.json' &&
+	valid calibrate '$tmp/cal.json'"
+check "cclab sweep --json, and each point's report (sweep)" bash -c "
+	$(declare -f run valid); tmp='$tmp' PY='$PY'
+	run '$CCLAB' sweep scenarios/demo.yaml --set sizes.max=4K --grid algorithm=ring,tree -j 1 \
+		--out '$tmp/sw' --json '$tmp/sweep.json' && valid sweep '$tmp/sweep.json'"
+check "all_reduce_perf -J (nccl-tests' layout)" bash -c "
+	$(declare -f run valid); tmp='$tmp' PY='$PY'
+	ln -s '$CCLAB' '$tmp/all_reduce_perf' &&
+	run '$tmp/all_reduce_perf' -b 1K -e 4K -f 4 -g 2 -J '$tmp/nt.json' && valid nccl-tests '$tmp/nt.json'"
+
+# The schemas hold: every cclab schema requires schema_version as a const,
+# and a document that breaks one fails.
+check "every cclab schema requires a constant schema_version" $PY - <<'PY'
+import glob, json
+for f in glob.glob("docs/schemas/*.schema.json"):
+    s = json.load(open(f))
+    if "nccl-tests" in f:
+        continue
+    assert "schema_version" in s["required"], f
+    assert "const" in s["properties"]["schema_version"], f
+PY
+$PY - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+d = json.load(open(t + "/sim.json"))
+del d["schema_version"]
+json.dump(d, open(t + "/no_version.json", "w"))
+d = json.load(open(t + "/sim.json"))
+d["sizes"][0]["wrong"] = "none"
+json.dump(d, open(t + "/bad_type.json", "w"))
+d = json.load(open(t + "/sim.json"))
+del d["fabric"]
+json.dump(d, open(t + "/sim_no_fabric.json", "w"))
+PY
+for f in no_version bad_type sim_no_fabric; do
+	check "a broken document fails: $f" bash -c "! $PY tests/validate_json.py docs/schemas collective '$tmp/$f.json' >/dev/null"
+done
+
+checks_done test_schemas
