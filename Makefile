@@ -48,7 +48,7 @@ CCLAB     := $(BUILD)/cclab
 # cclab run under one of these names takes nccl-tests' flags and prints its
 # text (docs/simulator.md, "As nccl-tests").
 NCCL_TESTS_LINKS := $(addprefix $(BUILD)/,all_reduce_perf all_gather_perf \
-	reduce_scatter_perf broadcast_perf reduce_perf alltoall_perf sendrecv_perf)
+	reduce_scatter_perf broadcast_perf reduce_perf alltoall_perf)
 # libcclab.so (include/cclab.h, lib/): scenarios, schedules and the
 # simulator and data executor for other programs.  util, core and sim
 # behind lib/cclab.map, which exports cclab_* and nothing else; the soname's
@@ -286,23 +286,28 @@ DATADIR    ?= $(PREFIX)/share/cclab
 DOCDIR     ?= $(PREFIX)/share/doc/cclab
 MANDIR     ?= $(PREFIX)/share/man
 COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
-# Where python3 looks: Debian's /usr/lib/python3/dist-packages for /usr,
-# else PREFIX/lib/python3.X/dist-packages (/usr/local's, on Debian).
-PYTHON_VER := $(shell python3 -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)
-PYTHONDIR  ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(LIBDIR)/$(PYTHON_VER)/dist-packages)
-# The pkg-config packages libcclab links (cclab.pc's Requires.private).
-PC_REQUIRES := yaml-0.1 jansson
+# Where python3 looks for PREFIX's modules: Debian's /usr/lib/python3/
+# dist-packages for /usr, /usr/local/lib/python3.X/dist-packages for
+# /usr/local, else PREFIX/lib/python3.X/site-packages (sysconfig's
+# posix_prefix: ~/.local's is the user site).  Debian's python3 first.
+PYTHON     := $(firstword $(wildcard /usr/bin/python3) python3)
+PYTHONDIR  ?= $(shell $(PYTHON) -c 'import sys, sysconfig; p = sys.argv[1].rstrip("/") or "/"; \
+	v = "python%d.%d" % sys.version_info[:2]; \
+	print("/usr/lib/python3/dist-packages" if p == "/usr" else \
+	      "/usr/local/lib/%s/dist-packages" % v if p == "/usr/local" else \
+	      sysconfig.get_path("purelib", "posix_prefix", {"base": p, "platbase": p}))' '$(PREFIX)' 2>/dev/null)
+# nccl-tests' and perftest's program names, as links to cclab
+# (scripts/install.sh); the nccl-tests names in BINDIR too unless 0.
+TOOLDIR        ?= $(PREFIX)/lib/cclab/bin
+PERF_IN_BINDIR ?= 1
+INSTALL_VARS = DESTDIR="$(DESTDIR)" BUILD="$(BUILD)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" \
+	LIBDIR="$(LIBDIR)" INCLUDEDIR="$(INCLUDEDIR)" DATADIR="$(DATADIR)" DOCDIR="$(DOCDIR)" \
+	MANDIR="$(MANDIR)" COMPDIR="$(COMPDIR)" PYTHONDIR="$(PYTHONDIR)" TOOLDIR="$(TOOLDIR)" \
+	PERF_IN_BINDIR="$(PERF_IN_BINDIR)" SO_VERSION="$(SO_VERSION)" SO_NAME="$(SO_NAME)"
 install: $(CCLAB) $(SO) man
-	@DESTDIR="$(DESTDIR)" BUILD="$(BUILD)" BINDIR="$(BINDIR)" LIBDIR="$(LIBDIR)" \
-		INCLUDEDIR="$(INCLUDEDIR)" DATADIR="$(DATADIR)" DOCDIR="$(DOCDIR)" \
-		MANDIR="$(MANDIR)" COMPDIR="$(COMPDIR)" PYTHONDIR="$(PYTHONDIR)" PREFIX="$(PREFIX)" \
-		SO_VERSION="$(SO_VERSION)" SO_NAME="$(SO_NAME)" PC_REQUIRES="$(PC_REQUIRES)" \
-		bash scripts/install.sh install
+	@$(INSTALL_VARS) bash scripts/install.sh install
 uninstall:
-	@DESTDIR="$(DESTDIR)" BUILD="$(BUILD)" BINDIR="$(BINDIR)" LIBDIR="$(LIBDIR)" \
-		INCLUDEDIR="$(INCLUDEDIR)" DATADIR="$(DATADIR)" DOCDIR="$(DOCDIR)" \
-		MANDIR="$(MANDIR)" COMPDIR="$(COMPDIR)" PYTHONDIR="$(PYTHONDIR)" PREFIX="$(PREFIX)" \
-		SO_VERSION="$(SO_VERSION)" SO_NAME="$(SO_NAME)" bash scripts/install.sh uninstall
+	@$(INSTALL_VARS) bash scripts/install.sh uninstall
 
 # make install into a temporary prefix, the example and the Python module
 # built and run against the installed copy only, then make uninstall.

@@ -33,8 +33,10 @@ int main(int argc, char **argv)
 	uint64_t sizes[64];
 	int status = 0;
 
-	if (n > 64)
+	if (n > 64) {
+		fprintf(stderr, "sim_sizes: the scenario has %zu sizes; the first 64 run\n", n);
 		n = 64;
+	}
 	cclab_scenario_sizes(sc, sizes, n);
 	printf("size_bytes,time_us,algbw_gbps,busbw_gbps,wrong,max_rank_data_bytes\n");
 	for (size_t i = 0; i < n; i++) {

@@ -8,14 +8,18 @@
  * the same executors, so a row here equals the row `cclab run FILE` prints
  * for that size (tests/test_install.sh checks it on an installed copy).
  *
- * Every handle is opaque and every struct the caller fills is versioned by
- * its size, so the ABI can grow without breaking programs built against an
- * older header: the soname's major number (libcclab.so.0) changes only when
- * a function is removed or changes meaning.  Functions return 0 or a
+ * Every handle is opaque.  A struct the caller passes starts with its own
+ * size (set it to sizeof): structs only grow at their end, a program built
+ * against an older header passes the older size and gets the fields it
+ * knows, and the soname's major number (libcclab.so.0) changes only when a
+ * function is removed or changes meaning.  Functions return 0 or a
  * negative errno, with a one-line message in err (the same words the
- * command line prints) when err is not NULL.  Nothing here prints, exits or
- * keeps global state; handles may be used from several threads as long as
- * one handle is not used by two at once.
+ * command line prints) when err is not NULL; a NULL handle is -EINVAL.
+ * Nothing here prints, exits or keeps state between calls, except on a
+ * broken internal invariant — a cclab bug — which prints it and aborts, as
+ * the command line does.  Handles may be used from several threads as long
+ * as one handle is not used by two at once.  A run has no wall-clock limit
+ * of its own: a simulated hour ends one that cannot finish.
  */
 #ifndef CCLAB_H
 #define CCLAB_H

@@ -19,6 +19,7 @@
 #include "include/cclab.h"
 #include "sim/exec.h"
 #include "sim/scenario.h"
+#include "util/files.h"
 
 /* As the command line's CLI_SIM_TIME_LIMIT_S: a run still going after an
  * hour of simulated time is stuck (an RNR retried forever). */
@@ -62,12 +63,21 @@ int cclab_scenario_load(const char *path, const char *const *sets, unsigned nset
 		    "needed");
 		return -EINVAL;
 	}
+	for (unsigned i = 0; i < nsets; i++)
+		if (!sets[i]) {
+			say(err, errlen, "cclab_scenario_load: sets[%u] is NULL", i);
+			return -EINVAL;
+		}
 	*out = NULL;
 	if (!(h = calloc(1, sizeof(*h)))) {
 		say(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	if ((rc = cc_scenario_load(path, sets, nsets, &h->sc, &e))) {
+	rc = cc_scenario_load(path, sets, nsets, &h->sc, &e);
+	/* The loader remembers what it read, for the command line's outputs
+	 * (util/files.h); a library writes none and keeps nothing. */
+	cc_inputs_forget();
+	if (rc) {
 		say(err, errlen, "%s", e.msg);
 		free(h);
 		return rc;
@@ -95,26 +105,27 @@ void cclab_scenario_free(cclab_scenario *h)
 
 const char *cclab_scenario_name(const cclab_scenario *h)
 {
-	return h->sc.name;
+	return h ? h->sc.name : NULL;
 }
 
 const char *cclab_scenario_collective(const cclab_scenario *h)
 {
-	return cc_coll_name[h->sc.p.coll];
+	return h ? cc_coll_name[h->sc.p.coll] : NULL;
 }
 
 unsigned cclab_scenario_nranks(const cclab_scenario *h)
 {
-	return h->sc.p.nranks;
+	return h ? h->sc.p.nranks : 0;
 }
 
 size_t cclab_scenario_sizes(const cclab_scenario *h, uint64_t *sizes, size_t cap)
 {
-	uint64_t size = h->sc.minbytes;
+	uint64_t size;
 	size_t n = 0;
 
-	if (size > h->sc.maxbytes)
+	if (!h || h->sc.minbytes > h->sc.maxbytes)
 		return 0;
+	size = h->sc.minbytes;
 	do {
 		if (sizes && n < cap)
 			sizes[n] = size;
@@ -126,15 +137,17 @@ size_t cclab_scenario_sizes(const cclab_scenario *h, uint64_t *sizes, size_t cap
 int cclab_schedule_build(const cclab_scenario *h, uint64_t bytes, cclab_schedule **out,
 			 char *err, size_t errlen)
 {
-	const struct cc_scenario *sc = &h->sc;
+	const struct cc_scenario *sc;
 	struct cclab_schedule *b;
 	struct cc_nccl_pick pick;
 	char msg[256] = "";
 
-	if (!out) {
-		say(err, errlen, "cclab_schedule_build: no place for the schedule");
+	if (!h || !out) {
+		say(err, errlen, "cclab_schedule_build: a scenario and a place for the schedule "
+		    "are needed");
 		return -EINVAL;
 	}
+	sc = &h->sc;
 	*out = NULL;
 	if (!(b = calloc(1, sizeof(*b)))) {
 		say(err, errlen, "out of memory");
@@ -178,15 +191,29 @@ void cclab_schedule_free(cclab_schedule *b)
 	free(b);
 }
 
-/* The caller's struct is at least as large as the fields this version
- * fills (the size field comes first in each). */
-#define SIZED(ptr, type) ((ptr) && (ptr)->size >= sizeof(type))
+/* Sized structs (include/cclab.h): the caller's size says which version of
+ * the struct it was built with.  A struct only grows, so a caller's is at
+ * least the first version's (V1) and the library fills what both know:
+ * the fields into a whole struct of its own, then the caller's size of it. */
+#define INFO_V1 sizeof(struct cclab_schedule_info)
+#define ROW_V1 sizeof(struct cclab_row)
+#define SIZED(ptr, v1) ((ptr) && (ptr)->size >= (v1))
 
-int cclab_schedule_info(const cclab_schedule *b, struct cclab_schedule_info *info)
+static void give(void *dst, const void *src, size_t caller, size_t ours)
 {
-	if (!b || !SIZED(info, struct cclab_schedule_info))
+	size_t n = caller < ours ? caller : ours;
+
+	/* the size field stays the caller's */
+	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t),
+	       n - sizeof(size_t));
+}
+
+int cclab_schedule_info(const cclab_schedule *b, struct cclab_schedule_info *out)
+{
+	struct cclab_schedule_info whole = { .size = sizeof(whole) }, *info = &whole;
+
+	if (!b || !SIZED(out, INFO_V1))
 		return -EINVAL;
-	memset((char *)info + sizeof(info->size), 0, sizeof(*info) - sizeof(info->size));
 	info->bytes = b->bytes;
 	info->count = b->count;
 	info->nranks = b->s->nranks;
@@ -202,6 +229,7 @@ int cclab_schedule_info(const cclab_schedule *b, struct cclab_schedule_info *inf
 	snprintf(info->protocol, sizeof(info->protocol), "%s", cc_proto_name[b->p.proto]);
 	info->channels = b->p.nchannels ? b->p.nchannels : 1;
 	info->chunk_bytes = cc_coll_chunk_bytes(&b->p);
+	give(out, info, out->size, sizeof(*info));
 	return 0;
 }
 
@@ -240,8 +268,8 @@ static void fill_row(const cclab_scenario *h, const cclab_schedule *b,
 	}
 }
 
-int cclab_run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_executor which,
-	      int check, struct cclab_row *row, char *err, size_t errlen)
+static int run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_executor which,
+	       int check, struct cclab_row *row, char *err, size_t errlen)
 {
 	const struct cc_scenario *sc = &h->sc;
 	const struct cc_executor_ops *x;
@@ -261,11 +289,6 @@ int cclab_run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_execu
 	void *res;
 	int rc;
 
-	if (!h || !b || !SIZED(row, struct cclab_row)) {
-		say(err, errlen, "cclab_run: a scenario, a schedule and a sized row are needed");
-		return -EINVAL;
-	}
-	memset((char *)row + sizeof(row->size), 0, sizeof(*row) - sizeof(row->size));
 	switch (which) {
 	case CCLAB_EXEC_SIM: x = &cc_sim_executor; setting = &so; break;
 	case CCLAB_EXEC_DATA: x = &cc_data_executor; setting = NULL; check = 1; break;
@@ -292,13 +315,28 @@ int cclab_run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_execu
 	return rc;
 }
 
+int cclab_run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_executor which,
+	      int check, struct cclab_row *out, char *err, size_t errlen)
+{
+	struct cclab_row row = { .size = sizeof(row) };
+	int rc;
+
+	if (!h || !b || !SIZED(out, ROW_V1)) {
+		say(err, errlen, "cclab_run: a scenario, a schedule and a sized row are needed");
+		return -EINVAL;
+	}
+	if (!(rc = run(h, b, which, check, &row, err, errlen)))
+		give(out, &row, out->size, sizeof(row));
+	return rc;
+}
+
 int cclab_run_size(const cclab_scenario *h, uint64_t bytes, enum cclab_executor which,
 		   struct cclab_row *row, char *err, size_t errlen)
 {
 	cclab_schedule *b;
 	int rc;
 
-	if (!h || !SIZED(row, struct cclab_row)) {
+	if (!h || !SIZED(row, ROW_V1)) {
 		say(err, errlen, "cclab_run_size: a scenario and a sized row are needed");
 		return -EINVAL;
 	}

@@ -137,6 +137,11 @@ class Scenario:
             raise Error(err.value.decode(errors="replace"))
         self._h = handle
 
+    def _handle(self):
+        if not getattr(self, "_h", None):
+            raise Error("the scenario is closed")
+        return self._h
+
     def close(self):
         if getattr(self, "_h", None):
             _L().cclab_scenario_free(self._h)
@@ -152,21 +157,21 @@ class Scenario:
 
     @property
     def name(self):
-        return _L().cclab_scenario_name(self._h).decode()
+        return _L().cclab_scenario_name(self._handle()).decode()
 
     @property
     def collective(self):
-        return _L().cclab_scenario_collective(self._h).decode()
+        return _L().cclab_scenario_collective(self._handle()).decode()
 
     @property
     def nranks(self):
-        return _L().cclab_scenario_nranks(self._h)
+        return _L().cclab_scenario_nranks(self._handle())
 
     def sizes(self):
         """The sizes (bytes) the scenario's loop runs, in order."""
-        n = _L().cclab_scenario_sizes(self._h, None, 0)
+        n = _L().cclab_scenario_sizes(self._handle(), None, 0)
         arr = (ctypes.c_uint64 * n)()
-        _L().cclab_scenario_sizes(self._h, arr, n)
+        _L().cclab_scenario_sizes(self._handle(), arr, n)
         return list(arr)
 
     def schedule(self, size):
@@ -174,7 +179,7 @@ class Scenario:
         lib = _L()
         err = ctypes.create_string_buffer(_ERRLEN)
         s = ctypes.c_void_p()
-        if lib.cclab_schedule_build(self._h, size, ctypes.byref(s), err, _ERRLEN):
+        if lib.cclab_schedule_build(self._handle(), size, ctypes.byref(s), err, _ERRLEN):
             raise Error(err.value.decode(errors="replace"))
         try:
             info = _ScheduleInfo(size=ctypes.sizeof(_ScheduleInfo))
@@ -192,7 +197,7 @@ class Scenario:
             raise Error(f"executor {executor!r}: sim or data")
         row = _Row(size=ctypes.sizeof(_Row))
         err = ctypes.create_string_buffer(_ERRLEN)
-        if _L().cclab_run_size(self._h, size, _EXECUTORS[executor], ctypes.byref(row), err,
+        if _L().cclab_run_size(self._handle(), size, _EXECUTORS[executor], ctypes.byref(row), err,
                                _ERRLEN):
             raise Error(err.value.decode(errors="replace"))
         return {"scenario": self.name, "executor": executor, "collective": self.collective,

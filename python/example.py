@@ -19,5 +19,8 @@ try:
 except ImportError:
     print(f"{'size_bytes':>12} {'time_us':>10} {'algbw_gbps':>10} {'busbw_gbps':>10}")
     for r in rows:
+        if not r["ok"]:
+            print(f"{r['size_bytes']:>12} {r['error']}")
+            continue
         print(f"{r['size_bytes']:>12} {r['time_us']:>10.1f} {r['algbw_gbps']:>10.2f} "
               f"{r['busbw_gbps']:>10.2f}")

@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 page() { # NAME DESCRIPTION ARGS...
 	local name=$1 desc=$2 w="$tmp/$1"
 	shift 2
-	printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$cclab" "$*" >"$w"
+	printf '#!/bin/sh\nexec %q %s "$@"\n' "$cclab" "$*" >"$w"
 	chmod +x "$w"
 	help2man --no-info --no-discard-stderr --version-string="$version" \
 		--name="$desc" --section=1 --source="cclab $version" "$w" >"$tmp/page"

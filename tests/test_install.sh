@@ -40,29 +40,48 @@ check "data: scenarios, topologies, validation, plot scripts" test -f \
 	-a -f "$prefix/share/cclab/scripts/plot-busbw.gp"
 check "docs and LICENSE" test -f "$prefix/share/doc/cclab/LICENSE" -a -f \
 	"$prefix/share/doc/cclab/README.md"
-check "python module in a python3 dist-packages folder" test -n "$pydir"
+check "python module in the prefix's python3 folder" test -n "$pydir"
 ncmd=$("$BUILD/cclab" --help | awk '/^Commands:/ {on=1; next} on && /^$/ {exit}
 	on && /^  [a-z0-9]/ && $1 != "help" {print $1}' | sort -u | wc -l)
 nman=$(ls "$prefix/share/man/man1" | grep -c '^cclab.*\.1$')
 check "a man page for cclab and each of its $ncmd commands ($nman)" test "$nman" = $((ncmd + 1))
 check "man cclab-sim renders its options" bash -c "MANWIDTH=100 man -l '$prefix/share/man/man1/cclab-sim.1' 2>/dev/null | grep -q -- '--fabric'"
 check "man cclab names the command" grep -q '^cclab \\- ' "$prefix/share/man/man1/cclab.1"
+# sourced inside a function, as bash-completion's loader does
 check "bash completion completes commands and options" bash -c "
-	source '$prefix/share/bash-completion/completions/cclab'; PATH='$prefix/bin':\$PATH
+	load() { source '$prefix/share/bash-completion/completions/cclab'; }; load
+	PATH='$prefix/bin':\$PATH
 	COMP_WORDS=(cclab swe); COMP_CWORD=1; _cclab; [ \"\${COMPREPLY[*]}\" = sweep ] || exit 1
-	COMP_WORDS=(cclab sim --topo); COMP_CWORD=2; _cclab; [ \"\${COMPREPLY[*]}\" = --topology ]"
+	COMP_WORDS=(cclab sim --topo); COMP_CWORD=2; _cclab 2>&1; [ \"\${COMPREPLY[*]}\" = --topology ]"
 check "nccl-tests' names run cclab's mode (all_reduce_perf -g 2)" bash -c "
 	'$prefix/bin/all_reduce_perf' -b 1K -e 1K -g 2 | grep -q '^# Collective test concluded: all_reduce_perf'"
 check "completion of all_reduce_perf's flags" bash -c "
-	source '$prefix/share/bash-completion/completions/all_reduce_perf'; PATH='$prefix/bin':\$PATH
+	load() { source '$prefix/share/bash-completion/completions/all_reduce_perf'; }; load
+	PATH='$prefix/bin':\$PATH
 	COMP_WORDS=(all_reduce_perf --warmup_i); COMP_CWORD=1; _cclab; [ \"\${COMPREPLY[*]}\" = --warmup_iters ]"
-mkdir -p "$tmp/other/bin" && printf '#!/bin/sh\necho real\n' >"$tmp/other/bin/reduce_perf"
+check "perftest's names in lib/cclab/bin only (ib_write_bw simulates)" bash -c "
+	[ ! -e '$prefix/bin/ib_write_bw' ] &&
+	'$prefix/lib/cclab/bin/ib_write_bw' -s 8 -n 10 | grep -q 'as perftest.s ib_write_bw'"
+# Things of others in the same folders: a program named reduce_perf, a
+# dangling link named all_gather_perf, a file in the data folder.
+mkdir -p "$tmp/other/bin" "$tmp/other/share/cclab"
+printf '#!/bin/sh\necho real\n' >"$tmp/other/bin/reduce_perf"
 chmod +x "$tmp/other/bin/reduce_perf"
+ln -s /nonexistent/nccl-tests/all_gather_perf "$tmp/other/bin/all_gather_perf"
+echo mine >"$tmp/other/share/cclab/notes.txt"
 make -s install BUILD="$BUILD" PREFIX="$tmp/other" >"$tmp/other.log" 2>&1
 check "install leaves another program named reduce_perf alone, and says so" bash -c "
 	[ \"\$('$tmp/other/bin/reduce_perf')\" = real ] && grep -q 'reduce_perf exists and is not cclab' '$tmp/other.log'"
+check "install leaves a dangling link of a perf name alone" bash -c "
+	[ \"\$(readlink '$tmp/other/bin/all_gather_perf')\" = /nonexistent/nccl-tests/all_gather_perf ]"
 make -s uninstall BUILD="$BUILD" PREFIX="$tmp/other" >/dev/null 2>&1
-check "uninstall leaves it too" test -x "$tmp/other/bin/reduce_perf"
+check "uninstall leaves them, and a user's file in share/cclab" test -x "$tmp/other/bin/reduce_perf" \
+	-a -L "$tmp/other/bin/all_gather_perf" -a -f "$tmp/other/share/cclab/notes.txt" \
+	-a ! -e "$tmp/other/share/cclab/scenarios" -a ! -e "$tmp/other/bin/cclab"
+make -s uninstall BUILD="$BUILD" PREFIX="$tmp/other" DATADIR="$tmp/other" >"$tmp/guard.log" 2>&1
+rc=$?
+check "uninstall refuses DATADIR = PREFIX (exit 2), removing nothing" \
+	test $rc != 0 -a -x "$tmp/other/bin/reduce_perf" -a -n "$(grep 'DATADIR must end in /cclab' "$tmp/guard.log")"
 exports=$(nm -D --defined-only "$lib/libcclab.so.0" | awk '$3 !~ /^CCLAB_0$/ {print $3}' |
 	grep -v '^cclab_' | head -n 3)
 check "the library exports cclab_* only${exports:+ (also: $exports)}" test -z "$exports"
@@ -82,6 +101,44 @@ check "pkg-config cclab gives the installed paths ($flags)" \
 check "the example builds against the installed library only" \
 	cc -std=c11 -Wall -Wextra -Werror -o "$tmp/sim_sizes" examples/sim_sizes.c $flags
 check "cclab.h is C++-clean" bash -c "echo '#include <cclab.h>' | c++ -x c++ -fsyntax-only -Wall -Werror -I'$prefix/include' -"
+# The interface's edges: NULL handles and too small a struct are -EINVAL,
+# not a crash; a larger struct (a newer program) keeps its tail.
+cat >"$tmp/edges.c" <<'C'
+#include <cclab.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	char err[256];
+	cclab_scenario *sc;
+	cclab_schedule *s;
+	struct cclab_row row = { .size = sizeof(row) };
+	struct { struct cclab_row r; unsigned tail; } big = { { .size = sizeof(big) }, 0xC0FFEE };
+	const char *sets[] = { "sizes.max=4K", NULL };
+	int bad = 0;
+
+	(void)argc;
+	bad |= cclab_run(NULL, NULL, CCLAB_EXEC_SIM, 0, &row, err, sizeof(err)) != -EINVAL;
+	bad |= cclab_run_size(NULL, 1024, CCLAB_EXEC_SIM, &row, err, sizeof(err)) != -EINVAL;
+	bad |= cclab_schedule_build(NULL, 1024, &s, err, sizeof(err)) != -EINVAL;
+	bad |= cclab_scenario_sizes(NULL, NULL, 0) != 0 || cclab_scenario_name(NULL) != NULL;
+	bad |= cclab_schedule_info(NULL, NULL) != -EINVAL;
+	bad |= cclab_scenario_load(argv[1], sets, 2, &sc, err, sizeof(err)) != -EINVAL;
+	if (cclab_scenario_load(argv[1], sets, 1, &sc, err, sizeof(err)))
+		return printf("load: %s\n", err), 1;
+	row.size = sizeof(row) - 1;
+	bad |= cclab_run_size(sc, 1024, CCLAB_EXEC_SIM, &row, err, sizeof(err)) != -EINVAL;
+	bad |= cclab_run_size(sc, 1024, CCLAB_EXEC_SIM, &big.r, err, sizeof(err)) != 0;
+	bad |= big.tail != 0xC0FFEE || big.r.size != sizeof(big) || !big.r.ok;
+	cclab_scenario_free(sc);
+	cclab_scenario_free(NULL);
+	return bad;
+}
+C
+check "the interface's edges: NULL handles, struct sizes" bash -c "
+	cc -std=c11 -Wall -Werror -o '$tmp/edges' '$tmp/edges.c' \$(PKG_CONFIG_PATH='$lib/pkgconfig' pkg-config --cflags --libs cclab) &&
+	LD_LIBRARY_PATH='$lib' '$tmp/edges' '$scen'"
 LD_LIBRARY_PATH=$lib "$tmp/sim_sizes" "$scen" sizes.max=64K >"$tmp/lib.csv" 2>"$tmp/lib.err"
 rc=$?
 check "the example runs ($(head -c 200 "$tmp/lib.err"))" test $rc = 0 -a -s "$tmp/lib.csv"
@@ -108,7 +165,11 @@ rc=$?
 check "a bad scenario: exit 2, file:line:col ($(head -c 120 "$tmp/bad.err"))" \
 	test $rc = 2 -a -n "$(grep "bad.yaml:2:" "$tmp/bad.err")"
 
-# --- Python, from the installed module and library, no CCLAB_LIB
+# --- Python, from the installed module and library, no CCLAB_LIB: the
+# prefix's module folder is the user site of PYTHONUSERBASE=PREFIX, as
+# ~/.local's is for `make install PREFIX=$HOME/.local`
+check "python finds the module as a user site, no PYTHONPATH" bash -c "
+	PYTHONUSERBASE='$prefix' $PY -c 'import cclab, sys; sys.exit(cclab.version() != \"0.1.0\")'"
 export PYTHONPATH=$pydir
 py() { $PY - "$@"; }
 check "python: rows equal cclab run's, data executor #wrong 0, errors raise" py \
@@ -134,6 +195,13 @@ try:
 except cclab.Error as e:
     assert "bad.yaml:2:" in str(e), str(e)
 assert cclab.version() == "0.1.0"
+sc = cclab.Scenario(sys.argv[2])
+sc.close()
+try:
+    sc.sizes()
+    raise SystemExit("a closed scenario answered")
+except cclab.Error as e:
+    assert "closed" in str(e)
 PY
 check "python example runs" bash -c "$PY python/example.py '$scen' sizes.max=4K | grep -q '^ *4096'"
 check "NCCL's choice (auto) per size: library equals cclab run" bash -c "

@@ -4,7 +4,7 @@
 # schema in docs/schemas/ (JSON Schema 2020-12, checked by Debian's
 # python3-jsonschema): check, sim (ring, auto, a rooted collective), run
 # (a scenario), p2p (bw and lat), tune, validate, calibrate, sweep (and the
-# reports inside it), all_reduce_perf -J.  Then the schemas' own rules:
+# reports inside it), all_reduce_perf -J, ib_write_bw --out_json.  Then the schemas' own rules:
 # each cclab document carries schema_version, and a document missing a
 # required key or with a wrong type fails.  SKIP without python3-jsonschema.
 set -uo pipefail
@@ -64,32 +64,46 @@ check "all_reduce_perf -J (nccl-tests' layout)" bash -c "
 	ln -s '$CCLAB' '$tmp/all_reduce_perf' &&
 	run '$tmp/all_reduce_perf' -b 1K -e 4K -f 4 -g 2 -J '$tmp/nt.json' && valid nccl-tests '$tmp/nt.json'"
 
+check "ib_write_bw and ib_read_lat --out_json (perftest's layout)" bash -c "
+	$(declare -f run valid); tmp='$tmp' PY='$PY'
+	ln -s '$CCLAB' '$tmp/ib_write_bw' && ln -s '$CCLAB' '$tmp/ib_read_lat' &&
+	run '$tmp/ib_write_bw' -s 65536 -n 100 --out_json --out_json_file '$tmp/pbw.json' &&
+	run '$tmp/ib_read_lat' -s 8 -n 50 --out_json --out_json_file '$tmp/plat.json' &&
+	valid perftest '$tmp/pbw.json' '$tmp/plat.json'"
+
 # The schemas hold: every cclab schema requires schema_version as a const,
 # and a document that breaks one fails.
 check "every cclab schema requires a constant schema_version" $PY - <<'PY'
 import glob, json
 for f in glob.glob("docs/schemas/*.schema.json"):
     s = json.load(open(f))
-    if "nccl-tests" in f:
+    if "nccl-tests" in f or "perftest" in f:
         continue
     assert "schema_version" in s["required"], f
     assert "const" in s["properties"]["schema_version"], f
 PY
-$PY - "$tmp" <<'PY'
+# Broken copies of a good document: each must fail with exit 1 and a FAIL
+# line naming what broke (not any error: a missing file or a missing
+# jsonschema must not pass for a refusal).
+check "broken copies of sim.json written" $PY - "$tmp" <<'PY'
 import json, sys
 t = sys.argv[1]
-d = json.load(open(t + "/sim.json"))
-del d["schema_version"]
-json.dump(d, open(t + "/no_version.json", "w"))
-d = json.load(open(t + "/sim.json"))
-d["sizes"][0]["wrong"] = "none"
-json.dump(d, open(t + "/bad_type.json", "w"))
-d = json.load(open(t + "/sim.json"))
-del d["fabric"]
-json.dump(d, open(t + "/sim_no_fabric.json", "w"))
+good = json.load(open(t + "/sim.json"))
+def broken(name, change):
+    d = json.loads(json.dumps(good))
+    change(d)
+    json.dump(d, open(f"{t}/{name}.json", "w"))
+broken("no_version", lambda d: d.pop("schema_version"))
+broken("bad_type", lambda d: d["sizes"][0].__setitem__("wrong", "none"))
+broken("sim_no_fabric", lambda d: d.pop("fabric"))
 PY
-for f in no_version bad_type sim_no_fabric; do
-	check "a broken document fails: $f" bash -c "! $PY tests/validate_json.py docs/schemas collective '$tmp/$f.json' >/dev/null"
-done
+refused() { # FILE WHAT
+	$PY tests/validate_json.py docs/schemas collective "$1" >"$tmp/r.out" 2>&1
+	local rc=$?
+	[ $rc = 1 ] && grep -q "^FAIL .*$2" "$tmp/r.out" || { echo "exit $rc:"; cat "$tmp/r.out"; return 1; }
+}
+check "a document without schema_version fails" refused "$tmp/no_version.json" "'schema_version' is a required"
+check "a mistyped value fails" refused "$tmp/bad_type.json" "sizes/0/wrong"
+check "a sim document without its fabric fails" refused "$tmp/sim_no_fabric.json" "'fabric' is a required"
 
 checks_done test_schemas

@@ -63,6 +63,18 @@ out:
 	return rc;
 }
 
+void cc_inputs_forget(void)
+{
+	pthread_mutex_lock(&inputs_lock);
+	for (size_t i = 0; i < ninputs; i++)
+		if (inputs[i].fd >= 0)
+			close(inputs[i].fd);
+	free(inputs);
+	inputs = NULL;
+	ninputs = cap_inputs = 0;
+	pthread_mutex_unlock(&inputs_lock);
+}
+
 bool cc_input_is(const struct stat *st)
 {
 	bool yes;

@@ -34,6 +34,10 @@ enum {
  * -CC_ENOTREG for a FIFO, device or socket. */
 int cc_input_open(const char *path, int *fd);
 
+/* Forgets every input opened so far and closes the descriptors kept for
+ * them: for a library (lib/cclab.c), which writes no outputs to check
+ * against its inputs and must not hold a descriptor per file it ever read. */
+void cc_inputs_forget(void);
 /* True when st is the file of an input opened so far. */
 bool cc_input_is(const struct stat *st);
 
