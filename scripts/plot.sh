@@ -47,8 +47,8 @@ usage: scripts/plot.sh KIND OUT.png|OUT.svg INPUT.csv [INPUT2.csv ...] [--title 
   --title TEXT   plot title (default: from the inputs)
   --label TEXT   busbw only, may repeat: legend text of the 1st, 2nd, ... input
                  (default: its scenario / executor / transport, else its file name)
-  --line-rate RATE  busbw only: a dashed line at the link's line rate, busbw's
-                 ceiling, given as 100Gb/s or 12.5GB/s (default: the rate of
+  --line-rate RATE  busbw only: a dashed line at the NIC link's line rate (busbw's
+                 ceiling over the network), given as 100Gb/s or 12.5GB/s (default: the rate of
                  each input's fabric preset, ib-hdr, roce-100g, ...; none when
                  no input names a preset; 'none': no line)
 EOF
@@ -323,8 +323,9 @@ busbw)
 		if [ "$i" -lt ${#labels[@]} ]; then l=${labels[$i]}; else l=${deflabels[$i]}; fi
 		vars+="; file$n=$(gq "$(gpath "${inputs[$i]}")"); label$n=$(gq "$l")"
 	done
-	# The line rate, busbw's ceiling (nccl-tests' busbw is what each rank's
-	# link carries): --line-rate, else the link rate of each input's fabric
+	# The line rate, busbw's ceiling when every rank's data crosses its
+	# NIC link (nccl-tests' busbw is what each rank's link carries; NVLink
+	# inside a node, NVLS or CollNet can pass it): --line-rate, else the link rate of each input's fabric
 	# preset (docs/fabric.md; a fabric file or an override is not known
 	# here), one line per distinct rate.  Gb/s of data; GB/s is that / 8.
 	rates=()
