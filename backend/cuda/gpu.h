@@ -86,6 +86,23 @@ struct cc_gpu_info {
 
 int cc_gpu_info(struct cc_gpu_info *info, char *err, size_t len);
 
+/* Visible CUDA devices (cudaGetDeviceCount), into *n. */
+int cc_gpu_count(int *n, char *err, size_t len);
+
+/* Device `device`'s PCI address as sysfs names it, "0000:19:00.0"
+ * (cudaDeviceGetPCIBusId, lower-cased), for the GPU-NIC distance
+ * (backend/pcie.h). */
+int cc_gpu_pci_bus_id(int device, char *buf, size_t n, char *err, size_t len);
+
+/* Pinned host memory mapped into the GPU's address space, zeroed: NCCL's
+ * host staging buffers without GPUDirect RDMA (src/transport/net.cc,
+ * ncclCudaHostCalloc: cudaHostAlloc with cudaHostAllocMapped).  *host is
+ * for the CPU and the RNIC (ibv_reg_mr), *dev for kernels
+ * (cudaHostGetDevicePointer; the same address under UVA).  n == 0 gives
+ * NULLs and 0.  cc_gpu_host_free(NULL) does nothing. */
+int cc_gpu_host_alloc(void **host, void **dev, size_t n, char *err, size_t len);
+void cc_gpu_host_free(void *host);
+
 /* Device memory on the current device (cudaMalloc: 256-byte aligned at
  * least).  n == 0 gives *p == NULL and 0.  cc_gpu_free(NULL) does nothing. */
 int cc_gpu_alloc(void **p, size_t n, char *err, size_t len);

@@ -245,6 +245,56 @@ extern "C" int cc_gpu_info(struct cc_gpu_info *info, char *err, size_t len)
 	return 0;
 }
 
+extern "C" int cc_gpu_count(int *n, char *err, size_t len)
+{
+	if (!n)
+		return cc_errf(err, len, -EINVAL, "cc_gpu_count: NULL argument");
+	*n = 0;
+	CALL(err, len, cudaGetDeviceCount(n));
+	return 0;
+}
+
+extern "C" int cc_gpu_pci_bus_id(int device, char *buf, size_t n, char *err, size_t len)
+{
+	if (!buf || n < 13)
+		return cc_errf(err, len, -EINVAL, "cc_gpu_pci_bus_id: buffer too small");
+	CALL(err, len, cudaDeviceGetPCIBusId(buf, (int)n, device));
+	/* "0000:1A:00.0" -> sysfs's "0000:1a:00.0" */
+	for (char *c = buf; *c; c++)
+		if (*c >= 'A' && *c <= 'F')
+			*c = (char)(*c - 'A' + 'a');
+	return 0;
+}
+
+extern "C" int cc_gpu_host_alloc(void **host, void **dev, size_t n, char *err, size_t len)
+{
+	if (!host || !dev)
+		return cc_errf(err, len, -EINVAL, "cc_gpu_host_alloc: NULL argument");
+	*host = *dev = nullptr;
+	if (n == 0)
+		return 0;
+	cudaError_t e = cudaHostAlloc(host, n, cudaHostAllocMapped | cudaHostAllocPortable);
+	if (e != cudaSuccess) {
+		*host = nullptr;
+		return cuda_fail(err, len, "cudaHostAlloc", e);
+	}
+	memset(*host, 0, n);
+	if ((e = cudaHostGetDevicePointer(dev, *host, 0)) != cudaSuccess) {
+		(void)cudaFreeHost(*host);
+		*host = *dev = nullptr;
+		return cuda_fail(err, len, "cudaHostGetDevicePointer", e);
+	}
+	return 0;
+}
+
+extern "C" void cc_gpu_host_free(void *host)
+{
+	if (host) {
+		(void)cudaFreeHost(host);
+		(void)cudaGetLastError();
+	}
+}
+
 extern "C" int cc_gpu_alloc(void **p, size_t n, char *err, size_t len)
 {
 	if (!p)

@@ -97,3 +97,33 @@ int cc_gpu_dmabuf_fd(void *p, size_t n, int *fd, uint64_t *offset, char *err, si
 		*offset = 0;
 	return no_cuda(err, len);
 }
+
+int cc_gpu_count(int *n, char *err, size_t len)
+{
+	if (n)
+		*n = 0;
+	return no_cuda(err, len);
+}
+
+int cc_gpu_pci_bus_id(int device, char *buf, size_t n, char *err, size_t len)
+{
+	(void)device;
+	if (buf && n)
+		buf[0] = '\0';
+	return no_cuda(err, len);
+}
+
+int cc_gpu_host_alloc(void **host, void **dev, size_t n, char *err, size_t len)
+{
+	(void)n;
+	if (host)
+		*host = NULL;
+	if (dev)
+		*dev = NULL;
+	return no_cuda(err, len);
+}
+
+void cc_gpu_host_free(void *host)
+{
+	(void)host;
+}
