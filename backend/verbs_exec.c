@@ -308,8 +308,14 @@ static bool do_calc(struct vx *x, uint32_t i)
 	uint64_t t = stamp(x);
 	uint64_t bytes = o->u.calc.count * cc_dtype_size(o->u.calc.dtype);
 
-	if (cc_exec_calc_host(o, x->mem))
+	if (x->o->gpu) {
+		/* On the rank's GPU, synchronously (backend/cuda/gpu.h). */
+		char why[200];
+		if (vx_gpu_calc(x, o, why, sizeof(why)))
+			set_error(x, CC_RUN_POST_ERROR, CC_WC_SUCCESS, UINT32_MAX, i, "%s", why);
+	} else if (cc_exec_calc_host(o, x->mem)) {
 		return false;
+	}
 	uint64_t end = stamp(x);
 
 	trace(x, red ? CC_TRACE_REDUCE_BEGIN : CC_TRACE_COPY_BEGIN, tr, CC_TRACE_NONE, i, t,
@@ -476,16 +482,17 @@ static void free_run_state(struct vx *x)
 
 /* Before the barrier that starts an iteration: nothing of the previous one
  * may be left, in memory or in the executor's tables. */
-static void reset_iteration(struct vx *x, const uint32_t *deps0, const uint8_t *poison,
-			    uint64_t out_bytes, uint64_t expected)
+static int reset_iteration(struct vx *x, const uint32_t *deps0, const uint8_t *poison,
+			   uint64_t out_bytes, uint64_t expected, char *err, size_t errlen)
 {
 	const struct cc_rank_sched *rs = x->rs;
+	int rc;
 
 	for (uint32_t b = 0; b < rs->nbufs; b++)
 		if (rs->bufs[b].role == CC_BUF_CTS || rs->bufs[b].role == CC_BUF_FLAG)
 			memset(x->mem[b], 0, rs->bufs[b].size);
-	if (poison)
-		memcpy(x->mem[1], poison, out_bytes);
+	if (poison && (rc = vx_put(x, 1, poison, out_bytes, err, errlen)))
+		return rc;
 	memcpy(x->deps_left, deps0, rs->nops * sizeof(uint32_t));
 	x->ready_head = x->ready_tail = x->nparked = x->ndone = 0;
 	for (uint32_t i = 0; i < rs->nops; i++)
@@ -500,6 +507,7 @@ static void reset_iteration(struct vx *x, const uint32_t *deps0, const uint8_t *
 		x->qp[q].tail_unsignaled = false;
 	}
 	x->res->wqes = x->res->doorbells = 0;
+	return 0;
 }
 
 /* The device clock now, on the scale hw_time_ns() converts. */
@@ -629,6 +637,27 @@ static int sync_status(struct vx *x, bool *any_failed, char *err, size_t errlen)
 	return 0;
 }
 
+/* The rank's input, generated on the host, into buffer 0 wherever it is. */
+static int put_input(struct vx *x, char *err, size_t errlen)
+{
+	size_t n = cc_coll_in_count(&x->s->params) * cc_dtype_size(x->s->params.dtype);
+	uint8_t *in;
+	int rc;
+
+	if (x->kind[0] != VX_BUF_GPU) {
+		cc_reference_input(&x->s->params, x->rank, x->o->seed, x->mem[0]);
+		return 0;
+	}
+	if (!(in = malloc(n + 1))) {
+		snprintf(err, errlen, "out of memory for the input");
+		return -ENOMEM;
+	}
+	cc_reference_input(&x->s->params, x->rank, x->o->seed, in);
+	rc = vx_put(x, 0, in, n, err, errlen);
+	free(in);
+	return rc;
+}
+
 int cc_verbs_refuse_mcast(char *err, size_t errlen)
 {
 	snprintf(err, errlen, "the schedule has multicast QPs (NVLink SHARP, -A nvls): an RDMA "
@@ -683,8 +712,8 @@ int cc_verbs_run(struct cc_verbs_ctx *v, struct cc_boot *b, const struct cc_sche
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (p->count)
-		cc_reference_input(p, x.rank, o->seed, x.mem[0]);
+	if (p->count && (rc = put_input(&x, err, errlen)))
+		goto out;
 	res->clock = x.clock;
 	res->setup_us = (double)(vx_now_ns() - start) / 1e3;
 	uint64_t expected = x.cqes_expected;
@@ -692,7 +721,9 @@ int cc_verbs_run(struct cc_verbs_ctx *v, struct cc_boot *b, const struct cc_sche
 		char berr[512];
 		bool failed = false;
 
-		reset_iteration(&x, deps0, check ? poison : NULL, out_bytes, expected);
+		if ((rc = reset_iteration(&x, deps0, check ? poison : NULL, out_bytes, expected, err,
+					  errlen)))
+			goto out;
 		if ((rc = cc_boot_barrier(b, berr, sizeof(berr)))) {
 			snprintf(err, errlen, "bootstrap: %s", berr);
 			goto out;
@@ -715,8 +746,12 @@ int cc_verbs_run(struct cc_verbs_ctx *v, struct cc_boot *b, const struct cc_sche
 	}
 	res->data_bytes = cc_rank_data_bytes(x.rs);
 	/* Reduce's non-roots have no defined output. */
-	if (check && res->err.status == CC_RUN_OK && cc_coll_checks_rank(p, x.rank))
-		res->wrong = cc_count_wrong(x.mem[1], want, out_count, p->dtype);
+	if (check && res->err.status == CC_RUN_OK && cc_coll_checks_rank(p, x.rank)) {
+		/* GPU output back to the host first (poison holds it). */
+		if ((rc = vx_get(&x, 1, poison, out_bytes, err, errlen)))
+			goto out;
+		res->wrong = cc_count_wrong(poison, want, out_count, p->dtype);
+	}
 	rc = 0;
 out:
 	free_run_state(&x);

@@ -47,6 +47,7 @@
 #include <infiniband/verbs.h>
 
 #include "backend/bootstrap.h"
+#include "backend/gpu_path.h"
 #include "core/exec.h"
 #include "core/schedule.h"
 #include "core/trace.h"
@@ -108,7 +109,22 @@ struct cc_verbs_run_opts {
 	const struct cc_fault *faults;
 	uint32_t nfaults;
 	int rnr_retry; /* < 0: the schedule's (7: forever, as NCCL); else 0..7 */
+	/* GPU buffers: NULL refuses a schedule with CC_MEM_GPU buffers;
+	 * else this rank's GPU, already current (cc_gpu_select), and how
+	 * the staging meets the RNIC (backend/gpu_path.h). */
+	const struct cc_verbs_gpu *gpu;
 };
+
+struct cc_verbs_gpu {
+	int device;
+	enum cc_gpu_path path;
+};
+
+/* Whether this device's provider and kernel take dma-buf MRs: NCCL's
+ * ncclIbDmaBufSupport probe, ibv_reg_dmabuf_mr(pd, 0, 0, 0, -1, 0), which
+ * fails with EOPNOTSUPP or EPROTONOSUPPORT without support (EBADF, the fd
+ * -1, means the request was understood).  1 or 0. */
+int cc_verbs_dmabuf_probe(struct cc_verbs_ctx *v);
 
 struct cc_verbs_result {
 	struct cc_run_error err;  /* CC_RUN_OK, or how the run ended */

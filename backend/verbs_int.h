@@ -41,6 +41,7 @@ struct vx_cqe {
 	uint32_t qp, op, bytes;
 };
 enum { VX_EMPTY, VX_PRESENT, VX_REAPED };
+enum { VX_BUF_NONE, VX_BUF_HOST, VX_BUF_PINNED, VX_BUF_GPU };
 
 struct vx {
 	struct cc_verbs_ctx *v;
@@ -52,7 +53,9 @@ struct vx {
 	struct cc_verbs_result *res;
 
 	/* resources */
-	uint8_t **mem;
+	uint8_t **mem;  /* each buffer, as the CPU and the RNIC address it */
+	uint8_t **dmem; /* ... as kernels do (GPU runs: verbs_gpu.c), else NULL */
+	uint8_t *kind;  /* how each was allocated: VX_BUF_* */
 	struct ibv_mr **mr;
 	struct vx_cq *cq;
 	struct vx_qp *qp;
@@ -80,6 +83,16 @@ struct vx {
 };
 
 uint64_t vx_now_ns(void);
+
+/* verbs_gpu.c: buffers in GPU memory and pinned host memory, their MRs,
+ * the reduce and copy ops as kernels, and host copies in and out. */
+int vx_gpu_check(const struct vx *x, char *err, size_t errlen);
+int vx_buf_alloc(struct vx *x, uint32_t b, char *err, size_t errlen);
+void vx_buf_free(struct vx *x, uint32_t b);
+struct ibv_mr *vx_reg_mr(struct vx *x, uint32_t m, int *e, char *err, size_t errlen);
+int vx_put(struct vx *x, uint32_t b, const void *src, size_t n, char *err, size_t errlen);
+int vx_get(struct vx *x, uint32_t b, void *dst, size_t n, char *err, size_t errlen);
+int vx_gpu_calc(struct vx *x, const struct cc_op *o, char *err, size_t errlen);
 
 /* verbs_setup.c */
 int vx_setup(struct vx *x, char *err, size_t errlen);

@@ -10,12 +10,9 @@
 #include <time.h>
 
 #include "backend/bootstrap_msg.h"
-#include "backend/cuda/gpu.h"
 #include "backend/verbs_attr.h"
 #include "backend/verbs_int.h"
 #include "util/splitmix.h"
-
-#define PAGE 4096u
 
 uint64_t vx_now_ns(void)
 {
@@ -57,8 +54,11 @@ static int reg_failed(struct vx *x, uint32_t m, int e, char *err, size_t errlen)
 static int alloc_resources(struct vx *x, char *err, size_t errlen)
 {
 	const struct cc_rank_sched *rs = x->rs;
+	int rc;
 
 	x->mem = calloc(rs->nbufs + 1, sizeof(*x->mem));
+	x->dmem = calloc(rs->nbufs + 1, sizeof(*x->dmem));
+	x->kind = calloc(rs->nbufs + 1, sizeof(*x->kind));
 	x->mr = calloc(rs->nmrs + 1, sizeof(*x->mr));
 	x->cq = calloc(rs->ncqs + 1, sizeof(*x->cq));
 	x->qp = calloc(rs->nqps + 1, sizeof(*x->qp));
@@ -66,31 +66,21 @@ static int alloc_resources(struct vx *x, char *err, size_t errlen)
 	x->rwr = calloc(rs->nops + 1, sizeof(*x->rwr));
 	x->sge = calloc(rs->nops + 1, sizeof(*x->sge));
 	x->inline_val = calloc(rs->nops + 1, sizeof(*x->inline_val));
-	if (!x->mem || !x->mr || !x->cq || !x->qp || !x->swr || !x->rwr || !x->sge ||
-	    !x->inline_val)
+	if (!x->mem || !x->dmem || !x->kind || !x->mr || !x->cq || !x->qp || !x->swr || !x->rwr ||
+	    !x->sge || !x->inline_val)
 		return fail(err, errlen, -ENOMEM, "verbs executor", NULL);
-	for (uint32_t b = 0; b < rs->nbufs; b++) {
-		if (rs->bufs[b].mem != CC_MEM_HOST)
-			return fail(err, errlen, -EOPNOTSUPP, "buffers in GPU memory",
-				    "this verbs executor registers host memory only; run with host "
-				    "buffers (cclab run: --memory host; cclab p2p: --mem host)");
-		/* Page-aligned, as ibv_reg_mr pins whole pages; a zero-sized
-		 * buffer still gets a page, since an MR covers it. */
-		size_t n = (rs->bufs[b].size + PAGE - 1) / PAGE * PAGE;
-		void *p;
-		if (posix_memalign(&p, PAGE, n ? n : PAGE))
-			return fail(err, errlen, -ENOMEM, "buffer", NULL);
-		memset(p, 0, n ? n : PAGE);
-		x->mem[b] = p;
-	}
+	/* GPU buffers only where this run has a GPU (verbs_gpu.c). */
+	if ((rc = vx_gpu_check(x, err, errlen)))
+		return rc;
+	for (uint32_t b = 0; b < rs->nbufs; b++)
+		if ((rc = vx_buf_alloc(x, b, err, errlen)))
+			return rc;
 	for (uint32_t m = 0; m < rs->nmrs; m++) {
-		const struct cc_mr *mr = &rs->mrs[m];
-		size_t len = rs->bufs[mr->buf].size ? rs->bufs[mr->buf].size : 1;
+		int e;
 
-		/* CC_ACCESS_* has ibv_access_flags' values (core/schedule.h). */
-		x->mr[m] = ibv_reg_mr(x->v->pd, x->mem[mr->buf], len, (int)mr->access);
+		x->mr[m] = vx_reg_mr(x, m, &e, err, errlen);
 		if (!x->mr[m])
-			return reg_failed(x, m, errno ? errno : ENOMEM, err, errlen);
+			return x->kind[rs->mrs[m].buf] == VX_BUF_GPU ? -e : reg_failed(x, m, e, err, errlen);
 	}
 	return 0;
 }
@@ -536,13 +526,15 @@ void vx_teardown(struct vx *x)
 	for (uint32_t m = 0; x->mr && m < rs->nmrs; m++)
 		if (x->mr[m])
 			ibv_dereg_mr(x->mr[m]);
-	for (uint32_t b = 0; x->mem && b < rs->nbufs; b++)
-		free(x->mem[b]);
+	for (uint32_t b = 0; x->mem && x->kind && b < rs->nbufs; b++)
+		vx_buf_free(x, b);
 	for (uint32_t r = 0; x->rmr && r < x->s->nranks; r++)
 		free(x->rmr[r]);
 	free(x->rmr);
 	free(x->nrmr);
 	free(x->mem);
+	free(x->dmem);
+	free(x->kind);
 	free(x->mr);
 	free(x->cq);
 	free(x->qp);
