@@ -114,6 +114,8 @@ struct cli_opts {
 	uint32_t jobs;
 	bool jobs_given;
 	int rnr_retry;            /* --rnr-retry 0..7, -1: the schedule's (7, forever) */
+	const char *device_map;   /* --device-map 0,1,..: GPU per local rank, or NULL
+				   * (checked; cli/verbs_gpu.c applies it) */
 	/* tune only: its own options as given, read by cli/tune_args.c
 	 * (--channels is a list there, --jobs counts candidates at once) */
 	const char *tune_channels, *tune_orders, *tune_jobs, *tune_out;

@@ -30,6 +30,7 @@ struct vrun {
 	struct verbs_session s;
 	struct cc_verbs_exec x; /* the executor's setting: this session's device */
 	struct cc_trace trace; /* this rank's events of the last size */
+	struct verbs_gpu gpu;  /* --memory gpu: this rank's GPU and path (cli/verbs_gpu.c) */
 	struct cc_verbs_rank_stats *stats; /* every rank's, of this size */
 	enum cc_verbs_clock clock;
 	double min_us, max_us; /* this size's fastest and slowest rank */
@@ -64,6 +65,7 @@ static void preamble(const struct cli_opts *o)
 	printf("#\n# Using devices\n");
 	for (uint32_t r = 0; r < c->s.world; r++)
 		printf("#  Rank %2u %s\n", r, c->s.where[r]);
+	verbs_gpu_preamble(&c->gpu);
 	cli_preamble_buffers(o);
 }
 
@@ -380,6 +382,8 @@ static int run_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 	 * exchange: the bootstrap waits longer than that. */
 	rc = verbs_session_open(&c.s, "run", &vo, (int)(2 * o.timeout_s + 20) * 1000, rank, world,
 				launcher, addr, listen_fd);
+	if (!rc && (rc = verbs_gpu_setup(&c.s, &o, &c.gpu)))
+		verbs_session_close(&c.s);
 	if (rc) {
 		free(c.stats);
 		return rc;
@@ -390,7 +394,7 @@ static int run_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 		.boot = &c.s.b,
 		/* seed, check and the key and receive faults are the loop's */
 		.opts = { .warmup = o.warmup, .iters = o.iters, .trace = o.trace ? &c.trace : NULL,
-			  .rnr_retry = o.rnr_retry },
+			  .rnr_retry = o.rnr_retry, .gpu = c.gpu.n ? &c.gpu.g : NULL },
 	};
 	g_run = &c;
 	const struct cli_loop loop = {
@@ -407,6 +411,7 @@ static int run_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 	rc = cli_loop_run(&o, &loop);
 	g_run = NULL;
 	verbs_session_close(&c.s);
+	verbs_gpu_free(&c.gpu);
 	cc_trace_free(&c.trace);
 	free(c.stats);
 	return rc;
@@ -480,6 +485,9 @@ int cmd_verbs(const struct cli_opts *o)
 		fprintf(stderr, "cclab run: -A %s: %s\n", cc_algo_name[o->p.algo], err);
 		return CLI_EXIT_USAGE;
 	}
+	int rc = verbs_gpu_precheck("run", o);
+	if (rc)
+		return rc;
 	return verbs_launch("run", o->p.nranks, 1, o->bootstrap, o->timeout_s, run_rank,
 			    (void *)o);
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "backend/gpu_map.h"
 #include "cli/cli.h"
 #include "core/algo.h"
 #include "core/dtype.h"
@@ -58,6 +59,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_FAULT,
 	OPT_RNR_RETRY,
+	OPT_DEVICE_MAP,
 	OPT_WALL_LIMIT,
 	OPT_JOBS,
 	OPT_NCCL_VERSION,
@@ -144,6 +146,7 @@ static const struct {
 	{{"wall-limit", required_argument, NULL, OPT_WALL_LIMIT}, FOR_SIM | FOR_RUN},
 	{{"jobs", required_argument, NULL, 'j'}, FOR_SIM | FOR_RUN | FOR_TUNE | FOR_TUNE_SC},
 	{{"rnr-retry", required_argument, NULL, OPT_RNR_RETRY}, FOR_VERBS | FOR_RUN},
+	{{"device-map", required_argument, NULL, OPT_DEVICE_MAP}, FOR_VERBS | FOR_RUN},
 	/* NCCL's choices (`auto`): the release whose rules, the variables */
 	{{"nccl-version", required_argument, NULL, OPT_NCCL_VERSION}, FOR_SIM | FOR_TUNE},
 	{{"env", required_argument, NULL, OPT_ENV}, FOR_SIM | FOR_TUNE},
@@ -555,14 +558,20 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 			o->check = v != 0;
 		return err;
 	case OPT_GPU_DMA:
+		/* auto: the fabric's (sim), NCCL's choice (run, cli/verbs_gpu.c);
+		 * gdr: run's word for gpudirect-rdma */
+		o->gpu_dma_given = strcmp(arg, "auto") != 0;
+		if (!strcmp(arg, "auto") || !strcmp(arg, "gdr")) {
+			o->gpu_dma = SIM_GPU_DMA_GPUDIRECT;
+			return 0;
+		}
 		for (int i = 0; i < SIM_GPU_DMA_COUNT; i++)
 			if (!strcmp(arg, sim_gpu_dma_name[i])) {
 				o->gpu_dma = (enum sim_gpu_dma)i;
 				o->gpu_dma_given = true;
 				return 0;
 			}
-		return bad_value(c, arg, names_list(names, sizeof(names), sim_gpu_dma_name,
-						    SIM_GPU_DMA_COUNT));
+		return bad_value(c, arg, "auto, gdr (or gpudirect-rdma) or host-staging");
 	case OPT_MEMORY:
 		for (int i = 0; i < CC_MEM_KIND_COUNT; i++)
 			if (!strcmp(arg, cc_mem_kind_name[i])) {
@@ -631,6 +640,14 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 			o->jobs_given = true;
 		}
 		return err;
+	case OPT_DEVICE_MAP: {
+		struct cc_gpu_map m;
+		char mwhy[160];
+		if (cc_gpu_map_parse(arg, &m, mwhy, sizeof(mwhy)))
+			return bad_value(c, arg, mwhy);
+		o->device_map = arg;
+		return 0;
+	}
 	case OPT_RNR_RETRY:
 		err = get_uint(c, arg, 0, 7, &v);
 		if (!err)

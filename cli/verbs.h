@@ -30,6 +30,26 @@ int verbs_session_open(struct verbs_session *s, const char *cmd, const struct cc
 		       enum cc_launcher launcher, const struct cc_rendezvous *addr, int listen_fd);
 void verbs_session_close(struct verbs_session *s);
 
+/* cli/verbs_gpu.c: --memory gpu.  Before the ranks are launched: a CUDA
+ * build and a device, asked in a child process (this one forks the ranks
+ * and must not initialise CUDA); 0, or CLI_EXIT_FAIL with why on stderr. */
+int verbs_gpu_precheck(const char *cmd, const struct cli_opts *o);
+
+/* A rank's GPU and path, and every rank's line for the preamble. */
+struct verbs_gpu {
+	struct cc_verbs_gpu g;
+	bool flush;          /* the schedule flushes with a loopback READ */
+	uint32_t n;          /* ranks in lines; 0: a host-memory run */
+	char (*lines)[416];  /* "Pc GPU 0 (...)": path digit, flush flag, text */
+};
+/* After the session opened: the rank's GPU made current, the facts, the
+ * path, then every rank's choice exchanged so that all build one
+ * schedule (o->p.stage_mem, o->p.gdr_flush).  0 (nothing to do for host
+ * memory), or an exit code with the reason printed. */
+int verbs_gpu_setup(struct verbs_session *s, struct cli_opts *o, struct verbs_gpu *g);
+void verbs_gpu_preamble(const struct verbs_gpu *g);
+void verbs_gpu_free(struct verbs_gpu *g);
+
 /* Whether this rank says itself why it fails: rank 0 always; another
  * unless `-n K` forked it here, where it shares rank 0's stderr and rank 0
  * speaks for it (the same line twice otherwise).  Under srun or mpirun

@@ -3,7 +3,8 @@
  * GPU: the choice of dma-buf, peer memory or host staging for every
  * combination of facts (backend/gpu_path.c, NCCL's rules), the PCIe
  * distance class of made-up sysfs paths (backend/pcie.c), the
- * --device-map parser and the GPU each rank picks (backend/gpu_map.c). */
+ * --device-map parser and the GPU each rank picks (backend/gpu_map.c), and
+ * `cclab run --memory gpu` refused, with why, on a host without a GPU. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,6 +18,8 @@
 #include "backend/gpu_map.h"
 #include "backend/gpu_path.h"
 #include "backend/pcie.h"
+#include "tests/files.h"
+#include "tests/run_cclab.h"
 
 enum { P_DMABUF = CC_GPU_PATH_DMABUF, P_PEERMEM = CC_GPU_PATH_PEERMEM,
        P_STAGING = CC_GPU_PATH_HOST_STAGING, REFUSED = -1, NO_GPU = -2 };
@@ -352,6 +355,50 @@ static void test_local_rank(void **state)
 	}
 }
 
+/* Without a GPU, `cclab run --memory gpu` stops before it needs an RDMA
+ * device, and says why: no CUDA in the build, or no device. */
+static void test_run_refused(void **state)
+{
+	struct run r;
+
+	(void)state;
+	need_cclab_binary();
+	r = run_cclab_env("CUDA_VISIBLE_DEVICES=", "run -n 2 --memory gpu -b 8 -e 8");
+	if (r.status == 0 || !strstr(r.err, "--memory gpu:")) {
+		/* a host with a usable GPU and an RDMA device: nothing to refuse */
+		print_message("cclab run --memory gpu was not refused here (a GPU?): %s\n", r.err);
+		run_free(&r);
+		skip();
+	}
+	assert_int_equal(r.status, 1);
+	assert_true(strstr(r.err, "cclab run: --memory gpu: cclab was built without CUDA") ||
+		    strstr(r.err, "cclab run: --memory gpu: no CUDA device"));
+	assert_non_null(strstr(r.err, "run with --memory host, or on a host with an NVIDIA GPU"));
+	assert_null(strstr(r.err, "no RDMA device"));
+	run_free(&r);
+	/* bad input first, with exit status 2 */
+	r = run_cclab("run -n 2 --memory gpu --device-map 0,x -b 8");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "invalid value '0,x' for --device-map: entry 2"));
+	run_free(&r);
+	r = run_cclab("run -n 2 --memory gpu --gpu-dma gpu -b 8");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "for --gpu-dma: auto, gdr (or gpudirect-rdma) or host-staging"));
+	run_free(&r);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return run_cclab_begin("gpu_path");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return run_cclab_end();
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
@@ -363,7 +410,8 @@ int main(void)
 		cmocka_unit_test(test_map_parse),
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_local_rank),
+		cmocka_unit_test(test_run_refused),
 	};
 
-	return cmocka_run_group_tests_name("gpu_path", t, NULL, NULL);
+	return cmocka_run_group_tests_name("gpu_path", t, setup, teardown);
 }
