@@ -144,14 +144,22 @@ static inline struct run run_cclab_env(const char *env, const char *fmt, ...)
 static inline int run_cclab_links(const char *const *names, size_t n)
 {
 	char link[160];
+	/* the link's target is read from tmpdir: $CCLAB as an absolute path
+	 * (make test-run gives a relative one) */
+	char *target;
 
 	if (!cclab || !*cclab)
 		return 0;
+	if (!(target = realpath(cclab, NULL)))
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		snprintf(link, sizeof(link), "%s/%s", tmpdir, names[i]);
-		if (symlink(cclab, link))
+		if (symlink(target, link)) {
+			free(target);
 			return -1;
+		}
 	}
+	free(target);
 	return 0;
 }
 

@@ -28,19 +28,10 @@ static const char *const programs[] = {"all_reduce_perf", "broadcast_perf", "red
 
 static int setup(void **state)
 {
-	char link[160];
-
 	(void)state;
 	if (run_cclab_begin("ncclt"))
 		return -1;
-	if (!cclab || !*cclab)
-		return 0;
-	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
-		snprintf(link, sizeof(link), "%s/%s", tmpdir, programs[i]);
-		if (symlink(cclab, link))
-			return -1;
-	}
-	return 0;
+	return run_cclab_links(programs, sizeof(programs) / sizeof(programs[0]));
 }
 
 static int teardown(void **state)
@@ -53,17 +44,12 @@ static int teardown(void **state)
 __attribute__((format(printf, 3, 4)))
 static struct run run_prog(const char *env, const char *prog, const char *fmt, ...)
 {
-	const char *saved = cclab;
-	char path[160];
 	struct run r;
 	va_list ap;
 
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, prog);
-	cclab = path;
 	va_start(ap, fmt);
-	r = run_cclab_va(env, fmt, ap);
+	r = run_link_va(env, prog, fmt, ap);
 	va_end(ap);
-	cclab = saved;
 	return r;
 }
 
