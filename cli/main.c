@@ -17,6 +17,16 @@ static int help(int argc, char **argv)
 		cli_usage_main(stdout);
 		return CLI_EXIT_OK;
 	}
+	/* the nccl-tests and perftest programs: their own --help */
+	enum cc_coll coll;
+	enum cc_p2p_op op;
+	enum cc_p2p_mode mode;
+	char *prog_help[] = { argv[2], "--help", NULL };
+
+	if (!nt_program(argv[2], &coll))
+		return cmd_nccl_tests(2, prog_help);
+	if (!pt_program(argv[2], &op, &mode))
+		return cmd_perftest(2, prog_help);
 	cmd = cli_cmd_lookup(argv[2]);
 	if (cmd == CLI_CMD_COUNT) {
 		fprintf(stderr, "cclab help: unknown command '%s'\n", argv[2]);

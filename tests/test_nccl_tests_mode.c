@@ -467,6 +467,22 @@ static void node_layout(void **state)
 	       "to 2");
 }
 
+/* `cclab help NAME` for the programs cclab answers to: their own --help. */
+static void help_by_name(void **state)
+{
+	(void)state;
+	need();
+	struct run a = run_cclab("help all_reduce_perf");
+	struct run b = run_cclab("help ib_write_bw");
+
+	assert_int_equal(a.status, 0);
+	assert_true(!strncmp(a.out, "USAGE: all_reduce_perf", 22));
+	assert_int_equal(b.status, 0);
+	assert_true(!strncmp(b.out, "Usage: ib_write_bw [FLAGS] [HOST]", 33));
+	run_free(&a);
+	run_free(&b);
+}
+
 /* NCCL_TESTS_MIN_BW, nccl-tests' pass mark: the verdict after the average
  * and exit 1 below 90 % of it. */
 static void min_bw_pass_mark(void **state)
@@ -492,6 +508,7 @@ int main(void)
 		cmocka_unit_test(average_modes),
 		cmocka_unit_test(launcher_repeats_and_steps),
 		cmocka_unit_test(node_layout),
+		cmocka_unit_test(help_by_name),
 		cmocka_unit_test(min_bw_pass_mark),
 	};
 
