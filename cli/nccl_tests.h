@@ -27,7 +27,7 @@
 #define NT_MAX_ENV 64         /* NCCL_* variables taken from the environment */
 #define NT_MAX_SIZES 65536u   /* rows of one sweep (-i stepping can ask for billions) */
 #define NT_MAX_CYCLES 1000u   /* -N */
-#define NT_NOTES_LEN 2048
+#define NT_NOTES_LEN 4096
 
 /* nccl-tests' test_typenames[] order, and the fp8 names cclab has no type for. */
 #define NT_NTYPES 10

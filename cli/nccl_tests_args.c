@@ -400,11 +400,40 @@ static int launcher(struct nt_opts *n)
 /* NCCL_* of the environment: those cclab models go on as --env (checked
  * here, so a bad value names its variable); NCCL_TESTS_MIN_BW is
  * nccl-tests' own pass mark (common.cu run()). */
+/* A list of NAME=VALUE words for a header note: whole words while they
+ * fit in its LIST_LEN bytes, then a count of the rest, never a word cut. */
+#define LIST_LEN 512
+
+struct env_list {
+	char text[LIST_LEN];
+	unsigned more;
+};
+
+static void list_add(struct env_list *l, const char *word)
+{
+	size_t off = strlen(l->text), need = strlen(word) + (off ? 1 : 0);
+
+	/* room kept for " and 99999 more" */
+	if (l->more || off + need + 16 >= LIST_LEN) {
+		l->more++;
+		return;
+	}
+	snprintf(l->text + off, LIST_LEN - off, "%s%s", off ? " " : "", word);
+}
+
+static void list_note(struct nt_opts *n, const char *what, const struct env_list *l)
+{
+	if (l->more)
+		nt_note(n, "%s: %s and %u more", what, l->text, l->more);
+	else
+		nt_note(n, "%s: %s", what, l->text);
+}
+
 static int nccl_env(struct nt_opts *n)
 {
 	/* only to check the values, as `cclab sim --env` will take them */
 	struct cli_opts *probe = calloc(1, sizeof(*probe));
-	char taken[512] = "", inert[512] = "", unknown[512] = "";
+	struct env_list taken = {0}, inert = {0}, unknown = {0}, *list;
 	int rc = 0;
 
 	if (!probe)
@@ -413,7 +442,7 @@ static int nccl_env(struct nt_opts *n)
 	n->min_bw = -1;
 	for (char **e = environ; e && *e && !rc; e++) {
 		const char *s = *e, *eq = strchr(s, '=');
-		char err[256], *list;
+		char err[256];
 
 		if (strncmp(s, "NCCL_", 5) || !eq)
 			continue;
@@ -434,7 +463,7 @@ static int nccl_env(struct nt_opts *n)
 		int r = cli_nccl_env_option(probe, s, err, sizeof(err));
 
 		if (r == -ENOENT) {
-			list = unknown;
+			list = &unknown;
 		} else if (r) {
 			rc = usage_error(n, "%.*s in the environment: %s", (int)(eq - s), s, err);
 			break;
@@ -442,7 +471,7 @@ static int nccl_env(struct nt_opts *n)
 			char name[64];
 
 			snprintf(name, sizeof(name), "%.*s", (int)(eq - s), s);
-			list = cc_nccl_env_inert(name) ? inert : taken;
+			list = cc_nccl_env_inert(name) ? &inert : &taken;
 			if (n->nenv == NT_MAX_ENV) {
 				rc = usage_error(n, "more than %u NCCL_ variables in the environment",
 						 NT_MAX_ENV);
@@ -450,18 +479,19 @@ static int nccl_env(struct nt_opts *n)
 			}
 			n->env[n->nenv++] = s;
 		}
-		size_t off = strlen(list);
-
-		snprintf(list + off, 512 - off, "%s%s", off ? " " : "", s);
+		list_add(list, s);
 	}
 	free(probe);
 	if (rc)
 		return rc;
-	nt_note(n, "from the environment, as NCCL reads them: %s", *taken ? taken : "none");
-	if (*inert)
-		nt_note(n, "from the environment, changing nothing cclab models: %s", inert);
-	if (*unknown)
-		nt_note(n, "from the environment, not modelled (ignored): %s", unknown);
+	if (*taken.text)
+		list_note(n, "from the environment, as NCCL reads them", &taken);
+	else
+		nt_note(n, "from the environment, as NCCL reads them: none");
+	if (*inert.text)
+		list_note(n, "from the environment, changing nothing cclab models", &inert);
+	if (*unknown.text)
+		list_note(n, "from the environment, not modelled (ignored)", &unknown);
 	return 0;
 }
 

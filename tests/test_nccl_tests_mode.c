@@ -467,6 +467,35 @@ static void node_layout(void **state)
 	       "to 2");
 }
 
+/* Many NCCL_ variables: each header list keeps whole words, then counts
+ * the rest ("and N more"), and no line is cut. */
+static void env_lists_bounded(void **state)
+{
+	/* 24 words of 50 bytes: past the list's 512, within run_cclab's
+	 * command line */
+	char env[1400] = "CCLAB_JOBS=1";
+	(void)state;
+	need();
+	for (int i = 0; i < 24; i++) {
+		size_t off = strlen(env);
+
+		snprintf(env + off, sizeof(env) - off, " NCCL_CCLAB_UNKNOWN_%02d=%s", i,
+			 "abcdefghijklmnopqrstuvwxyz");
+	}
+	struct run r = run_prog(env, "all_reduce_perf", "-b 1K -e 1K -g 2");
+	const char *l = strstr(r.out, "# cclab: from the environment, not modelled (ignored): ");
+	const char *nl = l ? strchr(l, '\n') : NULL;
+
+	assert_int_equal(r.status, 0);
+	assert_non_null(l);
+	assert_non_null(nl);
+	assert_true(nl - l < 600);
+	assert_non_null(strstr(l, " more\n"));
+	assert_non_null(strstr(l, "NCCL_CCLAB_UNKNOWN_00=abcdefghijklmnopqrstuvwxyz NCCL_CCLAB_"));
+	assert_non_null(strstr(r.out, "\n# Using devices\n"));
+	run_free(&r);
+}
+
 /* `cclab help NAME` for the programs cclab answers to: their own --help. */
 static void help_by_name(void **state)
 {
@@ -509,6 +538,7 @@ int main(void)
 		cmocka_unit_test(launcher_repeats_and_steps),
 		cmocka_unit_test(node_layout),
 		cmocka_unit_test(help_by_name),
+		cmocka_unit_test(env_lists_bounded),
 		cmocka_unit_test(min_bw_pass_mark),
 	};
 
