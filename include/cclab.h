@@ -18,12 +18,14 @@
  * Nothing here prints, exits or keeps state between calls, except on a
  * broken internal invariant — a cclab bug — which prints it and aborts, as
  * the command line does.  Handles may be used from several threads as long
- * as one handle is not used by two at once.  A run has no wall-clock limit
- * of its own: a simulated hour ends one that cannot finish.
+ * as one handle is not used by two at once.  A simulation stops at
+ * cclab_run_with's wall-clock limit or cancel flag, else after a simulated
+ * hour when it cannot finish.
  */
 #ifndef CCLAB_H
 #define CCLAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -117,6 +119,24 @@ struct cclab_row {
  * says how it ended — or a negative errno when it could not be. */
 int cclab_run(const cclab_scenario *sc, const cclab_schedule *s, enum cclab_executor x,
 	      int check, struct cclab_row *row, char *err, size_t errlen);
+
+/* How a run may be stopped before its end (cclab_run_with). */
+struct cclab_run_opts {
+	size_t size;            /* the caller sets sizeof(struct cclab_run_opts) */
+	int check;              /* 1: carry data and count wrong; 0: timing only;
+				 * -1: as the scenario's check: says for the size */
+	uint64_t wall_limit_ms; /* stop the simulation after this much real time; 0: none */
+	/* NULL, or a flag another thread sets (an atomic store of true) to
+	 * stop the simulation at its next check, within a few ms.  A run
+	 * stopped either way ends with ok 0 and "time limit reached: ..." in
+	 * error; the data executor runs to its end regardless. */
+	const bool *cancel;
+};
+
+/* cclab_run with opts (NULL: check -1, no limit, no cancel). */
+int cclab_run_with(const cclab_scenario *sc, const cclab_schedule *s, enum cclab_executor x,
+		   const struct cclab_run_opts *opts, struct cclab_row *row, char *err,
+		   size_t errlen);
 
 /* cclab_schedule_build then cclab_run for one size, checking data where
  * the scenario's check_max says so, as `cclab run` does. */

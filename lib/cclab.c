@@ -269,7 +269,8 @@ static void fill_row(const cclab_scenario *h, const cclab_schedule *b,
 }
 
 static int run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_executor which,
-	       int check, struct cclab_row *row, char *err, size_t errlen)
+	       int check, uint64_t wall_limit_ms, const bool *cancel, struct cclab_row *row,
+	       char *err, size_t errlen)
 {
 	const struct cc_scenario *sc = &h->sc;
 	const struct cc_executor_ops *x;
@@ -277,6 +278,7 @@ static int run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_exec
 	struct cc_exec_common c = {
 		.seed = sc->seed, .order_seed = sc->seed,
 		.faults = sc->key_faults, .nfaults = sc->nkey_faults,
+		.cancel = cancel, /* the simulator takes it from here (sim/exec_ops.c) */
 	};
 	struct cc_sim_opts so = {
 		.fabric = &sc->fabric,
@@ -284,6 +286,7 @@ static int run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_exec
 		.time_limit_ps = LIB_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
 		.sim_faults = sc->faults,
 		.nsim_faults = sc->nfaults,
+		.wall_limit_ms = wall_limit_ms,
 	};
 	const void *setting;
 	void *res;
@@ -325,7 +328,32 @@ int cclab_run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_execu
 		say(err, errlen, "cclab_run: a scenario, a schedule and a sized row are needed");
 		return -EINVAL;
 	}
-	if (!(rc = run(h, b, which, check, &row, err, errlen)))
+	if (!(rc = run(h, b, which, check, 0, NULL, &row, err, errlen)))
+		give(out, &row, out->size, sizeof(row));
+	return rc;
+}
+
+#define OPTS_V1 sizeof(struct cclab_run_opts)
+
+int cclab_run_with(const cclab_scenario *h, const cclab_schedule *b, enum cclab_executor which,
+		   const struct cclab_run_opts *opts, struct cclab_row *out, char *err,
+		   size_t errlen)
+{
+	struct cclab_row row = { .size = sizeof(row) };
+	int check = opts ? opts->check : -1;
+	int rc;
+
+	if (!h || !b || !SIZED(out, ROW_V1) || (opts && opts->size < OPTS_V1) ||
+	    check < -1 || check > 1) {
+		say(err, errlen, "cclab_run_with: a scenario, a schedule, a sized row, and sized "
+		    "options with check -1, 0 or 1 are needed");
+		return -EINVAL;
+	}
+	if (check < 0)
+		check = b->bytes <= h->sc.check_max;
+	rc = run(h, b, which, check, opts ? opts->wall_limit_ms : 0, opts ? opts->cancel : NULL,
+		 &row, err, errlen);
+	if (!rc)
 		give(out, &row, out->size, sizeof(row));
 	return rc;
 }

@@ -51,6 +51,11 @@ class _Row(ctypes.Structure):
                 ("max_rank_data_bytes", ctypes.c_uint64), ("events", ctypes.c_uint64)]
 
 
+class _RunOpts(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t), ("check", ctypes.c_int),
+                ("wall_limit_ms", ctypes.c_uint64), ("cancel", ctypes.POINTER(ctypes.c_bool))]
+
+
 _EXECUTORS = {"sim": 0, "data": 1}
 
 
@@ -100,6 +105,8 @@ def _load():
                               ctypes.c_size_t]
     lib.cclab_run_size.argtypes = [P, ctypes.c_uint64, ctypes.c_int, ctypes.POINTER(_Row), E,
                                    ctypes.c_size_t]
+    lib.cclab_run_with.argtypes = [P, P, ctypes.c_int, ctypes.POINTER(_RunOpts),
+                                   ctypes.POINTER(_Row), E, ctypes.c_size_t]
     return lib
 
 
@@ -191,14 +198,26 @@ class Scenario:
                 "algorithm": info.algorithm.decode(), "protocol": info.protocol.decode(),
                 "channels": info.channels, "chunk_bytes": info.chunk_bytes}
 
-    def run_size(self, size, executor="sim"):
-        """One size on the simulator ("sim") or the data executor ("data")."""
+    def run_size(self, size, executor="sim", wall_limit_s=None):
+        """One size on the simulator ("sim") or the data executor ("data");
+        wall_limit_s stops a simulation after that much real time (the row
+        then has ok False and the reason in error)."""
         if executor not in _EXECUTORS:
             raise Error(f"executor {executor!r}: sim or data")
-        row = _Row(size=ctypes.sizeof(_Row))
+        lib = _L()
         err = ctypes.create_string_buffer(_ERRLEN)
-        if _L().cclab_run_size(self._handle(), size, _EXECUTORS[executor], ctypes.byref(row), err,
-                               _ERRLEN):
+        sched = ctypes.c_void_p()
+        if lib.cclab_schedule_build(self._handle(), size, ctypes.byref(sched), err, _ERRLEN):
+            raise Error(err.value.decode(errors="replace"))
+        row = _Row(size=ctypes.sizeof(_Row))
+        opts = _RunOpts(size=ctypes.sizeof(_RunOpts), check=-1,
+                        wall_limit_ms=int(wall_limit_s * 1000) if wall_limit_s else 0)
+        try:
+            rc = lib.cclab_run_with(self._handle(), sched, _EXECUTORS[executor],
+                                    ctypes.byref(opts), ctypes.byref(row), err, _ERRLEN)
+        finally:
+            lib.cclab_schedule_free(sched)
+        if rc:
             raise Error(err.value.decode(errors="replace"))
         return {"scenario": self.name, "executor": executor, "collective": self.collective,
                 "nranks": self.nranks, "size_bytes": row.bytes, "count": row.count,

@@ -106,6 +106,7 @@ check "cclab.h is C++-clean" bash -c "echo '#include <cclab.h>' | c++ -x c++ -fs
 cat >"$tmp/edges.c" <<'C'
 #include <cclab.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 int main(int argc, char **argv)
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
 
 	(void)argc;
 	bad |= cclab_run(NULL, NULL, CCLAB_EXEC_SIM, 0, &row, err, sizeof(err)) != -EINVAL;
+	bad |= cclab_run_with(NULL, NULL, CCLAB_EXEC_SIM, NULL, &row, err, sizeof(err)) != -EINVAL;
 	bad |= cclab_run_size(NULL, 1024, CCLAB_EXEC_SIM, &row, err, sizeof(err)) != -EINVAL;
 	bad |= cclab_schedule_build(NULL, 1024, &s, err, sizeof(err)) != -EINVAL;
 	bad |= cclab_scenario_sizes(NULL, NULL, 0) != 0 || cclab_scenario_name(NULL) != NULL;
@@ -131,12 +133,31 @@ int main(int argc, char **argv)
 	bad |= cclab_run_size(sc, 1024, CCLAB_EXEC_SIM, &row, err, sizeof(err)) != -EINVAL;
 	bad |= cclab_run_size(sc, 1024, CCLAB_EXEC_SIM, &big.r, err, sizeof(err)) != 0;
 	bad |= big.tail != 0xC0FFEE || big.r.size != sizeof(big) || !big.r.ok;
+	/* run options: a cancel already set stops the simulation at its first
+	 * check; a bad check value or too small a struct is -EINVAL */
+	bool stop = true;
+	struct cclab_run_opts opts = { .size = sizeof(opts), .check = -1, .cancel = &stop };
+	if (cclab_schedule_build(sc, 4096, &s, err, sizeof(err)))
+		return printf("build: %s\n", err), 1;
+	row.size = sizeof(row);
+	bad |= cclab_run_with(sc, s, CCLAB_EXEC_SIM, &opts, &row, err, sizeof(err)) != 0;
+	bad |= row.ok || !strstr(row.error, "time limit reached");
+	stop = false;
+	bad |= cclab_run_with(sc, s, CCLAB_EXEC_SIM, &opts, &row, err, sizeof(err)) != 0 || !row.ok;
+	bad |= row.checked != 1; /* 4 KiB is under the scenario's check: 64MiB */
+	opts.check = 2;
+	bad |= cclab_run_with(sc, s, CCLAB_EXEC_SIM, &opts, &row, err, sizeof(err)) != -EINVAL;
+	opts.check = 0;
+	opts.size = 4;
+	bad |= cclab_run_with(sc, s, CCLAB_EXEC_SIM, &opts, &row, err, sizeof(err)) != -EINVAL;
+	bad |= cclab_run_with(sc, s, CCLAB_EXEC_SIM, NULL, &row, err, sizeof(err)) != 0 || !row.ok;
+	cclab_schedule_free(s);
 	cclab_scenario_free(sc);
 	cclab_scenario_free(NULL);
 	return bad;
 }
 C
-check "the interface's edges: NULL handles, struct sizes" bash -c "
+check "the interface's edges: NULL handles, struct sizes, run options" bash -c "
 	cc -std=c11 -Wall -Werror -o '$tmp/edges' '$tmp/edges.c' \$(PKG_CONFIG_PATH='$lib/pkgconfig' pkg-config --cflags --libs cclab) &&
 	LD_LIBRARY_PATH='$lib' '$tmp/edges' '$scen'"
 LD_LIBRARY_PATH=$lib "$tmp/sim_sizes" "$scen" sizes.max=64K >"$tmp/lib.csv" 2>"$tmp/lib.err"
@@ -195,6 +216,9 @@ try:
 except cclab.Error as e:
     assert "bad.yaml:2:" in str(e), str(e)
 assert cclab.version() == "0.1.0"
+with cclab.Scenario(sys.argv[2]) as sc:  # a simulation stopped by its wall-clock limit
+    r = sc.run_size(1 << 30, wall_limit_s=0.01)
+    assert not r["ok"] and "wall-clock limit" in r["error"], r
 sc = cclab.Scenario(sys.argv[2])
 sc.close()
 try:
