@@ -252,14 +252,31 @@ static void test_files(void **state)
 	snprintf(want, sizeof(want), "%s: cannot read: No such file or directory", path);
 	assert_string_equal(err.msg, want);
 
-	/* A result is kilobytes: past 16 MiB it is the wrong file. */
+	/* A result is about 1.1 KB per rank and size: 20 MiB (a large
+	 * sim --json) reads, past the scenarios' 16 MiB ... */
+	path_in(path, sizeof(path), &t, "large.json");
+	FILE *f = fopen(path, "w");
+	static char mib[(1 << 20) + 1];
+
+	assert_non_null(f);
+	memset(mib, 'a', sizeof(mib) - 1);
+	for (int i = 0; i < 20; i++)
+		assert_true(fprintf(f, "%s\"s%d\": \"%s\"", i ? ", " : "{", i, mib) > 0);
+	assert_true(fputs("}\n", f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(cy_load_json_file(path, &doc, &err), 0);
+	assert_int_equal(doc.root->n, 20);
+	assert_int_equal(doc.root->vals[19]->len, 1u << 20);
+	cy_free(&doc);
+	assert_int_equal(unlink(path), 0);
+	/* ... and past 256 MiB it is the wrong file (a sparse one here). */
 	path_in(path, sizeof(path), &t, "big.json");
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, ((off_t)16 << 20) + 1), 0);
+	assert_int_equal(ftruncate(fd, ((off_t)256 << 20) + 1), 0);
 	assert_int_equal(close(fd), 0);
 	assert_int_equal(cy_load_json_file(path, &doc, &err), -EFBIG);
-	snprintf(want, sizeof(want), "%s: too large for a --json result (more than 16 MiB)", path);
+	snprintf(want, sizeof(want), "%s: too large for a --json result (more than 256 MiB)", path);
 	assert_string_equal(err.msg, want);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(rmdir(t.path), 0);

@@ -726,14 +726,9 @@ int cy_load_string(const char *name, const char *text, size_t len, struct cy_doc
 	return cy__load_text(name, text, len, "YAML", parse_yaml, doc, err);
 }
 
-/* Scenario and topology files are a few kilobytes, --json results not
- * much more; a bigger one is a wrong path (a trace, a core file), not a
- * file to parse. */
-#define MAX_FILE ((size_t)16 << 20)
-
-/* The whole of an input file (util/files.h's checks) into a malloc'd
- * *buf, or an error with "path: why" in err. */
-static int read_input(const char *path, const char *what, char **buf, size_t *len,
+/* The whole of an input file (util/files.h's checks), at most max bytes,
+ * into a malloc'd *buf, or an error with "path: why" in err. */
+static int read_input(const char *path, const char *what, size_t max, char **buf, size_t *len,
 		      struct cy_error *err)
 {
 	int fd, rc = cc_input_open(path, &fd);
@@ -741,7 +736,7 @@ static int read_input(const char *path, const char *what, char **buf, size_t *le
 	*buf = NULL;
 	*len = 0;
 	if (!rc) {
-		rc = cc_read_all(fd, MAX_FILE, buf, len);
+		rc = cc_read_all(fd, max, buf, len);
 		close(fd);
 	}
 	if (rc == -CC_ENOTREG) {
@@ -752,7 +747,7 @@ static int read_input(const char *path, const char *what, char **buf, size_t *le
 		return rc;
 	}
 	if (rc == -EFBIG) {
-		fail_file(err, path, "too large for %s (more than 16 MiB)", what);
+		fail_file(err, path, "too large for %s (more than %zu MiB)", what, max >> 20);
 		return rc;
 	}
 	if (rc)
@@ -760,7 +755,7 @@ static int read_input(const char *path, const char *what, char **buf, size_t *le
 	return rc;
 }
 
-int cy__load_path(const char *path, const char *what,
+int cy__load_path(const char *path, const char *what, size_t max,
 		  int (*load)(const char *name, const char *text, size_t len, struct cy_doc *doc,
 			      struct cy_error *err),
 		  struct cy_doc *doc, struct cy_error *err)
@@ -774,7 +769,7 @@ int cy__load_path(const char *path, const char *what,
 	if (!path || !doc)
 		return -EINVAL;
 	memset(doc, 0, sizeof(*doc));
-	rc = read_input(path, what, &buf, &len, err);
+	rc = read_input(path, what, max, &buf, &len, err);
 	if (rc)
 		return rc;
 	rc = load(path, buf, len, doc, err);
@@ -784,7 +779,10 @@ int cy__load_path(const char *path, const char *what,
 
 int cy_load_file(const char *path, struct cy_doc *doc, struct cy_error *err)
 {
-	return cy__load_path(path, "a scenario or topology file", cy_load_string, doc, err);
+	/* Scenario and topology files are a few kilobytes: a bigger one is a
+	 * wrong path (a trace, a core file), not a file to parse. */
+	return cy__load_path(path, "a scenario or topology file", (size_t)16 << 20, cy_load_string,
+			     doc, err);
 }
 
 /* A whole file that is one scalar is not a file of ours at all (a file

@@ -26,7 +26,7 @@
  * Errors: every function that can fail fills a struct cy_error with one
  * message, "file:line:col: what is wrong; what was expected", and returns
  * -EINVAL (-ENOMEM; for a file that cannot be read, -errno such as -ENOENT,
- * -EACCES or -EISDIR, and -EFBIG past 16 MiB: then the message has the file
+ * -EACCES or -EISDIR, and -EFBIG past 16 MiB (256 MiB for JSON): then the message has the file
  * and the reason, no position).  Nothing prints.
  */
 #ifndef CCLAB_UTIL_YAML_H

@@ -33,10 +33,10 @@ typedef int cy__parse_fn(struct cy_doc *doc, const char *text, size_t len,
 int cy__load_text(const char *name, const char *text, size_t len, const char *syntax,
 		  cy__parse_fn *parse_fn, struct cy_doc *doc, struct cy_error *err);
 
-/* A file's whole text (util/files.h's checks, at most 16 MiB) given to
+/* A file's whole text (util/files.h's checks, at most max bytes) given to
  * load; `what` names the kind of file in the message for one too large
  * ("a --json result"). */
-int cy__load_path(const char *path, const char *what,
+int cy__load_path(const char *path, const char *what, size_t max,
 		  int (*load)(const char *name, const char *text, size_t len, struct cy_doc *doc,
 			      struct cy_error *err),
 		  struct cy_doc *doc, struct cy_error *err);

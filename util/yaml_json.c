@@ -389,5 +389,9 @@ int cy_load_json_string(const char *name, const char *text, size_t len, struct c
 
 int cy_load_json_file(const char *path, struct cy_doc *doc, struct cy_error *err)
 {
-	return cy__load_path(path, "a --json result", cy_load_json_string, doc, err);
+	/* A --json result holds about 1.1 KB per rank and size (a sim's
+	 * per-rank counters): 256 MiB is a 1024-rank sweep of 200 sizes, and
+	 * its tree a few GB at most; past that it is a wrong path. */
+	return cy__load_path(path, "a --json result", (size_t)256 << 20, cy_load_json_string, doc,
+			     err);
 }
