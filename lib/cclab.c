@@ -20,6 +20,7 @@
 #include "sim/exec.h"
 #include "sim/scenario.h"
 #include "util/files.h"
+#include "util/mem_limit.h"
 
 /* As the command line's CLI_SIM_TIME_LIMIT_S: a run still going after an
  * hour of simulated time is stuck (an RNR retried forever). */
@@ -170,8 +171,15 @@ int cclab_schedule_build(const cclab_scenario *h, uint64_t bytes, cclab_schedule
 		cc_coll_params_fill(&b->p, sc->slot_given, sc->chunk_given);
 	}
 	b->p.count = b->count;
+	/* The command line's policy, which the header promises: no schedule
+	 * larger than this host, its ulimit and its cgroup allow (-E2BIG),
+	 * rather than the OOM killer half way (util/mem_limit.h). */
+	struct cc_mem_limit host;
+	struct cc_build_opts bo = { .mem_limit = &host };
+
+	cc_mem_limit(&host);
 	errno = 0;
-	if (!(b->s = cc_build(&b->p, msg, sizeof(msg)))) {
+	if (!(b->s = cc_build_with(&b->p, &bo, msg, sizeof(msg)))) {
 		int rc = errno ? -errno : -EINVAL;
 
 		say(err, errlen, "%llu bytes: %s", (unsigned long long)b->bytes,

@@ -160,6 +160,32 @@ C
 check "the interface's edges: NULL handles, struct sizes, run options" bash -c "
 	cc -std=c11 -Wall -Werror -o '$tmp/edges' '$tmp/edges.c' \$(PKG_CONFIG_PATH='$lib/pkgconfig' pkg-config --cflags --libs cclab) &&
 	LD_LIBRARY_PATH='$lib' '$tmp/edges' '$scen'"
+# A schedule past the process's memory is -E2BIG with the figures, before
+# any allocation (1024 ranks take about 5 GiB; ulimit -v 2 GiB here).
+cat >"$tmp/big.c" <<'C'
+#include <cclab.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	char err[512];
+	cclab_scenario *sc;
+	cclab_schedule *s;
+	const char *sets[] = { "topology={generator: star, ranks: 1024}" };
+
+	(void)argc;
+	if (cclab_scenario_load(argv[1], sets, 1, &sc, err, sizeof(err)))
+		return printf("load: %s\n", err), 1;
+	int rc = cclab_schedule_build(sc, 1 << 20, &s, err, sizeof(err));
+
+	cclab_scenario_free(sc);
+	return !(rc == -E2BIG && strstr(err, "the address-space limit (ulimit -v)"));
+}
+C
+check "a schedule past the memory limit is -E2BIG, before it is built" bash -c "
+	cc -std=c11 -Wall -Werror -o '$tmp/big' '$tmp/big.c' \$(PKG_CONFIG_PATH='$lib/pkgconfig' pkg-config --cflags --libs cclab) &&
+	(ulimit -v 2097152; LD_LIBRARY_PATH='$lib' '$tmp/big' '$scen')"
 LD_LIBRARY_PATH=$lib "$tmp/sim_sizes" "$scen" sizes.max=64K >"$tmp/lib.csv" 2>"$tmp/lib.err"
 rc=$?
 check "the example runs ($(head -c 200 "$tmp/lib.err"))" test $rc = 0 -a -s "$tmp/lib.csv"
