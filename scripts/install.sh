@@ -105,7 +105,7 @@ do_install() {
 		[ ${#linked[@]} = 0 ] || echo "complete -F _cclab ${linked[*]}"
 	} >"$D$COMPDIR/cclab"
 	chmod 0644 "$D$COMPDIR/cclab"
-	for n in "${linked[@]}"; do ln -sfn cclab "$D$COMPDIR/$n"; done
+	for n in "${linked[@]}"; do foreign "$D$COMPDIR/$n" || ln -sfn cclab "$D$COMPDIR/$n"; done
 	if [ -n "$PYTHONDIR" ]; then
 		install -d "$D$PYTHONDIR"
 		sed "s|@LIBDIR@|$(esc_pc "$LIBDIR")|" python/cclab.py >"$D$PYTHONDIR/cclab.py"
