@@ -10,6 +10,7 @@
 #ifndef CCLAB_CLI_CLI_H
 #define CCLAB_CLI_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -177,6 +178,10 @@ int cli_opt_twice(enum cli_cmd cmd, const char *first, const char *first_value,
 /* "cclab CMD: MESSAGE" and the help hint on stderr; returns CLI_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3)))
 int cli_usage_error(enum cli_cmd cmd, const char *fmt, ...);
+/* The same for cclab run under another program's name (all_reduce_perf,
+ * ib_write_bw): "PROG: message", then "Try 'PROG HELP'." with that
+ * program's own help flag; returns CLI_EXIT_USAGE. */
+int cli_prog_usage_verror(const char *prog, const char *help, const char *fmt, va_list ap);
 int cli_opt_uint(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t min, uint64_t max,
 		 uint64_t *out);
 /* --wall-limit: whole seconds (1 to 18446744) or a time with its unit of at

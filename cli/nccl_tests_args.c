@@ -146,13 +146,12 @@ __attribute__((format(printf, 2, 3)))
 static int usage_error(const struct nt_opts *n, const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "%s: ", n->prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = cli_prog_usage_verror(n->prog, "-h", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s -h'.\n", n->prog);
-	return CLI_EXIT_USAGE;
+	return rc;
 }
 
 /* A whole integer as strtol(s, NULL, 0) reads one (0x hex, 0 octal), in

@@ -765,6 +765,14 @@ int cli_usage_error(enum cli_cmd cmd, const char *fmt, ...)
 	return CLI_EXIT_USAGE;
 }
 
+int cli_prog_usage_verror(const char *prog, const char *help, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry '%s %s'.\n", prog, help);
+	return CLI_EXIT_USAGE;
+}
+
 /* Checks that need every option: required ones, and relations. */
 /* Two atomic writers on one path: the later rename would silently
  * replace the earlier file. */

@@ -96,13 +96,12 @@ __attribute__((format(printf, 2, 3)))
 static int bad(const struct pt_opts *t, const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "%s: ", t->prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = cli_prog_usage_verror(t->prog, "--help", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", t->prog);
-	return CLI_EXIT_USAGE;
+	return rc;
 }
 
 __attribute__((format(printf, 2, 3)))
