@@ -65,17 +65,8 @@ void cli_row_params(const struct cli_opts *o, const struct cc_result_row *row,
 int cli_size_params(const struct cli_opts *o, uint64_t size, struct cc_coll_params *p,
 		    struct cc_nccl_pick *pick, char *err, size_t len)
 {
-	struct cc_nccl_pick own;
-	int rc;
-
 	*p = o->p;
-	if (!o->nccl)
-		return 0;
-	if ((rc = cc_nccl_auto_apply(o->nccl, size, p, pick ? pick : &own, err, len)))
-		return rc;
-	/* The protocol's slot and chunk, unless given (core/schedule.h). */
-	cc_coll_params_fill(p, o->slot_given, o->chunk_given);
-	return 0;
+	return cc_nccl_auto_params(o->nccl, size, o->slot_given, o->chunk_given, p, pick, err, len);
 }
 
 int cli_build(const struct cli_opts *o, uint64_t bytes, struct cc_schedule **out,

@@ -76,6 +76,22 @@ enum cc_algo cc_nccl_algo_cclab(const struct cc_nccl_comm *c, enum cc_nccl_algo 
 	return cc_algo_supports(x, coll) ? x : CC_ALGO_COUNT;
 }
 
+int cc_nccl_auto_params(const struct cc_nccl_auto *a, uint64_t bytes, bool slot_given,
+			bool chunk_given, struct cc_coll_params *p, struct cc_nccl_pick *pick,
+			char *err, size_t len)
+{
+	struct cc_nccl_pick own;
+	int rc;
+
+	if (!a || !cc_nccl_auto_any(a))
+		return 0;
+	if ((rc = cc_nccl_auto_apply(a, bytes, p, pick ? pick : &own, err, len)))
+		return rc;
+	/* The protocol's slot and chunk, unless given (core/schedule.h). */
+	cc_coll_params_fill(p, slot_given, chunk_given);
+	return 0;
+}
+
 int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
 		       struct cc_nccl_pick *pick, char *err, size_t len)
 {

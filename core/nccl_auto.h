@@ -63,6 +63,15 @@ enum cc_algo cc_nccl_algo_cclab(const struct cc_nccl_comm *c, enum cc_nccl_algo 
 int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
 		       struct cc_nccl_pick *pick, char *err, size_t len);
 
+/* p's collective as it runs at `bytes` (the size column): under a (NULL
+ * or nothing auto: p as it is), NCCL's choice (cc_nccl_auto_apply), then
+ * the protocol's slot and chunk unless the user gave them
+ * (cc_coll_params_fill).  What `cclab sim`, `cclab run` and libcclab
+ * build for a size; *pick may be NULL.  0, or cc_nccl_auto_apply's error. */
+int cc_nccl_auto_params(const struct cc_nccl_auto *a, uint64_t bytes, bool slot_given,
+			bool chunk_given, struct cc_coll_params *p, struct cc_nccl_pick *pick,
+			char *err, size_t len);
+
 /* NCCL's choice as its logs say it: "Ring/LL 4ch". */
 const char *cc_nccl_choice_text(const struct cc_nccl_choice *ch, char *buf, size_t len);
 /* "Ring/LL 4ch" or, for a stand-in, "NVLS/Simple 16ch; ran Ring/Simple

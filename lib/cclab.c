@@ -22,10 +22,6 @@
 #include "util/files.h"
 #include "util/mem_limit.h"
 
-/* As the command line's CLI_SIM_TIME_LIMIT_S: a run still going after an
- * hour of simulated time is stuck (an RNR retried forever). */
-#define LIB_SIM_TIME_LIMIT_S 3600u
-
 struct cclab_scenario {
 	struct cc_scenario sc;
 };
@@ -140,7 +136,6 @@ int cclab_schedule_build(const cclab_scenario *h, uint64_t bytes, cclab_schedule
 {
 	const struct cc_scenario *sc;
 	struct cclab_schedule *b;
-	struct cc_nccl_pick pick;
 	char msg[256] = "";
 
 	if (!h || !out) {
@@ -157,18 +152,14 @@ int cclab_schedule_build(const cclab_scenario *h, uint64_t bytes, cclab_schedule
 	cc_result_counts(sc->p.coll, sc->p.nranks, cc_dtype_size(sc->p.dtype), bytes, &b->count,
 			 &b->bytes);
 	b->p = sc->p;
-	/* `auto`: NCCL's algorithm, protocol and channels for this size, then
-	 * the protocol's slot and chunk unless the file gave them
-	 * (cli/build.c cli_size_params). */
-	if (cc_nccl_auto_any(&sc->nccl)) {
-		int rc = cc_nccl_auto_apply(&sc->nccl, b->bytes, &b->p, &pick, msg, sizeof(msg));
+	/* `auto`: NCCL's choice for this size, as the command line builds it */
+	int rc = cc_nccl_auto_params(&sc->nccl, b->bytes, sc->slot_given, sc->chunk_given, &b->p,
+				     NULL, msg, sizeof(msg));
 
-		if (rc) {
-			say(err, errlen, "%llu bytes: %s", (unsigned long long)b->bytes, msg);
-			free(b);
-			return rc;
-		}
-		cc_coll_params_fill(&b->p, sc->slot_given, sc->chunk_given);
+	if (rc) {
+		say(err, errlen, "%llu bytes: %s", (unsigned long long)b->bytes, msg);
+		free(b);
+		return rc;
 	}
 	b->p.count = b->count;
 	/* The command line's policy, which the header promises: no schedule
@@ -180,7 +171,7 @@ int cclab_schedule_build(const cclab_scenario *h, uint64_t bytes, cclab_schedule
 	cc_mem_limit(&host);
 	errno = 0;
 	if (!(b->s = cc_build_with(&b->p, &bo, msg, sizeof(msg)))) {
-		int rc = errno ? -errno : -EINVAL;
+		rc = errno ? -errno : -EINVAL;
 
 		say(err, errlen, "%llu bytes: %s", (unsigned long long)b->bytes,
 		    msg[0] ? msg : strerror(-rc));
@@ -291,7 +282,8 @@ static int run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_exec
 	struct cc_sim_opts so = {
 		.fabric = &sc->fabric,
 		.net = &sc->net,
-		.time_limit_ps = LIB_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
+		/* time_limit_ps 0: CC_SIM_TIME_LIMIT_DEFAULT_PS, the command
+		 * line's hour, after which a run still going is stuck */
 		.sim_faults = sc->faults,
 		.nsim_faults = sc->nfaults,
 		.wall_limit_ms = wall_limit_ms,
