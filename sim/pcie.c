@@ -22,6 +22,7 @@ struct sim_pcie_item {
 	uint32_t full, last, oh;
 	sim_time_ps due;
 	bool pass;          /* a transmit read request: passes queued writes */
+	struct sim_pcie_uplink *via; /* the switch uplink it also crosses, or NULL */
 	sim_pcie_done_fn fn;
 	void *ctx;
 	uint64_t arg;
@@ -62,17 +63,17 @@ static sim_time_ps add_sat(sim_time_ps a, sim_time_ps b)
 }
 
 /* Serialization of one TLP; rate 0 is an unlimited link. */
-static sim_time_ps tlp_ps(const struct sim_pcie *p, uint64_t wire_bytes)
+static sim_time_ps tlp_ps(uint64_t rate_bps, uint64_t wire_bytes)
 {
-	return p->rate_bps ? sim_serialize_ps(wire_bytes, p->rate_bps) : 0;
+	return rate_bps ? sim_serialize_ps(wire_bytes, rate_bps) : 0;
 }
 
 /* Each TLP rounded up on its own, like a packet on sim/link.c's wire: the
  * sum can only over-estimate the rate's bound, by < 1 ps per TLP. */
-static sim_time_ps batch_ps(const struct sim_pcie *p, const struct sim_pcie_item *it)
+static sim_time_ps batch_ps(uint64_t rate_bps, const struct sim_pcie_item *it)
 {
-	sim_time_ps full = tlp_ps(p, (uint64_t)it->full + it->oh);
-	sim_time_ps last = tlp_ps(p, (uint64_t)it->last + it->oh);
+	sim_time_ps full = tlp_ps(rate_bps, (uint64_t)it->full + it->oh);
+	sim_time_ps last = tlp_ps(rate_bps, (uint64_t)it->last + it->oh);
 	uint64_t n = it->ntlp - 1;
 
 	if (n && full > SIM_TIME_NEVER / n)
@@ -108,6 +109,35 @@ static void line_append(struct sim_pcie *p, uint64_t arg, struct sim_pcie_item *
 	}
 }
 
+/* Device batch it on uplink u's direction d, handed to it at `now`: its
+ * end there.  The uplink serves batches in the order they are handed over
+ * (so one device's backlog on its own link never holds another's); a
+ * transmit read request (pass) goes ahead of the batches waiting, as on
+ * the device's own link, and moves their end by its serialization.  A bulk
+ * transfer holding the uplink then shares it (sim/pcie.h). */
+static sim_time_ps uplink_batch(struct sim_pcie_uplink *u, enum sim_pcie_dirn d,
+				sim_time_ps now, const struct sim_pcie_item *it, bool pass)
+{
+	sim_time_ps ps = batch_ps(u->rate_bps, it), span = ps, from = now;
+
+	if (!ps)
+		return now;
+	if (!pass && u->batch_free[d] > from)
+		from = u->batch_free[d];
+	if (u->bulk_free[d] > from) {
+		span = add_sat(ps, ps);
+		u->bulk_free[d] = add_sat(u->bulk_free[d], ps);
+		u->pushed_ps[d] += ps;
+	}
+	u->busy_ps[d] += ps;
+	if (u->batch_free[d] > from) { /* a read request ahead of them */
+		u->batch_free[d] = add_sat(u->batch_free[d], ps);
+		return add_sat(from, span);
+	}
+	u->batch_free[d] = add_sat(from, span);
+	return u->batch_free[d];
+}
+
 /* Queues a batch: it starts serializing when the direction is free (FIFO:
  * at the end of the previous batch, or now), and is delivered latency_ps
  * after its last TLP left.  Both times are known at once, so the
@@ -117,14 +147,15 @@ static void dir_push(struct sim_pcie *p, enum sim_pcie_dirn d, struct sim_pcie_i
 {
 	struct sim_pcie_dir *dir = &p->dir[d];
 	bool mrd = d == SIM_PCIE_UP && it->pass;
+	struct sim_pcie_dir *line = mrd ? &p->mrd : dir;
 	sim_time_ps now = sim_now(p->eng);
 	sim_time_ps after = mrd ? p->mrd.free_at : dir->free_at;
 	sim_time_ps start = after > now ? after : now;
+	sim_time_ps link_from, ser = batch_ps(p->rate_bps, it), end, hop = p->latency_ps;
+
 	/* The link's time it takes: after what is queued (for a read request,
 	 * the writes it passed), so each TLP is counted once. */
-	sim_time_ps link_from = start > dir->free_at ? start : dir->free_at;
-	sim_time_ps ser = batch_ps(p, it);
-
+	link_from = start > dir->free_at ? start : dir->free_at;
 	if (add_sat(add_sat(link_from, ser), p->latency_ps) == SIM_TIME_NEVER)
 		sim__model_die(__FILE__, __LINE__, "pcie: batch of %" PRIu64 " TLPs ends beyond time's range",
 			 it->ntlp);
@@ -136,14 +167,35 @@ static void dir_push(struct sim_pcie *p, enum sim_pcie_dirn d, struct sim_pcie_i
 	dir->st.payload_bytes += it->payload;
 	dir->st.wire_bytes += it->payload + it->ntlp * it->oh;
 	dir->st.batches++;
-	if (mrd) {
+	if (mrd)
 		p->mrd.free_at = start + ser;
-		it->due = p->mrd.free_at + p->latency_ps;
-		line_append(p, SIM_PCIE_NDIR, it);
-	} else {
-		it->due = dir->free_at + p->latency_ps;
-		line_append(p, d, it);
+	end = mrd ? p->mrd.free_at : dir->free_at;
+	if (it->via) {
+		sim_time_ps up_end = uplink_batch(it->via, d, now, it, mrd);
+
+		if (up_end > end)
+			end = up_end;
+		hop = add_sat(hop, it->via->latency_ps);
+		/* In order on its line, behind one the uplink held longer. */
+		if (line->fl_tail && line->fl_tail->due > add_sat(end, hop))
+			end = line->fl_tail->due - hop;
 	}
+	it->due = add_sat(end, hop);
+	line_append(p, mrd ? SIM_PCIE_NDIR : d, it);
+}
+
+sim_time_ps sim_pcie_uplink_bulk(struct sim_pcie_uplink *u, enum sim_pcie_dirn d,
+				 sim_time_ps from, sim_time_ps ps)
+{
+	if (!ps)
+		return from;
+	if (u->batch_free[d] > from)
+		from = u->batch_free[d];
+	if (u->bulk_free[d] > from)
+		from = u->bulk_free[d];
+	u->bulk_free[d] = add_sat(from, ps);
+	u->busy_ps[d] += ps;
+	return u->bulk_free[d];
 }
 
 static void deliver(struct sim_engine *eng, void *ctx, uint64_t arg)
@@ -218,8 +270,8 @@ void sim_pcie_destroy(struct sim_pcie *p)
 }
 
 /* `bytes` of data as MWr TLPs of at most MPS payload: one batch. */
-static int write_batch(struct sim_pcie *p, enum sim_pcie_dirn d, uint64_t bytes,
-		       sim_pcie_done_fn fn, void *ctx, uint64_t arg)
+static int write_batch(struct sim_pcie *p, struct sim_pcie_uplink *via, enum sim_pcie_dirn d,
+		       uint64_t bytes, sim_pcie_done_fn fn, void *ctx, uint64_t arg)
 {
 	struct sim_pcie_item *it;
 
@@ -233,6 +285,7 @@ static int write_batch(struct sim_pcie *p, enum sim_pcie_dirn d, uint64_t bytes,
 	it->full = p->mps;
 	it->last = (uint32_t)(bytes - (it->ntlp - 1) * p->mps);
 	it->oh = p->tlp_oh;
+	it->via = via;
 	it->fn = fn;
 	it->ctx = ctx;
 	it->arg = arg;
@@ -243,19 +296,25 @@ static int write_batch(struct sim_pcie *p, enum sim_pcie_dirn d, uint64_t bytes,
 int sim_pcie_dma_write(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
 		       uint64_t arg)
 {
-	return write_batch(p, SIM_PCIE_UP, bytes, fn, ctx, arg);
+	return write_batch(p, NULL, SIM_PCIE_UP, bytes, fn, ctx, arg);
+}
+
+int sim_pcie_dma_write_via(struct sim_pcie *p, struct sim_pcie_uplink *via, uint64_t bytes,
+			   sim_pcie_done_fn fn, void *ctx, uint64_t arg)
+{
+	return write_batch(p, via, SIM_PCIE_UP, bytes, fn, ctx, arg);
 }
 
 int sim_pcie_mmio_write(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
 			uint64_t arg)
 {
-	return write_batch(p, SIM_PCIE_DOWN, bytes, fn, ctx, arg);
+	return write_batch(p, NULL, SIM_PCIE_DOWN, bytes, fn, ctx, arg);
 }
 
 /* `bytes` read as MRRS-sized requests up, each answered by MPS-sized
  * completions down; pass: the requests go ahead of queued writes. */
-static int read_batches(struct sim_pcie *p, uint64_t bytes, bool pass, sim_pcie_done_fn fn,
-			void *ctx, uint64_t arg)
+static int read_batches(struct sim_pcie *p, struct sim_pcie_uplink *via, uint64_t bytes,
+			bool pass, sim_pcie_done_fn fn, void *ctx, uint64_t arg)
 {
 	uint64_t nreq = bytes ? div_up(bytes, p->mrrs) : 0;
 	struct sim_pcie_item *head = NULL, *tail = NULL;
@@ -286,12 +345,14 @@ static int read_batches(struct sim_pcie *p, uint64_t bytes, bool pass, sim_pcie_
 		rq->oh = p->tlp_oh;
 		rq->then = cpl;
 		rq->pass = pass;
+		rq->via = via;
 		/* Its completions: CplD of at most MPS bytes each. */
 		cpl->ntlp = div_up(len, p->mps);
 		cpl->payload = len;
 		cpl->full = p->mps;
 		cpl->last = (uint32_t)(len - (cpl->ntlp - 1) * p->mps);
 		cpl->oh = p->cpl_oh;
+		cpl->via = via;
 		if (tail)
 			tail->next = rq;
 		else
@@ -315,13 +376,25 @@ static int read_batches(struct sim_pcie *p, uint64_t bytes, bool pass, sim_pcie_
 int sim_pcie_dma_read(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
 		      uint64_t arg)
 {
-	return read_batches(p, bytes, true, fn, ctx, arg);
+	return read_batches(p, NULL, bytes, true, fn, ctx, arg);
+}
+
+int sim_pcie_dma_read_via(struct sim_pcie *p, struct sim_pcie_uplink *via, uint64_t bytes,
+			  sim_pcie_done_fn fn, void *ctx, uint64_t arg)
+{
+	return read_batches(p, via, bytes, true, fn, ctx, arg);
 }
 
 int sim_pcie_dma_read_ordered(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
 			      uint64_t arg)
 {
-	return read_batches(p, bytes, false, fn, ctx, arg);
+	return read_batches(p, NULL, bytes, false, fn, ctx, arg);
+}
+
+int sim_pcie_dma_read_ordered_via(struct sim_pcie *p, struct sim_pcie_uplink *via,
+				  uint64_t bytes, sim_pcie_done_fn fn, void *ctx, uint64_t arg)
+{
+	return read_batches(p, via, bytes, false, fn, ctx, arg);
 }
 
 sim_time_ps sim_pcie_busy_ps(const struct sim_pcie *p, enum sim_pcie_dirn d)

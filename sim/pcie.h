@@ -75,6 +75,31 @@
  * its size; a read is one batch per request in each direction.
  * Batches are allocated at submission, none in a handler, so a running
  * simulation never fails for memory.
+ *
+ * A PCIe switch's uplink (struct sim_pcie_uplink).  Where a topology puts
+ * devices behind a PCIe switch (docs/yaml.md `pcie:`), their traffic to
+ * host memory also crosses the switch's one link to the root complex,
+ * which they share; traffic between two devices of one switch (GPUDirect
+ * RDMA: the NIC and its GPU) turns at the switch and never reaches it
+ * (Base Spec 4.0, 1.3.3: a switch routes a TLP port to port by address).
+ * A switch arbitrates its egress TLP by TLP among its ingress ports, so
+ * two busy devices each get half of the uplink.  The model keeps that
+ * share without events of its own, for the two kinds of user it has:
+ *   - a device's DMA batches (the *_via calls: a NIC's payload, one packet
+ *     at most) take their time on their own link as without the uplink,
+ *     and on the uplink in the order they are handed to the link (one
+ *     device's backlog on its own link does not hold another's); a batch
+ *     is delivered when the later of the two ends.  While a bulk transfer
+ *     holds the uplink (below) a batch shares it, taking twice its
+ *     serialization, and pushes the bulk transfer back by its own;
+ *   - a bulk transfer (sim_pcie_uplink_bulk(): a GPU kernel's loads and
+ *     stores of staging buffers, sim/gpu_host.h) takes what the batches
+ *     already queued leave, after the bulk transfers before it; its end
+ *     moves by every batch that shares the uplink with it later
+ *     (sim_pcie_uplink.pushed_ps, which its owner checks when it ends).
+ * Each TLP flight through the switch adds its hop latency
+ * (sim_pcie_uplink.latency_ps).  A line's deliveries stay in order: a
+ * batch is not delivered before one queued ahead of it on its line.
  */
 #ifndef CCLAB_SIM_PCIE_H
 #define CCLAB_SIM_PCIE_H
@@ -97,6 +122,17 @@ typedef void (*sim_pcie_done_fn)(struct sim_engine *eng, void *ctx, uint64_t arg
 				 sim_time_ps done_ps);
 
 struct sim_pcie_item; /* one batch of TLPs (pcie.c) */
+
+/* A PCIe switch's link to the root complex, shared by the devices behind
+ * it (above); per direction as seen from the devices. */
+struct sim_pcie_uplink {
+	uint64_t rate_bps;                    /* per direction; 0: unlimited */
+	sim_time_ps latency_ps;               /* the switch's hop, each flight */
+	sim_time_ps batch_free[SIM_PCIE_NDIR]; /* devices' batches: the last one's end */
+	sim_time_ps bulk_free[SIM_PCIE_NDIR];  /* bulk transfers: the last one's end */
+	sim_time_ps pushed_ps[SIM_PCIE_NDIR];  /* bulk time lent to batches, in all */
+	sim_time_ps busy_ps[SIM_PCIE_NDIR];    /* serialization of everything on it */
+};
 
 struct sim_pcie_dir_stats {
 	uint64_t tlps;          /* queued (their times are fixed then) */
@@ -141,6 +177,21 @@ void sim_pcie_destroy(struct sim_pcie *p);
  * last byte is there.  0, -EINVAL for 0 bytes, or -ENOMEM. */
 int sim_pcie_dma_write(struct sim_pcie *p, uint64_t bytes, sim_pcie_done_fn fn, void *ctx,
 		       uint64_t arg);
+
+/* The three DMA calls, the batches also crossing uplink `via` (NULL: none,
+ * as the calls without _via). */
+int sim_pcie_dma_write_via(struct sim_pcie *p, struct sim_pcie_uplink *via, uint64_t bytes,
+			   sim_pcie_done_fn fn, void *ctx, uint64_t arg);
+int sim_pcie_dma_read_via(struct sim_pcie *p, struct sim_pcie_uplink *via, uint64_t bytes,
+			  sim_pcie_done_fn fn, void *ctx, uint64_t arg);
+int sim_pcie_dma_read_ordered_via(struct sim_pcie *p, struct sim_pcie_uplink *via,
+				  uint64_t bytes, sim_pcie_done_fn fn, void *ctx, uint64_t arg);
+
+/* A bulk transfer of `ps` on uplink u's direction d from `from` on (above):
+ * its end as things stand; later batches push it back by what they add to
+ * u->pushed_ps[d] from now on.  `from` when ps is 0. */
+sim_time_ps sim_pcie_uplink_bulk(struct sim_pcie_uplink *u, enum sim_pcie_dirn d,
+				 sim_time_ps from, sim_time_ps ps);
 
 /* The device reads `bytes` from host memory for what it transmits; fn runs
  * when the last byte is in the device.  Its requests pass the writes queued

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* tests/test_pcie_uplink.c — a PCIe switch's uplink shared by the devices
+ * behind it (sim/pcie.h): device batches and bulk transfers, each time
+ * asserted to the picosecond against its closed form.
+ *
+ * Device links and the uplink: 100 Gb/s per direction (80 ps per byte),
+ * device link latency L = 250 ns, switch hop H = 105 ns, MPS 256, MRRS
+ * 512, MWr/MRd overhead 24 B, CplD 20 B.  A 256 B write is one MWr:
+ * ser = 280 * 80 = 22400 ps on either link.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+
+#include "sim/event.h"
+#include "sim/params.h"
+#include "sim/pcie.h"
+#include "sim/time.h"
+
+#define L_PS UINT64_C(250000)
+#define H_PS UINT64_C(105000)
+#define MWR256 UINT64_C(22400)
+#define RATE UINT64_C(100000000000)
+
+static const struct sim_pcie_params test_pp = {
+	.rate_bps = RATE,
+	.latency_ps = L_PS,
+	.gen = SIM_PCIE_GEN4,
+	.lanes = 16,
+	.mps_bytes = 256,
+	.mrrs_bytes = 512,
+	.tlp_overhead_bytes = 24,
+	.cpl_overhead_bytes = 20,
+};
+
+struct two {
+	struct sim_engine eng;
+	struct sim_pcie a, b;
+	struct sim_pcie_uplink up;
+	sim_time_ps done[8];
+	unsigned ndone;
+};
+
+static void on_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_ps done_ps)
+{
+	struct two *t = ctx;
+
+	(void)eng;
+	assert_true(arg < 8);
+	t->done[arg] = done_ps;
+	t->ndone++;
+}
+
+static struct two *two_new(void)
+{
+	struct two *t = calloc(1, sizeof(*t));
+
+	assert_non_null(t);
+	assert_int_equal(sim_engine_init(&t->eng, 0), 0);
+	assert_int_equal(sim_pcie_init(&t->a, &t->eng, &test_pp), 0);
+	assert_int_equal(sim_pcie_init(&t->b, &t->eng, &test_pp), 0);
+	t->up = (struct sim_pcie_uplink){.rate_bps = RATE, .latency_ps = H_PS};
+	return t;
+}
+
+static void two_free(struct two *t)
+{
+	sim_pcie_destroy(&t->a);
+	sim_pcie_destroy(&t->b);
+	sim_engine_destroy(&t->eng);
+	free(t);
+}
+
+/* Two devices write 256 B to host memory at once: the uplink takes one
+ * after the other.  a: ser + L + H; b: 2 ser + L + H.  Without the uplink
+ * both would land at ser + L. */
+static void test_two_writes_share(void **state)
+{
+	struct two *t = two_new();
+
+	(void)state;
+	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, 0), 0);
+	assert_int_equal(sim_pcie_dma_write_via(&t->b, &t->up, 256, on_done, t, 1), 0);
+	sim_run(&t->eng, SIM_TIME_NEVER);
+	assert_int_equal(t->ndone, 2);
+	assert_int_equal(t->done[0], MWR256 + L_PS + H_PS);
+	assert_int_equal(t->done[1], 2 * MWR256 + L_PS + H_PS);
+	assert_int_equal(t->up.busy_ps[SIM_PCIE_UP], 2 * MWR256);
+	assert_int_equal(t->up.busy_ps[SIM_PCIE_DOWN], 0);
+	two_free(t);
+}
+
+/* GPUDirect RDMA turns at the switch: writes without the uplink are the
+ * link's own, ser + L each, and leave the uplink untouched. */
+static void test_peer_writes_skip_uplink(void **state)
+{
+	struct two *t = two_new();
+
+	(void)state;
+	assert_int_equal(sim_pcie_dma_write_via(&t->a, NULL, 256, on_done, t, 0), 0);
+	assert_int_equal(sim_pcie_dma_write(&t->b, 256, on_done, t, 1), 0);
+	sim_run(&t->eng, SIM_TIME_NEVER);
+	assert_int_equal(t->done[0], MWR256 + L_PS);
+	assert_int_equal(t->done[1], MWR256 + L_PS);
+	assert_int_equal(t->up.busy_ps[SIM_PCIE_UP], 0);
+	two_free(t);
+}
+
+/* A 512 B read through the uplink: MRd (24 B: 1920 ps) up, then two CplD
+ * of 256 (276 B: 22080 ps each) down, each flight L + H:
+ *   1920 + (L + H) + 2 * 22080 + (L + H). */
+static void test_read_through_uplink(void **state)
+{
+	struct two *t = two_new();
+
+	(void)state;
+	assert_int_equal(sim_pcie_dma_read_via(&t->a, &t->up, 512, on_done, t, 0), 0);
+	sim_run(&t->eng, SIM_TIME_NEVER);
+	assert_int_equal(t->done[0], 1920 + 2 * (L_PS + H_PS) + 2 * 22080);
+	assert_int_equal(t->up.busy_ps[SIM_PCIE_UP], 1920);
+	assert_int_equal(t->up.busy_ps[SIM_PCIE_DOWN], 2 * 22080);
+	two_free(t);
+}
+
+/* A bulk transfer holds the uplink for P from 0; a device batch at 0
+ * shares it: the batch takes twice its serialization (2 ser + L + H), and
+ * the bulk transfer ends ser later (P + ser), which pushed_ps tells its
+ * owner. */
+static void test_batch_shares_with_bulk(void **state)
+{
+	struct two *t = two_new();
+	const sim_time_ps P = 1000000;
+
+	(void)state;
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P), P);
+	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, 0), 0);
+	sim_run(&t->eng, SIM_TIME_NEVER);
+	assert_int_equal(t->done[0], 2 * MWR256 + L_PS + H_PS);
+	assert_int_equal(t->up.bulk_free[SIM_PCIE_UP], P + MWR256);
+	assert_int_equal(t->up.pushed_ps[SIM_PCIE_UP], MWR256);
+	/* The other direction is its own: a bulk transfer there is not
+	 * shared. */
+	assert_int_equal(t->up.pushed_ps[SIM_PCIE_DOWN], 0);
+	two_free(t);
+}
+
+/* A bulk transfer after queued batches takes what they leave: batches of
+ * a and b end at 2 ser; a bulk of P from 0 ends at 2 ser + P, and a second
+ * bulk of P after it at 2 ser + 2P (bulk transfers in turn). */
+static void test_bulk_after_batches(void **state)
+{
+	struct two *t = two_new();
+	const sim_time_ps P = 500000;
+
+	(void)state;
+	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, 0), 0);
+	assert_int_equal(sim_pcie_dma_write_via(&t->b, &t->up, 256, on_done, t, 1), 0);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P), 2 * MWR256 + P);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P), 2 * MWR256 + 2 * P);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 7, 0), 7);
+	sim_run(&t->eng, SIM_TIME_NEVER);
+	assert_int_equal(t->up.pushed_ps[SIM_PCIE_UP], 0);
+	two_free(t);
+}
+
+/* An unlimited uplink (rate 0) costs only its hop. */
+static void test_unlimited_uplink(void **state)
+{
+	struct two *t = two_new();
+
+	(void)state;
+	t->up.rate_bps = 0;
+	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, 0), 0);
+	assert_int_equal(sim_pcie_dma_write_via(&t->b, &t->up, 256, on_done, t, 1), 0);
+	sim_run(&t->eng, SIM_TIME_NEVER);
+	assert_int_equal(t->done[0], MWR256 + L_PS + H_PS);
+	assert_int_equal(t->done[1], MWR256 + L_PS + H_PS);
+	two_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_writes_share),
+		cmocka_unit_test(test_peer_writes_skip_uplink),
+		cmocka_unit_test(test_read_through_uplink),
+		cmocka_unit_test(test_batch_shares_with_bulk),
+		cmocka_unit_test(test_bulk_after_batches),
+		cmocka_unit_test(test_unlimited_uplink),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
