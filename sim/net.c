@@ -291,10 +291,80 @@ uint32_t sim_net_add_host(struct sim_net *n, const char *name, uint32_t ngpus, b
 			}
 		}
 	}
-	n->hosts[h] = (struct sim_net_host){ .first_rank = nranks, .ngpus = ngpus, .nvswitch = nvs };
+	n->hosts[h] = (struct sim_net_host){
+		.first_rank = nranks, .ngpus = ngpus, .nvswitch = nvs,
+		.pcie = {.latency_ps = SIM_NET_DEFAULT_PROP},
+		.first_pcie_switch = sim_net_pcie_switch_count(n),
+	};
 	snprintf(n->hosts[h].name, sizeof(n->hosts[h].name), "%s", name);
 	n->nhosts++;
 	return h;
+}
+
+int sim_net_host_pcie(struct sim_net *n, uint32_t h, const struct sim_net_pcie *pc)
+{
+	if (!n || !pc || h >= n->nhosts || pc->switches == 0 ||
+	    n->hosts[h].ngpus % pc->switches)
+		return -EINVAL;
+	n->hosts[h].pcie = *pc;
+	for (uint32_t i = h + 1; i < n->nhosts; i++)
+		n->hosts[i].first_pcie_switch =
+			n->hosts[i - 1].first_pcie_switch + n->hosts[i - 1].pcie.switches;
+	return 0;
+}
+
+uint32_t sim_net_pcie_switch_count(const struct sim_net *n)
+{
+	const struct sim_net_host *last = n->nhosts ? &n->hosts[n->nhosts - 1] : NULL;
+
+	return last ? last->first_pcie_switch + last->pcie.switches : 0;
+}
+
+bool sim_net_pcie_text(const struct sim_net *n, uint64_t pcie_rate_bps, char *buf, size_t len)
+{
+	uint32_t hosts = 0, nsw = sim_net_pcie_switch_count(n);
+	uint64_t rate = 0;
+	sim_time_ps hop = 0;
+	bool same = true;
+
+	if (!nsw)
+		return false;
+	for (uint32_t h = 0; h < n->nhosts; h++) {
+		const struct sim_net_pcie *pc = &n->hosts[h].pcie;
+		uint64_t r = pc->uplink_bps ? pc->uplink_bps : pcie_rate_bps;
+		sim_time_ps l = pc->latency_ps == SIM_NET_DEFAULT_PROP ? SIM_NET_PCIE_SWITCH_PS
+								     : pc->latency_ps;
+
+		if (!pc->switches)
+			continue;
+		if (hosts++ && (r != rate || l != hop))
+			same = false;
+		rate = r;
+		hop = l;
+	}
+	if (same)
+		snprintf(buf, len, "%u PCIe switches over %u of %u hosts, GPUs and NICs behind each "
+			 "sharing its uplink to host memory: %g Gb/s, %g ns a hop", nsw, hosts,
+			 n->nhosts, (double)rate / 1e9, (double)hop / 1e3);
+	else
+		snprintf(buf, len, "%u PCIe switches over %u of %u hosts, GPUs and NICs behind each "
+			 "sharing its uplink to host memory: rates and hops per host as the "
+			 "topology gives", nsw, hosts, n->nhosts);
+	return true;
+}
+
+uint32_t sim_net_rank_host(const struct sim_net *n, uint32_t r)
+{
+	return n->nodes[n->rank_node[r]].host;
+}
+
+uint32_t sim_net_pcie_switch(const struct sim_net *n, uint32_t r)
+{
+	const struct sim_net_host *h = &n->hosts[sim_net_rank_host(n, r)];
+
+	if (!h->pcie.switches)
+		return SIM_NET_NONE;
+	return h->first_pcie_switch + (r - h->first_rank) / (h->ngpus / h->pcie.switches);
 }
 
 /* ---- routes ---- */

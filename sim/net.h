@@ -32,6 +32,7 @@
 #define CCLAB_SIM_NET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sim/time.h"
@@ -66,10 +67,29 @@ struct sim_net_link {
 };
 #define SIM_NET_DEFAULT_PROP UINT64_MAX
 
+/* A host's PCIe tree (docs/yaml.md `pcie:`): its GPUs, each with its NIC,
+ * split evenly over `switches` PCIe switches (GPU g behind switch
+ * g / (ngpus / switches)), each joined to the root complex, and so to host
+ * memory, by one uplink the devices behind it share (sim/pcie.h).
+ * switches 0: no switch, every device on a root port of its own. */
+struct sim_net_pcie {
+	uint32_t switches;
+	uint64_t uplink_bps;           /* per direction; 0: the fabric's pcie.rate_bps */
+	sim_time_ps latency_ps;        /* a switch hop; SIM_NET_DEFAULT_PROP: SIM_NET_PCIE_SWITCH_PS */
+};
+
+/* Cut-through latency of a PCIe switch between two x16 ports: 105 ns,
+ * Broadcom's figure for its Gen4 PEX88000 family (Linley Group, "Broadcom
+ * Ships PCIe Gen4 Switches", 2019-09-24), the switch family of HGX boards.
+ * Charged once per flight through the switch. */
+#define SIM_NET_PCIE_SWITCH_PS UINT64_C(105000)
+
 struct sim_net_host {
 	char name[SIM_NET_NAME_LEN];
 	uint32_t first_rank, ngpus;
 	uint32_t nvswitch;             /* its NVSwitch node, or SIM_NET_NONE */
+	struct sim_net_pcie pcie;
+	uint32_t first_pcie_switch;    /* its first switch, counted over the hosts before it */
 };
 
 struct sim_net {
@@ -115,6 +135,22 @@ uint32_t sim_net_nvswitch_host(const struct sim_net *n, uint32_t first, uint32_t
 /* The port of rank r's NIC whose link leads to its host's NVSwitch, or
  * SIM_NET_NONE. */
 uint32_t sim_net_nvswitch_port(const struct sim_net *n, uint32_t r);
+
+/* Gives host h PCIe tree *pc (routes do not depend on it: a finished
+ * network takes it too): 0, or -EINVAL when pc->switches is 0 or does not
+ * divide its GPUs. */
+int sim_net_host_pcie(struct sim_net *n, uint32_t h, const struct sim_net_pcie *pc);
+/* PCIe switches over every host; the one rank r sits behind (0 ..
+ * count - 1), or SIM_NET_NONE where its host has none. */
+uint32_t sim_net_pcie_switch_count(const struct sim_net *n);
+uint32_t sim_net_pcie_switch(const struct sim_net *n, uint32_t r);
+/* A line on n's PCIe switches for a report's header, without '#' or
+ * newline ("8 PCIe switches over 2 hosts: ..."), the uplink rate the
+ * fabric's pcie_rate_bps where a host gives none; false (buf untouched)
+ * where n has none. */
+bool sim_net_pcie_text(const struct sim_net *n, uint64_t pcie_rate_bps, char *buf, size_t len);
+/* The host of rank r (r < nranks). */
+uint32_t sim_net_rank_host(const struct sim_net *n, uint32_t r);
 
 /* Adds a switch; the node index, or SIM_NET_NONE (errno as above). */
 uint32_t sim_net_add_switch(struct sim_net *n, const char *name);

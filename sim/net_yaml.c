@@ -64,6 +64,32 @@ static int net_error(const struct cy_node *t, int rc, const char *msg, struct cy
 	return rc;
 }
 
+/* pcie: {switches: S, uplink: RATE, latency: TIME} for host h
+ * (sim_net_pcie). */
+static int host_pcie(struct sim_net *n, uint32_t h, const struct cy_node *v,
+		     struct cy_error *err)
+{
+	static const char *const keys[] = {"switches", "uplink", "latency", NULL};
+	struct sim_net_pcie pc = {.latency_ps = SIM_NET_DEFAULT_PROP};
+	const struct cy_node *x;
+	int rc = cy_check_map(v, "'pcie'", keys, err);
+
+	if (!rc)
+		rc = need_uint(v, "'pcie'", "switches", 1, 64, &pc.switches, err);
+	if (!rc && (x = cy_get(v, "uplink")))
+		rc = cy_rate(x, "uplink", &pc.uplink_bps, err); /* refuses 0 */
+	if (!rc && (x = cy_get(v, "latency")) && !(rc = cy_time(x, "latency", &pc.latency_ps, err)) &&
+	    pc.latency_ps > 1000 * SIM_PS_PER_MS)
+		return cy_fail(err, x, "'latency': a PCIe switch hop of over a second");
+	if (rc)
+		return rc;
+	if (n->hosts[h].ngpus % pc.switches)
+		return cy_fail(err, cy_get(v, "switches"), "'switches': %u PCIe switches do not "
+			       "split host '%s''s %u GPUs evenly", pc.switches, n->hosts[h].name,
+			       n->hosts[h].ngpus);
+	return sim_net_host_pcie(n, h, &pc) ? cy_fail(err, v, "'pcie': cannot be set here") : 0;
+}
+
 static int from_generator(struct sim_net *n, const struct cy_node *t, struct cy_error *err)
 {
 	static const char *const keys[][7] = {
@@ -71,7 +97,8 @@ static int from_generator(struct sim_net *n, const struct cy_node *t, struct cy_
 		[GEN_STAR] = {"generator", "ranks", "name", NULL},
 		[GEN_LEAFSPINE] = {"generator", "hosts_per_leaf", "leaves", "spines",
 				   "oversubscription", "name", NULL},
-		[GEN_RAILOPT] = {"generator", "nodes", "gpus_per_node", "spines", "name", NULL},
+		[GEN_RAILOPT] = {"generator", "nodes", "gpus_per_node", "spines", "pcie", "name",
+				 NULL},
 	};
 	char msg[SIM_NET_ERR_LEN] = "";
 	uint32_t a = 0, b = 0, c = 0, num = 1, den = 1;
@@ -116,6 +143,8 @@ static int from_generator(struct sim_net *n, const struct cy_node *t, struct cy_
 				       (unsigned long long)a * b, MAX_RANKS);
 		if (!rc)
 			rc = sim_net_railopt(n, a, b, c, msg, sizeof(msg));
+		for (uint32_t h = 0; !rc && cy_get(t, "pcie") && h < n->nhosts; h++)
+			rc = host_pcie(n, h, cy_get(t, "pcie"), err);
 		break;
 	}
 	if (rc && msg[0])
@@ -134,7 +163,8 @@ static bool host_named(const struct sim_net *n, const char *name)
 /* hosts: a list of {name, gpus, nvlink} or {prefix, count, gpus, nvlink}. */
 static int read_hosts(struct sim_net *n, const struct cy_node *list, struct cy_error *err)
 {
-	static const char *const keys[] = {"name", "prefix", "count", "gpus", "nvlink", NULL};
+	static const char *const keys[] = {"name", "prefix", "count", "gpus", "nvlink", "pcie",
+					   NULL};
 
 	if (list->kind != CY_SEQ || list->n == 0)
 		return cy_fail(err, list, "'hosts': expected a non-empty list of hosts, found %s",
@@ -179,6 +209,8 @@ static int read_hosts(struct sim_net *n, const struct cy_node *list, struct cy_e
 					       "characters)", hn, SIM_NET_NAME_LEN - sizeof(".nvswitch"));
 			if (sim_net_add_host(n, hn, gpus, nvlink) == SIM_NET_NONE)
 				return cy_fail(err, h, "cannot add host '%s' (out of memory)", hn);
+			if ((v = cy_get(h, "pcie")) && (rc = host_pcie(n, n->nhosts - 1, v, err)))
+				return rc;
 		}
 	}
 	return 0;
