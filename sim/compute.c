@@ -16,6 +16,8 @@ struct sim_compute_job {
 	sim_time_ps other_ps; /* sim_compute_submit_on() */
 	sim_time_ps pace_ps;  /* its thread group's own pace (sim_compute_submit_step()) */
 	bool step;            /* pays the resource's overhead (sim_compute_submit_step()) */
+	struct sim_compute_via via; /* via.up NULL: none (sim_compute_submit_via()) */
+	sim_time_ps pushed[SIM_PCIE_NDIR]; /* via.up->pushed_ps when its share was last counted */
 	sim_compute_done_fn fn;
 	void *ctx;
 	uint64_t arg;
@@ -145,6 +147,16 @@ static void start(struct sim_compute *c, uint32_t l)
 	t = add_or_die(now, j->step ? c->overhead_ps : 0);
 	paced = add_or_die(t, j->pace_ps);
 	other = reserve(&c->other_free_ps, t, j->other_ps);
+	if (j->via.up) {
+		for (int d = 0; d < SIM_PCIE_NDIR; d++) {
+			sim_time_ps e = sim_pcie_uplink_bulk(j->via.up, (enum sim_pcie_dirn)d, t,
+							     j->via.ps[d]);
+
+			j->pushed[d] = j->via.up->pushed_ps[d];
+			if (j->via.ps[d] && add_or_die(e, j->via.tail_ps) > other)
+				other = e + j->via.tail_ps;
+		}
+	}
 	t = reserve(&c->mem_free_ps, t, mem);
 	if (other > t) /* the other path is the slower */
 		t = other;
@@ -171,6 +183,25 @@ static void start(struct sim_compute *c, uint32_t l)
 	}
 }
 
+/* How much later job j's uplink share ends than was known when it was
+ * last counted: the uplink time device batches took from it since
+ * (sim/pcie.h), the longer direction's; counted now. */
+static sim_time_ps uplink_pushed(struct sim_compute_job *j)
+{
+	sim_time_ps more = 0;
+
+	if (!j->via.up)
+		return 0;
+	for (int d = 0; d < SIM_PCIE_NDIR; d++) {
+		sim_time_ps by = j->via.up->pushed_ps[d] - j->pushed[d];
+
+		if (j->via.ps[d] && by > more)
+			more = by;
+		j->pushed[d] = j->via.up->pushed_ps[d];
+	}
+	return more;
+}
+
 static void job_end(struct sim_engine *eng, void *ctx, uint64_t arg)
 {
 	struct sim_compute *c = ctx;
@@ -179,7 +210,21 @@ static void job_end(struct sim_engine *eng, void *ctx, uint64_t arg)
 	sim_compute_done_fn fn = j->fn;
 	void *fn_ctx = j->ctx;
 	uint64_t fn_arg = j->arg;
+	sim_time_ps more = uplink_pushed(j);
 
+	/* Device batches shared its uplink since: it ends that much later
+	 * (and again, until none did). */
+	if (more) {
+		sim_time_ps t = add_or_die(sim_now(eng), more);
+
+		if (t > c->span_end) {
+			c->busy_ps += t - c->span_end;
+			c->span_end = t;
+		}
+		if (sim_schedule(c->eng, t, job_end, c, arg) == SIM_EVENT_NONE)
+			sim__sched_die(__FILE__, __LINE__, "compute");
+		return;
+	}
 	ln->cur = NULL;
 	c->nbusy--;
 	c->st.jobs++;
@@ -212,6 +257,15 @@ int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes
 			    sim_time_ps other_ps, sim_time_ps pace_ps, bool step,
 			    sim_compute_done_fn fn, void *ctx, uint64_t arg)
 {
+	return sim_compute_submit_via(c, lane, bytes_moved, other_ps, pace_ps, step, NULL, fn, ctx,
+				      arg);
+}
+
+int sim_compute_submit_via(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
+			   sim_time_ps other_ps, sim_time_ps pace_ps, bool step,
+			   const struct sim_compute_via *via, sim_compute_done_fn fn, void *ctx,
+			   uint64_t arg)
+{
 	struct sim_compute_lane *ln;
 	struct sim_compute_job *j;
 
@@ -238,6 +292,8 @@ int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes
 	*j = (struct sim_compute_job){.bytes = bytes_moved, .other_ps = other_ps,
 				      .pace_ps = pace_ps, .step = step, .fn = fn, .ctx = ctx,
 				      .arg = arg};
+	if (via)
+		j->via = *via;
 	ln = &c->lane[lane];
 	if (ln->q_tail)
 		ln->q_tail->next = j;

@@ -58,6 +58,7 @@
 
 #include "sim/event.h"
 #include "sim/params.h"
+#include "sim/pcie.h"
 #include "sim/time.h"
 
 enum sim_compute_kind {
@@ -159,6 +160,24 @@ int sim_compute_submit_on(struct sim_compute *c, uint32_t lane, uint64_t bytes_m
 int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
 			    sim_time_ps other_ps, sim_time_ps pace_ps, bool step,
 			    sim_compute_done_fn fn, void *ctx, uint64_t arg);
+
+/* The part of a job's other stream that also crosses a PCIe switch's
+ * uplink (its loads and stores of host memory, sim/pcie.h): ps[d] of
+ * uplink `up`'s direction d, reserved when the job starts, as its other
+ * path's time is; the job ends no earlier than tail_ps after the later
+ * direction's end (the last TLP's flight past the uplink). */
+struct sim_compute_via {
+	struct sim_pcie_uplink *up;
+	sim_time_ps ps[SIM_PCIE_NDIR];
+	sim_time_ps tail_ps;
+};
+
+/* sim_compute_submit_step() with the other stream's uplink share *via
+ * (NULL: none). */
+int sim_compute_submit_via(struct sim_compute *c, uint32_t lane, uint64_t bytes_moved,
+			   sim_time_ps other_ps, sim_time_ps pace_ps, bool step,
+			   const struct sim_compute_via *via, sim_compute_done_fn fn, void *ctx,
+			   uint64_t arg);
 
 /* The pace of a thread group of `warps` warps making n output bytes with
  * protocol proto: ceil(n / (warps x B)) rounds of loads, each

@@ -242,6 +242,28 @@ static uint32_t gpu_lane(const struct cc_tag *t)
 	return CC_TAG_GROUPS * t->channel + (t->group < CC_TAG_GROUPS ? t->group : 0u);
 }
 
+/* A staging job's loads (rd bytes) and stores (wr) of host memory also
+ * cross the uplink of the PCIe switch the GPU sits behind, shared with the
+ * NICs there (sim/pcie.h): their TLPs at the uplink's rate in *via, and
+ * the switch's hop on each flight (a load's request and completion, a
+ * store), which the job's own time gains (returned). */
+static sim_time_ps staging_via(const struct sx *x, const struct sx_rank *rk, uint64_t rd,
+			       uint64_t wr, struct sim_compute_via *via)
+{
+	struct sim_pcie_params at = x->f->pcie;
+	struct sim_gpu_host_cost cost;
+	sim_time_ps hop = rk->uplink->latency_ps;
+
+	at.rate_bps = rk->uplink->rate_bps;
+	sim_gpu_host_cost(&at, rd, wr, &cost);
+	*via = (struct sim_compute_via){
+		.up = rk->uplink,
+		.ps = {cost.dir_ps[SIM_PCIE_UP], cost.dir_ps[SIM_PCIE_DOWN]},
+		.tail_ps = x->f->pcie.latency_ps + hop,
+	};
+	return (rd ? 2 * hop : 0) + (wr ? hop : 0);
+}
+
 /* A reduce or copy on the GPU, on its lane.  Operands partly in host
  * memory (staging without GPUDirect RDMA): the operands in GPU memory go
  * through HBM, the others across the GPU's PCIe link, both at once
@@ -253,7 +275,8 @@ static void gpu_calc_submit(struct sx *x, struct sx_rank *rk, const struct cc_ra
 	sim_time_ps pace = sim_compute_pace_ps(&x->f->host, c->proto, c->warps,
 					       c->count * cc_dtype_size(c->dtype));
 	uint64_t hbm = 0, rd = 0, wr = 0;
-
+	sim_time_ps other;
+	struct sim_compute_via via = {0};
 	uint8_t path = SX_PATH_OWN;
 
 	for (int j = 0; j < c->nsrc + c->ndst; j++) {
@@ -274,9 +297,11 @@ static void gpu_calc_submit(struct sx *x, struct sx_rank *rk, const struct cc_ra
 	 * network): host.gpu_step_ps holding the block, a GPU read of a flag in
 	 * host memory.  Over NVLink alone (op_p2p): none here; the hop's
 	 * latency is the store's (p2p_hop_ps), which NCCL's slots pipeline. */
-	if (sim_compute_submit_step(&rk->gpu, gpu_lane(&rs->ops[i].tag), hbm,
-				    sim_gpu_host_charge(&rk->gpu_host, rd, wr), pace,
-				    path != SX_PATH_P2P, calc_done, rk, i))
+	other = sim_gpu_host_charge(&rk->gpu_host, rd, wr);
+	if (rk->uplink && (rd || wr))
+		other += staging_via(x, rk, rd, wr, &via);
+	if (sim_compute_submit_via(&rk->gpu, gpu_lane(&rs->ops[i].tag), hbm, other, pace,
+				   path != SX_PATH_P2P, via.up ? &via : NULL, calc_done, rk, i))
 		sx_die_nomem();
 }
 
@@ -1224,6 +1249,35 @@ static void wire_ecn(struct sx *x)
 					   cc_mix64(cc_mix64(x->o->seed) ^ cc_mix64(~(uint64_t)s)));
 }
 
+/* The hosts' PCIe switches' uplinks (sim_net_pcie), and each rank's. */
+static int setup_uplinks(struct sx *x)
+{
+	const struct sim_net *n = x->topo.net;
+
+	x->nuplinks = sim_net_pcie_switch_count(n);
+	if (!x->nuplinks)
+		return 0;
+	if (!(x->uplinks = xcalloc(x, x->nuplinks, sizeof(*x->uplinks))))
+		return -ENOMEM;
+	for (uint32_t h = 0; h < n->nhosts; h++) {
+		const struct sim_net_pcie *pc = &n->hosts[h].pcie;
+
+		for (uint32_t i = 0; i < pc->switches; i++)
+			x->uplinks[n->hosts[h].first_pcie_switch + i] = (struct sim_pcie_uplink){
+				.rate_bps = pc->uplink_bps ? pc->uplink_bps : x->f->pcie.rate_bps,
+				.latency_ps = pc->latency_ps == SIM_NET_DEFAULT_PROP
+						      ? SIM_NET_PCIE_SWITCH_PS
+						      : pc->latency_ps,
+			};
+	}
+	for (uint32_t r = 0; r < x->s->nranks; r++) {
+		uint32_t sw = sim_net_pcie_switch(n, r);
+
+		x->rk[r].uplink = sw == SIM_NET_NONE ? NULL : &x->uplinks[sw];
+	}
+	return 0;
+}
+
 static int setup(struct sx *x)
 {
 	const struct cc_schedule *s = x->s;
@@ -1243,6 +1297,8 @@ static int setup(struct sx *x)
 		return err;
 	wire_losses(x);
 	wire_ecn(x);
+	if ((err = setup_uplinks(x)))
+		return err;
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if ((err = setup_rank(x, r)))
 			return err;
@@ -1400,6 +1456,7 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	sx_faults_free(&x);
 	sx_nvls_free(&x);
 	sx_sharp_free(&x);
+	free(x.uplinks);
 	sim_topo_destroy(&x.topo);
 	sim_engine_destroy(&x.eng);
 	if (err)

@@ -240,6 +240,9 @@ struct sx_rank {
 	struct sx_cq *cq;
 	/* RNIC */
 	struct sim_pcie pcie;
+	/* The uplink of the PCIe switch its GPU and NIC sit behind (host
+	 * memory's way, sim/pcie.h), or NULL: none in the topology. */
+	struct sim_pcie_uplink *uplink;
 	struct sx_port *port;
 	struct sim_pipe db_pipe, fetch_pipe, bf_pipe, cqe_pipe, atomic_pipe;
 	sim_time_ps atomic_free;  /* the responder's atomic unit is free from then */
@@ -280,6 +283,9 @@ struct sx {
 	 * per switch that in-network reductions use. */
 	struct sx_sharp *sharp;
 	uint32_t nsharp;
+	/* The hosts' PCIe switch uplinks (sim_net_pcie), in switch order. */
+	struct sim_pcie_uplink *uplinks;
+	uint32_t nuplinks;
 	/* The wall-clock limit (wall_limit_ms): started then, and hit. */
 	uint64_t wall_start_ns;
 	bool wall_hit;
@@ -351,6 +357,12 @@ void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const stru
 		    enum sim_bth_op op, uint32_t payload);
 /* Copies k's payload as its NIC reads it (sim/rnic_resp.c). */
 void sx_pkt_snapshot(struct sx *x, struct sx_pkt *k);
+/* The uplink a DMA of rank r's buffer buf crosses: its PCIe switch's where
+ * buf is in host memory, NULL where it is in GPU memory (GPUDirect RDMA
+ * turns at the switch) or r has no switch.  sx_pkt_source_uplink(): the
+ * same for the memory a packet's payload is read from. */
+struct sim_pcie_uplink *sx_buf_uplink(const struct sx *x, uint32_t r, uint32_t buf);
+struct sim_pcie_uplink *sx_pkt_source_uplink(const struct sx *x, const struct sx_pkt *k);
 void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read);
 void sx_port_fill(struct sx *x, uint32_t r, uint32_t port);
 /* QP qp may have gained something to send (WQEs fetched, a READ response

@@ -537,9 +537,9 @@ void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read)
 	pt->reading++;
 	/* A READ response returns what the WRITEs before it on its QP left:
 	 * its read stays behind the writes queued upstream (sim/pcie.h). */
-	if ((k->kind == SX_PKT_RESP ? sim_pcie_dma_read_ordered : sim_pcie_dma_read)(
-		    &x->rk[r].pcie, k->p.payload_bytes, read_done, &x->rk[r],
-		    (uint64_t)(uintptr_t)k))
+	if ((k->kind == SX_PKT_RESP ? sim_pcie_dma_read_ordered_via : sim_pcie_dma_read_via)(
+		    &x->rk[r].pcie, sx_pkt_source_uplink(x, k), k->p.payload_bytes, read_done,
+		    &x->rk[r], (uint64_t)(uintptr_t)k))
 		sx_die_nomem();
 }
 

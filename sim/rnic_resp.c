@@ -60,7 +60,7 @@ static void resp_error(struct sx *x, uint32_t r, struct sx_qp *qp, enum sx_aeth 
 
 
 /* Where payload packet k of a request comes from at its requester. */
-static void req_source(struct sx *x, const struct sx_pkt *k, uint32_t *buf, uint64_t *off,
+static void req_source(const struct sx *x, const struct sx_pkt *k, uint32_t *buf, uint64_t *off,
 		       bool *inl, uint64_t *value)
 {
 	const struct sx_wqe *w = &x->rk[k->rank].qp[k->qp].sq[k->wqe];
@@ -103,6 +103,28 @@ void sx_pkt_snapshot(struct sx *x, struct sx_pkt *k)
 	if (!k->data)
 		sx_die_nomem();
 	memcpy(k->data, x->rk[k->rank].mem[buf] + off, len);
+}
+
+struct sim_pcie_uplink *sx_buf_uplink(const struct sx *x, uint32_t r, uint32_t buf)
+{
+	if (!x->rk[r].uplink || buf == SX_NONE || x->s->ranks[r].bufs[buf].mem == CC_MEM_GPU)
+		return NULL;
+	return x->rk[r].uplink;
+}
+
+struct sim_pcie_uplink *sx_pkt_source_uplink(const struct sx *x, const struct sx_pkt *k)
+{
+	uint32_t buf = SX_NONE;
+	uint64_t off, value;
+	bool inl = false;
+
+	if (!x->rk[k->rank].uplink)
+		return NULL;
+	if (k->kind == SX_PKT_REQ)
+		req_source(x, k, &buf, &off, &inl, &value);
+	else
+		buf = k->buf; /* a READ response or a multicast share: the responder's memory */
+	return inl ? NULL : sx_buf_uplink(x, k->rank, buf);
 }
 
 /* The payload of request packet k is in the responder's memory. */
@@ -152,17 +174,18 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_tim
 	sx_pkt_put(x, k);
 }
 
-/* DMA-writes k's payload (k->buf, k->off set); fn runs when it is in.  A
+/* DMA-writes k's payload into rank r's buffer buf; fn runs when it is in.  A
  * packet that came over NVLink is already in GPU memory: NVLink carries
  * it GPU to GPU, never across the NIC's PCIe link. */
-static void dma_write(struct sx *x, uint32_t r, struct sx_pkt *k, uint32_t len,
+static void dma_write(struct sx *x, uint32_t r, struct sx_pkt *k, uint32_t buf, uint32_t len,
 		      sim_pcie_done_fn fn)
 {
 	if (len == 0 || k->rx_nvlink) {
 		fn(&x->eng, &x->rk[r], (uint64_t)(uintptr_t)k, sim_now(&x->eng));
 		return;
 	}
-	if (sim_pcie_dma_write(&x->rk[r].pcie, len, fn, &x->rk[r], (uint64_t)(uintptr_t)k))
+	if (sim_pcie_dma_write_via(&x->rk[r].pcie, sx_buf_uplink(x, r, buf), len, fn, &x->rk[r],
+				   (uint64_t)(uintptr_t)k))
 		sx_die_nomem();
 }
 
@@ -408,7 +431,7 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 		qp->since_ack = 0;
 		send_ack(x, r, qp, SX_AETH_ACK, k->psn);
 	}
-	dma_write(x, r, k, k->p.payload_bytes, req_written);
+	dma_write(x, r, k, k->buf, k->p.payload_bytes, req_written);
 }
 
 /* The responder's read-modify-write is done: answer with the old value. */
@@ -511,6 +534,10 @@ void sx_response_data(struct sx *x, uint32_t r, struct sx_qp *qp, struct sx_pkt 
 		sx_pkt_put(x, k);
 		return;
 	}
+	const struct cc_op_send *o = sx_wqe_send(x, r, w);
+	const struct cc_mr *mr = sx_find_mr(x, r, w->lkey, o->sge.offset, cc_wqe_len(o), 0);
+
 	w->resp_next++;
-	dma_write(x, r, k, k->p.op == SIM_BTH_ATOMIC_ACK ? 8 : k->p.payload_bytes, resp_written);
+	dma_write(x, r, k, mr ? mr->buf : SX_NONE,
+		  k->p.op == SIM_BTH_ATOMIC_ACK ? 8 : k->p.payload_bytes, resp_written);
 }

@@ -59,6 +59,7 @@ static void shipped_files_load(void **state)
 		{"topologies/railopt-2x8.yaml", 16},
 		{"topologies/leafspine-64-2to1.yaml", 64},
 		{"topologies/two-nodes-nvlink.yaml", 8},
+		{"topologies/dgx-a100-2x8-pcie.yaml", 16},
 	};
 	static const char *const scen[] = {
 		"scenarios/demo.yaml", "scenarios/ndr-leafspine-64.yaml",

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* tests/test_pcie_tree.c — a host's PCIe switches in a topology (`pcie:`,
+ * docs/yaml.md) and what the simulator does with them (sim/pcie.h):
+ *   - which switch each rank sits behind (written out and railopt);
+ *   - bad `pcie:` blocks refused with file:line:col, exit 2;
+ *   - GPUDirect RDMA's data never crosses an uplink: as fast with the
+ *     switches as without;
+ *   - host staging through a shared uplink: below the uplink's bound, and
+ *     the run without switches again when the uplink is wide enough. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/files.h"
+#include "tests/run_cclab.h"
+
+#include "sim/net.h"
+#include "sim/net_yaml.h"
+#include "util/yaml.h"
+
+/* File `name` of tmpdir, open for writing. */
+static FILE *create_in_tmpdir(const char *name)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	return f;
+}
+
+/* Two hosts of two GPUs, no NVLink, every NIC on one switch; `pcie` is
+ * each host's block (or "" for none). */
+static void write_topology(const char *name, const char *pcie)
+{
+	FILE *f = create_in_tmpdir(name);
+
+	fprintf(f,
+		"name: t\n"
+		"hosts:\n"
+		"  - {prefix: h, count: 2, gpus: 2%s%s}\n"
+		"switches: [tor]\n"
+		"links:\n"
+		"  - {a: h0.gpu0, b: tor}\n"
+		"  - {a: h0.gpu1, b: tor}\n"
+		"  - {a: h1.gpu0, b: tor}\n"
+		"  - {a: h1.gpu1, b: tor}\n",
+		*pcie ? ", pcie: " : "", pcie);
+	fclose(f);
+}
+
+static void write_scenario(const char *name, const char *topology, const char *gpu_dma)
+{
+	FILE *f = create_in_tmpdir(name);
+
+	fprintf(f,
+		"name: t\n"
+		"topology: %s\n"
+		"fabric: {preset: ib-hdr, host: {gpu_dma: %s}}\n"
+		"collective: allreduce\n"
+		"algorithm: ring\n"
+		"channels: 2\n"
+		"dtype: float\n"
+		"redop: sum\n"
+		"sizes: {min: 1MiB, max: 16MiB, factor: 16}\n"
+		"check: false\n",
+		topology, gpu_dma);
+	fclose(f);
+}
+
+/* `cclab run` of scenario `name`: its stdout (the table). */
+static char *run_table(const char *name)
+{
+	struct run r = run_cclab("run '%s/%s'", tmpdir, name);
+	char *out;
+
+	if (r.status != 0)
+		print_message("%s\n", r.err);
+	assert_int_equal(r.status, 0);
+	out = r.out;
+	free(r.err);
+	return out;
+}
+
+static double avg_busbw(const char *table)
+{
+	const char *p = strstr(table, "# Avg bus bandwidth    : ");
+
+	assert_non_null(p);
+	return strtod(p + strlen("# Avg bus bandwidth    : "), NULL);
+}
+
+/* Rows only: the header names the scenario's files, which differ. */
+static const char *rows_of(const char *table)
+{
+	const char *p = strstr(table, "(B)");
+
+	assert_non_null(p);
+	return p;
+}
+
+static void test_switch_of_each_rank(void **state)
+{
+	char path[256];
+	struct sim_net n;
+	struct cy_error err = {0};
+
+	FILE *f = create_in_tmpdir("rail.yaml");
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/rail.yaml", tmpdir);
+	fputs("generator: railopt\nnodes: 2\ngpus_per_node: 8\nspines: 1\n"
+	      "pcie: {switches: 4, uplink: 128Gbps}\n", f);
+	fclose(f);
+	sim_net_init(&n, "rail");
+	assert_int_equal(sim_net_load(&n, path, &err), 0);
+	assert_int_equal(sim_net_pcie_switch_count(&n), 8);
+	for (uint32_t r = 0; r < 16; r++)
+		assert_int_equal(sim_net_pcie_switch(&n, r), r / 2);
+	assert_int_equal(n.hosts[1].pcie.uplink_bps, UINT64_C(128000000000));
+	assert_int_equal(n.hosts[1].pcie.latency_ps, SIM_NET_DEFAULT_PROP);
+	sim_net_free(&n);
+
+	/* Written out: per host; a host without `pcie:` has no switch. */
+	f = create_in_tmpdir("rail.yaml");
+	fputs("hosts:\n"
+	      "  - {name: a, gpus: 4, pcie: {switches: 1, latency: 150ns}}\n"
+	      "  - {name: b, gpus: 2}\n"
+	      "  - {name: c, gpus: 2, pcie: {switches: 2}}\n"
+	      "switches: [s]\n"
+	      "links:\n"
+	      "  - {a: a.gpu0, b: s}\n  - {a: a.gpu1, b: s}\n  - {a: a.gpu2, b: s}\n"
+	      "  - {a: a.gpu3, b: s}\n  - {a: b.gpu0, b: s}\n  - {a: b.gpu1, b: s}\n"
+	      "  - {a: c.gpu0, b: s}\n  - {a: c.gpu1, b: s}\n", f);
+	fclose(f);
+	sim_net_init(&n, "written");
+	assert_int_equal(sim_net_load(&n, path, &err), 0);
+	assert_int_equal(sim_net_pcie_switch_count(&n), 3);
+	for (uint32_t r = 0; r < 4; r++)
+		assert_int_equal(sim_net_pcie_switch(&n, r), 0);
+	assert_int_equal(sim_net_pcie_switch(&n, 4), SIM_NET_NONE);
+	assert_int_equal(sim_net_pcie_switch(&n, 5), SIM_NET_NONE);
+	assert_int_equal(sim_net_pcie_switch(&n, 6), 1);
+	assert_int_equal(sim_net_pcie_switch(&n, 7), 2);
+	assert_int_equal(n.hosts[0].pcie.latency_ps, UINT64_C(150000));
+	sim_net_free(&n);
+}
+
+static void test_bad_blocks(void **state)
+{
+	static const struct {
+		const char *pcie, *says;
+	} bad[] = {
+		{"{switches: 3}", "3:53: 'switches': 3 PCIe switches do not split host 'h0''s 2 GPUs"},
+		{"{switches: 0}", "'switches'"},
+		{"{uplink: 64Gbps}", "'switches'"},
+		{"{switches: 1, uplink: 0Gbps}", "'uplink': 0Gbps is out of range"},
+		{"{switches: 1, latency: 2s}", "over a second"},
+		{"{switches: 1, lanes: 16}", "lanes"},
+		{"4", "'pcie'"},
+	};
+
+	(void)state;
+	need_cclab_binary();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_topology("bad.yaml", bad[i].pcie);
+		write_scenario("bad-sc.yaml", "bad.yaml", "gpudirect-rdma");
+		struct run r = run_cclab("run '%s/bad-sc.yaml'", tmpdir);
+
+		if (r.status != 2 || !strstr(r.err, bad[i].says) || !strstr(r.err, "bad.yaml:"))
+			print_message("pcie %s: exit %d: %s\n", bad[i].pcie, r.status, r.err);
+		assert_int_equal(r.status, 2);
+		assert_non_null(strstr(r.err, "bad.yaml:"));
+		assert_non_null(strstr(r.err, bad[i].says));
+		run_free(&r);
+	}
+}
+
+/* GPUDirect RDMA: the NIC and its GPU talk through their switch, never
+ * its uplink: the data moves as fast.  What does cross it is small: the
+ * clear-to-send words the peer's NIC writes into host memory (NCCL's
+ * send FIFO), each a switch hop later. */
+static void test_gdr_data_skips_uplink(void **state)
+{
+	char *plain, *tree;
+	double t_plain, t_tree;
+	const char *p, *q;
+
+	(void)state;
+	need_cclab_binary();
+	write_topology("plain.yaml", "");
+	write_topology("tree.yaml", "{switches: 1}");
+	write_scenario("plain-sc.yaml", "plain.yaml", "gpudirect-rdma");
+	write_scenario("tree-sc.yaml", "tree.yaml", "gpudirect-rdma");
+	plain = run_table("plain-sc.yaml");
+	tree = run_table("tree-sc.yaml");
+	/* Each row: size count type redop root time ... */
+	p = rows_of(plain);
+	q = rows_of(tree);
+	for (int row = 0; row < 2; row++) {
+		p = strstr(p, "\n    ");
+		q = strstr(q, "\n    ");
+		assert_non_null(p);
+		assert_non_null(q);
+		assert_true(sscanf(p, " %*s %*s %*s %*s %*s %lf", &t_plain) == 1);
+		assert_true(sscanf(q, " %*s %*s %*s %*s %*s %lf", &t_tree) == 1);
+		print_message("row %d: %.2f us without switches, %.2f us with\n", row, t_plain,
+			      t_tree);
+		assert_true(t_tree >= t_plain);
+		assert_true(t_tree <= t_plain * 1.005);
+		p++;
+		q++;
+	}
+	free(plain);
+	free(tree);
+}
+
+/* Host staging, two GPUs and their NICs behind one switch: per rank and
+ * direction, the NIC's DMA and the GPU's loads or stores each move the
+ * rank's bytes B through host memory, so the uplink carries 4B each way,
+ * in MWr TLPs of 256 B + 24 (up) and CplD of 256 + 20 (down): busbw (= B,
+ * ring allreduce) <= rate * 256 / 280 / 4.  Without the switches the
+ * run is bound by the 200 Gb/s wire instead; with an uplink far wider than
+ * the devices' links and no hop latency, it is that run again. */
+static void test_staging_shares_uplink(void **state)
+{
+	const double uplink_gbs = 252061538461.0 / 8e9; /* Gen4 x16, ib-hdr's */
+	char *plain, *tree, *wide;
+	double b_plain, b_tree, b_wide;
+
+	(void)state;
+	need_cclab_binary();
+	write_topology("plain.yaml", "");
+	write_topology("tree.yaml", "{switches: 1}");
+	write_topology("wide.yaml", "{switches: 1, uplink: 20000Gbps, latency: 0ns}");
+	write_scenario("plain-sc.yaml", "plain.yaml", "host-staging");
+	write_scenario("tree-sc.yaml", "tree.yaml", "host-staging");
+	write_scenario("wide-sc.yaml", "wide.yaml", "host-staging");
+	plain = run_table("plain-sc.yaml");
+	tree = run_table("tree-sc.yaml");
+	wide = run_table("wide-sc.yaml");
+	b_plain = avg_busbw(plain);
+	b_tree = avg_busbw(tree);
+	b_wide = avg_busbw(wide);
+	print_message("busbw GB/s: no switch %.3f, shared uplink %.3f (bound %.3f), wide %.3f\n",
+		      b_plain, b_tree, uplink_gbs * 256 / 280 / 4, b_wide);
+	assert_true(b_tree <= uplink_gbs * 256 / 280 / 4);
+	assert_true(b_tree < b_plain / 2);
+	assert_true(b_wide > b_plain * 0.99 && b_wide <= b_plain * 1.0001);
+	free(plain);
+	free(tree);
+	free(wide);
+}
+
+/* The same scenario twice: byte-identical tables. */
+static void test_deterministic(void **state)
+{
+	char *a, *b;
+
+	(void)state;
+	need_cclab_binary();
+	write_topology("tree.yaml", "{switches: 1}");
+	write_scenario("tree-sc.yaml", "tree.yaml", "host-staging");
+	a = run_table("tree-sc.yaml");
+	b = run_table("tree-sc.yaml");
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return run_cclab_begin("pcie-tree");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return run_cclab_end();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_switch_of_each_rank),
+		cmocka_unit_test(test_bad_blocks),
+		cmocka_unit_test(test_gdr_data_skips_uplink),
+		cmocka_unit_test(test_staging_shares_uplink),
+		cmocka_unit_test(test_deterministic),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
