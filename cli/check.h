@@ -14,6 +14,8 @@
 #include "core/exec_data.h"
 #include "core/results.h"
 #include "core/schedule.h"
+#include "sim/net.h"
+#include "sim/params.h"
 #include "util/atomic_file.h"
 #include "util/json.h"
 
@@ -63,6 +65,9 @@ bool cli_next_size(const struct cli_opts *o, uint64_t *size);
  * then, after the command's own lines, the chunk and slot sizes. */
 void cli_preamble_begin(const struct cli_opts *o, bool validation);
 void cli_preamble_buffers(const struct cli_opts *o);
+/* "# PCIe: ..." where network net has PCIe switches (sim_net_pcie_text()),
+ * nothing otherwise; net may be NULL. */
+void cli_print_pcie(const struct sim_net *net, const struct sim_params *fabric);
 
 /* Where a size's results go besides stdout: the --json report (NULL
  * without) and the --csv file (NULL without). */

@@ -96,6 +96,8 @@ static void preamble(const struct cli_opts *o)
 	printf("# fabric: %s  topology: %s  link: %s %g Gb/s  MTU: %" PRIu32 " B\n",
 	       o->fabric.name, o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo],
 	       sim_link_info[l->type].name, (double)l->rate_bps / 1e9, l->mtu_bytes);
+	if (o->scenario)
+		cli_print_pcie(&o->scenario->net, &o->fabric);
 	cli_preamble_buffers(o);
 	printf("# out-of-place only; one run per size, no warm-up: the time is simulated\n");
 	for (uint32_t i = 0, ns = o->scenario ? o->scenario->nfaults : 0; i < ns + o->nsim_faults;

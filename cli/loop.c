@@ -91,6 +91,14 @@ void cli_preamble_buffers(const struct cli_opts *o)
 		       "staging slots across its PCIe link\n");
 }
 
+void cli_print_pcie(const struct sim_net *net, const struct sim_params *fabric)
+{
+	char line[256];
+
+	if (net && sim_net_pcie_text(net, fabric->pcie.rate_bps, line, sizeof(line)))
+		printf("# PCIe: %s\n", line);
+}
+
 /* Sizes in the sweep, for the progress line. */
 static uint32_t count_sizes(const struct cli_opts *o)
 {

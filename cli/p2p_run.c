@@ -44,7 +44,7 @@ const char *p2p_topology_name(const struct p2p_opts *o)
 	return o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo];
 }
 
-static void preamble(const struct p2p_opts *o)
+static void preamble(const struct p2p_opts *o, const struct sim_net *net)
 {
 	const struct cc_p2p_params *p = &o->p;
 	const struct sim_link_params *l = &o->fabric.link;
@@ -62,6 +62,7 @@ static void preamble(const struct p2p_opts *o)
 	printf("# fabric: %s  topology: %s  link: %s %g Gb/s  MTU: %" PRIu32 " B\n", o->fabric.name,
 	       p2p_topology_name(o), sim_link_info[l->type].name, (double)l->rate_bps / 1e9,
 	       l->mtu_bytes);
+	cli_print_pcie(net, &o->fabric);
 	printf("# iterations: %" PRIu32 "  tx depth: %" PRIu32 "  cq moderation: %" PRIu32
 	       "  rx depth: %" PRIu32 "  memory: %s  inline: %s\n", p->iters, p->tx_depth,
 	       cc_p2p_cq_mod(p), p->rx_depth, cc_mem_kind_name[p->mem], inl);
@@ -301,7 +302,7 @@ int p2p_run(const struct p2p_opts *o, const struct sim_net *net)
 	if (rc)
 		return rc;
 	cc_trace_init(&c.trace);
-	preamble(o);
+	preamble(o, net);
 	do {
 		bool ok = false;
 

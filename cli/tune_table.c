@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cli/check.h"
 #include "cli/tune.h"
 #include "core/nccl_auto.h"
 #include "core/dtype.h"
@@ -211,6 +212,7 @@ static void preamble(const struct tune *t)
 	printf("# fabric: %s  topology: %s  link: %s %g Gb/s  MTU: %" PRIu32 " B\n",
 	       sc->fabric.name, sc->net.name, sim_link_info[l->type].name,
 	       (double)l->rate_bps / 1e9, l->mtu_bytes);
+	cli_print_pcie(&sc->net, &sc->fabric);
 	print_buffers(t);
 	if (*sc->file)
 		printf("# timing only: no data carried, nothing checked ('cclab run' checks it); "
