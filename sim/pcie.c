@@ -109,15 +109,18 @@ static void line_append(struct sim_pcie *p, uint64_t arg, struct sim_pcie_item *
 	}
 }
 
-/* Device batch it on uplink u's direction d, handed to it at `now`: its
+/* Device batch it on uplink u (its direction dev_d as the device sees it),
+ * handed to it at `now`: its
  * end there.  The uplink serves batches in the order they are handed over
  * (so one device's backlog on its own link never holds another's); a
  * transmit read request (pass) goes ahead of the batches waiting, as on
  * the device's own link, and moves their end by its serialization.  A bulk
  * transfer holding the uplink then shares it (sim/pcie.h). */
-static sim_time_ps uplink_batch(struct sim_pcie_uplink *u, enum sim_pcie_dirn d,
+static sim_time_ps uplink_batch(struct sim_pcie_uplink *u, enum sim_pcie_dirn dev_d,
 				sim_time_ps now, const struct sim_pcie_item *it, bool pass)
 {
+	enum sim_pcie_dirn d = !u->reversed ? dev_d : dev_d == SIM_PCIE_UP ? SIM_PCIE_DOWN
+									     : SIM_PCIE_UP;
 	sim_time_ps ps = batch_ps(u->rate_bps, it), span = ps, from = now;
 
 	if (!ps)
@@ -395,6 +398,26 @@ int sim_pcie_dma_read_ordered_via(struct sim_pcie *p, struct sim_pcie_uplink *vi
 				  uint64_t bytes, sim_pcie_done_fn fn, void *ctx, uint64_t arg)
 {
 	return read_batches(p, via, bytes, false, fn, ctx, arg);
+}
+
+int sim_pcie_after_writes(struct sim_pcie *p, sim_pcie_done_fn fn, void *ctx, uint64_t arg)
+{
+	struct sim_pcie_dir *up = &p->dir[SIM_PCIE_UP];
+	struct sim_pcie_item *it;
+
+	if (!up->fl_tail || up->fl_tail->due <= sim_now(p->eng)) {
+		fn(p->eng, ctx, arg, sim_now(p->eng));
+		return 0;
+	}
+	if (!(it = item_get(p)))
+		return -ENOMEM;
+	/* No TLP of its own: delivered with the last write, after it. */
+	it->due = up->fl_tail->due;
+	it->fn = fn;
+	it->ctx = ctx;
+	it->arg = arg;
+	line_append(p, SIM_PCIE_UP, it);
+	return 0;
 }
 
 sim_time_ps sim_pcie_busy_ps(const struct sim_pcie *p, enum sim_pcie_dirn d)

@@ -132,6 +132,9 @@ struct sim_pcie_uplink {
 	sim_time_ps bulk_free[SIM_PCIE_NDIR];  /* bulk transfers: the last one's end */
 	sim_time_ps pushed_ps[SIM_PCIE_NDIR];  /* bulk time lent to batches, in all */
 	sim_time_ps busy_ps[SIM_PCIE_NDIR];    /* serialization of everything on it */
+	/* A GPU's own link as its NICs cross it to reach its memory (several
+	 * NICs per GPU): a device's upstream is this link's downstream. */
+	bool reversed;
 };
 
 struct sim_pcie_dir_stats {
@@ -186,6 +189,14 @@ int sim_pcie_dma_read_via(struct sim_pcie *p, struct sim_pcie_uplink *via, uint6
 			  sim_pcie_done_fn fn, void *ctx, uint64_t arg);
 int sim_pcie_dma_read_ordered_via(struct sim_pcie *p, struct sim_pcie_uplink *via,
 				  uint64_t bytes, sim_pcie_done_fn fn, void *ctx, uint64_t arg);
+
+/* fn runs once every DMA write the device has queued so far is in host
+ * memory: at once (before returning) where none is still on its way, else
+ * when the last of them lands.  PCIe keeps posted writes in order (Base
+ * Spec 4.0, 2.4.1), so what the device writes after them — a zero-length
+ * WRITE WITH IMM's completion behind the WRITE it follows — lands after
+ * them.  0, or -ENOMEM. */
+int sim_pcie_after_writes(struct sim_pcie *p, sim_pcie_done_fn fn, void *ctx, uint64_t arg);
 
 /* A bulk transfer of `ps` on uplink u's direction d from `from` on (above):
  * its end as things stand; later batches push it back by what they add to

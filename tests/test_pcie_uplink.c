@@ -182,6 +182,49 @@ static void test_unlimited_uplink(void **state)
 	two_free(t);
 }
 
+/* A GPU's own link as its NICs cross it (reversed): a NIC's write to GPU
+ * memory goes down that link, a read's request down and its completions
+ * up.  Two NICs writing at once share it as they would an uplink. */
+static void test_reversed_link(void **state)
+{
+	struct two *t = two_new();
+
+	(void)state;
+	t->up.reversed = true;
+	t->up.latency_ps = 0;
+	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, 0), 0);
+	assert_int_equal(sim_pcie_dma_write_via(&t->b, &t->up, 256, on_done, t, 1), 0);
+	sim_run(&t->eng, SIM_TIME_NEVER);
+	assert_int_equal(t->done[0], MWR256 + L_PS);
+	assert_int_equal(t->done[1], 2 * MWR256 + L_PS);
+	assert_int_equal(t->up.busy_ps[SIM_PCIE_DOWN], 2 * MWR256);
+	assert_int_equal(t->up.busy_ps[SIM_PCIE_UP], 0);
+	two_free(t);
+}
+
+/* What follows the writes lands behind them: with none in flight, at
+ * once; behind a 256 B write issued at 0, when it lands (ser + L), after
+ * it. */
+static void test_after_writes(void **state)
+{
+	struct two *t = two_new();
+
+	(void)state;
+	assert_int_equal(sim_pcie_after_writes(&t->a, on_done, t, 0), 0);
+	assert_int_equal(t->ndone, 1); /* at once, before any event */
+	assert_int_equal(t->done[0], 0);
+	assert_int_equal(sim_pcie_dma_write(&t->a, 256, on_done, t, 1), 0);
+	assert_int_equal(sim_pcie_after_writes(&t->a, on_done, t, 2), 0);
+	assert_int_equal(t->ndone, 1);
+	sim_run(&t->eng, SIM_TIME_NEVER);
+	assert_int_equal(t->ndone, 3);
+	assert_int_equal(t->done[1], MWR256 + L_PS);
+	assert_int_equal(t->done[2], MWR256 + L_PS);
+	/* It takes no link time: the next write starts at once. */
+	assert_int_equal(t->a.dir[SIM_PCIE_UP].busy_ps, MWR256);
+	two_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +234,8 @@ int main(void)
 		cmocka_unit_test(test_batch_shares_with_bulk),
 		cmocka_unit_test(test_bulk_after_batches),
 		cmocka_unit_test(test_unlimited_uplink),
+		cmocka_unit_test(test_reversed_link),
+		cmocka_unit_test(test_after_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
