@@ -313,6 +313,19 @@ int sim_net_host_pcie(struct sim_net *n, uint32_t h, const struct sim_net_pcie *
 	return 0;
 }
 
+int sim_net_host_nics(struct sim_net *n, uint32_t h, uint32_t nics)
+{
+	if (!n || n->finished || h >= n->nhosts || nics == 0 || nics > SIM_NET_MAX_NICS)
+		return -EINVAL;
+	n->hosts[h].nics = nics;
+	return 0;
+}
+
+uint32_t sim_net_rank_nics(const struct sim_net *n, uint32_t r)
+{
+	return n->hosts[sim_net_rank_host(n, r)].nics;
+}
+
 uint32_t sim_net_pcie_switch_count(const struct sim_net *n)
 {
 	const struct sim_net_host *last = n->nhosts ? &n->hosts[n->nhosts - 1] : NULL;
@@ -675,6 +688,25 @@ static int check_alone(const struct sim_net *n, char *err, size_t errlen)
 	return 0;
 }
 
+/* Every GPU of a host with `nics` has as many network ports: one each. */
+static int check_nics(const struct sim_net *n, char *err, size_t errlen)
+{
+	for (uint32_t r = 0; r < n->nranks; r++) {
+		const struct sim_net_node *u = &n->nodes[n->rank_node[r]];
+		uint32_t want = n->hosts[u->host].nics, net = 0;
+
+		if (!want)
+			continue;
+		for (uint32_t p = 0; p < u->nports; p++)
+			net += n->links[u->port_link[p]].kind == SIM_NET_LINK_NET;
+		if (net != want)
+			return cc_errf(err, errlen, -EINVAL, "GPU '%s' has %u network link%s; its "
+				       "host's 'nics: %u' needs one per NIC", u->name, net,
+				       net == 1 ? "" : "s", want);
+	}
+	return 0;
+}
+
 int sim_net_finish(struct sim_net *n, bool all_pairs, char *err, size_t errlen)
 {
 	struct route_scratch s = {0};
@@ -690,6 +722,8 @@ int sim_net_finish(struct sim_net *n, bool all_pairs, char *err, size_t errlen)
 		return cc_errf(err, errlen, -EINVAL, "%s: no GPUs (a topology needs at least one "
 			"host)", n->name);
 	rc = check_alone(n, err, errlen);
+	if (!rc)
+		rc = check_nics(n, err, errlen);
 	if (!rc)
 		rc = alloc_tables(n, &s, err, errlen);
 	if (!rc) {
@@ -737,6 +771,22 @@ uint32_t sim_net_pick(const struct sim_net *n, uint32_t u, uint32_t d, uint64_t 
 	 * (hash polarization).  Integer arithmetic only: the same choice on
 	 * every machine. */
 	return ports[cc_splitmix64(flow ^ ((uint64_t)u * CC_SPLITMIX_GAMMA)) % cnt];
+}
+
+uint32_t sim_net_pick_port(const struct sim_net *n, uint32_t u, uint32_t d, uint32_t port,
+			   uint64_t flow)
+{
+	const uint32_t *ports;
+	uint32_t cnt = sim_net_routes(n, u, d, &ports);
+
+	for (uint32_t i = 0; i < cnt; i++) {
+		uint32_t node, at;
+
+		sim_net_peer(n, u, ports[i], &node, &at);
+		if (node == n->rank_node[d] && at == port)
+			return ports[i];
+	}
+	return sim_net_pick(n, u, d, flow);
 }
 
 uint32_t sim_net_ranks_per_node(const struct sim_net *n)

@@ -90,6 +90,10 @@ struct sim_net_host {
 	uint32_t nvswitch;             /* its NVSwitch node, or SIM_NET_NONE */
 	struct sim_net_pcie pcie;
 	uint32_t first_pcie_switch;    /* its first switch, counted over the hosts before it */
+	/* NICs per GPU (docs/yaml.md `nics:`): each of a GPU's network ports is
+	 * a NIC of its own, with its own PCIe link, and NCCL's channels are
+	 * dealt over them; 0: one NIC, whatever its ports. */
+	uint32_t nics;
 };
 
 struct sim_net {
@@ -149,6 +153,13 @@ uint32_t sim_net_pcie_switch(const struct sim_net *n, uint32_t r);
  * fabric's pcie_rate_bps where a host gives none; false (buf untouched)
  * where n has none. */
 bool sim_net_pcie_text(const struct sim_net *n, uint64_t pcie_rate_bps, char *buf, size_t len);
+/* Gives host h `nics` NICs per GPU (above; 1 .. SIM_NET_MAX_NICS): 0, or
+ * -EINVAL.  sim_net_finish() checks every GPU of h has that many network
+ * ports. */
+#define SIM_NET_MAX_NICS 16
+int sim_net_host_nics(struct sim_net *n, uint32_t h, uint32_t nics);
+/* NICs of rank r's GPU: its host's `nics`, 0 where not given. */
+uint32_t sim_net_rank_nics(const struct sim_net *n, uint32_t r);
 /* The host of rank r (r < nranks). */
 uint32_t sim_net_rank_host(const struct sim_net *n, uint32_t r);
 
@@ -186,6 +197,12 @@ uint32_t sim_net_routes(const struct sim_net *n, uint32_t u, uint32_t d, const u
  * hash of (flow, u) — stable for a flow, spread over flows; SIM_NET_NONE
  * when d is unreachable from u. */
 uint32_t sim_net_pick(const struct sim_net *n, uint32_t u, uint32_t d, uint64_t flow);
+
+/* sim_net_pick(), but where one of u's ports towards d ends at port
+ * `port` of d's NIC node, that one: a packet for one NIC of a GPU with
+ * several (addressed to that NIC, as a GID or LID names one port). */
+uint32_t sim_net_pick_port(const struct sim_net *n, uint32_t u, uint32_t d, uint32_t port,
+			   uint64_t flow);
 
 /* The node and port at the far end of port p of node u. */
 void sim_net_peer(const struct sim_net *n, uint32_t u, uint32_t p, uint32_t *node,
@@ -225,5 +242,11 @@ int sim_net_leafspine(struct sim_net *n, uint32_t hosts_per_leaf, uint32_t leave
  * hosts cannot reach each other (all_pairs fails). */
 int sim_net_railopt(struct sim_net *n, uint32_t nodes, uint32_t gpus_per_node, uint32_t spines,
 		    char *err, size_t errlen);
+/* The same with `nics` NICs per GPU (1 .. SIM_NET_MAX_NICS; the host's
+ * `nics`): NIC j of GPU g on rail leaf "rail<g>" when nics is 1, else on
+ * its own rail "rail<g>_<j>" (a plane per NIC index, each rail leaf as
+ * above). */
+int sim_net_railopt_nics(struct sim_net *n, uint32_t nodes, uint32_t gpus_per_node,
+			 uint32_t nics, uint32_t spines, char *err, size_t errlen);
 
 #endif /* CCLAB_SIM_NET_H */

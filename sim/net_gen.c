@@ -216,8 +216,14 @@ int sim_net_leafspine(struct sim_net *n, uint32_t hosts_per_leaf, uint32_t leave
 int sim_net_railopt(struct sim_net *n, uint32_t nodes, uint32_t gpus_per_node, uint32_t spines,
 		    char *err, size_t errlen)
 {
+	return sim_net_railopt_nics(n, nodes, gpus_per_node, 1, spines, err, errlen);
+}
+
+int sim_net_railopt_nics(struct sim_net *n, uint32_t nodes, uint32_t gpus_per_node,
+			 uint32_t nics, uint32_t spines, char *err, size_t errlen)
+{
 	char name[SIM_NET_NAME_LEN];
-	uint32_t rail0, spine0 = 0;
+	uint32_t rail0 = 0, spine0 = 0;
 	int rc = start(n, "railopt", err, errlen);
 
 	if (rc)
@@ -225,7 +231,10 @@ int sim_net_railopt(struct sim_net *n, uint32_t nodes, uint32_t gpus_per_node, u
 	if (!nodes || !gpus_per_node)
 		return cc_errf(err, errlen, -EINVAL, "railopt: nodes (%u) and GPUs per node (%u) "
 			 "must be above 0", nodes, gpus_per_node);
-	if ((uint64_t)nodes * gpus_per_node > UINT32_MAX / 2 ||
+	if (!nics || nics > SIM_NET_MAX_NICS)
+		return cc_errf(err, errlen, -EINVAL, "railopt: %u NICs per GPU; 1 to %u", nics,
+			       SIM_NET_MAX_NICS);
+	if ((uint64_t)nodes * gpus_per_node * nics > UINT32_MAX / 2 ||
 	    (uint64_t)nodes * spines > UINT32_MAX / 2)
 		return cc_errf(err, errlen, -EINVAL, "railopt: %u nodes x %u GPUs, %u spines: "
 			 "too many", nodes, gpus_per_node, spines);
@@ -233,20 +242,40 @@ int sim_net_railopt(struct sim_net *n, uint32_t nodes, uint32_t gpus_per_node, u
 		snprintf(name, sizeof(name), "node%u", i);
 		if (sim_net_add_host(n, name, gpus_per_node, true) == SIM_NET_NONE)
 			return build_failed(n, err, errlen);
+		if (nics > 1 && sim_net_host_nics(n, i, nics))
+			return build_failed(n, err, errlen);
 	}
-	rc = add_switches(n, "rail", gpus_per_node, &rail0, err, errlen);
-	if (!rc)
-		rc = add_switches(n, "spine", spines, &spine0, err, errlen);
-	/* Rail leaf ports: GPU g of every host, then as many uplinks as
-	 * downlinks (a rail is not oversubscribed), dealt over the spines
+	/* One rail leaf per GPU index and NIC index. */
+	for (uint32_t g = 0; !rc && g < gpus_per_node; g++) {
+		for (uint32_t j = 0; !rc && j < nics; j++) {
+			uint32_t sw;
+
+			if (nics == 1)
+				snprintf(name, sizeof(name), "rail%u", g);
+			else
+				snprintf(name, sizeof(name), "rail%u_%u", g, j);
+			sw = sim_net_add_switch(n, name);
+			if (sw == SIM_NET_NONE)
+				return build_failed(n, err, errlen);
+			if (g == 0 && j == 0)
+				rail0 = sw;
+		}
+	}
+	rc = add_switches(n, "spine", spines, &spine0, err, errlen);
+	/* Rail leaf ports: NIC j of GPU g of every host, then as many uplinks
+	 * as downlinks (a rail is not oversubscribed), dealt over the spines
 	 * round robin: spine s gets ceil or floor of nodes / spines. */
 	for (uint32_t g = 0; !rc && g < gpus_per_node; g++) {
-		for (uint32_t i = 0; !rc && i < nodes; i++)
-			rc = cable(n, n->rank_node[n->hosts[i].first_rank + g], rail0 + g, 1, err,
-				   errlen);
-		for (uint32_t s = 0; !rc && s < spines && s < nodes; s++)
-			rc = cable(n, rail0 + g, spine0 + s, nodes / spines + (s < nodes % spines),
-				   err, errlen);
+		for (uint32_t j = 0; !rc && j < nics; j++) {
+			uint32_t leaf = rail0 + g * nics + j;
+
+			for (uint32_t i = 0; !rc && i < nodes; i++)
+				rc = cable(n, n->rank_node[n->hosts[i].first_rank + g], leaf, 1, err,
+					   errlen);
+			for (uint32_t s = 0; !rc && s < spines && s < nodes; s++)
+				rc = cable(n, leaf, spine0 + s, nodes / spines + (s < nodes % spines),
+					   err, errlen);
+		}
 	}
 	return rc ? rc : sim_net_finish(n, true, err, errlen);
 }

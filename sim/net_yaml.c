@@ -92,16 +92,16 @@ static int host_pcie(struct sim_net *n, uint32_t h, const struct cy_node *v,
 
 static int from_generator(struct sim_net *n, const struct cy_node *t, struct cy_error *err)
 {
-	static const char *const keys[][7] = {
+	static const char *const keys[][8] = {
 		[GEN_RING] = {"generator", "ranks", "name", NULL},
 		[GEN_STAR] = {"generator", "ranks", "name", NULL},
 		[GEN_LEAFSPINE] = {"generator", "hosts_per_leaf", "leaves", "spines",
 				   "oversubscription", "name", NULL},
-		[GEN_RAILOPT] = {"generator", "nodes", "gpus_per_node", "spines", "pcie", "name",
-				 NULL},
+		[GEN_RAILOPT] = {"generator", "nodes", "gpus_per_node", "spines", "nics", "pcie",
+				 "name", NULL},
 	};
 	char msg[SIM_NET_ERR_LEN] = "";
-	uint32_t a = 0, b = 0, c = 0, num = 1, den = 1;
+	uint32_t a = 0, b = 0, c = 0, num = 1, den = 1, nics = 1;
 	unsigned gen;
 	int rc = cy_enum(cy_get(t, "generator"), "generator", generators, 4, &gen, err);
 
@@ -141,8 +141,10 @@ static int from_generator(struct sim_net *n, const struct cy_node *t, struct cy_
 		if (!rc && (uint64_t)a * b > MAX_RANKS)
 			return cy_fail(err, t, "%u nodes x %u GPUs = %llu ranks; at most %u", a, b,
 				       (unsigned long long)a * b, MAX_RANKS);
+		if (!rc && cy_get(t, "nics"))
+			rc = need_uint(t, "the topology", "nics", 1, SIM_NET_MAX_NICS, &nics, err);
 		if (!rc)
-			rc = sim_net_railopt(n, a, b, c, msg, sizeof(msg));
+			rc = sim_net_railopt_nics(n, a, b, nics, c, msg, sizeof(msg));
 		for (uint32_t h = 0; !rc && cy_get(t, "pcie") && h < n->nhosts; h++)
 			rc = host_pcie(n, h, cy_get(t, "pcie"), err);
 		break;
@@ -164,7 +166,7 @@ static bool host_named(const struct sim_net *n, const char *name)
 static int read_hosts(struct sim_net *n, const struct cy_node *list, struct cy_error *err)
 {
 	static const char *const keys[] = {"name", "prefix", "count", "gpus", "nvlink", "pcie",
-					   NULL};
+					   "nics", NULL};
 
 	if (list->kind != CY_SEQ || list->n == 0)
 		return cy_fail(err, list, "'hosts': expected a non-empty list of hosts, found %s",
@@ -172,10 +174,12 @@ static int read_hosts(struct sim_net *n, const struct cy_node *list, struct cy_e
 	for (size_t i = 0; i < list->n; i++) {
 		const struct cy_node *h = list->vals[i], *v;
 		const char *name = NULL;
-		uint32_t gpus = 1, count = 1;
+		uint32_t gpus = 1, count = 1, nics = 0;
 		bool nvlink = false;
 		int rc = cy_check_map(h, "a host", keys, err);
 
+		if (!rc && cy_get(h, "nics"))
+			rc = need_uint(h, "a host", "nics", 1, SIM_NET_MAX_NICS, &nics, err);
 		if (!rc && (v = cy_get(h, "gpus")))
 			rc = need_uint(h, "a host", "gpus", 1, 64, &gpus, err);
 		if (!rc && (v = cy_get(h, "nvlink")))
@@ -211,6 +215,8 @@ static int read_hosts(struct sim_net *n, const struct cy_node *list, struct cy_e
 				return cy_fail(err, h, "cannot add host '%s' (out of memory)", hn);
 			if ((v = cy_get(h, "pcie")) && (rc = host_pcie(n, n->nhosts - 1, v, err)))
 				return rc;
+			if (nics && sim_net_host_nics(n, n->nhosts - 1, nics))
+				return cy_fail(err, h, "cannot set 'nics' on host '%s'", hn);
 		}
 	}
 	return 0;

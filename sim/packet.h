@@ -30,7 +30,7 @@ struct sim_packet {
 	/* Addressing.  Nodes are NICs and switches of the topology; a port
 	 * is a NIC port or switch port of that node. */
 	uint32_t src_node, dst_node;
-	uint32_t src_port, dst_port;
+	uint32_t src_port, dst_port; /* dst_port: only where to_port */
 	uint32_t src_qpn, dst_qpn; /* 24-bit QP numbers (IBA 9.2: BTH DestQP) */
 	uint32_t psn;              /* 24-bit packet sequence number */
 	enum sim_bth_op op;
@@ -42,6 +42,8 @@ struct sim_packet {
 
 	uint64_t flow_id; /* hashed by ECMP (sim_net_pick): one flow keeps one path */
 	uint8_t prio;     /* IB service level / VL, or RoCE 802.1p priority */
+	bool to_port;     /* for port dst_port of dst_node's NIC (a GPU with several NICs,
+			   * sim_net_pick_port()); else any of its ports */
 	bool ecn_ce;      /* ECN Congestion Experienced: a switch marked it (RFC 3168) */
 	void *user;       /* the creator's; models never touch it */
 

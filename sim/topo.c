@@ -146,6 +146,9 @@ static uint32_t net_router(void *ctx, const struct sim_switch *sw, uint32_t in_p
 	(void)in_port;
 	if (pkt->dst_node == SIM_TOPO_MCAST)
 		return c->nvswitch || c->sharp ? SIM_SWITCH_LOCAL : SIM_SWITCH_NO_PORT;
+	if (pkt->to_port)
+		return sim_net_pick_port(c->net, c->node, pkt->dst_node, pkt->dst_port,
+					 pkt->flow_id);
 	return sim_net_pick(c->net, c->node, pkt->dst_node, pkt->flow_id);
 }
 
