@@ -754,6 +754,35 @@ static uint32_t loopback_port(const struct sx *x, uint32_t r)
 	return SIM_TOPO_NO_PORT;
 }
 
+/* The port QP q of rank r (of NCCL channel `channel`) reaches its peer
+ * by.  A GPU with several NICs (its host's `nics`) deals its channels over
+ * them, channel c on NIC c mod nics, as NCCL's ring search does
+ * (src/graph/search.cc, ncclTopoSearchRecNet: channel c tries the NICs
+ * from c mod count on); where that NIC has no shortest path to the peer (a
+ * peer over NVLink) the route decides, as for every other GPU: by the
+ * flow's hash among equal ports. */
+static uint32_t peer_route(const struct sx *x, uint32_t r, uint32_t peer, uint32_t q,
+			   uint32_t channel)
+{
+	const struct sim_net *n = x->topo.net;
+	uint32_t want = x->rk[r].nnics > 1 ? channel % x->rk[r].nnics : SIM_TOPO_NO_PORT;
+	const uint32_t *ports;
+	uint32_t cnt = sim_net_routes(n, n->rank_node[r], peer, &ports);
+
+	for (uint32_t p = 0, i = 0; want != SIM_TOPO_NO_PORT && p < sim_topo_nic_nports(&x->topo, r);
+	     p++) {
+		if (sim_topo_nic_port_nvlink(&x->topo, r, p))
+			continue;
+		if (i++ != want)
+			continue;
+		for (uint32_t j = 0; j < cnt; j++)
+			if (ports[j] == p)
+				return p;
+		break;
+	}
+	return sim_topo_route(&x->topo, r, peer, sim_topo_qp_flow(r, q));
+}
+
 /* A multicast QP's port: the one to its host's NVSwitch, whose host holds
  * the whole group (sim/nvls.c), or for a group of the network's (SHARP,
  * sim/sharp.c) the rank's first network port; SIM_TOPO_NO_PORT if there
@@ -827,6 +856,10 @@ static int setup_rank(struct sx *x, uint32_t r)
 	rk->x = x;
 	rk->r = r;
 	rk->st = &x->res->rank[r];
+	rk->nnics = sim_net_rank_nics(x->topo.net, r);
+	/* Its NICs reach GPU memory through the GPU's own link, an x16 of the
+	 * fabric's generation; the hop is in their links' latency. */
+	rk->gpu_link = (struct sim_pcie_uplink){.rate_bps = x->f->pcie.rate_bps, .reversed = true};
 	rk->mem = xcalloc(x, rs->nbufs, sizeof(*rk->mem));
 	rk->key = xcalloc(x, rs->nmrs, sizeof(*rk->key));
 	rk->deps_left = xcalloc(x, n, sizeof(uint32_t));
@@ -874,8 +907,8 @@ static int setup_rank(struct sx *x, uint32_t r)
 		qp->mcast = cc_qp_mcast(&rs->qps[q]);
 		qp->port = qp->mcast		? mcast_port(x, r, &rs->qps[q])
 			   : qp->peer == r	? loopback_port(x, r)
-						: sim_topo_route(&x->topo, r, qp->peer,
-								 sim_topo_qp_flow(r, q));
+						: peer_route(x, r, qp->peer, q, rs->qps[q].channel);
+		qp->peer_port = SX_NONE;
 		/* The schedule asks for retry counts (NCCL: 7 and 7); the fabric's
 		 * rnic.retry_cnt / rnic.rnr_retry are the deployment's ceiling,
 		 * as NCCL_IB_RETRY_CNT is: the smaller of the two holds. */
@@ -1182,6 +1215,15 @@ static void collect(struct sx *x)
 		sim_time_ps up = sim_pcie_busy_ps(&rk->pcie, SIM_PCIE_UP);
 		sim_time_ps down = sim_pcie_busy_ps(&rk->pcie, SIM_PCIE_DOWN);
 
+		/* Several NICs: the busiest one's link. */
+		for (uint32_t i = 0; i + 1 < rk->nnics; i++) {
+			sim_time_ps u = sim_pcie_busy_ps(&rk->nic_pcie[i], SIM_PCIE_UP);
+			sim_time_ps d = sim_pcie_busy_ps(&rk->nic_pcie[i], SIM_PCIE_DOWN);
+
+			up = u > up ? u : up;
+			down = d > down ? d : down;
+		}
+
 		st->ops_done = rk->ndone;
 		for (uint32_t q = 0; q < x->s->ranks[r].nqps; q++)
 			st->rate_cuts += rk->qp[q].cc.cuts;
@@ -1249,6 +1291,22 @@ static void wire_ecn(struct sx *x)
 					   cc_mix64(cc_mix64(x->o->seed) ^ cc_mix64(~(uint64_t)s)));
 }
 
+/* Each QP's packets go to the NIC its peer QP uses, where the peer has
+ * several (sim_net_pick_port()). */
+static void peer_ports(struct sx *x)
+{
+	for (uint32_t r = 0; r < x->s->nranks; r++) {
+		struct sx_rank *rk = &x->rk[r];
+
+		for (uint32_t q = 0; q < x->s->ranks[r].nqps; q++) {
+			struct sx_qp *qp = &rk->qp[q];
+
+			if (!qp->mcast && qp->peer != r && x->rk[qp->peer].nnics > 1)
+				qp->peer_port = x->rk[qp->peer].qp[qp->peer_q].port;
+		}
+	}
+}
+
 /* The hosts' PCIe switches' uplinks (sim_net_pcie), and each rank's. */
 static int setup_uplinks(struct sx *x)
 {
@@ -1302,6 +1360,7 @@ static int setup(struct sx *x)
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if ((err = setup_rank(x, r)))
 			return err;
+	peer_ports(x);
 	if ((err = sx_nvls_init(x)))
 		return err;
 	if ((err = sx_sharp_init(x, x->res->err.msg, sizeof(x->res->err.msg))))

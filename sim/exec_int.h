@@ -78,6 +78,7 @@ struct sx_pkt {
 	uint32_t ack_psn;   /* RESP: the PSN acknowledged or NAKed (full 32 bits) */
 	uint32_t psn;       /* full 32-bit PSN */
 	uint32_t port;      /* NIC port it leaves by */
+	uint32_t rx_port;   /* NIC port it came in by (set on arrival) */
 	bool rx_nvlink;     /* it arrived on an NVLink port: no PCIe write at the receiver */
 	bool ready;         /* payload read in (or none to read) */
 	bool last_of_msg;
@@ -122,6 +123,8 @@ struct sx_rdresp {
 
 struct sx_qp {
 	uint32_t rank, q, peer, peer_q, port;
+	uint32_t peer_port; /* the peer QP's port where the peer has several NICs (its
+			     * packets go to that NIC), SX_NONE otherwise */
 	uint32_t mtu;       /* path MTU, both directions (IBA: a QP attribute both ends share) */
 	bool nvlink;        /* its port is NVLink: payloads need no PCIe read */
 	bool mcast;         /* a multicast QP: its requests are for the NVSwitch (sim/nvls.c) */
@@ -208,6 +211,7 @@ struct sx_port {
 	uint64_t *ready;
 	sim_time_ps wake_at;    /* a paced QP's wake-up is scheduled then; 0: none */
 	bool nvlink;            /* its link is NVLink (sim_topo_nic_port_nvlink), per packet */
+	struct sim_pcie *pcie;  /* the PCIe link of the NIC it belongs to (a network port) */
 };
 
 /* Whose a buffer is: the rank's own, or a connection's whose peer is
@@ -243,6 +247,12 @@ struct sx_rank {
 	/* The uplink of the PCIe switch its GPU and NIC sit behind (host
 	 * memory's way, sim/pcie.h), or NULL: none in the topology. */
 	struct sim_pcie_uplink *uplink;
+	/* Several NICs (the host's `nics`): NIC i is the i-th network port,
+	 * NIC 0's PCIe link is `pcie`, the others' nic_pcie[i - 1]; what they
+	 * move to and from GPU memory shares the GPU's own link, gpu_link. */
+	uint32_t nnics;
+	struct sim_pcie *nic_pcie;
+	struct sim_pcie_uplink gpu_link;
 	struct sx_port *port;
 	struct sim_pipe db_pipe, fetch_pipe, bf_pipe, cqe_pipe, atomic_pipe;
 	sim_time_ps atomic_free;  /* the responder's atomic unit is free from then */
@@ -357,9 +367,10 @@ void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const stru
 		    enum sim_bth_op op, uint32_t payload);
 /* Copies k's payload as its NIC reads it (sim/rnic_resp.c). */
 void sx_pkt_snapshot(struct sx *x, struct sx_pkt *k);
-/* The uplink a DMA of rank r's buffer buf crosses: its PCIe switch's where
- * buf is in host memory, NULL where it is in GPU memory (GPUDirect RDMA
- * turns at the switch) or r has no switch.  sx_pkt_source_uplink(): the
+/* The shared link a DMA of rank r's buffer buf crosses besides its NIC's:
+ * the uplink of its PCIe switch where buf is in host memory (NULL without
+ * a switch); where it is in GPU memory, the GPU's own link when the GPU
+ * has several NICs, else NULL (GPUDirect RDMA turns at the switch).  sx_pkt_source_uplink(): the
  * same for the memory a packet's payload is read from. */
 struct sim_pcie_uplink *sx_buf_uplink(const struct sx *x, uint32_t r, uint32_t buf);
 struct sim_pcie_uplink *sx_pkt_source_uplink(const struct sx *x, const struct sx_pkt *k);

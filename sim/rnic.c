@@ -457,6 +457,9 @@ void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const stru
 	k->p.dst_qpn = qp->peer_q;
 	k->p.psn = k->psn & 0xffffff;
 	k->p.flow_id = sim_topo_qp_flow(r, qp->q);
+	/* To the peer's NIC of this QP's channel, where it has several. */
+	k->p.to_port = qp->peer_port != SX_NONE;
+	k->p.dst_port = qp->peer_port;
 	sx_pkt_size(x, k, qp->nvlink, op, payload);
 }
 
@@ -538,7 +541,7 @@ void sx_port_stage(struct sx *x, uint32_t r, struct sx_pkt *k, bool needs_read)
 	/* A READ response returns what the WRITEs before it on its QP left:
 	 * its read stays behind the writes queued upstream (sim/pcie.h). */
 	if ((k->kind == SX_PKT_RESP ? sim_pcie_dma_read_ordered_via : sim_pcie_dma_read_via)(
-		    &x->rk[r].pcie, sx_pkt_source_uplink(x, k), k->p.payload_bytes, read_done,
+		    pt->pcie, sx_pkt_source_uplink(x, k), k->p.payload_bytes, read_done,
 		    &x->rk[r], (uint64_t)(uintptr_t)k))
 		sx_die_nomem();
 }
@@ -1087,6 +1090,7 @@ static void port_rx(struct sim_engine *eng, void *ctx, uint32_t port, struct sim
 
 	(void)eng;
 	k->rx_nvlink = rk->port[port].nvlink;
+	k->rx_port = port;
 	if (k->kind == SX_PKT_MC_READ || k->kind == SX_PKT_MC_WRITE) {
 		sx_nvls_rx(x, rk->r, port, k); /* an NVSwitch's read, or a store's copy */
 		return;
@@ -1143,9 +1147,18 @@ int sx_nic_init(struct sx *x, uint32_t r)
 	struct sim_engine *eng = &x->eng;
 	uint32_t nports = sim_topo_nic_nports(&x->topo, r), nqps = x->s->ranks[r].nqps;
 	int err = sim_pcie_init(&rk->pcie, eng, &x->f->pcie);
+	uint32_t nic = 0;
 
 	if (err)
 		return err;
+	if (rk->nnics > 1) {
+		rk->nic_pcie = calloc(rk->nnics - 1, sizeof(*rk->nic_pcie));
+		if (!rk->nic_pcie)
+			return -ENOMEM;
+		for (uint32_t i = 0; i + 1 < rk->nnics; i++)
+			if ((err = sim_pcie_init(&rk->nic_pcie[i], eng, &x->f->pcie)))
+				return err;
+	}
 	if (nports) {
 		rk->port = calloc(nports, sizeof(*rk->port));
 		if (!rk->port)
@@ -1164,6 +1177,10 @@ int sx_nic_init(struct sx *x, uint32_t r)
 			sim_link_on_start(rk->port[p].tx, port_started, rk, p);
 		sim_link_connect(sim_topo_nic_rx(&x->topo, r, p), port_rx, rk, p);
 		rk->port[p].nvlink = sim_topo_nic_port_nvlink(&x->topo, r, p);
+		/* Network port i is NIC i's where the GPU has several. */
+		rk->port[p].pcie = &rk->pcie;
+		if (!rk->port[p].nvlink && rk->nnics > 1 && nic++)
+			rk->port[p].pcie = &rk->nic_pcie[nic - 2];
 		/* A GPU takes in NVLink traffic itself: no NIC pipeline. */
 		sim_link_set_rx_delay(sim_topo_nic_rx(&x->topo, r, p),
 				      rk->port[p].nvlink ? 0 : x->f->rnic.resp_proc_ps);
@@ -1193,6 +1210,10 @@ void sx_nic_destroy(struct sx *x, uint32_t r)
 	struct sx_rank *rk = &x->rk[r];
 
 	sim_pcie_destroy(&rk->pcie);
+	for (uint32_t i = 0; rk->nic_pcie && i + 1 < rk->nnics; i++)
+		sim_pcie_destroy(&rk->nic_pcie[i]);
+	free(rk->nic_pcie);
+	rk->nic_pcie = NULL;
 	for (uint32_t p = 0; rk->port && p < sim_topo_nic_nports(&x->topo, r); p++) {
 		free(rk->port[p].mc);
 		free(rk->port[p].ready);

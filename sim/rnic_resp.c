@@ -107,9 +107,13 @@ void sx_pkt_snapshot(struct sx *x, struct sx_pkt *k)
 
 struct sim_pcie_uplink *sx_buf_uplink(const struct sx *x, uint32_t r, uint32_t buf)
 {
-	if (!x->rk[r].uplink || buf == SX_NONE || x->s->ranks[r].bufs[buf].mem == CC_MEM_GPU)
+	struct sx_rank *rk = &x->rk[r];
+
+	if (buf == SX_NONE)
 		return NULL;
-	return x->rk[r].uplink;
+	if (x->s->ranks[r].bufs[buf].mem == CC_MEM_GPU)
+		return rk->nnics > 1 ? &rk->gpu_link : NULL;
+	return rk->uplink;
 }
 
 struct sim_pcie_uplink *sx_pkt_source_uplink(const struct sx *x, const struct sx_pkt *k)
@@ -118,7 +122,7 @@ struct sim_pcie_uplink *sx_pkt_source_uplink(const struct sx *x, const struct sx
 	uint64_t off, value;
 	bool inl = false;
 
-	if (!x->rk[k->rank].uplink)
+	if (!x->rk[k->rank].uplink && x->rk[k->rank].nnics < 2)
 		return NULL;
 	if (k->kind == SX_PKT_REQ)
 		req_source(x, k, &buf, &off, &inl, &value);
@@ -180,12 +184,30 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_tim
 static void dma_write(struct sx *x, uint32_t r, struct sx_pkt *k, uint32_t buf, uint32_t len,
 		      sim_pcie_done_fn fn)
 {
-	if (len == 0 || k->rx_nvlink) {
-		fn(&x->eng, &x->rk[r], (uint64_t)(uintptr_t)k, sim_now(&x->eng));
+	struct sx_rank *rk = &x->rk[r];
+	/* The NIC of the port it came in by (a GPU with several). */
+	struct sim_pcie *link = rk->nnics > 1 && k->rx_port < sim_topo_nic_nports(&x->topo, r)
+					? rk->port[k->rx_port].pcie
+					: &rk->pcie;
+	int err;
+
+	if (k->rx_nvlink) {
+		fn(&x->eng, rk, (uint64_t)(uintptr_t)k, sim_now(&x->eng));
 		return;
 	}
-	if (sim_pcie_dma_write_via(&x->rk[r].pcie, sx_buf_uplink(x, r, buf), len, fn, &x->rk[r],
-				   (uint64_t)(uintptr_t)k))
+	/* Nothing to write (a zero-length WRITE WITH IMM after its WRITE):
+	 * what follows it lands behind the writes before it, which a shared
+	 * link (a PCIe switch's uplink, the GPU's link under several NICs) may
+	 * hold back.  Without one, the completion is not held (as before the
+	 * shared links: a stored figure would move, docs/simulator.md). */
+	if (len == 0 && !rk->uplink && rk->nnics < 2) {
+		fn(&x->eng, rk, (uint64_t)(uintptr_t)k, sim_now(&x->eng));
+		return;
+	}
+	err = len == 0 ? sim_pcie_after_writes(link, fn, rk, (uint64_t)(uintptr_t)k)
+		       : sim_pcie_dma_write_via(link, sx_buf_uplink(x, r, buf), len, fn, rk,
+						(uint64_t)(uintptr_t)k);
+	if (err)
 		sx_die_nomem();
 }
 
