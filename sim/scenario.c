@@ -602,6 +602,17 @@ static void expect_json(struct cc_json *j, const struct cc_scenario *sc)
 	cc_json_array_end(j);
 }
 
+/* The most NICs a GPU of n has (`nics:`; 1 where not given). */
+static uint32_t net_nics_per_gpu(const struct sim_net *n)
+{
+	uint32_t most = 1;
+
+	for (uint32_t h = 0; h < n->nhosts; h++)
+		if (n->hosts[h].nics > most)
+			most = n->hosts[h].nics;
+	return most;
+}
+
 void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 {
 	cc_json_object_begin(j);
@@ -614,6 +625,8 @@ void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 	cc_json_kv_uint(j, "ranks", sc->net.nranks);
 	cc_json_kv_uint(j, "nodes", sc->net.nnodes);
 	cc_json_kv_uint(j, "links", sc->net.nlinks);
+	cc_json_kv_uint(j, "pcie_switches", sim_net_pcie_switch_count(&sc->net));
+	cc_json_kv_uint(j, "nics_per_gpu", net_nics_per_gpu(&sc->net));
 	cc_json_object_end(j);
 	if (sc->is_p2p) {
 		cc_scenario_p2p_json(j, sc);
