@@ -110,12 +110,12 @@ static void line_append(struct sim_pcie *p, uint64_t arg, struct sim_pcie_item *
 }
 
 /* Device batch it on uplink u (its direction dev_d as the device sees it),
- * handed to it at `now`: its
- * end there.  The uplink serves batches in the order they are handed over
- * (so one device's backlog on its own link never holds another's); a
- * transmit read request (pass) goes ahead of the batches waiting, as on
- * the device's own link, and moves their end by its serialization.  A bulk
- * transfer holding the uplink then shares it (sim/pcie.h). */
+ * handed to it at `now`: its end there.  The uplink serves batches in the
+ * order they are handed over (so one device's backlog on its own link
+ * never holds another's); a transmit read request (pass) goes ahead of the
+ * batches waiting, as on the device's own link, and moves their end by its
+ * serialization.  A bulk transfer holding the uplink then shares it
+ * (sim/pcie.h). */
 static sim_time_ps uplink_batch(struct sim_pcie_uplink *u, enum sim_pcie_dirn dev_d,
 				sim_time_ps now, const struct sim_pcie_item *it, bool pass)
 {
