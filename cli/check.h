@@ -115,7 +115,7 @@ struct cli_loop {
 	 * opened (only with --json). */
 	void (*json_begin)(struct cc_json *j, const struct cli_opts *o);
 	/* The preamble; the loop adds the "#" line and the table header. */
-	void (*preamble)(const struct cli_opts *o);
+	void (*preamble)(const struct cli_opts *o, void *ctx); /* ctx: cli_loop.ctx */
 	/* NULL (o->check for every size), or whether a size carries data:
 	 * the loop then builds its largest size, and weighs the largest that
 	 * carries data, before the first row (cli_loop_run()). */

@@ -76,6 +76,7 @@ struct cli_opts {
 	/* sim only */
 	struct sim_params fabric; /* --fabric NAME, resolved (sim_params_preset) */
 	enum sim_topo_kind topo;  /* --topology */
+	struct sim_topo_hosts hosts; /* --nics, --pcie-switches (0: not given) */
 	const char *trace;        /* --trace FILE, or NULL */
 	const char *links;        /* --links FILE: per-link CSV of the last size, or NULL */
 	bool check;               /* --check: carry data and count #wrong */

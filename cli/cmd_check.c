@@ -12,8 +12,9 @@
 
 #include "cli/check.h"
 
-static void preamble(const struct cli_opts *o)
+static void preamble(const struct cli_opts *o, void *ctx)
 {
+	(void)ctx;
 	cli_preamble_begin(o, true);
 	printf("# executor: data (functional, no time)  seed: %" PRIu64 "  order seed: %" PRIu64
 	       "\n", o->seed, o->order_seed);

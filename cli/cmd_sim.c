@@ -85,8 +85,9 @@ static bool checked(const struct cli_opts *o, uint64_t bytes)
 	return o->check && (!o->scenario || bytes <= o->scenario->check_max);
 }
 
-static void preamble(const struct cli_opts *o)
+static void preamble(const struct cli_opts *o, void *ctx)
 {
+	const struct sim_ctx *c = ctx;
 	const struct sim_link_params *l = &o->fabric.link;
 
 	cli_preamble_begin(o, o->check);
@@ -96,8 +97,7 @@ static void preamble(const struct cli_opts *o)
 	printf("# fabric: %s  topology: %s  link: %s %g Gb/s  MTU: %" PRIu32 " B\n",
 	       o->fabric.name, o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo],
 	       sim_link_info[l->type].name, (double)l->rate_bps / 1e9, l->mtu_bytes);
-	if (o->scenario)
-		cli_print_pcie(&o->scenario->net, &o->fabric);
+	cli_print_pcie(c->net, &o->fabric);
 	cli_preamble_buffers(o);
 	printf("# out-of-place only; one run per size, no warm-up: the time is simulated\n");
 	for (uint32_t i = 0, ns = o->scenario ? o->scenario->nfaults : 0; i < ns + o->nsim_faults;
@@ -434,8 +434,8 @@ int cli_sim_run(const struct cli_opts *o, const struct cli_sim_as *as)
 	sim_net_init(&c.own, "");
 	c.net = o->scenario ? &o->scenario->net : &c.own;
 	if (!o->scenario) {
-		rc = sim_topo_net_make_nodes(&c.own, o->topo, o->p.nranks, o->p.ranks_per_node, msg,
-					     sizeof(msg));
+		rc = sim_topo_net_make_hosts(&c.own, o->topo, o->p.nranks, o->p.ranks_per_node,
+					     &o->hosts, msg, sizeof(msg));
 		if (rc) {
 			fprintf(stderr, "cclab sim: --topology %s: %s\n",
 				sim_topo_kind_name[o->topo], msg[0] ? msg : strerror(-rc));

@@ -49,11 +49,12 @@ bool verbs_rank_speaks(const struct verbs_session *s)
 	return s->rank == 0 || !g_forked;
 }
 
-static void preamble(const struct cli_opts *o)
+static void preamble(const struct cli_opts *o, void *ctx)
 {
 	const struct vrun *c = g_run;
 	char gid[64] = "LID";
 
+	(void)ctx;
 	cli_preamble_begin(o, o->check);
 	if (c->s.v.gid_index >= 0)
 		cc_verbs_gid_str(&c->s.v.gid, gid, sizeof(gid));

@@ -329,7 +329,7 @@ static int loop(const struct cli_opts *o, const struct cli_loop *l, struct cli_s
 	if (l->table) {
 		l->table->header(o, l->table->ctx);
 	} else {
-		l->preamble(o);
+		l->preamble(o, l->ctx);
 		printf("#\n");
 		cc_results_print_header(stdout);
 	}

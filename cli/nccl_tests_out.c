@@ -91,6 +91,12 @@ static void cclab_notes(const struct nt_opts *n, const struct cli_opts *o)
 		       "size (-A auto; --algorithm, --protocol, --channels fix them)\n",
 		       o->nccl_own.version.major, o->nccl_own.version.minor,
 		       o->nccl_own.version.patch);
+	if (o->hosts.pcie_switches)
+		printf("# cclab: %u PCIe switches per node: the GPUs and NICs behind one share its "
+		       "uplink to host memory (--pcie-switches)\n", o->hosts.pcie_switches);
+	if (o->hosts.nics > 1)
+		printf("# cclab: %u NICs per GPU, NCCL's channels dealt over them (--nics)\n",
+		       o->hosts.nics);
 	fputs(n->notes, stdout);
 	/* cclab sim's lines of buffers and NCCL's transport, without its
 	 * "auto" line: that one promises notes after the rows, which

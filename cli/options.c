@@ -36,6 +36,8 @@ enum {
 	OPT_SLOTS,
 	OPT_CHANNELS,
 	OPT_RANKS_PER_NODE,
+	OPT_NICS,
+	OPT_PCIE_SWITCHES,
 	OPT_RING_ORDER,
 	OPT_SEED,
 	OPT_ORDER_SEED,
@@ -123,6 +125,8 @@ static const struct {
 	{{"links", required_argument, NULL, OPT_LINKS}, FOR_SIM | FOR_RUN},
 	{{"fabric", required_argument, NULL, OPT_FABRIC}, FOR_SIM | FOR_TUNE},
 	{{"topology", required_argument, NULL, OPT_TOPOLOGY}, FOR_SIM | FOR_TUNE},
+	{{"nics", required_argument, NULL, OPT_NICS}, FOR_SIM | FOR_TUNE},
+	{{"pcie-switches", required_argument, NULL, OPT_PCIE_SWITCHES}, FOR_SIM | FOR_TUNE},
 	{{"trace", required_argument, NULL, OPT_TRACE}, FOR_SIM | FOR_RUN},
 	/* nccl-tests' -c/--check; -c is --collective here. */
 	{{"check", required_argument, NULL, OPT_CHECK}, FOR_SIM | FOR_VERBS},
@@ -520,6 +524,16 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		err = get_uint(c, arg, 1, CLI_MAX_RANKS, &v);
 		if (!err)
 			o->p.ranks_per_node = (uint32_t)v;
+		return err;
+	case OPT_NICS:
+		err = get_uint(c, arg, 1, SIM_NET_MAX_NICS, &v);
+		if (!err)
+			o->hosts.nics = (uint32_t)v;
+		return err;
+	case OPT_PCIE_SWITCHES:
+		err = get_uint(c, arg, 1, 64, &v);
+		if (!err)
+			o->hosts.pcie_switches = (uint32_t)v;
 		return err;
 	case OPT_SEED:
 		return get_uint(c, arg, 0, UINT64_MAX, &o->seed);

@@ -210,8 +210,8 @@ int tune_scenario(const struct tune_args *a, struct cc_scenario *sc)
 	sc->fabric = o->fabric;
 	sc->nccl = o->nccl_own;
 	sim_net_init(&sc->net, "");
-	rc = sim_topo_net_make_nodes(&sc->net, o->topo, o->p.nranks, o->p.ranks_per_node, msg,
-				     sizeof(msg));
+	rc = sim_topo_net_make_hosts(&sc->net, o->topo, o->p.nranks, o->p.ranks_per_node,
+				     &o->hosts, msg, sizeof(msg));
 	if (rc) {
 		/* as `cclab sim`: a shape the options cannot make is theirs */
 		fprintf(stderr, "cclab tune: --topology %s: %s\n", sim_topo_kind_name[o->topo],

@@ -76,6 +76,12 @@ static void sim_options(FILE *f)
 		   "                          the rails to one spine (default: ring for -A\n"
 		   "                          ring in rank order, node for nvls, railopt for\n"
 		   "                          nvlstree and collnetchain, star for the rest)\n");
+	fprintf(f, "      --nics M            railopt: M NICs per GPU, NIC j of GPU g on rail\n"
+		   "                          switch g_j, NCCL's channel c on NIC c mod M,\n"
+		   "                          all crossing the GPU's one PCIe link\n"
+		   "      --pcie-switches S   each host's GPUs and NICs behind S PCIe switches,\n"
+		   "                          those behind one sharing its uplink to host\n"
+		   "                          memory (host staging's way; docs/yaml.md)\n");
 	fprintf(f, "      --check 0|1         1: carry the data and count #wrong (default);\n"
 		   "                          0: timing only, #wrong N/A, no buffers (as\n"
 		   "                          nccl-tests' -c/--check; -c is --collective here)\n");

@@ -348,20 +348,50 @@ int sim_topo_build_net(struct sim_topo *t, struct sim_engine *eng, const struct 
 int sim_topo_net_make_nodes(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks,
 			    uint32_t per_node, char *err, size_t errlen)
 {
+	return sim_topo_net_make_hosts(n, kind, nranks, per_node, NULL, err, errlen);
+}
+
+/* Each host of finished network n behind s PCIe switches. */
+static int hosts_pcie(struct sim_net *n, uint32_t s, char *err, size_t errlen)
+{
+	const struct sim_net_pcie pc = {.switches = s, .latency_ps = SIM_NET_DEFAULT_PROP};
+
+	for (uint32_t h = 0; h < n->nhosts; h++)
+		if (sim_net_host_pcie(n, h, &pc))
+			return cc_errf(err, errlen, -EINVAL, "--pcie-switches %u does not split "
+				       "host '%s''s %u GPUs evenly", s, n->hosts[h].name,
+				       n->hosts[h].ngpus);
+	return 0;
+}
+
+int sim_topo_net_make_hosts(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks,
+			    uint32_t per_node, const struct sim_topo_hosts *h, char *err,
+			    size_t errlen)
+{
+	uint32_t nics = h && h->nics ? h->nics : 1;
+	int rc;
+
 	if (!n)
 		return -EINVAL;
 	sim_net_init(n, NULL);
+	if (nics > 1 && kind != SIM_TOPO_RAILOPT)
+		return cc_errf(err, errlen, -EINVAL, "--nics %u: several NICs per GPU need "
+			       "--topology railopt (or a topology file's 'nics:')", nics);
 	switch (kind) {
-	case SIM_TOPO_RING: return sim_net_ring(n, nranks, err, errlen);
-	case SIM_TOPO_STAR: return sim_net_star(n, nranks, err, errlen);
-	case SIM_TOPO_NODE: return sim_net_node(n, nranks, err, errlen);
+	case SIM_TOPO_RING: rc = sim_net_ring(n, nranks, err, errlen); break;
+	case SIM_TOPO_STAR: rc = sim_net_star(n, nranks, err, errlen); break;
+	case SIM_TOPO_NODE: rc = sim_net_node(n, nranks, err, errlen); break;
 	case SIM_TOPO_RAILOPT:
 		if (!per_node || nranks % per_node)
 			return cc_errf(err, errlen, -EINVAL, "railopt needs nodes of G ranks "
 				       "(--ranks-per-node) that divide the %u ranks", nranks);
-		return sim_net_railopt(n, nranks / per_node, per_node, 1, err, errlen);
+		rc = sim_net_railopt_nics(n, nranks / per_node, per_node, nics, 1, err, errlen);
+		break;
 	default: return -EINVAL;
 	}
+	if (!rc && h && h->pcie_switches)
+		rc = hosts_pcie(n, h->pcie_switches, err, errlen);
+	return rc;
 }
 
 int sim_topo_net_make(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks, char *err,

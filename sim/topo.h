@@ -149,6 +149,19 @@ int sim_topo_net_make(struct sim_net *n, enum sim_topo_kind kind, uint32_t nrank
 int sim_topo_net_make_nodes(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks,
 			    uint32_t per_node, char *err, size_t errlen);
 
+/* What a generated network's hosts hold besides their GPUs (the command
+ * line's --nics and --pcie-switches): NICs per GPU (railopt only; 0 or 1:
+ * one) and PCIe switches per host (0: none; docs/yaml.md `pcie:`). */
+struct sim_topo_hosts {
+	uint32_t nics, pcie_switches;
+};
+
+/* sim_topo_net_make_nodes() with hosts of *h (NULL: as without): -EINVAL
+ * with a message naming the option where the generator cannot give them. */
+int sim_topo_net_make_hosts(struct sim_net *n, enum sim_topo_kind kind, uint32_t nranks,
+			    uint32_t per_node, const struct sim_topo_hosts *h, char *err,
+			    size_t errlen);
+
 /* Frees what build allocated (the network too, if it made it) and zeroes
  * *t; safe on a zeroed struct. */
 void sim_topo_destroy(struct sim_topo *t);

@@ -401,6 +401,45 @@ static void test_nics_refused(void **state)
 	}
 }
 
+/* --nics and --pcie-switches make the hosts a topology file's nics: and
+ * pcie: make: the same rows, and the header names the switches. */
+static void test_options_as_file(void **state)
+{
+	const char *common = "-b 16M -e 16M --check 0 --gpu-dma host-staging --fabric ib-ndr "
+			     "-A ring --channels 4";
+	FILE *f = create_in_tmpdir("opt.yaml");
+	struct run a, b;
+
+	(void)state;
+	need_cclab_binary();
+	fputs("name: o\ntopology: {generator: railopt, nodes: 2, gpus_per_node: 4, spines: 1, "
+	      "nics: 2, pcie: {switches: 2}}\nfabric: {preset: ib-ndr, host: {gpu_dma: "
+	      "host-staging}}\ncollective: allreduce\nalgorithm: ring\nchannels: 4\n"
+	      "dtype: float\nredop: sum\nsizes: {min: 16MiB, max: 16MiB}\ncheck: false\n", f);
+	fclose(f);
+	a = run_cclab("sim -n 8 --topology railopt --ranks-per-node 4 --nics 2 --pcie-switches 2 %s",
+		      common);
+	b = run_cclab("run '%s/opt.yaml'", tmpdir);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(b.status, 0);
+	assert_non_null(strstr(a.out, "# PCIe: 4 PCIe switches over 2 of 2 hosts"));
+	assert_string_equal(rows_of(a.out), rows_of(b.out));
+	run_free(&a);
+	run_free(&b);
+	a = run_cclab("sim -n 8 --nics 2 -b 1M");
+	assert_int_equal(a.status, 2);
+	assert_non_null(strstr(a.err, "--nics 2: several NICs per GPU need --topology railopt"));
+	run_free(&a);
+	a = run_cclab("sim -n 16 --topology railopt --ranks-per-node 8 --pcie-switches 3 -b 1M");
+	assert_int_equal(a.status, 2);
+	assert_non_null(strstr(a.err, "--pcie-switches 3 does not split host 'node0''s 8 GPUs"));
+	run_free(&a);
+	a = run_cclab("sim -n 8 --nics 17 -b 1M");
+	assert_int_equal(a.status, 2);
+	assert_non_null(strstr(a.err, "--nics"));
+	run_free(&a);
+}
+
 /* The same scenario twice: byte-identical tables. */
 static void test_deterministic(void **state)
 {
@@ -441,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_nics_deal_channels),
 		cmocka_unit_test(test_nics_share_gpu_link),
 		cmocka_unit_test(test_nics_refused),
+		cmocka_unit_test(test_options_as_file),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
