@@ -53,8 +53,10 @@ int cli_nccl_finish(enum cli_cmd cmd, struct cli_opts *o, char *err, size_t len)
 	if (a->algo && !o->topo_given)
 		o->topo = SIM_TOPO_STAR;
 	if ((rc = sim_topo_net_make_hosts(&net, o->topo, o->p.nranks, o->p.ranks_per_node,
-					  &o->hosts, err, len)))
+					  &o->hosts, err, len))) {
+		sim_net_free(&net);
 		return rc;
+	}
 	rc = sim_nccl_system(&net, &o->fabric, &sys, err, len);
 	sim_net_free(&net);
 	if (!rc)

@@ -849,8 +849,10 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 	}
 	char why_auto[256];
 
+	/* An option's own fault names the option; the rest is auto's */
 	if (cli_nccl_finish(cmd, o, why_auto, sizeof(why_auto)))
-		return usage_error(cmd, "auto: %s", why_auto);
+		return why_auto[0] == '-' ? usage_error(cmd, "%s", why_auto)
+					  : usage_error(cmd, "auto: %s", why_auto);
 	/* The algorithm core's rules, in its words, at the option to change.
 	 * Without -n (the verbs executor under a launcher) the ranks come
 	 * later and the rules that need them are checked with them. */

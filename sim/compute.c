@@ -17,7 +17,7 @@ struct sim_compute_job {
 	sim_time_ps pace_ps;  /* its thread group's own pace (sim_compute_submit_step()) */
 	bool step;            /* pays the resource's overhead (sim_compute_submit_step()) */
 	struct sim_compute_via via; /* via.up NULL: none (sim_compute_submit_via()) */
-	sim_time_ps pushed[SIM_PCIE_NDIR]; /* via.up->pushed_ps when its share was last counted */
+	uint64_t bulk[SIM_PCIE_NDIR]; /* its uplink share's ids (sim_pcie_uplink_bulk()) */
 	sim_compute_done_fn fn;
 	void *ctx;
 	uint64_t arg;
@@ -150,9 +150,8 @@ static void start(struct sim_compute *c, uint32_t l)
 	if (j->via.up) {
 		for (int d = 0; d < SIM_PCIE_NDIR; d++) {
 			sim_time_ps e = sim_pcie_uplink_bulk(j->via.up, (enum sim_pcie_dirn)d, t,
-							     j->via.ps[d]);
+							     j->via.ps[d], &j->bulk[d]);
 
-			j->pushed[d] = j->via.up->pushed_ps[d];
 			if (j->via.ps[d] && add_or_die(e, j->via.tail_ps) > other)
 				other = e + j->via.tail_ps;
 		}
@@ -183,23 +182,23 @@ static void start(struct sim_compute *c, uint32_t l)
 	}
 }
 
-/* How much later job j's uplink share ends than was known when it was
- * last counted: the uplink time device batches took from it since
- * (sim/pcie.h), the longer direction's; counted now. */
-static sim_time_ps uplink_pushed(struct sim_compute_job *j)
+/* When job j's uplink share ends now, after the device batches that
+ * shared the uplink with it since it started (sim/pcie.h), and the last
+ * TLP's flight; 0 without one. */
+static sim_time_ps uplink_end(const struct sim_compute_job *j)
 {
-	sim_time_ps more = 0;
+	sim_time_ps end = 0;
 
 	if (!j->via.up)
 		return 0;
 	for (int d = 0; d < SIM_PCIE_NDIR; d++) {
-		sim_time_ps by = j->via.up->pushed_ps[d] - j->pushed[d];
+		sim_time_ps e = sim_pcie_uplink_bulk_end(j->via.up, (enum sim_pcie_dirn)d,
+							 j->bulk[d]);
 
-		if (j->via.ps[d] && by > more)
-			more = by;
-		j->pushed[d] = j->via.up->pushed_ps[d];
+		if (e && add_or_die(e, j->via.tail_ps) > end)
+			end = e + j->via.tail_ps;
 	}
-	return more;
+	return end;
 }
 
 static void job_end(struct sim_engine *eng, void *ctx, uint64_t arg)
@@ -210,13 +209,11 @@ static void job_end(struct sim_engine *eng, void *ctx, uint64_t arg)
 	sim_compute_done_fn fn = j->fn;
 	void *fn_ctx = j->ctx;
 	uint64_t fn_arg = j->arg;
-	sim_time_ps more = uplink_pushed(j);
+	sim_time_ps t = uplink_end(j);
 
-	/* Device batches shared its uplink since: it ends that much later
-	 * (and again, until none did). */
-	if (more) {
-		sim_time_ps t = add_or_die(sim_now(eng), more);
-
+	/* Device batches shared its uplink since it started: its share ends
+	 * that much later (checked again then). */
+	if (t > sim_now(eng)) {
 		if (t > c->span_end) {
 			c->busy_ps += t - c->span_end;
 			c->span_end = t;

@@ -1317,6 +1317,10 @@ static int setup_uplinks(struct sx *x)
 		return 0;
 	if (!(x->uplinks = xcalloc(x, x->nuplinks, sizeof(*x->uplinks))))
 		return -ENOMEM;
+	x->uplink_rings = xcalloc(x, (size_t)x->nuplinks * SIM_PCIE_NDIR,
+				  sizeof(*x->uplink_rings));
+	if (!x->uplink_rings)
+		return -ENOMEM;
 	for (uint32_t h = 0; h < n->nhosts; h++) {
 		const struct sim_net_pcie *pc = &n->hosts[h].pcie;
 
@@ -1326,6 +1330,8 @@ static int setup_uplinks(struct sx *x)
 				.latency_ps = pc->latency_ps == SIM_NET_DEFAULT_PROP
 						      ? SIM_NET_PCIE_SWITCH_PS
 						      : pc->latency_ps,
+				.ring = &x->uplink_rings[(size_t)(n->hosts[h].first_pcie_switch + i) *
+							 SIM_PCIE_NDIR],
 			};
 	}
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
@@ -1516,6 +1522,7 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	sx_nvls_free(&x);
 	sx_sharp_free(&x);
 	free(x.uplinks);
+	free(x.uplink_rings);
 	sim_topo_destroy(&x.topo);
 	sim_engine_destroy(&x.eng);
 	if (err)

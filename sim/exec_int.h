@@ -296,6 +296,7 @@ struct sx {
 	/* The hosts' PCIe switch uplinks (sim_net_pcie), in switch order. */
 	struct sim_pcie_uplink *uplinks;
 	uint32_t nuplinks;
+	struct sim_pcie_bulk (*uplink_rings)[SIM_PCIE_BULK_RING]; /* NDIR per uplink */
 	/* The wall-clock limit (wall_limit_ms): started then, and hit. */
 	uint64_t wall_start_ns;
 	bool wall_hit;

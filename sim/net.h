@@ -244,8 +244,8 @@ int sim_net_railopt(struct sim_net *n, uint32_t nodes, uint32_t gpus_per_node, u
 		    char *err, size_t errlen);
 /* The same with `nics` NICs per GPU (1 .. SIM_NET_MAX_NICS; the host's
  * `nics`): NIC j of GPU g on rail leaf "rail<g>" when nics is 1, else on
- * its own rail "rail<g>_<j>" (a plane per NIC index, each rail leaf as
- * above). */
+ * its own rail "rail<g>_<j>", a plane per NIC index: plane j's rails
+ * cabled to its own `spines` spines "plane<j>_spine<s>". */
 int sim_net_railopt_nics(struct sim_net *n, uint32_t nodes, uint32_t gpus_per_node,
 			 uint32_t nics, uint32_t spines, char *err, size_t errlen);
 

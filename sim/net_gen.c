@@ -261,19 +261,33 @@ int sim_net_railopt_nics(struct sim_net *n, uint32_t nodes, uint32_t gpus_per_no
 				rail0 = sw;
 		}
 	}
-	rc = add_switches(n, "spine", spines, &spine0, err, errlen);
+	/* Spines: one set, or with several NICs a set per NIC index (a plane
+	 * of its own: NCCL never joins two planes, search.cc
+	 * ncclTopoSearchCheckNet, so a packet for NIC j stays on plane j). */
+	for (uint32_t j = 0; !rc && j < nics; j++) {
+		uint32_t first;
+
+		if (nics == 1) {
+			rc = add_switches(n, "spine", spines, &spine0, err, errlen);
+			break;
+		}
+		snprintf(name, sizeof(name), "plane%u_spine", j);
+		rc = add_switches(n, name, spines, &first, err, errlen);
+		if (j == 0)
+			spine0 = first;
+	}
 	/* Rail leaf ports: NIC j of GPU g of every host, then as many uplinks
-	 * as downlinks (a rail is not oversubscribed), dealt over the spines
-	 * round robin: spine s gets ceil or floor of nodes / spines. */
+	 * as downlinks (a rail is not oversubscribed), dealt over its plane's
+	 * spines round robin: spine s gets ceil or floor of nodes / spines. */
 	for (uint32_t g = 0; !rc && g < gpus_per_node; g++) {
 		for (uint32_t j = 0; !rc && j < nics; j++) {
-			uint32_t leaf = rail0 + g * nics + j;
+			uint32_t leaf = rail0 + g * nics + j, plane = spine0 + j * spines;
 
 			for (uint32_t i = 0; !rc && i < nodes; i++)
 				rc = cable(n, n->rank_node[n->hosts[i].first_rank + g], leaf, 1, err,
 					   errlen);
 			for (uint32_t s = 0; !rc && s < spines && s < nodes; s++)
-				rc = cable(n, leaf, spine0 + s, nodes / spines + (s < nodes % spines),
+				rc = cable(n, leaf, plane + s, nodes / spines + (s < nodes % spines),
 					   err, errlen);
 		}
 	}

@@ -109,6 +109,22 @@ static void line_append(struct sim_pcie *p, uint64_t arg, struct sim_pcie_item *
 	}
 }
 
+/* The bulk transfers of uplink u's direction d still going at `from` end
+ * ps later (a batch took that much of the uplink from them): the last
+ * ones, as they end in id order. */
+static void bulk_push(struct sim_pcie_uplink *u, enum sim_pcie_dirn d, sim_time_ps from,
+		      sim_time_ps ps)
+{
+	u->bulk_free[d] = add_sat(u->bulk_free[d], ps);
+	for (uint64_t id = u->bulk_ids[d]; u->ring && id-- > 0;) {
+		struct sim_pcie_bulk *b = &u->ring[d][id % SIM_PCIE_BULK_RING];
+
+		if (b->id != id || b->end <= from)
+			break;
+		b->end = add_sat(b->end, ps);
+	}
+}
+
 /* Device batch it on uplink u (its direction dev_d as the device sees it),
  * handed to it at `now`: its end there.  The uplink serves batches in the
  * order they are handed over (so one device's backlog on its own link
@@ -128,9 +144,12 @@ static sim_time_ps uplink_batch(struct sim_pcie_uplink *u, enum sim_pcie_dirn de
 	if (!pass && u->batch_free[d] > from)
 		from = u->batch_free[d];
 	if (u->bulk_free[d] > from) {
-		span = add_sat(ps, ps);
-		u->bulk_free[d] = add_sat(u->bulk_free[d], ps);
-		u->pushed_ps[d] += ps;
+		/* Shared for as long as the bulk transfer has left, at most
+		 * the batch's own time: each is that much later. */
+		sim_time_ps ov = u->bulk_free[d] - from < ps ? u->bulk_free[d] - from : ps;
+
+		span = add_sat(ps, ov);
+		bulk_push(u, d, from, ov);
 	}
 	u->busy_ps[d] += ps;
 	if (u->batch_free[d] > from) { /* a read request ahead of them */
@@ -179,17 +198,20 @@ static void dir_push(struct sim_pcie *p, enum sim_pcie_dirn d, struct sim_pcie_i
 		if (up_end > end)
 			end = up_end;
 		hop = add_sat(hop, it->via->latency_ps);
-		/* In order on its line, behind one the uplink held longer. */
-		if (line->fl_tail && line->fl_tail->due > add_sat(end, hop))
-			end = line->fl_tail->due - hop;
 	}
 	it->due = add_sat(end, hop);
+	/* In order on its line, behind one an uplink held longer (without
+	 * uplinks a line's times never go backwards: FIFO, one latency). */
+	if (line->fl_tail && line->fl_tail->due > it->due)
+		it->due = line->fl_tail->due;
 	line_append(p, mrd ? SIM_PCIE_NDIR : d, it);
 }
 
 sim_time_ps sim_pcie_uplink_bulk(struct sim_pcie_uplink *u, enum sim_pcie_dirn d,
-				 sim_time_ps from, sim_time_ps ps)
+				 sim_time_ps from, sim_time_ps ps, uint64_t *id)
 {
+	if (id)
+		*id = SIM_PCIE_BULK_NONE;
 	if (!ps)
 		return from;
 	if (u->batch_free[d] > from)
@@ -198,7 +220,25 @@ sim_time_ps sim_pcie_uplink_bulk(struct sim_pcie_uplink *u, enum sim_pcie_dirn d
 		from = u->bulk_free[d];
 	u->bulk_free[d] = add_sat(from, ps);
 	u->busy_ps[d] += ps;
+	if (u->ring) {
+		uint64_t n = u->bulk_ids[d]++;
+
+		u->ring[d][n % SIM_PCIE_BULK_RING] = (struct sim_pcie_bulk){n, u->bulk_free[d]};
+		if (id)
+			*id = n;
+	}
 	return u->bulk_free[d];
+}
+
+sim_time_ps sim_pcie_uplink_bulk_end(const struct sim_pcie_uplink *u, enum sim_pcie_dirn d,
+				     uint64_t id)
+{
+	const struct sim_pcie_bulk *b;
+
+	if (!u->ring || id == SIM_PCIE_BULK_NONE)
+		return 0;
+	b = &u->ring[d][id % SIM_PCIE_BULK_RING];
+	return b->id == id ? b->end : 0;
 }
 
 static void deliver(struct sim_engine *eng, void *ctx, uint64_t arg)

@@ -90,13 +90,15 @@
  *     and on the uplink in the order they are handed to the link (one
  *     device's backlog on its own link does not hold another's); a batch
  *     is delivered when the later of the two ends.  While a bulk transfer
- *     holds the uplink (below) a batch shares it, taking twice its
- *     serialization, and pushes the bulk transfer back by its own;
+ *     holds the uplink (below) a batch shares it: for as long as the bulk
+ *     transfers have left, at most its own serialization, it takes that
+ *     much longer and pushes them back by as much;
  *   - a bulk transfer (sim_pcie_uplink_bulk(): a GPU kernel's loads and
  *     stores of staging buffers, sim/gpu_host.h) takes what the batches
  *     already queued leave, after the bulk transfers before it; its end
- *     moves by every batch that shares the uplink with it later
- *     (sim_pcie_uplink.pushed_ps, which its owner checks when it ends).
+ *     moves by every batch that shares the uplink with it later, as does
+ *     every bulk transfer's queued behind it (sim_pcie_uplink_bulk_end(),
+ *     which its owner checks when it ends).
  * Each TLP flight through the switch adds its hop latency
  * (sim_pcie_uplink.latency_ps).  A line's deliveries stay in order: a
  * batch is not delivered before one queued ahead of it on its line.
@@ -123,6 +125,14 @@ typedef void (*sim_pcie_done_fn)(struct sim_engine *eng, void *ctx, uint64_t arg
 
 struct sim_pcie_item; /* one batch of TLPs (pcie.c) */
 
+/* A bulk transfer an uplink holds: its id and its end as it stands. */
+struct sim_pcie_bulk {
+	uint64_t id;
+	sim_time_ps end;
+};
+#define SIM_PCIE_BULK_RING 64
+#define SIM_PCIE_BULK_NONE UINT64_MAX
+
 /* A PCIe switch's link to the root complex, shared by the devices behind
  * it (above); per direction as seen from the devices. */
 struct sim_pcie_uplink {
@@ -130,7 +140,11 @@ struct sim_pcie_uplink {
 	sim_time_ps latency_ps;               /* the switch's hop, each flight */
 	sim_time_ps batch_free[SIM_PCIE_NDIR]; /* devices' batches: the last one's end */
 	sim_time_ps bulk_free[SIM_PCIE_NDIR];  /* bulk transfers: the last one's end */
-	sim_time_ps pushed_ps[SIM_PCIE_NDIR];  /* bulk time lent to batches, in all */
+	/* The latest SIM_PCIE_BULK_RING bulk transfers a direction holds, by
+	 * id (ring[d][id % SIM_PCIE_BULK_RING]), ends in id order; NULL: the
+	 * uplink takes none (sim_pcie_uplink_bulk() ids then say so). */
+	struct sim_pcie_bulk (*ring)[SIM_PCIE_BULK_RING];
+	uint64_t bulk_ids[SIM_PCIE_NDIR];     /* ids given */
 	sim_time_ps busy_ps[SIM_PCIE_NDIR];    /* serialization of everything on it */
 	/* A GPU's own link as its NICs cross it to reach its memory (several
 	 * NICs per GPU): a device's upstream is this link's downstream. */
@@ -199,10 +213,16 @@ int sim_pcie_dma_read_ordered_via(struct sim_pcie *p, struct sim_pcie_uplink *vi
 int sim_pcie_after_writes(struct sim_pcie *p, sim_pcie_done_fn fn, void *ctx, uint64_t arg);
 
 /* A bulk transfer of `ps` on uplink u's direction d from `from` on (above):
- * its end as things stand; later batches push it back by what they add to
- * u->pushed_ps[d] from now on.  `from` when ps is 0. */
+ * its end as things stand (`from` when ps is 0), and in *id (may be NULL)
+ * what sim_pcie_uplink_bulk_end() takes to tell its end later, after the
+ * batches that shared the uplink with it meanwhile (SIM_PCIE_BULK_NONE
+ * where u keeps no ring, or ps is 0). */
 sim_time_ps sim_pcie_uplink_bulk(struct sim_pcie_uplink *u, enum sim_pcie_dirn d,
-				 sim_time_ps from, sim_time_ps ps);
+				 sim_time_ps from, sim_time_ps ps, uint64_t *id);
+/* Bulk transfer id's end now; 0 where it is not known (SIM_PCIE_BULK_NONE,
+ * or more than SIM_PCIE_BULK_RING transfers ago). */
+sim_time_ps sim_pcie_uplink_bulk_end(const struct sim_pcie_uplink *u, enum sim_pcie_dirn d,
+				     uint64_t id);
 
 /* The device reads `bytes` from host memory for what it transmits; fn runs
  * when the last byte is in the device.  Its requests pass the writes queued

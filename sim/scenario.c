@@ -625,8 +625,11 @@ void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 	cc_json_kv_uint(j, "ranks", sc->net.nranks);
 	cc_json_kv_uint(j, "nodes", sc->net.nnodes);
 	cc_json_kv_uint(j, "links", sc->net.nlinks);
-	cc_json_kv_uint(j, "pcie_switches", sim_net_pcie_switch_count(&sc->net));
-	cc_json_kv_uint(j, "nics_per_gpu", net_nics_per_gpu(&sc->net));
+	/* Only where the topology has them: a report without stays as before */
+	if (sim_net_pcie_switch_count(&sc->net))
+		cc_json_kv_uint(j, "pcie_switches", sim_net_pcie_switch_count(&sc->net));
+	if (net_nics_per_gpu(&sc->net) > 1)
+		cc_json_kv_uint(j, "nics_per_gpu", net_nics_per_gpu(&sc->net));
 	cc_json_object_end(j);
 	if (sc->is_p2p) {
 		cc_scenario_p2p_json(j, sc);

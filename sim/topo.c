@@ -389,8 +389,8 @@ int sim_topo_net_make_hosts(struct sim_net *n, enum sim_topo_kind kind, uint32_t
 		break;
 	default: return -EINVAL;
 	}
-	if (!rc && h && h->pcie_switches)
-		rc = hosts_pcie(n, h->pcie_switches, err, errlen);
+	if (!rc && h && h->pcie_switches && (rc = hosts_pcie(n, h->pcie_switches, err, errlen)))
+		sim_net_free(n); /* built, but not as asked: nothing left allocated */
 	return rc;
 }
 

@@ -177,6 +177,9 @@ static void test_railopt_nics(void **state)
 		/* two network ports and the NVLink one */
 		assert_int_equal(n.nodes[n.rank_node[r]].nports, 3);
 	}
+	/* A plane of spines per NIC index. */
+	assert_true(sim_net_find(&n, "plane1_spine0") != SIM_NET_NONE);
+	assert_true(sim_net_find(&n, "spine0") == SIM_NET_NONE);
 	/* GPU 3 of node 1 is on rail3_0 and rail3_1, with GPU 3 of node 0. */
 	assert_int_equal(sim_net_routes(&n, sim_net_find(&n, "rail3_1"), 7, NULL), 1);
 	assert_int_equal(sim_net_routes(&n, sim_net_find(&n, "rail3_1"), 3, NULL), 1);
@@ -440,6 +443,40 @@ static void test_options_as_file(void **state)
 	run_free(&a);
 }
 
+/* On railopt planes a packet for a GPU's NIC j arrives at NIC j even
+ * across rails (a ring in rank order leaves node 0 by GPU 1 and enters
+ * node 1 at GPU 0): both NICs of each first GPU take in the same bytes. */
+static void test_planes_deliver_to_the_nic(void **state)
+{
+	char csv[256], *text, want[64];
+	struct run r;
+
+	(void)state;
+	need_cclab_binary();
+	snprintf(csv, sizeof(csv), "%s/planes.csv", tmpdir);
+	r = run_cclab("sim -n 4 --topology railopt --ranks-per-node 2 --nics 2 -A ring "
+		      "--channels 2 -b 4M -e 4M --check 0 --links '%s'", csv);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	text = text_of(csv);
+	for (int node = 0; node < 2; node++) {
+		unsigned long long b[2] = {0, 0};
+
+		for (int j = 0; j < 2; j++) {
+			const char *p;
+
+			snprintf(want, sizeof(want), "\nrail0_%d->node%d.gpu0,", j, node);
+			p = strstr(text, want);
+			assert_non_null(p);
+			assert_int_equal(sscanf(p + 1, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%llu", &b[j]),
+					 1);
+		}
+		assert_true(b[0] > 1048576);
+		assert_int_equal(b[0], b[1]);
+	}
+	free(text);
+}
+
 /* The same scenario twice: byte-identical tables. */
 static void test_deterministic(void **state)
 {
@@ -481,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_nics_share_gpu_link),
 		cmocka_unit_test(test_nics_refused),
 		cmocka_unit_test(test_options_as_file),
+		cmocka_unit_test(test_planes_deliver_to_the_nic),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -41,6 +41,7 @@ struct two {
 	struct sim_engine eng;
 	struct sim_pcie a, b;
 	struct sim_pcie_uplink up;
+	struct sim_pcie_bulk ring[SIM_PCIE_NDIR][SIM_PCIE_BULK_RING];
 	sim_time_ps done[8];
 	unsigned ndone;
 };
@@ -63,7 +64,7 @@ static struct two *two_new(void)
 	assert_int_equal(sim_engine_init(&t->eng, 0), 0);
 	assert_int_equal(sim_pcie_init(&t->a, &t->eng, &test_pp), 0);
 	assert_int_equal(sim_pcie_init(&t->b, &t->eng, &test_pp), 0);
-	t->up = (struct sim_pcie_uplink){.rate_bps = RATE, .latency_ps = H_PS};
+	t->up = (struct sim_pcie_uplink){.rate_bps = RATE, .latency_ps = H_PS, .ring = t->ring};
 	return t;
 }
 
@@ -128,23 +129,71 @@ static void test_read_through_uplink(void **state)
 
 /* A bulk transfer holds the uplink for P from 0; a device batch at 0
  * shares it: the batch takes twice its serialization (2 ser + L + H), and
- * the bulk transfer ends ser later (P + ser), which pushed_ps tells its
- * owner. */
+ * the bulk transfer ends ser later (P + ser), which its id tells. */
 static void test_batch_shares_with_bulk(void **state)
 {
 	struct two *t = two_new();
 	const sim_time_ps P = 1000000;
+	uint64_t id;
 
 	(void)state;
-	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P), P);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, &id), P);
+	assert_int_equal(id, 0);
 	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, 0), 0);
 	sim_run(&t->eng, SIM_TIME_NEVER);
 	assert_int_equal(t->done[0], 2 * MWR256 + L_PS + H_PS);
+	assert_int_equal(sim_pcie_uplink_bulk_end(&t->up, SIM_PCIE_UP, id), P + MWR256);
 	assert_int_equal(t->up.bulk_free[SIM_PCIE_UP], P + MWR256);
-	assert_int_equal(t->up.pushed_ps[SIM_PCIE_UP], MWR256);
-	/* The other direction is its own: a bulk transfer there is not
-	 * shared. */
-	assert_int_equal(t->up.pushed_ps[SIM_PCIE_DOWN], 0);
+	/* The other direction is its own: nothing there. */
+	assert_int_equal(t->up.bulk_free[SIM_PCIE_DOWN], 0);
+	assert_int_equal(sim_pcie_uplink_bulk_end(&t->up, SIM_PCIE_DOWN, id), 0);
+	two_free(t);
+}
+
+/* A bulk transfer with less left than the batch's time shares only that
+ * much: P = ser / 2 from 0, a batch at 0 ends at ser + P (+ L + H), the
+ * bulk transfer at 2P. */
+static void test_batch_outlasts_bulk(void **state)
+{
+	struct two *t = two_new();
+	const sim_time_ps P = MWR256 / 2;
+	uint64_t id;
+
+	(void)state;
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, &id), P);
+	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, 0), 0);
+	sim_run(&t->eng, SIM_TIME_NEVER);
+	assert_int_equal(t->done[0], MWR256 + P + L_PS + H_PS);
+	assert_int_equal(sim_pcie_uplink_bulk_end(&t->up, SIM_PCIE_UP, id), 2 * P);
+	two_free(t);
+}
+
+static void write_now(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct two *t = ctx;
+
+	(void)eng;
+	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, arg), 0);
+}
+
+/* A batch pushes back only the bulk transfers still going: A holds [0, P],
+ * B queued behind it [P, 2P]; a batch at P + 1 shares with B (ends
+ * 2P + ser), and A's end stays P. */
+static void test_push_spares_ended(void **state)
+{
+	struct two *t = two_new();
+	const sim_time_ps P = 1000000;
+	uint64_t a, b;
+
+	(void)state;
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, &a), P);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, &b), 2 * P);
+	assert_int_equal(b, 1);
+	assert_true(sim_schedule(&t->eng, P + 1, write_now, t, 0) != SIM_EVENT_NONE);
+	sim_run(&t->eng, SIM_TIME_NEVER);
+	assert_int_equal(sim_pcie_uplink_bulk_end(&t->up, SIM_PCIE_UP, a), P);
+	assert_int_equal(sim_pcie_uplink_bulk_end(&t->up, SIM_PCIE_UP, b), 2 * P + MWR256);
+	assert_int_equal(t->done[0], P + 1 + 2 * MWR256 + L_PS + H_PS);
 	two_free(t);
 }
 
@@ -155,15 +204,18 @@ static void test_bulk_after_batches(void **state)
 {
 	struct two *t = two_new();
 	const sim_time_ps P = 500000;
+	uint64_t id;
 
 	(void)state;
 	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, 0), 0);
 	assert_int_equal(sim_pcie_dma_write_via(&t->b, &t->up, 256, on_done, t, 1), 0);
-	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P), 2 * MWR256 + P);
-	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P), 2 * MWR256 + 2 * P);
-	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 7, 0), 7);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, NULL), 2 * MWR256 + P);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, NULL),
+			 2 * MWR256 + 2 * P);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 7, 0, &id), 7);
+	assert_int_equal(id, SIM_PCIE_BULK_NONE);
 	sim_run(&t->eng, SIM_TIME_NEVER);
-	assert_int_equal(t->up.pushed_ps[SIM_PCIE_UP], 0);
+	assert_int_equal(t->done[1], 2 * MWR256 + L_PS + H_PS);
 	two_free(t);
 }
 
@@ -232,6 +284,8 @@ int main(void)
 		cmocka_unit_test(test_peer_writes_skip_uplink),
 		cmocka_unit_test(test_read_through_uplink),
 		cmocka_unit_test(test_batch_shares_with_bulk),
+		cmocka_unit_test(test_batch_outlasts_bulk),
+		cmocka_unit_test(test_push_spares_ended),
 		cmocka_unit_test(test_bulk_after_batches),
 		cmocka_unit_test(test_unlimited_uplink),
 		cmocka_unit_test(test_reversed_link),
