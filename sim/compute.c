@@ -150,7 +150,8 @@ static void start(struct sim_compute *c, uint32_t l)
 	if (j->via.up) {
 		for (int d = 0; d < SIM_PCIE_NDIR; d++) {
 			sim_time_ps e = sim_pcie_uplink_bulk(j->via.up, (enum sim_pcie_dirn)d, t,
-							     j->via.ps[d], &j->bulk[d]);
+							     j->via.ps[d], j->via.payload[d], j->via.wire[d],
+							     &j->bulk[d]);
 
 			if (j->via.ps[d] && add_or_die(e, j->via.tail_ps) > other)
 				other = e + j->via.tail_ps;

@@ -169,6 +169,7 @@ int sim_compute_submit_step(struct sim_compute *c, uint32_t lane, uint64_t bytes
 struct sim_compute_via {
 	struct sim_pcie_uplink *up;
 	sim_time_ps ps[SIM_PCIE_NDIR];
+	uint64_t payload[SIM_PCIE_NDIR], wire[SIM_PCIE_NDIR]; /* data, and the TLPs' bytes */
 	sim_time_ps tail_ps;
 };
 

@@ -259,6 +259,8 @@ static sim_time_ps staging_via(const struct sx *x, const struct sx_rank *rk, uin
 	*via = (struct sim_compute_via){
 		.up = rk->uplink,
 		.ps = {cost.dir_ps[SIM_PCIE_UP], cost.dir_ps[SIM_PCIE_DOWN]},
+		.payload = {wr, rd}, /* stores go up, loads' data comes down */
+		.wire = {cost.wire[SIM_PCIE_UP], cost.wire[SIM_PCIE_DOWN]},
 		.tail_ps = x->f->pcie.latency_ps + hop,
 	};
 	return (rd ? 2 * hop : 0) + (wr ? hop : 0);
@@ -1146,6 +1148,40 @@ static void describe_stuck(struct sx *x)
 	}
 }
 
+/* The PCIe switch uplinks' counters, two a switch (up, then down), after
+ * the network's: switch i of host H is "H.pcie<i>", its root complex
+ * (and host memory behind it) "H.root". */
+static void collect_uplinks(const struct sx *x, struct cc_sim_link_stats *st)
+{
+	const struct sim_net *net = x->topo.net;
+
+	for (uint32_t h = 0; h < net->nhosts; h++) {
+		const struct sim_net_host *ho = &net->hosts[h];
+
+		for (uint32_t i = 0; i < ho->pcie.switches; i++) {
+			const struct sim_pcie_uplink *u = &x->uplinks[ho->first_pcie_switch + i];
+
+			for (int d = 0; d < SIM_PCIE_NDIR; d++) {
+				struct cc_sim_link_stats *l = st++;
+				/* a host's name leaves room for ".nvswitch" (sim/net.c) */
+				char sw[SIM_NET_NAME_LEN + 16], root[SIM_NET_NAME_LEN + 16];
+
+				snprintf(sw, sizeof(sw), "%s.pcie%u", ho->name, i);
+				snprintf(root, sizeof(root), "%s.root", ho->name);
+				snprintf(l->from, sizeof(l->from), "%.*s", (int)sizeof(l->from) - 1,
+					 d == SIM_PCIE_UP ? sw : root);
+				snprintf(l->to, sizeof(l->to), "%.*s", (int)sizeof(l->to) - 1,
+					 d == SIM_PCIE_UP ? root : sw);
+				l->pcie = true;
+				l->rate_bps = u->rate_bps;
+				l->tx_bytes = u->wire_bytes[d];
+				l->tx_payload_bytes = u->payload_bytes[d];
+				l->busy_ps = u->busy_ps[d];
+			}
+		}
+	}
+}
+
 /* Every link direction's counters, named by the nodes it joins (the
  * topology keeps network link i as links[2i], a to b, and links[2i + 1]). */
 static void collect_links(struct sx *x)
@@ -1153,11 +1189,12 @@ static void collect_links(struct sx *x)
 	const struct sim_net *net = x->topo.net;
 	struct cc_sim_result *res = x->res;
 
-	res->links = calloc(x->topo.nlinks ? x->topo.nlinks : 1, sizeof(*res->links));
+	res->links = calloc(x->topo.nlinks + 2 * (size_t)x->nuplinks + 1, sizeof(*res->links));
 	if (!res->links)
 		return; /* counters are extras: a run without them is still a run */
-	res->nlinks = (uint32_t)x->topo.nlinks;
-	for (uint32_t i = 0; i < res->nlinks; i++) {
+	res->nlinks = (uint32_t)(x->topo.nlinks + 2 * (size_t)x->nuplinks);
+	collect_uplinks(x, res->links + x->topo.nlinks);
+	for (uint32_t i = 0; i < x->topo.nlinks; i++) {
 		const struct sim_net_link *nl = &net->links[i / 2];
 		const struct sim_link_dir *l = &x->topo.links[i];
 		struct cc_sim_link_stats *st = &res->links[i];

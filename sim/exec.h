@@ -128,8 +128,10 @@ struct cc_sim_rank_stats {
 struct cc_sim_link_stats {
 	char from[SIM_NET_NAME_LEN], to[SIM_NET_NAME_LEN]; /* node names */
 	bool nvlink;
+	bool pcie;                  /* a PCIe switch's uplink, one way (from the switch
+				     * "<host>.pcie<i>" up to "<host>.host", or down) */
 	uint64_t rate_bps;
-	uint64_t tx_pkts, tx_bytes; /* wire bytes serialized */
+	uint64_t tx_pkts, tx_bytes; /* wire bytes serialized (PCIe: TLP bytes) */
 	uint64_t tx_payload_bytes;  /* of those, packets' payload */
 	uint64_t lost;              /* packets lost on it (link.loss_ppb) */
 	uint64_t pauses;            /* times PFC paused its sender */
@@ -154,7 +156,8 @@ struct cc_sim_result {
 	size_t mem_bytes;       /* the simulator's own memory, buffers excluded */
 	uint32_t nranks;
 	struct cc_sim_rank_stats *rank; /* per rank */
-	struct cc_sim_link_stats *links; /* per link direction of the network */
+	struct cc_sim_link_stats *links; /* per link direction of the network, then per
+					  * direction of each PCIe switch uplink */
 	uint32_t nlinks;
 };
 

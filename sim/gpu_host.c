@@ -55,6 +55,13 @@ void sim_gpu_host_cost(const struct sim_pcie_params *pp, uint64_t rd, uint64_t w
 	out->ps = t;
 	out->dir_ps[SIM_PCIE_UP] = up;
 	out->dir_ps[SIM_PCIE_DOWN] = down;
+	/* The same TLPs counted in bytes: MWr and MRd up, CplD down (per
+	 * request, as above). */
+	out->wire[SIM_PCIE_UP] = wr + (wr / mps + (wr % mps != 0)) * pp->tlp_overhead_bytes +
+				 nreq * pp->tlp_overhead_bytes;
+	out->wire[SIM_PCIE_DOWN] = rd + ((rd / mrrs) * (mrrs / mps + (mrrs % mps != 0)) +
+					 (rd % mrrs) / mps + ((rd % mrrs) % mps != 0)) *
+						pp->cpl_overhead_bytes;
 }
 
 void sim_gpu_host_init(struct sim_gpu_host *g, const struct sim_pcie_params *pp)

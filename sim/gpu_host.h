@@ -57,6 +57,7 @@
 struct sim_gpu_host_cost {
 	sim_time_ps ps;
 	sim_time_ps dir_ps[SIM_PCIE_NDIR];
+	uint64_t wire[SIM_PCIE_NDIR]; /* TLP bytes each way, headers included */
 };
 
 void sim_gpu_host_cost(const struct sim_pcie_params *pp, uint64_t rd, uint64_t wr,

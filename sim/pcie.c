@@ -152,6 +152,8 @@ static sim_time_ps uplink_batch(struct sim_pcie_uplink *u, enum sim_pcie_dirn de
 		bulk_push(u, d, from, ov);
 	}
 	u->busy_ps[d] += ps;
+	u->wire_bytes[d] += it->payload + it->ntlp * it->oh;
+	u->payload_bytes[d] += it->payload;
 	if (u->batch_free[d] > from) { /* a read request ahead of them */
 		u->batch_free[d] = add_sat(u->batch_free[d], ps);
 		return add_sat(from, span);
@@ -208,7 +210,8 @@ static void dir_push(struct sim_pcie *p, enum sim_pcie_dirn d, struct sim_pcie_i
 }
 
 sim_time_ps sim_pcie_uplink_bulk(struct sim_pcie_uplink *u, enum sim_pcie_dirn d,
-				 sim_time_ps from, sim_time_ps ps, uint64_t *id)
+				 sim_time_ps from, sim_time_ps ps, uint64_t payload_bytes,
+				 uint64_t wire_bytes, uint64_t *id)
 {
 	if (id)
 		*id = SIM_PCIE_BULK_NONE;
@@ -220,6 +223,8 @@ sim_time_ps sim_pcie_uplink_bulk(struct sim_pcie_uplink *u, enum sim_pcie_dirn d
 		from = u->bulk_free[d];
 	u->bulk_free[d] = add_sat(from, ps);
 	u->busy_ps[d] += ps;
+	u->wire_bytes[d] += wire_bytes;
+	u->payload_bytes[d] += payload_bytes;
 	if (u->ring) {
 		uint64_t n = u->bulk_ids[d]++;
 

@@ -146,6 +146,8 @@ struct sim_pcie_uplink {
 	struct sim_pcie_bulk (*ring)[SIM_PCIE_BULK_RING];
 	uint64_t bulk_ids[SIM_PCIE_NDIR];     /* ids given */
 	sim_time_ps busy_ps[SIM_PCIE_NDIR];    /* serialization of everything on it */
+	uint64_t wire_bytes[SIM_PCIE_NDIR];    /* its TLPs' bytes, headers included */
+	uint64_t payload_bytes[SIM_PCIE_NDIR]; /* of those, data */
 	/* A GPU's own link as its NICs cross it to reach its memory (several
 	 * NICs per GPU): a device's upstream is this link's downstream. */
 	bool reversed;
@@ -212,13 +214,15 @@ int sim_pcie_dma_read_ordered_via(struct sim_pcie *p, struct sim_pcie_uplink *vi
  * them.  0, or -ENOMEM. */
 int sim_pcie_after_writes(struct sim_pcie *p, sim_pcie_done_fn fn, void *ctx, uint64_t arg);
 
-/* A bulk transfer of `ps` on uplink u's direction d from `from` on (above):
+/* A bulk transfer of `ps` (payload_bytes of data in wire_bytes of TLPs) on
+ * uplink u's direction d from `from` on (above):
  * its end as things stand (`from` when ps is 0), and in *id (may be NULL)
  * what sim_pcie_uplink_bulk_end() takes to tell its end later, after the
  * batches that shared the uplink with it meanwhile (SIM_PCIE_BULK_NONE
  * where u keeps no ring, or ps is 0). */
 sim_time_ps sim_pcie_uplink_bulk(struct sim_pcie_uplink *u, enum sim_pcie_dirn d,
-				 sim_time_ps from, sim_time_ps ps, uint64_t *id);
+				 sim_time_ps from, sim_time_ps ps, uint64_t payload_bytes,
+				 uint64_t wire_bytes, uint64_t *id);
 /* Bulk transfer id's end now; 0 where it is not known (SIM_PCIE_BULK_NONE,
  * or more than SIM_PCIE_BULK_RING transfers ago). */
 sim_time_ps sim_pcie_uplink_bulk_end(const struct sim_pcie_uplink *u, enum sim_pcie_dirn d,

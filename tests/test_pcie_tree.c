@@ -285,6 +285,28 @@ static void test_staging_shares_uplink(void **state)
 	b_wide = avg_busbw(wide);
 	print_message("busbw GB/s: no switch %.3f, shared uplink %.3f (bound %.3f), wide %.3f\n",
 		      b_plain, b_tree, uplink_gbs * 256 / 280 / 4, b_wide);
+	/* --links shows the uplinks, up and down, busy most of the run */
+	{
+		char csv[256], *text;
+		const char *p;
+		unsigned long long wire;
+		double busy, util;
+		struct run r;
+
+		snprintf(csv, sizeof(csv), "%s/tree-links.csv", tmpdir);
+		r = run_cclab("run '%s/tree-sc.yaml' --links '%s'", tmpdir, csv);
+		assert_int_equal(r.status, 0);
+		run_free(&r);
+		text = text_of(csv);
+		p = strstr(text, "\nh0.pcie0->h0.root,h0.pcie0,h0.root,pcie,252061538461,");
+		assert_non_null(p);
+		assert_int_equal(sscanf(p + 1, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%llu,%lf,%lf",
+					&wire, &busy, &util), 3);
+		assert_true(util > 0.8 && util <= 1.0);
+		assert_true(wire > 0);
+		assert_non_null(strstr(text, "\nh1.root->h1.pcie0,h1.root,h1.pcie0,pcie,"));
+		free(text);
+	}
 	assert_true(b_tree <= uplink_gbs * 256 / 280 / 4);
 	assert_true(b_tree < b_plain / 2);
 	assert_true(b_wide > b_plain * 0.99 && b_wide <= b_plain * 1.0001);

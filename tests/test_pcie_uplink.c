@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "sim/event.h"
+#include "sim/gpu_host.h"
 #include "sim/params.h"
 #include "sim/pcie.h"
 #include "sim/time.h"
@@ -92,6 +93,7 @@ static void test_two_writes_share(void **state)
 	assert_int_equal(t->done[1], 2 * MWR256 + L_PS + H_PS);
 	assert_int_equal(t->up.busy_ps[SIM_PCIE_UP], 2 * MWR256);
 	assert_int_equal(t->up.busy_ps[SIM_PCIE_DOWN], 0);
+	assert_int_equal(t->up.wire_bytes[SIM_PCIE_UP], 2 * 280);
 	two_free(t);
 }
 
@@ -137,7 +139,7 @@ static void test_batch_shares_with_bulk(void **state)
 	uint64_t id;
 
 	(void)state;
-	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, &id), P);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, 0, 0, &id), P);
 	assert_int_equal(id, 0);
 	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, 0), 0);
 	sim_run(&t->eng, SIM_TIME_NEVER);
@@ -160,7 +162,7 @@ static void test_batch_outlasts_bulk(void **state)
 	uint64_t id;
 
 	(void)state;
-	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, &id), P);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, 0, 0, &id), P);
 	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, 0), 0);
 	sim_run(&t->eng, SIM_TIME_NEVER);
 	assert_int_equal(t->done[0], MWR256 + P + L_PS + H_PS);
@@ -186,8 +188,8 @@ static void test_push_spares_ended(void **state)
 	uint64_t a, b;
 
 	(void)state;
-	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, &a), P);
-	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, &b), 2 * P);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, 0, 0, &a), P);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, 0, 0, &b), 2 * P);
 	assert_int_equal(b, 1);
 	assert_true(sim_schedule(&t->eng, P + 1, write_now, t, 0) != SIM_EVENT_NONE);
 	sim_run(&t->eng, SIM_TIME_NEVER);
@@ -209,10 +211,10 @@ static void test_bulk_after_batches(void **state)
 	(void)state;
 	assert_int_equal(sim_pcie_dma_write_via(&t->a, &t->up, 256, on_done, t, 0), 0);
 	assert_int_equal(sim_pcie_dma_write_via(&t->b, &t->up, 256, on_done, t, 1), 0);
-	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, NULL), 2 * MWR256 + P);
-	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, NULL),
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, 0, 0, NULL), 2 * MWR256 + P);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 0, P, 0, 0, NULL),
 			 2 * MWR256 + 2 * P);
-	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 7, 0, &id), 7);
+	assert_int_equal(sim_pcie_uplink_bulk(&t->up, SIM_PCIE_UP, 7, 0, 0, 0, &id), 7);
 	assert_int_equal(id, SIM_PCIE_BULK_NONE);
 	sim_run(&t->eng, SIM_TIME_NEVER);
 	assert_int_equal(t->done[1], 2 * MWR256 + L_PS + H_PS);
@@ -277,6 +279,22 @@ static void test_after_writes(void **state)
 	two_free(t);
 }
 
+/* A staging job's TLP bytes, as the uplink counts them: 4096 B stored
+ * (16 MWr of 256 + 24) and 4096 B loaded (8 MRd of 24 up, 16 CplD of 256 +
+ * 20 down). */
+static void test_staging_wire_bytes(void **state)
+{
+	struct sim_gpu_host_cost c;
+
+	(void)state;
+	sim_gpu_host_cost(&test_pp, 4096, 4096, &c);
+	assert_int_equal(c.wire[SIM_PCIE_UP], 4096 + 16 * 24 + 8 * 24);
+	assert_int_equal(c.wire[SIM_PCIE_DOWN], 4096 + 16 * 20);
+	sim_gpu_host_cost(&test_pp, 700, 0, &c); /* 2 requests: 512 + 188 */
+	assert_int_equal(c.wire[SIM_PCIE_UP], 2 * 24);
+	assert_int_equal(c.wire[SIM_PCIE_DOWN], 700 + (2 + 1) * 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_unlimited_uplink),
 		cmocka_unit_test(test_reversed_link),
 		cmocka_unit_test(test_after_writes),
+		cmocka_unit_test(test_staging_wire_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
