@@ -1363,10 +1363,8 @@ static int setup_uplinks(struct sx *x)
 
 		for (uint32_t i = 0; i < pc->switches; i++)
 			x->uplinks[n->hosts[h].first_pcie_switch + i] = (struct sim_pcie_uplink){
-				.rate_bps = pc->uplink_bps ? pc->uplink_bps : x->f->pcie.rate_bps,
-				.latency_ps = pc->latency_ps == SIM_NET_DEFAULT_PROP
-						      ? SIM_NET_PCIE_SWITCH_PS
-						      : pc->latency_ps,
+				.rate_bps = sim_net_pcie_uplink_bps(pc, x->f->pcie.rate_bps),
+				.latency_ps = sim_net_pcie_hop_ps(pc),
 				.ring = &x->uplink_rings[(size_t)(n->hosts[h].first_pcie_switch + i) *
 							 SIM_PCIE_NDIR],
 			};

@@ -333,6 +333,16 @@ uint32_t sim_net_pcie_switch_count(const struct sim_net *n)
 	return last ? last->first_pcie_switch + last->pcie.switches : 0;
 }
 
+uint64_t sim_net_pcie_uplink_bps(const struct sim_net_pcie *pc, uint64_t pcie_rate_bps)
+{
+	return pc->uplink_bps ? pc->uplink_bps : pcie_rate_bps;
+}
+
+sim_time_ps sim_net_pcie_hop_ps(const struct sim_net_pcie *pc)
+{
+	return pc->latency_ps == SIM_NET_DEFAULT_PROP ? SIM_NET_PCIE_SWITCH_PS : pc->latency_ps;
+}
+
 bool sim_net_pcie_text(const struct sim_net *n, uint64_t pcie_rate_bps, char *buf, size_t len)
 {
 	uint32_t hosts = 0, nsw = sim_net_pcie_switch_count(n);
@@ -344,9 +354,8 @@ bool sim_net_pcie_text(const struct sim_net *n, uint64_t pcie_rate_bps, char *bu
 		return false;
 	for (uint32_t h = 0; h < n->nhosts; h++) {
 		const struct sim_net_pcie *pc = &n->hosts[h].pcie;
-		uint64_t r = pc->uplink_bps ? pc->uplink_bps : pcie_rate_bps;
-		sim_time_ps l = pc->latency_ps == SIM_NET_DEFAULT_PROP ? SIM_NET_PCIE_SWITCH_PS
-								     : pc->latency_ps;
+		uint64_t r = sim_net_pcie_uplink_bps(pc, pcie_rate_bps);
+		sim_time_ps l = sim_net_pcie_hop_ps(pc);
 
 		if (!pc->switches)
 			continue;

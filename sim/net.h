@@ -140,6 +140,11 @@ uint32_t sim_net_nvswitch_host(const struct sim_net *n, uint32_t first, uint32_t
  * SIM_NET_NONE. */
 uint32_t sim_net_nvswitch_port(const struct sim_net *n, uint32_t r);
 
+/* A host's switch uplink rate (its own, else pcie_rate_bps, the fabric's)
+ * and hop latency (its own, else SIM_NET_PCIE_SWITCH_PS). */
+uint64_t sim_net_pcie_uplink_bps(const struct sim_net_pcie *pc, uint64_t pcie_rate_bps);
+sim_time_ps sim_net_pcie_hop_ps(const struct sim_net_pcie *pc);
+
 /* Gives host h PCIe tree *pc (routes do not depend on it: a finished
  * network takes it too): 0, or -EINVAL when pc->switches is 0 or does not
  * divide its GPUs. */

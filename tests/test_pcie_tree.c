@@ -99,6 +99,35 @@ static double avg_busbw(const char *table)
 	return strtod(p + strlen("# Avg bus bandwidth    : "), NULL);
 }
 
+/* A --links row's tx_bytes, busy_us and utilisation (link,from,to,kind,
+ * rate_bps,tx_bytes,busy_us,utilisation,...); busy and util may be NULL. */
+static void row_columns(const char *row, unsigned long long *tx_bytes, double *busy,
+			double *util)
+{
+	double b, u;
+
+	assert_int_equal(sscanf(row, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%llu,%lf,%lf", tx_bytes,
+				&b, &u), 3);
+	if (busy)
+		*busy = b;
+	if (util)
+		*util = u;
+}
+
+/* The row in --links CSV text that starts with `name` (its first columns,
+ * without the comma after them); fails the test where there is none. */
+static const char *links_row(const char *text, const char *name)
+{
+	char want[128];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n%s,", name);
+	p = strstr(text, want);
+	if (!p)
+		fail_msg("no --links row for %s", name);
+	return p + 1;
+}
+
 /* Rows only: the header names the scenario's files, which differ. */
 static const char *rows_of(const char *table)
 {
@@ -288,9 +317,9 @@ static void test_staging_shares_uplink(void **state)
 	/* --links shows the uplinks, up and down, busy most of the run */
 	{
 		char csv[256], *text;
-		const char *p;
+		const char *row;
 		unsigned long long wire;
-		double busy, util;
+		double util;
 		struct run r;
 
 		snprintf(csv, sizeof(csv), "%s/tree-links.csv", tmpdir);
@@ -298,13 +327,11 @@ static void test_staging_shares_uplink(void **state)
 		assert_int_equal(r.status, 0);
 		run_free(&r);
 		text = text_of(csv);
-		p = strstr(text, "\nh0.pcie0->h0.root,h0.pcie0,h0.root,pcie,252061538461,");
-		assert_non_null(p);
-		assert_int_equal(sscanf(p + 1, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%llu,%lf,%lf",
-					&wire, &busy, &util), 3);
+		row = links_row(text, "h0.pcie0->h0.root,h0.pcie0,h0.root,pcie,252061538461");
+		row_columns(row, &wire, NULL, &util);
 		assert_true(util > 0.8 && util <= 1.0);
 		assert_true(wire > 0);
-		assert_non_null(strstr(text, "\nh1.root->h1.pcie0,h1.root,h1.pcie0,pcie,"));
+		links_row(text, "h1.root->h1.pcie0,h1.root,h1.pcie0,pcie");
 		free(text);
 	}
 	assert_true(b_tree <= uplink_gbs * 256 / 280 / 4);
@@ -346,13 +373,9 @@ static unsigned link_bytes(const char *csv, unsigned long long *bytes, unsigned 
 	unsigned n = 0;
 
 	while ((line = strchr(line, '\n')) && *++line) {
-		unsigned long long b;
-
 		if (strncmp(line, "h", 1) || n == max)
 			continue;
-		/* link,from,to,kind,rate_bps,tx_bytes,... */
-		assert_int_equal(sscanf(line, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%llu", &b), 1);
-		bytes[n++] = b;
+		row_columns(line, &bytes[n++], NULL, NULL);
 	}
 	free(text);
 	return n;
@@ -470,7 +493,7 @@ static void test_options_as_file(void **state)
  * node 1 at GPU 0): both NICs of each first GPU take in the same bytes. */
 static void test_planes_deliver_to_the_nic(void **state)
 {
-	char csv[256], *text, want[64];
+	char csv[256], *text, name[64];
 	struct run r;
 
 	(void)state;
@@ -485,13 +508,8 @@ static void test_planes_deliver_to_the_nic(void **state)
 		unsigned long long b[2] = {0, 0};
 
 		for (int j = 0; j < 2; j++) {
-			const char *p;
-
-			snprintf(want, sizeof(want), "\nrail0_%d->node%d.gpu0,", j, node);
-			p = strstr(text, want);
-			assert_non_null(p);
-			assert_int_equal(sscanf(p + 1, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%llu", &b[j]),
-					 1);
+			snprintf(name, sizeof(name), "rail0_%d->node%d.gpu0", j, node);
+			row_columns(links_row(text, name), &b[j], NULL, NULL);
 		}
 		assert_true(b[0] > 1048576);
 		assert_int_equal(b[0], b[1]);

@@ -3,10 +3,9 @@
  * behind it (sim/pcie.h): device batches and bulk transfers, each time
  * asserted to the picosecond against its closed form.
  *
- * Device links and the uplink: 100 Gb/s per direction (80 ps per byte),
- * device link latency L = 250 ns, switch hop H = 105 ns, MPS 256, MRRS
- * 512, MWr/MRd overhead 24 B, CplD 20 B.  A 256 B write is one MWr:
- * ser = 280 * 80 = 22400 ps on either link.
+ * Device links and the uplink: tests/pcie_link.h's link (100 Gb/s, L =
+ * 250 ns, MPS 256, MRRS 512), switch hop H = 105 ns.  A 256 B write is one
+ * MWr: ser = 280 * 80 = 22400 ps on either link.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,22 +20,11 @@
 #include "sim/params.h"
 #include "sim/pcie.h"
 #include "sim/time.h"
+#include "tests/pcie_link.h"
 
-#define L_PS UINT64_C(250000)
 #define H_PS UINT64_C(105000)
 #define MWR256 UINT64_C(22400)
-#define RATE UINT64_C(100000000000)
 
-static const struct sim_pcie_params test_pp = {
-	.rate_bps = RATE,
-	.latency_ps = L_PS,
-	.gen = SIM_PCIE_GEN4,
-	.lanes = 16,
-	.mps_bytes = 256,
-	.mrrs_bytes = 512,
-	.tlp_overhead_bytes = 24,
-	.cpl_overhead_bytes = 20,
-};
 
 struct two {
 	struct sim_engine eng;
@@ -65,7 +53,7 @@ static struct two *two_new(void)
 	assert_int_equal(sim_engine_init(&t->eng, 0), 0);
 	assert_int_equal(sim_pcie_init(&t->a, &t->eng, &test_pp), 0);
 	assert_int_equal(sim_pcie_init(&t->b, &t->eng, &test_pp), 0);
-	t->up = (struct sim_pcie_uplink){.rate_bps = RATE, .latency_ps = H_PS, .ring = t->ring};
+	t->up = (struct sim_pcie_uplink){.rate_bps = test_pp.rate_bps, .latency_ps = H_PS, .ring = t->ring};
 	return t;
 }
 

@@ -3,11 +3,8 @@
  * is asserted to the picosecond against its closed form, written next to
  * the assertion.
  *
- * Test link unless said otherwise: 100 Gb/s per direction (80 ps per byte,
- * so ser(x) = 80x exactly), one-way latency L = 250 ns, MPS 256, MRRS 512,
- * MWr/MRd overhead 24 B, CplD overhead 20 B.  Hence
- *   ser(MWr 256) = 280 * 80 = 22400    ser(MRd) = 24 * 80 = 1920
- *   ser(CplD 256) = 276 * 80 = 22080   L = 250000
+ * Test link unless said otherwise: tests/pcie_link.h's (its closed forms
+ * there).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,19 +20,8 @@
 #include "sim/params.h"
 #include "sim/pcie.h"
 #include "sim/time.h"
+#include "tests/pcie_link.h"
 
-#define L_PS UINT64_C(250000)
-
-static const struct sim_pcie_params test_pp = {
-	.rate_bps = UINT64_C(100000000000),
-	.latency_ps = L_PS,
-	.gen = SIM_PCIE_GEN4,
-	.lanes = 16,
-	.mps_bytes = 256,
-	.mrrs_bytes = 512,
-	.tlp_overhead_bytes = 24,
-	.cpl_overhead_bytes = 20,
-};
 
 struct done_ent {
 	sim_time_ps at;
