@@ -20,6 +20,7 @@
 #include "core/nccl_auto.h"
 #include "core/schedule.h"
 #include "include/cclab.h"
+#include "sim/exec.h"
 #include "sim/fault.h"
 #include "sim/params.h"
 #include "sim/topo.h"
@@ -108,6 +109,8 @@ struct cli_opts {
 	 * (sim/fault.h); CLI_MAX_FAULTS of both kinds together */
 	struct cc_sim_fault sim_faults[CLI_MAX_FAULTS];
 	uint32_t nsim_faults;
+	/* --model: packets (default) or flows (sim/rnic_flow.c) */
+	enum cc_sim_model model;
 	/* --wall-limit: the simulator stops a run after this much real time */
 	uint64_t wall_limit_ms;
 	bool wall_limit_given;

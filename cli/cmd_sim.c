@@ -98,6 +98,9 @@ static void preamble(const struct cli_opts *o, void *ctx)
 	       o->fabric.name, o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo],
 	       sim_link_info[l->type].name, (double)l->rate_bps / 1e9, l->mtu_bytes);
 	cli_print_pcie(c->net, &o->fabric);
+	if (o->model == CC_SIM_MODEL_FLOW)
+		printf("# model: flow: each message a flow, links shared max-min fairly; no loss, "
+		       "PFC, credits, ECN or switch queues (docs/simulator.md)\n");
 	cli_preamble_buffers(o);
 	printf("# out-of-place only; one run per size, no warm-up: the time is simulated\n");
 	for (uint32_t i = 0, ns = o->scenario ? o->scenario->nfaults : 0; i < ns + o->nsim_faults;
@@ -499,6 +502,7 @@ int cli_sim_run(const struct cli_opts *o, const struct cli_sim_as *as)
 	}
 	c.sopts = (struct cc_sim_opts){
 		.fabric = &o->fabric,
+		.model = o->model,
 		.topo = o->topo,
 		.net = c.net,
 		.trace = o->trace ? &c.trace : NULL,

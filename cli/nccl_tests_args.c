@@ -41,7 +41,7 @@ static const char *const pass_names[] = {
 	"--transport", "--algorithm", "--protocol", "--chunk-bytes", "--slot-bytes", "--slots",
 	"--channels", "--ranks-per-node", "--ring-order", "--seed", "--json", "--csv", "--links",
 	"--fabric", "--topology", "--trace", "--gpu-dma", "--fault", "--wall-limit", "--jobs",
-	"--nccl-version", "--env", "--nics", "--pcie-switches",
+	"--nccl-version", "--env", "--nics", "--pcie-switches", "--model",
 };
 #define NPASS_NAMES (sizeof(pass_names) / sizeof(pass_names[0]))
 enum { OPT_PASS = 1000, OPT_NRANKS = 2000, OPT_COLLECTIVE };
@@ -70,7 +70,7 @@ static struct option longopts[] = {
 	{"collective", required_argument, NULL, OPT_COLLECTIVE},
 #define X(i) {NULL, required_argument, NULL, OPT_PASS + (i)}
 	X(0), X(1), X(2), X(3), X(4), X(5), X(6), X(7), X(8), X(9), X(10), X(11), X(12), X(13),
-	X(14), X(15), X(16), X(17), X(18), X(19), X(20), X(21), X(22), X(23),
+	X(14), X(15), X(16), X(17), X(18), X(19), X(20), X(21), X(22), X(23), X(24),
 #undef X
 	{NULL, 0, NULL, 0},
 };

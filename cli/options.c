@@ -63,6 +63,7 @@ enum {
 	OPT_RNR_RETRY,
 	OPT_DEVICE_MAP,
 	OPT_WALL_LIMIT,
+	OPT_MODEL,
 	OPT_JOBS,
 	OPT_NCCL_VERSION,
 	OPT_ENV,
@@ -148,6 +149,7 @@ static const struct {
 	 * simulator's own (sim/fault.h) for the simulator only. */
 	{{"fault", required_argument, NULL, OPT_FAULT}, FOR_SIM | FOR_VERBS | FOR_RUN},
 	{{"wall-limit", required_argument, NULL, OPT_WALL_LIMIT}, FOR_SIM | FOR_RUN},
+	{{"model", required_argument, NULL, OPT_MODEL}, FOR_SIM | FOR_RUN},
 	{{"jobs", required_argument, NULL, 'j'}, FOR_SIM | FOR_RUN | FOR_TUNE | FOR_TUNE_SC},
 	{{"rnr-retry", required_argument, NULL, OPT_RNR_RETRY}, FOR_VERBS | FOR_RUN},
 	{{"device-map", required_argument, NULL, OPT_DEVICE_MAP}, FOR_VERBS | FOR_RUN},
@@ -640,6 +642,14 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		return err;
 	case OPT_FAULT:
 		return apply_fault(c, arg, o);
+	case OPT_MODEL:
+		for (int i = 0; i < CC_SIM_MODEL_COUNT; i++)
+			if (!strcmp(arg, cc_sim_model_name[i])) {
+				o->model = (enum cc_sim_model)i;
+				return 0;
+			}
+		return bad_value(c, arg, "expected packet (every packet, the default) or flow "
+				 "(each message a flow, links shared max-min fairly)");
 	case OPT_WALL_LIMIT:
 		o->wall_limit_given = true;
 		return cli_opt_wall_limit(c->cmd, c->opt, arg, &o->wall_limit_ms);

@@ -42,6 +42,10 @@ static void fault_options(FILE *f)
 		   "                          slow-gpu:rank=RxF: R's GPU is F times slower\n"
 		   "                          (R: a rank, or all for these two);\n"
 		   "                          rkey|lkey|norecv:RANK:OP as 'cclab run' takes\n");
+	fprintf(f, "      --model packet|flow packet: every packet through NICs, links and\n"
+		   "                          switches (default); flow: each message one flow,\n"
+		   "                          links shared max-min fairly, no loss, PFC, ECN\n"
+		   "                          or queues: faster for large messages\n");
 	fprintf(f, "      --wall-limit S      stop a size after S real seconds (or a time:\n"
 		   "                          500ms), building its schedule included; its row\n"
 		   "                          fails with status time_limit (default %u)\n",

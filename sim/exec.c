@@ -45,6 +45,11 @@ const char *const cc_sim_phase_name[CC_SIM_PHASE_COUNT] = {
 	[CC_SIM_GPU_PCIE] = "gpu_pcie",
 };
 
+const char *const cc_sim_model_name[CC_SIM_MODEL_COUNT] = {
+	[CC_SIM_MODEL_PACKET] = "packet",
+	[CC_SIM_MODEL_FLOW] = "flow",
+};
+
 _Noreturn void sx_die_nomem(void)
 {
 	/* A handler cannot return an error: out of memory mid-run unwinds
@@ -1406,6 +1411,9 @@ static int setup(struct sx *x)
 		return err;
 	if ((err = sx_sharp_init(x, x->res->err.msg, sizeof(x->res->err.msg))))
 		return err;
+	if (x->o->model == CC_SIM_MODEL_FLOW &&
+	    (err = sx_flow_init(x, x->res->err.msg, sizeof(x->res->err.msg))))
+		return err;
 	if ((err = sx_faults_apply(x)))
 		return err;
 	if (x->o->check) {
@@ -1556,6 +1564,7 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	sx_faults_free(&x);
 	sx_nvls_free(&x);
 	sx_sharp_free(&x);
+	sx_flow_free(&x);
 	free(x.uplinks);
 	free(x.uplink_rings);
 	sim_topo_destroy(&x.topo);

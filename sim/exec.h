@@ -35,8 +35,19 @@
 #include "sim/time.h"
 #include "sim/topo.h"
 
+/* How the network is modelled: every packet (the default), or each
+ * message as a flow sharing the links max-min fairly (sim/rnic_flow.c:
+ * what it leaves out). */
+enum cc_sim_model {
+	CC_SIM_MODEL_PACKET,
+	CC_SIM_MODEL_FLOW,
+	CC_SIM_MODEL_COUNT
+};
+extern const char *const cc_sim_model_name[CC_SIM_MODEL_COUNT]; /* "packet", "flow" */
+
 struct cc_sim_opts {
 	const struct sim_params *fabric;
+	enum cc_sim_model model;
 	enum sim_topo_kind topo;
 	/* A finished network to run on instead of `topo` (sim/net.h: a
 	 * generator's or a topology file's), with exactly the schedule's

@@ -128,6 +128,9 @@ struct sx_qp {
 	uint32_t mtu;       /* path MTU, both directions (IBA: a QP attribute both ends share) */
 	bool nvlink;        /* its port is NVLink: payloads need no PCIe read */
 	bool mcast;         /* a multicast QP: its requests are for the NVSwitch (sim/nvls.c) */
+	bool fl_busy;       /* --model flow: a message of its own is leaving (sim/rnic_flow.c), */
+	uint32_t fl_seen;   /*   the WQEs whose payload reads have started, */
+	sim_time_ps fl_hold; /*  and (responder) when a request it refused for RNR comes again */
 	/* send queue: every WQE ever posted (append-only) */
 	struct sx_wqe *sq;
 	uint32_t sq_n, sq_cap;
@@ -263,6 +266,7 @@ struct sx_rank {
 
 struct sx_nvs;
 struct sx_sharp;
+struct sx_flow;
 
 struct sx {
 	const struct cc_schedule *s;
@@ -293,6 +297,8 @@ struct sx {
 	 * per switch that in-network reductions use. */
 	struct sx_sharp *sharp;
 	uint32_t nsharp;
+	/* --model flow: messages as flows (sim/rnic_flow.c); NULL: packets. */
+	struct sx_flow *fl;
 	/* The hosts' PCIe switch uplinks (sim_net_pcie), in switch order. */
 	struct sim_pcie_uplink *uplinks;
 	uint32_t nuplinks;
@@ -353,6 +359,8 @@ void sx_cqe_push(struct sx *x, uint32_t r, struct sx_pkt *k, sim_time_ps want);
 void sx_cqe_new(struct sx *x, uint32_t r, uint32_t q, uint32_t op, bool is_recv,
 		enum cc_wc_status st, uint32_t len, uint32_t imm, sim_time_ps want);
 void sx_ack_upto(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t upto);
+/* Completes qp's WQEs from the oldest on, in order, while they are done. */
+void sx_complete_in_order(struct sx *x, uint32_t r, struct sx_qp *qp);
 void sx_wqe_response_done(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i);
 void sx_completer(struct sx *x, uint32_t r, struct sx_pkt *k);
 /* Sizes k for the link layer it crosses: NVLink's framing on an NVLink
@@ -419,6 +427,15 @@ uint8_t *sx_bytes_of(const uint8_t *src, uint32_t len);
  * a share without data (a run that carries none) sets *nodata. */
 void sx_fold_share(uint8_t **acc, bool *nodata, uint32_t total, uint64_t at, bool first,
 		   const struct sx_pkt *k, enum cc_dtype dtype, enum cc_redop redop);
+
+/* rnic_flow.c: the flow-level model's NIC (--model flow).  Set up after
+ * the ranks (0, or -EINVAL with why in err: what it does not model), and
+ * freed with the run. */
+int sx_flow_init(struct sx *x, char *err, size_t errlen);
+void sx_flow_free(struct sx *x);
+/* QP qp has fetched WQEs: it sends the next message when it has none
+ * leaving. */
+void sx_flow_kick(struct sx *x, uint32_t r, struct sx_qp *qp);
 
 /* sharp.c: SHARP in the network's switches. */
 /* Whether multicast QP cq's group is the network's (SHARP), not one

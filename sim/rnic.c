@@ -184,8 +184,7 @@ sim_time_ps sx_cqe_write_ps(const struct sx *x, const struct sx_qp *qp)
 	return qp->nvlink ? 0 : x->f->rnic.cqe_write_ps;
 }
 
-/* Completes WQEs from the oldest on, in order, while they are done. */
-static void complete_in_order(struct sx *x, uint32_t r, struct sx_qp *qp)
+void sx_complete_in_order(struct sx *x, uint32_t r, struct sx_qp *qp)
 {
 	sim_time_ps now = sim_now(&x->eng);
 
@@ -262,7 +261,7 @@ void sx_ack_upto(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t upto)
 			break;
 		w->done = true;
 	}
-	complete_in_order(x, r, qp);
+	sx_complete_in_order(x, r, qp);
 }
 
 /* A READ or atomic WQE's response is in local memory. */
@@ -275,7 +274,7 @@ void sx_wqe_response_done(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i
 	w->done = true;
 	/* A response acknowledges every request before it (IBA 9.7.5.1.1). */
 	sx_ack_upto(x, r, qp, w->first_psn + w->npsn);
-	complete_in_order(x, r, qp);
+	sx_complete_in_order(x, r, qp);
 	sx_port_fill(x, r, qp->port);
 }
 
@@ -960,6 +959,10 @@ void sx_nic_doorbell(struct sx *x, uint32_t r, uint32_t q, uint32_t nwqe)
 		 * (sim/exec.c op_p2p). */
 		if (qp->rung > qp->fetched) {
 			qp->fetched = qp->rung;
+			if (x->fl) {
+				sx_flow_kick(x, r, qp);
+				return;
+			}
 			sx_qp_wake(x, r, qp);
 			sx_port_fill(x, r, qp->port);
 		}
@@ -1013,10 +1016,14 @@ static void wqes_fetched(struct sim_engine *eng, void *ctx, uint32_t port, struc
 		uint32_t first = qp->fetched;
 
 		qp->fetched = k->wqe;
-		sx_qp_wake(x, rk->r, qp);
 		sx_trace(x, CC_TRACE_WQE_FETCH, rk->r, CC_TRACE_NIC, qp->q, qp->sq[first].op, k->t0,
 			 sim_now(eng) - k->t0, (uint64_t)(k->wqe - first) * x->f->rnic.wqe_bytes);
-		sx_port_fill(x, rk->r, qp->port);
+		if (x->fl) {
+			sx_flow_kick(x, rk->r, qp);
+		} else {
+			sx_qp_wake(x, rk->r, qp);
+			sx_port_fill(x, rk->r, qp->port);
+		}
 	}
 	sx_pkt_put(x, k);
 }

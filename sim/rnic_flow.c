@@ -1,0 +1,688 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sim/rnic_flow.c — the NIC of the flow-level model (`--model flow`).
+ *
+ * Everything up to the NIC is the packet model's: the host side
+ * (sim/exec.c: posts, doorbells, polls, GPU and CPU work) and the NIC's
+ * doorbell, WQE fetch and CQE pipelines (sim/rnic.c).  From a fetched WQE
+ * on, a message is one flow instead of packets: its payload crosses the
+ * requester's PCIe link (the payload read), every link direction of its
+ * route, and the responder's PCIe link (the write), each used at its wire
+ * bytes per payload byte (headers per MTU packet, NVLink framing, TLP
+ * headers per max payload), and all of them shared max-min fairly with the
+ * other messages in flight (sim/flow.h).  A QP sends its messages one
+ * after another, as its requester does; its next one starts when the last
+ * byte of the one before has left.
+ *
+ * Latency is added in closed form around the flow: the payload's first
+ * PCIe read (two PCIe latencies) before it, and after its last byte the
+ * route's propagation and switch forwarding (plus, through a
+ * store-and-forward switch, the last packet's serialization on each later
+ * link), the responder's processing and its PCIe write.  The ACK comes back
+ * the same way as one packet, and the completion follows as in the packet
+ * model.  A READ is a request packet out and a response flow back.
+ *
+ * Not in the flow model (the packet model has them): packet loss and
+ * retransmission, PFC and IB credits, ECN and DCQCN, switch buffers and
+ * queues (a flow's rate is its max-min share at once), the QP's window of
+ * unacknowledged packets, a resent message's bandwidth after an RNR NAK
+ * (its delay is kept).  Refused: multicast QPs (NVLS, SHARP), atomics,
+ * faults, PCIe switches and several NICs per GPU.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/word.h"
+#include "sim/exec_int.h"
+#include "sim/flow.h"
+#include "sim/model.h"
+#include "sim/opcode.h"
+
+#define NO_MSG UINT32_MAX
+
+/* A message in flight: a WQE's request, or a READ's response. */
+struct fl_msg {
+	uint32_t r, q, wqe;  /* the requester, its QP and WQE */
+	uint32_t len;
+	bool response;       /* a READ's response, from the responder to r */
+	bool held;           /* refused for RNR: it comes again at its QP's fl_hold */
+	sim_time_ps t_arrive; /* its last byte at the receiving NIC */
+	uint8_t *data;       /* the payload as read at the start, when carried */
+	uint32_t refs;       /* events still to use it (at the responder: the write and the ACK) */
+	uint32_t next_free;
+};
+
+struct sx_flow {
+	struct sim_flownet net;
+	uint32_t nlink_res;  /* resources 0 .. nlink_res): the topology's link directions */
+	struct fl_msg *msg;
+	uint32_t nmsg, room, free_head;
+};
+
+/* A message's route: resources and the latency parts around its flow. */
+struct fl_route {
+	uint32_t n;
+	uint32_t link[SIM_FLOW_MAX_RES - 2];
+	sim_time_ps prop;    /* propagation and switch forwarding, end to end */
+	uint32_t nsw;
+};
+
+/* The PCIe link of rank r's NIC, towards the NIC (read data) or away
+ * from it (written data), as a resource. */
+static uint32_t pcie_res(const struct sx *x, uint32_t r, bool to_nic)
+{
+	return x->fl->nlink_res + 2 * r + (to_nic ? 0 : 1);
+}
+
+/* The route of a packet of rank r's QP qp to its peer, as the switches
+ * route it (sim_net_pick(): the QP's flow keeps one path).  A QP on its
+ * own NIC (NCCL's GDR flush) has none: its packets turn round inside the
+ * NIC (rnic.c loopback). */
+static int route(const struct sx *x, uint32_t r, const struct sx_qp *qp, struct fl_route *rt)
+{
+	const struct sim_net *net = x->topo.net;
+	uint32_t u = net->rank_node[r], port = qp->port, dst = net->rank_node[qp->peer];
+	uint64_t flow = sim_topo_qp_flow(r, qp->q);
+
+	memset(rt, 0, sizeof(*rt));
+	if (qp->peer == r)
+		return 0;
+	for (;;) {
+		uint32_t li = net->nodes[u].port_link[port], v, vport;
+		const struct sim_net_link *l = &net->links[li];
+		uint32_t res = 2 * li + !(l->a == u && l->a_port == port);
+
+		if (rt->n == sizeof(rt->link) / sizeof(rt->link[0]))
+			return -E2BIG;
+		rt->link[rt->n++] = res;
+		rt->prop += x->topo.links[res].prop_ps;
+		sim_net_peer(net, u, port, &v, &vport);
+		if (v == dst)
+			return 0;
+		if (net->nodes[v].kind != SIM_NET_SWITCH)
+			return -EINVAL;
+		port = qp->peer_port != SX_NONE ? sim_net_pick_port(net, v, qp->peer, qp->peer_port, flow)
+						: sim_net_pick(net, v, qp->peer, flow);
+		if (port == SIM_NET_NONE)
+			return -EINVAL;
+		rt->prop += x->f->sw.fwd_latency_ps;
+		rt->nsw++;
+		u = v;
+	}
+}
+
+/* Wire bytes of one packet of `payload` bytes, opcode op, on the QP's
+ * link layer. */
+static uint64_t pkt_wire(const struct sx *x, bool nvlink, enum sim_bth_op op, uint32_t payload)
+{
+	const struct sim_host_params *h = &x->f->host;
+
+	if (nvlink && h->nvlink_pkt_bytes)
+		return sim_wire_nvlink_bytes(payload, h->nvlink_pkt_bytes, h->nvlink_pkt_overhead_bytes);
+	return sim_wire_bytes(x->f->link.type, op, payload);
+}
+
+/* Wire bytes of a whole message of `len` at the QP's MTU, and its last
+ * packet's. */
+static uint64_t msg_wire(const struct sx *x, const struct sx_qp *qp, enum sim_msg m, uint32_t len,
+			 uint64_t *last)
+{
+	struct sim_wire_seg seg;
+	uint32_t pay;
+	enum sim_bth_op op;
+	uint64_t full;
+
+	sx_segment(m, len, qp->mtu, &seg);
+	op = sim_wire_seg_pkt(&seg, seg.npkts - 1, &pay);
+	*last = pkt_wire(x, qp->nvlink, op, pay);
+	if (!qp->nvlink || !x->f->host.nvlink_pkt_bytes)
+		return sim_wire_msg_sum(x->f->link.type, &seg).wire;
+	full = seg.npkts > 1 ? pkt_wire(x, true, seg.middle, qp->mtu) : 0;
+	return full * (seg.npkts - 1) + *last;
+}
+
+/* After a flow's last byte has left the sender: the rest of the way to
+ * the receiving NIC, where a packet of `last` wire bytes ends it. */
+static sim_time_ps tail_ps(const struct sx *x, const struct fl_route *rt, uint64_t last,
+			   bool nvlink)
+{
+	sim_time_ps t = rt->prop + (nvlink ? 0 : x->f->rnic.resp_proc_ps);
+
+	if (x->f->sw.mode == SIM_SWITCH_STORE_FORWARD)
+		for (uint32_t i = 1; i < rt->n; i++)
+			t += sim_serialize_ps(last, x->topo.links[rt->link[i]].rate_bps);
+	return t;
+}
+
+/* One packet of `wire` bytes along the route: its first serialization
+ * and the tail. */
+static sim_time_ps packet_ps(const struct sx *x, const struct fl_route *rt, uint64_t wire,
+			     bool nvlink)
+{
+	return (rt->n ? sim_serialize_ps(wire, x->topo.links[rt->link[0]].rate_bps) : 0) +
+	       tail_ps(x, rt, wire, nvlink);
+}
+
+/* PCIe wire bytes per payload byte of a DMA of len: a TLP header per
+ * max payload (MWr, or CplD for read data), as sim/pcie.c frames them. */
+static double pcie_w(const struct sx *x, uint32_t len, bool read)
+{
+	const struct sim_pcie_params *p = &x->f->pcie;
+	uint64_t ntlp = (len + p->mps_bytes - 1) / p->mps_bytes;
+
+	return 1.0 + (double)(ntlp * (read ? p->cpl_overhead_bytes : p->tlp_overhead_bytes)) / len;
+}
+
+/* The NIC moves a packet between PCIe and the wire whole: a message's
+ * first packet is read in before it leaves, its last one written out
+ * after it has arrived.  The time of one DMA of a packet's payload: the
+ * flight and the TLPs' serialization. */
+static sim_time_ps pcie_pkt_ps(const struct sx *x, uint32_t len, uint32_t mtu, bool read,
+			       bool first)
+{
+	const struct sim_pcie_params *p = &x->f->pcie;
+	uint32_t pay = !len ? 0 : first ? (len < mtu ? len : mtu) : len - (len - 1) / mtu * mtu;
+	uint64_t ntlp = (pay + p->mps_bytes - 1) / p->mps_bytes;
+
+	return (read ? 2 : 1) * p->latency_ps +
+	       (p->rate_bps ? sim_serialize_ps(pay + ntlp * (read ? p->cpl_overhead_bytes
+								    : p->tlp_overhead_bytes),
+					       p->rate_bps)
+			    : 0);
+}
+
+static uint32_t msg_new(struct sx *x)
+{
+	struct sx_flow *fl = x->fl;
+	uint32_t id;
+
+	if (fl->free_head != NO_MSG) {
+		id = fl->free_head;
+		fl->free_head = fl->msg[id].next_free;
+	} else {
+		SX_GROW(fl->msg, fl->nmsg, fl->room);
+		id = fl->nmsg++;
+	}
+	memset(&fl->msg[id], 0, sizeof(fl->msg[id]));
+	return id;
+}
+
+/* One use of message id is over; the last frees it. */
+static void msg_free(struct sx *x, uint32_t id)
+{
+	struct fl_msg *m = &x->fl->msg[id];
+
+	if (m->refs > 1) {
+		m->refs--;
+		return;
+	}
+	free(m->data);
+	m->data = NULL;
+	m->next_free = x->fl->free_head;
+	x->fl->free_head = id;
+}
+
+/* Which memory a WQE's local SGE is in at rank r: its buffer, or SX_NONE
+ * (inline, no SGE, or not carried). */
+static uint32_t local_buf(const struct sx *x, uint32_t r, const struct sx_wqe *w,
+			  const struct cc_op_send *o)
+{
+	const struct cc_mr *mr;
+
+	if ((o->flags & CC_SEND_INLINE) || !o->num_sge)
+		return SX_NONE;
+	mr = sx_find_mr(x, r, w->lkey, o->sge.offset, cc_wqe_len(o), 0);
+	return mr ? mr->buf : SX_NONE;
+}
+
+/* Copies len bytes of rank r's buffer buf at off, when carried. */
+static uint8_t *snapshot(const struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint32_t len)
+{
+	uint8_t *d;
+
+	if (!len || buf == SX_NONE || !x->rk[r].mem[buf])
+		return NULL;
+	if (!(d = malloc(len)))
+		sx_die_nomem();
+	memcpy(d, x->rk[r].mem[buf] + off, len);
+	return d;
+}
+
+static void msg_sent(struct sim_engine *eng, void *ctx, uint64_t arg);
+static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg);
+static void resp_arrive(struct sim_engine *eng, void *ctx, uint64_t arg);
+static void resp_go(struct sim_engine *eng, void *ctx, uint64_t arg);
+
+/* Starts message id's flow now: from rank `from` (QP fqp) to rank `to`,
+ * reading the payload from memory unless it needs no read. */
+static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp *fqp, bool read)
+{
+	struct fl_msg *m = &x->fl->msg[id];
+	struct fl_route rt;
+	uint32_t res[SIM_FLOW_MAX_RES], n = 0;
+	double w[SIM_FLOW_MAX_RES];
+	uint64_t last, wire;
+
+	if (route(x, from, fqp, &rt))
+		sim__model_die(__FILE__, __LINE__, "flow: no route from rank %u to %u", from,
+			       fqp->peer);
+	wire = msg_wire(x, fqp, m->response ? SIM_MSG_READ_RESP
+					    : sim_msg_of_opcode(sx_wqe_send(x, m->r,
+									&x->rk[m->r].qp[m->q].sq[m->wqe])->opcode),
+			m->len, &last);
+	if (read && m->len) {
+		res[n] = pcie_res(x, from, true);
+		w[n++] = pcie_w(x, m->len, true);
+	}
+	for (uint32_t i = 0; i < rt.n; i++) {
+		struct sim_link_dir *l = &x->topo.links[rt.link[i]];
+
+		res[n] = rt.link[i];
+		w[n++] = m->len ? (double)wire / m->len : 1.0;
+		/* --links: what the link carried, and its busy time */
+		l->st.tx_bytes += wire;
+		l->st.rx_bytes += wire;
+		l->st.tx_payload_bytes += m->len;
+		l->busy_ps += sim_serialize_ps(wire, l->rate_bps);
+	}
+	if (rt.n)
+		x->rk[from].st->wire_bytes += wire;
+	if (!fqp->nvlink && m->len) {
+		res[n] = pcie_res(x, fqp->peer, false);
+		w[n++] = pcie_w(x, m->len, false);
+	}
+	m->t_arrive = !m->len ? packet_ps(x, &rt, last, fqp->nvlink) /* a header alone */
+			      : tail_ps(x, &rt, last, fqp->nvlink);
+	if (sim_flow_start(&x->fl->net, m->len, res, w, n, msg_sent, x, id))
+		sx_die_nomem();
+}
+
+/* A message's last byte has left its sender: the receiver has it a tail
+ * later, and the requester's QP may send its next message. */
+static void msg_sent(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx *x = ctx;
+	struct fl_msg *m = &x->fl->msg[arg];
+	struct sx_qp *qp = &x->rk[m->r].qp[m->q];
+
+	m->t_arrive += sim_now(eng);
+	sim_schedule(eng, m->t_arrive, m->response ? resp_arrive : req_arrive, x, arg);
+	if (!m->response) {
+		qp->fl_busy = false;
+		sx_flow_kick(x, m->r, qp);
+	}
+}
+
+/* The payload's first PCIe read is back: the flow starts. */
+static void req_go(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx *x = ctx;
+	struct fl_msg *m = &x->fl->msg[arg];
+	const struct sx_qp *qp = &x->rk[m->r].qp[m->q];
+
+	(void)eng;
+	flow_go(x, (uint32_t)arg, m->r, qp, !qp->nvlink);
+}
+
+/* The ACK of WQE m->wqe is back at the requester: it is done. */
+static void ack_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx *x = ctx;
+	struct fl_msg *m = &x->fl->msg[arg];
+	struct sx_qp *qp = &x->rk[m->r].qp[m->q];
+
+	(void)eng;
+	if (!qp->error) {
+		qp->sq[m->wqe].done = true;
+		sx_complete_in_order(x, m->r, qp);
+	}
+	msg_free(x, (uint32_t)arg);
+}
+
+/* One packet back from the responder's QP to the requester (an ACK, a
+ * READ request the other way): when it arrives. */
+static sim_time_ps back_ps(const struct sx *x, uint32_t from, const struct sx_qp *qp,
+			   enum sim_bth_op op)
+{
+	struct fl_route rt;
+
+	if (route(x, from, qp, &rt))
+		sim__model_die(__FILE__, __LINE__, "flow: no route from rank %u to %u", from,
+			       qp->peer);
+	return packet_ps(x, &rt, pkt_wire(x, qp->nvlink, op, 0), qp->nvlink);
+}
+
+/* A request as both ends see it: the requester's QP, WQE and op, the
+ * responder and its QP. */
+struct fl_req {
+	struct sx_qp *rq;
+	const struct sx_wqe *w;
+	const struct cc_op_send *o;
+	uint32_t d;
+	struct sx_qp *qp;
+};
+
+static struct fl_req req_of(struct sx *x, const struct fl_msg *m)
+{
+	struct fl_req q = { .rq = &x->rk[m->r].qp[m->q] };
+
+	q.w = &q.rq->sq[m->wqe];
+	q.o = sx_wqe_send(x, m->r, q.w);
+	q.d = q.rq->peer;
+	q.qp = &x->rk[q.d].qp[q.rq->peer_q];
+	return q;
+}
+
+/* Whether a request takes a receive WQE at the responder (a SEND, or the
+ * immediate of a WRITE WITH IMM: IBA 9.4.1, 9.4.3). */
+static bool takes_recv(enum cc_opcode op)
+{
+	return op == CC_WR_SEND || op == CC_WR_SEND_WITH_IMM || op == CC_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* A message sent again whole: its serialization on the first link, at
+ * the line rate, and the rest of the way. */
+static sim_time_ps resend_ps(const struct sx *x, const struct fl_msg *m)
+{
+	const struct sx_qp *qp = &x->rk[m->r].qp[m->q];
+	const struct cc_op_send *o = sx_wqe_send(x, m->r, &qp->sq[m->wqe]);
+	struct fl_route rt;
+	uint64_t last, wire = msg_wire(x, qp, sim_msg_of_opcode(o->opcode), m->len, &last);
+
+	if (route(x, m->r, qp, &rt))
+		sim__model_die(__FILE__, __LINE__, "flow: no route from rank %u", m->r);
+	return (rt.n ? sim_serialize_ps(wire, x->topo.links[rt.link[0]].rate_bps) : 0) +
+	       tail_ps(x, &rt, last, qp->nvlink);
+}
+
+/* The payload is in the responder's memory: what the packet model's
+ * req_written does for the message's packets together. */
+static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx *x = ctx;
+	struct fl_msg *m = &x->fl->msg[arg];
+	struct fl_req q = req_of(x, m);
+	const struct sx_wqe *w = q.w;
+	const struct cc_op_send *o = q.o;
+	uint32_t d = q.d, buf = SX_NONE, rop = SX_NONE;
+	struct sx_qp *qp = q.qp;
+	uint64_t off = 0;
+
+	if (takes_recv(o->opcode))
+		rop = qp->rq[qp->rq_head++];
+	if (o->opcode == CC_WR_SEND || o->opcode == CC_WR_SEND_WITH_IMM) {
+		const struct cc_op_recv *rv = &x->s->ranks[d].ops[rop].u.recv;
+		const struct cc_mr *mr = rv->num_sge ? sx_find_mr(x, d, x->rk[d].key[rv->sge.mr],
+								  rv->sge.offset, 0, 0) : NULL;
+		buf = mr ? mr->buf : SX_NONE;
+		off = rv->sge.offset;
+	} else if (m->len) {
+		const struct cc_mr *mr = sx_find_mr(x, d, w->rkey, o->remote_offset, m->len, 0);
+
+		buf = mr ? mr->buf : SX_NONE;
+		off = o->remote_offset;
+	}
+	if (m->len && buf == SX_NONE)
+		sim__model_die(__FILE__, __LINE__, "flow: rank %u: a message's target vanished", d);
+	if (m->len && x->rk[d].mem[buf]) {
+		if (o->flags & CC_SEND_INLINE) {
+			uint8_t word[8];
+
+			cc_word_store(word, o->inline_value);
+			memcpy(x->rk[d].mem[buf] + off, word, m->len);
+		} else if (m->data) {
+			memcpy(x->rk[d].mem[buf] + off, m->data, m->len);
+		}
+	}
+	if (m->len)
+		sx_mem_written(x, d, buf, off, m->len);
+	sx_trace(x, CC_TRACE_DMA_WRITE, d, CC_TRACE_NIC, qp->q, rop, m->t_arrive,
+		 sim_now(eng) - m->t_arrive, m->len);
+	if (rop != SX_NONE) {
+		sim_time_ps cw = sx_cqe_write_ps(x, qp), at = m->t_arrive + cw;
+
+		sx_cqe_new(x, d, qp->q, rop, true, CC_WC_SUCCESS, m->len,
+			   o->opcode == CC_WR_SEND ? 0 : o->imm, at > sim_now(eng) ? at : sim_now(eng));
+	}
+	msg_free(x, (uint32_t)arg);
+}
+
+/* A request's last byte is at the responder's NIC. */
+static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx *x = ctx;
+	struct fl_msg *m = &x->fl->msg[arg];
+	struct fl_req q = req_of(x, m);
+	const struct sx_wqe *w = q.w;
+	const struct cc_op_send *o = q.o;
+	uint32_t d = q.d;
+	struct sx_qp *qp = q.qp;
+	sim_time_ps now = sim_now(eng);
+
+	sx_trace(x, CC_TRACE_RX_LAST, d, CC_TRACE_NIC, qp->q, SX_NONE, now, 0, m->len);
+	if (cc_opcode_rd_atomic(o->opcode)) {
+		/* a READ request: the response is read from memory, then flows back */
+		uint32_t id = msg_new(x);
+		struct fl_msg *resp = &x->fl->msg[id];
+		const struct cc_mr *mr = sx_find_mr(x, d, w->rkey, o->remote_offset, m->len, 0);
+
+		*resp = (struct fl_msg){ .r = m->r, .q = m->q, .wqe = m->wqe, .len = m->len,
+					 .response = true };
+		resp->data = snapshot(x, d, mr ? mr->buf : SX_NONE, o->remote_offset, m->len);
+		msg_free(x, (uint32_t)arg);
+		if (qp->nvlink || !m->len)
+			flow_go(x, id, d, qp, false);
+		else
+			sim_schedule(eng, now + pcie_pkt_ps(x, m->len, qp->mtu, true, true), resp_go, x,
+				     id);
+		return;
+	}
+	if (now < qp->fl_hold && !m->held) {
+		/* behind a request refused for RNR: the QP's requests are
+		 * taken in order, so it waits for that one to come again */
+		sim_schedule(eng, qp->fl_hold + 1, req_arrive, x, arg);
+		return;
+	}
+	m->held = false;
+	if (takes_recv(o->opcode) && qp->rq_head == qp->rq_n) {
+		/* No receive posted: an RNR NAK, and the requester sends again
+		 * after its RNR timer, rnr_retry times (IBA 9.7.5.2.8; rnic.c
+		 * sx_completer).  The resent bytes are not charged to the links,
+		 * and the requester's later messages are not held back (the
+		 * flow model's simplifications): they wait here instead. */
+		x->rk[d].st->rnr_naks++;
+		if (q.rq->rnr_left == 0) {
+			sx_wqe_fail(x, m->r, m->q, m->wqe, CC_WC_RNR_RETRY_EXC_ERR);
+			msg_free(x, (uint32_t)arg);
+			return;
+		}
+		if (q.rq->rnr_max != 7)
+			q.rq->rnr_left--;
+		m->held = true;
+		m->t_arrive = now + back_ps(x, d, qp, SIM_BTH_ACK) +
+			      sim_rnr_timer_ps(x->f->rnic.min_rnr_timer) + resend_ps(x, m);
+		qp->fl_hold = m->t_arrive;
+		sim_schedule(eng, m->t_arrive, req_arrive, x, arg);
+		return;
+	}
+	/* The ACK leaves as the last packet comes in (rnic_resp.c send_ack),
+	 * the payload is written behind it. */
+	m->refs = 2;
+	sim_schedule(eng, now + (qp->nvlink ? 0 : pcie_pkt_ps(x, m->len, qp->mtu, false, false)),
+		     req_written, x, arg);
+	sim_schedule(eng, now + back_ps(x, d, qp, SIM_BTH_ACK), ack_arrive, x, arg);
+}
+
+/* A READ's response data is read at the responder: it flows back. */
+static void resp_go(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx *x = ctx;
+	struct fl_msg *m = &x->fl->msg[arg];
+	const struct sx_qp *rq = &x->rk[m->r].qp[m->q];
+
+	(void)eng;
+	flow_go(x, (uint32_t)arg, rq->peer, &x->rk[rq->peer].qp[rq->peer_q], true);
+}
+
+/* A READ's response is in the requester's memory: the WQE is done (a
+ * response acknowledges it, IBA 9.7.5.1.1). */
+static void resp_written(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx *x = ctx;
+	struct fl_msg *m = &x->fl->msg[arg];
+	struct sx_qp *qp = &x->rk[m->r].qp[m->q];
+	const struct sx_wqe *w = &qp->sq[m->wqe];
+	const struct cc_op_send *o = sx_wqe_send(x, m->r, w);
+	uint32_t buf = local_buf(x, m->r, w, o);
+
+	(void)eng;
+	if (buf != SX_NONE && m->len) {
+		if (x->rk[m->r].mem[buf] && m->data)
+			memcpy(x->rk[m->r].mem[buf] + o->sge.offset, m->data, m->len);
+		sx_mem_written(x, m->r, buf, o->sge.offset, m->len);
+	}
+	if (!qp->error) {
+		qp->sq[m->wqe].done = true;
+		sx_complete_in_order(x, m->r, qp);
+	}
+	msg_free(x, (uint32_t)arg);
+}
+
+/* A READ's response is at the requester's NIC: written behind a PCIe
+ * latency (none over NVLink). */
+static void resp_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx *x = ctx;
+	const struct fl_msg *m = &x->fl->msg[arg];
+	const struct sx_qp *qp = &x->rk[m->r].qp[m->q];
+
+	sim_schedule(eng, sim_now(eng) + (qp->nvlink ? 0 : pcie_pkt_ps(x, m->len, qp->mtu, false,
+									    false)),
+		     resp_written, x, arg);
+}
+
+/* Starts WQE i of rank r's QP qp. */
+static void wqe_go(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i)
+{
+	struct sx_wqe *w = &qp->sq[i];
+	const struct cc_op_send *o = sx_wqe_send(x, r, w);
+	uint32_t id = msg_new(x), len = cc_wqe_len(o);
+	struct fl_msg *m = &x->fl->msg[id];
+	sim_time_ps now = sim_now(&x->eng);
+	struct cc_sim_rank_stats *st = x->rk[r].st;
+
+	*m = (struct fl_msg){ .r = r, .q = qp->q, .wqe = i, .len = len };
+	w->started = true;
+	if (cc_opcode_rd_atomic(o->opcode)) {
+		/* the READ request: one packet; the QP goes on at once */
+		qp->rd_out++;
+		m->t_arrive = now + back_ps(x, r, qp, SIM_BTH_READ_REQUEST);
+		st->wire_pkts++;
+		sim_schedule(&x->eng, m->t_arrive, req_arrive, x, id);
+		return;
+	}
+	qp->fl_busy = true;
+	if (o->payload == CC_PAYLOAD_DATA || len)
+		st->payload_bytes += len;
+	if (!(o->flags & CC_SEND_INLINE) && len)
+		m->data = snapshot(x, r, local_buf(x, r, w, o), o->sge.offset, len);
+	/* The payload's first read from memory: a PCIe round trip from when
+	 * the NIC had the WQE, overlapping the message before it (the
+	 * transmit side reads ahead, rnic.c sx_port_prefetch); none inline,
+	 * or over NVLink, where the GPU's threads store it. */
+	sim_time_ps ready = w->t_first + pcie_pkt_ps(x, len, qp->mtu, true, true);
+
+	if (qp->nvlink || !len || (o->flags & CC_SEND_INLINE))
+		flow_go(x, id, r, qp, false);
+	else if (ready <= now)
+		flow_go(x, id, r, qp, true);
+	else
+		sim_schedule(&x->eng, ready, req_go, x, id);
+}
+
+void sx_flow_kick(struct sx *x, uint32_t r, struct sx_qp *qp)
+{
+	/* WQEs the NIC holds from now: their payload reads may start */
+	for (; qp->fl_seen < qp->fetched; qp->fl_seen++)
+		qp->sq[qp->fl_seen].t_first = sim_now(&x->eng);
+	while (!qp->error && !qp->fl_busy && qp->cur < qp->fetched)
+		wqe_go(x, r, qp, qp->cur++);
+}
+
+/* What the flow model refuses, with why in err: 0 or -EINVAL. */
+static int refuse(const struct sx *x, char *err, size_t errlen)
+{
+	const struct cc_schedule *s = x->s;
+
+	if (x->o->nfaults || x->o->nsim_faults) {
+		snprintf(err, errlen, "--model flow has no faults: use --model packet");
+		return -EINVAL;
+	}
+	if (x->nuplinks) {
+		snprintf(err, errlen, "--model flow does not model PCIe switches yet: use "
+			 "--model packet");
+		return -EINVAL;
+	}
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		const struct cc_rank_sched *rs = &s->ranks[r];
+
+		if (x->rk[r].nnics > 1) {
+			snprintf(err, errlen, "--model flow does not model several NICs per GPU yet: "
+				 "use --model packet");
+			return -EINVAL;
+		}
+		for (uint32_t q = 0; q < rs->nqps; q++)
+			if (cc_qp_mcast(&rs->qps[q])) {
+				snprintf(err, errlen, "--model flow does not model multicast (NVLink "
+					 "SHARP, SHARP) yet: use --model packet, or an algorithm "
+					 "without it");
+				return -EINVAL;
+			}
+		for (uint32_t i = 0; i < rs->nops; i++)
+			if (rs->ops[i].kind == CC_OP_POST_SEND &&
+			    (rs->ops[i].u.send.opcode == CC_WR_ATOMIC_FETCH_ADD ||
+			     rs->ops[i].u.send.opcode == CC_WR_ATOMIC_CMP_SWP)) {
+				snprintf(err, errlen, "--model flow has no atomics: use --model packet");
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+int sx_flow_init(struct sx *x, char *err, size_t errlen)
+{
+	struct sx_flow *fl;
+	uint32_t nres;
+	int rc = refuse(x, err, errlen);
+
+	if (rc)
+		return rc;
+	if (!(fl = calloc(1, sizeof(*fl))))
+		return -ENOMEM;
+	x->fl = fl;
+	fl->free_head = NO_MSG;
+	fl->nlink_res = (uint32_t)x->topo.nlinks;
+	nres = fl->nlink_res + 2 * x->s->nranks;
+	if ((rc = sim_flownet_init(&fl->net, &x->eng, nres)))
+		return rc;
+	for (uint32_t i = 0; i < fl->nlink_res; i++)
+		sim_flownet_set_rate(&fl->net, i, x->topo.links[i].rate_bps);
+	for (uint32_t r = 0; r < x->s->nranks; r++) {
+		sim_flownet_set_rate(&fl->net, pcie_res(x, r, true), x->f->pcie.rate_bps);
+		sim_flownet_set_rate(&fl->net, pcie_res(x, r, false), x->f->pcie.rate_bps);
+	}
+	return 0;
+}
+
+void sx_flow_free(struct sx *x)
+{
+	if (!x->fl)
+		return;
+	for (uint32_t i = 0; i < x->fl->nmsg; i++)
+		free(x->fl->msg[i].data);
+	free(x->fl->msg);
+	sim_flownet_destroy(&x->fl->net);
+	free(x->fl);
+	x->fl = NULL;
+}

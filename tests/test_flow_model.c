@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* tests/test_flow_model.c — the flow-level model (`--model flow`,
+ * sim/rnic_flow.c) against closed forms and against the packet model.
+ *
+ * Closed forms on the `ideal` fabric (100 Gb/s IB, every latency 0): an
+ * incast's senders share the switch's port to the receiver max-min
+ * fairly, so n WRITEs of b bytes end when n times the message's wire bytes
+ * have crossed it.  Against the packet model: busbw at a size where
+ * bandwidth dominates, within 1 % for every algorithm and transport here
+ * (docs/simulator.md, "The flow model", gives the figures).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/algo.h"
+#include "core/results.h"
+#include "sim/exec.h"
+#include "sim/params.h"
+#include "sim/topo.h"
+#include "sim/wire.h"
+#include "tests/run_status.h"
+#include "tests/sim_sched.h"
+
+static struct cc_sim_result run(const struct cc_schedule *s, const char *fabric,
+				const struct sim_net *net, enum cc_sim_model m, bool check)
+{
+	struct sim_params f;
+	struct cc_sim_result res;
+	struct cc_sim_opts o = { .fabric = &f, .model = m, .topo = SIM_TOPO_STAR, .net = net,
+				 .seed = 1, .check = check };
+
+	assert_int_equal(sim_params_preset(fabric, &f), 0);
+	assert_int_equal(cc_sim_run(s, &o, &res), 0);
+	assert_run_status(res.err, CC_RUN_OK);
+	return res;
+}
+
+/* n WRITEs of `bytes` into one rank: n x the message's wire bytes through
+ * the switch's port to it at 100 Gb/s (80 ps a byte), then the ACK's own
+ * serialization on the way back (the only latency `ideal` has). */
+static void incast(uint32_t n, uint32_t bytes)
+{
+	struct cc_schedule *s = incast_sched(n, bytes);
+	struct cc_sim_result res = run(s, "ideal", NULL, CC_SIM_MODEL_FLOW, false);
+	struct sim_wire_seg seg;
+	uint64_t wire, expect;
+
+	assert_int_equal(sim_wire_segment(SIM_MSG_WRITE, bytes, 4096, &seg), 0);
+	wire = sim_wire_msg_sum(SIM_LINK_IB, &seg).wire;
+	expect = (n * wire + sim_wire_bytes(SIM_LINK_IB, SIM_BTH_ACK, 0)) * 80;
+	/* rates are doubles: an end rounds up to the next picosecond */
+	if (llabs((long long)res.time_ps - (long long)expect) > 1)
+		fail_msg("%u x %u B: %llu ps, closed form %llu ps", n, bytes,
+			 (unsigned long long)res.time_ps, (unsigned long long)expect);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
+}
+
+static void test_incast_closed_form(void **state)
+{
+	(void)state;
+	incast(1, 1 << 20);
+	incast(4, 1 << 20);
+	incast(7, 3 << 16);
+}
+
+/* A collective of k ranks, nccl-tests' size `bytes`. */
+static struct cc_coll_params coll(enum cc_coll c, enum cc_algo a, enum cc_transport t, uint32_t k,
+				  uint64_t bytes)
+{
+	struct cc_coll_params p;
+	uint64_t count, size;
+
+	cc_coll_params_default(&p);
+	p.coll = c;
+	p.algo = a;
+	p.transport = t;
+	p.nranks = k;
+	cc_result_counts(c, k, cc_dtype_size(p.dtype), bytes, &count, &size);
+	p.count = count;
+	return p;
+}
+
+/* The flow model's time of p within tol of the packet model's, and its
+ * data right (#wrong 0) at a size small enough to carry. */
+static void near_packet(struct cc_coll_params p, const char *fabric, const struct sim_net *net,
+			double tol)
+{
+	char err[256];
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+	struct cc_sim_result pk, fl;
+	double ratio;
+
+	if (!s)
+		fail_msg("%s", err);
+	pk = run(s, fabric, net, CC_SIM_MODEL_PACKET, false);
+	fl = run(s, fabric, net, CC_SIM_MODEL_FLOW, false);
+	ratio = (double)fl.time_ps / (double)pk.time_ps;
+	if (fabs(ratio - 1) > tol)
+		fail_msg("%s %s k=%u on %s: flow %.3f us, packet %.3f us (%+.2f %%)",
+			 cc_algo_name[p.algo], cc_coll_name[p.coll], p.nranks, fabric,
+			 fl.time_ps / 1e6, pk.time_ps / 1e6, (ratio - 1) * 100);
+	/* fewer events: no packets */
+	assert_true(fl.events < pk.events);
+	cc_sim_result_free(&pk);
+	cc_sim_result_free(&fl);
+	cc_schedule_free(s);
+
+	p.count = 4099; /* odd: every slice boundary moves */
+	s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	fl = run(s, fabric, net, CC_SIM_MODEL_FLOW, true);
+	assert_int_equal(fl.wrong, 0);
+	cc_sim_result_free(&fl);
+	cc_schedule_free(s);
+}
+
+#define MIB (UINT64_C(1) << 20)
+
+static void test_near_packet_star(void **state)
+{
+	(void)state;
+	near_packet(coll(CC_ALLREDUCE, CC_ALGO_RING, CC_WRITE_IMM, 8, 64 * MIB), "ib-hdr",
+		    NULL, 0.01);
+	near_packet(coll(CC_ALLREDUCE, CC_ALGO_RING, CC_SEND_RECV, 8, 64 * MIB),
+		    "roce-100g", NULL, 0.01);
+	/* Two children send into one parent: the packet model's credits
+	 * hold the switch queue back (IBA 7.9) and its port round-robin
+	 * gives each QP the same share where max-min would not; 4.2 % */
+	near_packet(coll(CC_ALLREDUCE, CC_ALGO_TREE, CC_WRITE_IMM, 8, 64 * MIB), "ib-ndr",
+		    NULL, 0.05);
+	near_packet(coll(CC_ALLREDUCE, CC_ALGO_HALVING_DOUBLING, CC_WRITE_IMM, 8,
+			 64 * MIB), "ib-hdr", NULL, 0.01);
+	near_packet(coll(CC_ALLREDUCE, CC_ALGO_DIRECT, CC_WRITE_IMM, 8, 64 * MIB),
+		    "roce-400g", NULL, 0.01);
+	near_packet(coll(CC_ALLGATHER, CC_ALGO_RING, CC_WRITE_FLAG, 8, 64 * MIB),
+		    "ib-hdr", NULL, 0.01);
+	near_packet(coll(CC_ALLTOALL, CC_ALGO_DIRECT, CC_WRITE_IMM, 8, 64 * MIB),
+		    "ib-ndr", NULL, 0.01);
+}
+
+/* Two hosts of four GPUs on NVSwitches, rails between them: NVLink hops
+ * and network hops in one ring, four channels. */
+static void test_near_packet_railopt(void **state)
+{
+	struct sim_net net;
+	char err[256];
+	struct cc_coll_params p = coll(CC_ALLREDUCE, CC_ALGO_RING, CC_WRITE_IMM, 8,
+				       64 * MIB);
+
+	(void)state;
+	sim_net_init(&net, NULL);
+	assert_int_equal(sim_topo_net_make_nodes(&net, SIM_TOPO_RAILOPT, 8, 4, err, sizeof(err)), 0);
+	p.ranks_per_node = 4;
+	p.nchannels = 4;
+	p.ring_order = CC_RING_ORDER_RAIL;
+	near_packet(p, "ib-ndr", &net, 0.01);
+	p.algo = CC_ALGO_HIER;
+	p.nchannels = 1;
+	p.ring_order = CC_RING_ORDER_RANK;
+	near_packet(p, "ib-ndr", &net, 0.01);
+	sim_net_free(&net);
+}
+
+/* Same schedule, same model: the same time and events, twice. */
+static void test_deterministic(void **state)
+{
+	struct cc_coll_params p = coll(CC_ALLREDUCE, CC_ALGO_RING, CC_WRITE_IMM, 16, 16 * MIB);
+	char err[256];
+	struct cc_schedule *s;
+	struct cc_sim_result a, b;
+
+	(void)state;
+	p.nchannels = 4;
+	s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	a = run(s, "roce-400g", NULL, CC_SIM_MODEL_FLOW, false);
+	b = run(s, "roce-400g", NULL, CC_SIM_MODEL_FLOW, false);
+	assert_int_equal(a.time_ps, b.time_ps);
+	assert_int_equal(a.events, b.events);
+	cc_sim_result_free(&a);
+	cc_sim_result_free(&b);
+	cc_schedule_free(s);
+}
+
+/* What the flow model does not model is refused with why: -EINVAL. */
+static void refused(const struct cc_schedule *s, const struct sim_net *net,
+		    const struct cc_sim_fault *faults, uint32_t nfaults, const char *why)
+{
+	struct sim_params f;
+	struct cc_sim_result res;
+	struct cc_sim_opts o = { .fabric = &f, .model = CC_SIM_MODEL_FLOW, .topo = SIM_TOPO_STAR,
+				 .net = net, .sim_faults = faults, .nsim_faults = nfaults };
+
+	assert_int_equal(sim_params_preset("ib-ndr", &f), 0);
+	assert_int_equal(cc_sim_run(s, &o, &res), -EINVAL);
+	if (!strstr(res.err.msg, why))
+		fail_msg("'%s' does not say '%s'", res.err.msg, why);
+}
+
+static void test_refusals(void **state)
+{
+	struct sim_net node;
+	char err[256];
+	struct cc_coll_params p = coll(CC_ALLREDUCE, CC_ALGO_NVLS, CC_WRITE_IMM, 4, MIB);
+	struct cc_schedule *s;
+	struct cc_sim_fault slow = { .kind = CC_SIM_FAULT_SLOW_GPU, .rank = 0, .factor_milli = 2000 };
+
+	(void)state;
+	sim_net_init(&node, NULL);
+	assert_int_equal(sim_topo_net_make(&node, SIM_TOPO_NODE, 4, err, sizeof(err)), 0);
+	p.ranks_per_node = 4;
+	s = cc_build(&p, err, sizeof(err));
+	if (!s)
+		fail_msg("%s", err);
+	refused(s, &node, NULL, 0, "multicast");
+	cc_schedule_free(s);
+	p = coll(CC_ALLREDUCE, CC_ALGO_RING, CC_WRITE_IMM, 4, MIB);
+	s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	refused(s, NULL, &slow, 1, "faults");
+	cc_schedule_free(s);
+	sim_net_free(&node);
+}
+
+/* Two ranks, nqp QP pairs, rnr_retry `rnr`: a data buffer and a flag
+ * buffer each, MRs 0 and 1 over them (as test_sim_exec.c's pair()). */
+static struct cc_schedule *pair(uint32_t nqp, uint8_t rnr)
+{
+	struct cc_coll_params p;
+	struct cc_schedule *s;
+
+	cc_coll_params_default(&p);
+	p.nranks = 2;
+	p.count = 0;
+	s = cc_schedule_new(&p);
+	assert_non_null(s);
+	for (uint32_t r = 0; r < 2; r++) {
+		struct cc_rank_sched *rs = &s->ranks[r];
+
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_GPU, CC_BUF_INPUT, 4096, -1, 0 });
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, 64, (int32_t)(1 - r),
+						       0 });
+		cc_add_mr(rs, 0, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE);
+		cc_add_mr(rs, 1, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE);
+		cc_add_cq(rs, 16);
+		for (uint32_t q = 0; q < nqp; q++)
+			cc_add_qp(rs, &(struct cc_qp){ .peer = 1 - r, .peer_qp = q, .max_send_wr = 4,
+						       .max_recv_wr = 4, .max_inline = 64,
+						       .retry_cnt = 7, .rnr_retry = rnr });
+	}
+	return s;
+}
+
+/* A SEND before its receive: an RNR NAK, the RNR timer (code 12:
+ * 640 us), the SEND again once rank 1 has posted its receive (it waits
+ * for a flag rank 0 WRITEs on a second QP once a WRITE there has
+ * completed, well after the SEND arrived).  The packet model's figures to
+ * within 1 %; with rnr_retry 0, IBV_WC_RNR_RETRY_EXC_ERR as there. */
+static void test_rnr(void **state)
+{
+	struct cc_op_send send = { .wr_id = 5, .opcode = CC_WR_SEND, .flags = CC_SEND_SIGNALED,
+				   .num_sge = 1, .sge = { 0, 0, 4096 } };
+	struct cc_op_send write = { .wr_id = 7, .opcode = CC_WR_RDMA_WRITE,
+				    .flags = CC_SEND_SIGNALED, .num_sge = 1, .sge = { 0, 0, 4096 },
+				    .remote_mr = 0 };
+	struct cc_op_send flag = { .wr_id = 6, .opcode = CC_WR_RDMA_WRITE, .flags = CC_SEND_INLINE,
+				   .num_sge = 1, .sge = { 1, 0, 8 }, .remote_mr = 1,
+				   .inline_value = 1 };
+	struct cc_schedule *s = pair(2, 7);
+	struct cc_sim_result pk, fl;
+	struct sim_params f;
+	struct cc_sim_opts o = { .fabric = &f, .model = CC_SIM_MODEL_FLOW, .topo = SIM_TOPO_STAR };
+	uint32_t db, w, pr;
+
+	(void)state;
+	db = send_op(s, 0, 0, send, UINT32_MAX);
+	w = poll_op(s, 0, 7, send_op(s, 0, 1, write, db));
+	send_op(s, 0, 1, flag, w);
+	poll_op(s, 0, 5, db);
+	w = op_add(s, 1, (struct cc_op){ .kind = CC_OP_WAIT_MEM, .u.wait = { 1, 0, 1 } }, UINT32_MAX);
+	pr = op_add(s, 1, (struct cc_op){ .kind = CC_OP_POST_RECV,
+		.u.recv = { .qp = 0, .wr_id = 8, .num_sge = 1, .sge = { 0, 0, 4096 } } }, w);
+	poll_op(s, 1, 8, pr);
+	pk = run(s, "ib-hdr", NULL, CC_SIM_MODEL_PACKET, true);
+	fl = run(s, "ib-hdr", NULL, CC_SIM_MODEL_FLOW, true);
+	assert_int_equal(fl.rank[1].rnr_naks, 1);
+	assert_true(fl.time_ps > 640 * UINT64_C(1000000));
+	if (fabs((double)fl.time_ps / (double)pk.time_ps - 1) > 0.01)
+		fail_msg("flow %llu ps, packet %llu ps", (unsigned long long)fl.time_ps,
+			 (unsigned long long)pk.time_ps);
+	cc_sim_result_free(&pk);
+	cc_sim_result_free(&fl);
+	cc_schedule_free(s);
+
+	s = pair(1, 0);
+	db = send_op(s, 0, 0, send, UINT32_MAX);
+	poll_op(s, 0, 5, db);
+	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
+	assert_int_equal(cc_sim_run(s, &o, &fl), 0);
+	assert_run_status(fl.err, CC_RUN_COMPLETION_ERROR);
+	assert_int_equal(fl.err.wc, CC_WC_RNR_RETRY_EXC_ERR);
+	assert_int_equal(fl.err.wr_id, 5);
+	cc_sim_result_free(&fl);
+	cc_schedule_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_incast_closed_form),
+		cmocka_unit_test(test_near_packet_star),
+		cmocka_unit_test(test_near_packet_railopt),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_rnr),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
