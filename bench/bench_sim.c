@@ -22,6 +22,7 @@
  *
  * usage: make bench && build/bench/bench_sim [--full|--scale] [-k LIST] [-N LIST]
  *                                            [--fabric NAME] [--topology ring|star]
+ *                                            [--model packet|flow]
  *   default   k in 2,8,32 x N in 1M,64M: a quick sweep, well under a minute
  *   --scale   k in 8,64,256,1024,4096,16384 x N = 1M: how cost grows with k
  *   --full    k in 2,8,32,128,256 x N in 1M,64M,1G; points whose schedule
@@ -32,6 +33,7 @@
  *             e.g. -N 256K,1G
  *   --fabric  a sim_params preset (default ib-hdr)
  *   --topology ring (default) or star
+ *   --model   packet (default) or flow (sim/rnic_flow.c)
  * Exit status: 0, 1 if a run failed, 2 for a bad option.
  */
 #include <errno.h>
@@ -78,7 +80,7 @@ static double peak_rss_mib(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench_sim [--full | --scale] [-k LIST] [-N LIST] [--fabric NAME] "
-		   "[--topology ring|star]\n"
+		   "[--topology ring|star] [--model packet|flow]\n"
 		   "  default: k 2,8,32 x N 1M,64M; --full: k 2,8,32,128,256 x N 1M,64M,1G;\n"
 		   "  --scale: k 8,64,256,1024,4096,16384 x N 1M (rows too large for this\n"
 		   "  machine print skipped and why)\n"
@@ -148,10 +150,10 @@ static int parse_sizes(const char *s, struct list *out)
 	}
 }
 
-static void print_header(const char *fabric, enum sim_topo_kind topo)
+static void print_header(const char *fabric, enum sim_topo_kind topo, enum cc_sim_model model)
 {
 	printf("# allreduce, ring algorithm, write_imm, float32 sum, fabric %s, topology %s, "
-	       "check off\n", fabric, sim_topo_kind_name[topo]);
+	       "check off, model %s\n", fabric, sim_topo_kind_name[topo], cc_sim_model_name[model]);
 	printf("%5s %12s %12s %10s %12s %8s %8s %10s %8s %11s %9s %11s\n", "ranks", "bytes",
 	       "sim_us", "busbw_GB/s", "events", "build_s", "run_s", "events/s", "rss_MiB",
 	       "sim_mem_MiB", "sched_MiB", "ops");
@@ -159,7 +161,7 @@ static void print_header(const char *fabric, enum sim_topo_kind topo)
 
 /* One (k, N) point: 0, or 1 if it could not be run. */
 static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
-		     enum sim_topo_kind topo)
+		     enum sim_topo_kind topo, enum cc_sim_model model)
 {
 	struct cc_coll_params p;
 	struct cc_schedule *s;
@@ -200,6 +202,7 @@ static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
 
 	struct cc_sim_opts o = {
 		.fabric = fab,
+		.model = model,
 		.topo = topo,
 		.seed = 1,
 		.check = false,
@@ -243,12 +246,13 @@ static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
 
 int main(int argc, char **argv)
 {
-	enum { OPT_FULL = 256, OPT_FABRIC, OPT_TOPOLOGY, OPT_SCALE };
+	enum { OPT_FULL = 256, OPT_FABRIC, OPT_TOPOLOGY, OPT_SCALE, OPT_MODEL };
 	static const struct option longopts[] = {
 		{"full", no_argument, NULL, OPT_FULL},
 		{"scale", no_argument, NULL, OPT_SCALE},
 		{"fabric", required_argument, NULL, OPT_FABRIC},
 		{"topology", required_argument, NULL, OPT_TOPOLOGY},
+		{"model", required_argument, NULL, OPT_MODEL},
 		{"ranks", required_argument, NULL, 'k'},
 		{"bytes", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
@@ -263,6 +267,7 @@ int main(int argc, char **argv)
 	struct list ks = {.n = 0}, ns = {.n = 0};
 	const char *fabric = "ib-hdr";
 	enum sim_topo_kind topo = SIM_TOPO_RING;
+	enum cc_sim_model model = CC_SIM_MODEL_PACKET;
 	struct sim_params fab;
 	bool full = false, scale = false, have_k = false, have_n = false;
 	int c, rc = 0;
@@ -282,6 +287,12 @@ int main(int argc, char **argv)
 		case OPT_TOPOLOGY:
 			if (sim_topo_kind_parse(optarg, &topo))
 				return bad_option("--topology", optarg, "not ring or star");
+			break;
+		case OPT_MODEL:
+			if (!strcmp(optarg, "flow"))
+				model = CC_SIM_MODEL_FLOW;
+			else if (strcmp(optarg, "packet"))
+				return bad_option("--model", optarg, "not packet or flow");
 			break;
 		case 'k':
 			if (parse_ranks(optarg, &ks))
@@ -343,9 +354,9 @@ int main(int argc, char **argv)
 		ns.n = n;
 	}
 
-	print_header(fab.name, topo);
+	print_header(fab.name, topo, model);
 	for (size_t i = 0; i < ks.n; i++)
 		for (size_t j = 0; j < ns.n; j++)
-			rc |= run_point((uint32_t)ks.v[i], ns.v[j], &fab, topo);
+			rc |= run_point((uint32_t)ks.v[i], ns.v[j], &fab, topo, model);
 	return rc;
 }

@@ -109,8 +109,10 @@ struct cli_opts {
 	 * (sim/fault.h); CLI_MAX_FAULTS of both kinds together */
 	struct cc_sim_fault sim_faults[CLI_MAX_FAULTS];
 	uint32_t nsim_faults;
-	/* --model: packets (default) or flows (sim/rnic_flow.c) */
+	/* --model: packets (default) or flows (sim/rnic_flow.c); given: over a
+	 * scenario's `model:` */
 	enum cc_sim_model model;
+	bool model_given;
 	/* --wall-limit: the simulator stops a run after this much real time */
 	uint64_t wall_limit_ms;
 	bool wall_limit_given;

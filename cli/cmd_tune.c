@@ -162,6 +162,7 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 	struct cc_coll_params p = sc->p;
 	struct cc_sim_opts o = {
 		.fabric = &sc->fabric,
+		.model = (enum cc_sim_model)sc->model,
 		.net = &sc->net,
 		.seed = sc->seed,
 		.check = false,
@@ -651,6 +652,8 @@ int cmd_tune(int argc, char **argv)
 		 * usage error; only running out of memory is a failure. */
 		return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 	}
+	if (a.o.model_given)
+		sc.model = a.o.model;
 	if (sc.is_p2p) {
 		fprintf(stderr, "cclab tune: %s: tune compares collective algorithms; this scenario "
 			"is a p2p test ('cclab run %s' runs it)\n", sc.file, sc.file);

@@ -97,6 +97,9 @@ static void cclab_notes(const struct nt_opts *n, const struct cli_opts *o)
 	if (o->hosts.nics > 1)
 		printf("# cclab: %u NICs per GPU, NCCL's channels dealt over them (--nics)\n",
 		       o->hosts.nics);
+	if (o->model == CC_SIM_MODEL_FLOW)
+		printf("# cclab: model: flow: each message a flow, links shared max-min fairly; no "
+		       "loss, PFC, credits, ECN or switch queues (--model)\n");
 	fputs(n->notes, stdout);
 	/* cclab sim's lines of buffers and NCCL's transport, without its
 	 * "auto" line: that one promises notes after the rows, which

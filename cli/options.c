@@ -149,7 +149,7 @@ static const struct {
 	 * simulator's own (sim/fault.h) for the simulator only. */
 	{{"fault", required_argument, NULL, OPT_FAULT}, FOR_SIM | FOR_VERBS | FOR_RUN},
 	{{"wall-limit", required_argument, NULL, OPT_WALL_LIMIT}, FOR_SIM | FOR_RUN},
-	{{"model", required_argument, NULL, OPT_MODEL}, FOR_SIM | FOR_RUN},
+	{{"model", required_argument, NULL, OPT_MODEL}, FOR_SIM | FOR_RUN | FOR_TUNE | FOR_TUNE_SC},
 	{{"jobs", required_argument, NULL, 'j'}, FOR_SIM | FOR_RUN | FOR_TUNE | FOR_TUNE_SC},
 	{{"rnr-retry", required_argument, NULL, OPT_RNR_RETRY}, FOR_VERBS | FOR_RUN},
 	{{"device-map", required_argument, NULL, OPT_DEVICE_MAP}, FOR_VERBS | FOR_RUN},
@@ -646,6 +646,7 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		for (int i = 0; i < CC_SIM_MODEL_COUNT; i++)
 			if (!strcmp(arg, cc_sim_model_name[i])) {
 				o->model = (enum cc_sim_model)i;
+				o->model_given = true;
 				return 0;
 			}
 		return bad_value(c, arg, "expected packet (every packet, the default) or flow "

@@ -64,6 +64,8 @@ void sim_json_begin(struct cc_json *j, const struct cli_opts *o)
 	cc_json_kv_string(j, "topology",
 			  o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo]);
 	cc_json_kv_bool(j, "check", o->check);
+	if (o->model != CC_SIM_MODEL_PACKET) /* only where set: other reports stay as they were */
+		cc_json_kv_string(j, "model", cc_sim_model_name[o->model]);
 	if (o->scenario) {
 		/* Every default filled in: the file says how it was produced. */
 		cc_json_key(j, "scenario");

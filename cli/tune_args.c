@@ -206,6 +206,7 @@ int tune_scenario(const struct tune_args *a, struct cc_scenario *sc)
 	sc->maxbytes = o->maxbytes;
 	sc->stepfactor = o->stepfactor;
 	sc->seed = o->seed;
+	sc->model = o->model;
 	sc->executor[CC_EXEC_SIM] = true;
 	sc->fabric = o->fabric;
 	sc->nccl = o->nccl_own;

@@ -213,6 +213,9 @@ static void preamble(const struct tune *t)
 	       sc->fabric.name, sc->net.name, sim_link_info[l->type].name,
 	       (double)l->rate_bps / 1e9, l->mtu_bytes);
 	cli_print_pcie(&sc->net, &sc->fabric);
+	if (sc->model == CC_SIM_MODEL_FLOW)
+		printf("# model: flow: each message a flow, links shared max-min fairly; what it "
+		       "does not model is refused (docs/simulator.md)\n");
 	print_buffers(t);
 	if (*sc->file)
 		printf("# timing only: no data carried, nothing checked ('cclab run' checks it); "

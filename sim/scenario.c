@@ -22,7 +22,7 @@ static const char *const top_keys[] = {
 	"name", "description", "topology", "fabric", "collective", "p2p", "algorithm",
 	"transport", "protocol", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes",
 	"slots", "channels", "ring_order", "nccl_version", "env",
-	"seed", "executors", "check", "expect", "memory", "root", "faults", NULL,
+	"seed", "executors", "check", "expect", "memory", "root", "faults", "model", NULL,
 };
 
 #define MAX_RANKS 4096u
@@ -371,6 +371,11 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		rc = cy_uint(v, "seed", 0, UINT64_MAX, &sc->seed, err);
 	if (!rc && (v = cy_get(d, "executors")))
 		rc = read_executors(v, sc, err);
+	if (!rc && (v = cy_get(d, "model")) &&
+	    !(rc = cy_enum(v, "model", cc_sim_model_name, CC_SIM_MODEL_COUNT, &sc->model, err)) &&
+	    sc->is_p2p && sc->model != CC_SIM_MODEL_PACKET)
+		rc = cy_fail(err, v, "model: flow is for collectives; a p2p: test runs on the "
+			     "packet model, as perftest's figures need");
 	if (!rc && (v = cy_get(d, "check")))
 		rc = read_check(v, sc, err);
 	if (!rc)
@@ -641,6 +646,8 @@ void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 	cc_json_kv_string(j, "algorithm", sc->nccl.algo ? "auto" : cc_algo_name[sc->p.algo]);
 	if (cc_nccl_auto_any(&sc->nccl)) /* only with auto: other files stay as they were */
 		cc_scenario_nccl_json(j, sc);
+	if (sc->model != CC_SIM_MODEL_PACKET) /* only where set: other files stay as they were */
+		cc_json_kv_string(j, "model", cc_sim_model_name[sc->model]);
 	cc_json_key(j, "executors");
 	cc_json_array_begin_flat(j);
 	for (int e = 0; e < CC_EXECUTOR_COUNT; e++)

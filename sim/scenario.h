@@ -59,6 +59,7 @@ struct cc_scenario {
 	bool chunk_given, slot_given;
 	uint64_t minbytes, maxbytes, stepfactor;
 	uint64_t seed;
+	unsigned model;            /* `model:` enum cc_sim_model (sim/exec.h): packet, flow */
 	bool executor[CC_EXECUTOR_COUNT];
 	uint64_t check_max;        /* sizes above it run without data (sim); UINT64_MAX: all */
 	struct sim_params fabric;  /* preset + overrides, validated */

@@ -26,6 +26,8 @@
 #include "sim/params.h"
 #include "sim/topo.h"
 #include "sim/wire.h"
+#include "tests/files.h"
+#include "tests/run_cclab.h"
 #include "tests/run_status.h"
 #include "tests/sim_sched.h"
 
@@ -313,6 +315,130 @@ static void test_rnr(void **state)
 	cc_schedule_free(s);
 }
 
+/* File `name` of tmpdir: open for writing, or its text. */
+static FILE *create_in_tmpdir(const char *name)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	return f;
+}
+
+static char *text_of_tmp(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	return text_of(path);
+}
+
+/* The busbw column of a one-row table. */
+static double busbw_of(const char *out)
+{
+	const char *p = strstr(out, "(B)");
+	double v[8];
+
+	assert_non_null(p);
+	p = strchr(p, '\n') + 1;
+	assert_int_equal(sscanf(p, "%lf %lf %*s %*s %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3],
+				&v[4], &v[5]),
+			 6);
+	return v[5];
+}
+
+/* --model on the command line: sim, a scenario, an nccl-tests name; a bad
+ * value is exit 2 naming it; what the flow model refuses is exit 1. */
+static void test_cli(void **state)
+{
+	const char *common = "-n 8 --topology star --fabric ib-hdr -b 64M -e 64M --check 0";
+	struct run a, b;
+
+	(void)state;
+	need_cclab_binary();
+	a = run_cclab("sim %s --model flow", common);
+	b = run_cclab("sim %s --model packet", common);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(b.status, 0);
+	assert_non_null(strstr(a.out, "# model: flow: each message a flow"));
+	assert_null(strstr(b.out, "# model:"));
+	assert_true(fabs(busbw_of(a.out) / busbw_of(b.out) - 1) < 0.01);
+	run_free(&a);
+	run_free(&b);
+	a = run_cclab("all_reduce_perf -b 64M -e 64M -c 0 -g 8 --topology star --fabric ib-hdr "
+		      "--model flow");
+	assert_int_equal(a.status, 0);
+	assert_non_null(strstr(a.out, "# cclab: model: flow"));
+	run_free(&a);
+	a = run_cclab("sim %s --model fluid", common);
+	assert_int_equal(a.status, 2);
+	assert_non_null(strstr(a.err, "--model"));
+	assert_non_null(strstr(a.err, "expected packet"));
+	run_free(&a);
+	a = run_cclab("sim -n 4 -A nvls -b 1M -e 1M --check 0 --model flow");
+	assert_int_equal(a.status, 1);
+	assert_non_null(strstr(a.err, "does not model multicast"));
+	run_free(&a);
+}
+
+/* A scenario's `model:`: the same rows as --model, in its JSON; a bad
+ * value and a p2p test with it are exit 2 with file:line:col. */
+static void test_scenario_key(void **state)
+{
+	FILE *f = create_in_tmpdir("flow.yaml");
+	struct run a, b;
+	char *json;
+
+	(void)state;
+	need_cclab_binary();
+	fputs("name: f\ntopology: {generator: star, ranks: 8}\nfabric: {preset: ib-hdr}\n"
+	      "collective: allreduce\nalgorithm: ring\nsizes: {min: 1MiB, max: 16MiB, factor: 4}\n"
+	      "check: false\nmodel: flow\n", f);
+	fclose(f);
+	a = run_cclab("run '%s/flow.yaml' --json '%s/flow.json'", tmpdir, tmpdir);
+	b = run_cclab("sim -n 8 --topology star --fabric ib-hdr -A ring -b 1M -e 16M -f 4 "
+		      "--check 0 --model flow");
+	assert_int_equal(a.status, 0);
+	assert_int_equal(b.status, 0);
+	assert_string_equal(strstr(a.out, "(B)"), strstr(b.out, "(B)"));
+	json = text_of_tmp("flow.json");
+	assert_non_null(strstr(json, "\"model\": \"flow\""));
+	free(json);
+	run_free(&a);
+	run_free(&b);
+	/* --model on the command line wins */
+	a = run_cclab("run '%s/flow.yaml' --model packet", tmpdir);
+	assert_int_equal(a.status, 0);
+	assert_null(strstr(a.out, "# model:"));
+	run_free(&a);
+	f = create_in_tmpdir("bad.yaml");
+	fputs("name: f\ntopology: {generator: star, ranks: 2}\ncollective: allreduce\n"
+	      "sizes: {min: 1MiB, max: 1MiB}\nmodel: fluid\n", f);
+	fclose(f);
+	a = run_cclab("run '%s/bad.yaml'", tmpdir);
+	assert_int_equal(a.status, 2);
+	assert_non_null(strstr(a.err, "bad.yaml:5:8: 'model': unknown value 'fluid'"));
+	run_free(&a);
+	a = run_cclab("run scenarios/seeds/05-write-bw.yaml --set model=flow");
+	assert_int_equal(a.status, 2);
+	assert_non_null(strstr(a.err, "model: flow is for collectives"));
+	run_free(&a);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return run_cclab_begin("flow-model");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return run_cclab_end();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,7 +448,9 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_rnr),
+		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_scenario_key),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }
