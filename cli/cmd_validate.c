@@ -43,6 +43,8 @@ static void usage(FILE *f)
 		"  --write-baseline FILE write this run's medians as a baseline\n"
 		"  --tolerance PP        percentage points a median may worsen (default 1)\n"
 		"  --jobs N              cases simulated at once (default: the processors)\n"
+		"  --model packet|flow   the simulator's model for the collective cases (default:\n"
+		"                        each case's, packet); perftest cases stay packet-level\n"
 		"  --quiet               each case's figures and the summary, without its sizes\n"
 		"  -h, --help            this text\n"
 		"\n"
@@ -58,7 +60,7 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct val_args *a, bool *help)
 {
 	enum { O_SET, O_JSON, O_CSV, O_BASE, O_WBASE, O_MAXB, O_ITERS, O_WALL, O_TOL, O_JOBS,
-	       O_QUIET, O_COUNT };
+	       O_QUIET, O_MODEL, O_COUNT };
 	static const struct cli_argv_opt opts[O_COUNT] = {
 		[O_SET] = {.name = "--set", .repeat = true},
 		[O_JSON] = {.name = "--json"},
@@ -71,6 +73,7 @@ static int parse_args(int argc, char **argv, struct val_args *a, bool *help)
 		[O_TOL] = {.name = "--tolerance"},
 		[O_JOBS] = {.name = "--jobs"},
 		[O_QUIET] = {.name = "--quiet", .flag = true},
+		[O_MODEL] = {.name = "--model"},
 	};
 	struct cli_argv it;
 	const char *val;
@@ -98,6 +101,14 @@ static int parse_args(int argc, char **argv, struct val_args *a, bool *help)
 			if (a->nsets == CLI_MAX_SETS)
 				return usage_error("--set: at most %u", CLI_MAX_SETS);
 			a->sets[a->nsets++] = val;
+			break;
+		case O_MODEL:
+			if (!strcmp(val, "flow"))
+				a->model = CC_SIM_MODEL_FLOW;
+			else if (strcmp(val, "packet"))
+				return usage_error("invalid value '%s' for --model: expected packet or "
+						   "flow", val);
+			a->model_given = true;
 			break;
 		case O_JSON: a->json = val; break;
 		case O_CSV: a->csv = val; break;
@@ -353,6 +364,9 @@ static int run(const struct val_args *a)
 	printf("# cclab %s validate: %u cases; sizes up to %s simulated, perftest at most %u "
 	       "iterations\n", CCLAB_VERSION, n, a->max_bytes ? "--max-bytes" : "the largest",
 	       a->max_iters);
+	if (a->model_given && a->model == CC_SIM_MODEL_FLOW)
+		printf("# model: flow for the collective cases (docs/simulator.md, The flow model); "
+		       "perftest cases on the packet model\n");
 	run_all(a, c, n, tty);
 	for (uint32_t i = 0; i < n; i++) {
 		printf("#\n");

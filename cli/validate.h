@@ -118,6 +118,8 @@ struct val_args {
 	double tolerance_pp;        /* --tolerance: percentage points (1) */
 	bool quiet;                 /* --quiet: the summary only */
 	uint32_t jobs;              /* --jobs: cases at once; 0: the processors */
+	enum cc_sim_model model;    /* --model, for the collective cases */
+	bool model_given;
 };
 
 /* cli/validate_load.c.  The cases under the folders named (a folder with

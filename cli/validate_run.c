@@ -20,6 +20,7 @@ static void coll_point(const struct val_args *a, const struct val_case *c, struc
 	uint64_t start = cc_clock_ns();
 	struct cc_sim_opts o = {
 		.fabric = &sc->fabric,
+		.model = a->model_given ? a->model : (enum cc_sim_model)sc->model,
 		.net = &sc->net,
 		.seed = sc->seed,
 		.check = false,
@@ -62,7 +63,10 @@ static void coll_point(const struct val_args *a, const struct val_case *c, struc
 	memset(&res, 0, sizeof(res));
 	rc = cc_sim_run(s, &o, &res);
 	if (rc < 0) {
-		snprintf(pt->status, sizeof(pt->status), "simulator: %s", strerror(-rc));
+		/* the simulator's own reason where it gave one (--model flow's) */
+		snprintf(pt->status, sizeof(pt->status), "simulator: %.*s",
+			 (int)sizeof(res.err.msg), rc == -EINVAL && res.err.msg[0] ? res.err.msg
+										 : strerror(-rc));
 	} else if (res.err.status != CC_RUN_OK) {
 		snprintf(pt->status, sizeof(pt->status), "%s: %.*s",
 			 cli_run_status_name(res.err.status), (int)sizeof(res.err.msg), res.err.msg);

@@ -25,8 +25,9 @@
  * retransmission, PFC and IB credits, ECN and DCQCN, switch buffers and
  * queues (a flow's rate is its max-min share at once), the QP's window of
  * unacknowledged packets, a resent message's bandwidth after an RNR NAK
- * (its delay is kept).  Refused: multicast QPs (NVLS, SHARP), atomics,
- * faults, PCIe switches and several NICs per GPU.
+ * (its delay is kept).  Refused: SHARP in the network's switches, atomics,
+ * faults, PCIe switches and several NICs per GPU.  NVLink SHARP's
+ * multicast QPs are sim/rnic_flow_nvls.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,31 +35,9 @@
 #include <string.h>
 
 #include "core/word.h"
-#include "sim/exec_int.h"
-#include "sim/flow.h"
+#include "sim/rnic_flow_int.h"
 #include "sim/model.h"
 #include "sim/opcode.h"
-
-#define NO_MSG UINT32_MAX
-
-/* A message in flight: a WQE's request, or a READ's response. */
-struct fl_msg {
-	uint32_t r, q, wqe;  /* the requester, its QP and WQE */
-	uint32_t len;
-	bool response;       /* a READ's response, from the responder to r */
-	bool held;           /* refused for RNR: it comes again at its QP's fl_hold */
-	sim_time_ps t_arrive; /* its last byte at the receiving NIC */
-	uint8_t *data;       /* the payload as read at the start, when carried */
-	uint32_t refs;       /* events still to use it (at the responder: the write and the ACK) */
-	uint32_t next_free;
-};
-
-struct sx_flow {
-	struct sim_flownet net;
-	uint32_t nlink_res;  /* resources 0 .. nlink_res): the topology's link directions */
-	struct fl_msg *msg;
-	uint32_t nmsg, room, free_head;
-};
 
 /* A message's route: resources and the latency parts around its flow. */
 struct fl_route {
@@ -114,7 +93,7 @@ static int route(const struct sx *x, uint32_t r, const struct sx_qp *qp, struct 
 
 /* Wire bytes of one packet of `payload` bytes, opcode op, on the QP's
  * link layer. */
-static uint64_t pkt_wire(const struct sx *x, bool nvlink, enum sim_bth_op op, uint32_t payload)
+uint64_t fl_pkt_wire(const struct sx *x, bool nvlink, enum sim_bth_op op, uint32_t payload)
 {
 	const struct sim_host_params *h = &x->f->host;
 
@@ -125,7 +104,7 @@ static uint64_t pkt_wire(const struct sx *x, bool nvlink, enum sim_bth_op op, ui
 
 /* Wire bytes of a whole message of `len` at the QP's MTU, and its last
  * packet's. */
-static uint64_t msg_wire(const struct sx *x, const struct sx_qp *qp, enum sim_msg m, uint32_t len,
+uint64_t fl_msg_wire(const struct sx *x, const struct sx_qp *qp, enum sim_msg m, uint32_t len,
 			 uint64_t *last)
 {
 	struct sim_wire_seg seg;
@@ -135,10 +114,10 @@ static uint64_t msg_wire(const struct sx *x, const struct sx_qp *qp, enum sim_ms
 
 	sx_segment(m, len, qp->mtu, &seg);
 	op = sim_wire_seg_pkt(&seg, seg.npkts - 1, &pay);
-	*last = pkt_wire(x, qp->nvlink, op, pay);
+	*last = fl_pkt_wire(x, qp->nvlink, op, pay);
 	if (!qp->nvlink || !x->f->host.nvlink_pkt_bytes)
 		return sim_wire_msg_sum(x->f->link.type, &seg).wire;
-	full = seg.npkts > 1 ? pkt_wire(x, true, seg.middle, qp->mtu) : 0;
+	full = seg.npkts > 1 ? fl_pkt_wire(x, true, seg.middle, qp->mtu) : 0;
 	return full * (seg.npkts - 1) + *last;
 }
 
@@ -192,24 +171,30 @@ static sim_time_ps pcie_pkt_ps(const struct sx *x, uint32_t len, uint32_t mtu, b
 			    : 0);
 }
 
-static uint32_t msg_new(struct sx *x)
+void fl_noop(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	(void)eng;
+	(void)ctx;
+	(void)arg;
+}
+
+uint32_t fl_msg_new(struct sx *x)
 {
 	struct sx_flow *fl = x->fl;
 	uint32_t id;
 
-	if (fl->free_head != NO_MSG) {
+	if (fl->free_head != FL_NONE) {
 		id = fl->free_head;
 		fl->free_head = fl->msg[id].next_free;
 	} else {
 		SX_GROW(fl->msg, fl->nmsg, fl->room);
 		id = fl->nmsg++;
 	}
-	memset(&fl->msg[id], 0, sizeof(fl->msg[id]));
+	fl->msg[id] = (struct fl_msg){ .pred = FL_NONE, .succ = FL_NONE };
 	return id;
 }
 
-/* One use of message id is over; the last frees it. */
-static void msg_free(struct sx *x, uint32_t id)
+void fl_msg_free(struct sx *x, uint32_t id)
 {
 	struct fl_msg *m = &x->fl->msg[id];
 
@@ -225,7 +210,7 @@ static void msg_free(struct sx *x, uint32_t id)
 
 /* Which memory a WQE's local SGE is in at rank r: its buffer, or SX_NONE
  * (inline, no SGE, or not carried). */
-static uint32_t local_buf(const struct sx *x, uint32_t r, const struct sx_wqe *w,
+uint32_t fl_local_buf(const struct sx *x, uint32_t r, const struct sx_wqe *w,
 			  const struct cc_op_send *o)
 {
 	const struct cc_mr *mr;
@@ -237,7 +222,7 @@ static uint32_t local_buf(const struct sx *x, uint32_t r, const struct sx_wqe *w
 }
 
 /* Copies len bytes of rank r's buffer buf at off, when carried. */
-static uint8_t *snapshot(const struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint32_t len)
+uint8_t *fl_snapshot(const struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint32_t len)
 {
 	uint8_t *d;
 
@@ -267,7 +252,7 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 	if (route(x, from, fqp, &rt))
 		sim__model_die(__FILE__, __LINE__, "flow: no route from rank %u to %u", from,
 			       fqp->peer);
-	wire = msg_wire(x, fqp, m->response ? SIM_MSG_READ_RESP
+	wire = fl_msg_wire(x, fqp, m->response ? SIM_MSG_READ_RESP
 					    : sim_msg_of_opcode(sx_wqe_send(x, m->r,
 									&x->rk[m->r].qp[m->q].sq[m->wqe])->opcode),
 			m->len, &last);
@@ -294,6 +279,9 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 	}
 	m->t_arrive = !m->len ? packet_ps(x, &rt, last, fqp->nvlink) /* a header alone */
 			      : tail_ps(x, &rt, last, fqp->nvlink);
+	if (!m->response)
+		sx_trace(x, CC_TRACE_TX_FIRST, m->r, CC_TRACE_NIC, m->q,
+			 x->rk[m->r].qp[m->q].sq[m->wqe].op, sim_now(&x->eng), 0, m->len);
 	if (sim_flow_start(&x->fl->net, m->len, res, w, n, msg_sent, x, id))
 		sx_die_nomem();
 }
@@ -309,6 +297,8 @@ static void msg_sent(struct sim_engine *eng, void *ctx, uint64_t arg)
 	m->t_arrive += sim_now(eng);
 	sim_schedule(eng, m->t_arrive, m->response ? resp_arrive : req_arrive, x, arg);
 	if (!m->response) {
+		sx_trace(x, CC_TRACE_TX_LAST, m->r, CC_TRACE_NIC, m->q, qp->sq[m->wqe].op,
+			 sim_now(eng), 0, m->len);
 		qp->fl_busy = false;
 		sx_flow_kick(x, m->r, qp);
 	}
@@ -325,8 +315,7 @@ static void req_go(struct sim_engine *eng, void *ctx, uint64_t arg)
 	flow_go(x, (uint32_t)arg, m->r, qp, !qp->nvlink);
 }
 
-/* The ACK of WQE m->wqe is back at the requester: it is done. */
-static void ack_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
+void fl_wqe_done(struct sim_engine *eng, void *ctx, uint64_t arg)
 {
 	struct sx *x = ctx;
 	struct fl_msg *m = &x->fl->msg[arg];
@@ -337,12 +326,12 @@ static void ack_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 		qp->sq[m->wqe].done = true;
 		sx_complete_in_order(x, m->r, qp);
 	}
-	msg_free(x, (uint32_t)arg);
+	fl_msg_free(x, (uint32_t)arg);
 }
 
-/* One packet back from the responder's QP to the requester (an ACK, a
- * READ request the other way): when it arrives. */
-static sim_time_ps back_ps(const struct sx *x, uint32_t from, const struct sx_qp *qp,
+/* One header-only packet of rank `from`'s QP qp to its peer (an ACK, a
+ * READ request): how long it takes to arrive. */
+static sim_time_ps one_packet_ps(const struct sx *x, uint32_t from, const struct sx_qp *qp,
 			   enum sim_bth_op op)
 {
 	struct fl_route rt;
@@ -350,7 +339,7 @@ static sim_time_ps back_ps(const struct sx *x, uint32_t from, const struct sx_qp
 	if (route(x, from, qp, &rt))
 		sim__model_die(__FILE__, __LINE__, "flow: no route from rank %u to %u", from,
 			       qp->peer);
-	return packet_ps(x, &rt, pkt_wire(x, qp->nvlink, op, 0), qp->nvlink);
+	return packet_ps(x, &rt, fl_pkt_wire(x, qp->nvlink, op, 0), qp->nvlink);
 }
 
 /* A request as both ends see it: the requester's QP, WQE and op, the
@@ -388,7 +377,7 @@ static sim_time_ps resend_ps(const struct sx *x, const struct fl_msg *m)
 	const struct sx_qp *qp = &x->rk[m->r].qp[m->q];
 	const struct cc_op_send *o = sx_wqe_send(x, m->r, &qp->sq[m->wqe]);
 	struct fl_route rt;
-	uint64_t last, wire = msg_wire(x, qp, sim_msg_of_opcode(o->opcode), m->len, &last);
+	uint64_t last, wire = fl_msg_wire(x, qp, sim_msg_of_opcode(o->opcode), m->len, &last);
 
 	if (route(x, m->r, qp, &rt))
 		sim__model_die(__FILE__, __LINE__, "flow: no route from rank %u", m->r);
@@ -445,7 +434,7 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg)
 		sx_cqe_new(x, d, qp->q, rop, true, CC_WC_SUCCESS, m->len,
 			   o->opcode == CC_WR_SEND ? 0 : o->imm, at > sim_now(eng) ? at : sim_now(eng));
 	}
-	msg_free(x, (uint32_t)arg);
+	fl_msg_free(x, (uint32_t)arg);
 }
 
 /* A request's last byte is at the responder's NIC. */
@@ -463,14 +452,20 @@ static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 	sx_trace(x, CC_TRACE_RX_LAST, d, CC_TRACE_NIC, qp->q, SX_NONE, now, 0, m->len);
 	if (cc_opcode_rd_atomic(o->opcode)) {
 		/* a READ request: the response is read from memory, then flows back */
-		uint32_t id = msg_new(x);
+		uint32_t id = fl_msg_new(x);
 		struct fl_msg *resp = &x->fl->msg[id];
-		const struct cc_mr *mr = sx_find_mr(x, d, w->rkey, o->remote_offset, m->len, 0);
+		const struct cc_mr *mr;
 
-		*resp = (struct fl_msg){ .r = m->r, .q = m->q, .wqe = m->wqe, .len = m->len,
-					 .response = true };
-		resp->data = snapshot(x, d, mr ? mr->buf : SX_NONE, o->remote_offset, m->len);
-		msg_free(x, (uint32_t)arg);
+		m = &x->fl->msg[arg]; /* fl_msg_new() may have moved it */
+		mr = sx_find_mr(x, d, w->rkey, o->remote_offset, m->len, 0);
+
+		resp->r = m->r;
+		resp->q = m->q;
+		resp->wqe = m->wqe;
+		resp->len = m->len;
+		resp->response = true;
+		resp->data = fl_snapshot(x, d, mr ? mr->buf : SX_NONE, o->remote_offset, m->len);
+		fl_msg_free(x, (uint32_t)arg);
 		if (qp->nvlink || !m->len)
 			flow_go(x, id, d, qp, false);
 		else
@@ -494,13 +489,13 @@ static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 		x->rk[d].st->rnr_naks++;
 		if (q.rq->rnr_left == 0) {
 			sx_wqe_fail(x, m->r, m->q, m->wqe, CC_WC_RNR_RETRY_EXC_ERR);
-			msg_free(x, (uint32_t)arg);
+			fl_msg_free(x, (uint32_t)arg);
 			return;
 		}
 		if (q.rq->rnr_max != 7)
 			q.rq->rnr_left--;
 		m->held = true;
-		m->t_arrive = now + back_ps(x, d, qp, SIM_BTH_ACK) +
+		m->t_arrive = now + one_packet_ps(x, d, qp, SIM_BTH_ACK) +
 			      sim_rnr_timer_ps(x->f->rnic.min_rnr_timer) + resend_ps(x, m);
 		qp->fl_hold = m->t_arrive;
 		sim_schedule(eng, m->t_arrive, req_arrive, x, arg);
@@ -511,7 +506,7 @@ static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 	m->refs = 2;
 	sim_schedule(eng, now + (qp->nvlink ? 0 : pcie_pkt_ps(x, m->len, qp->mtu, false, false)),
 		     req_written, x, arg);
-	sim_schedule(eng, now + back_ps(x, d, qp, SIM_BTH_ACK), ack_arrive, x, arg);
+	sim_schedule(eng, now + one_packet_ps(x, d, qp, SIM_BTH_ACK), fl_wqe_done, x, arg);
 }
 
 /* A READ's response data is read at the responder: it flows back. */
@@ -527,26 +522,21 @@ static void resp_go(struct sim_engine *eng, void *ctx, uint64_t arg)
 
 /* A READ's response is in the requester's memory: the WQE is done (a
  * response acknowledges it, IBA 9.7.5.1.1). */
-static void resp_written(struct sim_engine *eng, void *ctx, uint64_t arg)
+void fl_response_in(struct sim_engine *eng, void *ctx, uint64_t arg)
 {
 	struct sx *x = ctx;
 	struct fl_msg *m = &x->fl->msg[arg];
 	struct sx_qp *qp = &x->rk[m->r].qp[m->q];
 	const struct sx_wqe *w = &qp->sq[m->wqe];
 	const struct cc_op_send *o = sx_wqe_send(x, m->r, w);
-	uint32_t buf = local_buf(x, m->r, w, o);
+	uint32_t buf = fl_local_buf(x, m->r, w, o);
 
-	(void)eng;
 	if (buf != SX_NONE && m->len) {
 		if (x->rk[m->r].mem[buf] && m->data)
 			memcpy(x->rk[m->r].mem[buf] + o->sge.offset, m->data, m->len);
 		sx_mem_written(x, m->r, buf, o->sge.offset, m->len);
 	}
-	if (!qp->error) {
-		qp->sq[m->wqe].done = true;
-		sx_complete_in_order(x, m->r, qp);
-	}
-	msg_free(x, (uint32_t)arg);
+	fl_wqe_done(eng, ctx, arg);
 }
 
 /* A READ's response is at the requester's NIC: written behind a PCIe
@@ -559,7 +549,7 @@ static void resp_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 
 	sim_schedule(eng, sim_now(eng) + (qp->nvlink ? 0 : pcie_pkt_ps(x, m->len, qp->mtu, false,
 									    false)),
-		     resp_written, x, arg);
+		     fl_response_in, x, arg);
 }
 
 /* Starts WQE i of rank r's QP qp. */
@@ -567,17 +557,24 @@ static void wqe_go(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i)
 {
 	struct sx_wqe *w = &qp->sq[i];
 	const struct cc_op_send *o = sx_wqe_send(x, r, w);
-	uint32_t id = msg_new(x), len = cc_wqe_len(o);
+	uint32_t id = fl_msg_new(x), len = cc_wqe_len(o);
 	struct fl_msg *m = &x->fl->msg[id];
 	sim_time_ps now = sim_now(&x->eng);
 	struct cc_sim_rank_stats *st = x->rk[r].st;
 
-	*m = (struct fl_msg){ .r = r, .q = qp->q, .wqe = i, .len = len };
+	m->r = r;
+	m->q = qp->q;
+	m->wqe = i;
+	m->len = len;
 	w->started = true;
+	if (qp->mcast) {
+		fl_mcast_go(x, id);
+		return;
+	}
 	if (cc_opcode_rd_atomic(o->opcode)) {
 		/* the READ request: one packet; the QP goes on at once */
 		qp->rd_out++;
-		m->t_arrive = now + back_ps(x, r, qp, SIM_BTH_READ_REQUEST);
+		m->t_arrive = now + one_packet_ps(x, r, qp, SIM_BTH_READ_REQUEST);
 		st->wire_pkts++;
 		sim_schedule(&x->eng, m->t_arrive, req_arrive, x, id);
 		return;
@@ -586,7 +583,7 @@ static void wqe_go(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i)
 	if (o->payload == CC_PAYLOAD_DATA || len)
 		st->payload_bytes += len;
 	if (!(o->flags & CC_SEND_INLINE) && len)
-		m->data = snapshot(x, r, local_buf(x, r, w, o), o->sge.offset, len);
+		m->data = fl_snapshot(x, r, fl_local_buf(x, r, w, o), o->sge.offset, len);
 	/* The payload's first read from memory: a PCIe round trip from when
 	 * the NIC had the WQE, overlapping the message before it (the
 	 * transmit side reads ahead, rnic.c sx_port_prefetch); none inline,
@@ -633,10 +630,10 @@ static int refuse(const struct sx *x, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		for (uint32_t q = 0; q < rs->nqps; q++)
-			if (cc_qp_mcast(&rs->qps[q])) {
-				snprintf(err, errlen, "--model flow does not model multicast (NVLink "
-					 "SHARP, SHARP) yet: use --model packet, or an algorithm "
-					 "without it");
+			if (cc_qp_mcast(&rs->qps[q]) && sx_sharp_group(x, &rs->qps[q])) {
+				snprintf(err, errlen, "--model flow does not model SHARP in the "
+					 "network's switches yet: use --model packet, or an "
+					 "algorithm without it");
 				return -EINVAL;
 			}
 		for (uint32_t i = 0; i < rs->nops; i++)
@@ -661,16 +658,20 @@ int sx_flow_init(struct sx *x, char *err, size_t errlen)
 	if (!(fl = calloc(1, sizeof(*fl))))
 		return -ENOMEM;
 	x->fl = fl;
-	fl->free_head = NO_MSG;
+	fl->free_head = FL_NONE;
 	fl->nlink_res = (uint32_t)x->topo.nlinks;
 	nres = fl->nlink_res + 2 * x->s->nranks;
 	if ((rc = sim_flownet_init(&fl->net, &x->eng, nres)))
 		return rc;
+	if (!(fl->fifo = calloc(fl->nlink_res ? fl->nlink_res : 1, sizeof(*fl->fifo))))
+		return -ENOMEM;
 	for (uint32_t i = 0; i < fl->nlink_res; i++)
 		sim_flownet_set_rate(&fl->net, i, x->topo.links[i].rate_bps);
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
 		sim_flownet_set_rate(&fl->net, pcie_res(x, r, true), x->f->pcie.rate_bps);
 		sim_flownet_set_rate(&fl->net, pcie_res(x, r, false), x->f->pcie.rate_bps);
+		for (uint32_t q = 0; q < x->s->ranks[r].nqps; q++)
+			x->rk[r].qp[q].fl_last_mc = FL_NONE;
 	}
 	return 0;
 }
@@ -682,6 +683,9 @@ void sx_flow_free(struct sx *x)
 	for (uint32_t i = 0; i < x->fl->nmsg; i++)
 		free(x->fl->msg[i].data);
 	free(x->fl->msg);
+	for (uint32_t i = 0; x->fl->fifo && i < x->fl->nlink_res; i++)
+		free(x->fl->fifo[i].q);
+	free(x->fl->fifo);
 	sim_flownet_destroy(&x->fl->net);
 	free(x->fl);
 	x->fl = NULL;
