@@ -131,7 +131,8 @@ struct sx_qp {
 	bool fl_busy;       /* --model flow: a message of its own is leaving (sim/rnic_flow.c), */
 	uint32_t fl_seen;   /*   the WQEs whose payload reads have started, */
 	sim_time_ps fl_hold; /*  (responder) when a request it refused for RNR comes again, */
-	uint32_t fl_last_mc; /*  and (multicast) its last store not landed yet, or UINT32_MAX */
+	uint32_t fl_last_mc; /*  (multicast) its last store not landed yet, or UINT32_MAX, */
+	uint32_t fl_seq;     /*  and (SHARP) the SENDs it has begun */
 	/* send queue: every WQE ever posted (append-only) */
 	struct sx_wqe *sq;
 	uint32_t sq_n, sq_cap;

@@ -25,9 +25,9 @@
  * retransmission, PFC and IB credits, ECN and DCQCN, switch buffers and
  * queues (a flow's rate is its max-min share at once), the QP's window of
  * unacknowledged packets, a resent message's bandwidth after an RNR NAK
- * (its delay is kept).  Refused: SHARP in the network's switches, atomics,
- * faults, PCIe switches and several NICs per GPU.  NVLink SHARP's
- * multicast QPs are sim/rnic_flow_nvls.c's.
+ * (its delay is kept).  Refused: atomics, faults, PCIe switches and
+ * several NICs per GPU.  Multicast QPs (NVLink SHARP, SHARP in the
+ * network) are sim/rnic_flow_mcast.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,7 +49,7 @@ struct fl_route {
 
 /* The PCIe link of rank r's NIC, towards the NIC (read data) or away
  * from it (written data), as a resource. */
-static uint32_t pcie_res(const struct sx *x, uint32_t r, bool to_nic)
+uint32_t fl_pcie_res(const struct sx *x, uint32_t r, bool to_nic)
 {
 	return x->fl->nlink_res + 2 * r + (to_nic ? 0 : 1);
 }
@@ -145,7 +145,7 @@ static sim_time_ps packet_ps(const struct sx *x, const struct fl_route *rt, uint
 
 /* PCIe wire bytes per payload byte of a DMA of len: a TLP header per
  * max payload (MWr, or CplD for read data), as sim/pcie.c frames them. */
-static double pcie_w(const struct sx *x, uint32_t len, bool read)
+double fl_pcie_w(const struct sx *x, uint32_t len, bool read)
 {
 	const struct sim_pcie_params *p = &x->f->pcie;
 	uint64_t ntlp = (len + p->mps_bytes - 1) / p->mps_bytes;
@@ -157,8 +157,7 @@ static double pcie_w(const struct sx *x, uint32_t len, bool read)
  * first packet is read in before it leaves, its last one written out
  * after it has arrived.  The time of one DMA of a packet's payload: the
  * flight and the TLPs' serialization. */
-static sim_time_ps pcie_pkt_ps(const struct sx *x, uint32_t len, uint32_t mtu, bool read,
-			       bool first)
+sim_time_ps fl_pcie_pkt_ps(const struct sx *x, uint32_t len, uint32_t mtu, bool read, bool first)
 {
 	const struct sim_pcie_params *p = &x->f->pcie;
 	uint32_t pay = !len ? 0 : first ? (len < mtu ? len : mtu) : len - (len - 1) / mtu * mtu;
@@ -257,8 +256,8 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 									&x->rk[m->r].qp[m->q].sq[m->wqe])->opcode),
 			m->len, &last);
 	if (read && m->len) {
-		res[n] = pcie_res(x, from, true);
-		w[n++] = pcie_w(x, m->len, true);
+		res[n] = fl_pcie_res(x, from, true);
+		w[n++] = fl_pcie_w(x, m->len, true);
 	}
 	for (uint32_t i = 0; i < rt.n; i++) {
 		struct sim_link_dir *l = &x->topo.links[rt.link[i]];
@@ -274,8 +273,8 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 	if (rt.n)
 		x->rk[from].st->wire_bytes += wire;
 	if (!fqp->nvlink && m->len) {
-		res[n] = pcie_res(x, fqp->peer, false);
-		w[n++] = pcie_w(x, m->len, false);
+		res[n] = fl_pcie_res(x, fqp->peer, false);
+		w[n++] = fl_pcie_w(x, m->len, false);
 	}
 	m->t_arrive = !m->len ? packet_ps(x, &rt, last, fqp->nvlink) /* a header alone */
 			      : tail_ps(x, &rt, last, fqp->nvlink);
@@ -469,7 +468,7 @@ static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 		if (qp->nvlink || !m->len)
 			flow_go(x, id, d, qp, false);
 		else
-			sim_schedule(eng, now + pcie_pkt_ps(x, m->len, qp->mtu, true, true), resp_go, x,
+			sim_schedule(eng, now + fl_pcie_pkt_ps(x, m->len, qp->mtu, true, true), resp_go, x,
 				     id);
 		return;
 	}
@@ -504,7 +503,7 @@ static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 	/* The ACK leaves as the last packet comes in (rnic_resp.c send_ack),
 	 * the payload is written behind it. */
 	m->refs = 2;
-	sim_schedule(eng, now + (qp->nvlink ? 0 : pcie_pkt_ps(x, m->len, qp->mtu, false, false)),
+	sim_schedule(eng, now + (qp->nvlink ? 0 : fl_pcie_pkt_ps(x, m->len, qp->mtu, false, false)),
 		     req_written, x, arg);
 	sim_schedule(eng, now + one_packet_ps(x, d, qp, SIM_BTH_ACK), fl_wqe_done, x, arg);
 }
@@ -547,7 +546,7 @@ static void resp_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 	const struct fl_msg *m = &x->fl->msg[arg];
 	const struct sx_qp *qp = &x->rk[m->r].qp[m->q];
 
-	sim_schedule(eng, sim_now(eng) + (qp->nvlink ? 0 : pcie_pkt_ps(x, m->len, qp->mtu, false,
+	sim_schedule(eng, sim_now(eng) + (qp->nvlink ? 0 : fl_pcie_pkt_ps(x, m->len, qp->mtu, false,
 									    false)),
 		     fl_response_in, x, arg);
 }
@@ -588,7 +587,7 @@ static void wqe_go(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i)
 	 * the NIC had the WQE, overlapping the message before it (the
 	 * transmit side reads ahead, rnic.c sx_port_prefetch); none inline,
 	 * or over NVLink, where the GPU's threads store it. */
-	sim_time_ps ready = w->t_first + pcie_pkt_ps(x, len, qp->mtu, true, true);
+	sim_time_ps ready = w->t_first + fl_pcie_pkt_ps(x, len, qp->mtu, true, true);
 
 	if (qp->nvlink || !len || (o->flags & CC_SEND_INLINE))
 		flow_go(x, id, r, qp, false);
@@ -629,13 +628,6 @@ static int refuse(const struct sx *x, char *err, size_t errlen)
 				 "use --model packet");
 			return -EINVAL;
 		}
-		for (uint32_t q = 0; q < rs->nqps; q++)
-			if (cc_qp_mcast(&rs->qps[q]) && sx_sharp_group(x, &rs->qps[q])) {
-				snprintf(err, errlen, "--model flow does not model SHARP in the "
-					 "network's switches yet: use --model packet, or an "
-					 "algorithm without it");
-				return -EINVAL;
-			}
 		for (uint32_t i = 0; i < rs->nops; i++)
 			if (rs->ops[i].kind == CC_OP_POST_SEND &&
 			    (rs->ops[i].u.send.opcode == CC_WR_ATOMIC_FETCH_ADD ||
@@ -668,8 +660,8 @@ int sx_flow_init(struct sx *x, char *err, size_t errlen)
 	for (uint32_t i = 0; i < fl->nlink_res; i++)
 		sim_flownet_set_rate(&fl->net, i, x->topo.links[i].rate_bps);
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
-		sim_flownet_set_rate(&fl->net, pcie_res(x, r, true), x->f->pcie.rate_bps);
-		sim_flownet_set_rate(&fl->net, pcie_res(x, r, false), x->f->pcie.rate_bps);
+		sim_flownet_set_rate(&fl->net, fl_pcie_res(x, r, true), x->f->pcie.rate_bps);
+		sim_flownet_set_rate(&fl->net, fl_pcie_res(x, r, false), x->f->pcie.rate_bps);
 		for (uint32_t q = 0; q < x->s->ranks[r].nqps; q++)
 			x->rk[r].qp[q].fl_last_mc = FL_NONE;
 	}
@@ -686,6 +678,7 @@ void sx_flow_free(struct sx *x)
 	for (uint32_t i = 0; x->fl->fifo && i < x->fl->nlink_res; i++)
 		free(x->fl->fifo[i].q);
 	free(x->fl->fifo);
+	fl_sharp_free(x);
 	sim_flownet_destroy(&x->fl->net);
 	free(x->fl);
 	x->fl = NULL;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sim/rnic_flow_int.h — what the flow model's NIC (sim/rnic_flow.c) and its
- * NVLink SHARP side (sim/rnic_flow_nvls.c) share.  Internal to sim/. */
+ * multicast side (sim/rnic_flow_mcast.c) share.  Internal to sim/. */
 #ifndef CCLAB_SIM_RNIC_FLOW_INT_H
 #define CCLAB_SIM_RNIC_FLOW_INT_H
 
@@ -22,7 +22,7 @@ struct fl_msg {
 			       * latest of its parts' landings so far) */
 	uint8_t *data;       /* the payload as read at the start, when carried */
 	uint32_t refs;       /* events still to use it (at the responder: the write and the ACK) */
-	/* multicast (sim/rnic_flow_nvls.c) */
+	/* multicast (sim/rnic_flow_mcast.c) */
 	sim_time_ps t_ack;   /* store: from its flow's end to its ACK back */
 	sim_time_ps t_in;    /* from a flow into the switch's end to the landing */
 	uint64_t wire;       /* its wire bytes */
@@ -31,6 +31,7 @@ struct fl_msg {
 	bool nodata;         /* load: a member's data is not carried */
 	uint32_t pred, succ; /* store: the QP's one before it, not landed yet, and the
 			      * one after it (FL_NONE: none) */
+	uint32_t agg;        /* SHARP: its reduction (struct fl_agg) */
 	uint32_t next_free;
 };
 
@@ -38,8 +39,9 @@ struct fl_msg {
  * come, first served: a member's share into the switch (its port serves
  * the shares it owes as one more QP, sim/nvls.c), a store's copy out of
  * the switch to a member, a load-reduce's result out to its sender (a
- * switch port sends what came in, in order). */
-enum fl_job_kind { FL_SHARE, FL_COPY, FL_RESULT };
+ * switch port sends what came in, in order); FL_SHARP: a SHARP switch's
+ * result out to a member (id: its reduction, mb: the member's index). */
+enum fl_job_kind { FL_SHARE, FL_COPY, FL_RESULT, FL_SHARP };
 
 struct fl_job {
 	uint32_t id, mb;     /* the message, and the member it is for */
@@ -51,15 +53,39 @@ struct fl_fifo {
 	uint32_t head, n, room;
 };
 
+/* One reduction a SHARP switch has open: the seq-th SEND of every member
+ * of a group (sim/sharp.c's sx_agg). */
+struct fl_agg {
+	bool used;
+	uint32_t q, peer, stride, members, seq;
+	uint32_t len, mtu;
+	uint64_t wire, last;   /* a member's SEND's wire bytes, and its last packet's */
+	uint32_t started;      /* shares begun */
+	uint32_t shares;       /* shares not yet in the switch */
+	uint32_t left;         /* results not yet delivered */
+	sim_time_ps t_in;      /* the last share's end plus its way into the switch */
+	uint8_t *acc;          /* the result, when carried */
+	bool nodata;
+	sim_time_ps *out;      /* per member: its result's job end plus propagation; 0: not yet */
+};
+
 struct sx_flow {
 	struct sim_flownet net;
 	uint32_t nlink_res;  /* resources 0 .. nlink_res): the topology's link directions */
 	struct fl_msg *msg;
 	uint32_t nmsg, room, free_head;
 	struct fl_fifo *fifo; /* per link direction: its multicast jobs */
+	struct fl_agg *agg;  /* SHARP's reductions, open and free */
+	uint32_t nagg, room_agg;
 };
 
 /* rnic_flow.c */
+/* The PCIe link of rank r's NIC towards it (read data) or from it, as a
+ * resource; wire bytes per payload byte of a DMA of len there; one
+ * packet's DMA (first or last of a message at mtu): its flight and TLPs. */
+uint32_t fl_pcie_res(const struct sx *x, uint32_t r, bool to_nic);
+double fl_pcie_w(const struct sx *x, uint32_t len, bool read);
+sim_time_ps fl_pcie_pkt_ps(const struct sx *x, uint32_t len, uint32_t mtu, bool read, bool first);
 uint32_t fl_msg_new(struct sx *x);
 /* One use of message id is over; the last frees it. */
 void fl_msg_free(struct sx *x, uint32_t id);
@@ -82,8 +108,10 @@ void fl_response_in(struct sim_engine *eng, void *ctx, uint64_t arg);
 /* A flow that only takes its bytes' room on its links. */
 void fl_noop(struct sim_engine *eng, void *ctx, uint64_t arg);
 
-/* rnic_flow_nvls.c */
-/* Starts multicast message id (a WQE of a multicast QP on an NVSwitch). */
+/* rnic_flow_mcast.c */
+/* Starts multicast message id: a WQE of a multicast QP, on an NVSwitch
+ * (NVLink SHARP) or a SHARP switch of the network. */
 void fl_mcast_go(struct sx *x, uint32_t id);
+void fl_sharp_free(struct sx *x);
 
 #endif /* CCLAB_SIM_RNIC_FLOW_INT_H */

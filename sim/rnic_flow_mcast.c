@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* sim/rnic_flow_nvls.c — NVLink SHARP in the flow model: a multicast QP's
- * messages (sim/nvls.c has the packet model's) as flows.
+/* sim/rnic_flow_mcast.c — multicast QPs in the flow model: NVLink SHARP's
+ * (sim/nvls.c has the packet model's) and SHARP's in the network's
+ * switches (sim/sharp.c's), as flows.
  *
  * A multimem store: the sender's flow into the switch over its NVLink
  * (shared with its other QPs, as its port's round robin shares it), and a
@@ -22,6 +23,15 @@
  * the switch's forwarding and the last packet's hop out; out of it, the
  * propagation.  A QP's stores land in order (a flag behind its data).  The
  * switch reduces at no cost of its own (as sim/nvls.c says).
+ *
+ * SHARP in a network switch: every member SENDs its share on the group's
+ * QP (its payload read over PCIe, then its NIC's link into the switch,
+ * shared with the member's other QPs); the switch ACKs each as it takes
+ * it; once every member's share has started coming in, the result goes
+ * out of the switch's port to every member (first come, first served, as
+ * NVLS's copies), which takes it as a SEND: a receive WQE, the PCIe write,
+ * the completion.  The j-th SEND of every member is the group's j-th
+ * reduction (sim/sharp.c).
  */
 #include "sim/rnic_flow_int.h"
 
@@ -144,13 +154,25 @@ static void part_done(struct sx *x, uint32_t id, sim_time_ps tail)
 
 static void job_done(struct sim_engine *eng, void *ctx, uint64_t arg);
 
+static void sharp_out(struct sx *x, uint32_t agg, uint32_t j, uint32_t res);
+static double sharp_weight(struct sx *x, uint32_t agg, uint32_t res);
+
 /* The head job of link direction res starts: its flow on that link. */
 static void job_go(struct sx *x, uint32_t res)
 {
 	const struct fl_job *j = &x->fl->fifo[res].q[x->fl->fifo[res].head];
-	struct fl_msg *m = &x->fl->msg[j->id];
-	double w = weight(m);
+	struct fl_msg *m;
+	double w;
 
+	if (j->kind == FL_SHARP) {
+		w = sharp_weight(x, j->id, res);
+		if (sim_flow_start(&x->fl->net, x->fl->agg[j->id].len, &res, &w, 1, job_done, x,
+				   res))
+			sx_die_nomem();
+		return;
+	}
+	m = &x->fl->msg[j->id];
+	w = weight(m);
 	count(x, res, m);
 	if (j->kind == FL_SHARE) {
 		const struct cc_op_send *o = op_of(x, m);
@@ -218,8 +240,11 @@ static void job_done(struct sim_engine *eng, void *ctx, uint64_t arg)
 	(void)eng;
 	if (f->head < f->n)
 		job_go(x, res);
-	part_done(x, j.id, j.kind == FL_SHARE ? x->fl->msg[j.id].t_in
-					      : x->topo.links[res].prop_ps);
+	if (j.kind == FL_SHARP)
+		sharp_out(x, j.id, j.mb, res);
+	else
+		part_done(x, j.id, j.kind == FL_SHARE ? x->fl->msg[j.id].t_in
+						      : x->topo.links[res].prop_ps);
 }
 
 /* A store has left its sender: the switch ACKs its last packet as it
@@ -252,6 +277,8 @@ static void reads_in(struct sim_engine *eng, void *ctx, uint64_t arg)
 	}
 }
 
+static void sharp_go(struct sx *x, uint32_t id);
+
 void fl_mcast_go(struct sx *x, uint32_t id)
 {
 	struct fl_msg *m = &x->fl->msg[id];
@@ -264,6 +291,10 @@ void fl_mcast_go(struct sx *x, uint32_t id)
 	sim_time_ps fwd = x->f->sw.fwd_latency_ps, out = 0;
 	uint64_t last;
 
+	if (sx_sharp_group(x, cq)) {
+		sharp_go(x, id);
+		return;
+	}
 	sx_trace(x, CC_TRACE_TX_FIRST, m->r, CC_TRACE_NIC, m->q, w->op, sim_now(&x->eng), 0, m->len);
 	m->wire = fl_msg_wire(x, qp, store ? sim_msg_of_opcode(o->opcode) : SIM_MSG_READ_RESP,
 			      m->len, &last);
@@ -318,4 +349,221 @@ void fl_mcast_go(struct sx *x, uint32_t id)
 		job_add(x, nvlink_res(x, mb, false), (struct fl_job){ .id = id, .mb = mb,
 								   .kind = FL_COPY });
 	}
+}
+
+/* ---- SHARP in the network's switches ---- */
+
+static uint32_t member_of(const struct fl_agg *a, uint32_t j)
+{
+	return a->peer + j * a->stride;
+}
+
+/* The network link member mb's group QP q leaves by (to the switch), or
+ * comes in by. */
+static uint32_t net_res(const struct sx *x, uint32_t mb, uint32_t q, bool to_switch)
+{
+	struct sim_topo *t = (struct sim_topo *)&x->topo;
+	uint32_t p = x->rk[mb].qp[q].port;
+
+	return (uint32_t)((to_switch ? sim_topo_nic_tx(t, mb, p) : sim_topo_nic_rx(t, mb, p)) -
+			  x->topo.links);
+}
+
+static double sharp_weight(struct sx *x, uint32_t agg, uint32_t res)
+{
+	const struct fl_agg *a = &x->fl->agg[agg];
+
+	count(x, res, &(struct fl_msg){ .len = a->len, .wire = a->wire });
+	return a->len ? (double)a->wire / a->len : 1.0;
+}
+
+/* The open reduction of the seq-th SEND of the group of QP q at peer; made
+ * by its first member. */
+static uint32_t agg_of(struct sx *x, const struct cc_qp *cq, uint32_t q, uint32_t seq,
+		       uint32_t len, uint32_t mtu)
+{
+	struct sx_flow *fl = x->fl;
+	uint32_t id, free_id = FL_NONE;
+	struct fl_agg *a;
+
+	for (id = 0; id < fl->nagg; id++) {
+		a = &fl->agg[id];
+		if (a->used && a->q == q && a->peer == cq->peer && a->seq == seq)
+			return id;
+		if (!a->used && free_id == FL_NONE)
+			free_id = id;
+	}
+	if (free_id == FL_NONE) {
+		SX_GROW(fl->agg, fl->nagg, fl->room_agg);
+		free_id = fl->nagg++;
+		fl->agg[free_id] = (struct fl_agg){ 0 };
+	}
+	a = &fl->agg[free_id];
+	free(a->out);
+	*a = (struct fl_agg){ .used = true, .q = q, .peer = cq->peer,
+			      .stride = cq->stride ? cq->stride : 1, .members = cq->group,
+			      .seq = seq, .len = len, .mtu = mtu, .shares = cq->group,
+			      .left = cq->group };
+	if (!(a->out = calloc(cq->group, sizeof(*a->out))))
+		sx_die_nomem();
+	return free_id;
+}
+
+static void sharp_deliver(struct sim_engine *eng, void *ctx, uint64_t arg);
+
+/* Member j's result can land once it is out of the switch and the last
+ * share is in: its last packet's way, the responder, the PCIe write. */
+static void sharp_land(struct sx *x, uint32_t agg, uint32_t j)
+{
+	struct fl_agg *a = &x->fl->agg[agg];
+	uint32_t mb = member_of(a, j), res = net_res(x, mb, a->q, false);
+	sim_time_ps at = a->t_in + hop_ps(x, res, a->last);
+
+	if (a->out[j] > at)
+		at = a->out[j];
+	at += x->f->rnic.resp_proc_ps + fl_pcie_pkt_ps(x, a->len, a->mtu, false, false);
+	sim_schedule(&x->eng, at, sharp_deliver, x, (uint64_t)j << 32 | agg);
+}
+
+/* Member j's result is out of the switch's port (job end): it lands when
+ * the shares are all in too. */
+static void sharp_out(struct sx *x, uint32_t agg, uint32_t j, uint32_t res)
+{
+	struct fl_agg *a = &x->fl->agg[agg];
+
+	a->out[j] = sim_now(&x->eng) + x->topo.links[res].prop_ps;
+	if (a->shares == 0)
+		sharp_land(x, agg, j);
+}
+
+/* The result is in member j's NIC: it takes it as a SEND on the group's
+ * QP (its receive WQE, the buffer, the completion).  A member that has
+ * posted no receive yet is asked again after the RNR timer. */
+static void sharp_deliver(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx *x = ctx;
+	uint32_t agg = (uint32_t)arg, j = (uint32_t)(arg >> 32);
+	struct fl_agg *a = &x->fl->agg[agg];
+	uint32_t mb = member_of(a, j);
+	struct sx_qp *qp = &x->rk[mb].qp[a->q];
+	const struct cc_op_recv *rv;
+	const struct cc_mr *mr;
+	uint32_t rop;
+
+	if (qp->rq_head == qp->rq_n) {
+		x->rk[mb].st->rnr_naks++;
+		sim_schedule(eng, sim_now(eng) + sim_rnr_timer_ps(x->f->rnic.min_rnr_timer),
+			     sharp_deliver, x, arg);
+		return;
+	}
+	rop = qp->rq[qp->rq_head++];
+	rv = &x->s->ranks[mb].ops[rop].u.recv;
+	mr = rv->num_sge ? sx_find_mr(x, mb, x->rk[mb].key[rv->sge.mr], rv->sge.offset, 0, 0)
+			 : NULL;
+	if (mr && a->len) {
+		if (x->rk[mb].mem[mr->buf] && a->acc && !a->nodata)
+			memcpy(x->rk[mb].mem[mr->buf] + rv->sge.offset, a->acc, a->len);
+		sx_mem_written(x, mb, mr->buf, rv->sge.offset, a->len);
+	}
+	sx_cqe_new(x, mb, a->q, rop, true, CC_WC_SUCCESS, a->len, 0,
+		   sim_now(eng) + sx_cqe_write_ps(x, qp));
+	if (--a->left == 0) {
+		free(a->acc);
+		a->acc = NULL;
+		a->used = false;
+	}
+}
+
+/* A member's share has left it: the switch ACKs it as it takes it, the
+ * QP sends on; when every share is in, the results out may land. */
+static void sharp_share_in(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx *x = ctx;
+	struct fl_msg *m = &x->fl->msg[arg];
+	struct sx_qp *qp = &x->rk[m->r].qp[m->q];
+	uint32_t r = m->r, agg = m->agg, up = net_res(x, r, m->q, true);
+	struct fl_agg *a = &x->fl->agg[agg];
+	sim_time_ps in = sim_now(eng) + x->topo.links[up].prop_ps + x->f->sw.fwd_latency_ps;
+
+	sim_schedule(eng, in + hop_ps(x, net_res(x, r, m->q, false),
+				      fl_pkt_wire(x, false, SIM_BTH_ACK, 0)) +
+				  x->f->rnic.resp_proc_ps,
+		     fl_wqe_done, x, arg);
+	if (in > a->t_in)
+		a->t_in = in;
+	if (--a->shares == 0)
+		for (uint32_t j = 0; j < a->members; j++)
+			if (a->out[j])
+				sharp_land(x, agg, j);
+	qp->fl_busy = false;
+	sx_flow_kick(x, r, qp); /* last: its next message may move x->fl->msg */
+}
+
+/* A member's share starts into the switch (its payload's first read
+ * done): the result folds it in; once every share has started, the
+ * result's copies queue at the switch's ports. */
+static void sharp_share_go(struct sim_engine *eng, void *ctx, uint64_t arg)
+{
+	struct sx *x = ctx;
+	struct fl_msg *m = &x->fl->msg[arg];
+	const struct cc_op_send *o = op_of(x, m);
+	struct fl_agg *a = &x->fl->agg[m->agg];
+	uint32_t res[2] = { fl_pcie_res(x, m->r, true), net_res(x, m->r, m->q, true) };
+	double w[2] = { fl_pcie_w(x, m->len ? m->len : 1, true), weight(m) };
+	uint32_t agg = m->agg;
+
+	(void)eng;
+	if (!m->data || a->nodata) {
+		a->nodata = true;
+	} else if (!a->acc) {
+		if (!(a->acc = malloc(a->len)))
+			sx_die_nomem();
+		memcpy(a->acc, m->data, a->len);
+	} else {
+		cc_reduce(a->acc, a->acc, m->data, a->len / cc_dtype_size(o->dtype), o->dtype,
+			  o->redop);
+	}
+	count(x, res[1], m);
+	x->rk[m->r].st->wire_bytes += m->wire;
+	if (sim_flow_start(&x->fl->net, m->len, res, w, 2, sharp_share_in, x, arg))
+		sx_die_nomem();
+	if (++x->fl->agg[agg].started == x->fl->agg[agg].members)
+		for (uint32_t j = 0; j < x->fl->agg[agg].members; j++) {
+			struct fl_agg *b = &x->fl->agg[agg];
+
+			job_add(x, net_res(x, member_of(b, j), b->q, false),
+				(struct fl_job){ .id = agg, .mb = j, .kind = FL_SHARP });
+		}
+}
+
+/* A member's SEND on a SHARP group's QP: its share of the group's
+ * reduction. */
+static void sharp_go(struct sx *x, uint32_t id)
+{
+	struct fl_msg *m = &x->fl->msg[id];
+	struct sx_qp *qp = &x->rk[m->r].qp[m->q];
+	const struct sx_wqe *w = &qp->sq[m->wqe];
+	const struct cc_op_send *o = op_of(x, m);
+	uint64_t last;
+
+	sx_trace(x, CC_TRACE_TX_FIRST, m->r, CC_TRACE_NIC, m->q, w->op, sim_now(&x->eng), 0, m->len);
+	m->wire = fl_msg_wire(x, qp, SIM_MSG_SEND, m->len, &last);
+	m->agg = agg_of(x, qp_of(x, m), m->q, qp->fl_seq++, m->len, qp->mtu);
+	x->fl->agg[m->agg].wire = m->wire;
+	x->fl->agg[m->agg].last = last;
+	if (m->len)
+		m->data = fl_snapshot(x, m->r, fl_local_buf(x, m->r, w, o), o->sge.offset, m->len);
+	qp->fl_busy = true;
+	sim_schedule(&x->eng,
+		     sim_now(&x->eng) + (m->len ? fl_pcie_pkt_ps(x, m->len, qp->mtu, true, true) : 0),
+		     sharp_share_go, x, id);
+}
+
+void fl_sharp_free(struct sx *x)
+{
+	for (uint32_t i = 0; i < x->fl->nagg; i++) {
+		free(x->fl->agg[i].acc);
+		free(x->fl->agg[i].out);
+	}
+	free(x->fl->agg);
 }
