@@ -132,7 +132,9 @@ struct sx_qp {
 	uint32_t fl_seen;   /*   the WQEs whose payload reads have started, */
 	sim_time_ps fl_hold; /*  (responder) when a request it refused for RNR comes again, */
 	uint32_t fl_last_mc; /*  (multicast) its last store not landed yet, or UINT32_MAX, */
-	uint32_t fl_seq;     /*  and (SHARP) the SENDs it has begun */
+	uint32_t fl_seq;     /*  (SHARP) the SENDs it has begun, */
+	sim_time_ps fl_in, fl_wr; /* and what comes in for it: the last arrival, and when
+				   * the last write is done (they stay in order, IBA 9.5) */
 	/* send queue: every WQE ever posted (append-only) */
 	struct sx_wqe *sq;
 	uint32_t sq_n, sq_cap;

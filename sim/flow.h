@@ -3,7 +3,7 @@
  * of the flow-level model (`--model flow`, sim/rnic_flow.c).
  *
  * A resource is one direction of a link (network, NVLink, PCIe) with a
- * capacity in bytes per second.  A flow is a message: `bytes` of payload
+ * rate (given in bits per second, kept in bytes per picosecond).  A flow is a message: `bytes` of payload
  * over a list of resources, using w_i bytes of resource i per payload byte
  * (its wire bytes over its payload: headers, framing, TLPs).  The flows on
  * the resources get the max-min fair allocation (Bertsekas and Gallager,
@@ -15,9 +15,10 @@
  * The allocation is recomputed whenever a flow starts or ends, and only on
  * the flows that share a resource with it, directly or through other
  * flows (its connected component): others keep their rates and their end
- * events.  Flows starting or ending at one picosecond are solved once: the
- * first change arms a solve at the same time, which runs after the events
- * already queued for it.
+ * events.  Flows starting or ending at one picosecond are solved together:
+ * the first change arms a solve at the same time, which runs after the
+ * events already queued for it (a change made after that solve arms
+ * another).
  *
  * Rates are doubles, in bytes per picosecond; a flow's end is rounded up to
  * the next picosecond.  The same calls in the same order give the same

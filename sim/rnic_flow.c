@@ -189,7 +189,7 @@ uint32_t fl_msg_new(struct sx *x)
 		SX_GROW(fl->msg, fl->nmsg, fl->room);
 		id = fl->nmsg++;
 	}
-	fl->msg[id] = (struct fl_msg){ .pred = FL_NONE, .succ = FL_NONE };
+	fl->msg[id] = (struct fl_msg){ .pred = FL_NONE, .succ = FL_NONE, .rop = SX_NONE };
 	return id;
 }
 
@@ -293,8 +293,15 @@ static void msg_sent(struct sim_engine *eng, void *ctx, uint64_t arg)
 	struct fl_msg *m = &x->fl->msg[arg];
 	struct sx_qp *qp = &x->rk[m->r].qp[m->q];
 
+	struct sx_qp *to = m->response ? qp : &x->rk[qp->peer].qp[qp->peer_q];
+
+	/* A QP's packets arrive in the order they left: a short message's
+	 * shorter tail does not overtake the one before it. */
 	m->t_arrive += sim_now(eng);
-	sim_schedule(eng, m->t_arrive, m->response ? resp_arrive : req_arrive, x, arg);
+	if (m->t_arrive < to->fl_in)
+		m->t_arrive = to->fl_in;
+	to->fl_in = m->t_arrive;
+	fl_at(x, m->t_arrive, m->response ? resp_arrive : req_arrive, arg);
 	if (!m->response) {
 		sx_trace(x, CC_TRACE_TX_LAST, m->r, CC_TRACE_NIC, m->q, qp->sq[m->wqe].op,
 			 sim_now(eng), 0, m->len);
@@ -322,6 +329,10 @@ void fl_wqe_done(struct sim_engine *eng, void *ctx, uint64_t arg)
 
 	(void)eng;
 	if (!qp->error) {
+		/* forward progress: the retry counters start over (rnic.c
+		 * sx_ack_upto, rxe_comp.c) */
+		qp->rnr_left = qp->rnr_max;
+		qp->retry_left = qp->retry_max;
 		qp->sq[m->wqe].done = true;
 		sx_complete_in_order(x, m->r, qp);
 	}
@@ -393,12 +404,10 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg)
 	struct fl_req q = req_of(x, m);
 	const struct sx_wqe *w = q.w;
 	const struct cc_op_send *o = q.o;
-	uint32_t d = q.d, buf = SX_NONE, rop = SX_NONE;
+	uint32_t d = q.d, buf = SX_NONE, rop = m->rop;
 	struct sx_qp *qp = q.qp;
 	uint64_t off = 0;
 
-	if (takes_recv(o->opcode))
-		rop = qp->rq[qp->rq_head++];
 	if (o->opcode == CC_WR_SEND || o->opcode == CC_WR_SEND_WITH_IMM) {
 		const struct cc_op_recv *rv = &x->s->ranks[d].ops[rop].u.recv;
 		const struct cc_mr *mr = rv->num_sge ? sx_find_mr(x, d, x->rk[d].key[rv->sge.mr],
@@ -436,49 +445,60 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg)
 	fl_msg_free(x, (uint32_t)arg);
 }
 
+/* When a write that may start now into QP qp's memory is done: behind
+ * the QP's writes before it (posted writes stay in order, PCIe 2.4.1). */
+static sim_time_ps write_done(struct sx_qp *qp, sim_time_ps at)
+{
+	if (at < qp->fl_wr)
+		at = qp->fl_wr;
+	qp->fl_wr = at;
+	return at;
+}
+
 /* A request's last byte is at the responder's NIC. */
 static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 {
 	struct sx *x = ctx;
 	struct fl_msg *m = &x->fl->msg[arg];
 	struct fl_req q = req_of(x, m);
-	const struct sx_wqe *w = q.w;
 	const struct cc_op_send *o = q.o;
-	uint32_t d = q.d;
+	uint32_t d = q.d, len = m->len;
 	struct sx_qp *qp = q.qp;
 	sim_time_ps now = sim_now(eng);
 
-	sx_trace(x, CC_TRACE_RX_LAST, d, CC_TRACE_NIC, qp->q, SX_NONE, now, 0, m->len);
-	if (cc_opcode_rd_atomic(o->opcode)) {
-		/* a READ request: the response is read from memory, then flows back */
-		uint32_t id = fl_msg_new(x);
-		struct fl_msg *resp = &x->fl->msg[id];
-		const struct cc_mr *mr;
-
-		m = &x->fl->msg[arg]; /* fl_msg_new() may have moved it */
-		mr = sx_find_mr(x, d, w->rkey, o->remote_offset, m->len, 0);
-
-		resp->r = m->r;
-		resp->q = m->q;
-		resp->wqe = m->wqe;
-		resp->len = m->len;
-		resp->response = true;
-		resp->data = fl_snapshot(x, d, mr ? mr->buf : SX_NONE, o->remote_offset, m->len);
+	if (q.rq->error) {
+		/* its requester went to error (an RNR or retry failure): what
+		 * was still in flight behind it is not placed */
 		fl_msg_free(x, (uint32_t)arg);
-		if (qp->nvlink || !m->len)
-			flow_go(x, id, d, qp, false);
-		else
-			sim_schedule(eng, now + fl_pcie_pkt_ps(x, m->len, qp->mtu, true, true), resp_go, x,
-				     id);
 		return;
 	}
-	if (now < qp->fl_hold && !m->held) {
+	if (now <= qp->fl_hold && !m->held) {
 		/* behind a request refused for RNR: the QP's requests are
 		 * taken in order, so it waits for that one to come again */
-		sim_schedule(eng, qp->fl_hold + 1, req_arrive, x, arg);
+		fl_at(x, qp->fl_hold + 1, req_arrive, arg);
 		return;
 	}
 	m->held = false;
+	sx_trace(x, CC_TRACE_RX_LAST, d, CC_TRACE_NIC, qp->q, SX_NONE, now, 0, len);
+	if (cc_opcode_rd_atomic(o->opcode)) {
+		/* a READ request: the response is read from memory, behind the
+		 * QP's writes before it, then flows back */
+		uint32_t id = fl_msg_new(x);
+		struct fl_msg *resp = &x->fl->msg[id];
+
+		resp->r = m->r; /* m is still good: a new message moves none of its fields */
+		resp->q = m->q;
+		resp->wqe = m->wqe;
+		resp->len = len;
+		resp->response = true;
+		fl_msg_free(x, (uint32_t)arg);
+		if (qp->nvlink || !len)
+			fl_at(x, write_done(qp, now), resp_go, id);
+		else
+			fl_at(x, write_done(qp, now) + fl_pcie_pkt_ps(x, len, qp->mtu, true, true),
+			      resp_go, id);
+		return;
+	}
 	if (takes_recv(o->opcode) && qp->rq_head == qp->rq_n) {
 		/* No receive posted: an RNR NAK, and the requester sends again
 		 * after its RNR timer, rnr_retry times (IBA 9.7.5.2.8; rnic.c
@@ -497,15 +517,20 @@ static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 		m->t_arrive = now + one_packet_ps(x, d, qp, SIM_BTH_ACK) +
 			      sim_rnr_timer_ps(x->f->rnic.min_rnr_timer) + resend_ps(x, m);
 		qp->fl_hold = m->t_arrive;
-		sim_schedule(eng, m->t_arrive, req_arrive, x, arg);
+		fl_at(x, m->t_arrive, req_arrive, arg);
 		return;
 	}
+	/* A SEND's first packet, or a WRITE WITH IMM's last, takes the
+	 * receive WQE at the head as it comes in (rnic_resp.c). */
+	if (takes_recv(o->opcode))
+		m->rop = qp->rq[qp->rq_head++];
 	/* The ACK leaves as the last packet comes in (rnic_resp.c send_ack),
 	 * the payload is written behind it. */
 	m->refs = 2;
-	sim_schedule(eng, now + (qp->nvlink ? 0 : fl_pcie_pkt_ps(x, m->len, qp->mtu, false, false)),
-		     req_written, x, arg);
-	sim_schedule(eng, now + one_packet_ps(x, d, qp, SIM_BTH_ACK), fl_wqe_done, x, arg);
+	fl_at(x, write_done(qp, now + (qp->nvlink ? 0 : fl_pcie_pkt_ps(x, len, qp->mtu, false,
+									 false))),
+	      req_written, arg);
+	fl_at(x, now + one_packet_ps(x, d, qp, SIM_BTH_ACK), fl_wqe_done, arg);
 }
 
 /* A READ's response data is read at the responder: it flows back. */
@@ -514,9 +539,15 @@ static void resp_go(struct sim_engine *eng, void *ctx, uint64_t arg)
 	struct sx *x = ctx;
 	struct fl_msg *m = &x->fl->msg[arg];
 	const struct sx_qp *rq = &x->rk[m->r].qp[m->q];
+	const struct sx_wqe *w = &rq->sq[m->wqe];
+	const struct cc_op_send *o = sx_wqe_send(x, m->r, w);
+	const struct cc_mr *mr = sx_find_mr(x, rq->peer, w->rkey, o->remote_offset, m->len, 0);
+	const struct sx_qp *qp = &x->rk[rq->peer].qp[rq->peer_q];
 
 	(void)eng;
-	flow_go(x, (uint32_t)arg, rq->peer, &x->rk[rq->peer].qp[rq->peer_q], true);
+	/* what the responder's memory holds as its NIC reads it */
+	m->data = fl_snapshot(x, rq->peer, mr ? mr->buf : SX_NONE, o->remote_offset, m->len);
+	flow_go(x, (uint32_t)arg, rq->peer, qp, !qp->nvlink && m->len);
 }
 
 /* A READ's response is in the requester's memory: the WQE is done (a
@@ -546,9 +577,10 @@ static void resp_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 	const struct fl_msg *m = &x->fl->msg[arg];
 	const struct sx_qp *qp = &x->rk[m->r].qp[m->q];
 
-	sim_schedule(eng, sim_now(eng) + (qp->nvlink ? 0 : fl_pcie_pkt_ps(x, m->len, qp->mtu, false,
-									    false)),
-		     fl_response_in, x, arg);
+	fl_at(x, write_done((struct sx_qp *)qp,
+			    sim_now(eng) + (qp->nvlink ? 0 : fl_pcie_pkt_ps(x, m->len, qp->mtu, false,
+									    false))),
+	      fl_response_in, arg);
 }
 
 /* Starts WQE i of rank r's QP qp. */
@@ -571,11 +603,16 @@ static void wqe_go(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i)
 		return;
 	}
 	if (cc_opcode_rd_atomic(o->opcode)) {
-		/* the READ request: one packet; the QP goes on at once */
+		/* the READ request: one packet, in order behind the QP's
+		 * messages before it; the QP goes on at once */
+		struct sx_qp *to = &x->rk[qp->peer].qp[qp->peer_q];
+
 		qp->rd_out++;
 		m->t_arrive = now + one_packet_ps(x, r, qp, SIM_BTH_READ_REQUEST);
-		st->wire_pkts++;
-		sim_schedule(&x->eng, m->t_arrive, req_arrive, x, id);
+		if (m->t_arrive < to->fl_in)
+			m->t_arrive = to->fl_in;
+		to->fl_in = m->t_arrive;
+		fl_at(x, m->t_arrive, req_arrive, id);
 		return;
 	}
 	qp->fl_busy = true;
@@ -594,7 +631,7 @@ static void wqe_go(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i)
 	else if (ready <= now)
 		flow_go(x, id, r, qp, true);
 	else
-		sim_schedule(&x->eng, ready, req_go, x, id);
+		fl_at(x, ready, req_go, id);
 }
 
 void sx_flow_kick(struct sx *x, uint32_t r, struct sx_qp *qp)

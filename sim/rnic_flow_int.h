@@ -21,6 +21,7 @@ struct fl_msg {
 	sim_time_ps t_arrive; /* its last byte at the receiving NIC (multicast: the
 			       * latest of its parts' landings so far) */
 	uint8_t *data;       /* the payload as read at the start, when carried */
+	uint32_t rop;        /* the receive WQE it took at the responder, or SX_NONE */
 	uint32_t refs;       /* events still to use it (at the responder: the write and the ACK) */
 	/* multicast (sim/rnic_flow_mcast.c) */
 	sim_time_ps t_ack;   /* store: from its flow's end to its ACK back */
@@ -78,6 +79,14 @@ struct sx_flow {
 	struct fl_agg *agg;  /* SHARP's reductions, open and free */
 	uint32_t nagg, room_agg;
 };
+
+/* Schedules fn(x, arg) at `at`; out of event slots ends the run, as the
+ * packet model's own scheduling does. */
+static inline void fl_at(struct sx *x, sim_time_ps at, sim_handler_fn fn, uint64_t arg)
+{
+	if (sim_schedule(&x->eng, at, fn, x, arg) == SIM_EVENT_NONE)
+		sx_die_nomem();
+}
 
 /* rnic_flow.c */
 /* The PCIe link of rank r's NIC towards it (read data) or from it, as a

@@ -118,8 +118,8 @@ static void land(struct sim_engine *eng, void *ctx, uint64_t arg)
 
 		nx->pred = FL_NONE;
 		if (nx->parts == 0) /* through, and waiting for this one */
-			sim_schedule(eng, nx->t_arrive > sim_now(eng) ? nx->t_arrive : sim_now(eng),
-				     land, x, m->succ);
+			fl_at(x, nx->t_arrive > sim_now(eng) ? nx->t_arrive : sim_now(eng), land,
+			      m->succ);
 	}
 	for (uint32_t j = 0; j < cq->group && m->len; j++) {
 		uint32_t mb = cc_qp_member(cq, j);
@@ -149,7 +149,7 @@ static void part_done(struct sx *x, uint32_t id, sim_time_ps tail)
 	if (at > m->t_arrive)
 		m->t_arrive = at;
 	if (--m->parts == 0 && m->pred == FL_NONE)
-		sim_schedule(&x->eng, m->t_arrive, land, x, id);
+		fl_at(x, m->t_arrive, land, id);
 }
 
 static void job_done(struct sim_engine *eng, void *ctx, uint64_t arg);
@@ -256,7 +256,7 @@ static void store_sent(struct sim_engine *eng, void *ctx, uint64_t arg)
 	struct sx_qp *qp = &x->rk[m->r].qp[m->q];
 	uint32_t r = m->r;
 
-	sim_schedule(eng, sim_now(eng) + m->t_ack, fl_wqe_done, x, arg);
+	fl_at(x, sim_now(eng) + m->t_ack, fl_wqe_done, arg);
 	part_done(x, (uint32_t)arg, m->t_in);
 	qp->fl_busy = false;
 	sx_flow_kick(x, r, qp); /* last: its next message may move x->fl->msg */
@@ -313,8 +313,8 @@ void fl_mcast_go(struct sx *x, uint32_t id)
 		m->parts = cq->group + 1; /* the shares, the result */
 		m->t_in = x->topo.links[far].prop_ps + fwd + hop_ps(x, down, last);
 		qp->rd_out++;
-		sim_schedule(&x->eng, sim_now(&x->eng) + hop_ps(x, up, rq) + fwd + hop_ps(x, down, rq),
-			     reads_in, x, id);
+		fl_at(x, sim_now(&x->eng) + hop_ps(x, up, rq) + fwd + hop_ps(x, down, rq), reads_in,
+		      id);
 		return;
 	}
 	if (!(o->flags & CC_SEND_INLINE) && m->len)
@@ -422,7 +422,7 @@ static void sharp_land(struct sx *x, uint32_t agg, uint32_t j)
 	if (a->out[j] > at)
 		at = a->out[j];
 	at += x->f->rnic.resp_proc_ps + fl_pcie_pkt_ps(x, a->len, a->mtu, false, false);
-	sim_schedule(&x->eng, at, sharp_deliver, x, (uint64_t)j << 32 | agg);
+	fl_at(x, at, sharp_deliver, (uint64_t)j << 32 | agg);
 }
 
 /* Member j's result is out of the switch's port (job end): it lands when
@@ -452,8 +452,8 @@ static void sharp_deliver(struct sim_engine *eng, void *ctx, uint64_t arg)
 
 	if (qp->rq_head == qp->rq_n) {
 		x->rk[mb].st->rnr_naks++;
-		sim_schedule(eng, sim_now(eng) + sim_rnr_timer_ps(x->f->rnic.min_rnr_timer),
-			     sharp_deliver, x, arg);
+		fl_at(x, sim_now(eng) + sim_rnr_timer_ps(x->f->rnic.min_rnr_timer), sharp_deliver,
+		      arg);
 		return;
 	}
 	rop = qp->rq[qp->rq_head++];
@@ -485,10 +485,9 @@ static void sharp_share_in(struct sim_engine *eng, void *ctx, uint64_t arg)
 	struct fl_agg *a = &x->fl->agg[agg];
 	sim_time_ps in = sim_now(eng) + x->topo.links[up].prop_ps + x->f->sw.fwd_latency_ps;
 
-	sim_schedule(eng, in + hop_ps(x, net_res(x, r, m->q, false),
-				      fl_pkt_wire(x, false, SIM_BTH_ACK, 0)) +
-				  x->f->rnic.resp_proc_ps,
-		     fl_wqe_done, x, arg);
+	fl_at(x, in + hop_ps(x, net_res(x, r, m->q, false), fl_pkt_wire(x, false, SIM_BTH_ACK, 0)) +
+			 x->f->rnic.resp_proc_ps,
+	      fl_wqe_done, arg);
 	if (in > a->t_in)
 		a->t_in = in;
 	if (--a->shares == 0)
@@ -554,9 +553,8 @@ static void sharp_go(struct sx *x, uint32_t id)
 	if (m->len)
 		m->data = fl_snapshot(x, m->r, fl_local_buf(x, m->r, w, o), o->sge.offset, m->len);
 	qp->fl_busy = true;
-	sim_schedule(&x->eng,
-		     sim_now(&x->eng) + (m->len ? fl_pcie_pkt_ps(x, m->len, qp->mtu, true, true) : 0),
-		     sharp_share_go, x, id);
+	fl_at(x, sim_now(&x->eng) + (m->len ? fl_pcie_pkt_ps(x, m->len, qp->mtu, true, true) : 0),
+	      sharp_share_go, id);
 }
 
 void fl_sharp_free(struct sx *x)

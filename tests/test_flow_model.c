@@ -361,7 +361,35 @@ static void test_rnr(void **state)
 	cc_sim_result_free(&fl);
 	cc_schedule_free(s);
 
+	/* rnr_retry 1: one RNR NAK per message, twice over: the counter
+	 * starts over with each completion (rnic.c sx_ack_upto) */
+	s = pair(2, 1);
+	db = send_op(s, 0, 0, send, UINT32_MAX);
+	w = poll_op(s, 0, 7, send_op(s, 0, 1, write, db));
+	db = send_op(s, 0, 1, flag, w);
+	w = poll_op(s, 0, 5, db);
+	send.wr_id = 8;
+	write.wr_id = 9;
+	flag.wr_id = 10;
+	flag.inline_value = 2;
+	db = send_op(s, 0, 0, send, w);
+	w = poll_op(s, 0, 9, send_op(s, 0, 1, write, db));
+	poll_op(s, 0, 8, send_op(s, 0, 1, flag, w));
+	w = op_add(s, 1, (struct cc_op){ .kind = CC_OP_WAIT_MEM, .u.wait = { 1, 0, 1 } }, UINT32_MAX);
+	pr = op_add(s, 1, (struct cc_op){ .kind = CC_OP_POST_RECV,
+		.u.recv = { .qp = 0, .wr_id = 20, .num_sge = 1, .sge = { 0, 0, 4096 } } }, w);
+	w = op_add(s, 1, (struct cc_op){ .kind = CC_OP_WAIT_MEM, .u.wait = { 1, 0, 2 } },
+		   poll_op(s, 1, 20, pr));
+	pr = op_add(s, 1, (struct cc_op){ .kind = CC_OP_POST_RECV,
+		.u.recv = { .qp = 0, .wr_id = 21, .num_sge = 1, .sge = { 0, 0, 4096 } } }, w);
+	poll_op(s, 1, 21, pr);
+	fl = run(s, "ib-hdr", NULL, CC_SIM_MODEL_FLOW, true);
+	assert_int_equal(fl.rank[1].rnr_naks, 2);
+	cc_sim_result_free(&fl);
+	cc_schedule_free(s);
+
 	s = pair(1, 0);
+	send.wr_id = 5;
 	db = send_op(s, 0, 0, send, UINT32_MAX);
 	poll_op(s, 0, 5, db);
 	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
@@ -391,6 +419,67 @@ static char *text_of_tmp(const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
 	return text_of(path);
+}
+
+/* A QP's messages are taken in order, whatever their sizes: two SENDs
+ * back to back with one receive posted (the second is RNR-NAKed, then
+ * takes the receive posted once the first is in), and a 4096 B SEND then
+ * an 8 B one into two receives (the first receive gets 4096 B).  The
+ * packet model's times to within 1 %. */
+static void test_sends_in_order(void **state)
+{
+	struct cc_op_send big = { .wr_id = 5, .opcode = CC_WR_SEND, .flags = CC_SEND_SIGNALED,
+				  .num_sge = 1, .sge = { 0, 0, 4096 } };
+	struct cc_op_send small = { .wr_id = 6, .opcode = CC_WR_SEND, .flags = CC_SEND_SIGNALED,
+				    .num_sge = 1, .sge = { 0, 0, 8 } };
+	struct cc_schedule *s = pair(1, 7);
+	struct cc_sim_result pk, fl;
+	uint32_t db, r1;
+
+	(void)state;
+	db = send_op(s, 0, 0, big, UINT32_MAX);
+	db = send_op(s, 0, 0, small, db);
+	poll_op(s, 0, 6, poll_op(s, 0, 5, db));
+	r1 = op_add(s, 1, (struct cc_op){ .kind = CC_OP_POST_RECV,
+		.u.recv = { .qp = 0, .wr_id = 10, .num_sge = 1, .sge = { 0, 0, 4096 } } },
+		    UINT32_MAX);
+	/* the second receive only once the first is filled */
+	op_add(s, 1, (struct cc_op){ .kind = CC_OP_POST_RECV,
+		.u.recv = { .qp = 0, .wr_id = 11, .num_sge = 1, .sge = { 0, 0, 4096 } } },
+	       poll_op(s, 1, 10, r1));
+	pk = run(s, "ib-hdr", NULL, CC_SIM_MODEL_PACKET, true);
+	fl = run(s, "ib-hdr", NULL, CC_SIM_MODEL_FLOW, true);
+	assert_int_equal(fl.rank[1].rnr_naks, pk.rank[1].rnr_naks);
+	if (fabs((double)fl.time_ps / (double)pk.time_ps - 1) > 0.01)
+		fail_msg("flow %llu ps, packet %llu ps", (unsigned long long)fl.time_ps,
+			 (unsigned long long)pk.time_ps);
+	cc_sim_result_free(&pk);
+	cc_sim_result_free(&fl);
+	cc_schedule_free(s);
+}
+
+/* Data, then the flag behind it on the same QP (the write_flag
+ * transport): the flag never lands first, even where a slow PCIe link
+ * makes the data's last packet the slower to write. */
+static void test_flag_behind_data(void **state)
+{
+	struct cc_coll_params p = coll(CC_ALLREDUCE, CC_ALGO_RING, CC_WRITE_FLAG, 2, 256 * 1024);
+	char err[256];
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+	struct sim_params f;
+	struct cc_sim_result res;
+	struct cc_sim_opts o = { .fabric = &f, .model = CC_SIM_MODEL_FLOW, .topo = SIM_TOPO_STAR,
+				 .seed = 1, .check = true };
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(sim_params_preset("ib-hdr", &f), 0);
+	f.pcie.rate_bps = UINT64_C(8000000000);
+	assert_int_equal(cc_sim_run(s, &o, &res), 0);
+	assert_run_status(res.err, CC_RUN_OK);
+	assert_int_equal(res.wrong, 0);
+	cc_sim_result_free(&res);
+	cc_schedule_free(s);
 }
 
 /* The busbw column of a one-row table. */
@@ -496,6 +585,8 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_rnr),
+		cmocka_unit_test(test_sends_in_order),
+		cmocka_unit_test(test_flag_behind_data),
 		cmocka_unit_test(test_cli),
 		cmocka_unit_test(test_scenario_key),
 	};
