@@ -97,6 +97,17 @@ static void schedule_end(struct sim_flownet *n, uint32_t id)
 		sim__nomem(__FILE__, __LINE__, "flow");
 }
 
+/* Resource r joins the component of visit e, once. */
+static void take_res(struct sim_flownet *n, uint32_t r, uint32_t e)
+{
+	if (n->res[r].mark == e)
+		return;
+	n->res[r].mark = e;
+	if (grow((void **)&n->cr, &n->room_cr, n->ncr, sizeof(*n->cr)))
+		sim__nomem(__FILE__, __LINE__, "flow");
+	n->cr[n->ncr++] = r;
+}
+
 /* Gathers into cf / cr every flow and resource connected to the dirty
  * resources, in the order met (deterministic). */
 static void component(struct sim_flownet *n)
@@ -105,15 +116,8 @@ static void component(struct sim_flownet *n)
 
 	n->ncf = n->ncr = 0;
 	for (uint32_t i = 0; i < n->ndirty; i++) {
-		uint32_t r = n->dirty[i];
-
-		n->res[r].dirty = false;
-		if (n->res[r].mark == e)
-			continue;
-		n->res[r].mark = e;
-		if (grow((void **)&n->cr, &n->room_cr, n->ncr, sizeof(*n->cr)))
-			sim__nomem(__FILE__, __LINE__, "flow");
-		n->cr[n->ncr++] = r;
+		n->res[n->dirty[i]].dirty = false;
+		take_res(n, n->dirty[i], e);
 	}
 	n->ndirty = 0;
 	for (uint32_t i = 0; i < n->ncr; i++) {
@@ -128,16 +132,8 @@ static void component(struct sim_flownet *n)
 			if (grow((void **)&n->cf, &n->room_cf, n->ncf, sizeof(*n->cf)))
 				sim__nomem(__FILE__, __LINE__, "flow");
 			n->cf[n->ncf++] = rs->flows[j];
-			for (uint32_t k = 0; k < f->nres; k++) {
-				struct sim_flow_res *r2 = &n->res[f->res[k]];
-
-				if (r2->mark == e)
-					continue;
-				r2->mark = e;
-				if (grow((void **)&n->cr, &n->room_cr, n->ncr, sizeof(*n->cr)))
-					sim__nomem(__FILE__, __LINE__, "flow");
-				n->cr[n->ncr++] = f->res[k];
-			}
+			for (uint32_t k = 0; k < f->nres; k++)
+				take_res(n, f->res[k], e);
 		}
 	}
 }

@@ -942,6 +942,18 @@ static void port_started(void *ctx, uint32_t port, struct sim_packet *pkt)
 
 /* ---- doorbells and WQE fetch ---- */
 
+/* QP qp holds new WQEs: its port's arbiter looks at it, or under the flow
+ * model its next message starts (sim/rnic_flow.c). */
+static void wqes_in(struct sx *x, uint32_t r, struct sx_qp *qp)
+{
+	if (x->fl) {
+		sx_flow_kick(x, r, qp);
+		return;
+	}
+	sx_qp_wake(x, r, qp);
+	sx_port_fill(x, r, qp->port);
+}
+
 void sx_nic_doorbell(struct sx *x, uint32_t r, uint32_t q, uint32_t nwqe)
 {
 	struct sx_rank *rk = &x->rk[r];
@@ -959,12 +971,7 @@ void sx_nic_doorbell(struct sx *x, uint32_t r, uint32_t q, uint32_t nwqe)
 		 * (sim/exec.c op_p2p). */
 		if (qp->rung > qp->fetched) {
 			qp->fetched = qp->rung;
-			if (x->fl) {
-				sx_flow_kick(x, r, qp);
-				return;
-			}
-			sx_qp_wake(x, r, qp);
-			sx_port_fill(x, r, qp->port);
+			wqes_in(x, r, qp);
 		}
 		return;
 	}
@@ -1018,12 +1025,7 @@ static void wqes_fetched(struct sim_engine *eng, void *ctx, uint32_t port, struc
 		qp->fetched = k->wqe;
 		sx_trace(x, CC_TRACE_WQE_FETCH, rk->r, CC_TRACE_NIC, qp->q, qp->sq[first].op, k->t0,
 			 sim_now(eng) - k->t0, (uint64_t)(k->wqe - first) * x->f->rnic.wqe_bytes);
-		if (x->fl) {
-			sx_flow_kick(x, rk->r, qp);
-		} else {
-			sx_qp_wake(x, rk->r, qp);
-			sx_port_fill(x, rk->r, qp->port);
-		}
+		wqes_in(x, rk->r, qp);
 	}
 	sx_pkt_put(x, k);
 }
