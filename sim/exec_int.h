@@ -425,10 +425,12 @@ void sx_switch_address(const struct sx *x, struct sx_pkt *k, uint32_t dst, uint3
 		       bool nvlink);
 /* A copy of `len` bytes at src, for a packet's payload. */
 uint8_t *sx_bytes_of(const uint8_t *src, uint32_t len);
-/* A switch's reduction takes packet k's payload (a member's share) at
- * offset `at` of its accumulator *acc of `total` bytes, allocated on first
- * use: copied when it is the first share of its packet, else reduced in;
- * a share without data (a run that carries none) sets *nodata. */
+/* A switch's reduction takes `len` bytes at src (a member's share; NULL:
+ * not carried, which sets *nodata) at offset `at` of its accumulator *acc
+ * of `total` bytes, allocated on first use: copied when it is the first
+ * share there, else reduced in.  sx_fold_share(): packet k's payload. */
+void sx_fold_bytes(uint8_t **acc, bool *nodata, uint32_t total, uint64_t at, bool first,
+		   const uint8_t *src, uint32_t len, enum cc_dtype dtype, enum cc_redop redop);
 void sx_fold_share(uint8_t **acc, bool *nodata, uint32_t total, uint64_t at, bool first,
 		   const struct sx_pkt *k, enum cc_dtype dtype, enum cc_redop redop);
 

@@ -238,23 +238,27 @@ static void reduce_answer(struct sx_nvs *v, struct sx_red *d, uint32_t i)
 	}
 }
 
-void sx_fold_share(uint8_t **acc, bool *nodata, uint32_t total, uint64_t at, bool first,
-		   const struct sx_pkt *k, enum cc_dtype dtype, enum cc_redop redop)
+void sx_fold_bytes(uint8_t **acc, bool *nodata, uint32_t total, uint64_t at, bool first,
+		   const uint8_t *src, uint32_t len, enum cc_dtype dtype, enum cc_redop redop)
 {
-	uint32_t len = k->p.payload_bytes;
-
 	if (!len)
 		return;
-	if (!k->data) {
+	if (!src) {
 		*nodata = true;
 		return;
 	}
 	if (!*acc && !(*acc = malloc(total)))
 		sx_die_nomem();
 	if (first)
-		memcpy(*acc + at, k->data, len);
+		memcpy(*acc + at, src, len);
 	else
-		cc_reduce(*acc + at, *acc + at, k->data, len / cc_dtype_size(dtype), dtype, redop);
+		cc_reduce(*acc + at, *acc + at, src, len / cc_dtype_size(dtype), dtype, redop);
+}
+
+void sx_fold_share(uint8_t **acc, bool *nodata, uint32_t total, uint64_t at, bool first,
+		   const struct sx_pkt *k, enum cc_dtype dtype, enum cc_redop redop)
+{
+	sx_fold_bytes(acc, nodata, total, at, first, k->data, k->p.payload_bytes, dtype, redop);
 }
 
 /* A member's share of packet k->idx of reduction k->red. */

@@ -233,6 +233,47 @@ uint8_t *fl_snapshot(const struct sx *x, uint32_t r, uint32_t buf, uint64_t off,
 	return d;
 }
 
+/* What comes in for a QP stays in order: its packets arrive as they left
+ * (IBA 9.5), its payloads are written as they came (PCIe keeps posted
+ * writes in order, 2.4.1).  `at`, or the last such time *last if later;
+ * it becomes the last. */
+static sim_time_ps in_order(sim_time_ps *last, sim_time_ps at)
+{
+	if (at < *last)
+		at = *last;
+	*last = at;
+	return at;
+}
+
+void fl_count(struct sx *x, uint32_t res, uint32_t len, uint64_t wire)
+{
+	struct sim_link_dir *l = &x->topo.links[res];
+
+	l->st.tx_bytes += wire;
+	l->st.rx_bytes += wire;
+	l->st.tx_payload_bytes += len;
+	l->busy_ps += sim_serialize_ps(wire, l->rate_bps);
+}
+
+void fl_place(struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint32_t len,
+	      const struct cc_op_send *o, const uint8_t *data)
+{
+	uint8_t *mem;
+
+	if (!len)
+		return;
+	mem = x->rk[r].mem[buf];
+	if (mem && o && (o->flags & CC_SEND_INLINE)) {
+		uint8_t word[8];
+
+		cc_word_store(word, o->inline_value);
+		memcpy(mem + off, word, len);
+	} else if (mem && data) {
+		memcpy(mem + off, data, len);
+	}
+	sx_mem_written(x, r, buf, off, len);
+}
+
 static void msg_sent(struct sim_engine *eng, void *ctx, uint64_t arg);
 static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg);
 static void resp_arrive(struct sim_engine *eng, void *ctx, uint64_t arg);
@@ -260,15 +301,9 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 		w[n++] = fl_pcie_w(x, m->len, true);
 	}
 	for (uint32_t i = 0; i < rt.n; i++) {
-		struct sim_link_dir *l = &x->topo.links[rt.link[i]];
-
 		res[n] = rt.link[i];
 		w[n++] = m->len ? (double)wire / m->len : 1.0;
-		/* --links: what the link carried, and its busy time */
-		l->st.tx_bytes += wire;
-		l->st.rx_bytes += wire;
-		l->st.tx_payload_bytes += m->len;
-		l->busy_ps += sim_serialize_ps(wire, l->rate_bps);
+		fl_count(x, rt.link[i], m->len, wire);
 	}
 	if (rt.n)
 		x->rk[from].st->wire_bytes += wire;
@@ -292,15 +327,11 @@ static void msg_sent(struct sim_engine *eng, void *ctx, uint64_t arg)
 	struct sx *x = ctx;
 	struct fl_msg *m = &x->fl->msg[arg];
 	struct sx_qp *qp = &x->rk[m->r].qp[m->q];
-
 	struct sx_qp *to = m->response ? qp : &x->rk[qp->peer].qp[qp->peer_q];
 
 	/* A QP's packets arrive in the order they left: a short message's
 	 * shorter tail does not overtake the one before it. */
-	m->t_arrive += sim_now(eng);
-	if (m->t_arrive < to->fl_in)
-		m->t_arrive = to->fl_in;
-	to->fl_in = m->t_arrive;
+	m->t_arrive = in_order(&to->fl_in, m->t_arrive + sim_now(eng));
 	fl_at(x, m->t_arrive, m->response ? resp_arrive : req_arrive, arg);
 	if (!m->response) {
 		sx_trace(x, CC_TRACE_TX_LAST, m->r, CC_TRACE_NIC, m->q, qp->sq[m->wqe].op,
@@ -422,18 +453,7 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg)
 	}
 	if (m->len && buf == SX_NONE)
 		sim__model_die(__FILE__, __LINE__, "flow: rank %u: a message's target vanished", d);
-	if (m->len && x->rk[d].mem[buf]) {
-		if (o->flags & CC_SEND_INLINE) {
-			uint8_t word[8];
-
-			cc_word_store(word, o->inline_value);
-			memcpy(x->rk[d].mem[buf] + off, word, m->len);
-		} else if (m->data) {
-			memcpy(x->rk[d].mem[buf] + off, m->data, m->len);
-		}
-	}
-	if (m->len)
-		sx_mem_written(x, d, buf, off, m->len);
+	fl_place(x, d, buf, off, m->len, o, m->data);
 	sx_trace(x, CC_TRACE_DMA_WRITE, d, CC_TRACE_NIC, qp->q, rop, m->t_arrive,
 		 sim_now(eng) - m->t_arrive, m->len);
 	if (rop != SX_NONE) {
@@ -443,16 +463,6 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg)
 			   o->opcode == CC_WR_SEND ? 0 : o->imm, at > sim_now(eng) ? at : sim_now(eng));
 	}
 	fl_msg_free(x, (uint32_t)arg);
-}
-
-/* When a write that may start now into QP qp's memory is done: behind
- * the QP's writes before it (posted writes stay in order, PCIe 2.4.1). */
-static sim_time_ps write_done(struct sx_qp *qp, sim_time_ps at)
-{
-	if (at < qp->fl_wr)
-		at = qp->fl_wr;
-	qp->fl_wr = at;
-	return at;
 }
 
 /* A request's last byte is at the responder's NIC. */
@@ -493,9 +503,9 @@ static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 		resp->response = true;
 		fl_msg_free(x, (uint32_t)arg);
 		if (qp->nvlink || !len)
-			fl_at(x, write_done(qp, now), resp_go, id);
+			fl_at(x, in_order(&qp->fl_wr, now), resp_go, id);
 		else
-			fl_at(x, write_done(qp, now) + fl_pcie_pkt_ps(x, len, qp->mtu, true, true),
+			fl_at(x, in_order(&qp->fl_wr, now) + fl_pcie_pkt_ps(x, len, qp->mtu, true, true),
 			      resp_go, id);
 		return;
 	}
@@ -527,7 +537,7 @@ static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 	/* The ACK leaves as the last packet comes in (rnic_resp.c send_ack),
 	 * the payload is written behind it. */
 	m->refs = 2;
-	fl_at(x, write_done(qp, now + (qp->nvlink ? 0 : fl_pcie_pkt_ps(x, len, qp->mtu, false,
+	fl_at(x, in_order(&qp->fl_wr, now + (qp->nvlink ? 0 : fl_pcie_pkt_ps(x, len, qp->mtu, false,
 									 false))),
 	      req_written, arg);
 	fl_at(x, now + one_packet_ps(x, d, qp, SIM_BTH_ACK), fl_wqe_done, arg);
@@ -561,11 +571,8 @@ void fl_response_in(struct sim_engine *eng, void *ctx, uint64_t arg)
 	const struct cc_op_send *o = sx_wqe_send(x, m->r, w);
 	uint32_t buf = fl_local_buf(x, m->r, w, o);
 
-	if (buf != SX_NONE && m->len) {
-		if (x->rk[m->r].mem[buf] && m->data)
-			memcpy(x->rk[m->r].mem[buf] + o->sge.offset, m->data, m->len);
-		sx_mem_written(x, m->r, buf, o->sge.offset, m->len);
-	}
+	if (buf != SX_NONE)
+		fl_place(x, m->r, buf, o->sge.offset, m->len, NULL, m->data);
 	fl_wqe_done(eng, ctx, arg);
 }
 
@@ -575,12 +582,10 @@ static void resp_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 {
 	struct sx *x = ctx;
 	const struct fl_msg *m = &x->fl->msg[arg];
-	const struct sx_qp *qp = &x->rk[m->r].qp[m->q];
+	struct sx_qp *qp = &x->rk[m->r].qp[m->q];
+	sim_time_ps w = qp->nvlink ? 0 : fl_pcie_pkt_ps(x, m->len, qp->mtu, false, false);
 
-	fl_at(x, write_done((struct sx_qp *)qp,
-			    sim_now(eng) + (qp->nvlink ? 0 : fl_pcie_pkt_ps(x, m->len, qp->mtu, false,
-									    false))),
-	      fl_response_in, arg);
+	fl_at(x, in_order(&qp->fl_wr, sim_now(eng) + w), fl_response_in, arg);
 }
 
 /* Starts WQE i of rank r's QP qp. */
@@ -608,16 +613,13 @@ static void wqe_go(struct sx *x, uint32_t r, struct sx_qp *qp, uint32_t i)
 		struct sx_qp *to = &x->rk[qp->peer].qp[qp->peer_q];
 
 		qp->rd_out++;
-		m->t_arrive = now + one_packet_ps(x, r, qp, SIM_BTH_READ_REQUEST);
-		if (m->t_arrive < to->fl_in)
-			m->t_arrive = to->fl_in;
-		to->fl_in = m->t_arrive;
+		m->t_arrive = in_order(&to->fl_in,
+				       now + one_packet_ps(x, r, qp, SIM_BTH_READ_REQUEST));
 		fl_at(x, m->t_arrive, req_arrive, id);
 		return;
 	}
 	qp->fl_busy = true;
-	if (o->payload == CC_PAYLOAD_DATA || len)
-		st->payload_bytes += len;
+	st->payload_bytes += len;
 	if (!(o->flags & CC_SEND_INLINE) && len)
 		m->data = fl_snapshot(x, r, fl_local_buf(x, r, w, o), o->sge.offset, len);
 	/* The payload's first read from memory: a PCIe round trip from when

@@ -114,6 +114,14 @@ uint8_t *fl_snapshot(const struct sx *x, uint32_t r, uint32_t buf, uint64_t off,
  * requester's buffer, and its WQE done. */
 void fl_wqe_done(struct sim_engine *eng, void *ctx, uint64_t arg);
 void fl_response_in(struct sim_engine *eng, void *ctx, uint64_t arg);
+/* --links: link direction res carried a message of len payload bytes,
+ * `wire` bytes on it. */
+void fl_count(struct sx *x, uint32_t res, uint32_t len, uint64_t wire);
+/* len bytes land in rank r's buffer buf at off: the inline value of o
+ * (when o is an inline WQE), else data (NULL: not carried); waits on
+ * them are woken. */
+void fl_place(struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint32_t len,
+	      const struct cc_op_send *o, const uint8_t *data);
 /* A flow that only takes its bytes' room on its links. */
 void fl_noop(struct sim_engine *eng, void *ctx, uint64_t arg);
 

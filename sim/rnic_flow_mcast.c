@@ -36,10 +36,7 @@
 #include "sim/rnic_flow_int.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-#include "core/dtype.h"
-#include "core/word.h"
 #include "sim/model.h"
 #include "sim/opcode.h"
 
@@ -82,19 +79,10 @@ static const struct cc_qp *qp_of(const struct sx *x, const struct fl_msg *m)
 	return &x->s->ranks[m->r].qps[m->q];
 }
 
-/* --links: what a link direction carried and its busy time. */
-static void count(struct sx *x, uint32_t res, const struct fl_msg *m)
+/* Wire bytes per payload byte of a message of len, `wire` on its link. */
+static double weight(uint32_t len, uint64_t wire)
 {
-	struct sim_link_dir *l = &x->topo.links[res];
-
-	l->st.tx_bytes += m->wire;
-	l->st.tx_payload_bytes += m->len;
-	l->busy_ps += sim_serialize_ps(m->wire, l->rate_bps);
-}
-
-static double weight(const struct fl_msg *m)
-{
-	return m->len ? (double)m->wire / m->len : 1.0;
+	return len ? (double)wire / len : 1.0;
 }
 
 /* A message has landed: a store's data in every member, and the QP's next
@@ -108,6 +96,10 @@ static void land(struct sim_engine *eng, void *ctx, uint64_t arg)
 	const struct cc_qp *cq = qp_of(x, m);
 
 	if (m->response) {
+		if (m->nodata) { /* a member's share was not carried: no result */
+			free(m->data);
+			m->data = NULL;
+		}
 		fl_response_in(eng, ctx, arg);
 		return;
 	}
@@ -121,20 +113,11 @@ static void land(struct sim_engine *eng, void *ctx, uint64_t arg)
 			fl_at(x, nx->t_arrive > sim_now(eng) ? nx->t_arrive : sim_now(eng), land,
 			      m->succ);
 	}
-	for (uint32_t j = 0; j < cq->group && m->len; j++) {
+	for (uint32_t j = 0; j < cq->group; j++) {
 		uint32_t mb = cc_qp_member(cq, j);
-		uint8_t *dst = member_mem(x, mb, o);
 
-		if (dst && (o->flags & CC_SEND_INLINE)) {
-			uint8_t word[8];
-
-			cc_word_store(word, o->inline_value);
-			memcpy(dst, word, m->len);
-		} else if (dst && m->data) {
-			memcpy(dst, m->data, m->len);
-		}
-		sx_mem_written(x, mb, x->s->ranks[mb].mrs[o->remote_mr].buf, o->remote_offset,
-			       m->len);
+		fl_place(x, mb, x->s->ranks[mb].mrs[o->remote_mr].buf, o->remote_offset, m->len, o,
+			 m->data);
 	}
 	fl_msg_free(x, (uint32_t)arg);
 }
@@ -155,46 +138,28 @@ static void part_done(struct sx *x, uint32_t id, sim_time_ps tail)
 static void job_done(struct sim_engine *eng, void *ctx, uint64_t arg);
 
 static void sharp_out(struct sx *x, uint32_t agg, uint32_t j, uint32_t res);
-static double sharp_weight(struct sx *x, uint32_t agg, uint32_t res);
 
 /* The head job of link direction res starts: its flow on that link. */
 static void job_go(struct sx *x, uint32_t res)
 {
 	const struct fl_job *j = &x->fl->fifo[res].q[x->fl->fifo[res].head];
-	struct fl_msg *m;
-	double w;
+	bool sharp = j->kind == FL_SHARP;
+	uint32_t len = sharp ? x->fl->agg[j->id].len : x->fl->msg[j->id].len;
+	uint64_t wire = sharp ? x->fl->agg[j->id].wire : x->fl->msg[j->id].wire;
+	double w = weight(len, wire);
 
-	if (j->kind == FL_SHARP) {
-		w = sharp_weight(x, j->id, res);
-		if (sim_flow_start(&x->fl->net, x->fl->agg[j->id].len, &res, &w, 1, job_done, x,
-				   res))
-			sx_die_nomem();
-		return;
-	}
-	m = &x->fl->msg[j->id];
-	w = weight(m);
-	count(x, res, m);
+	fl_count(x, res, len, wire);
 	if (j->kind == FL_SHARE) {
+		struct fl_msg *m = &x->fl->msg[j->id];
 		const struct cc_op_send *o = op_of(x, m);
-		const uint8_t *src = member_mem(x, j->mb, o);
 		const struct sim_host_params *h = &x->f->host;
 		uint32_t down = nvlink_res(x, j->mb, false);
 		double one = 1.0;
 
 		/* The result, as the members' data stands when their shares
-		 * leave (a member not carried: none to carry). */
-		if (!src || m->nodata) {
-			m->nodata = true;
-			free(m->data);
-			m->data = NULL;
-		} else if (m->len && !m->data) {
-			if (!(m->data = malloc(m->len)))
-				sx_die_nomem();
-			memcpy(m->data, src, m->len);
-		} else if (m->len) {
-			cc_reduce(m->data, m->data, src, m->len / cc_dtype_size(o->dtype), o->dtype,
-				  o->redop);
-		}
+		 * leave (a member not carried: none to carry, land()). */
+		sx_fold_bytes(&m->data, &m->nodata, m->len, 0, !m->data, member_mem(x, j->mb, o),
+			      m->len, o->dtype, o->redop);
 		/* The switch's read of the share came down as request flits, one
 		 * per NVLink packet it asks for (sim/wire.h): their room on the
 		 * way down, in a flow of their own that does not hold the share
@@ -206,7 +171,7 @@ static void job_go(struct sx *x, uint32_t res)
 				   &down, &one, 1, fl_noop, x, 0))
 			sx_die_nomem();
 	}
-	if (sim_flow_start(&x->fl->net, m->len, &res, &w, 1, job_done, x, res))
+	if (sim_flow_start(&x->fl->net, len, &res, &w, 1, job_done, x, res))
 		sx_die_nomem();
 }
 
@@ -290,6 +255,7 @@ void fl_mcast_go(struct sx *x, uint32_t id)
 	uint32_t up = nvlink_res(x, m->r, true), down = nvlink_res(x, m->r, false);
 	sim_time_ps fwd = x->f->sw.fwd_latency_ps, out = 0;
 	uint64_t last;
+	double wt;
 
 	if (sx_sharp_group(x, cq)) {
 		sharp_go(x, id);
@@ -336,13 +302,10 @@ void fl_mcast_go(struct sx *x, uint32_t id)
 	qp->fl_last_mc = id;
 	qp->fl_busy = true;
 	x->rk[m->r].st->wire_bytes += m->wire;
-	count(x, up, m);
-	{
-		double wt = weight(m);
-
-		if (sim_flow_start(&x->fl->net, m->len, &up, &wt, 1, store_sent, x, id))
-			sx_die_nomem();
-	}
+	fl_count(x, up, m->len, m->wire);
+	wt = weight(m->len, m->wire);
+	if (sim_flow_start(&x->fl->net, m->len, &up, &wt, 1, store_sent, x, id))
+		sx_die_nomem();
 	for (uint32_t j = 0; j < cq->group; j++) {
 		uint32_t mb = cc_qp_member(cq, j);
 
@@ -367,14 +330,6 @@ static uint32_t net_res(const struct sx *x, uint32_t mb, uint32_t q, bool to_swi
 
 	return (uint32_t)((to_switch ? sim_topo_nic_tx(t, mb, p) : sim_topo_nic_rx(t, mb, p)) -
 			  x->topo.links);
-}
-
-static double sharp_weight(struct sx *x, uint32_t agg, uint32_t res)
-{
-	const struct fl_agg *a = &x->fl->agg[agg];
-
-	count(x, res, &(struct fl_msg){ .len = a->len, .wire = a->wire });
-	return a->len ? (double)a->wire / a->len : 1.0;
 }
 
 /* The open reduction of the seq-th SEND of the group of QP q at peer; made
@@ -460,11 +415,8 @@ static void sharp_deliver(struct sim_engine *eng, void *ctx, uint64_t arg)
 	rv = &x->s->ranks[mb].ops[rop].u.recv;
 	mr = rv->num_sge ? sx_find_mr(x, mb, x->rk[mb].key[rv->sge.mr], rv->sge.offset, 0, 0)
 			 : NULL;
-	if (mr && a->len) {
-		if (x->rk[mb].mem[mr->buf] && a->acc && !a->nodata)
-			memcpy(x->rk[mb].mem[mr->buf] + rv->sge.offset, a->acc, a->len);
-		sx_mem_written(x, mb, mr->buf, rv->sge.offset, a->len);
-	}
+	if (mr)
+		fl_place(x, mb, mr->buf, rv->sge.offset, a->len, NULL, a->nodata ? NULL : a->acc);
 	sx_cqe_new(x, mb, a->q, rop, true, CC_WC_SUCCESS, a->len, 0,
 		   sim_now(eng) + sx_cqe_write_ps(x, qp));
 	if (--a->left == 0) {
@@ -508,21 +460,13 @@ static void sharp_share_go(struct sim_engine *eng, void *ctx, uint64_t arg)
 	const struct cc_op_send *o = op_of(x, m);
 	struct fl_agg *a = &x->fl->agg[m->agg];
 	uint32_t res[2] = { fl_pcie_res(x, m->r, true), net_res(x, m->r, m->q, true) };
-	double w[2] = { fl_pcie_w(x, m->len ? m->len : 1, true), weight(m) };
+	double w[2] = { fl_pcie_w(x, m->len ? m->len : 1, true), weight(m->len, m->wire) };
 	uint32_t agg = m->agg;
 
 	(void)eng;
-	if (!m->data || a->nodata) {
-		a->nodata = true;
-	} else if (!a->acc) {
-		if (!(a->acc = malloc(a->len)))
-			sx_die_nomem();
-		memcpy(a->acc, m->data, a->len);
-	} else {
-		cc_reduce(a->acc, a->acc, m->data, a->len / cc_dtype_size(o->dtype), o->dtype,
-			  o->redop);
-	}
-	count(x, res[1], m);
+	sx_fold_bytes(&a->acc, &a->nodata, a->len, 0, !a->acc, m->data, a->len, o->dtype,
+		      o->redop);
+	fl_count(x, res[1], m->len, m->wire);
 	x->rk[m->r].st->wire_bytes += m->wire;
 	if (sim_flow_start(&x->fl->net, m->len, res, w, 2, sharp_share_in, x, arg))
 		sx_die_nomem();
