@@ -289,9 +289,7 @@ int main(int argc, char **argv)
 				return bad_option("--topology", optarg, "not ring or star");
 			break;
 		case OPT_MODEL:
-			if (!strcmp(optarg, "flow"))
-				model = CC_SIM_MODEL_FLOW;
-			else if (strcmp(optarg, "packet"))
+			if (cc_sim_model_parse(optarg, &model))
 				return bad_option("--model", optarg, "not packet or flow");
 			break;
 		case 'k':

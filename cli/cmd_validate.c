@@ -103,9 +103,7 @@ static int parse_args(int argc, char **argv, struct val_args *a, bool *help)
 			a->sets[a->nsets++] = val;
 			break;
 		case O_MODEL:
-			if (!strcmp(val, "flow"))
-				a->model = CC_SIM_MODEL_FLOW;
-			else if (strcmp(val, "packet"))
+			if (cc_sim_model_parse(val, &a->model))
 				return usage_error("invalid value '%s' for --model: expected packet or "
 						   "flow", val);
 			a->model_given = true;

@@ -643,14 +643,11 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 	case OPT_FAULT:
 		return apply_fault(c, arg, o);
 	case OPT_MODEL:
-		for (int i = 0; i < CC_SIM_MODEL_COUNT; i++)
-			if (!strcmp(arg, cc_sim_model_name[i])) {
-				o->model = (enum cc_sim_model)i;
-				o->model_given = true;
-				return 0;
-			}
-		return bad_value(c, arg, "expected packet (every packet, the default) or flow "
-				 "(each message a flow, links shared max-min fairly)");
+		if (cc_sim_model_parse(arg, &o->model))
+			return bad_value(c, arg, "expected packet (every packet, the default) or "
+					 "flow (each message a flow, links shared max-min fairly)");
+		o->model_given = true;
+		return 0;
 	case OPT_WALL_LIMIT:
 		o->wall_limit_given = true;
 		return cli_opt_wall_limit(c->cmd, c->opt, arg, &o->wall_limit_ms);

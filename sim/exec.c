@@ -50,6 +50,16 @@ const char *const cc_sim_model_name[CC_SIM_MODEL_COUNT] = {
 	[CC_SIM_MODEL_FLOW] = "flow",
 };
 
+int cc_sim_model_parse(const char *s, enum cc_sim_model *out)
+{
+	for (int i = 0; i < CC_SIM_MODEL_COUNT; i++)
+		if (!strcmp(s, cc_sim_model_name[i])) {
+			*out = (enum cc_sim_model)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 _Noreturn void sx_die_nomem(void)
 {
 	/* A handler cannot return an error: out of memory mid-run unwinds

@@ -44,6 +44,8 @@ enum cc_sim_model {
 	CC_SIM_MODEL_COUNT
 };
 extern const char *const cc_sim_model_name[CC_SIM_MODEL_COUNT]; /* "packet", "flow" */
+/* 0, or -EINVAL for a name not in cc_sim_model_name. */
+int cc_sim_model_parse(const char *s, enum cc_sim_model *out);
 
 struct cc_sim_opts {
 	const struct sim_params *fabric;
