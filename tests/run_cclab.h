@@ -93,6 +93,26 @@ static inline char *text_of(const char *path)
 	return s ? s : strdup("");
 }
 
+/* File `name` of tmpdir: open for writing, or its whole text. */
+static inline FILE *create_in_tmpdir(const char *name)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	return f;
+}
+
+static inline char *text_of_in_tmpdir(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	return text_of(path);
+}
+
 /* Runs "ENV $CCLAB args" (args are passed through sh; env: assignments
  * such as "CCLAB_SIM_TIES=lifo", or ""). */
 static inline struct run run_cclab_va(const char *env, const char *fmt, va_list ap)

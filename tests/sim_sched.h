@@ -93,6 +93,36 @@ static inline double sim_star_us(const struct cc_coll_params *p, const char *fab
 	return us;
 }
 
+/* Two ranks joined by nqp QP pairs (rnr_retry `rnr_retry`), each with a
+ * GPU data buffer of `bytes` (buffer and MR 0: local and remote write,
+ * remote read) and the flags the peer writes (buffer and MR 1, host
+ * memory, 64 B), one CQ of 16; no ops. */
+static inline struct cc_schedule *two_rank_sched(uint32_t nqp, uint64_t bytes, uint8_t rnr_retry)
+{
+	struct cc_coll_params p;
+	cc_coll_params_default(&p);
+	p.nranks = 2;
+	p.count = 0; /* no collective: the checker has nothing to compare */
+	struct cc_schedule *s = cc_schedule_new(&p);
+	assert_non_null(s);
+	for (uint32_t r = 0; r < 2; r++) {
+		struct cc_rank_sched *rs = &s->ranks[r];
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_GPU, CC_BUF_INPUT, bytes, -1, 0 });
+		/* the flags the peer writes: its connection's, as a builder's */
+		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, 64, (int32_t)(1 - r),
+						       0 });
+		cc_add_mr(rs, 0, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE |
+				 CC_ACCESS_REMOTE_READ);
+		cc_add_mr(rs, 1, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE);
+		cc_add_cq(rs, 16);
+		for (uint32_t q = 0; q < nqp; q++)
+			cc_add_qp(rs, &(struct cc_qp){ .peer = 1 - r, .peer_qp = q, .max_send_wr = 4,
+						       .max_recv_wr = 4, .max_inline = 64,
+						       .retry_cnt = 7, .rnr_retry = rnr_retry });
+	}
+	return s;
+}
+
 /* Op of rank r after op dep (UINT32_MAX: none); its index. */
 static inline uint32_t op_add(struct cc_schedule *s, uint32_t r, struct cc_op op, uint32_t dep)
 {

@@ -268,8 +268,6 @@ static void refused(const struct cc_schedule *s, const struct cc_sim_fault *faul
 		fail_msg("'%s' does not say '%s'", res.err.msg, why);
 }
 
-static struct cc_schedule *pair(uint32_t nqp, uint8_t rnr);
-
 static void test_refusals(void **state)
 {
 	char err[256];
@@ -285,39 +283,10 @@ static void test_refusals(void **state)
 	assert_non_null(s);
 	refused(s, &slow, 1, "faults");
 	cc_schedule_free(s);
-	s = pair(1, 7);
+	s = two_rank_sched(1, 4096, 7);
 	poll_op(s, 0, 1, send_op(s, 0, 0, add, UINT32_MAX));
 	refused(s, NULL, 0, "atomics");
 	cc_schedule_free(s);
-}
-
-/* Two ranks, nqp QP pairs, rnr_retry `rnr`: a data buffer and a flag
- * buffer each, MRs 0 and 1 over them (as test_sim_exec.c's pair()). */
-static struct cc_schedule *pair(uint32_t nqp, uint8_t rnr)
-{
-	struct cc_coll_params p;
-	struct cc_schedule *s;
-
-	cc_coll_params_default(&p);
-	p.nranks = 2;
-	p.count = 0;
-	s = cc_schedule_new(&p);
-	assert_non_null(s);
-	for (uint32_t r = 0; r < 2; r++) {
-		struct cc_rank_sched *rs = &s->ranks[r];
-
-		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_GPU, CC_BUF_INPUT, 4096, -1, 0 });
-		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, 64, (int32_t)(1 - r),
-						       0 });
-		cc_add_mr(rs, 0, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE);
-		cc_add_mr(rs, 1, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE);
-		cc_add_cq(rs, 16);
-		for (uint32_t q = 0; q < nqp; q++)
-			cc_add_qp(rs, &(struct cc_qp){ .peer = 1 - r, .peer_qp = q, .max_send_wr = 4,
-						       .max_recv_wr = 4, .max_inline = 64,
-						       .retry_cnt = 7, .rnr_retry = rnr });
-	}
-	return s;
 }
 
 /* A SEND before its receive: an RNR NAK, the RNR timer (code 12:
@@ -335,7 +304,7 @@ static void test_rnr(void **state)
 	struct cc_op_send flag = { .wr_id = 6, .opcode = CC_WR_RDMA_WRITE, .flags = CC_SEND_INLINE,
 				   .num_sge = 1, .sge = { 1, 0, 8 }, .remote_mr = 1,
 				   .inline_value = 1 };
-	struct cc_schedule *s = pair(2, 7);
+	struct cc_schedule *s = two_rank_sched(2, 4096, 7);
 	struct cc_sim_result pk, fl;
 	struct sim_params f;
 	struct cc_sim_opts o = { .fabric = &f, .model = CC_SIM_MODEL_FLOW, .topo = SIM_TOPO_STAR };
@@ -363,7 +332,7 @@ static void test_rnr(void **state)
 
 	/* rnr_retry 1: one RNR NAK per message, twice over: the counter
 	 * starts over with each completion (rnic.c sx_ack_upto) */
-	s = pair(2, 1);
+	s = two_rank_sched(2, 4096, 1);
 	db = send_op(s, 0, 0, send, UINT32_MAX);
 	w = poll_op(s, 0, 7, send_op(s, 0, 1, write, db));
 	db = send_op(s, 0, 1, flag, w);
@@ -388,7 +357,7 @@ static void test_rnr(void **state)
 	cc_sim_result_free(&fl);
 	cc_schedule_free(s);
 
-	s = pair(1, 0);
+	s = two_rank_sched(1, 4096, 0);
 	send.wr_id = 5;
 	db = send_op(s, 0, 0, send, UINT32_MAX);
 	poll_op(s, 0, 5, db);
@@ -399,26 +368,6 @@ static void test_rnr(void **state)
 	assert_int_equal(fl.err.wr_id, 5);
 	cc_sim_result_free(&fl);
 	cc_schedule_free(s);
-}
-
-/* File `name` of tmpdir: open for writing, or its text. */
-static FILE *create_in_tmpdir(const char *name)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	return f;
-}
-
-static char *text_of_tmp(const char *name)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	return text_of(path);
 }
 
 /* A QP's messages are taken in order, whatever their sizes: two SENDs
@@ -432,7 +381,7 @@ static void test_sends_in_order(void **state)
 				  .num_sge = 1, .sge = { 0, 0, 4096 } };
 	struct cc_op_send small = { .wr_id = 6, .opcode = CC_WR_SEND, .flags = CC_SEND_SIGNALED,
 				    .num_sge = 1, .sge = { 0, 0, 8 } };
-	struct cc_schedule *s = pair(1, 7);
+	struct cc_schedule *s = two_rank_sched(1, 4096, 7);
 	struct cc_sim_result pk, fl;
 	uint32_t db, r1;
 
@@ -550,7 +499,7 @@ static void test_scenario_key(void **state)
 	assert_int_equal(a.status, 0);
 	assert_int_equal(b.status, 0);
 	assert_string_equal(strstr(a.out, "(B)"), strstr(b.out, "(B)"));
-	json = text_of_tmp("flow.json");
+	json = text_of_in_tmpdir("flow.json");
 	assert_non_null(strstr(json, "\"model\": \"flow\""));
 	free(json);
 	run_free(&a);

@@ -26,18 +26,6 @@
 #include "sim/net_yaml.h"
 #include "util/yaml.h"
 
-/* File `name` of tmpdir, open for writing. */
-static FILE *create_in_tmpdir(const char *name)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	return f;
-}
-
 /* Two hosts of two GPUs, no NVLink, every NIC on one switch; `pcie` is
  * each host's block (or "" for none). */
 static void write_topology(const char *name, const char *pcie)

@@ -82,32 +82,6 @@ static uint64_t wr(uint64_t b)
 enum { BUF_DATA, BUF_FLAG };
 enum { MR_DATA, MR_FLAG };
 
-static struct cc_schedule *pair(uint32_t nqp, uint64_t bytes, uint8_t rnr_retry)
-{
-	struct cc_coll_params p;
-	cc_coll_params_default(&p);
-	p.nranks = 2;
-	p.count = 0; /* no collective: the checker has nothing to compare */
-	struct cc_schedule *s = cc_schedule_new(&p);
-	assert_non_null(s);
-	for (uint32_t r = 0; r < 2; r++) {
-		struct cc_rank_sched *rs = &s->ranks[r];
-		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_GPU, CC_BUF_INPUT, bytes, -1, 0 });
-		/* the flags the peer writes: its connection's, as a builder's */
-		cc_add_buffer(rs, &(struct cc_buffer){ CC_MEM_HOST, CC_BUF_FLAG, 64, (int32_t)(1 - r),
-						       0 });
-		cc_add_mr(rs, BUF_DATA, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE |
-					CC_ACCESS_REMOTE_READ);
-		cc_add_mr(rs, BUF_FLAG, CC_ACCESS_LOCAL_WRITE | CC_ACCESS_REMOTE_WRITE);
-		cc_add_cq(rs, 16);
-		for (uint32_t q = 0; q < nqp; q++)
-			cc_add_qp(rs, &(struct cc_qp){ .peer = 1 - r, .peer_qp = q, .max_send_wr = 4,
-						       .max_recv_wr = 4, .max_inline = 64,
-						       .retry_cnt = 7, .rnr_retry = rnr_retry });
-	}
-	return s;
-}
-
 /* Runs s on ib-hdr over `net`, or the `topo` network when net is NULL. */
 static struct cc_sim_result run_on(const struct cc_schedule *s, enum sim_topo_kind topo,
 				   const struct sim_net *net, const struct cc_fault *faults,
@@ -146,7 +120,7 @@ static void write_one_packet(void **state)
 {
 	(void)state;
 	for (int topo = 0; topo < 2; topo++) {
-		struct cc_schedule *s = pair(1, 4096, 7);
+		struct cc_schedule *s = two_rank_sched(1, 4096, 7);
 		poll_op(s, 0, 7, send_op(s, 0, 0, write4k(CC_SEND_SIGNALED), UINT32_MAX));
 		struct cc_sim_result res = run(s, topo, NULL, 0);
 		/* post, doorbell, BlueFlame, payload read; the packet; the
@@ -178,7 +152,7 @@ static void write_four_packets(void **state)
 {
 	(void)state;
 	uint32_t len = 3 * 4096 + 100;
-	struct cc_schedule *s = pair(1, len, 7);
+	struct cc_schedule *s = two_rank_sched(1, len, 7);
 	struct cc_op_send o = write4k(CC_SEND_SIGNALED);
 
 	o.sge.length = len;
@@ -216,7 +190,7 @@ static void inline_read_refused(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		struct cc_schedule *s = pair(1, 4096, 7);
+		struct cc_schedule *s = two_rank_sched(1, 4096, 7);
 		struct cc_op_send o = { .wr_id = 9, .opcode = ops[i],
 					.flags = CC_SEND_SIGNALED | CC_SEND_INLINE, .num_sge = 1,
 					.sge = { MR_DATA, 0, 8 }, .remote_mr = MR_DATA };
@@ -232,7 +206,7 @@ static void inline_read_refused(void **state)
 static void read_is_a_round_trip(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(1, 4096, 7);
+	struct cc_schedule *s = two_rank_sched(1, 4096, 7);
 	struct cc_op_send o = { .wr_id = 9, .opcode = CC_WR_RDMA_READ, .flags = CC_SEND_SIGNALED,
 				.num_sge = 1, .sge = { MR_DATA, 0, 4096 }, .remote_mr = MR_DATA };
 	uint32_t db = send_op(s, 0, 0, o, UINT32_MAX);
@@ -248,7 +222,7 @@ static void read_is_a_round_trip(void **state)
 	cc_schedule_free(s);
 
 	/* One way: an inline flag WRITE, seen by a wait on rank 1. */
-	s = pair(1, 4096, 7);
+	s = two_rank_sched(1, 4096, 7);
 	o = (struct cc_op_send){ .wr_id = 3, .opcode = CC_WR_RDMA_WRITE,
 				 .flags = CC_SEND_SIGNALED | CC_SEND_INLINE, .num_sge = 1,
 				 .sge = { MR_FLAG, 0, 8 }, .remote_mr = MR_FLAG, .inline_value = 1 };
@@ -289,7 +263,7 @@ static void nvlink_skips_pcie(void **state)
 	sim_net_init(&net, NULL);
 	assert_int_equal(sim_net_railopt(&net, 1, 2, 0, msg, sizeof(msg)), 0);
 
-	struct cc_schedule *s = pair(1, 4096, 7);
+	struct cc_schedule *s = two_rank_sched(1, 4096, 7);
 	poll_op(s, 0, 7, send_op(s, 0, 0, write4k(CC_SEND_SIGNALED), UINT32_MAX));
 	struct cc_sim_result res = run_on(s, SIM_TOPO_RING, &net, NULL, 0);
 	/* data: 4096 + 32 x 32 = 5120 B, ser_nv(5120) + ser_nv(64) + f;
@@ -304,7 +278,7 @@ static void nvlink_skips_pcie(void **state)
 	cc_sim_result_free(&res);
 	cc_schedule_free(s);
 
-	s = pair(1, 4096, 7);
+	s = two_rank_sched(1, 4096, 7);
 	struct cc_op_send o = { .wr_id = 3, .opcode = CC_WR_RDMA_WRITE,
 				.flags = CC_SEND_SIGNALED | CC_SEND_INLINE, .num_sge = 1,
 				.sge = { MR_FLAG, 0, 8 }, .remote_mr = MR_FLAG, .inline_value = 1 };
@@ -328,7 +302,7 @@ static void nvlink_skips_pcie(void **state)
 static void rnr_then_success(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(2, 4096, 7);
+	struct cc_schedule *s = two_rank_sched(2, 4096, 7);
 	struct cc_op_send send = { .wr_id = 5, .opcode = CC_WR_SEND, .flags = CC_SEND_SIGNALED,
 				   .num_sge = 1, .sge = { MR_DATA, 0, 4096 } };
 	struct cc_op_send flag = { .wr_id = 6, .opcode = CC_WR_RDMA_WRITE, .flags = CC_SEND_INLINE,
@@ -369,7 +343,7 @@ static void rnr_then_success(void **state)
 static void rnr_retry_exhausted(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(1, 4096, 0);
+	struct cc_schedule *s = two_rank_sched(1, 4096, 0);
 	struct cc_op_send send = { .wr_id = 5, .opcode = CC_WR_SEND, .flags = CC_SEND_SIGNALED,
 				   .num_sge = 1, .sge = { MR_DATA, 0, 4096 } };
 	uint32_t db = send_op(s, 0, 0, send, UINT32_MAX);
@@ -420,7 +394,7 @@ static void ring_missing_receive_is_rnr_error(void **state)
 static void bad_rkey_is_remote_access_error(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(1, 4096, 7);
+	struct cc_schedule *s = two_rank_sched(1, 4096, 7);
 	uint32_t db = send_op(s, 0, 0, write4k(CC_SEND_SIGNALED), UINT32_MAX);
 	poll_op(s, 0, 7, db);
 	struct cc_fault fault = { CC_FAULT_RKEY, 0, 0 };
@@ -441,7 +415,7 @@ static void bad_rkey_is_remote_access_error(void **state)
 static void atomics_and_read_carry_data(void **state)
 {
 	(void)state;
-	struct cc_schedule *s = pair(1, 64, 7);
+	struct cc_schedule *s = two_rank_sched(1, 64, 7);
 	struct cc_op_send fa = { .wr_id = 1, .opcode = CC_WR_ATOMIC_FETCH_ADD,
 				 .flags = CC_SEND_SIGNALED, .num_sge = 1,
 				 .sge = { MR_FLAG, 0, 8 }, .remote_mr = MR_FLAG, .compare_add = 5 };
@@ -814,7 +788,7 @@ static void deterministic(void **state)
  * is a deadlock whatever the limits — not a time limit. */
 static void deadlock_is_not_a_time_limit(void **state)
 {
-	struct cc_schedule *s = pair(1, 64, 7);
+	struct cc_schedule *s = two_rank_sched(1, 64, 7);
 	struct cc_op wait = { .kind = CC_OP_WAIT_MEM, .u.wait = { BUF_FLAG, 0, 1 } };
 
 	(void)state;
