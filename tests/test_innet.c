@@ -34,6 +34,8 @@
 
 #include <cmocka.h>
 
+#include "tests/schedule_text.h"
+
 #include "core/exec_data.h"
 #include "sim/exec.h"
 #include "sim/net.h"
@@ -315,17 +317,6 @@ static void test_validate(void **state)
 	expect_invalid(s, "multicast group of ranks 1..7 by 2");
 }
 
-static char *print_to_string(const struct cc_schedule *s, int rank)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	cc_schedule_print(f, s, rank);
-	fclose(f);
-	return buf;
-}
 
 static void test_print(void **state)
 {
@@ -334,7 +325,7 @@ static void test_print(void **state)
 
 	(void)state;
 	round_op(s, 3, B_IN, B_RES, 4 * N, CC_FLOAT32, CC_MAX, NULL, 0);
-	text = print_to_string(s, 3);
+	text = schedule_text(cc_schedule_print, s, 3);
 	assert_non_null(strstr(text, "schedule format=4 "));
 	assert_non_null(strstr(text, "r3 qp 0 peer=switch peer_qp=- send_cq=0 recv_cq=0 "
 				     "max_send_wr=8 max_recv_wr=8 max_inline=0 retry_cnt=7 "

@@ -31,6 +31,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "tests/schedule_text.h"
 #include <unistd.h>
 
 #include "tests/files.h"
@@ -540,17 +542,6 @@ static void test_primitives(void **state)
 	assert_int_equal(c.elems[CC_PRIM_DIRECT_RECV_DIRECT_SEND], 250);
 }
 
-static char *print_to_string(const struct cc_schedule *s, int rank)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	cc_schedule_print(f, s, rank);
-	fclose(f);
-	return buf;
-}
 
 /* `cclab schedule`: a multicast QP names its members, a READ on it its
  * reduction. */
@@ -563,7 +554,7 @@ static void test_print(void **state)
 
 	(void)state;
 	assert_non_null(s);
-	out = print_to_string(s, 1);
+	out = schedule_text(cc_schedule_print, s, 1);
 	assert_non_null(strstr(out, "r1 buf 2 role=mcast mem=gpu size=64 peer=- ch=0\n"));
 	assert_non_null(strstr(out, "r1 qp 1 peer=nvswitch peer_qp=- send_cq=0 recv_cq=0 "
 				    "max_send_wr=27 max_recv_wr=0 max_inline=64 retry_cnt=7 "

@@ -19,23 +19,11 @@
 
 #include <cmocka.h>
 
+#include "tests/schedule_text.h"
+
 #include "core/algo.h"
 #include "core/schedule.h"
 
-typedef void (*print_fn)(FILE *f, const struct cc_schedule *s, int rank);
-
-static char *capture(print_fn fn, const struct cc_schedule *s, int rank)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	fn(f, s, rank);
-	assert_int_equal(fclose(f), 0);
-	assert_non_null(buf);
-	return buf;
-}
 
 /* 0 for a size field means "the default". */
 static struct cc_schedule *build(enum cc_coll coll, enum cc_transport t, uint32_t k,
@@ -111,7 +99,7 @@ static void test_header(void **state)
 {
 	(void)state;
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_IMM, 2, 16, 0, 0, 0);
-	char *out = capture(cc_schedule_print, s, -1);
+	char *out = schedule_text(cc_schedule_print, s, -1);
 
 	assert_true(!strncmp(out, "schedule ", 9));
 	assert_string_equal(line_starting(out, "schedule "),
@@ -136,7 +124,7 @@ static void test_header(void **state)
 	p.mem = CC_MEM_HOST;
 	s = cc_build(&p, err, sizeof(err));
 	assert_non_null(s);
-	out = capture(cc_schedule_print, s, 2);
+	out = schedule_text(cc_schedule_print, s, 2);
 	/* The header comes first, whichever rank is asked for. */
 	assert_true(!strncmp(out, "schedule ", 9));
 	assert_string_equal(line_starting(out, "schedule "),
@@ -154,7 +142,7 @@ static void test_setup_lines(void **state)
 {
 	(void)state;
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_IMM, 2, 16, 0, 0, 0);
-	char *out = capture(cc_schedule_print, s, 0);
+	char *out = schedule_text(cc_schedule_print, s, 0);
 	static const char *const want[] = {
 		"schedule format=4 coll=allreduce transport=write_imm ranks=2 dtype=float "
 		"redop=sum count=16 chunk_bytes=2097152 slot_bytes=524288 slots=8 mem=gpu "
@@ -197,7 +185,7 @@ static void test_op_lines_write_imm(void **state)
 {
 	(void)state;
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_IMM, 2, 16, 0, 0, 0);
-	char *out = capture(cc_schedule_print, s, -1);
+	char *out = schedule_text(cc_schedule_print, s, -1);
 
 	assert_string_equal(line_starting(out, "r0 op 0 "),
 			    "r0 op 0 post_recv qp=1 wr_id=0 sge=- deps=-");
@@ -245,7 +233,7 @@ static void test_op_lines_send_recv(void **state)
 {
 	(void)state;
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_SEND_RECV, 2, 16, 0, 0, 0);
-	char *out = capture(cc_schedule_print, s, 0);
+	char *out = schedule_text(cc_schedule_print, s, 0);
 
 	/* SEND lands in the receive WQE's SGE: the slot. */
 	assert_string_equal(line_starting(out, "r0 op 0 "),
@@ -264,7 +252,7 @@ static void test_op_lines_write_flag(void **state)
 {
 	(void)state;
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_FLAG, 2, 16, 0, 0, 0);
-	char *out = capture(cc_schedule_print, s, 0);
+	char *out = schedule_text(cc_schedule_print, s, 0);
 
 	/* No receive WQEs at all: the CTS is the first op. */
 	assert_int_equal(count_prefix(out, "r0 op 0 post_send "), 1);
@@ -292,9 +280,9 @@ static void test_rank_filter(void **state)
 {
 	(void)state;
 	struct cc_schedule *s = build(CC_ALLGATHER, CC_WRITE_IMM, 3, 8, 0, 0, 0);
-	char *all = capture(cc_schedule_print, s, -1);
-	char *one = capture(cc_schedule_print, s, 1);
-	char *none = capture(cc_schedule_print, s, 3);
+	char *all = schedule_text(cc_schedule_print, s, -1);
+	char *one = schedule_text(cc_schedule_print, s, 1);
+	char *none = schedule_text(cc_schedule_print, s, 3);
 
 	/* rank 1 alone: the header and exactly rank 1's lines of the full dump. */
 	unsigned int n1 = count_prefix(all, "r1 ");
@@ -322,8 +310,8 @@ static void test_count_zero(void **state)
 {
 	(void)state;
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_IMM, 2, 0, 0, 0, 0);
-	char *out = capture(cc_schedule_print, s, -1);
-	char *prims = capture(cc_schedule_print_primitives, s, -1);
+	char *out = schedule_text(cc_schedule_print, s, -1);
+	char *prims = schedule_text(cc_schedule_print_primitives, s, -1);
 
 	assert_string_equal(line_starting(out, "r1 rank "), "r1 rank bufs=6 mrs=4 cqs=1 qps=2 ops=0");
 	assert_string_equal(line_starting(out, "r0 buf 0 "), "r0 buf 0 role=input mem=gpu size=0 peer=- ch=0");
@@ -346,7 +334,7 @@ static void test_prims_allreduce_k4(void **state)
 {
 	(void)state;
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_IMM, 4, 4096, 0, 0, 0);
-	char *out = capture(cc_schedule_print_primitives, s, 1);
+	char *out = schedule_text(cc_schedule_print_primitives, s, 1);
 
 	assert_text(out, "rank 1 channel 0 chunk 0 step 0 send\n"
 			 "rank 1 channel 0 chunk 3 step 1 recvReduceSend\n"
@@ -363,7 +351,7 @@ static void test_prims_reducescatter_allgather_k4(void **state)
 {
 	(void)state;
 	struct cc_schedule *s = build(CC_REDUCESCATTER, CC_SEND_RECV, 4, 1024, 0, 0, 0);
-	char *out = capture(cc_schedule_print_primitives, s, 1);
+	char *out = schedule_text(cc_schedule_print_primitives, s, 1);
 
 	assert_text(out, "rank 1 channel 0 chunk 0 step 0 send\n"
 			 "rank 1 channel 0 chunk 3 step 1 recvReduceSend\n"
@@ -373,7 +361,7 @@ static void test_prims_reducescatter_allgather_k4(void **state)
 	cc_schedule_free(s);
 
 	s = build(CC_ALLGATHER, CC_WRITE_FLAG, 4, 1024, 0, 0, 0);
-	out = capture(cc_schedule_print_primitives, s, 1);
+	out = schedule_text(cc_schedule_print_primitives, s, 1);
 	assert_text(out, "rank 1 channel 0 chunk 1 step 0 copySend\n"
 			 "rank 1 channel 0 chunk 0 step 1 recvCopySend\n"
 			 "rank 1 channel 0 chunk 3 step 2 recvCopySend\n"
@@ -414,7 +402,7 @@ static void test_prims_match_nccl(void **state)
 			for (uint32_t k = 2; k <= 6; k++) {
 				struct cc_schedule *s = build((enum cc_coll)coll, (enum cc_transport)t,
 							      k, 64 * k, 0, 0, 0);
-				char *out = capture(cc_schedule_print_primitives, s, -1);
+				char *out = schedule_text(cc_schedule_print_primitives, s, -1);
 				uint32_t nsteps = cc_ring_steps((enum cc_coll)coll, k);
 				char *want = NULL;
 				size_t wlen = 0;
@@ -441,8 +429,8 @@ static void test_prims_k1(void **state)
 	(void)state;
 	for (int coll = 0; coll <= CC_ALLGATHER; coll++) {
 		struct cc_schedule *s = build((enum cc_coll)coll, CC_WRITE_IMM, 1, 100, 0, 0, 0);
-		char *out = capture(cc_schedule_print_primitives, s, -1);
-		char *dump = capture(cc_schedule_print, s, 0);
+		char *out = schedule_text(cc_schedule_print_primitives, s, -1);
+		char *dump = schedule_text(cc_schedule_print, s, 0);
 
 		assert_text(out, "rank 0 channel 0 chunk 0 step 0 copy\n");
 		assert_string_equal(line_starting(dump, "r0 op 0 "),
@@ -464,8 +452,8 @@ static void test_prims_slices_and_loops(void **state)
 	/* 10 floats, chunk 2 elements, slot 1 element: loops at 0, 4, 8; the
 	 * last loop's chunks are 1 element (min(chunk, ceil(rest / k))). */
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_IMM, 2, 10, 4, 8, 2);
-	char *out = capture(cc_schedule_print_primitives, s, 0);
-	char *dump = capture(cc_schedule_print, s, 0);
+	char *out = schedule_text(cc_schedule_print_primitives, s, 0);
+	char *dump = schedule_text(cc_schedule_print, s, 0);
 
 	assert_text(out, "rank 0 channel 0 chunk 1 step 0 send\n"
 			 "rank 0 channel 0 chunk 0 step 1 recvReduceCopySend\n"
@@ -491,7 +479,7 @@ static void test_prims_empty_chunk(void **state)
 {
 	(void)state;
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_IMM, 4, 3, 0, 0, 0);
-	char *out = capture(cc_schedule_print_primitives, s, 3);
+	char *out = schedule_text(cc_schedule_print_primitives, s, 3);
 
 	assert_text(out, "rank 3 channel 0 chunk 2 step 0 send\n"
 			 "rank 3 channel 0 chunk 1 step 1 recvReduceSend\n"
@@ -563,7 +551,7 @@ static void test_handmade_ops(void **state)
 	op.u.send = (struct cc_op_send){ .qp = 0, .wr_id = 11, .opcode = CC_OPCODE_COUNT };
 	cc_add_op(rs, &op, NULL, 0);
 
-	char *out = capture(cc_schedule_print, s, 0);
+	char *out = schedule_text(cc_schedule_print, s, 0);
 	assert_string_equal(line_starting(out, "r0 mr 0 "),
 			    "r0 mr 0 buf=0 access=LOCAL_WRITE|REMOTE_READ|REMOTE_ATOMIC|0x40");
 	assert_string_equal(line_starting(out, "r0 mr 1 "), "r0 mr 1 buf=0 access=-");
@@ -740,7 +728,7 @@ static void test_grammar(void **state)
 					struct cc_schedule *s =
 						build((enum cc_coll)coll, (enum cc_transport)t, ks[ki],
 						      counts[ci], 8, 24, 3);
-					char *out = capture(cc_schedule_print, s, -1);
+					char *out = schedule_text(cc_schedule_print, s, -1);
 					check_grammar(s, out);
 					free(out);
 					cc_schedule_free(s);
@@ -753,9 +741,9 @@ static void test_stable(void **state)
 	(void)state;
 	struct cc_schedule *a = build(CC_ALLREDUCE, CC_WRITE_FLAG, 3, 1000, 256, 768, 2);
 	struct cc_schedule *b = build(CC_ALLREDUCE, CC_WRITE_FLAG, 3, 1000, 256, 768, 2);
-	char *x = capture(cc_schedule_print, a, -1);
-	char *y = capture(cc_schedule_print, b, -1);
-	char *z = capture(cc_schedule_print, a, -1);
+	char *x = schedule_text(cc_schedule_print, a, -1);
+	char *y = schedule_text(cc_schedule_print, b, -1);
+	char *z = schedule_text(cc_schedule_print, a, -1);
 
 	assert_string_equal(x, y);
 	assert_string_equal(x, z);
