@@ -303,6 +303,10 @@ struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const stru
 	estimate(p, &ops, &staging);
 	if (o->timing_only && p->proto == CC_PROTO_SIMPLE)
 		staging = 0;
+	if (o->one_rank && p->nranks) { /* one rank's ops and staging */
+		ops /= p->nranks;
+		staging /= p->nranks;
+	}
 	const struct cc_mem_limit *lim = o->mem_limit;
 	double need = ops + staging, have = lim ? (double)lim->bytes : 0;
 	if (have > 0 && need > have * 0.75) {
@@ -321,11 +325,21 @@ struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const stru
 	/* k = 1 (a local copy) and an empty array are the ring's whatever
 	 * the algorithm: one answer; the other builders take k >= 2, N >= 1. */
 	int ring = p->nranks == 1 || p->count == 0;
+	if (o->one_rank && o->rank >= p->nranks) {
+		snprintf(err, errlen, "rank %u does not exist (%u ranks)", o->rank, p->nranks);
+		return NULL;
+	}
 	cc_conns_set_deadline(o->deadline_ns);
+	cc_conns_set_one_rank(o->one_rank ? o->rank : CC_CONN_NONE);
 	errno = 0;
 	struct cc_schedule *s = (ring ? &algos[CC_ALGO_RING] : &algos[p->algo])->build(p);
 	int built_errno = errno;
 	cc_conns_set_deadline(0);
+	cc_conns_set_one_rank(CC_CONN_NONE);
+	if (s && o->one_rank) {
+		s->one_rank = true;
+		s->rank = o->rank;
+	}
 	if (!s && built_errno == EOVERFLOW) {
 		snprintf(err, errlen, "more than %llu slices on one connection: %s's flags "
 			 "would repeat; use larger --slot-bytes", (unsigned long long)

@@ -60,6 +60,14 @@ struct cc_build_opts {
 	 * NULL: no limit.  The policy is the caller's: the library never
 	 * asks the host on its own. */
 	const struct cc_mem_limit *mem_limit;
+	/* Only rank `rank`'s ops (cc_schedule.one_rank): what one process of
+	 * a job that runs a rank each needs.  The schedule then holds every
+	 * rank's resources and one rank's ops, about 1/k of the whole (a ring
+	 * allreduce's ops grow as k^2, one rank's as k), and takes as long to
+	 * build.  A rank's ops are the same as in the whole schedule: each
+	 * rank's are built from its own connections' state alone. */
+	bool one_rank;
+	uint32_t rank;
 };
 struct cc_schedule *cc_build_with(const struct cc_coll_params *p, const struct cc_build_opts *o,
 				  char *err, size_t errlen);

@@ -79,7 +79,8 @@ bool cc_check_io_too_big(const struct cc_schedule *s, bool buffers, double extra
 
 	if (buffers) {
 		for (uint32_t r = 0; r < s->nranks; r++)
-			for (uint32_t b = 0; b < s->ranks[r].nbufs; b++)
+			for (uint32_t b = 0; b < s->ranks[r].nbufs && (!s->one_rank || r == s->rank);
+			     b++)
 				bytes += (double)s->ranks[r].bufs[b].size;
 		bytes += (double)cc_coll_in_count(&s->params) * s->nranks *
 			 cc_dtype_size(s->params.dtype); /* the reference */

@@ -37,7 +37,8 @@ void cc_check_io_fill(struct cc_check_io *io, uint64_t seed, uint8_t *const *in,
 /* Output elements of all ranks that differ from the reference. */
 uint64_t cc_check_io_wrong(const struct cc_check_io *io, uint8_t *const *out);
 
-/* True when the schedule's buffers of all ranks, plus the reference, would
+/* True when the schedule's buffers of all ranks (of its one rank, when
+ * built for one: cc_schedule.one_rank), plus the reference, would
  * take more than 3/4 of the memory this process may use (util/mem_limit.h:
  * physical memory, ulimit -v and -d, the cgroup's limit): refused up front
  * rather than left to the OOM killer.  extra_bytes: the caller's own state. */

@@ -31,6 +31,20 @@ uint64_t cc_conns_deadline(void)
 	return build_deadline_ns;
 }
 
+/* The one rank whose ops the build on this thread emits
+ * (cc_conns_set_one_rank()), or NONE: every rank's. */
+static _Thread_local uint32_t build_one_rank = NONE;
+
+void cc_conns_set_one_rank(uint32_t rank)
+{
+	build_one_rank = rank;
+}
+
+bool cc_conns_builds_rank(uint32_t r)
+{
+	return build_one_rank == NONE || build_one_rank == r;
+}
+
 uint64_t cc_clock_ns(void)
 {
 	struct timespec ts;
@@ -928,9 +942,14 @@ struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct 
 		if (a->resources)
 			a->resources(a->ctx, s);
 		conns_setup(&c);
+		/* A rank's ops need only its own ends' counts (conns_start,
+		 * emit_slice): a build for one rank walks that rank alone. */
 		for (uint32_t r = 0; r < c.k; r++)
-			a->walk(a->ctx, r, 1);
+			if (cc_conns_builds_rank(r))
+				a->walk(a->ctx, r, 1);
 		for (uint32_t r = 0; r < c.k && !stopped(&c); r++) {
+			if (!cc_conns_builds_rank(r))
+				continue;
 			conns_start(&c, r);
 			a->walk(a->ctx, r, 0);
 		}

@@ -194,6 +194,12 @@ struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct 
 void cc_conns_set_deadline(uint64_t ns);
 /* That deadline, for a builder that makes no connections (core/nvls.c). */
 uint64_t cc_conns_deadline(void);
+/* The builds that follow on this thread emit only rank `rank`'s ops
+ * (cc_build_opts.one_rank; CC_CONN_NONE: every rank's, the default);
+ * every rank's resources are still built.  cc_conns_builds_rank(): whether
+ * they emit rank r's, for a builder's own loop over ranks (core/nvls.c). */
+void cc_conns_set_one_rank(uint32_t rank);
+bool cc_conns_builds_rank(uint32_t r);
 
 /* Connection from -> to on channel ch (its buffers' and QPs' channel): 0,
  * or -1 (out of memory). */

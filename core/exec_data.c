@@ -629,6 +629,8 @@ static int data_run(const struct cc_schedule *s, const struct cc_exec_common *c,
 	struct cc_data_opts o = ctx ? *(const struct cc_data_opts *)ctx : (struct cc_data_opts){0};
 	int rc;
 
+	if ((rc = cc_schedule_whole(s, "data", err, errlen)))
+		return rc;
 	o.seed = c->seed;
 	o.order_seed = c->order_seed;
 	o.faults = c->faults;

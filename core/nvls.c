@@ -836,7 +836,8 @@ struct cc_schedule *cc_build_nvls(const struct cc_coll_params *p)
 	cc_conns_user_buffers(s, p);
 	setup(&n);
 	for (uint32_t r = 0; r < n.k && !n.timed_out && !cc_schedule_oom(s); r++)
-		walk(&n, r);
+		if (cc_conns_builds_rank(r))
+			walk(&n, r);
 	if (n.timed_out) {
 		errno = ETIME;
 		goto fail;

@@ -3,6 +3,7 @@
 #include "schedule.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +217,16 @@ struct cc_schedule *cc_schedule_new(const struct cc_coll_params *p)
 		return NULL;
 	}
 	return s;
+}
+
+int cc_schedule_whole(const struct cc_schedule *s, const char *executor, char *err,
+		      size_t errlen)
+{
+	if (!s->one_rank)
+		return 0;
+	snprintf(err, errlen, "the %s executor runs every rank, and this schedule was built with "
+		 "rank %u's ops only", executor, s->rank);
+	return -EINVAL;
 }
 
 void cc_schedule_free(struct cc_schedule *s)

@@ -469,7 +469,18 @@ struct cc_schedule {
 	struct cc_coll_params params;
 	uint32_t nranks;
 	struct cc_rank_sched *ranks;
+	/* Built for one rank (cc_build_opts.one_rank): every rank's buffers,
+	 * MRs, CQs and QPs, but only rank `rank`'s ops; the others have none.
+	 * What an executor that runs one rank per process needs (the verbs
+	 * executor); one that runs them all refuses it (cc_schedule_whole). */
+	bool one_rank;
+	uint32_t rank;
 };
+
+/* Whether s has every rank's ops: 0, or -EINVAL with a message for an
+ * executor that runs every rank (named `executor`). */
+int cc_schedule_whole(const struct cc_schedule *s, const char *executor, char *err,
+		      size_t errlen);
 
 /* Where the staging buffers of p live: host memory when stage_mem or mem
  * says host (a CPU that reduces host user buffers has no use for GPU

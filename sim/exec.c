@@ -1543,6 +1543,8 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	int err;
 
 	memset(res, 0, sizeof(*res));
+	if (cc_schedule_whole(s, "sim", res->err.msg, sizeof(res->err.msg)))
+		return -EINVAL;
 	/* The wall-clock limit counts from the caller's start, or now:
 	 * setting up counts too. */
 	x.wall_start_ns = o->wall_start_ns ? o->wall_start_ns : cc_clock_ns();
