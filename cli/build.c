@@ -17,6 +17,24 @@ static void usage_hint(FILE *errs, enum cli_cmd cmd)
 	fprintf(errs, "Try 'cclab %s --help'.\n", cli_cmd_name(cmd));
 }
 
+/* cc_fault_check() of f on s; on a schedule built for one rank, a fault
+ * of another rank is checked on that rank's own build (as its process
+ * does), so that every process of a job accepts or refuses the same
+ * faults. */
+static int fault_checked(const struct cc_fault *f, const struct cc_schedule *s, char *err,
+			 size_t len)
+{
+	if (!s->one_rank || f->rank == s->rank || f->rank >= s->nranks)
+		return cc_fault_check(f, s, err, len);
+
+	const struct cc_build_opts bo = { .one_rank = true, .rank = f->rank };
+	struct cc_schedule *t = cc_build_with(&s->params, &bo, err, len);
+	int rc = t ? cc_fault_check(f, t, err, len) : -ENOMEM;
+
+	cc_schedule_free(t);
+	return rc;
+}
+
 /* --fault KIND:RANK:OP names an op of the first size's schedule that it
  * can act on, else exit 2: a fault that hits nothing would leave the run
  * clean and its test passing.  Ops depend on the size, so at a later size
@@ -32,7 +50,7 @@ static int check_faults(const struct cli_opts *o, const struct cc_schedule *s, u
 	for (uint32_t i = 0; i < o->nfaults; i++) {
 		const struct cc_fault *f = &o->faults[i];
 
-		if (!cc_fault_check(f, s, err, sizeof(err)))
+		if (!fault_checked(f, s, err, sizeof(err)))
 			continue;
 		/* The scenario's own come first (cli/cmd_run.c from_scenario). */
 		bool from_file = o->scenario && i < o->scenario->nkey_faults;

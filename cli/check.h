@@ -105,6 +105,11 @@ struct cli_table {
  * is its descriptor and one of these. */
 struct cli_loop {
 	const struct cc_executor_ops *x;
+	/* The executor runs one rank in this process, `rank` (verbs: a
+	 * process per rank): each size is built with that rank's ops alone
+	 * (cc_build_opts.one_rank), memory growing with k, not k^2. */
+	bool one_rank;
+	uint32_t rank;
 	/* The size's build stops at --wall-limit (o->wall_limit_ms, from the
 	 * size's start), and a size that carries no data is built timing
 	 * only (Simple's staging never allocated): for an executor that

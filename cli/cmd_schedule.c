@@ -36,7 +36,12 @@ int cmd_schedule(const struct cli_opts *o)
 	if (o->primitives) {
 		rc = print_primitives(o);
 	} else {
-		rc = cli_build(o, o->minbytes, &s, &count, &size);
+		/* --rank R: that rank's ops alone are built (memory growing
+		 * with k, not k^2), the same ops as in the whole schedule. */
+		const struct cc_build_opts bo = { .one_rank = o->rank >= 0,
+						  .rank = o->rank >= 0 ? (uint32_t)o->rank : 0 };
+
+		rc = cli_build_with(o, o->minbytes, &bo, &s, &count, &size);
 		if (rc)
 			return rc;
 		cc_schedule_print(stdout, s, (int)o->rank);

@@ -400,6 +400,8 @@ static int run_rank(void *ctx, uint32_t rank, uint32_t world, enum cc_launcher l
 	g_run = &c;
 	const struct cli_loop loop = {
 		.x = &cc_verbs_executor,
+		.one_rank = true,
+		.rank = rank,
 		.json_begin = json_begin,
 		.preamble = preamble,
 		.setting = setting,

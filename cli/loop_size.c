@@ -155,6 +155,8 @@ void cli_size_build(const struct cli_opts *o, const struct cli_loop *l, struct c
 	const struct cc_build_opts bo = {
 		.deadline_ns = l->wall_limited ? cli_wall_deadline(o->wall_limit_ms, start_ns) : 0,
 		.timing_only = l->wall_limited && !r->check,
+		.one_rank = l->one_rank,
+		.rank = l->rank,
 	};
 
 	r->s = NULL;

@@ -333,7 +333,8 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	names(f, cc_redop_name, CC_REDOP_COUNT);
 	fprintf(f, " (default %s; none for allgather)\n", cc_redop_name[CC_SUM]);
 	if (me & FOR_SCHEDULE) {
-		fprintf(f, "      --rank R            print only rank R (default: every rank)\n");
+		fprintf(f, "      --rank R            print only rank R, building its ops alone (default:\n"
+			   "                          every rank)\n");
 		fprintf(f, "      --primitives        print NCCL primitives instead of verbs ops\n");
 	}
 	fprintf(f, "      --chunk-bytes SIZE  bytes per chunk, at most 2*slots-1 slots (default %s:\n"

@@ -673,6 +673,49 @@ static void test_sim_memory_up_front(void **state)
 	run_free(&r);
 }
 
+/* --rank R builds rank R's ops alone: the lines of the whole schedule
+ * that are R's, and a rank of 4096 under a 1 GB address-space limit,
+ * where the whole schedule (about 60 GB) is refused up front. */
+static void test_schedule_one_rank(void **state)
+{
+	(void)state;
+	need_binary();
+	struct run whole = run_cclab("schedule -n 8 -b 1M --channels 2");
+	struct run one = run_cclab("schedule -n 8 -b 1M --channels 2 --rank 3");
+	char *want = calloc(1, strlen(whole.out) + 1), *w = want;
+
+	assert_int_equal(whole.status, 0);
+	assert_int_equal(one.status, 0);
+	for (const char *l = whole.out; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
+
+		if (!strncmp(l, "schedule ", 9) || !strncmp(l, "r3 ", 3)) {
+			memcpy(w, l, n);
+			w += n;
+		}
+		l += n;
+	}
+	assert_true(count_lines_starting(one.out, "r3 op") > 100);
+	assert_string_equal(one.out, want);
+	free(want);
+	run_free(&whole);
+	run_free(&one);
+
+	need_no_asan();
+	struct run big = run_cclab_env("ulimit -v 1000000;", "schedule -n 4096 -b 1M --rank 4095");
+
+	assert_int_equal(big.status, 0);
+	assert_int_equal(count_lines_starting(big.out, "r4095 rank "), 1);
+	assert_true(count_lines_starting(big.out, "r4095 op ") > 8 * 4095);
+	assert_int_equal(count_lines_starting(big.out, "r0 "), 0);
+	run_free(&big);
+	big = run_cclab_env("ulimit -v 1000000;", "schedule -n 4096 -b 1M");
+	assert_int_equal(big.status, 1);
+	assert_non_null(strstr(big.err, "the schedule would take about"));
+	run_free(&big);
+}
+
 /* The memory the up-front checks weigh against is the smallest of
  * physical memory, ulimit -v / -d and the cgroup's limit: under ulimit -v
  * 1 GB a sweep that carries 17 GB of buffers, and a schedule of about
@@ -1527,6 +1570,7 @@ int main(void)
 		cmocka_unit_test(test_sim_two_cables),
 		cmocka_unit_test(test_sim_interrupted),
 		cmocka_unit_test(test_tree_chunk_json),
+		cmocka_unit_test(test_schedule_one_rank),
 		cmocka_unit_test(run_rank_failure_whole),
 		cmocka_unit_test(run_rank_failure_said),
 		cmocka_unit_test(run_bootstrap_idle_flood),
