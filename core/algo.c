@@ -9,6 +9,7 @@
 
 #include "algo_int.h"
 #include "conn.h"
+#include "gen.h"
 #include "util/mem_limit.h"
 
 /* Largest single WQE payload: ibv_sge.length is 32 bits and IBA limits a
@@ -303,10 +304,14 @@ struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const stru
 	estimate(p, &ops, &staging);
 	if (o->timing_only && p->proto == CC_PROTO_SIMPLE)
 		staging = 0;
+	bool gen = o->generated && cc_gen_supported(p);
+
 	if (o->one_rank && p->nranks) { /* one rank's ops and staging */
 		ops /= p->nranks;
 		staging /= p->nranks;
 	}
+	if (gen && p->nranks) /* ops in flight, a rank's worth at most */
+		ops /= p->nranks;
 	const struct cc_mem_limit *lim = o->mem_limit;
 	double need = ops + staging, have = lim ? (double)lim->bytes : 0;
 	if (have > 0 && need > have * 0.75) {
@@ -330,6 +335,12 @@ struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const stru
 		return NULL;
 	}
 	cc_conns_set_deadline(o->deadline_ns);
+	if (gen && !o->one_rank) {
+		struct cc_schedule *g = cc_gen_build(p, err, errlen);
+
+		cc_conns_set_deadline(0);
+		return g;
+	}
 	cc_conns_set_one_rank(o->one_rank ? o->rank : CC_CONN_NONE);
 	errno = 0;
 	struct cc_schedule *s = (ring ? &algos[CC_ALGO_RING] : &algos[p->algo])->build(p);

@@ -68,6 +68,12 @@ struct cc_build_opts {
 	 * rank's are built from its own connections' state alone. */
 	bool one_rank;
 	uint32_t rank;
+	/* Generated as it runs where the algorithm allows (core/gen.h,
+	 * cc_gen_supported(): the ring), for the simulator: every rank's
+	 * resources now, its ops as the run asks.  Weighed as one rank's
+	 * ops; not validated op by op (cc_schedule_validate), its ops being
+	 * the built schedule's (tests/test_gen.c). */
+	bool generated;
 };
 struct cc_schedule *cc_build_with(const struct cc_coll_params *p, const struct cc_build_opts *o,
 				  char *err, size_t errlen);

@@ -28,6 +28,15 @@ void cc_dtree(uint32_t t, uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, uin
 uint64_t cc_chunk_slices(const struct cc_coll_params *p);
 
 int cc_ring_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
+/* The ring as a generator takes it (core/gen.c): every rank's resources
+ * and connections' counts (cc_conns_prepare()), then rank r's steps on
+ * channel ch, the same as its walk's: how many, and the n-th. */
+struct cc_conns;
+struct cc_conn_step;
+int cc_ring_prepare(const struct cc_coll_params *p, struct cc_conns *c, struct cc_schedule **s);
+uint64_t cc_ring_chan_steps(const struct cc_coll_params *p, uint32_t ch);
+void cc_ring_step(const struct cc_coll_params *p, uint32_t r, uint32_t ch, uint64_t n,
+		  struct cc_conn_step *st);
 int cc_tree_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
 int cc_hier_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
 /* NVLS (core/nvls.c): one node, what the NVSwitch reduces, Simple, GPU

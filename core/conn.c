@@ -64,10 +64,23 @@ int cc_prim_sends(enum cc_prim p)
 	       p == CC_PRIM_RECV_REDUCE_COPY_SEND || p == CC_PRIM_RECV_COPY_SEND;
 }
 
+/* Where rank r's ops go: its schedule, or the generator's view of the
+ * part being made (cc_conns.out). */
+static struct cc_rank_sched *ops_of(struct cc_conns *c, uint32_t r)
+{
+	return c->out ? c->out : &c->s->ranks[r];
+}
+
+/* The index the next op of rank r gets (the wr_id of a WQE it posts). */
+static uint32_t next_op(struct cc_conns *c, uint32_t r)
+{
+	return ops_of(c, r)->nops;
+}
+
 static uint32_t add(struct cc_conns *c, uint32_t r, struct cc_op *op, const uint32_t *deps,
 		    uint32_t ndeps)
 {
-	uint32_t i = cc_add_op(&c->s->ranks[r], op, deps, ndeps);
+	uint32_t i = cc_add_op(ops_of(c, r), op, deps, ndeps);
 
 	if (i == CC_SCHED_NONE)
 		c->oom = 1;
@@ -454,7 +467,7 @@ static void arm(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j)
 		/* WRITE_WITH_IMM consumes a receive WQE without using its SGE
 		 * (IBA 9.4.3); SEND lands in it. */
 		op.kind = CC_OP_POST_RECV;
-		op.u.recv = (struct cc_op_recv){ .qp = slice_qp(e, j), .wr_id = c->s->ranks[r].nops };
+		op.u.recv = (struct cc_op_recv){ .qp = slice_qp(e, j), .wr_id = next_op(c, r) };
 		if (t == CC_SEND_RECV) {
 			op.u.recv.num_sge = 1;
 			op.u.recv.sge = (struct cc_sge){
@@ -468,7 +481,7 @@ static void arm(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j)
 
 		for (uint32_t n = 0; n < slice_nqp(e); n++) {
 			op.u.recv.qp = slice_qp(e, j) + n;
-			op.u.recv.wr_id = c->s->ranks[r].nops;
+			op.u.recv.wr_id = next_op(c, r);
 			recv = add(c, r, &op, deps, 3);
 			if (n == 0)
 				e->recv_wqe[slot] = recv;
@@ -480,7 +493,7 @@ static void arm(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j)
 	uint32_t ie = peer_end(pr->send, pr->nsend, r, nth_to(c->rank[r].recv, je));
 	op.kind = CC_OP_POST_SEND;
 	op.u.send = (struct cc_op_send){
-		.qp = e->qp, .wr_id = c->s->ranks[r].nops, .opcode = CC_WR_RDMA_WRITE,
+		.qp = e->qp, .wr_id = next_op(c, r), .opcode = CC_WR_RDMA_WRITE,
 		.flags = CC_SEND_INLINE | (signaled ? CC_SEND_SIGNALED : 0),
 		.payload = CC_PAYLOAD_CTRL, .num_sge = 1,
 		.sge = { .length = 8 }, .remote_mr = mr_of(c, e->peer, buf_cts(c, e->peer, ie)),
@@ -502,7 +515,7 @@ static void arm(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j)
 	}
 }
 
-static void conns_start(struct cc_conns *c, uint32_t r)
+void cc_conns_start(struct cc_conns *c, uint32_t r)
 {
 	const struct cc_conn_rank *cr = &c->rank[r];
 
@@ -543,7 +556,7 @@ static uint32_t flush(struct cc_conns *c, uint32_t r, uint32_t je, uint32_t slot
 	uint32_t deps[] = { got, e->last_flush };
 
 	op.u.send = (struct cc_op_send){
-		.qp = e->flush_qp, .wr_id = c->s->ranks[r].nops, .opcode = CC_WR_RDMA_READ,
+		.qp = e->flush_qp, .wr_id = next_op(c, r), .opcode = CC_WR_RDMA_READ,
 		.flags = CC_SEND_SIGNALED, .payload = CC_PAYLOAD_CTRL, .num_sge = 1,
 		.sge = { mr_of(c, r, e->flush_buf), 0, 1 },
 		.remote_mr = mr_of(c, r, buf_recv_stage(c, r, je)),
@@ -682,7 +695,7 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 		data.sge.offset = slot_off + off;
 		data.sge.length = bytes;
 		data.remote_offset = t == CC_SEND_RECV ? 0 : slot_off + off;
-		data.wr_id = c->s->ranks[r].nops;
+		data.wr_id = next_op(c, r);
 		op.kind = CC_OP_POST_SEND;
 		op.u.send = data;
 		uint32_t last = add(c, r, &op, deps, ndeps);
@@ -695,7 +708,7 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 			 * responder completes it only once every packet before
 			 * it has been placed, whatever path each took. */
 			op.u.send = (struct cc_op_send){
-				.qp = q, .wr_id = c->s->ranks[r].nops,
+				.qp = q, .wr_id = next_op(c, r),
 				.opcode = CC_WR_RDMA_WRITE_WITH_IMM, .flags = CC_SEND_SIGNALED,
 				.payload = CC_PAYLOAD_CTRL, .remote_mr = data.remote_mr,
 				.remote_offset = slot_off + off, .imm = len,
@@ -710,7 +723,7 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 			 * o9-… "ordering of requests"; NCCL's LL protocols avoid
 			 * relying on it by flagging every line). */
 			op.u.send = (struct cc_op_send){
-				.qp = q, .wr_id = c->s->ranks[r].nops, .opcode = CC_WR_RDMA_WRITE,
+				.qp = q, .wr_id = next_op(c, r), .opcode = CC_WR_RDMA_WRITE,
 				.flags = CC_SEND_INLINE | CC_SEND_SIGNALED,
 				.payload = CC_PAYLOAD_CTRL, .num_sge = 1, .sge = { .length = 8 },
 				.remote_mr = mr_of(c, e->peer, buf_flag(c, e->peer, je)),
@@ -917,6 +930,93 @@ uint32_t cc_walk_from(const struct cc_walker *w, uint32_t r, uint32_t peer)
 	return w->c ? cc_conns_recv_from(w->c, r, peer) : 0;
 }
 
+int cc_conns_prepare(struct cc_conns *c, const struct cc_coll_params *p,
+		     const struct cc_conns_algo *a, struct cc_schedule **out)
+{
+	uint64_t slot_elems = p->slot_bytes / cc_dtype_size(p->dtype);
+	struct cc_schedule *s = cc_schedule_new(p);
+
+	*out = NULL;
+	memset(c, 0, sizeof(*c));
+	if (!s)
+		return -1;
+	if (a->most < slot_elems)
+		slot_elems = a->most ? a->most : 1;
+	cc_conns_user_buffers(s, p);
+	if (conns_init(c, s, p, slot_elems) || (c->serial = a->serial, a->connect(a->ctx, c))) {
+		conns_free(c);
+		cc_schedule_free(s);
+		return -1;
+	}
+	c->deadline_ns = build_deadline_ns;
+	if (a->resources)
+		a->resources(a->ctx, s);
+	conns_setup(c);
+	for (uint32_t r = 0; r < c->k; r++)
+		a->walk(a->ctx, r, 1);
+	if (cc_schedule_oom(s)) {
+		conns_free(c);
+		cc_schedule_free(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+void cc_conns_release(struct cc_conns *c)
+{
+	conns_free(c);
+}
+
+/* The state of one end that emitting changes: its counters and its
+ * slots' five arrays. */
+static size_t end_words(const struct cc_conns *c)
+{
+	return 5u * c->nslots;
+}
+
+int cc_conns_save(const struct cc_conns *c, uint32_t r, struct cc_conns_saved *sv)
+{
+	const struct cc_conn_rank *cr = &c->rank[r];
+	uint32_t n = cr->nsend + cr->nrecv;
+
+	sv->ends = malloc((n ? n : 1) * sizeof(*sv->ends));
+	sv->slots = malloc((n ? n : 1) * end_words(c) * sizeof(uint32_t));
+	if (!sv->ends || !sv->slots) {
+		cc_conns_saved_free(sv);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cc_conn_end *e = i < cr->nsend ? &cr->send[i] : &cr->recv[i - cr->nsend];
+
+		sv->ends[i] = *e;
+		memcpy(sv->slots + i * end_words(c), e->slot_free, end_words(c) * sizeof(uint32_t));
+	}
+	sv->last_calc = c->last_calc[r];
+	return 0;
+}
+
+void cc_conns_restore(struct cc_conns *c, uint32_t r, const struct cc_conns_saved *sv)
+{
+	struct cc_conn_rank *cr = &c->rank[r];
+
+	for (uint32_t i = 0; i < cr->nsend + cr->nrecv; i++) {
+		struct cc_conn_end *e = i < cr->nsend ? &cr->send[i] : &cr->recv[i - cr->nsend];
+
+		*e = sv->ends[i]; /* the same slot arrays: their values back */
+		memcpy(e->slot_free, sv->slots + i * end_words(c), end_words(c) * sizeof(uint32_t));
+	}
+	c->last_calc[r] = sv->last_calc;
+}
+
+void cc_conns_saved_free(struct cc_conns_saved *sv)
+{
+	free(sv->ends);
+	free(sv->slots);
+	sv->ends = NULL;
+	sv->slots = NULL;
+}
+
 struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct cc_conns_algo *a)
 {
 	uint64_t slot_elems = p->slot_bytes / cc_dtype_size(p->dtype);
@@ -950,7 +1050,7 @@ struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct 
 		for (uint32_t r = 0; r < c.k && !stopped(&c); r++) {
 			if (!cc_conns_builds_rank(r))
 				continue;
-			conns_start(&c, r);
+			cc_conns_start(&c, r);
 			a->walk(a->ctx, r, 0);
 		}
 		failed = c.oom || c.flag_wrap || c.timed_out || cc_schedule_oom(s);

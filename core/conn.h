@@ -100,6 +100,9 @@ struct cc_conns {
 	uint64_t deadline_ns; /* cc_clock_ns() at which the build stops; 0 never */
 	uint32_t since_check; /* slices since the clock was last read */
 	int timed_out;       /* the deadline passed: the build stopped */
+	/* Where ops go while a generator makes them (core/gen.c): a view of
+	 * the rank's op arrays with its own count; NULL: the schedule. */
+	struct cc_rank_sched *out;
 };
 
 /* A primitive step of one rank: `nelem` elements from input offset
@@ -208,6 +211,8 @@ int cc_conns_add(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t ch);
 int cc_conns_link(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t ch, uint32_t *s,
 		  uint32_t *d);
 void cc_conns_count(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
+/* Phase 4's start for rank r: the first slots invited. */
+void cc_conns_start(struct cc_conns *c, uint32_t r);
 void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
 /* Two steps of rank r, a send and a receive on different connections,
  * slice by slice interleaved (NCCL's sendrecv): two ranks that exchange
@@ -215,6 +220,25 @@ void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st
  * clear-to-send. */
 void cc_conns_exchange(struct cc_conns *c, uint32_t r, const struct cc_conn_step *send,
 		       const struct cc_conn_step *recv);
+/* ---- a schedule generated as it runs (core/gen.c) ----
+ * cc_conns_prepare(): phases 1 to 3 of cc_conns_build() (every rank's
+ * resources and its connections' counts) into *s, and c kept for phase 4,
+ * which the generator runs rank by rank, step by step, with c->out set:
+ * 0, or -1 (out of memory).  cc_conns_release() frees c.  Rank r's
+ * connection state saved and put back (a dry run that counts its ops
+ * leaves it as it found it). */
+int cc_conns_prepare(struct cc_conns *c, const struct cc_coll_params *p,
+		     const struct cc_conns_algo *a, struct cc_schedule **s);
+void cc_conns_release(struct cc_conns *c);
+struct cc_conns_saved {
+	struct cc_conn_end *ends; /* send ends, then recv ends */
+	uint32_t *slots;
+	uint32_t last_calc;
+};
+int cc_conns_save(const struct cc_conns *c, uint32_t r, struct cc_conns_saved *sv);
+void cc_conns_restore(struct cc_conns *c, uint32_t r, const struct cc_conns_saved *sv);
+void cc_conns_saved_free(struct cc_conns_saved *sv);
+
 /* Where an algorithm's walk sends its steps: to the schedule being built
  * (counting, then emitting) or, for a primitive listing (core/algo.h
  * cc_algo_primitives), to a callback, without any connections.  One walk

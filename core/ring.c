@@ -111,85 +111,106 @@ static uint32_t ring_pos(const struct cc_coll_params *p, uint32_t ch, uint32_t r
 	return node * g + (node % 2 ? mod((int64_t)c - 1 - l, g) : mod((int64_t)l - c, g));
 }
 
-/* allreduce: all_reduce.h runRing.  Chunk c of a loop covers elements
- * [off + c*real, off + (c+1)*real) with real = min(chunk, ceil(rest / k)). */
-static void walk_allreduce(struct ring *g, uint32_t r, step_fn fn)
+/* The channel's part of the array: elements [start, start + len) (of
+ * each block, for reduce-scatter and all-gather). */
+static void set_channel(struct ring *g, uint32_t ch)
 {
-	uint32_t k = g->k;
-	uint64_t n = g->len, chunk = g->p->chunk_bytes / g->es, b0 = g->start;
-	uint64_t loop_size = chunk * k;
-	uint32_t loop = 0, pos = ring_pos(g->p, g->chan, r);
+	uint32_t nch = g->p->nchannels ? g->p->nchannels : 1;
+	uint64_t n = g->p->count;
 
-	for (uint64_t off = 0; off < n; off += loop_size, loop++) {
-		uint64_t rest = n - off;
-		uint64_t real = chunk < (rest + k - 1) / k ? chunk : (rest + k - 1) / k;
-		uint32_t s = 0;
-		struct cc_conn_step st;
-#define AR_STEP(PRIM, C)                                                              \
-	do {                                                                          \
-		uint32_t c_ = (C);                                                    \
-		uint64_t o_ = (uint64_t)c_ * real;                                    \
-		st = (struct cc_conn_step){                                           \
-			.prim = PRIM, .step = s++, .chunk = loop * k + c_,            \
-			.in_off = b0 + off + o_, .out_off = b0 + off + o_,            \
-			.nelem = o_ < rest ? (rest - o_ < real ? rest - o_ : real) : 0, \
-			.recv = g->chan, .send = g->chan, .channel = (uint16_t)g->chan, \
-			.final = PRIM == CC_PRIM_RECV_REDUCE_COPY_SEND };             \
-		fn(g, r, &st);                                                        \
-	} while (0)
-		AR_STEP(CC_PRIM_SEND, mod((int64_t)pos - 1, k));
-		for (uint32_t j = 2; j < k; j++)
-			AR_STEP(CC_PRIM_RECV_REDUCE_SEND, mod((int64_t)pos - j, k));
-		AR_STEP(CC_PRIM_RECV_REDUCE_COPY_SEND, pos);
-		for (uint32_t j = 1; j + 1 < k; j++)
-			AR_STEP(CC_PRIM_RECV_COPY_SEND, mod((int64_t)pos - j, k));
-		AR_STEP(CC_PRIM_RECV, mod((int64_t)pos + 1, k));
-#undef AR_STEP
+	g->chan = ch;
+	g->start = (uint64_t)((unsigned __int128)n * ch / nch);
+	g->len = (uint64_t)((unsigned __int128)n * (ch + 1) / nch) - g->start;
+}
+
+/* Steps of a loop, and loops of the channel: allreduce 2k-1 steps a loop
+ * of chunk * k elements, reduce-scatter and all-gather k steps a chunk,
+ * broadcast and reduce one step a chunk. */
+static uint64_t loop_steps(const struct ring *g)
+{
+	if (g->p->coll == CC_ALLREDUCE)
+		return 2ull * g->k - 1;
+	return cc_coll_rooted(g->p->coll) ? 1 : g->k;
+}
+
+static uint64_t chan_steps(const struct ring *g)
+{
+	uint64_t chunk = g->p->chunk_bytes / g->es;
+	uint64_t loop = g->p->coll == CC_ALLREDUCE ? chunk * g->k : chunk;
+
+	return (g->len + loop - 1) / loop * loop_steps(g);
+}
+
+/* allreduce: all_reduce.h runRing, step s of a loop.  Chunk c of a loop
+ * covers elements [off + c*real, off + (c+1)*real) with real = min(chunk,
+ * ceil(rest / k)); the loop is send, (k-2) x recvReduceSend,
+ * recvReduceCopySend, (k-2) x recvCopySend, recv. */
+static void allreduce_step(const struct ring *g, uint32_t r, uint64_t loop, uint32_t s,
+			   struct cc_conn_step *st)
+{
+	uint32_t k = g->k, pos = ring_pos(g->p, g->chan, r), c;
+	uint64_t chunk = g->p->chunk_bytes / g->es, off = loop * chunk * k;
+	uint64_t rest = g->len - off;
+	uint64_t real = chunk < (rest + k - 1) / k ? chunk : (rest + k - 1) / k;
+	enum cc_prim prim;
+
+	if (s == 0) {
+		prim = CC_PRIM_SEND;
+		c = mod((int64_t)pos - 1, k);
+	} else if (s + 1 < k) {
+		prim = CC_PRIM_RECV_REDUCE_SEND;
+		c = mod((int64_t)pos - s - 1, k);
+	} else if (s + 1 == k) {
+		prim = CC_PRIM_RECV_REDUCE_COPY_SEND;
+		c = pos;
+	} else if (s + 2 < 2 * k) {
+		prim = CC_PRIM_RECV_COPY_SEND;
+		c = mod((int64_t)pos - (s - k + 1), k);
+	} else {
+		prim = CC_PRIM_RECV;
+		c = mod((int64_t)pos + 1, k);
 	}
+	uint64_t o = (uint64_t)c * real;
+
+	*st = (struct cc_conn_step){
+		.prim = prim, .step = s, .chunk = (uint32_t)loop * k + c,
+		.in_off = g->start + off + o, .out_off = g->start + off + o,
+		.nelem = o < rest ? (rest - o < real ? rest - o : real) : 0,
+		.recv = g->chan, .send = g->chan, .channel = (uint16_t)g->chan,
+		.final = prim == CC_PRIM_RECV_REDUCE_COPY_SEND };
 }
 
 /* reduce-scatter and all-gather: reduce_scatter.h / all_gather.h runRing.
  * The array is k blocks of count elements; a loop moves the same chunk of
- * every block, one block per step. */
-static void walk_blocks(struct ring *g, uint32_t r, step_fn fn)
+ * every block, one block per step: reduce-scatter send, (k-2) x
+ * recvReduceSend, recvReduceCopy; all-gather copySend, (k-2) x
+ * recvCopySend, recv.  Blocks belong to ranks: the block of the rank D
+ * places from this one. */
+static void block_step(const struct ring *g, uint32_t r, uint64_t loop, uint32_t s,
+		       struct cc_conn_step *st)
 {
-	uint32_t k = g->k;
-	uint64_t n = g->len, stride = g->p->count, chunk = g->p->chunk_bytes / g->es;
-	uint64_t b0 = g->start;
+	uint32_t k = g->k, pos = ring_pos(g->p, g->chan, r), b;
+	uint64_t stride = g->p->count, chunk = g->p->chunk_bytes / g->es, off = loop * chunk;
 	int rs = g->p->coll == CC_REDUCESCATTER;
-	uint32_t loop = 0, pos = ring_pos(g->p, g->chan, r);
-	/* Blocks belong to ranks: the block of the rank D places from this one. */
+	enum cc_prim prim;
 #define at(D) ring_rank(g->p, g->chan, mod((int64_t)pos + (D), k))
 
-	for (uint64_t off = 0; off < n; off += chunk, loop++) {
-		uint64_t nelem = n - off < chunk ? n - off : chunk;
-		uint32_t s = 0;
-		struct cc_conn_step st;
-#define BLOCK_STEP(PRIM, B)                                                                 \
-	do {                                                                                \
-		uint32_t b_ = (B);                                                          \
-		st = (struct cc_conn_step){                                                 \
-			.prim = PRIM, .step = s++, .chunk = loop * k + b_,                  \
-			.in_off = (rs ? b_ * stride : 0) + b0 + off,                        \
-			.out_off = (rs ? 0 : b_ * stride) + b0 + off, .nelem = nelem,       \
-			.recv = g->chan, .send = g->chan, .channel = (uint16_t)g->chan,     \
-			.final = PRIM == CC_PRIM_RECV_REDUCE_COPY };                        \
-		fn(g, r, &st);                                                              \
-	} while (0)
-		if (rs) {
-			BLOCK_STEP(CC_PRIM_SEND, at(-1));
-			for (uint32_t j = 2; j < k; j++)
-				BLOCK_STEP(CC_PRIM_RECV_REDUCE_SEND, at(-(int64_t)j));
-			BLOCK_STEP(CC_PRIM_RECV_REDUCE_COPY, r);
-		} else {
-			BLOCK_STEP(CC_PRIM_COPY_SEND, r);
-			for (uint32_t j = 1; j + 1 < k; j++)
-				BLOCK_STEP(CC_PRIM_RECV_COPY_SEND, at(-(int64_t)j));
-			BLOCK_STEP(CC_PRIM_RECV, at(1));
-		}
-#undef BLOCK_STEP
+	if (rs) {
+		prim = s == 0 ? CC_PRIM_SEND : s + 1 < k ? CC_PRIM_RECV_REDUCE_SEND
+							 : CC_PRIM_RECV_REDUCE_COPY;
+		b = s + 1 < k ? at(-(int64_t)s - 1) : r;
+	} else {
+		prim = s == 0 ? CC_PRIM_COPY_SEND : s + 1 < k ? CC_PRIM_RECV_COPY_SEND : CC_PRIM_RECV;
+		b = s == 0 ? r : s + 1 < k ? at(-(int64_t)s) : at(1);
 	}
 #undef at
+	*st = (struct cc_conn_step){
+		.prim = prim, .step = s, .chunk = (uint32_t)loop * k + b,
+		.in_off = (rs ? b * stride : 0) + g->start + off,
+		.out_off = (rs ? 0 : b * stride) + g->start + off,
+		.nelem = g->len - off < chunk ? g->len - off : chunk,
+		.recv = g->chan, .send = g->chan, .channel = (uint16_t)g->chan,
+		.final = prim == CC_PRIM_RECV_REDUCE_COPY };
 }
 
 /* broadcast and reduce: broadcast.h / reduce.h runRing.  The ring starts
@@ -197,10 +218,10 @@ static void walk_blocks(struct ring *g, uint32_t r, step_fn fn)
  * ends there (reduce: send at root+1, recvReduceSend ..., recvReduceCopy
  * at the root); one primitive per rank per chunk, the chunks pipelined
  * around the ring. */
-static void walk_rooted(struct ring *g, uint32_t r, step_fn fn)
+static void rooted_step(const struct ring *g, uint32_t r, uint64_t loop, struct cc_conn_step *st)
 {
 	uint32_t k = g->k, root = g->p->root;
-	uint64_t n = g->len, chunk = g->p->chunk_bytes / g->es;
+	uint64_t chunk = g->p->chunk_bytes / g->es, off = loop * chunk;
 	int bcast = g->p->coll == CC_BROADCAST;
 	/* Position from the ring's first rank: the root, or root+1. */
 	uint32_t rp = ring_pos(g->p, g->chan, r), rootp = ring_pos(g->p, g->chan, root);
@@ -208,18 +229,27 @@ static void walk_rooted(struct ring *g, uint32_t r, step_fn fn)
 	enum cc_prim prim = pos == 0 ? (bcast ? CC_PRIM_COPY_SEND : CC_PRIM_SEND)
 			    : pos == k - 1 ? (bcast ? CC_PRIM_RECV : CC_PRIM_RECV_REDUCE_COPY)
 			    : (bcast ? CC_PRIM_RECV_COPY_SEND : CC_PRIM_RECV_REDUCE_SEND);
-	uint32_t loop = 0;
 
-	for (uint64_t off = 0; off < n; off += chunk, loop++) {
-		struct cc_conn_step st = {
-			.prim = prim, .chunk = loop, .in_off = g->start + off,
-			.out_off = g->start + off, .nelem = n - off < chunk ? n - off : chunk,
-			.recv = g->chan, .send = g->chan, .channel = (uint16_t)g->chan,
-			.final = prim == CC_PRIM_RECV_REDUCE_COPY,
-		};
+	*st = (struct cc_conn_step){
+		.prim = prim, .chunk = (uint32_t)loop, .in_off = g->start + off,
+		.out_off = g->start + off, .nelem = g->len - off < chunk ? g->len - off : chunk,
+		.recv = g->chan, .send = g->chan, .channel = (uint16_t)g->chan,
+		.final = prim == CC_PRIM_RECV_REDUCE_COPY,
+	};
+}
 
-		fn(g, r, &st);
-	}
+/* Step n of rank r on the channel set_channel() chose: what a walk and a
+ * generator (cc_ring_step()) both take the steps from. */
+static void chan_step(const struct ring *g, uint32_t r, uint64_t n, struct cc_conn_step *st)
+{
+	uint64_t per = loop_steps(g);
+
+	if (g->p->coll == CC_ALLREDUCE)
+		allreduce_step(g, r, n / per, (uint32_t)(n % per), st);
+	else if (cc_coll_rooted(g->p->coll))
+		rooted_step(g, r, n, st);
+	else
+		block_step(g, r, n / per, (uint32_t)(n % per), st);
 }
 
 /* Channel by channel (NCCL's nChannels): channel c takes elements
@@ -229,17 +259,15 @@ static void walk_rooted(struct ring *g, uint32_t r, step_fn fn)
 static void walk(struct ring *g, uint32_t r, step_fn fn)
 {
 	uint32_t nch = g->p->nchannels ? g->p->nchannels : 1;
-	uint64_t n = g->p->count;
 
-	for (g->chan = 0; g->chan < nch; g->chan++) {
-		g->start = (uint64_t)((unsigned __int128)n * g->chan / nch);
-		g->len = (uint64_t)((unsigned __int128)n * (g->chan + 1) / nch) - g->start;
-		if (g->p->coll == CC_ALLREDUCE)
-			walk_allreduce(g, r, fn);
-		else if (cc_coll_rooted(g->p->coll))
-			walk_rooted(g, r, fn);
-		else
-			walk_blocks(g, r, fn);
+	for (uint32_t ch = 0; ch < nch; ch++) {
+		set_channel(g, ch);
+		for (uint64_t n = 0, steps = chan_steps(g); n < steps; n++) {
+			struct cc_conn_step st;
+
+			chan_step(g, r, n, &st);
+			fn(g, r, &st);
+		}
 	}
 }
 
@@ -310,14 +338,21 @@ static int connect(void *ctx, struct cc_conns *c)
 	return 0;
 }
 
+/* The ring on the connections' build: its largest message (a chunk, or
+ * less when the array is smaller), connections and walk. */
+static struct cc_conns_algo ring_algo(struct ring *g)
+{
+	uint64_t chunk = g->p->chunk_bytes / g->es;
+	uint64_t most = g->p->coll == CC_ALLREDUCE ? (g->p->count + g->k - 1) / g->k : g->p->count;
+
+	return (struct cc_conns_algo){ .most = most < chunk ? most : chunk, .connect = connect,
+				       .walk = walk_conns, .ctx = g };
+}
+
 struct cc_schedule *cc_build_ring(const struct cc_coll_params *p)
 {
 	struct ring g = { .p = p, .k = p->nranks, .es = cc_dtype_size(p->dtype) };
-	/* The largest message: a chunk, or less when the array is smaller. */
-	uint64_t chunk = p->chunk_bytes / g.es;
-	uint64_t most = p->coll == CC_ALLREDUCE ? (p->count + g.k - 1) / g.k : p->count;
-	struct cc_conns_algo a = { .most = most < chunk ? most : chunk, .connect = connect,
-				   .walk = walk_conns, .ctx = &g };
+	struct cc_conns_algo a = ring_algo(&g);
 	struct cc_schedule *s;
 
 	if (g.k > 1)
@@ -327,4 +362,31 @@ struct cc_schedule *cc_build_ring(const struct cc_coll_params *p)
 		emit_local_copy(s, p);
 	}
 	return s;
+}
+
+/* ---- the ring generated as it runs (core/gen.c) ---- */
+
+int cc_ring_prepare(const struct cc_coll_params *p, struct cc_conns *c, struct cc_schedule **s)
+{
+	struct ring g = { .p = p, .k = p->nranks, .es = cc_dtype_size(p->dtype) };
+	struct cc_conns_algo a = ring_algo(&g);
+
+	return cc_conns_prepare(c, p, &a, s);
+}
+
+uint64_t cc_ring_chan_steps(const struct cc_coll_params *p, uint32_t ch)
+{
+	struct ring g = { .p = p, .k = p->nranks, .es = cc_dtype_size(p->dtype) };
+
+	set_channel(&g, ch);
+	return chan_steps(&g);
+}
+
+void cc_ring_step(const struct cc_coll_params *p, uint32_t r, uint32_t ch, uint64_t n,
+		  struct cc_conn_step *st)
+{
+	struct ring g = { .p = p, .k = p->nranks, .es = cc_dtype_size(p->dtype) };
+
+	set_channel(&g, ch);
+	chan_step(&g, r, n, st);
 }

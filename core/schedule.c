@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* core/schedule.c — building and checking schedules. */
 #include "schedule.h"
+#include "gen.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -233,6 +234,7 @@ void cc_schedule_free(struct cc_schedule *s)
 {
 	if (!s)
 		return;
+	cc_gen_free(s);
 	for (uint32_t r = 0; r < s->nranks; r++) {
 		struct cc_rank_sched *rs = &s->ranks[r];
 		free(rs->bufs);
@@ -330,6 +332,16 @@ uint32_t cc_add_qp(struct cc_rank_sched *r, const struct cc_qp *qp)
 uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32_t *deps,
 		   uint32_t ndeps)
 {
+	if (r->count_only) {
+		for (uint32_t i = 0; i < ndeps; i++) {
+			int dup = deps[i] == UINT32_MAX;
+
+			for (uint32_t j = 0; j < i && !dup; j++)
+				dup = deps[j] == deps[i];
+			r->ndeps += !dup;
+		}
+		return r->nops++;
+	}
 	/* Room for the op and all its dependencies first: nothing half added. */
 	GROW_OR_FAIL(r, ops, cap_ops, r->nops);
 	while (r->cap_deps - r->ndeps < ndeps)

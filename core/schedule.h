@@ -321,6 +321,9 @@ struct cc_rank_sched {
 	/* An append found no memory (cc_add_*): the schedule is incomplete
 	 * and only good for cc_schedule_free (cc_schedule_oom). */
 	bool oom;
+	/* cc_add_op only counts: ops and deps as they would be appended,
+	 * with no arrays (a generator's dry run, core/gen.c). */
+	bool count_only;
 };
 
 enum cc_coll {
@@ -475,6 +478,10 @@ struct cc_schedule {
 	 * executor); one that runs them all refuses it (cc_schedule_whole). */
 	bool one_rank;
 	uint32_t rank;
+	/* Generated as it runs (core/gen.h, cc_build_opts.generated): every
+	 * rank's resources, its op counts, and ops made as the executor asks
+	 * (only the simulator does); NULL: built whole. */
+	struct cc_gen *gen;
 };
 
 /* Whether s has every rank's ops: 0, or -EINVAL with a message for an
@@ -590,6 +597,8 @@ uint64_t cc_rank_data_bytes(const struct cc_rank_sched *r);
 
 /* ---- printing (core/schedule_print.c, format in docs/schedule.md) ---- */
 void cc_schedule_print(FILE *f, const struct cc_schedule *s, int rank /* -1: all */);
+/* One line: op i of rank r, as cc_schedule_print() lists it. */
+void cc_op_print(FILE *f, const struct cc_schedule *s, uint32_t r, uint32_t i);
 void cc_schedule_print_primitives(FILE *f, const struct cc_schedule *s, int rank);
 
 #endif

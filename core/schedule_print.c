@@ -192,7 +192,7 @@ static void print_calc(FILE *f, const struct cc_op_calc *c)
 			(unsigned)c->dst_lines, c->dst_flag);
 }
 
-static void print_op(FILE *f, const struct cc_schedule *s, uint32_t r, uint32_t i)
+void cc_op_print(FILE *f, const struct cc_schedule *s, uint32_t r, uint32_t i)
 {
 	const struct cc_rank_sched *rs = &s->ranks[r];
 	const struct cc_op *o = &rs->ops[i];
@@ -296,7 +296,7 @@ static void print_rank(FILE *f, const struct cc_schedule *s, uint32_t r)
 		fputc('\n', f);
 	}
 	for (uint32_t i = 0; i < rs->nops; i++)
-		print_op(f, s, r, i);
+		cc_op_print(f, s, r, i);
 }
 
 void cc_schedule_print(FILE *f, const struct cc_schedule *s, int rank)

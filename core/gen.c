@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* core/gen.c — a schedule generated as it runs (core/gen.h). */
+#include "gen.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "algo_int.h"
+#include "conn.h"
+
+struct cc_gen {
+	struct cc_coll_params p;
+	struct cc_conns c;
+	uint32_t k, nstreams;
+	struct cc_gen_stream *st; /* rank r's stream j at r * nstreams + j */
+};
+
+bool cc_gen_supported(const struct cc_coll_params *p)
+{
+	return p->algo == CC_ALGO_RING && p->nranks >= 2 && p->count > 0;
+}
+
+void *cc_span_new(size_t n, size_t size)
+{
+	void *p;
+
+	if (!n || n > SIZE_MAX / size)
+		return NULL;
+	p = mmap(NULL, n * size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void cc_span_drop(void *p, size_t size, size_t from, size_t to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + from * size + page - 1) & ~(page - 1);
+	uintptr_t b = ((uintptr_t)p + to * size) & ~(page - 1);
+
+	if (p && b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+void cc_span_free(void *p, size_t n, size_t size)
+{
+	if (p)
+		munmap(p, n * size);
+}
+
+/* Room past the last dependency: cc_add_op() wants room for every
+ * dependency it is handed before it drops duplicates. */
+#define DEP_SLACK 64u
+
+static struct cc_gen_stream *stream(struct cc_gen *g, uint32_t r, uint32_t j)
+{
+	return &g->st[(size_t)r * g->nstreams + j];
+}
+
+/* The rank's op arrays as the connections' layer appends to them, from
+ * op `made` and dependency `dep_made` on. */
+static struct cc_rank_sched view(const struct cc_rank_sched *rs, uint32_t made, uint32_t dep_made)
+{
+	return (struct cc_rank_sched){ .ops = rs->ops, .deps = rs->deps, .nops = made,
+				       .ndeps = dep_made, .cap_ops = rs->nops,
+				       .cap_deps = rs->ndeps + DEP_SLACK };
+}
+
+/* Rank r's ops counted, stream by stream (a dry run that leaves its
+ * connections as it found them), its arrays reserved, and its stream 0
+ * made.  0, or -ENOMEM / -EOVERFLOW. */
+static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
+{
+	struct cc_conns *c = &g->c;
+	struct cc_rank_sched *rs = &s->ranks[r], v = { .count_only = true };
+	struct cc_conns_saved sv;
+
+	if (cc_conns_save(c, r, &sv))
+		return -ENOMEM;
+	c->out = &v;
+	cc_conns_start(c, r);
+	*stream(g, r, 0) = (struct cc_gen_stream){ .end = v.nops, .dep_made = v.ndeps };
+	for (uint32_t j = 1; j < g->nstreams; j++) {
+		struct cc_gen_stream *st = stream(g, r, j);
+
+		*st = (struct cc_gen_stream){ .first = v.nops, .made = v.nops, .dep_first = v.ndeps,
+					      .dep_made = v.ndeps, .dropped = v.nops,
+					      .channel = j - 1,
+					      .nsteps = cc_ring_chan_steps(&g->p, j - 1) };
+		for (uint64_t n = 0; n < st->nsteps; n++) {
+			struct cc_conn_step cs;
+
+			cc_ring_step(&g->p, r, j - 1, n, &cs);
+			cc_conns_step(c, r, &cs);
+		}
+		st->end = v.nops;
+	}
+	c->out = NULL;
+	cc_conns_restore(c, r, &sv);
+	cc_conns_saved_free(&sv);
+	if (c->flag_wrap)
+		return -EOVERFLOW;
+	if (c->timed_out)
+		return -ETIME;
+	rs->nops = v.nops;
+	rs->ndeps = v.ndeps;
+	rs->ops = cc_span_new(rs->nops ? rs->nops : 1, sizeof(*rs->ops));
+	rs->deps = cc_span_new(rs->ndeps + DEP_SLACK, sizeof(*rs->deps));
+	if (!rs->ops || !rs->deps)
+		return -ENOMEM;
+	/* Stream 0 now, for real: the first slots' invitations. */
+	v = view(rs, 0, 0);
+	c->out = &v;
+	cc_conns_start(c, r);
+	c->out = NULL;
+	stream(g, r, 0)->made = v.nops;
+	return c->oom ? -ENOMEM : 0;
+}
+
+static void unmap_rank(struct cc_rank_sched *rs)
+{
+	cc_span_free(rs->ops, rs->nops ? rs->nops : 1, sizeof(*rs->ops));
+	cc_span_free(rs->deps, rs->ndeps + DEP_SLACK, sizeof(*rs->deps));
+	rs->ops = NULL;
+	rs->deps = NULL;
+}
+
+void cc_gen_free(struct cc_schedule *s)
+{
+	struct cc_gen *g = s->gen;
+
+	if (!g)
+		return;
+	for (uint32_t r = 0; r < s->nranks; r++)
+		unmap_rank(&s->ranks[r]);
+	cc_conns_release(&g->c);
+	free(g->st);
+	free(g);
+	s->gen = NULL;
+}
+
+struct cc_schedule *cc_gen_build(const struct cc_coll_params *p, char *err, size_t errlen)
+{
+	struct cc_gen *g = calloc(1, sizeof(*g));
+	struct cc_schedule *s = NULL;
+	int rc = -ENOMEM;
+
+	if (!g)
+		goto fail;
+	g->p = *p;
+	g->k = p->nranks;
+	g->nstreams = 1 + (p->nchannels ? p->nchannels : 1);
+	if (cc_ring_prepare(&g->p, &g->c, &s)) {
+		free(g);
+		g = NULL;
+		goto fail;
+	}
+	s->gen = g;
+	if (!(g->st = calloc((size_t)g->k * g->nstreams, sizeof(*g->st))))
+		goto fail;
+	for (uint32_t r = 0; r < g->k; r++)
+		if ((rc = rank_init(g, s, r)))
+			goto fail;
+	/* The build's deadline is the build's: making ops during the run
+	 * must never stop half way. */
+	g->c.deadline_ns = 0;
+	return s;
+fail:
+	if (s)
+		cc_schedule_free(s);
+	if (rc == -ETIME)
+		snprintf(err, errlen, "time limit reached while building the schedule");
+	else if (rc == -EOVERFLOW)
+		snprintf(err, errlen, "more than %llu slices on one connection: %s's flags would "
+			 "repeat; use larger --slot-bytes", (unsigned long long)
+			 cc_proto_max_flag(p->proto), cc_proto_name[p->proto]);
+	else
+		snprintf(err, errlen, "out of memory generating the schedule");
+	errno = -rc;
+	return NULL;
+}
+
+uint32_t cc_gen_streams(const struct cc_gen *g)
+{
+	return g->nstreams;
+}
+
+const struct cc_gen_stream *cc_gen_stream(const struct cc_gen *g, uint32_t r, uint32_t j)
+{
+	return &g->st[(size_t)r * g->nstreams + j];
+}
+
+uint32_t cc_gen_stream_of(const struct cc_gen *g, uint32_t r, uint32_t i)
+{
+	const struct cc_gen_stream *st = &g->st[(size_t)r * g->nstreams];
+	uint32_t j = g->nstreams - 1;
+
+	while (j > 0 && i < st[j].first)
+		j--;
+	return j;
+}
+
+int cc_gen_next(struct cc_gen *g, uint32_t r, uint32_t j)
+{
+	struct cc_gen_stream *st = stream(g, r, j);
+	struct cc_rank_sched *rs = &g->c.s->ranks[r], v;
+	struct cc_conn_step cs;
+
+	if (st->step >= st->nsteps)
+		return 0;
+	v = view(rs, st->made, st->dep_made);
+	cc_ring_step(&g->p, r, st->channel, st->step++, &cs);
+	g->c.out = &v;
+	cc_conns_step(&g->c, r, &cs);
+	g->c.out = NULL;
+	st->made = v.nops;
+	st->dep_made = v.ndeps;
+	return 1;
+}
+
+void cc_gen_drop(struct cc_gen *g, uint32_t r, uint32_t j, uint32_t upto)
+{
+	struct cc_gen_stream *st = stream(g, r, j);
+	const struct cc_rank_sched *rs = &g->c.s->ranks[r];
+
+	if (upto <= st->dropped)
+		return;
+	uint32_t d0 = st->dropped < st->made ? rs->ops[st->dropped].dep_first : st->dep_made;
+	uint32_t d1 = upto < st->made ? rs->ops[upto].dep_first : st->dep_made;
+
+	cc_span_drop(rs->ops, sizeof(*rs->ops), st->dropped, upto);
+	cc_span_drop(rs->deps, sizeof(*rs->deps), d0, d1);
+	st->dropped = upto;
+}

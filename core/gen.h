@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* core/gen.h — a schedule generated as it runs.
+ *
+ * A built schedule holds every op of every rank before the run: a ring
+ * allreduce's 2k(k-1) steps make it grow as k^2.  A generated one holds
+ * every rank's resources (buffers, MRs, CQs, QPs) and makes each rank's ops
+ * when the executor asks, step by step, with the same indices,
+ * dependencies and contents as the built schedule's (tests/test_gen.c
+ * checks them op for op).  The executor gives back what it is done with,
+ * so only ops in flight take memory.
+ *
+ * Index space.  A rank's ops are numbered as in the built schedule: first
+ * the invitations of its first slots (stream 0, made at once), then each
+ * channel's steps in channel order (stream 1 + c).  Channels run at once,
+ * so each stream is made on its own, into its own range of indices, which
+ * a dry run that counts every rank's ops fixes up front.  The ops and
+ * dependency arrays are address space reserved for all of them (mmap,
+ * MAP_NORESERVE): a made op is at its index, as in a built schedule, so an
+ * executor reads rs->ops[i] either way; pages given back are zero again.
+ *
+ * What is generated: the ring (allreduce, reduce-scatter, all-gather,
+ * broadcast, reduce) on two ranks or more, every protocol and transport,
+ * channels, QPs per connection; each rank's channels use connections of
+ * their own, so a channel's ops depend on its own state alone.  Other
+ * algorithms are built (cc_gen_supported()).
+ */
+#ifndef CCLAB_CORE_GEN_H
+#define CCLAB_CORE_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schedule.h"
+
+struct cc_gen;
+
+/* Whether p's schedule can be generated (p as cc_build_with() takes it). */
+bool cc_gen_supported(const struct cc_coll_params *p);
+
+/* Rank r's stream j (0 .. cc_gen_streams() - 1): ops [first, end), made
+ * below `made`; its dependencies from dep_first, made below dep_made. */
+struct cc_gen_stream {
+	uint32_t first, end, made;
+	uint32_t dep_first, dep_made;
+	uint32_t dropped;   /* ops below it given back (cc_gen_drop) */
+	uint32_t channel;   /* streams 1..: the channel; 0: none */
+	uint64_t step, nsteps;
+};
+
+/* The schedule of p (its chunk as cc_build_with() applies it), generated:
+ * every rank's resources; nops and ndeps the totals, ops and deps reserved
+ * (s->gen set).  NULL with errno and a message: ENOMEM, or EOVERFLOW when
+ * LL's flags would repeat (as cc_build()). */
+struct cc_schedule *cc_gen_build(const struct cc_coll_params *p, char *err, size_t errlen);
+/* What cc_schedule_free() does with a generated schedule's op arrays and
+ * generator. */
+void cc_gen_free(struct cc_schedule *s);
+
+uint32_t cc_gen_streams(const struct cc_gen *g);
+const struct cc_gen_stream *cc_gen_stream(const struct cc_gen *g, uint32_t r, uint32_t j);
+/* The stream of rank r that op i is in. */
+uint32_t cc_gen_stream_of(const struct cc_gen *g, uint32_t r, uint32_t i);
+/* Makes the next step's ops of rank r's stream j: 1, or 0 when it has
+ * none left. */
+int cc_gen_next(struct cc_gen *g, uint32_t r, uint32_t j);
+/* Gives back the pages of rank r's stream j below op `upto` (ops and their
+ * dependencies), which the caller will not read again. */
+void cc_gen_drop(struct cc_gen *g, uint32_t r, uint32_t j, uint32_t upto);
+
+/* Address space for n elements of `size` bytes, zero, taking memory only
+ * as pages are written (NULL: none); cc_span_drop() gives back the whole
+ * pages of [from, to) elements, cc_span_free() all of it. */
+void *cc_span_new(size_t n, size_t size);
+void cc_span_drop(void *p, size_t size, size_t from, size_t to);
+void cc_span_free(void *p, size_t n, size_t size);
+
+#endif /* CCLAB_CORE_GEN_H */
