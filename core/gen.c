@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -16,6 +17,10 @@ struct cc_gen {
 	struct cc_conns c;
 	uint32_t k, nstreams;
 	struct cc_gen_stream *st; /* rank r's stream j at r * nstreams + j */
+	struct cc_gen_stream *st0; /* the same as made: what cc_gen_rewind() restores */
+	/* Each rank's connection state once its stream 0 is made: where its
+	 * channels' streams start from (cc_gen_rewind(), cc_gen_scan()). */
+	struct cc_conns_saved *start;
 };
 
 bool cc_gen_supported(const struct cc_coll_params *p)
@@ -34,11 +39,17 @@ void *cc_span_new(size_t n, size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-void cc_span_drop(void *p, size_t size, size_t from, size_t to)
+void cc_span_drop(void *p, size_t size, size_t floor, size_t from, size_t to)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)p + from * size + page - 1) & ~(page - 1);
+	/* from the page `from` is in, once a page of the range ends there:
+	 * a range of less than a page gives back the page it completes */
+	uintptr_t lo = ((uintptr_t)p + floor * size + page - 1) & ~(page - 1);
+	uintptr_t a = ((uintptr_t)p + from * size) & ~(page - 1);
 	uintptr_t b = ((uintptr_t)p + to * size) & ~(page - 1);
+
+	if (a < lo)
+		a = lo;
 
 	if (p && b > a)
 		madvise((void *)a, b - a, MADV_DONTNEED);
@@ -116,7 +127,9 @@ static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
 	cc_conns_start(c, r);
 	c->out = NULL;
 	stream(g, r, 0)->made = v.nops;
-	return c->oom ? -ENOMEM : 0;
+	if (c->oom || cc_conns_save(c, r, &g->start[r]))
+		return -ENOMEM;
+	return 0;
 }
 
 static void unmap_rank(struct cc_rank_sched *rs)
@@ -135,8 +148,12 @@ void cc_gen_free(struct cc_schedule *s)
 		return;
 	for (uint32_t r = 0; r < s->nranks; r++)
 		unmap_rank(&s->ranks[r]);
+	for (uint32_t r = 0; g->start && r < g->k; r++)
+		cc_conns_saved_free(&g->start[r]);
 	cc_conns_release(&g->c);
+	free(g->start);
 	free(g->st);
+	free(g->st0);
 	free(g);
 	s->gen = NULL;
 }
@@ -158,11 +175,15 @@ struct cc_schedule *cc_gen_build(const struct cc_coll_params *p, char *err, size
 		goto fail;
 	}
 	s->gen = g;
-	if (!(g->st = calloc((size_t)g->k * g->nstreams, sizeof(*g->st))))
+	g->st = calloc((size_t)g->k * g->nstreams, sizeof(*g->st));
+	g->st0 = malloc((size_t)g->k * g->nstreams * sizeof(*g->st0));
+	g->start = calloc(g->k, sizeof(*g->start));
+	if (!g->st || !g->st0 || !g->start)
 		goto fail;
 	for (uint32_t r = 0; r < g->k; r++)
 		if ((rc = rank_init(g, s, r)))
 			goto fail;
+	memcpy(g->st0, g->st, (size_t)g->k * g->nstreams * sizeof(*g->st));
 	/* The build's deadline is the build's: making ops during the run
 	 * must never stop half way. */
 	g->c.deadline_ns = 0;
@@ -230,7 +251,56 @@ void cc_gen_drop(struct cc_gen *g, uint32_t r, uint32_t j, uint32_t upto)
 	uint32_t d0 = st->dropped < st->made ? rs->ops[st->dropped].dep_first : st->dep_made;
 	uint32_t d1 = upto < st->made ? rs->ops[upto].dep_first : st->dep_made;
 
-	cc_span_drop(rs->ops, sizeof(*rs->ops), st->dropped, upto);
-	cc_span_drop(rs->deps, sizeof(*rs->deps), d0, d1);
+	cc_span_drop(rs->ops, sizeof(*rs->ops), st->first, st->dropped, upto);
+	cc_span_drop(rs->deps, sizeof(*rs->deps), st->dep_first, d0, d1);
 	st->dropped = upto;
+}
+
+void cc_gen_rewind(struct cc_gen *g)
+{
+	for (uint32_t r = 0; r < g->k; r++)
+		cc_conns_restore(&g->c, r, &g->start[r]);
+	memcpy(g->st, g->st0, (size_t)g->k * g->nstreams * sizeof(*g->st));
+}
+
+int cc_gen_scan(struct cc_gen *g, uint32_t r, void (*fn)(void *ctx, const struct cc_op *o),
+		void *ctx)
+{
+	const struct cc_rank_sched *rs = &g->c.s->ranks[r];
+	/* a step at a time, into a scratch numbered from the step's first op */
+	struct cc_rank_sched v = {0};
+	struct cc_conns_saved now;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < stream(g, r, 0)->end; i++)
+		fn(ctx, &rs->ops[i]);
+	if (cc_conns_save(&g->c, r, &now))
+		return -ENOMEM;
+	cc_conns_restore(&g->c, r, &g->start[r]);
+	g->c.out = &v;
+	for (uint32_t j = 1; j < g->nstreams && !rc; j++) {
+		const struct cc_gen_stream *st = stream(g, r, j);
+
+		v.nops = st->first;
+		v.ndeps = st->dep_first;
+		for (uint64_t n = 0; n < st->nsteps && !rc; n++) {
+			struct cc_conn_step cs;
+
+			v.op_base = v.nops;
+			v.dep_base = v.ndeps;
+			cc_ring_step(&g->p, r, st->channel, n, &cs);
+			cc_conns_step(&g->c, r, &cs);
+			if (v.oom)
+				rc = -ENOMEM;
+			for (uint32_t i = 0; !rc && i < v.nops - v.op_base; i++)
+				fn(ctx, &v.ops[i]);
+		}
+	}
+	g->c.out = NULL;
+	g->c.oom = 0;
+	cc_conns_restore(&g->c, r, &now);
+	cc_conns_saved_free(&now);
+	free(v.ops);
+	free(v.deps);
+	return rc;
 }

@@ -68,11 +68,23 @@ int cc_gen_next(struct cc_gen *g, uint32_t r, uint32_t j);
  * dependencies), which the caller will not read again. */
 void cc_gen_drop(struct cc_gen *g, uint32_t r, uint32_t j, uint32_t upto);
 
+/* Back to where cc_gen_build() left it: every stream but 0 unmade (a run
+ * that starts again). */
+void cc_gen_rewind(struct cc_gen *g);
+/* Calls fn for each op of rank r in index order, made for the purpose a
+ * step at a time (a step's ops in memory) and leaving the streams as they
+ * are: what a scan of a built schedule's ops finds (an op's dependencies
+ * are not there to read).  0 or -ENOMEM. */
+int cc_gen_scan(struct cc_gen *g, uint32_t r, void (*fn)(void *ctx, const struct cc_op *o),
+		void *ctx);
+
 /* Address space for n elements of `size` bytes, zero, taking memory only
- * as pages are written (NULL: none); cc_span_drop() gives back the whole
- * pages of [from, to) elements, cc_span_free() all of it. */
+ * as pages are written (NULL: none); cc_span_drop() gives back the pages
+ * that elements [from, to) complete, none below element `floor` (where
+ * the range's owner starts: a page it shares with what is before stays),
+ * cc_span_free() all of it. */
 void *cc_span_new(size_t n, size_t size);
-void cc_span_drop(void *p, size_t size, size_t from, size_t to);
+void cc_span_drop(void *p, size_t size, size_t floor, size_t from, size_t to);
 void cc_span_free(void *p, size_t n, size_t size);
 
 #endif /* CCLAB_CORE_GEN_H */

@@ -220,6 +220,18 @@ struct cc_schedule *cc_schedule_new(const struct cc_coll_params *p)
 	return s;
 }
 
+int cc_sched_each_op(const struct cc_schedule *s, uint32_t r,
+		     void (*fn)(void *ctx, const struct cc_op *o), void *ctx)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+
+	if (s->gen)
+		return cc_gen_scan(s->gen, r, fn, ctx);
+	for (uint32_t i = 0; i < rs->nops; i++)
+		fn(ctx, &rs->ops[i]);
+	return 0;
+}
+
 int cc_schedule_whole(const struct cc_schedule *s, const char *executor, char *err,
 		      size_t errlen)
 {
@@ -343,10 +355,11 @@ uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32
 		return r->nops++;
 	}
 	/* Room for the op and all its dependencies first: nothing half added. */
-	GROW_OR_FAIL(r, ops, cap_ops, r->nops);
-	while (r->cap_deps - r->ndeps < ndeps)
+	GROW_OR_FAIL(r, ops, cap_ops, r->nops - r->op_base);
+	while (r->cap_deps - (r->ndeps - r->dep_base) < ndeps)
 		GROW_OR_FAIL(r, deps, cap_deps, r->cap_deps);
-	struct cc_op *o = &r->ops[r->nops];
+	struct cc_op *o = &r->ops[r->nops - r->op_base];
+	uint32_t *d0 = &r->deps[r->ndeps - r->dep_base];
 	*o = *op;
 	o->dep_first = r->ndeps;
 	o->ndeps = 0;
@@ -354,11 +367,11 @@ uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32
 		uint32_t d = deps[i];
 		int dup = d == UINT32_MAX;
 		for (uint32_t j = 0; j < o->ndeps && !dup; j++)
-			dup = r->deps[o->dep_first + j] == d;
+			dup = d0[j] == d;
 		if (dup)
 			continue;
-		r->deps[r->ndeps++] = d;
-		o->ndeps++;
+		d0[o->ndeps++] = d;
+		r->ndeps++;
 	}
 	return r->nops++;
 }

@@ -324,6 +324,9 @@ struct cc_rank_sched {
 	/* cc_add_op only counts: ops and deps as they would be appended,
 	 * with no arrays (a generator's dry run, core/gen.c). */
 	bool count_only;
+	/* The index of ops[0] and of deps[0]: 0 in a schedule; a generator's
+	 * scratch holds one step's ops, numbered as in the schedule. */
+	uint32_t op_base, dep_base;
 };
 
 enum cc_coll {
@@ -483,6 +486,12 @@ struct cc_schedule {
 	 * (only the simulator does); NULL: built whole. */
 	struct cc_gen *gen;
 };
+
+/* Calls fn(ctx, op) for each op of rank r, in index order: a built
+ * schedule's, or a generated one's made for the purpose (core/gen.h,
+ * cc_gen_scan()).  0 or -ENOMEM. */
+int cc_sched_each_op(const struct cc_schedule *s, uint32_t r,
+		     void (*fn)(void *ctx, const struct cc_op *o), void *ctx);
 
 /* Whether s has every rank's ops: 0, or -EINVAL with a message for an
  * executor that runs every rank (named `executor`). */
