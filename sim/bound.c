@@ -218,6 +218,30 @@ static struct sim_bound port_bound(const struct port_load *pl, const struct sim_
 	return b;
 }
 
+/* What add_op() adds the data WQEs of rank r to. */
+struct wqe_adder {
+	const struct cc_schedule *s;
+	const struct sim_params *f;
+	const struct sim_net *net;
+	const uint32_t *first;
+	struct port_load *load;
+	uint32_t r;
+};
+
+static void add_op(void *ctx, const struct cc_op *op)
+{
+	const struct wqe_adder *a = ctx;
+	const struct cc_rank_sched *rs = &a->s->ranks[a->r];
+
+	if (op->kind != CC_OP_POST_SEND || op->u.send.payload != CC_PAYLOAD_DATA)
+		return;
+	if (cc_qp_mcast(&rs->qps[op->u.send.qp]))
+		add_mcast_wqe(a->f, a->net, a->first, a->load, a->r, &rs->qps[op->u.send.qp],
+			      &op->u.send);
+	else
+		add_wqe(a->s, a->f, a->net, a->first, a->load, a->r, &op->u.send);
+}
+
 struct sim_bound sim_bound(const struct cc_schedule *s, const struct sim_params *f,
 			   const struct sim_net *net)
 {
@@ -239,21 +263,14 @@ struct sim_bound sim_bound(const struct cc_schedule *s, const struct sim_params 
 		free(load);
 		return b; /* no memory: no bound, rather than a wrong one */
 	}
-	for (uint32_t r = 0; r < s->nranks; r++) {
-		const struct cc_rank_sched *rs = &s->ranks[r];
+	struct wqe_adder a = { s, f, net, first, load, 0 };
 
-		for (uint32_t i = 0; i < rs->nops; i++) {
-			const struct cc_op *op = &rs->ops[i];
-
-			if (op->kind != CC_OP_POST_SEND || op->u.send.payload != CC_PAYLOAD_DATA)
-				continue;
-			if (cc_qp_mcast(&rs->qps[op->u.send.qp]))
-				add_mcast_wqe(f, net, first, load, r, &rs->qps[op->u.send.qp],
-					      &op->u.send);
-			else
-				add_wqe(s, f, net, first, load, r, &op->u.send);
+	for (a.r = 0; a.r < s->nranks; a.r++)
+		if (cc_sched_each_op(s, a.r, add_op, &a)) {
+			free(first);
+			free(load);
+			return b; /* no memory: no bound, rather than a wrong one */
 		}
-	}
 	for (size_t i = 0; i < nports; i++) {
 		struct sim_bound pb;
 

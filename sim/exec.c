@@ -21,6 +21,7 @@
  * a real run would see if the schedule guards its buffers (which the data
  * executor, `cclab check`, verifies under every interleaving).
  */
+#include "core/gen.h"
 #include "sim/exec_int.h"
 
 #include <errno.h>
@@ -165,14 +166,24 @@ static void op_done(struct sx *x, uint32_t r, uint32_t i)
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
 
 	rk->ndone++;
-	for (uint32_t u = rk->users_first[i]; u < rk->users_first[i + 1]; u++)
-		if (--rk->deps_left[rk->users[u]] == 0)
-			op_ready(x, r, rk->users[u]);
+	if (x->s->gen) {
+		/* done first: an op made while its users are readied sees it */
+		rk->done[i] = 1;
+		for (uint32_t e = rk->u_head[i]; e; e = rk->u_next[e - 1])
+			if (--rk->deps_left[rk->u_op[e - 1]] == 0)
+				op_ready(x, r, rk->u_op[e - 1]);
+	} else {
+		for (uint32_t u = rk->users_first[i]; u < rk->users_first[i + 1]; u++)
+			if (--rk->deps_left[rk->users[u]] == 0)
+				op_ready(x, r, rk->users[u]);
+	}
 	if (rk->ndone == rs->nops) {
 		rk->st->done_ps = sim_now(&x->eng);
 		if (++x->ranks_done == x->s->nranks && x->res->time_ps == 0)
 			x->res->time_ps = sim_now(&x->eng);
 	}
+	if (x->s->gen)
+		sx_gen_done(x, r, i);
 }
 
 static sim_time_ps cpu_cost(const struct sx *x, const struct cc_op *o)
@@ -199,10 +210,29 @@ static void cpu_start(struct sx *x, uint32_t r)
 		sx_die_nomem();
 }
 
+/* Ring q of *cap slots, head to tail, doubled when full (its order kept). */
+static void ring_room(uint32_t **q, uint32_t *head, uint32_t *tail, uint32_t *cap)
+{
+	if ((*tail + 1) % *cap != *head)
+		return;
+	uint32_t *n = malloc((size_t)*cap * 2 * sizeof(uint32_t)), k = 0;
+
+	if (!n)
+		sx_die_nomem();
+	for (uint32_t j = *head; j != *tail; j = (j + 1) % *cap)
+		n[k++] = (*q)[j];
+	free(*q);
+	*q = n;
+	*head = 0;
+	*tail = k;
+	*cap *= 2;
+}
+
 static void cpu_push(struct sx *x, uint32_t r, uint32_t i)
 {
 	struct sx_rank *rk = &x->rk[r];
 
+	ring_room(&rk->cpu_q, &rk->cpu_head, &rk->cpu_tail, &rk->cpu_cap);
 	rk->cpu_q[rk->cpu_tail] = i;
 	rk->cpu_tail = (rk->cpu_tail + 1) % rk->cpu_cap;
 	if (!rk->cpu_busy)
@@ -372,6 +402,22 @@ static void op_ready(struct sx *x, uint32_t r, uint32_t i)
 		cc_exec_bad_kind("sim", r, i, (int)o->kind);
 	}
 	cpu_run(x, r, i);
+}
+
+void sx_op_ready(struct sx *x, uint32_t r, uint32_t i)
+{
+	op_ready(x, r, i);
+}
+
+bool sx_gen_would_start(struct sx *x, uint32_t r, uint32_t i)
+{
+	const struct cc_op *o = &x->s->ranks[r].ops[i];
+
+	if (o->kind == CC_OP_WAIT_MEM)
+		return wait_true(x, r, &o->u.wait);
+	if (o->kind == CC_OP_POLL_CQ)
+		return cq_find(&x->rk[r].cq[o->u.poll.cq], o->u.poll.wr_id) >= 0;
+	return true;
 }
 
 /* The data of a reduce or copy, where the run carries it: all of it when
@@ -689,7 +735,7 @@ static void p2p_drain(struct sim_engine *eng, void *ctx, uint64_t arg)
 	while (rk->p2p_head != rk->p2p_tail && x->res->err.status == CC_RUN_OK) {
 		uint32_t i = rk->p2p_q[rk->p2p_head];
 
-		rk->p2p_head = (rk->p2p_head + 1) % rk->cpu_cap;
+		rk->p2p_head = (rk->p2p_head + 1) % rk->p2p_cap;
 		if (cpu_effect(x, rk->r, i, now, now))
 			op_done(x, rk->r, i);
 	}
@@ -728,8 +774,9 @@ static void cpu_run(struct sx *x, uint32_t r, uint32_t i)
 			sx_die_nomem();
 		return;
 	}
+	ring_room(&rk->p2p_q, &rk->p2p_head, &rk->p2p_tail, &rk->p2p_cap);
 	rk->p2p_q[rk->p2p_tail] = i;
-	rk->p2p_tail = (rk->p2p_tail + 1) % rk->cpu_cap;
+	rk->p2p_tail = (rk->p2p_tail + 1) % rk->p2p_cap;
 	if (!rk->p2p_armed) {
 		rk->p2p_armed = true;
 		if (sim_schedule_in(&x->eng, 0, p2p_drain, rk, 0) == SIM_EVENT_NONE)
@@ -832,18 +879,22 @@ static uint32_t mcast_mtu(const struct sx *x, const struct cc_qp *cq)
 /* Which of a rank's buffers a run carries (carry[b] = 1): every one with
  * check on, else what a wait_mem watches and the slots the LL protocols'
  * lines are written to (their flags are what the receiver watches). */
-static void carried_bufs(const struct cc_rank_sched *rs, bool check, uint8_t *carry)
+static void carry_of(void *ctx, const struct cc_op *o)
 {
-	memset(carry, check, rs->nbufs);
-	for (uint32_t i = 0; !check && i < rs->nops; i++) {
-		const struct cc_op *o = &rs->ops[i];
+	uint8_t *carry = ctx;
 
-		if (o->kind == CC_OP_WAIT_MEM)
-			carry[o->u.wait.buf] = 1;
-		if ((o->kind == CC_OP_REDUCE || o->kind == CC_OP_COPY) && o->u.calc.dst_lines)
-			for (int j = 0; j < o->u.calc.ndst; j++)
-				carry[o->u.calc.dst[j].buf] |= o->u.calc.dst_lines >> j & 1;
-	}
+	if (o->kind == CC_OP_WAIT_MEM)
+		carry[o->u.wait.buf] = 1;
+	if ((o->kind == CC_OP_REDUCE || o->kind == CC_OP_COPY) && o->u.calc.dst_lines)
+		for (int j = 0; j < o->u.calc.ndst; j++)
+			carry[o->u.calc.dst[j].buf] |= o->u.calc.dst_lines >> j & 1;
+}
+
+/* 0 or -ENOMEM (a generated schedule's ops are made to be looked at). */
+static int carried_bufs(const struct cc_schedule *s, uint32_t r, bool check, uint8_t *carry)
+{
+	memset(carry, check, s->ranks[r].nbufs);
+	return check ? 0 : cc_sched_each_op(s, r, carry_of, carry);
 }
 
 /* Whose buffer b is, and how its peer is reached (SX_PATH_*): a
@@ -879,18 +930,25 @@ static int setup_rank(struct sx *x, uint32_t r)
 	rk->gpu_link = (struct sim_pcie_uplink){.rate_bps = x->f->pcie.rate_bps, .reversed = true};
 	rk->mem = xcalloc(x, rs->nbufs, sizeof(*rk->mem));
 	rk->key = xcalloc(x, rs->nmrs, sizeof(*rk->key));
-	rk->deps_left = xcalloc(x, n, sizeof(uint32_t));
-	rk->users_first = xcalloc(x, n + 2, sizeof(uint32_t));
-	rk->users = xcalloc(x, rs->ndeps, sizeof(uint32_t));
-	rk->cpu_cap = n + 1;
+	if (x->s->gen) {
+		if (sx_gen_rank_init(x, r))
+			return -ENOMEM;
+	} else {
+		rk->deps_left = xcalloc(x, n, sizeof(uint32_t));
+		rk->users_first = xcalloc(x, n + 2, sizeof(uint32_t));
+		rk->users = xcalloc(x, rs->ndeps, sizeof(uint32_t));
+		rk->sq_pos = xcalloc(x, n, sizeof(uint32_t));
+		if (!rk->deps_left || !rk->users_first || !rk->users || !rk->sq_pos)
+			return -ENOMEM;
+	}
+	/* Rings that double when full: a built schedule's large enough */
+	rk->cpu_cap = rk->p2p_cap = x->s->gen ? 64 : n + 1;
 	rk->cpu_q = xcalloc(x, rk->cpu_cap, sizeof(uint32_t));
-	rk->p2p_q = xcalloc(x, rk->cpu_cap, sizeof(uint32_t));
-	rk->sq_pos = xcalloc(x, n, sizeof(uint32_t));
+	rk->p2p_q = xcalloc(x, rk->p2p_cap, sizeof(uint32_t));
 	rk->qp = xcalloc(x, rs->nqps, sizeof(*rk->qp));
 	rk->cq = xcalloc(x, rs->ncqs, sizeof(*rk->cq));
-	if (!rk->mem || !rk->key || !rk->deps_left || !rk->users_first || !rk->users ||
-	    !rk->cpu_q || !rk->p2p_q || !rk->sq_pos || !rk->qp || !rk->cq ||
-	    sx_park_init(&rk->park, rs, &x->res->mem_bytes))
+	if (!rk->mem || !rk->key || !rk->cpu_q || !rk->p2p_q || !rk->qp || !rk->cq ||
+	    sx_park_init(&rk->park, x->s, r, &x->res->mem_bytes))
 		return -ENOMEM;
 	/* Without checking, only what a wait_mem watches is carried, and the
 	 * send slots of the LL protocols, whose lines bring the flags a
@@ -898,8 +956,7 @@ static int setup_rank(struct sx *x, uint32_t r)
 	uint8_t *carry = calloc(rs->nbufs ? rs->nbufs : 1, 1);
 	if (!carry)
 		return -ENOMEM;
-	carried_bufs(rs, x->o->check, carry);
-	err = 0;
+	err = carried_bufs(x->s, r, x->o->check, carry);
 	for (uint32_t b = 0; b < rs->nbufs && !err; b++) {
 		if (!carry[b])
 			continue;
@@ -913,7 +970,8 @@ static int setup_rank(struct sx *x, uint32_t r)
 		return err;
 	/* The data executor's keys, so a fault flips the same bits. */
 	cc_exec_keys(rs, r, x->o->seed, rk->key);
-	cc_exec_users(rs, rk->deps_left, rk->users_first, rk->users);
+	if (!x->s->gen)
+		cc_exec_users(rs, rk->deps_left, rk->users_first, rk->users);
 	for (uint32_t q = 0; q < rs->nqps; q++) {
 		struct sx_qp *qp = &rk->qp[q];
 
@@ -945,6 +1003,8 @@ static int setup_rank(struct sx *x, uint32_t r)
 		if (qp->mtu == 0)
 			return -EINVAL;
 	}
+	if (x->s->gen && sx_gen_queues_init(x, r))
+		return -ENOMEM;
 	if (!(rk->buf_path = xcalloc(x, rs->nbufs, 1)))
 		return -ENOMEM;
 	for (uint32_t b = 0; b < rs->nbufs; b++)
@@ -966,6 +1026,8 @@ static void free_rank(struct sx *x, uint32_t r)
 	if (rk->mem)
 		for (uint32_t b = 0; b < rs->nbufs; b++)
 			free(rk->mem[b]);
+	if (rk->qp && x->s->gen)
+		sx_gen_queues_free(x, r);
 	if (rk->qp)
 		for (uint32_t q = 0; q < rs->nqps; q++) {
 			free(rk->qp[q].sq);
@@ -984,13 +1046,17 @@ static void free_rank(struct sx *x, uint32_t r)
 	free(rk->mem);
 	free(rk->buf_path);
 	free(rk->key);
-	free(rk->deps_left);
+	if (x->s->gen) {
+		sx_gen_rank_free(x, r);
+	} else {
+		free(rk->deps_left);
+		free(rk->sq_pos);
+	}
 	free(rk->users_first);
 	free(rk->users);
 	free(rk->cpu_q);
 	free(rk->p2p_q);
-	sx_park_free(&rk->park, rs);
-	free(rk->sq_pos);
+	sx_park_free(&rk->park, x->s, r);
 	free(rk->qp);
 	free(rk->cq);
 }
@@ -1014,37 +1080,47 @@ static bool has_rc_qp(const struct cc_rank_sched *rs)
 
 /* Per MR of rank r, into use[]: 1 if an op on a multicast QP names it,
  * 2 if one on an RC QP does (its own, or a peer's naming it remote); or'd. */
-static void mr_users(const struct cc_schedule *s, uint32_t r, uint8_t *use)
+struct mr_use {
+	const struct cc_rank_sched *rs, *ps; /* rank r's, and the op's rank p's */
+	uint32_t r, p;
+	uint8_t *use;
+};
+
+static void mr_use_of(void *ctx, const struct cc_op *o)
 {
-	const struct cc_rank_sched *rs = &s->ranks[r];
+	const struct mr_use *m = ctx;
+	uint32_t q = o->kind == CC_OP_POST_SEND ? o->u.send.qp
+		   : o->kind == CC_OP_POST_RECV ? o->u.recv.qp : UINT32_MAX;
 
-	memset(use, 0, rs->nmrs);
-	for (uint32_t p = 0; p < s->nranks; p++) {
-		const struct cc_rank_sched *ps = &s->ranks[p];
+	if (q >= m->ps->nqps)
+		return;
+	bool mc = cc_qp_mcast(&m->ps->qps[q]);
+	const struct cc_sge *g = o->kind == CC_OP_POST_SEND ? &o->u.send.sge : &o->u.recv.sge;
+	/* an inline send's data is in the WQE: no MR read */
+	uint32_t nsge = o->kind == CC_OP_POST_RECV ? o->u.recv.num_sge
+			: o->u.send.flags & CC_SEND_INLINE ? 0 : o->u.send.num_sge;
 
-		for (uint32_t i = 0; i < ps->nops; i++) {
-			const struct cc_op *o = &ps->ops[i];
-			uint32_t q = o->kind == CC_OP_POST_SEND ? o->u.send.qp
-				   : o->kind == CC_OP_POST_RECV ? o->u.recv.qp : UINT32_MAX;
+	if (m->p == m->r && nsge && g->mr < m->rs->nmrs)
+		m->use[g->mr] |= mc ? 1 : 2;
+	/* a two-sided SEND names no remote MR: its remote_mr is left 0,
+	 * which would be the peer's first MR */
+	if (!mc && o->kind == CC_OP_POST_SEND && m->ps->qps[q].peer == m->r &&
+	    cc_opcode_remote(o->u.send.opcode) && o->u.send.remote_mr < m->rs->nmrs)
+		m->use[o->u.send.remote_mr] |= 2;
+}
 
-			if (q >= ps->nqps)
-				continue;
-			bool mc = cc_qp_mcast(&ps->qps[q]);
-			const struct cc_sge *g = o->kind == CC_OP_POST_SEND ? &o->u.send.sge
-									  : &o->u.recv.sge;
-			/* an inline send's data is in the WQE: no MR read */
-			uint32_t nsge = o->kind == CC_OP_POST_RECV ? o->u.recv.num_sge
-					: o->u.send.flags & CC_SEND_INLINE ? 0 : o->u.send.num_sge;
+/* 0, or -ENOMEM (use then says nothing). */
+static int mr_users(const struct cc_schedule *s, uint32_t r, uint8_t *use)
+{
+	struct mr_use m = { .rs = &s->ranks[r], .r = r, .use = use };
 
-			if (p == r && nsge && g->mr < rs->nmrs)
-				use[g->mr] |= mc ? 1 : 2;
-			/* a two-sided SEND names no remote MR: its remote_mr is
-			 * left 0, which would be the peer's first MR */
-			if (!mc && o->kind == CC_OP_POST_SEND && ps->qps[q].peer == r &&
-			    cc_opcode_remote(o->u.send.opcode) && o->u.send.remote_mr < rs->nmrs)
-				use[o->u.send.remote_mr] |= 2;
-		}
+	memset(use, 0, m.rs->nmrs);
+	for (m.p = 0; m.p < s->nranks; m.p++) {
+		m.ps = &s->ranks[m.p];
+		if (cc_sched_each_op(s, m.p, mr_use_of, &m))
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 /* A memory region over GPU memory on a host without GPUDirect RDMA: the
@@ -1066,8 +1142,10 @@ static bool nic_needs_gdr(const struct cc_schedule *s, const struct sim_params *
 		if (!has_rc_qp(rs))
 			continue;
 		use = malloc(rs->nmrs ? rs->nmrs : 1);
-		if (use)
-			mr_users(s, r, use);
+		if (use && mr_users(s, r, use)) {
+			free(use);
+			use = NULL;
+		}
 		bool mcast = false;
 
 		for (uint32_t q = 0; q < rs->nqps; q++)
@@ -1099,6 +1177,8 @@ static void describe_wall(struct sx *x)
 			continue;
 		if (rk->park.n)
 			i = rk->park.list[0];
+		else if (x->s->gen)
+			i = sx_gen_waiting(x, r);
 		else
 			while (i + 1 < rs->nops && rk->deps_left[i] == 0)
 				i++;
@@ -1153,8 +1233,11 @@ static void describe_stuck(struct sx *x)
 		if (rk->ndone < rs->nops) {
 			uint32_t i = 0;
 
-			while (i < rs->nops && rk->deps_left[i] == 0)
-				i++;
+			if (x->s->gen)
+				i = sx_gen_waiting(x, r);
+			else
+				while (i < rs->nops && rk->deps_left[i] == 0)
+					i++;
 			snprintf(what, sizeof(what), "time limit reached (%s simulated)", at);
 			set_error(x, st, CC_WC_SUCCESS, r, 0, i < rs->nops ? i : 0,
 				  limit ? what : "deadlock: dependencies never complete");
@@ -1416,6 +1499,10 @@ static int setup(struct sx *x)
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if ((err = setup_rank(x, r)))
 			return err;
+	/* Every rank's first ops made and waiting on their dependencies
+	 * before any is readied, as a built schedule's all are. */
+	for (uint32_t r = 0; s->gen && r < s->nranks; r++)
+		sx_gen_start(x, r);
 	peer_ports(x);
 	if ((err = sx_nvls_init(x)))
 		return err;
@@ -1476,7 +1563,15 @@ static int setup_and_run(struct sx *x)
 	for (uint32_t r = 0; r < s->nranks; r++) {
 		const struct cc_rank_sched *rs = &s->ranks[r];
 
-		for (uint32_t i = 0; i < rs->nops; i++)
+		for (uint32_t j = 0; s->gen && j < cc_gen_streams(s->gen); j++) {
+			const struct cc_gen_stream *st = cc_gen_stream(s->gen, r, j);
+			uint32_t end = st->made; /* what top-ups add, they ready */
+
+			for (uint32_t i = st->first; i < end; i++)
+				if (x->rk[r].deps_left[i] == 0)
+					op_ready(x, r, i);
+		}
+		for (uint32_t i = 0; !s->gen && i < rs->nops; i++)
 			if (x->rk[r].deps_left[i] == 0)
 				op_ready(x, r, i);
 		if (rs->nops == 0 && ++x->ranks_done == s->nranks)
@@ -1497,6 +1592,14 @@ static int setup_and_run(struct sx *x)
 	res->peak_pending = sim_pending_peak(&x->eng);
 	if (o->progress)
 		o->progress(o->progress_ctx, sim_now(&x->eng), res->events, true);
+	/* A generated schedule's stream held back by its window (its oldest
+	 * op waiting on ops not made yet) would look like a deadlock: the
+	 * run starts again with a larger window instead. */
+	if (s->gen && !x->gen_late && !x->have_err && !x->wall_hit && sim_pending(&x->eng) == 0 &&
+	    x->ranks_done < s->nranks && sx_gen_unmade(x))
+		x->gen_late = true;
+	if (x->gen_late)
+		return 0;
 	if (res->err.status == CC_RUN_OK && (x->ranks_done < s->nranks || x->have_err))
 		describe_stuck(x);
 	collect(x);
@@ -1536,30 +1639,25 @@ static int guarded(struct sx *x)
 	return err;
 }
 
-int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
-	       struct cc_sim_result *res)
+/* One run of s, its ops made `window` ahead when generated; *late: an op
+ * was made too late, and the run is to be done again. */
+static int run_once(const struct cc_schedule *s, const struct cc_sim_opts *o,
+		    struct cc_sim_result *res, uint64_t start_ns, uint32_t window, bool *late)
 {
-	struct sx x = { .s = s, .o = o, .f = o->fabric, .res = res };
+	struct sx x = { .s = s, .o = o, .f = o->fabric, .res = res, .gen_window = window,
+			.wall_start_ns = start_ns };
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	if (cc_schedule_whole(s, "sim", res->err.msg, sizeof(res->err.msg)))
-		return -EINVAL;
-	/* The wall-clock limit counts from the caller's start, or now:
-	 * setting up counts too. */
-	x.wall_start_ns = o->wall_start_ns ? o->wall_start_ns : cc_clock_ns();
-	if (!o->fabric || sim_params_validate(o->fabric))
-		return -EINVAL;
-	if (nic_needs_gdr(s, o->fabric))
-		return -EFAULT;
-	if (o->check && cc_check_io_too_big(s, true, 0))
-		return -E2BIG;
+	if (s->gen)
+		cc_gen_rewind(s->gen);
 	err = sim_engine_init(&x.eng, o->engine_flags);
 	if (err)
 		return err;
 	res->nranks = s->nranks;
 	res->checked = o->check;
 	err = guarded(&x);
+	*late = x.gen_late;
 	for (uint32_t r = 0; x.rk && r < s->nranks; r++)
 		free_rank(&x, r);
 	free(x.rk);
@@ -1581,37 +1679,100 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	free(x.uplink_rings);
 	sim_topo_destroy(&x.topo);
 	sim_engine_destroy(&x.eng);
-	if (err)
+	if (err || *late)
 		cc_sim_result_free(res);
 	return err;
+}
+
+int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
+	       struct cc_sim_result *res)
+{
+	uint32_t window = o->gen_window ? o->gen_window : CC_SIM_GEN_WINDOW;
+	/* The wall-clock limit counts from the caller's start, or now:
+	 * setting up counts too, and a run started again. */
+	uint64_t start_ns = o->wall_start_ns ? o->wall_start_ns : cc_clock_ns();
+	bool late;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (cc_schedule_whole(s, "sim", res->err.msg, sizeof(res->err.msg)))
+		return -EINVAL;
+	if (!o->fabric || sim_params_validate(o->fabric))
+		return -EINVAL;
+	if (nic_needs_gdr(s, o->fabric))
+		return -EFAULT;
+	if (o->check && cc_check_io_too_big(s, true, 0))
+		return -E2BIG;
+	/* A generated schedule whose op was made too late runs again with a
+	 * window four times larger: at worst a whole stream at once, which
+	 * is the built schedule (sim/exec_gen.c). */
+	size_t traced = o->trace ? o->trace->n : 0;
+
+	do {
+		if (o->trace) /* what a run given up on recorded */
+			o->trace->n = traced;
+		err = run_once(s, o, res, start_ns, window, &late);
+		window = window > UINT32_MAX / 4 ? UINT32_MAX : window * 4;
+	} while (!err && late);
+	return err;
+}
+
+/* What cc_sim_mem_estimate() weighs of a rank's ops, in one look. */
+struct op_weigh {
+	double queues;  /* the queues and CQs keep every WQE and completion */
+	uint8_t *carry; /* NULL: carried_bufs() is not asked */
+};
+
+static void weigh_op(void *ctx, const struct cc_op *o)
+{
+	struct op_weigh *w = ctx;
+
+	/* append-only and doubling: up to twice what they hold */
+	if (o->kind == CC_OP_POST_SEND)
+		w->queues += 2.0 * (sizeof(struct sx_wqe) + sizeof(struct sx_cqe));
+	else if (o->kind == CC_OP_POST_RECV)
+		w->queues += 2.0 * (sizeof(uint32_t) + sizeof(struct sx_cqe));
+	if (w->carry)
+		carry_of(w->carry, o);
 }
 
 double cc_sim_mem_estimate(const struct cc_schedule *s, const struct cc_sim_opts *o)
 {
 	double bytes = (double)s->nranks * (sizeof(struct sx_rank) + sizeof(struct cc_sim_rank_stats));
+	/* A generated schedule holds each stream's window and what is given
+	 * back a batch at a time (sim/exec_gen.c), a cc_op and about 40
+	 * bytes of state each; at most every op. */
+	double window = 2.0 * (o->gen_window ? o->gen_window : CC_SIM_GEN_WINDOW) + 512;
 
 	for (uint32_t r = 0; r < s->nranks; r++) {
 		const struct cc_rank_sched *rs = &s->ranks[r];
-		uint8_t *carry = malloc(rs->nbufs ? rs->nbufs : 1);
+		struct op_weigh w = { .carry = malloc(rs->nbufs ? rs->nbufs : 1) };
+		double held = rs->nops;
 
-		/* setup_rank(): deps_left, users_first, cpu_q, parked, sq_pos per
-		 * op, users per dependency, a key per MR, per buffer a pointer
-		 * and a byte; the QPs and CQs. */
-		bytes += 20.0 * rs->nops + 4.0 * rs->ndeps + 4.0 * rs->nmrs + 9.0 * rs->nbufs;
+		if (s->gen && window * cc_gen_streams(s->gen) < held)
+			held = window * cc_gen_streams(s->gen);
+		/* setup_rank(): deps_left, users, cpu_q, parked, sq_pos per op
+		 * (and the op itself when generated), users per dependency, a
+		 * key per MR, per buffer a pointer and a byte; the QPs and CQs. */
+		bytes += (s->gen ? 40.0 + sizeof(struct cc_op) : 20.0) * held +
+			 4.0 * rs->ndeps * held / (rs->nops ? rs->nops : 1) + 4.0 * rs->nmrs +
+			 9.0 * rs->nbufs;
 		bytes += (double)rs->nqps * sizeof(struct sx_qp) + (double)rs->ncqs * sizeof(struct sx_cq);
-		/* The send and receive queues and the CQs keep every WQE and
-		 * completion (append-only, doubling: up to twice that). */
-		for (uint32_t i = 0; i < rs->nops; i++)
-			if (rs->ops[i].kind == CC_OP_POST_SEND)
-				bytes += 2.0 * (sizeof(struct sx_wqe) + sizeof(struct sx_cqe));
-			else if (rs->ops[i].kind == CC_OP_POST_RECV)
-				bytes += 2.0 * (sizeof(uint32_t) + sizeof(struct sx_cqe));
-		if (carry)
-			carried_bufs(rs, o->check, carry);
+		if (w.carry)
+			memset(w.carry, o->check, rs->nbufs);
+		if (o->check) {
+			free(w.carry);
+			w.carry = NULL;
+		}
+		if (cc_sched_each_op(s, r, weigh_op, &w)) {
+			free(w.carry);
+			w.carry = NULL;
+		}
+		bytes += w.queues;
 		for (uint32_t b = 0; b < rs->nbufs; b++)
-			if (!carry || carry[b])
+			if (!w.carry || w.carry[b])
 				bytes += (double)rs->bufs[b].size;
-		free(carry);
+		free(w.carry);
 	}
 	return bytes;
 }

@@ -47,6 +47,10 @@ extern const char *const cc_sim_model_name[CC_SIM_MODEL_COUNT]; /* "packet", "fl
 /* 0, or -EINVAL for a name not in cc_sim_model_name. */
 int cc_sim_model_parse(const char *s, enum cc_sim_model *out);
 
+/* A generated schedule's window to start with: ops of a stream made ahead
+ * of its oldest not done (cc_sim_opts.gen_window). */
+#define CC_SIM_GEN_WINDOW 512u
+
 struct cc_sim_opts {
 	const struct sim_params *fabric;
 	enum cc_sim_model model;
@@ -59,6 +63,11 @@ struct cc_sim_opts {
 	bool check;               /* carry data and count #wrong */
 	struct cc_trace *trace;   /* NULL: no trace */
 	unsigned engine_flags;    /* sim/event.h flags (SIM_ENGINE_LIFO_TIES) */
+	/* A generated schedule (core/gen.h): the ops each stream keeps made
+	 * ahead of its oldest not done, to start with (0: CC_SIM_GEN_WINDOW);
+	 * a run that needs more starts again with four times as many
+	 * (sim/exec_gen.c).  The results do not depend on it. */
+	uint32_t gen_window;
 	/* Simulated time after which a run still going is stuck: 0 is
 	 * CC_SIM_TIME_LIMIT_DEFAULT_PS, SIM_TIME_NEVER none. */
 	sim_time_ps time_limit_ps;

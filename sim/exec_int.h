@@ -135,9 +135,10 @@ struct sx_qp {
 	uint32_t fl_seq;     /*  (SHARP) the SENDs it has begun, */
 	sim_time_ps fl_in, fl_wr; /* and what comes in for it: the last arrival, and when
 				   * the last write is done (they stay in order, IBA 9.5) */
-	/* send queue: every WQE ever posted (append-only) */
+	/* send queue: every WQE ever posted (append-only; a generated
+	 * schedule's gives back the pages below sq_given, sim/exec_gen.c) */
 	struct sx_wqe *sq;
-	uint32_t sq_n, sq_cap;
+	uint32_t sq_n, sq_cap, sq_given;
 	uint32_t rung;      /* handed to the NIC by doorbells the CPU rang */
 	uint32_t fetched;   /* WQEs the NIC holds */
 	uint32_t retired;   /* freed by reaped completions (queue-full check) */
@@ -175,9 +176,9 @@ struct sx_qp {
 	sim_time_ps t_rx_first;
 	struct sx_rdresp *rd;  /* READ responses to send, FIFO */
 	uint32_t rd_n, rd_head, rd_cap;
-	/* receive queue: post_recv ops, append-only */
+	/* receive queue: post_recv ops, append-only (as the send queue) */
 	uint32_t *rq;
-	uint32_t rq_n, rq_head, rq_cap;
+	uint32_t rq_n, rq_head, rq_cap, rq_given;
 	uint32_t rq_retired;
 };
 
@@ -234,12 +235,21 @@ struct sx_rank {
 	uint32_t *key;          /* per MR: lkey == rkey */
 	uint32_t *deps_left, *users_first, *users;
 	uint32_t ndone;
-	/* host CPU: ready ops in FIFO order, the head running */
+	/* A generated schedule (sim/exec_gen.c): instead of users_first and
+	 * users, per op whether it is done and its users' list (u_head, u_tail:
+	 * an edge + 1, or 0), per dependency position the list's next edge + 1
+	 * and the op it belongs to; per stream, its oldest op not done and
+	 * the ops given back below `given`.  All but front and given are
+	 * reserved address space (cc_span_new()). */
+	uint8_t *done;
+	uint32_t *u_head, *u_tail, *u_next, *u_op;
+	uint32_t *front, *given;
+	/* host CPU: ready ops in FIFO order, the head running (a ring that
+	 * doubles when full) */
 	uint32_t *cpu_q, cpu_head, cpu_tail, cpu_cap;
 	bool cpu_busy;
-	/* P2P ops (exec.c op_p2p): no CPU, taken at once, in order; as many
-	 * slots as cpu_q */
-	uint32_t *p2p_q, p2p_head, p2p_tail;
+	/* P2P ops (exec.c op_p2p): no CPU, taken at once, in order */
+	uint32_t *p2p_q, p2p_head, p2p_tail, p2p_cap;
 	bool p2p_armed;
 	sim_time_ps cpu_busy_ps;
 	sim_time_ps cpu_start;
@@ -310,6 +320,11 @@ struct sx {
 	/* The wall-clock limit (wall_limit_ms): started then, and hit. */
 	uint64_t wall_start_ns;
 	bool wall_hit;
+	/* A generated schedule (s->gen): ops each stream keeps made ahead of
+	 * its oldest not done, and whether one was made too late (the run
+	 * starts again with a larger window; sim/exec_gen.c). */
+	uint32_t gen_window;
+	bool gen_late;
 };
 
 /* exec.c: the host side as the NIC sees it. */
@@ -334,6 +349,30 @@ _Noreturn void sx_die_nomem(void);
 			(cap) = ncap_;                                           \
 		}                                                                \
 	} while (0)
+
+/* exec.c: op i of rank r has no dependency left. */
+void sx_op_ready(struct sx *x, uint32_t r, uint32_t i);
+/* Whether op i, without dependencies, would start now rather than wait
+ * (a wait_mem whose word is there, a poll whose CQE is, any other op). */
+bool sx_gen_would_start(struct sx *x, uint32_t r, uint32_t i);
+
+/* exec_gen.c: a generated schedule's ops (core/gen.h) as the run asks for
+ * them.  sx_gen_rank_init(): rank r's per-op state, reserved; 0 or
+ * -ENOMEM.  sx_gen_start(): each stream's first window made, and
+ * registered (nothing readied).  sx_gen_done(): op i is done; its stream
+ * moves on (called at the end of op_done; rk->done[i] is set at its
+ * start).  sx_gen_waiting(): an op of rank r that waits for a dependency,
+ * for a stuck run's message. */
+int sx_gen_rank_init(struct sx *x, uint32_t r);
+void sx_gen_rank_free(struct sx *x, uint32_t r);
+/* The QPs' send and receive queues, reserved (after the QPs are set up). */
+int sx_gen_queues_init(struct sx *x, uint32_t r);
+void sx_gen_queues_free(struct sx *x, uint32_t r);
+void sx_gen_start(struct sx *x, uint32_t r);
+void sx_gen_done(struct sx *x, uint32_t r, uint32_t i);
+uint32_t sx_gen_waiting(const struct sx *x, uint32_t r);
+/* Whether some stream has ops not made yet. */
+bool sx_gen_unmade(const struct sx *x);
 
 /* exec_fault.c: the simulator's faults on this run's models, after every
  * rank is set up; 0, -EINVAL (faults the network rejects) or -ENOMEM. */

@@ -4,36 +4,62 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "core/gen.h"
 #include "sim/exec_int.h"
 
-int sx_park_init(struct sx_park *pk, const struct cc_rank_sched *rs, size_t *bytes)
+static void count_poll(void *ctx, const struct cc_op *o)
 {
-	uint32_t npolls = 0, nb = 16;
+	*(uint32_t *)ctx += o->kind == CC_OP_POLL_CQ;
+}
 
-	for (uint32_t i = 0; i < rs->nops; i++)
-		npolls += rs->ops[i].kind == CC_OP_POLL_CQ;
+int sx_park_init(struct sx_park *pk, const struct cc_schedule *s, uint32_t r, size_t *bytes)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+	uint32_t npolls = 0, nb = 16, n = rs->nops ? rs->nops : 1;
+
+	/* A generated schedule's polls are not there to count: a poll a
+	 * step, about (what sizes the hash, nothing else). */
+	if (s->gen)
+		npolls = rs->nops / 6;
+	else
+		cc_sched_each_op(s, r, count_poll, &npolls);
 	while (nb < npolls / 4)
 		nb *= 2;
 	pk->n = 0;
 	pk->poll_mask = nb - 1;
-	pk->list = calloc(rs->nops ? rs->nops : 1, sizeof(uint32_t));
-	pk->pos = calloc(rs->nops ? rs->nops : 1, sizeof(uint32_t));
-	pk->poll_next = calloc(rs->nops ? rs->nops : 1, sizeof(uint32_t));
+	pk->spans = s->gen != NULL;
+	pk->nops = n;
+	pk->list = calloc(n, sizeof(uint32_t));
+	pk->pos = pk->spans ? cc_span_new(n, sizeof(uint32_t)) : calloc(n, sizeof(uint32_t));
+	pk->poll_next = pk->spans ? cc_span_new(n, sizeof(uint32_t)) : calloc(n, sizeof(uint32_t));
 	pk->poll_head = calloc(nb, sizeof(uint32_t));
 	pk->on_buf = calloc(rs->nbufs ? rs->nbufs : 1, sizeof(*pk->on_buf));
-	*bytes += 3 * (size_t)rs->nops * sizeof(uint32_t) + nb * sizeof(uint32_t) +
-		  rs->nbufs * sizeof(*pk->on_buf);
+	*bytes += (pk->spans ? 1 : 3) * (size_t)rs->nops * sizeof(uint32_t) +
+		  nb * sizeof(uint32_t) + rs->nbufs * sizeof(*pk->on_buf);
 	return pk->list && pk->pos && pk->poll_next && pk->poll_head && pk->on_buf ? 0 : -ENOMEM;
 }
 
-void sx_park_free(struct sx_park *pk, const struct cc_rank_sched *rs)
+void sx_park_drop(struct sx_park *pk, uint32_t floor, uint32_t from, uint32_t to)
 {
+	cc_span_drop(pk->pos, sizeof(uint32_t), floor, from, to);
+	cc_span_drop(pk->poll_next, sizeof(uint32_t), floor, from, to);
+}
+
+void sx_park_free(struct sx_park *pk, const struct cc_schedule *s, uint32_t r)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+
 	if (pk->on_buf)
 		for (uint32_t b = 0; b < rs->nbufs; b++)
 			free(pk->on_buf[b].op);
 	free(pk->list);
-	free(pk->pos);
-	free(pk->poll_next);
+	if (pk->spans) {
+		cc_span_free(pk->pos, pk->nops, sizeof(uint32_t));
+		cc_span_free(pk->poll_next, pk->nops, sizeof(uint32_t));
+	} else {
+		free(pk->pos);
+		free(pk->poll_next);
+	}
 	free(pk->poll_head);
 	free(pk->on_buf);
 }

@@ -27,11 +27,17 @@ struct sx_park {
 	/* parked poll_cqs by (CQ, wr_id): chains of op + 1 (0 ends one);
 	 * a rank's QPs often share one CQ, so a per-CQ list would be all */
 	uint32_t *poll_head, *poll_next, poll_mask;
+	bool spans;     /* pos and poll_next are cc_span_new()'s, of nops */
+	uint32_t nops;
 };
 
-/* 0 or -ENOMEM; adds what it allocated to *bytes. */
-int sx_park_init(struct sx_park *pk, const struct cc_rank_sched *rs, size_t *bytes);
-void sx_park_free(struct sx_park *pk, const struct cc_rank_sched *rs);
+/* 0 or -ENOMEM; adds what it allocated to *bytes.  A generated schedule
+ * (rs's ops made as the run goes, core/gen.h) gets its per-op arrays as
+ * reserved address space, and sx_park_drop() gives back those of ops
+ * [from, to), none of them parked, from op `floor` on (cc_span_drop()). */
+int sx_park_init(struct sx_park *pk, const struct cc_schedule *s, uint32_t r, size_t *bytes);
+void sx_park_drop(struct sx_park *pk, uint32_t floor, uint32_t from, uint32_t to);
+void sx_park_free(struct sx_park *pk, const struct cc_schedule *s, uint32_t r);
 
 void sx_park_add(struct sx_park *pk, const struct cc_rank_sched *rs, uint32_t op);
 /* Takes list[j] out (the last entry moves into its place, as it always

@@ -300,6 +300,10 @@ static struct sx_sharp *engine_for(struct sx *x, uint32_t sw)
  * only.  0, or -EINVAL with a message. */
 static int ops_fit(const struct sx *x, char *err, size_t errlen)
 {
+	/* Only ops on multicast QPs are looked at: none without them (a
+	 * generated schedule's ops are not there to look at, and it has none) */
+	if (!cc_schedule_has_mcast(x->s))
+		return 0;
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
 		const struct cc_rank_sched *rs = &x->s->ranks[r];
 

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sim/exec_gen.c — running a schedule generated as it runs (core/gen.h).
+ *
+ * A built schedule's ops all exist from the start: each becomes ready the
+ * moment its last dependency completes (sim/exec.c op_done), the ones with
+ * none at time 0.  Here each stream of a rank (its first invitations, then
+ * each channel) is made a step at a time, kept `window` ops ahead of its
+ * oldest op not done, and an op is made before it could start: then it
+ * becomes ready at the same moment, in the same order (a dependency's
+ * users are kept in index order), and the run is the built schedule's,
+ * event for event.
+ *
+ * Whether an op was made in time is checked as it is made: one whose
+ * dependencies have all completed, or one without any that would not
+ * simply wait (a wait_mem whose word is already there, a poll whose CQE
+ * is), was made late — the built schedule would have started it already.
+ * The run then stops and starts again with a window four times larger
+ * (cc_sim_run), up to the whole stream, which is the built schedule's
+ * behaviour by construction.  So a generated run is exact whatever the
+ * window; the window only decides the memory.
+ *
+ * Memory: the op arrays and the per-op state below are reserved address
+ * space (cc_span_new()); the pages of ops that are done and that no queue
+ * still names (a posted WQE until its completion is reaped, a receive WQE
+ * until it is) are given back as a stream moves on.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gen.h"
+#include "sim/exec_int.h"
+
+/* Ops given back at a time: a few pages of them. */
+#define GIVE_BACK_OPS 256u
+
+int sx_gen_rank_init(struct sx *x, uint32_t r)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	struct sx_rank *rk = &x->rk[r];
+	uint32_t ns = cc_gen_streams(x->s->gen);
+
+	rk->deps_left = cc_span_new(rs->nops, sizeof(uint32_t));
+	rk->done = cc_span_new(rs->nops, 1);
+	rk->u_head = cc_span_new(rs->nops, sizeof(uint32_t));
+	rk->u_tail = cc_span_new(rs->nops, sizeof(uint32_t));
+	rk->u_next = cc_span_new(rs->ndeps ? rs->ndeps : 1, sizeof(uint32_t));
+	rk->u_op = cc_span_new(rs->ndeps ? rs->ndeps : 1, sizeof(uint32_t));
+	rk->sq_pos = cc_span_new(rs->nops, sizeof(uint32_t));
+	rk->front = calloc(ns, sizeof(uint32_t));
+	rk->given = calloc(ns, sizeof(uint32_t));
+	if (!rk->deps_left || !rk->done || !rk->u_head || !rk->u_tail || !rk->u_next ||
+	    !rk->u_op || !rk->sq_pos || !rk->front || !rk->given)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < ns; j++)
+		rk->front[j] = rk->given[j] = cc_gen_stream(x->s->gen, r, j)->first;
+	return 0;
+}
+
+int sx_gen_queues_init(struct sx *x, uint32_t r)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	struct sx_rank *rk = &x->rk[r];
+
+	/* A QP's send and receive queues keep every WQE posted: reserved for
+	 * the most it can have (every op of the rank), never grown, given
+	 * back behind the oldest WQE still in use. */
+	for (uint32_t q = 0; q < rs->nqps; q++) {
+		struct sx_qp *qp = &rk->qp[q];
+
+		qp->sq = cc_span_new(rs->nops, sizeof(*qp->sq));
+		qp->rq = cc_span_new(rs->nops, sizeof(*qp->rq));
+		if (!qp->sq || !qp->rq)
+			return -ENOMEM;
+		qp->sq_cap = qp->rq_cap = rs->nops;
+	}
+	return 0;
+}
+
+void sx_gen_queues_free(struct sx *x, uint32_t r)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	struct sx_rank *rk = &x->rk[r];
+
+	for (uint32_t q = 0; q < rs->nqps; q++) {
+		cc_span_free(rk->qp[q].sq, rs->nops, sizeof(*rk->qp[q].sq));
+		cc_span_free(rk->qp[q].rq, rs->nops, sizeof(*rk->qp[q].rq));
+		rk->qp[q].sq = NULL;
+		rk->qp[q].rq = NULL;
+	}
+}
+
+void sx_gen_rank_free(struct sx *x, uint32_t r)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	struct sx_rank *rk = &x->rk[r];
+	uint32_t nd = rs->ndeps ? rs->ndeps : 1;
+
+	cc_span_free(rk->deps_left, rs->nops, sizeof(uint32_t));
+	cc_span_free(rk->done, rs->nops, 1);
+	cc_span_free(rk->u_head, rs->nops, sizeof(uint32_t));
+	cc_span_free(rk->u_tail, rs->nops, sizeof(uint32_t));
+	cc_span_free(rk->u_next, nd, sizeof(uint32_t));
+	cc_span_free(rk->u_op, nd, sizeof(uint32_t));
+	cc_span_free(rk->sq_pos, rs->nops, sizeof(uint32_t));
+	free(rk->front);
+	free(rk->given);
+	rk->deps_left = rk->u_head = rk->u_tail = rk->u_next = rk->u_op = rk->sq_pos = NULL;
+	rk->done = NULL;
+	rk->front = rk->given = NULL;
+}
+
+/* Whether rank r's op d is done: given back ones are. */
+static bool dep_done(const struct sx *x, uint32_t r, uint32_t d)
+{
+	const struct sx_rank *rk = &x->rk[r];
+
+	return d < rk->given[cc_gen_stream_of(x->s->gen, r, d)] || rk->done[d];
+}
+
+/* Op i joins the user list of its dependency d (edge e, its position in
+ * the dependencies), which stays in index order: the order a built
+ * schedule's users are readied in. */
+static void add_user(struct sx_rank *rk, uint32_t d, uint32_t e, uint32_t i)
+{
+	uint32_t *link = &rk->u_head[d];
+
+	rk->u_op[e] = i;
+	if (!*link || rk->u_op[rk->u_tail[d] - 1] < i) {
+		/* the common case: appended */
+		if (*link)
+			rk->u_next[rk->u_tail[d] - 1] = e + 1;
+		else
+			*link = e + 1;
+		rk->u_next[e] = 0;
+		rk->u_tail[d] = e + 1;
+		return;
+	}
+	while (*link && rk->u_op[*link - 1] < i)
+		link = &rk->u_next[*link - 1];
+	rk->u_next[e] = *link;
+	*link = e + 1;
+}
+
+/* Op i, just made: its dependencies not done yet and its place in their
+ * user lists.  Whether it was made in time (see the top of this file):
+ * `late` says how to judge an op with none. */
+static bool register_op(struct sx *x, uint32_t r, uint32_t i, bool (*late)(struct sx *, uint32_t, uint32_t))
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	struct sx_rank *rk = &x->rk[r];
+	const struct cc_op *o = &rs->ops[i];
+	const uint32_t *d = cc_op_deps(rs, o);
+	uint32_t left = 0;
+
+	for (uint32_t j = 0; j < o->ndeps; j++)
+		if (!dep_done(x, r, d[j])) {
+			add_user(rk, d[j], o->dep_first + j, i);
+			left++;
+		}
+	rk->deps_left[i] = left;
+	if (left)
+		return true;
+	return o->ndeps == 0 && (!late || !late(x, r, i));
+}
+
+void sx_gen_start(struct sx *x, uint32_t r)
+{
+	struct cc_gen *g = x->s->gen;
+
+	for (uint32_t j = 0; j < cc_gen_streams(g); j++) {
+		const struct cc_gen_stream *st = cc_gen_stream(g, r, j);
+
+		while (j && st->made - st->first < x->gen_window && cc_gen_next(g, r, j))
+			;
+		for (uint32_t i = st->first; i < st->made; i++)
+			register_op(x, r, i, NULL);
+	}
+}
+
+/* Stream j of rank r kept `window` ops ahead of its front: the ops made
+ * are readied where they have no dependency left (waits that park); one
+ * made too late stops the run for a larger window. */
+static void top_up(struct sx *x, uint32_t r, uint32_t j)
+{
+	struct cc_gen *g = x->s->gen;
+	const struct cc_gen_stream *st = cc_gen_stream(g, r, j);
+	struct sx_rank *rk = &x->rk[r];
+
+	while (!x->gen_late && st->made - rk->front[j] < x->gen_window) {
+		uint32_t from = st->made;
+
+		if (!cc_gen_next(g, r, j))
+			return;
+		for (uint32_t i = from; i < st->made && !x->gen_late; i++) {
+			if (!register_op(x, r, i, sx_gen_would_start)) {
+				x->gen_late = true;
+				sim_stop(&x->eng);
+				return;
+			}
+			if (!rk->deps_left[i])
+				sx_op_ready(x, r, i);
+		}
+	}
+}
+
+/* The lowest op of rank r a queue still names: the oldest WQE whose
+ * completion is not reaped, of every QP. */
+static uint32_t named_by_queues(const struct sx *x, uint32_t r)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	const struct sx_rank *rk = &x->rk[r];
+	uint32_t low = UINT32_MAX;
+
+	for (uint32_t q = 0; q < rs->nqps; q++) {
+		const struct sx_qp *qp = &rk->qp[q];
+
+		if (qp->retired < qp->sq_n && qp->sq[qp->retired].op < low)
+			low = qp->sq[qp->retired].op;
+		if (qp->rq_retired < qp->rq_n && qp->rq[qp->rq_retired] < low)
+			low = qp->rq[qp->rq_retired];
+	}
+	return low;
+}
+
+/* Gives back stream j's ops below its front that no queue names. */
+static void give_back(struct sx *x, uint32_t r, uint32_t j)
+{
+	const struct cc_rank_sched *rs = &x->s->ranks[r];
+	struct sx_rank *rk = &x->rk[r];
+	uint32_t upto = rk->front[j], low;
+
+	if (j == 0 || upto - rk->given[j] < GIVE_BACK_OPS)
+		return; /* stream 0 stays: a run that starts again reads it */
+	if ((low = named_by_queues(x, r)) < upto)
+		upto = low;
+	if (upto <= rk->given[j])
+		return;
+	const struct cc_gen_stream *st = cc_gen_stream(x->s->gen, r, j);
+	uint32_t from = rk->given[j], f = st->first, df = st->dep_first;
+	uint32_t d0 = rs->ops[from].dep_first;
+	uint32_t d1 = upto < st->made ? rs->ops[upto].dep_first : st->dep_made;
+
+	cc_span_drop(rk->deps_left, sizeof(uint32_t), f, from, upto);
+	cc_span_drop(rk->done, 1, f, from, upto);
+	cc_span_drop(rk->u_head, sizeof(uint32_t), f, from, upto);
+	cc_span_drop(rk->u_tail, sizeof(uint32_t), f, from, upto);
+	cc_span_drop(rk->sq_pos, sizeof(uint32_t), f, from, upto);
+	cc_span_drop(rk->u_next, sizeof(uint32_t), df, d0, d1);
+	cc_span_drop(rk->u_op, sizeof(uint32_t), df, d0, d1);
+	sx_park_drop(&rk->park, f, from, upto);
+	cc_gen_drop(x->s->gen, r, j, upto);
+	rk->given[j] = upto;
+	/* and the WQEs behind every queue's oldest in use */
+	for (uint32_t q = 0; q < rs->nqps; q++) {
+		struct sx_qp *qp = &rk->qp[q];
+		uint32_t sq = qp->retired < qp->una ? qp->retired : qp->una;
+		uint32_t rq = qp->rq_retired < qp->rq_head ? qp->rq_retired : qp->rq_head;
+
+		cc_span_drop(qp->sq, sizeof(*qp->sq), 0, qp->sq_given, sq);
+		cc_span_drop(qp->rq, sizeof(*qp->rq), 0, qp->rq_given, rq);
+		qp->sq_given = sq > qp->sq_given ? sq : qp->sq_given;
+		qp->rq_given = rq > qp->rq_given ? rq : qp->rq_given;
+	}
+}
+
+void sx_gen_done(struct sx *x, uint32_t r, uint32_t i)
+{
+	struct cc_gen *g = x->s->gen;
+	struct sx_rank *rk = &x->rk[r];
+	uint32_t j = cc_gen_stream_of(g, r, i);
+	const struct cc_gen_stream *st = cc_gen_stream(g, r, j);
+
+	rk->done[i] = 1;
+	if (i != rk->front[j])
+		return;
+	while (rk->front[j] < st->made && rk->done[rk->front[j]])
+		rk->front[j]++;
+	if (j) {
+		top_up(x, r, j);
+		give_back(x, r, j);
+	}
+}
+
+uint32_t sx_gen_waiting(const struct sx *x, uint32_t r)
+{
+	struct cc_gen *g = x->s->gen;
+	const struct sx_rank *rk = &x->rk[r];
+
+	for (uint32_t j = 0; j < cc_gen_streams(g); j++) {
+		const struct cc_gen_stream *st = cc_gen_stream(g, r, j);
+
+		for (uint32_t i = rk->front[j]; i < st->made; i++)
+			if (!rk->done[i] && rk->deps_left[i])
+				return i;
+	}
+	return rk->front[cc_gen_streams(g) > 1];
+}
+
+bool sx_gen_unmade(const struct sx *x)
+{
+	struct cc_gen *g = x->s->gen;
+
+	for (uint32_t r = 0; r < x->s->nranks; r++)
+		for (uint32_t j = 0; j < cc_gen_streams(g); j++)
+			if (cc_gen_stream(g, r, j)->made < cc_gen_stream(g, r, j)->end)
+				return true;
+	return false;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* tests/test_gen_sim.c — the simulator on a schedule generated as it runs
+ * (core/gen.h, sim/exec_gen.c) against the same schedule built whole: the
+ * same time, events, counters, per-rank and per-link figures and trace,
+ * event for event, for the ring's collectives, protocols and transports,
+ * channels, both models and lossless and ideal fabrics, carrying data or
+ * not (then every output checked); with a window of a few ops, which makes
+ * ops late and the run start again, as with the default. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/algo.h"
+#include "core/gen.h"
+#include "core/trace.h"
+#include "sim/exec.h"
+#include "sim/params.h"
+#include "sim/topo.h"
+
+static unsigned runs;
+
+static void run(const struct cc_schedule *s, const struct cc_sim_opts *so, uint32_t window,
+		struct cc_sim_result *res, struct cc_trace *t)
+{
+	struct cc_sim_opts o = *so;
+
+	o.gen_window = window;
+	o.trace = t;
+	cc_trace_init(t);
+	assert_int_equal(cc_sim_run(s, &o, res), 0);
+	assert_int_equal(res->err.status, CC_RUN_OK);
+}
+
+static void same_runs(const struct cc_sim_result *a, const struct cc_trace *ta,
+		      const struct cc_sim_result *b, const struct cc_trace *tb, const char *what)
+{
+	if (a->time_ps != b->time_ps || a->events != b->events ||
+	    a->peak_pending != b->peak_pending || a->switch_drops != b->switch_drops ||
+	    a->pause_frames != b->pause_frames || a->ecn_marks != b->ecn_marks)
+		fail_msg("%s: built %llu ps %llu events, generated %llu ps %llu events", what,
+			 (unsigned long long)a->time_ps, (unsigned long long)a->events,
+			 (unsigned long long)b->time_ps, (unsigned long long)b->events);
+	assert_int_equal(a->nranks, b->nranks);
+	for (uint32_t r = 0; r < a->nranks; r++)
+		if (memcmp(&a->rank[r], &b->rank[r], sizeof(*a->rank)))
+			fail_msg("%s: rank %u: built done at %llu ps, %llu ops, %llu wqes; generated "
+				 "%llu ps, %llu ops, %llu wqes", what, r,
+				 (unsigned long long)a->rank[r].done_ps,
+				 (unsigned long long)a->rank[r].ops_done,
+				 (unsigned long long)a->rank[r].wqes,
+				 (unsigned long long)b->rank[r].done_ps,
+				 (unsigned long long)b->rank[r].ops_done,
+				 (unsigned long long)b->rank[r].wqes);
+	assert_int_equal(a->nlinks, b->nlinks);
+	for (uint32_t l = 0; l < a->nlinks; l++) {
+		assert_int_equal(a->links[l].tx_bytes, b->links[l].tx_bytes);
+		assert_int_equal(a->links[l].tx_pkts, b->links[l].tx_pkts);
+	}
+	assert_int_equal(ta->n, tb->n);
+	for (size_t i = 0; i < ta->n; i++) {
+		const struct cc_trace_event *x = &ta->ev[i], *y = &tb->ev[i];
+
+		if (x->t_ps != y->t_ps || x->dur_ps != y->dur_ps || x->kind != y->kind ||
+		    x->rank != y->rank || x->track != y->track || x->qp != y->qp ||
+		    x->wr_id != y->wr_id || x->bytes != y->bytes || x->op != y->op ||
+		    x->op_kind != y->op_kind || x->opcode != y->opcode ||
+		    x->tag.prim != y->tag.prim || x->tag.channel != y->tag.channel ||
+		    x->tag.chunk != y->tag.chunk || x->tag.step != y->tag.step ||
+		    x->tag.slice != y->tag.slice || x->tag.group != y->tag.group)
+			fail_msg("%s: trace event %zu differs: rank %u op %u kind %d at %llu ps, "
+				 "generated rank %u op %u kind %d at %llu ps", what, i, x->rank, x->op,
+				 (int)x->kind, (unsigned long long)x->t_ps, y->rank, y->op,
+				 (int)y->kind, (unsigned long long)y->t_ps);
+	}
+}
+
+static void check(const struct cc_coll_params *p, const char *fabric, enum sim_topo_kind topo,
+		  enum cc_sim_model model, bool data)
+{
+	char err[256], what[256];
+	struct sim_params f;
+	struct cc_schedule *whole = cc_build(p, err, sizeof(err));
+	struct cc_schedule *gen =
+		cc_build_with(p, &(const struct cc_build_opts){ .generated = true }, err, sizeof(err));
+
+	assert_non_null(whole);
+	assert_non_null(gen);
+	assert_non_null(gen->gen);
+	assert_int_equal(sim_params_preset(fabric, &f), 0);
+	snprintf(what, sizeof(what), "%s k=%u ch=%u %s %s %s %s count=%llu",
+		 cc_coll_name[p->coll], p->nranks, p->nchannels, cc_proto_name[p->proto],
+		 cc_transport_name[p->transport], fabric, cc_sim_model_name[model],
+		 (unsigned long long)p->count);
+
+	const struct cc_sim_opts o = { .fabric = &f, .model = model, .topo = topo, .check = data };
+	struct cc_sim_result a, b;
+	struct cc_trace ta, tb;
+
+	run(whole, &o, 0, &a, &ta);
+	assert_int_equal(a.wrong, 0);
+	/* the default window, then one so small that ops come late */
+	for (uint32_t w = 0; w < 2; w++) {
+		run(gen, &o, w ? 4 : 0, &b, &tb);
+		same_runs(&a, &ta, &b, &tb, what);
+		assert_int_equal(b.wrong, 0);
+		assert_int_equal(b.checked, data);
+		cc_sim_result_free(&b);
+		cc_trace_free(&tb);
+		runs++;
+	}
+	cc_sim_result_free(&a);
+	cc_trace_free(&ta);
+	cc_schedule_free(gen);
+	cc_schedule_free(whole);
+}
+
+static void test_ring(void **state)
+{
+	(void)state;
+	static const uint32_t ks[] = { 2, 3, 8 };
+	static const uint64_t counts[] = { 1000, 300000, 1u << 21 };
+	/* CCLAB_MATRIX=quick (the sanitizer build, docs/testing.md): 3 ranks */
+	const char *m = getenv("CCLAB_MATRIX");
+	bool quick = m && !strcmp(m, "quick");
+
+	for (int c = 0; c < CC_COLL_COUNT; c++) {
+		if (!cc_algo_supports(CC_ALGO_RING, (enum cc_coll)c))
+			continue;
+		for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
+			for (int t = 0; t < CC_TRANSPORT_COUNT; t++)
+				for (size_t ki = quick; ki < (quick ? 2u : 3u); ki++) {
+					struct cc_coll_params p;
+					size_t ni = (size_t)(c + pr + t + (int)ki) % 3;
+
+					cc_coll_params_default(&p);
+					p.coll = (enum cc_coll)c;
+					p.proto = (enum cc_proto)pr;
+					p.transport = (enum cc_transport)t;
+					p.nranks = ks[ki];
+					p.root = 1;
+					p.count = counts[ni];
+					p.nchannels = (uint32_t)(1 + (ki + ni) % 2);
+					cc_coll_params_fill(&p, 0, 0);
+					if (cc_params_check(&p, NULL, NULL, 0))
+						continue;
+					check(&p, (c + t) % 2 ? "ib-ndr" : "roce-400g",
+					      ki % 2 ? SIM_TOPO_STAR : SIM_TOPO_RING,
+					      (pr + t) % 2 ? CC_SIM_MODEL_FLOW : CC_SIM_MODEL_PACKET,
+					      ni == 1);
+				}
+	}
+	print_message("%u generated runs\n", runs);
+}
+
+/* Larger: 32 ranks, 4 channels, two QPs per connection, 64 MiB. */
+static void test_larger(void **state)
+{
+	(void)state;
+	struct cc_coll_params p;
+
+	cc_coll_params_default(&p);
+	p.nranks = 32;
+	p.count = 16u << 20;
+	p.nchannels = 4;
+	p.qps_per_conn = 2;
+	cc_coll_params_fill(&p, 0, 0);
+	check(&p, "roce-400g", SIM_TOPO_STAR, CC_SIM_MODEL_PACKET, false);
+	check(&p, "ideal", SIM_TOPO_RING, CC_SIM_MODEL_FLOW, true);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_larger),
+	};
+
+	return cmocka_run_group_tests_name("gen_sim", tests, NULL, NULL);
+}
