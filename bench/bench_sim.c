@@ -181,7 +181,7 @@ static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
 	double t0 = now_s();
 	struct cc_mem_limit host;
 	cc_mem_limit(&host);
-	s = cc_build_with(&p, &(const struct cc_build_opts){ .mem_limit = &host }, err,
+	s = cc_build_with(&p, &(const struct cc_build_opts){ .mem_limit = &host, .generated = true }, err,
 			  sizeof(err));
 	double t1 = now_s();
 	if (!s) {

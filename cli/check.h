@@ -110,6 +110,11 @@ struct cli_loop {
 	 * (cc_build_opts.one_rank), memory growing with k, not k^2. */
 	bool one_rank;
 	uint32_t rank;
+	/* The executor runs schedules generated as they run (the simulator):
+	 * a size without --fault (which names ops the build must check) is
+	 * generated where its algorithm allows (cc_build_opts.generated),
+	 * memory following what is in flight. */
+	bool generates;
 	/* The size's build stops at --wall-limit (o->wall_limit_ms, from the
 	 * size's start), and a size that carries no data is built timing
 	 * only (Simple's staging never allocated): for an executor that

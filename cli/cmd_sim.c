@@ -405,6 +405,7 @@ int cli_sim_run(const struct cli_opts *o, const struct cli_sim_as *as)
 	const struct cli_loop loop = {
 		.x = &cc_sim_executor,
 		.wall_limited = true,
+		.generates = true,
 		.json_begin = sim_json_begin,
 		.preamble = preamble,
 		.carries = checked,

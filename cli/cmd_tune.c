@@ -201,8 +201,9 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 	cc_build_estimate(&p, &ops, &staging);
 	held = cli_mem_budget_acquire(&t->mem, ops + (p.proto == CC_PROTO_SIMPLE ? 0 : staging));
 	errno = 0;
-	s = cc_build_with(&p, &(const struct cc_build_opts){ .timing_only = true, .mem_limit = &t->mem.limit }, err,
-			  sizeof(err));
+	s = cc_build_with(&p, &(const struct cc_build_opts){ .timing_only = true, .generated = true,
+							     .mem_limit = &t->mem.limit },
+			  err, sizeof(err));
 	if (!s && errno == EOVERFLOW) {
 		/* More slices on a connection than LL's 32-bit flags count. */
 		refuse(k, cell, err);

@@ -176,7 +176,8 @@ static int weigh(const struct cli_opts *o, const struct cli_loop *l, uint64_t by
 	 * (cli_size_build()): past it, nothing is weighed and the size says so
 	 * when it runs. */
 	struct cc_build_opts bo = { .timing_only = l->wall_limited && !carried,
-				    .one_rank = l->one_rank, .rank = l->rank };
+				    .one_rank = l->one_rank, .rank = l->rank,
+				    .generated = l->generates && !o->nfaults };
 
 	if (l->wall_limited)
 		bo.deadline_ns = cli_wall_deadline(o->wall_limit_ms, cc_clock_ns());

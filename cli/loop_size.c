@@ -157,6 +157,7 @@ void cli_size_build(const struct cli_opts *o, const struct cli_loop *l, struct c
 		.timing_only = l->wall_limited && !r->check,
 		.one_rank = l->one_rank,
 		.rank = l->rank,
+		.generated = l->generates && !o->nfaults,
 	};
 
 	r->s = NULL;

@@ -33,7 +33,7 @@ static void coll_point(const struct val_args *a, const struct val_case *c, struc
 	};
 	struct cc_mem_limit host;
 	const struct cc_build_opts bo = { .deadline_ns = cli_wall_deadline(a->wall_limit_ms, start),
-					  .timing_only = true, .mem_limit = &host };
+					  .timing_only = true, .generated = true, .mem_limit = &host };
 	struct cc_coll_params p = sc->p;
 	struct cc_sim_result res;
 	struct cc_schedule *s;
