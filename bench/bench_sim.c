@@ -15,14 +15,18 @@
  *   rss_MiB            the process's peak RSS so far (getrusage ru_maxrss;
  *                      monotonic, so a row includes the larger ones before)
  *   sim_mem_MiB        the simulator's own memory (cc_sim_result.mem_bytes)
- *   sched_MiB, ops     the built schedule's memory (cc_schedule_bytes()) and
- *                      its ops over all ranks: what grows with k^2
+ *   sched_MiB, ops     the schedule's own memory (cc_schedule_bytes(): a
+ *                      generated one's resources only) and its ops over all
+ *                      ranks: what grows with k^2
+ *   window             a generated schedule's window the run ended with
+ *                      (sim/exec_gen.c), 0: built whole
  *
  * Speed figures belong here, not in the unit tests (docs/testing.md).
  *
  * usage: make bench && build/bench/bench_sim [--full|--scale] [-k LIST] [-N LIST]
  *                                            [--fabric NAME] [--topology ring|star]
- *                                            [--model packet|flow]
+ *                                            [--model packet|flow] [--built]
+ *                                            [--window N]
  *   default   k in 2,8,32 x N in 1M,64M: a quick sweep, well under a minute
  *   --scale   k in 8,64,256,1024,4096,16384 x N = 1M: how cost grows with k
  *   --full    k in 2,8,32,128,256 x N in 1M,64M,1G; points whose schedule
@@ -34,6 +38,9 @@
  *   --fabric  a sim_params preset (default ib-hdr)
  *   --topology ring (default) or star
  *   --model   packet (default) or flow (sim/rnic_flow.c)
+ *   --built   the schedule built whole, not generated as it runs (core/gen.h)
+ *   --window  a generated schedule's window to start with (default
+ *             CC_SIM_GEN_WINDOW)
  * Exit status: 0, 1 if a run failed, 2 for a bad option.
  */
 #include <errno.h>
@@ -80,7 +87,7 @@ static double peak_rss_mib(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench_sim [--full | --scale] [-k LIST] [-N LIST] [--fabric NAME] "
-		   "[--topology ring|star] [--model packet|flow]\n"
+		   "[--topology ring|star] [--model packet|flow] [--built] [--window N]\n"
 		   "  default: k 2,8,32 x N 1M,64M; --full: k 2,8,32,128,256 x N 1M,64M,1G;\n"
 		   "  --scale: k 8,64,256,1024,4096,16384 x N 1M (rows too large for this\n"
 		   "  machine print skipped and why)\n"
@@ -154,14 +161,22 @@ static void print_header(const char *fabric, enum sim_topo_kind topo, enum cc_si
 {
 	printf("# allreduce, ring algorithm, write_imm, float32 sum, fabric %s, topology %s, "
 	       "check off, model %s\n", fabric, sim_topo_kind_name[topo], cc_sim_model_name[model]);
-	printf("%5s %12s %12s %10s %12s %8s %8s %10s %8s %11s %9s %11s\n", "ranks", "bytes",
+	printf("%5s %12s %12s %10s %12s %8s %8s %10s %8s %11s %9s %11s %7s\n", "ranks", "bytes",
 	       "sim_us", "busbw_GB/s", "events", "build_s", "run_s", "events/s", "rss_MiB",
-	       "sim_mem_MiB", "sched_MiB", "ops");
+	       "sim_mem_MiB", "sched_MiB", "ops", "window");
 }
 
 /* One (k, N) point: 0, or 1 if it could not be run. */
-static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
-		     enum sim_topo_kind topo, enum cc_sim_model model)
+/* How a point is built and run besides k and N. */
+struct point_opts {
+	const struct sim_params *fab;
+	enum sim_topo_kind topo;
+	enum cc_sim_model model;
+	bool built;      /* whole, not generated */
+	uint32_t window; /* cc_sim_opts.gen_window */
+};
+
+static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 {
 	struct cc_coll_params p;
 	struct cc_schedule *s;
@@ -181,7 +196,8 @@ static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
 	double t0 = now_s();
 	struct cc_mem_limit host;
 	cc_mem_limit(&host);
-	s = cc_build_with(&p, &(const struct cc_build_opts){ .mem_limit = &host, .generated = true }, err,
+	s = cc_build_with(&p, &(const struct cc_build_opts){ .mem_limit = &host,
+							     .generated = !po->built }, err,
 			  sizeof(err));
 	double t1 = now_s();
 	if (!s) {
@@ -201,9 +217,10 @@ static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
 	}
 
 	struct cc_sim_opts o = {
-		.fabric = fab,
-		.model = model,
-		.topo = topo,
+		.fabric = po->fab,
+		.model = po->model,
+		.topo = po->topo,
+		.gen_window = po->window,
 		.seed = 1,
 		.check = false,
 	};
@@ -230,10 +247,10 @@ static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
 	for (uint32_t r = 0; r < s->nranks; r++)
 		ops += s->ranks[r].nops;
 	printf("%5" PRIu32 " %12" PRIu64 " %12.3f %10.3f %12" PRIu64 " %8.3f %8.3f %10.3g %8.1f "
-	       "%11.2f %9.1f %11" PRIu64, k, bytes, sim_us, busbw, res.events, t1 - t0, run_s,
-	       run_s > 0 ? (double)res.events / run_s : 0.0, peak_rss_mib(),
+	       "%11.2f %9.1f %11" PRIu64 " %7" PRIu32, k, bytes, sim_us, busbw, res.events, t1 - t0,
+	       run_s, run_s > 0 ? (double)res.events / run_s : 0.0, peak_rss_mib(),
 	       (double)res.mem_bytes / (1024.0 * 1024.0),
-	       (double)cc_schedule_bytes(s) / (1024.0 * 1024.0), ops);
+	       (double)cc_schedule_bytes(s) / (1024.0 * 1024.0), ops, res.gen_window);
 	int bad = res.err.status != CC_RUN_OK;
 	if (bad)
 		printf("  failed: %.*s", (int)sizeof(res.err.msg), res.err.msg);
@@ -246,13 +263,15 @@ static int run_point(uint32_t k, uint64_t bytes, const struct sim_params *fab,
 
 int main(int argc, char **argv)
 {
-	enum { OPT_FULL = 256, OPT_FABRIC, OPT_TOPOLOGY, OPT_SCALE, OPT_MODEL };
+	enum { OPT_FULL = 256, OPT_FABRIC, OPT_TOPOLOGY, OPT_SCALE, OPT_MODEL, OPT_BUILT, OPT_WINDOW };
 	static const struct option longopts[] = {
 		{"full", no_argument, NULL, OPT_FULL},
 		{"scale", no_argument, NULL, OPT_SCALE},
 		{"fabric", required_argument, NULL, OPT_FABRIC},
 		{"topology", required_argument, NULL, OPT_TOPOLOGY},
 		{"model", required_argument, NULL, OPT_MODEL},
+		{"built", no_argument, NULL, OPT_BUILT},
+		{"window", required_argument, NULL, OPT_WINDOW},
 		{"ranks", required_argument, NULL, 'k'},
 		{"bytes", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
@@ -266,8 +285,7 @@ int main(int argc, char **argv)
 	static const uint64_t scale_n[] = {UINT64_C(1) << 20};
 	struct list ks = {.n = 0}, ns = {.n = 0};
 	const char *fabric = "ib-hdr";
-	enum sim_topo_kind topo = SIM_TOPO_RING;
-	enum cc_sim_model model = CC_SIM_MODEL_PACKET;
+	struct point_opts po = { .topo = SIM_TOPO_RING, .model = CC_SIM_MODEL_PACKET };
 	struct sim_params fab;
 	bool full = false, scale = false, have_k = false, have_n = false;
 	int c, rc = 0;
@@ -285,13 +303,25 @@ int main(int argc, char **argv)
 			fabric = optarg;
 			break;
 		case OPT_TOPOLOGY:
-			if (sim_topo_kind_parse(optarg, &topo))
+			if (sim_topo_kind_parse(optarg, &po.topo))
 				return bad_option("--topology", optarg, "not ring or star");
 			break;
 		case OPT_MODEL:
-			if (cc_sim_model_parse(optarg, &model))
+			if (cc_sim_model_parse(optarg, &po.model))
 				return bad_option("--model", optarg, "not packet or flow");
 			break;
+		case OPT_BUILT:
+			po.built = true;
+			break;
+		case OPT_WINDOW: {
+			char *end;
+			unsigned long w = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || w < 1 || w > UINT32_MAX)
+				return bad_option("--window", optarg, "expected a count of ops >= 1");
+			po.window = (uint32_t)w;
+			break;
+		}
 		case 'k':
 			if (parse_ranks(optarg, &ks))
 				return bad_option("-k", optarg,
@@ -352,9 +382,10 @@ int main(int argc, char **argv)
 		ns.n = n;
 	}
 
-	print_header(fab.name, topo, model);
+	po.fab = &fab;
+	print_header(fab.name, po.topo, po.model);
 	for (size_t i = 0; i < ks.n; i++)
 		for (size_t j = 0; j < ns.n; j++)
-			rc |= run_point((uint32_t)ks.v[i], ns.v[j], &fab, topo, model);
+			rc |= run_point((uint32_t)ks.v[i], ns.v[j], &po);
 	return rc;
 }

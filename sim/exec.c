@@ -169,9 +169,9 @@ static void op_done(struct sx *x, uint32_t r, uint32_t i)
 	if (x->s->gen) {
 		/* done first: an op made while its users are readied sees it */
 		rk->done[i] = 1;
-		for (uint32_t e = rk->u_head[i]; e; e = rk->u_next[e - 1])
-			if (--rk->deps_left[rk->u_op[e - 1]] == 0)
-				op_ready(x, r, rk->u_op[e - 1]);
+		for (uint32_t e = rk->ulist[i].head; e; e = rk->uedge[e - 1].next)
+			if (--rk->deps_left[rk->uedge[e - 1].op] == 0)
+				op_ready(x, r, rk->uedge[e - 1].op);
 	} else {
 		for (uint32_t u = rk->users_first[i]; u < rk->users_first[i + 1]; u++)
 			if (--rk->deps_left[rk->users[u]] == 0)
@@ -1712,6 +1712,7 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 		if (o->trace) /* what a run given up on recorded */
 			o->trace->n = traced;
 		err = run_once(s, o, res, start_ns, window, &late);
+		res->gen_window = s->gen && !err ? window : 0;
 		window = window > UINT32_MAX / 4 ? UINT32_MAX : window * 4;
 	} while (!err && late);
 	return err;

@@ -172,6 +172,8 @@ struct cc_sim_result {
 	sim_time_ps time_ps;    /* every rank done */
 	uint64_t events;        /* engine events executed */
 	uint64_t peak_pending;  /* most events pending at once */
+	uint32_t gen_window;    /* a generated schedule: the window the run ended with
+				 * (sim/exec_gen.c); 0: built whole */
 	uint64_t switch_drops;  /* packets switches dropped (buffer full, no route) */
 	uint64_t pause_frames;  /* PFC PAUSE frames switches sent */
 	uint64_t ecn_marks;     /* packets switches marked CE */

@@ -42,15 +42,13 @@ int sx_gen_rank_init(struct sx *x, uint32_t r)
 
 	rk->deps_left = cc_span_new(rs->nops, sizeof(uint32_t));
 	rk->done = cc_span_new(rs->nops, 1);
-	rk->u_head = cc_span_new(rs->nops, sizeof(uint32_t));
-	rk->u_tail = cc_span_new(rs->nops, sizeof(uint32_t));
-	rk->u_next = cc_span_new(rs->ndeps ? rs->ndeps : 1, sizeof(uint32_t));
-	rk->u_op = cc_span_new(rs->ndeps ? rs->ndeps : 1, sizeof(uint32_t));
+	rk->ulist = cc_span_new(rs->nops, sizeof(*rk->ulist));
+	rk->uedge = cc_span_new(rs->ndeps ? rs->ndeps : 1, sizeof(*rk->uedge));
 	rk->sq_pos = cc_span_new(rs->nops, sizeof(uint32_t));
 	rk->front = calloc(ns, sizeof(uint32_t));
 	rk->given = calloc(ns, sizeof(uint32_t));
-	if (!rk->deps_left || !rk->done || !rk->u_head || !rk->u_tail || !rk->u_next ||
-	    !rk->u_op || !rk->sq_pos || !rk->front || !rk->given)
+	if (!rk->deps_left || !rk->done || !rk->ulist || !rk->uedge || !rk->sq_pos || !rk->front ||
+	    !rk->given)
 		return -ENOMEM;
 	for (uint32_t j = 0; j < ns; j++)
 		rk->front[j] = rk->given[j] = cc_gen_stream(x->s->gen, r, j)->first;
@@ -98,15 +96,15 @@ void sx_gen_rank_free(struct sx *x, uint32_t r)
 
 	cc_span_free(rk->deps_left, rs->nops, sizeof(uint32_t));
 	cc_span_free(rk->done, rs->nops, 1);
-	cc_span_free(rk->u_head, rs->nops, sizeof(uint32_t));
-	cc_span_free(rk->u_tail, rs->nops, sizeof(uint32_t));
-	cc_span_free(rk->u_next, nd, sizeof(uint32_t));
-	cc_span_free(rk->u_op, nd, sizeof(uint32_t));
+	cc_span_free(rk->ulist, rs->nops, sizeof(*rk->ulist));
+	cc_span_free(rk->uedge, nd, sizeof(*rk->uedge));
 	cc_span_free(rk->sq_pos, rs->nops, sizeof(uint32_t));
 	free(rk->front);
 	free(rk->given);
-	rk->deps_left = rk->u_head = rk->u_tail = rk->u_next = rk->u_op = rk->sq_pos = NULL;
+	rk->deps_left = rk->sq_pos = NULL;
 	rk->done = NULL;
+	rk->ulist = NULL;
+	rk->uedge = NULL;
 	rk->front = rk->given = NULL;
 }
 
@@ -123,29 +121,31 @@ static bool dep_done(const struct sx *x, uint32_t r, uint32_t d)
  * schedule's users are readied in. */
 static void add_user(struct sx_rank *rk, uint32_t d, uint32_t e, uint32_t i)
 {
-	uint32_t *link = &rk->u_head[d];
+	struct sx_ulist *l = &rk->ulist[d];
+	uint32_t *link = &l->head;
 
-	rk->u_op[e] = i;
-	if (!*link || rk->u_op[rk->u_tail[d] - 1] < i) {
+	rk->uedge[e].op = i;
+	if (!l->head || rk->uedge[l->tail - 1].op < i) {
 		/* the common case: appended */
-		if (*link)
-			rk->u_next[rk->u_tail[d] - 1] = e + 1;
+		if (l->head)
+			rk->uedge[l->tail - 1].next = e + 1;
 		else
-			*link = e + 1;
-		rk->u_next[e] = 0;
-		rk->u_tail[d] = e + 1;
+			l->head = e + 1;
+		rk->uedge[e].next = 0;
+		l->tail = e + 1;
 		return;
 	}
-	while (*link && rk->u_op[*link - 1] < i)
-		link = &rk->u_next[*link - 1];
-	rk->u_next[e] = *link;
+	while (*link && rk->uedge[*link - 1].op < i)
+		link = &rk->uedge[*link - 1].next;
+	rk->uedge[e].next = *link;
 	*link = e + 1;
 }
 
 /* Op i, just made: its dependencies not done yet and its place in their
  * user lists.  Whether it was made in time (see the top of this file):
  * `late` says how to judge an op with none. */
-static bool register_op(struct sx *x, uint32_t r, uint32_t i, bool (*late)(struct sx *, uint32_t, uint32_t))
+static bool register_op(struct sx *x, uint32_t r, uint32_t i,
+			bool (*late)(struct sx *x, uint32_t r, uint32_t i))
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
 	struct sx_rank *rk = &x->rk[r];
@@ -243,11 +243,9 @@ static void give_back(struct sx *x, uint32_t r, uint32_t j)
 
 	cc_span_drop(rk->deps_left, sizeof(uint32_t), f, from, upto);
 	cc_span_drop(rk->done, 1, f, from, upto);
-	cc_span_drop(rk->u_head, sizeof(uint32_t), f, from, upto);
-	cc_span_drop(rk->u_tail, sizeof(uint32_t), f, from, upto);
+	cc_span_drop(rk->ulist, sizeof(*rk->ulist), f, from, upto);
 	cc_span_drop(rk->sq_pos, sizeof(uint32_t), f, from, upto);
-	cc_span_drop(rk->u_next, sizeof(uint32_t), df, d0, d1);
-	cc_span_drop(rk->u_op, sizeof(uint32_t), df, d0, d1);
+	cc_span_drop(rk->uedge, sizeof(*rk->uedge), df, d0, d1);
 	sx_park_drop(&rk->park, f, from, upto);
 	cc_gen_drop(x->s->gen, r, j, upto);
 	rk->given[j] = upto;

@@ -236,13 +236,14 @@ struct sx_rank {
 	uint32_t *deps_left, *users_first, *users;
 	uint32_t ndone;
 	/* A generated schedule (sim/exec_gen.c): instead of users_first and
-	 * users, per op whether it is done and its users' list (u_head, u_tail:
-	 * an edge + 1, or 0), per dependency position the list's next edge + 1
-	 * and the op it belongs to; per stream, its oldest op not done and
-	 * the ops given back below `given`.  All but front and given are
-	 * reserved address space (cc_span_new()). */
+	 * users, per op whether it is done and its users' list (the first and
+	 * last edge + 1, or 0), per dependency position the list's next edge
+	 * + 1 and the op it belongs to (one cache line for both); per stream,
+	 * its oldest op not done and the ops given back below `given`.  All
+	 * but front and given are reserved address space (cc_span_new()). */
 	uint8_t *done;
-	uint32_t *u_head, *u_tail, *u_next, *u_op;
+	struct sx_ulist { uint32_t head, tail; } *ulist;
+	struct sx_uedge { uint32_t next, op; } *uedge;
 	uint32_t *front, *given;
 	/* host CPU: ready ops in FIFO order, the head running (a ring that
 	 * doubles when full) */
