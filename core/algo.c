@@ -304,7 +304,7 @@ struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const stru
 	estimate(p, &ops, &staging);
 	if (o->timing_only && p->proto == CC_PROTO_SIMPLE)
 		staging = 0;
-	bool gen = o->generated && cc_gen_supported(p);
+	bool gen = o->generated && !o->one_rank && cc_gen_supported(p);
 
 	if (o->one_rank && p->nranks) { /* one rank's ops and staging */
 		ops /= p->nranks;
@@ -335,7 +335,7 @@ struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const stru
 		return NULL;
 	}
 	cc_conns_set_deadline(o->deadline_ns);
-	if (gen && !o->one_rank) {
+	if (gen) {
 		struct cc_schedule *g = cc_gen_build(p, err, errlen);
 
 		cc_conns_set_deadline(0);

@@ -359,7 +359,7 @@ uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32
 	while (r->cap_deps - (r->ndeps - r->dep_base) < ndeps)
 		GROW_OR_FAIL(r, deps, cap_deps, r->cap_deps);
 	struct cc_op *o = &r->ops[r->nops - r->op_base];
-	uint32_t *d0 = &r->deps[r->ndeps - r->dep_base];
+	uint32_t at = r->ndeps - r->dep_base; /* where its dependencies go */
 	*o = *op;
 	o->dep_first = r->ndeps;
 	o->ndeps = 0;
@@ -367,10 +367,10 @@ uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32
 		uint32_t d = deps[i];
 		int dup = d == UINT32_MAX;
 		for (uint32_t j = 0; j < o->ndeps && !dup; j++)
-			dup = d0[j] == d;
+			dup = r->deps[at + j] == d;
 		if (dup)
 			continue;
-		d0[o->ndeps++] = d;
+		r->deps[at + o->ndeps++] = d;
 		r->ndeps++;
 	}
 	return r->nops++;

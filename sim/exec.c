@@ -169,9 +169,15 @@ static void op_done(struct sx *x, uint32_t r, uint32_t i)
 	if (x->s->gen) {
 		/* done first: an op made while its users are readied sees it */
 		rk->done[i] = 1;
-		for (uint32_t e = rk->ulist[i].head; e; e = rk->uedge[e - 1].next)
-			if (--rk->deps_left[rk->uedge[e - 1].op] == 0)
-				op_ready(x, r, rk->uedge[e - 1].op);
+		/* the next edge read first: a user that completes at once
+		 * may move its stream on and give its page back */
+		for (uint32_t e = rk->ulist[i].head, next; e; e = next) {
+			uint32_t u = rk->uedge[e - 1].op;
+
+			next = rk->uedge[e - 1].next;
+			if (--rk->deps_left[u] == 0)
+				op_ready(x, r, u);
+		}
 	} else {
 		for (uint32_t u = rk->users_first[i]; u < rk->users_first[i + 1]; u++)
 			if (--rk->deps_left[rk->users[u]] == 0)
@@ -1178,7 +1184,7 @@ static void describe_wall(struct sx *x)
 		if (rk->park.n)
 			i = rk->park.list[0];
 		else if (x->s->gen)
-			i = sx_gen_waiting(x, r);
+			i = (i = sx_gen_waiting(x, r)) < rs->nops ? i : rs->nops - 1;
 		else
 			while (i + 1 < rs->nops && rk->deps_left[i] == 0)
 				i++;
@@ -1590,16 +1596,20 @@ static int setup_and_run(struct sx *x)
 		sim_run(&x->eng, o->time_limit_ps ? o->time_limit_ps : CC_SIM_TIME_LIMIT_DEFAULT_PS);
 	res->events = sim_events_executed(&x->eng);
 	res->peak_pending = sim_pending_peak(&x->eng);
-	if (o->progress)
-		o->progress(o->progress_ctx, sim_now(&x->eng), res->events, true);
-	/* A generated schedule's stream held back by its window (its oldest
-	 * op waiting on ops not made yet) would look like a deadlock: the
-	 * run starts again with a larger window instead. */
-	if (s->gen && !x->gen_late && !x->have_err && !x->wall_hit && sim_pending(&x->eng) == 0 &&
-	    x->ranks_done < s->nranks && sx_gen_unmade(x))
-		x->gen_late = true;
+	/* A generated run that did not end cleanly (stuck, out of simulated
+	 * time, an error) is run again with every stream made at once, which
+	 * is the built schedule's run, parking order and all: a stream held
+	 * back by its window would look stuck, an error could come before an
+	 * op made late is seen, and a report names the op a built run's
+	 * would.  Not past the wall-clock limit, which bounds the attempts
+	 * too. */
+	if (s->gen && !x->gen_late && !x->wall_hit && x->gen_window != UINT32_MAX &&
+	    (x->ranks_done < s->nranks || x->have_err || res->err.status != CC_RUN_OK))
+		x->gen_late = x->gen_whole = true;
 	if (x->gen_late)
 		return 0;
+	if (o->progress)
+		o->progress(o->progress_ctx, sim_now(&x->eng), res->events, true);
 	if (res->err.status == CC_RUN_OK && (x->ranks_done < s->nranks || x->have_err))
 		describe_stuck(x);
 	collect(x);
@@ -1640,9 +1650,11 @@ static int guarded(struct sx *x)
 }
 
 /* One run of s, its ops made `window` ahead when generated; *late: an op
- * was made too late, and the run is to be done again. */
+ * was made too late, and the run is to be done again (*whole: with every
+ * stream made at once). */
 static int run_once(const struct cc_schedule *s, const struct cc_sim_opts *o,
-		    struct cc_sim_result *res, uint64_t start_ns, uint32_t window, bool *late)
+		    struct cc_sim_result *res, uint64_t start_ns, uint32_t window, bool *late,
+		    bool *whole)
 {
 	struct sx x = { .s = s, .o = o, .f = o->fabric, .res = res, .gen_window = window,
 			.wall_start_ns = start_ns };
@@ -1658,6 +1670,7 @@ static int run_once(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	res->checked = o->check;
 	err = guarded(&x);
 	*late = x.gen_late;
+	*whole = x.gen_whole;
 	for (uint32_t r = 0; x.rk && r < s->nranks; r++)
 		free_rank(&x, r);
 	free(x.rk);
@@ -1707,13 +1720,17 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	 * window four times larger: at worst a whole stream at once, which
 	 * is the built schedule (sim/exec_gen.c). */
 	size_t traced = o->trace ? o->trace->n : 0;
+	uint64_t dropped = o->trace ? o->trace->dropped : 0;
+	bool whole;
 
 	do {
-		if (o->trace) /* what a run given up on recorded */
+		if (o->trace) { /* what a run given up on recorded */
 			o->trace->n = traced;
-		err = run_once(s, o, res, start_ns, window, &late);
+			o->trace->dropped = dropped;
+		}
+		err = run_once(s, o, res, start_ns, window, &late, &whole);
 		res->gen_window = s->gen && !err ? window : 0;
-		window = window > UINT32_MAX / 4 ? UINT32_MAX : window * 4;
+		window = whole || window > UINT32_MAX / 4 ? UINT32_MAX : window * 4;
 	} while (!err && late);
 	return err;
 }

@@ -232,6 +232,13 @@ static void give_back(struct sx *x, uint32_t r, uint32_t j)
 
 	if (j == 0 || upto - rk->given[j] < GIVE_BACK_OPS)
 		return; /* stream 0 stays: a run that starts again reads it */
+	/* A rank that has sent a request again (a timeout, a NAK, an RNR
+	 * wait) may have copies of it still in flight, and a responder reads
+	 * the requester's WQE and op for each (sim/rnic_resp.c): from then on
+	 * its ops and WQEs stay.  What was given back before was behind the
+	 * oldest WQE in flight then, which no copy names. */
+	if (rk->st->retx_pkts || rk->st->timeouts)
+		return;
 	if ((low = named_by_queues(x, r)) < upto)
 		upto = low;
 	if (upto <= rk->given[j])
@@ -285,14 +292,16 @@ uint32_t sx_gen_waiting(const struct sx *x, uint32_t r)
 	struct cc_gen *g = x->s->gen;
 	const struct sx_rank *rk = &x->rk[r];
 
+	/* What a built schedule's scan from op 0 finds, where every op is
+	 * made: ops given back are done, with none left */
 	for (uint32_t j = 0; j < cc_gen_streams(g); j++) {
 		const struct cc_gen_stream *st = cc_gen_stream(g, r, j);
 
-		for (uint32_t i = rk->front[j]; i < st->made; i++)
-			if (!rk->done[i] && rk->deps_left[i])
+		for (uint32_t i = rk->given[j]; i < st->made; i++)
+			if (rk->deps_left[i])
 				return i;
 	}
-	return rk->front[cc_gen_streams(g) > 1];
+	return x->s->ranks[r].nops;
 }
 
 bool sx_gen_unmade(const struct sx *x)

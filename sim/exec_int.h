@@ -326,6 +326,7 @@ struct sx {
 	 * starts again with a larger window; sim/exec_gen.c). */
 	uint32_t gen_window;
 	bool gen_late;
+	bool gen_whole; /* and the next attempt makes every stream whole */
 };
 
 /* exec.c: the host side as the NIC sees it. */
@@ -362,8 +363,8 @@ bool sx_gen_would_start(struct sx *x, uint32_t r, uint32_t i);
  * -ENOMEM.  sx_gen_start(): each stream's first window made, and
  * registered (nothing readied).  sx_gen_done(): op i is done; its stream
  * moves on (called at the end of op_done; rk->done[i] is set at its
- * start).  sx_gen_waiting(): an op of rank r that waits for a dependency,
- * for a stuck run's message. */
+ * start).  sx_gen_waiting(): the first op of rank r that waits for a
+ * dependency, for a stuck run's message, or nops: none. */
 int sx_gen_rank_init(struct sx *x, uint32_t r);
 void sx_gen_rank_free(struct sx *x, uint32_t r);
 /* The QPs' send and receive queues, reserved (after the QPs are set up). */
