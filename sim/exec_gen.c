@@ -16,13 +16,17 @@
  * is), was made late — the built schedule would have started it already.
  * The run then stops and starts again with a window four times larger
  * (cc_sim_run), up to the whole stream, which is the built schedule's
- * behaviour by construction.  So a generated run is exact whatever the
- * window; the window only decides the memory.
+ * behaviour by construction.  A run that does not end cleanly (stuck, out
+ * of simulated time, an error) is made again with every stream whole
+ * (sim/exec.c setup_and_run): an early end could hide a late op, and a
+ * stuck run's report names the op a built run's would.  So a generated
+ * run is exact whatever the window; the window only decides the memory.
  *
  * Memory: the op arrays and the per-op state below are reserved address
  * space (cc_span_new()); the pages of ops that are done and that no queue
  * still names (a posted WQE until its completion is reaped, a receive WQE
- * until it is) are given back as a stream moves on.
+ * until it is) are given back as a stream moves on, until the rank sends
+ * a request again (give_back()).
  */
 #include <errno.h>
 #include <stdlib.h>
