@@ -65,6 +65,16 @@ void cc_span_free(void *p, size_t n, size_t size)
  * dependency it is handed before it drops duplicates. */
 #define DEP_SLACK 64u
 
+/* Rank r's step n on channel ch, emitted where g->c.out says: the one way
+ * the dry run, the scans and the run's own making take a step. */
+static void emit_step(struct cc_gen *g, uint32_t r, uint32_t ch, uint64_t n)
+{
+	struct cc_conn_step cs;
+
+	cc_ring_step(&g->p, r, ch, n, &cs);
+	cc_conns_step(&g->c, r, &cs);
+}
+
 static struct cc_gen_stream *stream(struct cc_gen *g, uint32_t r, uint32_t j)
 {
 	return &g->st[(size_t)r * g->nstreams + j];
@@ -100,12 +110,8 @@ static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
 					      .dep_made = v.ndeps, .dropped = v.nops,
 					      .channel = j - 1,
 					      .nsteps = cc_ring_chan_steps(&g->p, j - 1) };
-		for (uint64_t n = 0; n < st->nsteps; n++) {
-			struct cc_conn_step cs;
-
-			cc_ring_step(&g->p, r, j - 1, n, &cs);
-			cc_conns_step(c, r, &cs);
-		}
+		for (uint64_t n = 0; n < st->nsteps; n++)
+			emit_step(g, r, j - 1, n);
 		st->end = v.nops;
 	}
 	c->out = NULL;
@@ -227,14 +233,12 @@ int cc_gen_next(struct cc_gen *g, uint32_t r, uint32_t j)
 {
 	struct cc_gen_stream *st = stream(g, r, j);
 	struct cc_rank_sched *rs = &g->c.s->ranks[r], v;
-	struct cc_conn_step cs;
 
 	if (st->step >= st->nsteps)
 		return 0;
 	v = view(rs, st->made, st->dep_made);
-	cc_ring_step(&g->p, r, st->channel, st->step++, &cs);
 	g->c.out = &v;
-	cc_conns_step(&g->c, r, &cs);
+	emit_step(g, r, st->channel, st->step++);
 	g->c.out = NULL;
 	st->made = v.nops;
 	st->dep_made = v.ndeps;
@@ -284,12 +288,9 @@ int cc_gen_scan(struct cc_gen *g, uint32_t r, void (*fn)(void *ctx, const struct
 		v.nops = st->first;
 		v.ndeps = st->dep_first;
 		for (uint64_t n = 0; n < st->nsteps && !rc; n++) {
-			struct cc_conn_step cs;
-
 			v.op_base = v.nops;
 			v.dep_base = v.ndeps;
-			cc_ring_step(&g->p, r, st->channel, n, &cs);
-			cc_conns_step(&g->c, r, &cs);
+			emit_step(g, r, st->channel, n);
 			if (v.oom)
 				rc = -ENOMEM;
 			for (uint32_t i = 0; !rc && i < v.nops - v.op_base; i++)

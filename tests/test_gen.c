@@ -78,8 +78,9 @@ static void generate(const struct cc_schedule *whole, const struct cc_schedule *
 			const struct cc_gen_stream *st = cc_gen_stream(g->gen, r, j);
 
 			assert_int_equal(st->made, st->end);
-			assert_int_equal(cc_gen_stream_of(g->gen, r, st->first), st->end > st->first
-										    ? j : cc_gen_stream_of(g->gen, r, st->first));
+			/* an empty stream holds no op to look up */
+			if (st->end > st->first)
+				assert_int_equal(cc_gen_stream_of(g->gen, r, st->first), j);
 		}
 		assert_int_equal(cc_gen_stream(g->gen, r, ns - 1)->end, g->ranks[r].nops);
 		if (!drop)
