@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* bench/bench_sim.c — how fast the simulator executor (sim/exec.h) runs a
- * ring allreduce, and what it costs in memory: for each rank count k and
+ * ring (or tree) allreduce, and what it costs in memory: for each rank count k and
  * size N it builds the schedule (cc_build(), as `cclab sim` does), runs it
  * with cc_sim_run() on a fabric preset without carrying data (check off:
  * timing only), and prints one row:
@@ -26,7 +26,8 @@
  * usage: make bench && build/bench/bench_sim [--full|--scale] [-k LIST] [-N LIST]
  *                                            [--fabric NAME] [--topology ring|star]
  *                                            [--model packet|flow] [--built]
- *                                            [--window N]
+ *                                            [--window N] [--algorithm ring|tree]
+ *                                            [--max-ops N]
  *   default   k in 2,8,32 x N in 1M,64M: a quick sweep, well under a minute
  *   --scale   k in 8,64,256,1024,4096,16384 x N = 1M: how cost grows with k
  *   --full    k in 2,8,32,128,256 x N in 1M,64M,1G; points whose schedule
@@ -36,11 +37,17 @@
  *   -N LIST   comma-separated sizes with K/M/G suffixes (cc_parse_size),
  *             e.g. -N 256K,1G
  *   --fabric  a sim_params preset (default ib-hdr)
- *   --topology ring (default) or star
+ *   --topology ring (default; the tree's: star) or star
  *   --model   packet (default) or flow (sim/rnic_flow.c)
  *   --built   the schedule built whole, not generated as it runs (core/gen.h)
  *   --window  a generated schedule's window to start with (default
  *             CC_SIM_GEN_WINDOW)
+ *   --algorithm  ring (default) or tree: NCCL's double binary tree, its
+ *             chunk by NCCL's rule per size (a rank a node)
+ *   --max-ops N  a point whose schedule has more than N ops over all ranks
+ *             prints a "skipped" row instead of running (about 40 minutes
+ *             per 10^9 ops on the development machine); --scale: 1e9 unless
+ *             given, which skips the ring at k = 16384 (4.8e9)
  * Exit status: 0, 1 if a run failed, 2 for a bad option.
  */
 #include <errno.h>
@@ -88,6 +95,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench_sim [--full | --scale] [-k LIST] [-N LIST] [--fabric NAME] "
 		   "[--topology ring|star] [--model packet|flow] [--built] [--window N]\n"
+		   "  [--algorithm ring|tree] [--max-ops N]\n"
 		   "  default: k 2,8,32 x N 1M,64M; --full: k 2,8,32,128,256 x N 1M,64M,1G;\n"
 		   "  --scale: k 8,64,256,1024,4096,16384 x N 1M (rows too large for this\n"
 		   "  machine print skipped and why)\n"
@@ -157,16 +165,6 @@ static int parse_sizes(const char *s, struct list *out)
 	}
 }
 
-static void print_header(const char *fabric, enum sim_topo_kind topo, enum cc_sim_model model)
-{
-	printf("# allreduce, ring algorithm, write_imm, float32 sum, fabric %s, topology %s, "
-	       "check off, model %s\n", fabric, sim_topo_kind_name[topo], cc_sim_model_name[model]);
-	printf("%5s %12s %12s %10s %12s %8s %8s %10s %8s %11s %9s %11s %7s\n", "ranks", "bytes",
-	       "sim_us", "busbw_GB/s", "events", "build_s", "run_s", "events/s", "rss_MiB",
-	       "sim_mem_MiB", "sched_MiB", "ops", "window");
-}
-
-/* One (k, N) point: 0, or 1 if it could not be run. */
 /* How a point is built and run besides k and N. */
 struct point_opts {
 	const struct sim_params *fab;
@@ -174,8 +172,22 @@ struct point_opts {
 	enum cc_sim_model model;
 	bool built;      /* whole, not generated */
 	uint32_t window; /* cc_sim_opts.gen_window */
+	enum cc_algo algo;
+	uint64_t max_ops; /* skip a point with more ops over all ranks; 0: none */
 };
 
+static void print_header(const char *fabric, const struct point_opts *po)
+{
+	printf("# allreduce, %s algorithm, write_imm, float32 sum, fabric %s, topology %s, "
+	       "check off, model %s\n", cc_algo_name[po->algo], fabric,
+	       sim_topo_kind_name[po->topo], cc_sim_model_name[po->model]);
+	printf("%5s %12s %12s %10s %12s %8s %8s %10s %8s %11s %9s %11s %7s\n", "ranks", "bytes",
+	       "sim_us", "busbw_GB/s", "events", "build_s", "run_s", "events/s", "rss_MiB",
+	       "sim_mem_MiB", "sched_MiB", "ops", "window");
+}
+
+
+/* One (k, N) point: 0, or 1 if it could not be run. */
 static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 {
 	struct cc_coll_params p;
@@ -187,6 +199,7 @@ static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 
 	cc_coll_params_default(&p);
 	p.coll = CC_ALLREDUCE;
+	p.algo = po->algo;
 	p.nranks = k;
 	/* As cli/build.c: nccl-tests' count from the size asked for. */
 	cc_result_counts(p.coll, k, cc_dtype_size(p.dtype), bytes, &count, &size);
@@ -196,7 +209,7 @@ static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 	double t0 = now_s();
 	struct cc_mem_limit host;
 	cc_mem_limit(&host);
-	s = cc_build_with(&p, &(const struct cc_build_opts){ .mem_limit = &host,
+	s = cc_build_with(&p, &(const struct cc_build_opts){ .mem_limit = &host, .timing_only = true,
 							     .generated = !po->built }, err,
 			  sizeof(err));
 	double t1 = now_s();
@@ -216,6 +229,17 @@ static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 		return 1;
 	}
 
+	uint64_t ops = 0;
+
+	for (uint32_t r = 0; r < s->nranks; r++)
+		ops += s->ranks[r].nops;
+	if (po->max_ops && ops > po->max_ops) {
+		printf("%5" PRIu32 " %12" PRIu64 "  skipped: %.3g ops over all ranks, more than "
+		       "--max-ops %.3g (about 40 minutes a 10^9 here)\n", k, bytes, (double)ops,
+		       (double)po->max_ops);
+		cc_schedule_free(s);
+		return 0;
+	}
 	struct cc_sim_opts o = {
 		.fabric = po->fab,
 		.model = po->model,
@@ -242,10 +266,6 @@ static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 	/* nccl-tests: algbw = size / time, busbw = algbw * 2(k-1)/k. */
 	if (!cc_result_bw(size, sim_us, cc_busbw_factor(p.coll, k), &algbw, &busbw))
 		busbw = 0;
-	uint64_t ops = 0;
-
-	for (uint32_t r = 0; r < s->nranks; r++)
-		ops += s->ranks[r].nops;
 	printf("%5" PRIu32 " %12" PRIu64 " %12.3f %10.3f %12" PRIu64 " %8.3f %8.3f %10.3g %8.1f "
 	       "%11.2f %9.1f %11" PRIu64 " %7" PRIu32, k, bytes, sim_us, busbw, res.events, t1 - t0,
 	       run_s, run_s > 0 ? (double)res.events / run_s : 0.0, peak_rss_mib(),
@@ -263,7 +283,8 @@ static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_FULL = 256, OPT_FABRIC, OPT_TOPOLOGY, OPT_SCALE, OPT_MODEL, OPT_BUILT, OPT_WINDOW };
+	enum { OPT_FULL = 256, OPT_FABRIC, OPT_TOPOLOGY, OPT_SCALE, OPT_MODEL, OPT_BUILT, OPT_WINDOW,
+	       OPT_ALGO, OPT_MAX_OPS };
 	static const struct option longopts[] = {
 		{"full", no_argument, NULL, OPT_FULL},
 		{"scale", no_argument, NULL, OPT_SCALE},
@@ -272,6 +293,8 @@ int main(int argc, char **argv)
 		{"model", required_argument, NULL, OPT_MODEL},
 		{"built", no_argument, NULL, OPT_BUILT},
 		{"window", required_argument, NULL, OPT_WINDOW},
+		{"algorithm", required_argument, NULL, OPT_ALGO},
+		{"max-ops", required_argument, NULL, OPT_MAX_OPS},
 		{"ranks", required_argument, NULL, 'k'},
 		{"bytes", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
@@ -287,7 +310,7 @@ int main(int argc, char **argv)
 	const char *fabric = "ib-hdr";
 	struct point_opts po = { .topo = SIM_TOPO_RING, .model = CC_SIM_MODEL_PACKET };
 	struct sim_params fab;
-	bool full = false, scale = false, have_k = false, have_n = false;
+	bool full = false, scale = false, have_k = false, have_n = false, have_topo = false;
 	int c, rc = 0;
 
 	opterr = 0;
@@ -305,6 +328,7 @@ int main(int argc, char **argv)
 		case OPT_TOPOLOGY:
 			if (sim_topo_kind_parse(optarg, &po.topo))
 				return bad_option("--topology", optarg, "not ring or star");
+			have_topo = true;
 			break;
 		case OPT_MODEL:
 			if (cc_sim_model_parse(optarg, &po.model))
@@ -313,6 +337,11 @@ int main(int argc, char **argv)
 		case OPT_BUILT:
 			po.built = true;
 			break;
+		case OPT_ALGO:
+			if (cc_algo_parse(optarg, &po.algo) ||
+			    (po.algo != CC_ALGO_RING && po.algo != CC_ALGO_TREE))
+				return bad_option("--algorithm", optarg, "not ring or tree");
+			break;
 		case OPT_WINDOW: {
 			char *end;
 			unsigned long w = strtoul(optarg, &end, 10);
@@ -320,6 +349,15 @@ int main(int argc, char **argv)
 			if (*end || !*optarg || w < 1 || w > UINT32_MAX)
 				return bad_option("--window", optarg, "expected a count of ops >= 1");
 			po.window = (uint32_t)w;
+			break;
+		}
+		case OPT_MAX_OPS: {
+			char *end;
+			double v = strtod(optarg, &end);
+
+			if (*end || !*optarg || !(v >= 1 && v < 1.8e19))
+				return bad_option("--max-ops", optarg, "expected a count of ops >= 1");
+			po.max_ops = (uint64_t)v;
 			break;
 		}
 		case 'k':
@@ -382,8 +420,15 @@ int main(int argc, char **argv)
 		ns.n = n;
 	}
 
+	/* --scale's largest points take hours on the ring (k^2 steps):
+	 * skipped unless asked for */
+	/* a tree joins ranks that a ring of cables does not */
+	if (po.algo == CC_ALGO_TREE && !have_topo)
+		po.topo = SIM_TOPO_STAR;
+	if (scale && !po.max_ops)
+		po.max_ops = UINT64_C(1000000000);
 	po.fab = &fab;
-	print_header(fab.name, po.topo, po.model);
+	print_header(fab.name, &po);
 	for (size_t i = 0; i < ks.n; i++)
 		for (size_t j = 0; j < ns.n; j++)
 			rc |= run_point((uint32_t)ks.v[i], ns.v[j], &po);

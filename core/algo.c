@@ -82,10 +82,11 @@ static const struct algo_desc {
 	uint64_t (*chunk_bytes)(const struct cc_coll_params *p); /* when per size */
 	cc_algo_ops_fn schedule_bytes;       /* NULL: the ring's estimate */
 	bool multicast;       /* runs on multicast QPs: cc_algo_multicast() */
+	cc_gen_prepare_fn gen; /* generated as it runs (core/gen.h); NULL: built whole */
 } algos[CC_ALGO_COUNT] = {
 	[CC_ALGO_RING] = { .build = cc_build_ring, .primitives = cc_ring_primitives,
 			   .colls = ALL_COLLS & ~COLL(CC_ALLTOALL), .splits_channels = true,
-			   .chunked = true, .check = cc_ring_check },
+			   .chunked = true, .check = cc_ring_check, .gen = cc_ring_gen_prepare },
 	[CC_ALGO_HALVING_DOUBLING] = { .build = cc_build_hd, .primitives = cc_hd_primitives,
 				       .colls = COLL(CC_ALLREDUCE), .staging = cc_hd_staging },
 	[CC_ALGO_DIRECT] = { .build = cc_build_direct, .primitives = cc_direct_primitives,
@@ -94,7 +95,7 @@ static const struct algo_desc {
 			   .colls = COLL(CC_ALLREDUCE) | COLL(CC_BROADCAST) | COLL(CC_REDUCE),
 			   .splits_channels = true, .chunked = true, .staging = cc_tree_staging,
 			   .check = cc_tree_check, .chunk_per_size = cc_tree_chunk_per_size,
-			   .chunk_bytes = cc_tree_chunk_bytes },
+			   .chunk_bytes = cc_tree_chunk_bytes, .gen = cc_tree_gen_prepare },
 	[CC_ALGO_HIER] = { .build = cc_build_hier, .primitives = cc_hier_primitives,
 			   .colls = COLL(CC_ALLREDUCE), .chunked = true, .staging = cc_hier_staging,
 			   .check = cc_hier_check },
@@ -115,7 +116,8 @@ static const struct algo_desc {
 				    .chunked = true, .staging = cc_collnet_staging,
 				    .check = cc_collnet_check,
 				    .chunk_per_size = cc_collnet_chunk_per_size,
-				    .chunk_bytes = cc_collnet_chunk_bytes, .multicast = true },
+				    .chunk_bytes = cc_collnet_chunk_bytes, .multicast = true,
+				    .gen = cc_collnet_gen_prepare },
 };
 
 /* The staging every rank registers: two slot arrays (send and receive)
@@ -238,6 +240,11 @@ bool cc_algo_splits_channels(enum cc_algo a)
 bool cc_algo_multicast(enum cc_algo a)
 {
 	return a < CC_ALGO_COUNT && algos[a].multicast;
+}
+
+cc_gen_prepare_fn cc_algo_gen_prepare(enum cc_algo a)
+{
+	return a < CC_ALGO_COUNT ? algos[a].gen : NULL;
 }
 
 double cc_port_factor(const struct cc_coll_params *p)

@@ -28,15 +28,40 @@ void cc_dtree(uint32_t t, uint32_t k, uint32_t r, uint32_t *u, uint32_t *d0, uin
 uint64_t cc_chunk_slices(const struct cc_coll_params *p);
 
 int cc_ring_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
-/* The ring as a generator takes it (core/gen.c): every rank's resources
- * and connections' counts (cc_conns_prepare()), then rank r's steps on
- * channel ch, the same as its walk's: how many, and the n-th. */
+/* An algorithm as a generator takes it (core/gen.c): after
+ * cc_conns_prepare() (every rank's resources, the connections' counts),
+ * each rank's ops are streams of steps after its first invitations, each
+ * stream a part that runs at once with the others (a ring's channel), made
+ * into its own range of indices: stream j's steps, how many (the same on
+ * every rank), and rank r's n-th, emitted through the connections as the
+ * algorithm's walk would, in the walk's order.  ctx is the algorithm's,
+ * freed by free().  window: how far ahead of a stream's oldest op not done
+ * its ops must be made to come in time, where the algorithm knows better
+ * than the executor's default (sim/exec_gen.c). */
 struct cc_conns;
-struct cc_conn_step;
-int cc_ring_prepare(const struct cc_coll_params *p, struct cc_conns *c, struct cc_schedule **s);
-uint64_t cc_ring_chan_steps(const struct cc_coll_params *p, uint32_t ch);
-void cc_ring_step(const struct cc_coll_params *p, uint32_t r, uint32_t ch, uint64_t n,
-		  struct cc_conn_step *st);
+struct cc_gen_walk {
+	void *ctx;
+	uint32_t nstreams;
+	uint32_t window; /* ops a stream is made ahead to start with; 0: the executor's */
+	uint64_t (*steps)(void *ctx, uint32_t j);
+	void (*step)(void *ctx, uint32_t r, uint32_t j, uint64_t n);
+	/* Rank r's own walk state beyond its connections' (what its steps
+	 * so far leave for the next), *bytes of it, which the generator
+	 * saves and puts back with theirs; NULL: none.  One per rank, so an
+	 * algorithm with state has one stream. */
+	void *(*state)(void *ctx, uint32_t r, size_t *bytes);
+	void (*free)(void *ctx);
+};
+typedef int (*cc_gen_prepare_fn)(const struct cc_coll_params *p, struct cc_conns *c,
+				 struct cc_schedule **s, struct cc_gen_walk *w);
+/* The algorithm's, or NULL when it is built whole. */
+cc_gen_prepare_fn cc_algo_gen_prepare(enum cc_algo a);
+int cc_ring_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
+			struct cc_schedule **s, struct cc_gen_walk *w);
+int cc_tree_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
+			struct cc_schedule **s, struct cc_gen_walk *w);
+int cc_collnet_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
+			   struct cc_schedule **s, struct cc_gen_walk *w);
 int cc_tree_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
 int cc_hier_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen);
 /* NVLS (core/nvls.c): one node, what the NVSwitch reduces, Simple, GPU

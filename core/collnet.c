@@ -35,6 +35,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NONE CC_CONN_NONE
 #define UP_WARPS 12
@@ -88,10 +89,16 @@ static void step(struct collnet *n, uint32_t r, enum cc_prim prim, uint32_t c, u
 	cc_walk_step(&n->w, r, &st);
 }
 
+/* Rank r's ops as its steps' go (core/conn.h cc_conns_ops_of()). */
+static struct cc_rank_sched *ops(struct collnet *n, uint32_t r)
+{
+	return cc_conns_ops_of(n->w.c, r);
+}
+
 static uint32_t add(struct collnet *n, uint32_t r, const struct cc_op *op, const uint32_t *deps,
 		    uint32_t ndeps)
 {
-	return cc_add_op(&n->s->ranks[r], op, deps, ndeps);
+	return cc_add_op(ops(n, r), op, deps, ndeps);
 }
 
 /* The head's reduction of chunk l of channel c across the nodes: elements
@@ -112,7 +119,7 @@ static uint32_t across(struct collnet *n, uint32_t r, uint32_t c, uint64_t l, ui
 	/* After the QP's previous receive (results land in posting order) and
 	 * the slot's previous reduction: at most nslots open. */
 	op.u.recv = (struct cc_op_recv){ .qp = q, .num_sge = 1, .sge = { n->mr_out, off * es, len } };
-	op.u.recv.wr_id = n->s->ranks[r].nops;
+	op.u.recv.wr_id = ops(n, r)->nops;
 	if (n->last_recv[c] != NONE)
 		deps[nd++] = n->last_recv[c];
 	if (win[slot] != NONE)
@@ -121,7 +128,7 @@ static uint32_t across(struct collnet *n, uint32_t r, uint32_t c, uint64_t l, ui
 	nd = 0;
 	op = (struct cc_op){ .kind = CC_OP_POST_SEND, .tag = tag };
 	op.u.send = (struct cc_op_send){
-		.qp = q, .wr_id = n->s->ranks[r].nops, .opcode = CC_WR_SEND,
+		.qp = q, .wr_id = ops(n, r)->nops, .opcode = CC_WR_SEND,
 		.flags = CC_SEND_SIGNALED, .payload = CC_PAYLOAD_DATA, .num_sge = 1,
 		.sge = { n->g > 1 ? n->mr_out : n->mr_in, off * es, len },
 		.dtype = p->dtype, .redop = p->redop,
@@ -184,29 +191,47 @@ static void chunk(struct collnet *n, uint32_t r, uint32_t c, uint64_t l, uint64_
 		     n->down_send[e], 0, 0, NULL);
 }
 
-static void walk(struct collnet *n, uint32_t r)
+/* A rank's walk state before its first chunk: no reduction open, no
+ * post on its SHARP QPs. */
+static void walk_start(struct collnet *n)
 {
-	const struct cc_coll_params *p = n->p;
-	uint64_t cs = p->chunk_bytes / cc_dtype_size(p->dtype);
-
-	for (uint32_t c = 0; c < n->nch * p->nslots; c++)
+	for (uint32_t c = 0; c < n->nch * n->p->nslots; c++)
 		n->done[c] = NONE;
 	for (uint32_t c = 0; c < n->nch; c++)
 		n->last_recv[c] = n->last_db[c] = NONE;
-	for (uint64_t l = 0;; l++) {
-		bool any = false;
+}
 
-		for (uint32_t c = 0; c < n->nch; c++) {
-			uint64_t off = (l * n->nch + c) * cs;
+/* Loop l of the kernel: chunk l of every channel that has one (false if
+ * none). */
+static bool row(struct collnet *n, uint32_t r, uint64_t l)
+{
+	const struct cc_coll_params *p = n->p;
+	uint64_t cs = p->chunk_bytes / cc_dtype_size(p->dtype);
+	bool any = false;
 
-			if (off >= p->count)
-				continue;
-			any = true;
-			chunk(n, r, c, l, off, p->count - off < cs ? p->count - off : cs);
-		}
-		if (!any || (n->s && cc_schedule_oom(n->s)))
-			break;
+	for (uint32_t c = 0; c < n->nch; c++) {
+		uint64_t off = (l * n->nch + c) * cs;
+
+		if (off >= p->count)
+			continue;
+		any = true;
+		chunk(n, r, c, l, off, p->count - off < cs ? p->count - off : cs);
 	}
+	return any;
+}
+
+static void walk(struct collnet *n, uint32_t r)
+{
+	walk_start(n);
+	for (uint64_t l = 0; row(n, r, l) && !(n->s && cc_schedule_oom(n->s)); l++)
+		;
+}
+
+/* The QPs of the channels r heads, in channel order (resources()). */
+static void set_qps(struct collnet *n, uint32_t r)
+{
+	for (uint32_t c = 0, q = 0; c < n->nch; c++)
+		n->qp_of[c] = pos(n, c, r) == 0 ? q++ : NONE;
 }
 
 static void walk_conns(void *ctx, uint32_t r, int counting)
@@ -215,12 +240,7 @@ static void walk_conns(void *ctx, uint32_t r, int counting)
 
 	n->w.counting = counting;
 	if (!counting)
-		for (uint32_t c = 0; c < n->nch; c++)
-			n->qp_of[c] = NONE;
-	/* the QPs of the channels r heads, in channel order (resources()) */
-	for (uint32_t c = 0, q = 0; !counting && c < n->nch; c++)
-		if (pos(n, c, r) == 0)
-			n->qp_of[c] = q++;
+		set_qps(n, r);
 	walk(n, r);
 }
 
@@ -318,12 +338,20 @@ static void fini(struct collnet *n)
 	free(n->last_db);
 }
 
+/* CollNetChain on the connections' build: its largest message (a chunk,
+ * or the array), connections, resources and walk. */
+static struct cc_conns_algo collnet_algo(const struct cc_coll_params *p, struct collnet *n)
+{
+	uint64_t cs = p->chunk_bytes / cc_dtype_size(p->dtype);
+
+	return (struct cc_conns_algo){ .most = cs < p->count ? cs : p->count, .connect = connect,
+				       .resources = resources, .walk = walk_conns, .ctx = n };
+}
+
 struct cc_schedule *cc_build_collnet(const struct cc_coll_params *p)
 {
 	struct collnet n;
-	uint64_t cs = p->chunk_bytes / cc_dtype_size(p->dtype);
-	struct cc_conns_algo a = { .most = cs < p->count ? cs : p->count, .connect = connect,
-				   .resources = resources, .walk = walk_conns, .ctx = &n };
+	struct cc_conns_algo a = collnet_algo(p, &n);
 	struct cc_schedule *s = NULL;
 
 	if (!init(&n, p))
@@ -415,4 +443,100 @@ void cc_collnet_staging(const struct cc_coll_params *p, double *conns, double *m
 {
 	*msg = (double)p->count / (*conns) + 1;
 	*conns *= 2;
+}
+
+/* ---- CollNetChain generated as it runs (core/gen.c) ----
+ * One stream: the kernel's loops, a chunk of each channel, in the walk's
+ * order.  A rank's walk state (its open reductions and last posts per
+ * channel) is its own, kept between steps in `state` and copied in and
+ * out around each. */
+struct collnet_gen {
+	struct collnet n;
+	uint32_t *state; /* per rank: done, last_recv, last_db */
+	size_t words;    /* of one rank's */
+};
+
+static uint32_t *rank_state(struct collnet_gen *cg, uint32_t r)
+{
+	return cg->state + (size_t)r * cg->words;
+}
+
+static void *gen_state(void *ctx, uint32_t r, size_t *bytes)
+{
+	struct collnet_gen *cg = ctx;
+
+	*bytes = cg->words * sizeof(uint32_t);
+	return rank_state(cg, r);
+}
+
+/* Between a rank's walk arrays and its kept state, one way or the other. */
+static void swap_state(struct collnet_gen *cg, uint32_t r, bool in)
+{
+	struct collnet *n = &cg->n;
+	uint32_t *st = rank_state(cg, r);
+	size_t nd = (size_t)n->nch * n->p->nslots;
+	struct {
+		uint32_t *a;
+		size_t len;
+	} part[] = { { n->done, nd }, { n->last_recv, n->nch }, { n->last_db, n->nch } };
+
+	for (size_t i = 0; i < 3; st += part[i].len, i++)
+		memcpy(in ? part[i].a : st, in ? st : part[i].a, part[i].len * sizeof(uint32_t));
+}
+
+static uint64_t gen_steps(void *ctx, uint32_t j)
+{
+	const struct collnet *n = &((struct collnet_gen *)ctx)->n;
+	uint64_t cs = n->p->chunk_bytes / cc_dtype_size(n->p->dtype), per = cs * n->nch;
+
+	(void)j;
+	return (n->p->count + per - 1) / per;
+}
+
+static void gen_step(void *ctx, uint32_t r, uint32_t j, uint64_t l)
+{
+	struct collnet_gen *cg = ctx;
+
+	(void)j;
+	swap_state(cg, r, true);
+	set_qps(&cg->n, r);
+	row(&cg->n, r, l);
+	swap_state(cg, r, false);
+}
+
+static void gen_free(void *ctx)
+{
+	struct collnet_gen *cg = ctx;
+
+	fini(&cg->n);
+	free(cg->state);
+	free(cg);
+}
+
+int cc_collnet_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
+			   struct cc_schedule **s, struct cc_gen_walk *w)
+{
+	struct collnet_gen *cg = calloc(1, sizeof(*cg));
+	struct cc_conns_algo a;
+
+	if (!cg)
+		return -1;
+	a = collnet_algo(p, &cg->n);
+	if (init(&cg->n, p)) {
+		gen_free(cg);
+		return -1;
+	}
+	cg->words = (size_t)cg->n.nch * p->nslots + 2 * (size_t)cg->n.nch;
+	cg->state = malloc((size_t)p->nranks * cg->words * sizeof(uint32_t));
+	if (!cg->state || cc_conns_prepare(c, p, &a, s)) {
+		gen_free(cg);
+		return -1;
+	}
+	cg->n.w.counting = 0; /* from here on it emits */
+	walk_start(&cg->n);
+	for (uint32_t r = 0; r < p->nranks; r++)
+		swap_state(cg, r, false);
+	*w = (struct cc_gen_walk){ .ctx = cg, .nstreams = 1, .steps = gen_steps,
+				   .step = gen_step, .state = gen_state, .free = gen_free };
+	return 0;
 }

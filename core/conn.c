@@ -64,9 +64,7 @@ int cc_prim_sends(enum cc_prim p)
 	       p == CC_PRIM_RECV_REDUCE_COPY_SEND || p == CC_PRIM_RECV_COPY_SEND;
 }
 
-/* Where rank r's ops go: its schedule, or the generator's view of the
- * part being made (cc_conns.out). */
-static struct cc_rank_sched *ops_of(struct cc_conns *c, uint32_t r)
+struct cc_rank_sched *cc_conns_ops_of(struct cc_conns *c, uint32_t r)
 {
 	return c->out ? c->out : &c->s->ranks[r];
 }
@@ -74,13 +72,13 @@ static struct cc_rank_sched *ops_of(struct cc_conns *c, uint32_t r)
 /* The index the next op of rank r gets (the wr_id of a WQE it posts). */
 static uint32_t next_op(struct cc_conns *c, uint32_t r)
 {
-	return ops_of(c, r)->nops;
+	return cc_conns_ops_of(c, r)->nops;
 }
 
 static uint32_t add(struct cc_conns *c, uint32_t r, struct cc_op *op, const uint32_t *deps,
 		    uint32_t ndeps)
 {
-	uint32_t i = cc_add_op(ops_of(c, r), op, deps, ndeps);
+	uint32_t i = cc_add_op(cc_conns_ops_of(c, r), op, deps, ndeps);
 
 	if (i == CC_SCHED_NONE)
 		c->oom = 1;

@@ -211,6 +211,10 @@ int cc_conns_add(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t ch);
 int cc_conns_link(struct cc_conns *c, uint32_t from, uint32_t to, uint16_t ch, uint32_t *s,
 		  uint32_t *d);
 void cc_conns_count(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
+/* Where rank r's ops go: its schedule, or the generator's view of the
+ * part being made (cc_conns.out); an algorithm that adds ops of its own
+ * beside its steps adds them there. */
+struct cc_rank_sched *cc_conns_ops_of(struct cc_conns *c, uint32_t r);
 /* Phase 4's start for rank r: the first slots invited. */
 void cc_conns_start(struct cc_conns *c, uint32_t r);
 void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);

@@ -12,20 +12,28 @@
 #include "algo_int.h"
 #include "conn.h"
 
+/* A rank's state as its ops are made: its connections', and the
+ * algorithm's own (cc_gen_walk.state). */
+struct saved {
+	struct cc_conns_saved c;
+	void *walk;
+};
+
 struct cc_gen {
 	struct cc_coll_params p;
 	struct cc_conns c;
+	struct cc_gen_walk w; /* the algorithm's steps */
 	uint32_t k, nstreams;
 	struct cc_gen_stream *st; /* rank r's stream j at r * nstreams + j */
 	struct cc_gen_stream *st0; /* the same as made: what cc_gen_rewind() restores */
-	/* Each rank's connection state once its stream 0 is made: where its
-	 * channels' streams start from (cc_gen_rewind(), cc_gen_scan()). */
-	struct cc_conns_saved *start;
+	/* Each rank's state once its stream 0 is made: where its streams
+	 * start from (cc_gen_rewind(), cc_gen_scan()). */
+	struct saved *start;
 };
 
 bool cc_gen_supported(const struct cc_coll_params *p)
 {
-	return p->algo == CC_ALGO_RING && p->nranks >= 2 && p->count > 0;
+	return cc_algo_gen_prepare(p->algo) && p->nranks >= 2 && p->count > 0;
 }
 
 void *cc_span_new(size_t n, size_t size)
@@ -61,18 +69,49 @@ void cc_span_free(void *p, size_t n, size_t size)
 		munmap(p, n * size);
 }
 
+static int save(struct cc_gen *g, uint32_t r, struct saved *sv)
+{
+	size_t n = 0;
+	void *at = g->w.state ? g->w.state(g->w.ctx, r, &n) : NULL;
+
+	sv->walk = NULL;
+	if (cc_conns_save(&g->c, r, &sv->c))
+		return -1;
+	if (at && !(sv->walk = malloc(n))) {
+		cc_conns_saved_free(&sv->c);
+		return -1;
+	}
+	if (at)
+		memcpy(sv->walk, at, n);
+	return 0;
+}
+
+static void restore(struct cc_gen *g, uint32_t r, const struct saved *sv)
+{
+	size_t n = 0;
+	void *at = g->w.state ? g->w.state(g->w.ctx, r, &n) : NULL;
+
+	cc_conns_restore(&g->c, r, &sv->c);
+	if (at)
+		memcpy(at, sv->walk, n);
+}
+
+static void saved_free(struct saved *sv)
+{
+	cc_conns_saved_free(&sv->c);
+	free(sv->walk);
+	sv->walk = NULL;
+}
+
 /* Room past the last dependency: cc_add_op() wants room for every
  * dependency it is handed before it drops duplicates. */
 #define DEP_SLACK 64u
 
-/* Rank r's step n on channel ch, emitted where g->c.out says: the one way
- * the dry run, the scans and the run's own making take a step. */
-static void emit_step(struct cc_gen *g, uint32_t r, uint32_t ch, uint64_t n)
+/* Rank r's step n of stream j (1..), emitted where g->c.out says: the one
+ * way the dry run, the scans and the run's own making take a step. */
+static void emit_step(struct cc_gen *g, uint32_t r, uint32_t j, uint64_t n)
 {
-	struct cc_conn_step cs;
-
-	cc_ring_step(&g->p, r, ch, n, &cs);
-	cc_conns_step(&g->c, r, &cs);
+	g->w.step(g->w.ctx, r, j - 1, n);
 }
 
 static struct cc_gen_stream *stream(struct cc_gen *g, uint32_t r, uint32_t j)
@@ -96,9 +135,9 @@ static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
 {
 	struct cc_conns *c = &g->c;
 	struct cc_rank_sched *rs = &s->ranks[r], v = { .count_only = true };
-	struct cc_conns_saved sv;
+	struct saved sv;
 
-	if (cc_conns_save(c, r, &sv))
+	if (save(g, r, &sv))
 		return -ENOMEM;
 	c->out = &v;
 	cc_conns_start(c, r);
@@ -108,15 +147,14 @@ static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
 
 		*st = (struct cc_gen_stream){ .first = v.nops, .made = v.nops, .dep_first = v.ndeps,
 					      .dep_made = v.ndeps, .dropped = v.nops,
-					      .channel = j - 1,
-					      .nsteps = cc_ring_chan_steps(&g->p, j - 1) };
+					      .nsteps = g->w.steps(g->w.ctx, j - 1) };
 		for (uint64_t n = 0; n < st->nsteps; n++)
-			emit_step(g, r, j - 1, n);
+			emit_step(g, r, j, n);
 		st->end = v.nops;
 	}
 	c->out = NULL;
-	cc_conns_restore(c, r, &sv);
-	cc_conns_saved_free(&sv);
+	restore(g, r, &sv);
+	saved_free(&sv);
 	if (c->flag_wrap)
 		return -EOVERFLOW;
 	if (c->timed_out)
@@ -133,7 +171,7 @@ static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
 	cc_conns_start(c, r);
 	c->out = NULL;
 	stream(g, r, 0)->made = v.nops;
-	if (c->oom || cc_conns_save(c, r, &g->start[r]))
+	if (c->oom || save(g, r, &g->start[r]))
 		return -ENOMEM;
 	return 0;
 }
@@ -155,8 +193,10 @@ void cc_gen_free(struct cc_schedule *s)
 	for (uint32_t r = 0; r < s->nranks; r++)
 		unmap_rank(&s->ranks[r]);
 	for (uint32_t r = 0; g->start && r < g->k; r++)
-		cc_conns_saved_free(&g->start[r]);
+		saved_free(&g->start[r]);
 	cc_conns_release(&g->c);
+	if (g->w.free)
+		g->w.free(g->w.ctx);
 	free(g->start);
 	free(g->st);
 	free(g->st0);
@@ -174,12 +214,12 @@ struct cc_schedule *cc_gen_build(const struct cc_coll_params *p, char *err, size
 		goto fail;
 	g->p = *p;
 	g->k = p->nranks;
-	g->nstreams = 1 + (p->nchannels ? p->nchannels : 1);
-	if (cc_ring_prepare(&g->p, &g->c, &s)) {
+	if (cc_algo_gen_prepare(p->algo)(&g->p, &g->c, &s, &g->w)) {
 		free(g);
 		g = NULL;
 		goto fail;
 	}
+	g->nstreams = 1 + g->w.nstreams;
 	s->gen = g;
 	g->st = calloc((size_t)g->k * g->nstreams, sizeof(*g->st));
 	g->st0 = malloc((size_t)g->k * g->nstreams * sizeof(*g->st0));
@@ -214,6 +254,11 @@ uint32_t cc_gen_streams(const struct cc_gen *g)
 	return g->nstreams;
 }
 
+uint32_t cc_gen_window(const struct cc_gen *g)
+{
+	return g->w.window;
+}
+
 const struct cc_gen_stream *cc_gen_stream(const struct cc_gen *g, uint32_t r, uint32_t j)
 {
 	return &g->st[(size_t)r * g->nstreams + j];
@@ -238,7 +283,7 @@ int cc_gen_next(struct cc_gen *g, uint32_t r, uint32_t j)
 		return 0;
 	v = view(rs, st->made, st->dep_made);
 	g->c.out = &v;
-	emit_step(g, r, st->channel, st->step++);
+	emit_step(g, r, j, st->step++);
 	g->c.out = NULL;
 	st->made = v.nops;
 	st->dep_made = v.ndeps;
@@ -263,7 +308,7 @@ void cc_gen_drop(struct cc_gen *g, uint32_t r, uint32_t j, uint32_t upto)
 void cc_gen_rewind(struct cc_gen *g)
 {
 	for (uint32_t r = 0; r < g->k; r++)
-		cc_conns_restore(&g->c, r, &g->start[r]);
+		restore(g, r, &g->start[r]);
 	memcpy(g->st, g->st0, (size_t)g->k * g->nstreams * sizeof(*g->st));
 }
 
@@ -273,14 +318,14 @@ int cc_gen_scan(struct cc_gen *g, uint32_t r, void (*fn)(void *ctx, const struct
 	const struct cc_rank_sched *rs = &g->c.s->ranks[r];
 	/* a step at a time, into a scratch numbered from the step's first op */
 	struct cc_rank_sched v = {0};
-	struct cc_conns_saved now;
+	struct saved now;
 	int rc = 0;
 
 	for (uint32_t i = 0; i < stream(g, r, 0)->end; i++)
 		fn(ctx, &rs->ops[i]);
-	if (cc_conns_save(&g->c, r, &now))
+	if (save(g, r, &now))
 		return -ENOMEM;
-	cc_conns_restore(&g->c, r, &g->start[r]);
+	restore(g, r, &g->start[r]);
 	g->c.out = &v;
 	for (uint32_t j = 1; j < g->nstreams && !rc; j++) {
 		const struct cc_gen_stream *st = stream(g, r, j);
@@ -290,7 +335,7 @@ int cc_gen_scan(struct cc_gen *g, uint32_t r, void (*fn)(void *ctx, const struct
 		for (uint64_t n = 0; n < st->nsteps && !rc; n++) {
 			v.op_base = v.nops;
 			v.dep_base = v.ndeps;
-			emit_step(g, r, st->channel, n);
+			emit_step(g, r, j, n);
 			if (v.oom)
 				rc = -ENOMEM;
 			for (uint32_t i = 0; !rc && i < v.nops - v.op_base; i++)
@@ -299,8 +344,8 @@ int cc_gen_scan(struct cc_gen *g, uint32_t r, void (*fn)(void *ctx, const struct
 	}
 	g->c.out = NULL;
 	g->c.oom = 0;
-	cc_conns_restore(&g->c, r, &now);
-	cc_conns_saved_free(&now);
+	restore(g, r, &now);
+	saved_free(&now);
 	free(v.ops);
 	free(v.deps);
 	return rc;

@@ -10,19 +10,23 @@
  * so only ops in flight take memory.
  *
  * Index space.  A rank's ops are numbered as in the built schedule: first
- * the invitations of its first slots (stream 0, made at once), then each
- * channel's steps in channel order (stream 1 + c).  Channels run at once,
- * so each stream is made on its own, into its own range of indices, which
- * a dry run that counts every rank's ops fixes up front.  The ops and
- * dependency arrays are address space reserved for all of them (mmap,
- * MAP_NORESERVE): a made op is at its index, as in a built schedule, so an
- * executor reads rs->ops[i] either way; pages given back are zero again.
+ * the invitations of its first slots (stream 0, made at once), then the
+ * algorithm's streams (core/algo_int.h struct cc_gen_walk): the ring's
+ * channels in channel order (stream 1 + c), the tree's and CollNetChain's
+ * one walk of chunks.  Streams run at once, so each is made on its own, into its own
+ * range of indices, which a dry run that counts every rank's ops fixes up
+ * front.  The ops and dependency arrays are address space reserved for
+ * all of them (mmap, MAP_NORESERVE): a made op is at its index, as in a
+ * built schedule, so an executor reads rs->ops[i] either way; pages given
+ * back are zero again.
  *
  * What is generated: the ring (allreduce, reduce-scatter, all-gather,
- * broadcast, reduce) on two ranks or more, every protocol and transport,
- * channels, QPs per connection; each rank's channels use connections of
- * their own, so a channel's ops depend on its own state alone.  Other
- * algorithms are built (cc_gen_supported()).
+ * broadcast, reduce), the tree (allreduce, broadcast, reduce, on ranks or
+ * on nodes) and CollNetChain on two ranks or more, every protocol and
+ * transport, channels, QPs per connection; each rank's streams use
+ * connections of their own, so a stream's ops depend on its own state
+ * alone (and the walk's own, which the generator keeps per rank).  The
+ * other algorithms are built (cc_gen_supported()).
  */
 #ifndef CCLAB_CORE_GEN_H
 #define CCLAB_CORE_GEN_H
@@ -44,7 +48,6 @@ struct cc_gen_stream {
 	uint32_t first, end, made;
 	uint32_t dep_first, dep_made;
 	uint32_t dropped;   /* ops below it given back (cc_gen_drop) */
-	uint32_t channel;   /* streams 1..: the channel; 0: none */
 	uint64_t step, nsteps;
 };
 
@@ -58,6 +61,9 @@ struct cc_schedule *cc_gen_build(const struct cc_coll_params *p, char *err, size
 void cc_gen_free(struct cc_schedule *s);
 
 uint32_t cc_gen_streams(const struct cc_gen *g);
+/* The window an executor should start with (ops made ahead of a stream's
+ * oldest op not done), where the algorithm has one: 0 for its own. */
+uint32_t cc_gen_window(const struct cc_gen *g);
 const struct cc_gen_stream *cc_gen_stream(const struct cc_gen *g, uint32_t r, uint32_t j);
 /* The stream of rank r that op i is in. */
 uint32_t cc_gen_stream_of(const struct cc_gen *g, uint32_t r, uint32_t i);

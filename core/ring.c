@@ -364,29 +364,42 @@ struct cc_schedule *cc_build_ring(const struct cc_coll_params *p)
 	return s;
 }
 
-/* ---- the ring generated as it runs (core/gen.c) ---- */
+/* ---- the ring generated as it runs (core/gen.c) ----
+ * A stream per channel: channel j's steps, as walk() takes them. */
 
-int cc_ring_prepare(const struct cc_coll_params *p, struct cc_conns *c, struct cc_schedule **s)
+static uint64_t gen_steps(void *ctx, uint32_t j)
 {
-	struct ring g = { .p = p, .k = p->nranks, .es = cc_dtype_size(p->dtype) };
-	struct cc_conns_algo a = ring_algo(&g);
+	struct ring *g = ctx;
 
-	return cc_conns_prepare(c, p, &a, s);
+	set_channel(g, j);
+	return chan_steps(g);
 }
 
-uint64_t cc_ring_chan_steps(const struct cc_coll_params *p, uint32_t ch)
+static void gen_step(void *ctx, uint32_t r, uint32_t j, uint64_t n)
 {
-	struct ring g = { .p = p, .k = p->nranks, .es = cc_dtype_size(p->dtype) };
+	struct ring *g = ctx;
+	struct cc_conn_step st;
 
-	set_channel(&g, ch);
-	return chan_steps(&g);
+	set_channel(g, j);
+	chan_step(g, r, n, &st);
+	cc_conns_step(g->c, r, &st);
 }
 
-void cc_ring_step(const struct cc_coll_params *p, uint32_t r, uint32_t ch, uint64_t n,
-		  struct cc_conn_step *st)
+int cc_ring_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
+			struct cc_schedule **s, struct cc_gen_walk *w)
 {
-	struct ring g = { .p = p, .k = p->nranks, .es = cc_dtype_size(p->dtype) };
+	struct ring *g = calloc(1, sizeof(*g));
+	struct cc_conns_algo a;
 
-	set_channel(&g, ch);
-	chan_step(&g, r, n, st);
+	if (!g)
+		return -1;
+	*g = (struct ring){ .p = p, .k = p->nranks, .es = cc_dtype_size(p->dtype) };
+	a = ring_algo(g);
+	if (cc_conns_prepare(c, p, &a, s)) {
+		free(g);
+		return -1;
+	}
+	*w = (struct cc_gen_walk){ .ctx = g, .nstreams = p->nchannels ? p->nchannels : 1,
+				   .steps = gen_steps, .step = gen_step, .free = free };
+	return 0;
 }

@@ -318,25 +318,28 @@ uint64_t cc_tree_chunk_bytes(const struct cc_coll_params *p)
 	return simple_chunk(bytes, trees, p->slot_bytes, lg, ppn);
 }
 
-static void walk(struct tree *g, uint32_t r)
+/* Row c of the walk: chunk c of every tree that has one (0 if none). */
+static int row(struct tree *g, uint32_t r, uint32_t c)
 {
 	uint64_t cs = g->p->chunk_bytes / cc_dtype_size(g->p->dtype);
+	int any = 0;
 
-	/* Chunk by chunk, the two trees interleaved: both halves move at once. */
-	for (uint32_t c = 0;; c++) {
-		int any = 0;
+	for (uint32_t t = 0; t < g->ntrees; t++) {
+		uint64_t off = part(g, t) + c * cs, end = part(g, t + 1);
 
-		for (uint32_t t = 0; t < g->ntrees; t++) {
-			uint64_t off = part(g, t) + c * cs, end = part(g, t + 1);
-
-			if (off >= end)
-				continue;
-			chunk(g, r, t, c, off, end - off < cs ? end - off : cs);
-			any = 1;
-		}
-		if (!any)
-			break;
+		if (off >= end)
+			continue;
+		chunk(g, r, t, c, off, end - off < cs ? end - off : cs);
+		any = 1;
 	}
+	return any;
+}
+
+/* Chunk by chunk, the two trees interleaved: both halves move at once. */
+static void walk(struct tree *g, uint32_t r)
+{
+	for (uint32_t c = 0; row(g, r, c); c++)
+		;
 }
 
 static void walk_conns(void *ctx, uint32_t r, int counting)
@@ -429,14 +432,21 @@ static int connect(void *ctx, struct cc_conns *c)
 	return 0;
 }
 
+/* The tree on the connections' build: its largest message (a chunk, of
+ * one tree's part of the array), connections and walk. */
+static struct cc_conns_algo tree_algo(struct tree *g)
+{
+	uint64_t cs = g->p->chunk_bytes / cc_dtype_size(g->p->dtype);
+	uint64_t most = (g->p->count + trees_of(g->p) - 1) / trees_of(g->p);
+
+	return (struct cc_conns_algo){ .most = cs < most ? cs : most, .connect = connect,
+				       .walk = walk_conns, .ctx = g };
+}
+
 struct cc_schedule *cc_build_tree(const struct cc_coll_params *p)
 {
 	struct tree g = { .p = p, .k = p->nranks };
-	/* The largest message: a chunk, of one tree's part of the array. */
-	uint64_t cs = p->chunk_bytes / cc_dtype_size(p->dtype);
-	uint64_t most = (p->count + trees_of(p) - 1) / trees_of(p);
-	struct cc_conns_algo a = { .most = cs < most ? cs : most, .connect = connect,
-				   .walk = walk_conns, .ctx = &g };
+	struct cc_conns_algo a = tree_algo(&g);
 	struct cc_schedule *s = NULL;
 
 	if (!make_nodes(&g))
@@ -474,4 +484,60 @@ void cc_tree_staging(const struct cc_coll_params *p, double *conns, double *msg)
 {
 	*msg = (double)p->count / 2 / *conns + 1; /* one tree's part */
 	*conns *= 6; /* parent and two children, each way, in two trees a channel */
+}
+
+/* ---- the tree generated as it runs (core/gen.c) ----
+ * One stream: the walk's rows, a chunk of each tree, in its order (the
+ * trees' chunks interleave there, so they are made together). */
+
+static uint64_t gen_steps(void *ctx, uint32_t j)
+{
+	struct tree *g = ctx;
+	uint64_t cs = g->p->chunk_bytes / cc_dtype_size(g->p->dtype), rows = 0;
+
+	(void)j;
+	for (uint32_t t = 0; t < g->ntrees; t++) {
+		uint64_t len = part(g, t + 1) - part(g, t), n = (len + cs - 1) / cs;
+
+		rows = n > rows ? n : rows;
+	}
+	return rows;
+}
+
+static void gen_step(void *ctx, uint32_t r, uint32_t j, uint64_t n)
+{
+	(void)j;
+	row(ctx, r, (uint32_t)n);
+}
+
+static void gen_free(void *ctx)
+{
+	free_nodes(ctx);
+	free(ctx);
+}
+
+int cc_tree_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
+			struct cc_schedule **s, struct cc_gen_walk *w)
+{
+	struct tree *g = calloc(1, sizeof(*g));
+	struct cc_conns_algo a;
+
+	if (!g)
+		return -1;
+	*g = (struct tree){ .p = p, .k = p->nranks };
+	a = tree_algo(g);
+	if (make_nodes(g) || cc_conns_prepare(c, p, &a, s)) {
+		gen_free(g);
+		return -1;
+	}
+	g->w.counting = 0; /* from here on it emits */
+	/* The up and the down pass are one stream: while a rank's oldest op
+	 * waits for an early chunk to come down the tree, the up pass of later
+	 * ones goes on, as far as the slots on the way up allow — further the
+	 * deeper the tree.  Made 512 ops ahead, ops came late from k = 64 on;
+	 * the fewest that sufficed for a 64 MiB allreduce were 768 ops at
+	 * k = 16, 1024 at 64, 1536 at 256, 2048 at 1024 (bench_sim). */
+	*w = (struct cc_gen_walk){ .ctx = g, .nstreams = 1, .window = 2048, .steps = gen_steps,
+				   .step = gen_step, .free = gen_free };
+	return 0;
 }

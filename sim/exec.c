@@ -1697,10 +1697,19 @@ static int run_once(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	return err;
 }
 
+/* The window a generated run starts with: the caller's, the algorithm's,
+ * or the executor's default. */
+static uint32_t start_window(const struct cc_schedule *s, const struct cc_sim_opts *o)
+{
+	uint32_t hint = s->gen ? cc_gen_window(s->gen) : 0;
+
+	return o->gen_window ? o->gen_window : hint ? hint : CC_SIM_GEN_WINDOW;
+}
+
 int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	       struct cc_sim_result *res)
 {
-	uint32_t window = o->gen_window ? o->gen_window : CC_SIM_GEN_WINDOW;
+	uint32_t window = start_window(s, o);
 	/* The wall-clock limit counts from the caller's start, or now:
 	 * setting up counts too, and a run started again. */
 	uint64_t start_ns = o->wall_start_ns ? o->wall_start_ns : cc_clock_ns();
@@ -1760,7 +1769,7 @@ double cc_sim_mem_estimate(const struct cc_schedule *s, const struct cc_sim_opts
 	/* A generated schedule holds each stream's window and what is given
 	 * back a batch at a time (sim/exec_gen.c), a cc_op and about 40
 	 * bytes of state each; at most every op. */
-	double window = 2.0 * (o->gen_window ? o->gen_window : CC_SIM_GEN_WINDOW) + 512;
+	double window = 2.0 * start_window(s, o) + 512;
 
 	for (uint32_t r = 0; r < s->nranks; r++) {
 		const struct cc_rank_sched *rs = &s->ranks[r];

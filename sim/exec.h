@@ -64,7 +64,8 @@ struct cc_sim_opts {
 	struct cc_trace *trace;   /* NULL: no trace */
 	unsigned engine_flags;    /* sim/event.h flags (SIM_ENGINE_LIFO_TIES) */
 	/* A generated schedule (core/gen.h): the ops each stream keeps made
-	 * ahead of its oldest not done, to start with (0: CC_SIM_GEN_WINDOW);
+	 * ahead of its oldest not done, to start with (0: the algorithm's,
+	 * cc_gen_window(), else CC_SIM_GEN_WINDOW);
 	 * a run that needs more starts again with four times as many
 	 * (sim/exec_gen.c).  The results do not depend on it. */
 	uint32_t gen_window;

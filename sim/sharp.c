@@ -295,38 +295,53 @@ static struct sx_sharp *engine_for(struct sx *x, uint32_t sw)
 	return v;
 }
 
+/* ops_fit()'s look at one rank's ops, in index order. */
+struct fit {
+	const struct sx *x;
+	uint32_t r, i;
+	char *err;
+	size_t errlen;
+	int rc;
+};
+
+static void fit_op(void *ctx, const struct cc_op *o)
+{
+	struct fit *f = ctx;
+	const struct cc_rank_sched *rs = &f->x->s->ranks[f->r];
+	const struct cc_qp *cq;
+	uint32_t i = f->i++;
+	bool send, sharp;
+
+	if (f->rc || o->kind != CC_OP_POST_SEND || !cc_qp_mcast(cq = &rs->qps[o->u.send.qp]))
+		return;
+	send = o->u.send.opcode == CC_WR_SEND;
+	sharp = sx_sharp_group(f->x, cq);
+	if (send == sharp)
+		return;
+	snprintf(f->err, f->errlen, "rank %u op %u: %s on multicast qp %u, whose members are %s: "
+		 "%s", f->r, i, cc_opcode_name[o->u.send.opcode], o->u.send.qp,
+		 sharp ? "not one NVSwitch node's" : "one NVSwitch node's",
+		 sharp ? "multimem (RDMA WRITE, READ) needs them on one NVSwitch node"
+		       : "an NVSwitch reduces only what it reads (RDMA READ)");
+	f->rc = -EINVAL;
+}
+
 /* Each multicast op for its switch: SEND (reduce in the network) on a
  * SHARP group only, multimem (RDMA WRITE and READ) on an NVSwitch one
- * only.  0, or -EINVAL with a message. */
+ * only (a generated schedule's ops made for the look).  0, -EINVAL with a
+ * message, or -ENOMEM. */
 static int ops_fit(const struct sx *x, char *err, size_t errlen)
 {
-	/* Only ops on multicast QPs are looked at: none without them (a
-	 * generated schedule's ops are not there to look at, and it has none) */
+	/* Only ops on multicast QPs are looked at: none without them */
 	if (!cc_schedule_has_mcast(x->s))
 		return 0;
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
-		const struct cc_rank_sched *rs = &x->s->ranks[r];
+		struct fit f = { .x = x, .r = r, .err = err, .errlen = errlen };
 
-		for (uint32_t i = 0; i < rs->nops; i++) {
-			const struct cc_op *o = &rs->ops[i];
-			const struct cc_qp *cq;
-			bool send, sharp;
-
-			if (o->kind != CC_OP_POST_SEND || !cc_qp_mcast(cq = &rs->qps[o->u.send.qp]))
-				continue;
-			send = o->u.send.opcode == CC_WR_SEND;
-			sharp = sx_sharp_group(x, cq);
-			if (send != sharp) {
-				snprintf(err, errlen, "rank %u op %u: %s on multicast qp %u, whose "
-					 "members are %s: %s", r, i, cc_opcode_name[o->u.send.opcode],
-					 o->u.send.qp, sharp ? "not one NVSwitch node's"
-							     : "one NVSwitch node's",
-					 sharp ? "multimem (RDMA WRITE, READ) needs them on one "
-						 "NVSwitch node"
-					       : "an NVSwitch reduces only what it reads (RDMA READ)");
-				return -EINVAL;
-			}
-		}
+		if (cc_sched_each_op(x->s, r, fit_op, &f))
+			return -ENOMEM;
+		if (f.rc)
+			return f.rc;
 	}
 	return 0;
 }

@@ -664,21 +664,26 @@ static void test_sim_memory_up_front(void **state)
 	assert_int_equal(count_lines_starting(r.out, "     "), 2);
 	run_free(&r);
 	/* A largest size whose schedule cannot be held: refused before the
-	 * first row too, data or not.  The tree's schedule is built whole. */
-	r = run_cclab("sim -n 512 -b 1M -e 64G -f 4 --check 0 -A tree");
+	 * first row too, data or not.  The hierarchical allreduce's schedule
+	 * is built whole. */
+	r = run_cclab("sim -n 512 -b 1M -e 64G -f 4 --check 0 -A hierarchical --ranks-per-node 8");
 	assert_int_equal(r.status, 1);
 	assert_string_equal(r.out, "");
 	assert_non_null(strstr(r.err, "allreduce of 68719476736 bytes on 512 ranks: the schedule "
 				      "would take about"));
 	run_free(&r);
-	/* The ring's is generated as it runs (core/gen.h): it holds what is
-	 * in flight, so the same sweep is not refused; the wall-clock limit
-	 * stops it, in the build of its first size (counting the ops). */
-	r = run_cclab("sim -n 512 -b 64G --check 0 --wall-limit 500ms");
-	assert_int_equal(r.status, 1);
-	assert_null(strstr(r.err, "would take about"));
-	assert_non_null(strstr(r.err, "time limit reached: the wall-clock limit (500 ms) stopped"));
-	run_free(&r);
+	/* The ring's and the tree's are generated as they run (core/gen.h):
+	 * they hold what is in flight, so the same size is not refused; the
+	 * wall-clock limit stops it, in the build (counting the ops). */
+	for (int tree = 0; tree < 2; tree++) {
+		r = run_cclab("sim -n 512 -b 64G --check 0 --wall-limit 500ms%s",
+			      tree ? " -A tree" : "");
+		assert_int_equal(r.status, 1);
+		assert_null(strstr(r.err, "would take about"));
+		assert_non_null(strstr(r.err, "time limit reached: the wall-clock limit (500 ms) "
+					      "stopped"));
+		run_free(&r);
+	}
 }
 
 /* --rank R builds rank R's ops alone: the lines of the whole schedule
@@ -742,7 +747,8 @@ static void test_memory_limit_used(void **state)
 				      "in this machine's memory (refused up front); the limit is "
 				      "1.0 GiB: the address-space limit (ulimit -v)"));
 	run_free(&r);
-	r = run_cclab_env("ulimit -v 1000000;", "sim -n 64 -b 4G --check 0 -A tree");
+	r = run_cclab_env("ulimit -v 1000000;",
+			  "sim -n 64 -b 4G --check 0 -A hierarchical --ranks-per-node 8");
 	assert_int_equal(r.status, 1);
 	assert_string_equal(r.out, "");
 	assert_non_null(strstr(r.err, "allreduce of 4294967296 bytes on 64 ranks: the schedule "

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_gen.c — schedules generated as they run (core/gen.h) against
- * the built ones: for the ring's collectives, protocols, transports,
- * channels, QPs per connection, ring orders and awkward sizes, every
+ * the built ones: for the ring's and the tree's collectives, protocols,
+ * transports, channels, QPs per connection, ring orders, nodes and
+ * awkward sizes, and CollNetChain's nodes, channels and slots, every
  * rank's streams made step by step in an interleaved order give the built
  * schedule's ops and dependencies op for op, at their indices; with pages
  * given back as it goes, the ops still to come are the same. */
@@ -108,14 +109,14 @@ static void check_params(const struct cc_coll_params *p)
 	cc_schedule_free(whole);
 }
 
-static void test_ring_matrix(void **state)
+static void matrix(enum cc_algo algo)
 {
-	(void)state;
 	static const uint32_t ks[] = { 2, 3, 5, 8 };
 	static const uint64_t counts[] = { 1, 1031, 3 * 65536 + 7 };
 
+	compared = 0;
 	for (int c = 0; c < CC_COLL_COUNT; c++) {
-		if (!cc_algo_supports(CC_ALGO_RING, (enum cc_coll)c))
+		if (!cc_algo_supports(algo, (enum cc_coll)c))
 			continue;
 		for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
 			for (int t = 0; t < CC_TRANSPORT_COUNT; t++)
@@ -124,6 +125,7 @@ static void test_ring_matrix(void **state)
 						struct cc_coll_params p;
 
 						cc_coll_params_default(&p);
+						p.algo = algo;
 						p.coll = (enum cc_coll)c;
 						p.proto = (enum cc_proto)pr;
 						p.transport = (enum cc_transport)t;
@@ -135,19 +137,66 @@ static void test_ring_matrix(void **state)
 						p.qps_per_conn = (ki + ni) % 2 ? 2 : 1;
 						p.gdr_flush = t == CC_WRITE_IMM && ni == 2;
 						if (ks[ki] == 8 && ni == 1) {
+							/* the ring in rail order, the tree's chains */
 							p.ranks_per_node = 4;
 							p.ring_order = CC_RING_ORDER_RAIL;
 						}
 						cc_coll_params_fill(&p, 1, 0);
 						if (cc_params_check(&p, NULL, NULL, 0))
 							continue;
+						assert_true(cc_gen_supported(&p));
 						check_params(&p);
 					}
 	}
+}
+
+static void test_ring_matrix(void **state)
+{
+	(void)state;
+	matrix(CC_ALGO_RING);
 	assert_true(compared > 100000);
 }
 
-/* What is not the ring, and the ring on one rank, is built whole. */
+/* CollNetChain: nodes of 1, 2 and 4 GPUs, 1 to 4 channels, sizes that
+ * leave a last chunk short or fill a few loops, slots of 4 and 2. */
+static void test_collnet(void **state)
+{
+	(void)state;
+	static const struct { uint32_t nodes, g, ch; uint64_t count; } c[] = {
+		{ 2, 4, 4, 100003 }, { 3, 2, 2, 300001 }, { 4, 1, 2, 65536 }, { 2, 2, 1, 1u << 20 },
+		{ 3, 4, 3, 7 },
+	};
+
+	compared = 0;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		for (int slots = 2; slots <= 4; slots += 2) {
+			struct cc_coll_params p;
+
+			cc_coll_params_default(&p);
+			p.algo = CC_ALGO_COLLNET_CHAIN;
+			p.nranks = c[i].nodes * c[i].g;
+			p.ranks_per_node = c[i].g;
+			p.nchannels = c[i].ch;
+			p.count = c[i].count;
+			p.nslots = (uint32_t)slots;
+			p.slot_bytes = 16384;
+			cc_coll_params_fill(&p, 1, 0);
+			assert_int_equal(cc_params_check(&p, NULL, NULL, 0), 0);
+			assert_true(cc_gen_supported(&p));
+			check_params(&p);
+		}
+	assert_true(compared > 10000);
+}
+
+static void test_tree_matrix(void **state)
+{
+	(void)state;
+	matrix(CC_ALGO_TREE);
+	assert_true(compared > 50000);
+}
+
+/* What is neither the ring nor the tree, and either on one rank, is
+ * built whole. */
 static void test_not_generated(void **state)
 {
 	(void)state;
@@ -158,15 +207,17 @@ static void test_not_generated(void **state)
 	cc_coll_params_default(&p);
 	p.nranks = 4;
 	p.count = 4096;
-	p.algo = CC_ALGO_TREE;
+	p.algo = CC_ALGO_HALVING_DOUBLING;
 	assert_false(cc_gen_supported(&p));
 	struct cc_schedule *s = cc_build_with(&p, &o, err, sizeof(err));
 
 	assert_non_null(s);
 	assert_null(s->gen);
 	cc_schedule_free(s);
-	p.algo = CC_ALGO_RING;
 	p.nranks = 1;
+	p.algo = CC_ALGO_RING;
+	assert_false(cc_gen_supported(&p));
+	p.algo = CC_ALGO_TREE;
 	assert_false(cc_gen_supported(&p));
 }
 
@@ -196,6 +247,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_matrix),
+		cmocka_unit_test(test_tree_matrix),
+		cmocka_unit_test(test_collnet),
 		cmocka_unit_test(test_not_generated),
 		cmocka_unit_test(test_large_is_cheap),
 	};

@@ -2,8 +2,8 @@
 /* tests/test_gen_sim.c — the simulator on a schedule generated as it runs
  * (core/gen.h, sim/exec_gen.c) against the same schedule built whole: the
  * same time, events, counters, per-rank and per-link figures and trace,
- * event for event, for the ring's collectives, protocols and transports,
- * channels, both models and lossless and ideal fabrics, carrying data or
+ * event for event, for the ring's and the tree's collectives, protocols
+ * and transports, channels, nodes, both models and lossless and ideal fabrics, carrying data or
  * not (then every output checked); with a window of a few ops, which makes
  * ops late and the run start again, as with the default. */
 #include <errno.h>
@@ -21,6 +21,7 @@
 #include "core/gen.h"
 #include "core/trace.h"
 #include "sim/exec.h"
+#include "sim/net.h"
 #include "sim/params.h"
 #include "sim/topo.h"
 
@@ -81,11 +82,10 @@ static void same_runs(const struct cc_sim_result *a, const struct cc_trace *ta,
 	}
 }
 
-static void check(const struct cc_coll_params *p, const char *fabric, enum sim_topo_kind topo,
-		  enum cc_sim_model model, bool data)
+/* p built whole and generated, each run with o: the same run. */
+static void check_with(const struct cc_coll_params *p, const struct cc_sim_opts *o)
 {
 	char err[256], what[256];
-	struct sim_params f;
 	struct cc_schedule *whole = cc_build(p, err, sizeof(err));
 	struct cc_schedule *gen =
 		cc_build_with(p, &(const struct cc_build_opts){ .generated = true }, err, sizeof(err));
@@ -93,21 +93,20 @@ static void check(const struct cc_coll_params *p, const char *fabric, enum sim_t
 	assert_non_null(whole);
 	assert_non_null(gen);
 	assert_non_null(gen->gen);
-	assert_int_equal(sim_params_preset(fabric, &f), 0);
-	snprintf(what, sizeof(what), "%s k=%u ch=%u %s %s %s %s count=%llu",
-		 cc_coll_name[p->coll], p->nranks, p->nchannels, cc_proto_name[p->proto],
-		 cc_transport_name[p->transport], fabric, cc_sim_model_name[model],
-		 (unsigned long long)p->count);
+	snprintf(what, sizeof(what), "%s %s k=%u ch=%u %s %s %s %s count=%llu",
+		 cc_algo_name[p->algo], cc_coll_name[p->coll], p->nranks, p->nchannels,
+		 cc_proto_name[p->proto], cc_transport_name[p->transport], o->fabric->name,
+		 cc_sim_model_name[o->model], (unsigned long long)p->count);
 
-	const struct cc_sim_opts o = { .fabric = &f, .model = model, .topo = topo, .check = data };
+	const bool data = o->check;
 	struct cc_sim_result a, b;
 	struct cc_trace ta, tb;
 
-	run(whole, &o, 0, &a, &ta);
+	run(whole, o, 0, &a, &ta);
 	assert_int_equal(a.wrong, 0);
 	/* the default window, then one so small that ops come late */
 	for (uint32_t w = 0; w < 2; w++) {
-		run(gen, &o, w ? 4 : 0, &b, &tb);
+		run(gen, o, w ? 4 : 0, &b, &tb);
 		same_runs(&a, &ta, &b, &tb, what);
 		assert_int_equal(b.wrong, 0);
 		assert_int_equal(b.checked, data);
@@ -121,9 +120,18 @@ static void check(const struct cc_coll_params *p, const char *fabric, enum sim_t
 	cc_schedule_free(whole);
 }
 
-static void test_ring(void **state)
+static void check(const struct cc_coll_params *p, const char *fabric, enum sim_topo_kind topo,
+		  enum cc_sim_model model, bool data)
 {
-	(void)state;
+	struct sim_params f;
+
+	assert_int_equal(sim_params_preset(fabric, &f), 0);
+	check_with(p, &(const struct cc_sim_opts){ .fabric = &f, .model = model, .topo = topo,
+						   .check = data });
+}
+
+static void matrix(enum cc_algo algo)
+{
 	static const uint32_t ks[] = { 2, 3, 8 };
 	static const uint64_t counts[] = { 1000, 300000, 1u << 21 };
 	/* CCLAB_MATRIX=quick (the sanitizer build, docs/testing.md): 3 ranks */
@@ -131,7 +139,7 @@ static void test_ring(void **state)
 	bool quick = m && !strcmp(m, "quick");
 
 	for (int c = 0; c < CC_COLL_COUNT; c++) {
-		if (!cc_algo_supports(CC_ALGO_RING, (enum cc_coll)c))
+		if (!cc_algo_supports(algo, (enum cc_coll)c))
 			continue;
 		for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
 			for (int t = 0; t < CC_TRANSPORT_COUNT; t++)
@@ -140,6 +148,7 @@ static void test_ring(void **state)
 					size_t ni = (size_t)(c + pr + t + (int)ki) % 3;
 
 					cc_coll_params_default(&p);
+					p.algo = algo;
 					p.coll = (enum cc_coll)c;
 					p.proto = (enum cc_proto)pr;
 					p.transport = (enum cc_transport)t;
@@ -147,16 +156,69 @@ static void test_ring(void **state)
 					p.root = 1;
 					p.count = counts[ni];
 					p.nchannels = (uint32_t)(1 + (ki + ni) % 2);
+					/* the tree allreduce's chains of two ranks a node */
+					if (algo == CC_ALGO_TREE && ks[ki] == 8 && ni != 1)
+						p.ranks_per_node = 2;
 					cc_coll_params_fill(&p, 0, 0);
 					if (cc_params_check(&p, NULL, NULL, 0))
 						continue;
+					/* a tree joins ranks a ring of cables does not */
 					check(&p, (c + t) % 2 ? "ib-ndr" : "roce-400g",
-					      ki % 2 ? SIM_TOPO_STAR : SIM_TOPO_RING,
+					      ki % 2 || algo == CC_ALGO_TREE ? SIM_TOPO_STAR
+									: SIM_TOPO_RING,
 					      (pr + t) % 2 ? CC_SIM_MODEL_FLOW : CC_SIM_MODEL_PACKET,
 					      ni == 1);
 				}
 	}
 	print_message("%u generated runs\n", runs);
+}
+
+static void test_ring(void **state)
+{
+	(void)state;
+	matrix(CC_ALGO_RING);
+}
+
+static void test_tree(void **state)
+{
+	(void)state;
+	matrix(CC_ALGO_TREE);
+}
+
+/* CollNetChain on SHARP switches: chains in nodes of 1, 2 and 4 GPUs,
+ * 1 to 4 channels, both models, on a rail-optimised network. */
+static void test_collnet(void **state)
+{
+	(void)state;
+	static const struct { uint32_t nodes, g, ch; uint64_t count; } c[] = {
+		{ 2, 4, 4, 100003 }, { 3, 2, 2, 300001 }, { 4, 1, 2, 65536 }, { 2, 2, 1, 1u << 20 },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		for (int m = 0; m < 2; m++) {
+			struct cc_coll_params p;
+			struct sim_params f;
+			struct sim_net net;
+			char err[200];
+
+			cc_coll_params_default(&p);
+			p.algo = CC_ALGO_COLLNET_CHAIN;
+			p.nranks = c[i].nodes * c[i].g;
+			p.ranks_per_node = c[i].g;
+			p.nchannels = c[i].ch;
+			p.count = c[i].count;
+			cc_coll_params_fill(&p, 0, 0);
+			assert_int_equal(cc_params_check(&p, NULL, NULL, 0), 0);
+			assert_int_equal(sim_params_preset(m ? "ideal" : "ib-ndr", &f), 0);
+			f.sw.sharp = 1;
+			sim_net_init(&net, NULL);
+			assert_int_equal(sim_topo_net_make_nodes(&net, SIM_TOPO_RAILOPT, p.nranks,
+								 c[i].g, err, sizeof(err)), 0);
+			check_with(&p, &(const struct cc_sim_opts){
+					       .fabric = &f, .net = &net, .seed = 3, .check = i % 2 == 0,
+					       .model = m ? CC_SIM_MODEL_FLOW : CC_SIM_MODEL_PACKET });
+			sim_net_free(&net);
+		}
 }
 
 /* Larger: 32 ranks, 4 channels, two QPs per connection, 64 MiB. */
@@ -229,6 +291,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_collnet),
 		cmocka_unit_test(test_larger),
 	};
 
