@@ -44,7 +44,7 @@ enum cli_cmd { CLI_SCHEDULE, CLI_CHECK, CLI_SIM, CLI_RUN, CLI_P2P, CLI_DEVICES, 
  * with -i stepping, which cclab does not offer), float, sum. */
 #define CLI_DEFAULT_BYTES (UINT64_C(32) << 20)
 #define CLI_DEFAULT_FACTOR 2u
-#define CLI_MAX_RANKS 4096u
+#define CLI_MAX_RANKS CC_MAX_RANKS
 #define CLI_MAX_SLOTS 1024u /* as core/algo.c accepts */
 #define CLI_DEFAULT_SEED 1u
 #define CLI_MAX_SETS 64u

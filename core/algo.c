@@ -15,7 +15,6 @@
 /* Largest single WQE payload: ibv_sge.length is 32 bits and IBA limits a
  * message to 2^31 bytes (IBA 9.4.x, "maximum message size"). */
 #define CC_MAX_MSG_BYTES (1ull << 31)
-#define CC_MAX_RANKS 4096u
 #define CC_MAX_CHANNELS 64u /* NCCL's MAXCHANNELS */
 
 uint32_t cc_ring_steps(enum cc_coll coll, uint32_t nranks)

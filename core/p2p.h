@@ -125,7 +125,7 @@ int cc_p2p_is_pingpong(enum cc_p2p_op op, enum cc_p2p_mode mode);
 /* Ranks of the schedule: ranks 0 and 1 run the test, any others idle, so
  * it runs on a network with more GPUs (a scenario's topology; sim/exec.h
  * wants the network's rank count).  As many as a scenario may have. */
-#define CC_P2P_MAX_RANKS 4096u
+#define CC_P2P_MAX_RANKS CC_MAX_RANKS
 /* perftest -a: 2 B to 8 MiB, doubling (MAX_SIZE 8388608). */
 #define CC_P2P_ALL_MIN 2u
 #define CC_P2P_ALL_MAX (UINT64_C(8) << 20)

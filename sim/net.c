@@ -20,8 +20,9 @@
  * Memory.  dist and route_first hold nnodes * nranks entries each and
  * route_ports about as many (one port per reachable entry on a tree):
  * 12 bytes per (node, rank) pair, e.g. 200 MB for a 4096-rank star (4097
- * nodes).  That is fine up to k = 4096 on a star, the CLI's limit; only a
- * failed allocation (or an index past 32 bits) refuses a network.
+ * nodes), 3.6 GB for 16384 ranks in 8-GPU nodes on rails (about 18,500
+ * nodes): what bounds CC_MAX_RANKS (core/schedule.h).  Only a failed
+ * allocation (or an index past 32 bits) refuses a network.
  */
 #include "sim/net.h"
 #include "sim/net_int.h"

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_RANKS 4096u
+#include "core/schedule.h"
+
+#define MAX_RANKS CC_MAX_RANKS
 #define MAX_COUNT 4096u
 
 static const char *const generators[] = {"ring", "star", "leafspine", "railopt", NULL};

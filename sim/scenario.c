@@ -25,7 +25,7 @@ static const char *const top_keys[] = {
 	"seed", "executors", "check", "expect", "memory", "root", "faults", "model", NULL,
 };
 
-#define MAX_RANKS 4096u
+#define MAX_RANKS CC_MAX_RANKS
 #define MAX_SLOTS 1024u
 
 /* ---- sizes and expectations ---- */
