@@ -25,8 +25,9 @@
  * on nodes) and CollNetChain on two ranks or more, every protocol and
  * transport, channels, QPs per connection; each rank's streams use
  * connections of their own, so a stream's ops depend on its own state
- * alone (and the walk's own, which the generator keeps per rank).  The
- * other algorithms are built (cc_gen_supported()).
+ * alone (and the walk's own, which the generator keeps per rank).  None of
+ * them posts atomics (sim/rnic_flow.c need not look for any).  The other
+ * algorithms are built (cc_gen_supported()).
  */
 #ifndef CCLAB_CORE_GEN_H
 #define CCLAB_CORE_GEN_H

@@ -26,7 +26,8 @@
  * space (cc_span_new()); the pages of ops that are done and that no queue
  * still names (a posted WQE until its completion is reaped, a receive WQE
  * until it is) are given back as a stream moves on, until the rank sends
- * a request again (give_back()).
+ * a request again (give_back()); so are the queues' WQEs behind the
+ * oldest in use, but a multicast QP's sends.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -260,12 +261,18 @@ static void give_back(struct sx *x, uint32_t r, uint32_t j)
 	sx_park_drop(&rk->park, f, from, upto);
 	cc_gen_drop(x->s->gen, r, j, upto);
 	rk->given[j] = upto;
-	/* and the WQEs behind every queue's oldest in use */
+	/* and the WQEs behind every queue's oldest in use.  Not a multicast
+	 * QP's send queue: a SHARP switch acknowledges a member's SEND when it
+	 * has taken it, and its result, sent once the last member's share is
+	 * in, names that SEND's WQE (sim/sharp.c), which the member may have
+	 * reaped long before; a SEND per chunk and channel, they are few. */
 	for (uint32_t q = 0; q < rs->nqps; q++) {
 		struct sx_qp *qp = &rk->qp[q];
 		uint32_t sq = qp->retired < qp->una ? qp->retired : qp->una;
 		uint32_t rq = qp->rq_retired < qp->rq_head ? qp->rq_retired : qp->rq_head;
 
+		if (qp->mcast)
+			sq = qp->sq_given;
 		cc_span_drop(qp->sq, sizeof(*qp->sq), 0, qp->sq_given, sq);
 		cc_span_drop(qp->rq, sizeof(*qp->rq), 0, qp->rq_given, rq);
 		qp->sq_given = sq > qp->sq_given ? sq : qp->sq_given;

@@ -667,7 +667,7 @@ static int refuse(const struct sx *x, char *err, size_t errlen)
 				 "use --model packet");
 			return -EINVAL;
 		}
-		/* (a generated schedule is the ring's or the tree's: no atomics) */
+		/* (a generated schedule posts no atomics: core/gen.h) */
 		for (uint32_t i = 0; !s->gen && i < rs->nops; i++)
 			if (rs->ops[i].kind == CC_OP_POST_SEND &&
 			    (rs->ops[i].u.send.opcode == CC_WR_ATOMIC_FETCH_ADD ||
