@@ -47,7 +47,7 @@
  *   --max-ops N  a point whose schedule has more than N ops over all ranks
  *             prints a "skipped" row instead of running (about 40 minutes
  *             per 10^9 ops on the development machine); --scale: 1e9 unless
- *             given, which skips the ring at k = 16384 (4.8e9)
+ *             given, which skips the ring at k = 16384 (about 4.9e9)
  * Exit status: 0, 1 if a run failed, 2 for a bad option.
  */
 #include <errno.h>
@@ -185,7 +185,6 @@ static void print_header(const char *fabric, const struct point_opts *po)
 	       "sim_us", "busbw_GB/s", "events", "build_s", "run_s", "events/s", "rss_MiB",
 	       "sim_mem_MiB", "sched_MiB", "ops", "window");
 }
-
 
 /* One (k, N) point: 0, or 1 if it could not be run. */
 static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
