@@ -836,8 +836,9 @@ static uint32_t peer_route(const struct sx *x, uint32_t r, uint32_t peer, uint32
 {
 	const struct sim_net *n = x->topo.net;
 	uint32_t want = x->rk[r].nnics > 1 ? channel % x->rk[r].nnics : SIM_TOPO_NO_PORT;
+	uint32_t buf[SIM_NET_NIC_PORTS_MAX];
 	const uint32_t *ports;
-	uint32_t cnt = sim_net_routes(n, n->rank_node[r], peer, &ports);
+	uint32_t cnt = sim_net_routes(n, n->rank_node[r], peer, buf, &ports);
 
 	for (uint32_t p = 0, i = 0; want != SIM_TOPO_NO_PORT && p < sim_topo_nic_nports(&x->topo, r);
 	     p++) {

@@ -17,11 +17,13 @@
  * host's nodes (its GPUs' NICs and its NVSwitch) towards its own ranks come
  * from a second search over NVLink links alone.
  *
- * Memory.  dist and route_first hold nnodes * nranks entries each and
- * route_ports about as many (one port per reachable entry on a tree):
- * 12 bytes per (node, rank) pair, e.g. 200 MB for a 4096-rank star (4097
- * nodes), 3.6 GB for 16384 ranks in 8-GPU nodes on rails (about 18,500
- * nodes): what bounds CC_MAX_RANKS (core/schedule.h).  Only a failed
+ * Memory.  Only switches keep tables, each a row over the ranks it can
+ * reach: dist and route_first an entry per (switch, rank) and route_ports
+ * about as many, 12 bytes each.  A NIC, whose ports are few, works its
+ * routes out from its neighbours' rows when asked (nic_routes()).  So a
+ * star of 16384 ranks holds one row (192 KB) where a table per node held
+ * 3.2 GB, and 16384 ranks in 8-GPU nodes on rails hold their fabric
+ * switches' rows and each NVSwitch's eight entries.  Only a failed
  * allocation (or an index past 32 bits) refuses a network.
  */
 #include "sim/net.h"
@@ -45,10 +47,17 @@ void sim_net_init(struct sim_net *n, const char *name)
 
 static void free_routes(struct sim_net *n)
 {
-	free(n->route_first);
+	free(n->route_off);
+	free(n->route_cnt);
 	free(n->route_ports);
 	free(n->dist);
-	n->route_first = n->route_ports = n->dist = NULL;
+	free(n->rows);
+	free(n->row_of);
+	n->route_off = n->route_cnt = n->route_ports = n->dist = n->row_of = NULL;
+	n->nroute_ports = 0;
+	n->rows = NULL;
+	n->nrows = 0;
+	n->nentries = 0;
 	n->finished = false;
 }
 
@@ -62,6 +71,8 @@ void sim_net_free(struct sim_net *n)
 	free(n->links);
 	free(n->hosts);
 	free(n->rank_node);
+	free(n->node_names.slot);
+	free(n->host_names.slot);
 	free_routes(n);
 	memset(n, 0, sizeof(*n));
 }
@@ -92,13 +103,83 @@ static bool grow(void *arrp, uint32_t *cap, uint32_t want, size_t size)
 	return true;
 }
 
+/* Names to indices, so that adding a node or host checks its name in
+ * constant time (a star of 16384 hosts compared each new name with every
+ * one before it: 10^8 strcmp()s).  Open addressing over a power-of-two
+ * table of index + 1 (0: empty), at most half full, FNV-1a hashed; the
+ * names live in the nodes or hosts, `stride` bytes apart from `base`. */
+static uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+static uint32_t names_find(const struct sim_net_names *ix, const char *base, size_t stride,
+			   const char *name)
+{
+	for (uint32_t i = name_hash(name); ix->cap; i++) {
+		uint32_t v = ix->slot[i & (ix->cap - 1)];
+
+		if (v == 0)
+			break;
+		if (strcmp(base + (size_t)(v - 1) * stride, name) == 0)
+			return v - 1;
+	}
+	return SIM_NET_NONE;
+}
+
+static void names_put(struct sim_net_names *ix, const char *name, uint32_t v)
+{
+	uint32_t i = name_hash(name);
+
+	while (ix->slot[i & (ix->cap - 1)])
+		i++;
+	ix->slot[i & (ix->cap - 1)] = v + 1;
+}
+
+/* Rebuilds the index of the first `count` names for room for `want`:
+ * false (errno = ENOMEM) with the index as it was. */
+static bool names_index(struct sim_net_names *ix, const char *base, size_t stride,
+			uint32_t count, uint32_t want)
+{
+	uint64_t cap = 16;
+	uint32_t *slot;
+
+	while (cap < 2 * (uint64_t)want)
+		cap *= 2;
+	if (cap > UINT32_MAX || !(slot = calloc(cap, sizeof(*slot)))) {
+		errno = ENOMEM;
+		return false;
+	}
+	free(ix->slot);
+	ix->slot = slot;
+	ix->cap = (uint32_t)cap;
+	for (uint32_t v = 0; v < count; v++)
+		names_put(ix, base + (size_t)v * stride, v);
+	return true;
+}
+
+/* The first node's or host's name (NULL before there is an array). */
+#define NODE_NAMES(n) ((n)->nodes ? (const char *)(n)->nodes + offsetof(struct sim_net_node, name) \
+				  : NULL)
+#define HOST_NAMES(n) ((n)->hosts ? (const char *)(n)->hosts + offsetof(struct sim_net_host, name) \
+				  : NULL)
+
 static bool reserve_nodes(struct sim_net *n, uint32_t more)
 {
 	if (more > UINT32_MAX - 1 - n->nnodes) {
 		errno = EINVAL;
 		return false;
 	}
-	return grow(&n->nodes, &n->cap_nodes, n->nnodes + more, sizeof(*n->nodes));
+	/* the index is rebuilt after the nodes move: it reads their names */
+	if (!grow(&n->nodes, &n->cap_nodes, n->nnodes + more, sizeof(*n->nodes)))
+		return false;
+	return 2 * ((uint64_t)n->nnodes + more) <= n->node_names.cap ||
+	       names_index(&n->node_names, NODE_NAMES(n), sizeof(*n->nodes), n->nnodes,
+			   n->cap_nodes);
 }
 
 /* rank_node has no capacity field: its capacity is a function of nranks
@@ -139,10 +220,7 @@ uint32_t sim_net_find(const struct sim_net *n, const char *name)
 {
 	if (!n || !name)
 		return SIM_NET_NONE;
-	for (uint32_t i = 0; i < n->nnodes; i++)
-		if (strcmp(n->nodes[i].name, name) == 0)
-			return i;
-	return SIM_NET_NONE;
+	return names_find(&n->node_names, NODE_NAMES(n), sizeof(*n->nodes), name);
 }
 
 /* A new node (room reserved); its index. */
@@ -156,6 +234,7 @@ static uint32_t node_new(struct sim_net *n, enum sim_net_kind kind, const char *
 	snprintf(v->name, sizeof(v->name), "%s", name);
 	v->rank = rank;
 	v->host = host;
+	names_put(&n->node_names, v->name, n->nnodes);
 	return n->nnodes++;
 }
 
@@ -232,9 +311,8 @@ static bool host_names_ok(const struct sim_net *n, const char *name, uint32_t ng
 
 	if (!name || !name[0])
 		return false;
-	for (uint32_t h = 0; h < n->nhosts; h++)
-		if (strcmp(n->hosts[h].name, name) == 0)
-			return false;
+	if (names_find(&n->host_names, HOST_NAMES(n), sizeof(*n->hosts), name) != SIM_NET_NONE)
+		return false;
 	/* The longest GPU name is the last one's. */
 	snprintf(buf, sizeof(buf), "%.*s.gpu%u", SIM_NET_NAME_LEN, name, ngpus - 1);
 	if (strlen(buf) >= SIM_NET_NAME_LEN)
@@ -259,6 +337,19 @@ static void host_rollback(struct sim_net *n, uint32_t nnodes, uint32_t nlinks, u
 	n->nnodes = nnodes;
 	n->nlinks = nlinks;
 	n->nranks = nranks;
+	/* the index again, in place, without the nodes taken back */
+	memset(n->node_names.slot, 0, n->node_names.cap * sizeof(*n->node_names.slot));
+	for (uint32_t v = 0; v < n->nnodes; v++)
+		names_put(&n->node_names, n->nodes[v].name, v);
+}
+
+static bool reserve_host(struct sim_net *n)
+{
+	if (!grow(&n->hosts, &n->cap_hosts, n->nhosts + 1, sizeof(*n->hosts)))
+		return false;
+	return 2 * ((uint64_t)n->nhosts + 1) <= n->host_names.cap ||
+	       names_index(&n->host_names, HOST_NAMES(n), sizeof(*n->hosts), n->nhosts,
+			   n->cap_hosts);
 }
 
 uint32_t sim_net_add_host(struct sim_net *n, const char *name, uint32_t ngpus, bool nvlink)
@@ -270,7 +361,7 @@ uint32_t sim_net_add_host(struct sim_net *n, const char *name, uint32_t ngpus, b
 	    !host_names_ok(n, name, ngpus, nvlink))
 		return fail(EINVAL);
 	if (!reserve_nodes(n, ngpus + (nvlink ? 1 : 0)) || !reserve_ranks(n, ngpus) ||
-	    !grow(&n->hosts, &n->cap_hosts, n->nhosts + 1, sizeof(*n->hosts)))
+	    !reserve_host(n))
 		return SIM_NET_NONE;
 	nnodes = n->nnodes;
 	nlinks = n->nlinks;
@@ -298,6 +389,7 @@ uint32_t sim_net_add_host(struct sim_net *n, const char *name, uint32_t ngpus, b
 		.first_pcie_switch = sim_net_pcie_switch_count(n),
 	};
 	snprintf(n->hosts[h].name, sizeof(n->hosts[h].name), "%s", name);
+	names_put(&n->host_names, n->hosts[h].name, h);
 	n->nhosts++;
 	return h;
 }
@@ -413,6 +505,11 @@ struct route_scratch {
 	uint32_t *adj_peer;   /* the far node of each port */
 	uint32_t *adj_pport;  /* and the port there */
 	uint8_t *adj_nvl;     /* its link is NVLink */
+	/* The same for links between two switches alone, which are all a
+	 * search goes on along past its first hop: a star's switch has
+	 * thousands of ports and none of them. */
+	uint32_t *sw_first, *sw_peer, *sw_port; /* sw_port: the port at u */
+	uint8_t *sw_nvl;
 	uint8_t *fwd;         /* per node: a switch (forwards) */
 	uint32_t *nvl_host;   /* per node: its host if NVLink-only towards that host's
 			       * ranks (a GPU of a host with an NVSwitch, or the
@@ -421,34 +518,56 @@ struct route_scratch {
 	uint32_t block;       /* destinations per block */
 	uint32_t *dist_all;   /* block x nnodes: over every link */
 	uint32_t *dist_nvl;   /* block x nnodes: over NVLink links only */
+	uint32_t *comp;       /* per node: a switch's component (union-find root) */
+	/* ECMP sets are kept once each (pool_add()): an index of the sets in
+	 * n->route_ports by content, and a set being made. */
+	uint32_t *set_slot;   /* entry + 1 of the set's first user, 0: empty */
+	uint32_t set_cap, nsets;
+	uint32_t *set;        /* max_ports */
+	uint32_t max_ports;   /* of a switch */
+	uint32_t pool_cap;
+	int err;              /* -ENOMEM, -E2BIG once the pool could not grow */
 };
 
 /* Breadth-first search from rank d's NIC, expanding switches only, over
- * every link or (nvlink_only) NVLink links alone. */
+ * every link or (nvlink_only) NVLink links alone.  Only switches and d's
+ * NIC get a distance: a row is a switch's, and another NIC on the way is
+ * an end, never a next hop (ecmp_set()).  dist is all SIM_NET_NONE on
+ * entry; reset_dist() makes it so again. */
 static void bfs(const struct sim_net *n, const struct route_scratch *s, uint32_t d,
 		bool nvlink_only, uint32_t *dist)
 {
 	uint32_t head = 0, tail = 0, t = n->rank_node[d];
 
-	for (uint32_t i = 0; i < n->nnodes; i++)
-		dist[i] = SIM_NET_NONE;
 	dist[t] = 0;
-	s->queue[tail++] = t;
+	for (uint32_t i = s->adj_first[t]; i < s->adj_first[t + 1]; i++) {
+		uint32_t w = s->adj_peer[i];
+
+		if ((nvlink_only && !s->adj_nvl[i]) || !s->fwd[w] || dist[w] != SIM_NET_NONE)
+			continue;
+		dist[w] = 1;
+		s->queue[tail++] = w;
+	}
 	while (head < tail) {
 		uint32_t v = s->queue[head++];
 
-		/* The destination starts the search; any other NIC ends it. */
-		if (v != t && !s->fwd[v])
-			continue;
-		for (uint32_t i = s->adj_first[v]; i < s->adj_first[v + 1]; i++) {
-			uint32_t w = s->adj_peer[i];
+		for (uint32_t i = s->sw_first[v]; i < s->sw_first[v + 1]; i++) {
+			uint32_t w = s->sw_peer[i];
 
-			if ((nvlink_only && !s->adj_nvl[i]) || dist[w] != SIM_NET_NONE)
+			if ((nvlink_only && !s->sw_nvl[i]) || dist[w] != SIM_NET_NONE)
 				continue;
 			dist[w] = dist[v] + 1;
 			s->queue[tail++] = w;
 		}
 	}
+}
+
+/* Undoes bfs() towards rank d: the switches' distances and d's NIC's. */
+static void reset_dist(const struct sim_net *n, uint32_t d, uint32_t *dist)
+{
+	for (uint32_t r = 0; r < n->nrows; r++)
+		dist[n->rows[r].node] = SIM_NET_NONE;
+	dist[n->rank_node[d]] = SIM_NET_NONE;
 }
 
 /* One hop from t: u's links to t itself, found from t's side — a NIC has
@@ -475,25 +594,25 @@ static uint32_t ecmp_last_hop(const struct route_scratch *s, uint32_t u, uint32_
 	return cnt;
 }
 
-/* The ECMP set of u towards the NIC t under `dist` (NVLink links only
- * when nvlink_only): counted, and written to ports when non-NULL. */
+/* The ECMP set of switch u towards the NIC t under `dist` (NVLink links
+ * only when nvlink_only): counted, and written to ports when non-NULL. */
 static uint32_t ecmp_set(const struct route_scratch *s, uint32_t u, uint32_t t,
 			 const uint32_t *dist, bool nvlink_only, uint32_t *ports)
 {
-	uint32_t cnt = 0, first = s->adj_first[u];
+	uint32_t cnt = 0;
 
-	if (u == t || dist[u] == SIM_NET_NONE)
+	if (dist[u] == SIM_NET_NONE)
 		return 0;
 	if (dist[u] == 1)
 		return ecmp_last_hop(s, u, t, nvlink_only, ports);
-	for (uint32_t i = first; i < s->adj_first[u + 1]; i++) {
-		uint32_t w = s->adj_peer[i];
+	/* further away, every next hop is a switch */
+	for (uint32_t i = s->sw_first[u]; i < s->sw_first[u + 1]; i++) {
+		uint32_t w = s->sw_peer[i];
 
-		if ((nvlink_only && !s->adj_nvl[i]) || dist[w] + 1 != dist[u] ||
-		    (w != t && !s->fwd[w]))
+		if ((nvlink_only && !s->sw_nvl[i]) || dist[w] + 1 != dist[u])
 			continue;
 		if (ports)
-			ports[cnt] = i - first;
+			ports[cnt] = s->sw_port[i];
 		cnt++;
 	}
 	return cnt;
@@ -508,13 +627,89 @@ static uint32_t nvl_host_of_rank(const struct sim_net *n, uint32_t d)
 	return h != SIM_NET_NONE && n->hosts[h].nvswitch != SIM_NET_NONE ? h : SIM_NET_NONE;
 }
 
-/* Destinations d0 .. d0 + cnt - 1: their searches first, then node by
- * node each entry's distance and either its set's size (into
- * route_first[i + 1], first pass) or the set itself (at route_first[i],
- * second pass).  Node by node, so the tables, laid out [u * nranks + d],
- * are written in runs of cnt entries rather than one entry per row. */
-static void route_block(struct sim_net *n, struct route_scratch *s, uint32_t d0, uint32_t cnt,
-			bool fill)
+/* A set's hash, for the index of sets. */
+static uint32_t set_hash(const uint32_t *p, uint32_t cnt)
+{
+	uint32_t h = 2166136261u ^ cnt;
+
+	for (uint32_t i = 0; i < cnt; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+/* Puts entry e in the index of sets (room assumed). */
+static void set_put(const struct sim_net *n, struct route_scratch *s, size_t e)
+{
+	uint32_t i = set_hash(n->route_ports + n->route_off[e], n->route_cnt[e]);
+
+	while (s->set_slot[i & (s->set_cap - 1)])
+		i++;
+	s->set_slot[i & (s->set_cap - 1)] = (uint32_t)e + 1;
+}
+
+/* Where entry e's set, s->set (route_cnt[e] ports), is in n->route_ports:
+ * an equal set already there, else appended.  Most entries share one: a
+ * rail's leaf sends every other rail's ranks up the same uplinks, which
+ * on a rail-optimised fabric number as many as its nodes (a set per entry
+ * was 2^32 ports at 131072 ranks).  On an allocation failure s->err is
+ * set and 0 returned; the pass goes on and fails at its end. */
+static uint32_t pool_add(struct sim_net *n, struct route_scratch *s, size_t e)
+{
+	uint32_t cnt = n->route_cnt[e], i = set_hash(s->set, cnt), v;
+
+	if (cnt == 0 || s->err)
+		return 0;
+	if (2 * ((uint64_t)s->nsets + 1) > s->set_cap) {
+		uint64_t cap = s->set_cap ? 2 * (uint64_t)s->set_cap : 1024;
+		uint32_t *slot = cap > UINT32_MAX ? NULL : calloc(cap, sizeof(*slot)), *old = s->set_slot;
+		uint32_t oldcap = s->set_cap;
+
+		if (!slot) {
+			s->err = -ENOMEM;
+			return 0;
+		}
+		s->set_slot = slot;
+		s->set_cap = (uint32_t)cap;
+		for (uint32_t j = 0; j < oldcap; j++)
+			if (old[j])
+				set_put(n, s, old[j] - 1);
+		free(old);
+	}
+	for (; (v = s->set_slot[i & (s->set_cap - 1)]) != 0; i++)
+		if (n->route_cnt[v - 1] == cnt &&
+		    !memcmp(n->route_ports + n->route_off[v - 1], s->set, cnt * sizeof(*s->set)))
+			return n->route_off[v - 1];
+	if ((uint64_t)n->nroute_ports + cnt > UINT32_MAX) {
+		s->err = -E2BIG;
+		return 0;
+	}
+	if (n->nroute_ports + cnt > s->pool_cap) {
+		uint64_t cap = s->pool_cap ? s->pool_cap : 1024;
+		uint32_t *p;
+
+		while (cap < (uint64_t)n->nroute_ports + cnt)
+			cap *= 2;
+		cap = cap > UINT32_MAX ? UINT32_MAX : cap;
+		if (!(p = realloc(n->route_ports, cap * sizeof(*p)))) {
+			s->err = -ENOMEM;
+			return 0;
+		}
+		n->route_ports = p;
+		s->pool_cap = (uint32_t)cap;
+	}
+	memcpy(n->route_ports + n->nroute_ports, s->set, cnt * sizeof(*s->set));
+	n->route_off[e] = n->nroute_ports;
+	n->nroute_ports += cnt;
+	set_put(n, s, e);
+	s->nsets++;
+	return n->route_off[e];
+}
+
+/* Destinations d0 .. d0 + cnt - 1: their searches first, then switch by
+ * switch each entry of its row's range: its distance and its set.  Row by
+ * row, so the tables are written in runs of entries rather than one entry
+ * per row. */
+static void route_block(struct sim_net *n, struct route_scratch *s, uint32_t d0, uint32_t cnt)
 {
 	uint32_t host[ROUTE_BLOCK_MAX], nic[ROUTE_BLOCK_MAX];
 
@@ -525,21 +720,28 @@ static void route_block(struct sim_net *n, struct route_scratch *s, uint32_t d0,
 		if (host[j] != SIM_NET_NONE)
 			bfs(n, s, d0 + j, true, s->dist_nvl + (size_t)j * n->nnodes);
 	}
-	for (uint32_t u = 0; u < n->nnodes; u++) {
-		size_t i = (size_t)u * n->nranks + d0;
+	for (uint32_t r = 0; r < n->nrows; r++) {
+		const struct sim_net_row *row = &n->rows[r];
+		uint32_t u = row->node;
+		uint32_t lo = row->lo > d0 ? row->lo : d0;
+		uint32_t hi = row->hi < d0 + cnt ? row->hi : d0 + cnt;
 
-		for (uint32_t j = 0; j < cnt; j++, i++) {
+		for (uint32_t d = lo; d < hi; d++) {
+			uint32_t j = d - d0;
+			size_t e = row->base + (d - row->lo);
 			bool only = host[j] != SIM_NET_NONE && s->nvl_host[u] == host[j];
 			const uint32_t *dist = (only ? s->dist_nvl : s->dist_all) +
 					       (size_t)j * n->nnodes;
 
-			if (fill) {
-				ecmp_set(s, u, nic[j], dist, only, n->route_ports + n->route_first[i]);
-			} else {
-				n->dist[i] = dist[u];
-				n->route_first[i + 1] = ecmp_set(s, u, nic[j], dist, only, NULL);
-			}
+			n->dist[e] = dist[u];
+			n->route_cnt[e] = ecmp_set(s, u, nic[j], dist, only, s->set);
+			n->route_off[e] = pool_add(n, s, e);
 		}
+	}
+	for (uint32_t j = 0; j < cnt; j++) {
+		reset_dist(n, d0 + j, s->dist_all + (size_t)j * n->nnodes);
+		if (host[j] != SIM_NET_NONE)
+			reset_dist(n, d0 + j, s->dist_nvl + (size_t)j * n->nnodes);
 	}
 }
 
@@ -564,6 +766,93 @@ static void fill_graph(const struct sim_net *n, struct route_scratch *s)
 			s->nvl_host[u] = h;
 	}
 	s->adj_first[n->nnodes] = i;
+	i = 0;
+	for (uint32_t u = 0; u < n->nnodes; u++) {
+		s->sw_first[u] = i;
+		for (uint32_t j = s->adj_first[u]; s->fwd[u] && j < s->adj_first[u + 1]; j++) {
+			if (!s->fwd[s->adj_peer[j]])
+				continue;
+			s->sw_peer[i] = s->adj_peer[j];
+			s->sw_port[i] = j - s->adj_first[u];
+			s->sw_nvl[i++] = s->adj_nvl[j];
+		}
+	}
+	s->sw_first[n->nnodes] = i;
+}
+
+/* Union-find over the switches, for their rows' ranges. */
+static uint32_t comp_root(uint32_t *up, uint32_t u)
+{
+	while (up[u] != u) {
+		up[u] = up[up[u]];
+		u = up[u];
+	}
+	return u;
+}
+
+/* A row per switch, over the ranks it can reach: those whose NIC is
+ * joined to a switch it reaches through switches alone (its component
+ * of the switches; a search from such a NIC finds it, one from any other
+ * NIC does not, as NICs do not forward).  Ranks are numbered host by
+ * host, so a host's NVSwitch gets its host's ranks and a fabric's
+ * switches every rank that has a network port.  Within a row an entry
+ * may still be unreachable (an NVLink-only entry).  Returns the number of
+ * entries, or SIZE_MAX if scratch memory ran out. */
+static size_t lay_out_rows(struct sim_net *n, struct route_scratch *s)
+{
+	uint32_t *up = s->comp = malloc((size_t)n->nnodes * sizeof(*up));
+	uint32_t *lo = malloc((size_t)n->nnodes * sizeof(*lo));
+	uint32_t *hi = malloc((size_t)n->nnodes * sizeof(*hi));
+	size_t base = 0;
+
+	if (!up || !lo || !hi) {
+		free(lo);
+		free(hi);
+		return SIZE_MAX;
+	}
+	for (uint32_t u = 0; u < n->nnodes; u++) {
+		up[u] = u;
+		lo[u] = UINT32_MAX;
+		hi[u] = 0;
+	}
+	for (uint32_t u = 0; u < n->nnodes; u++)
+		for (uint32_t i = s->sw_first[u]; i < s->sw_first[u + 1]; i++)
+			up[comp_root(up, u)] = comp_root(up, s->sw_peer[i]);
+	for (uint32_t d = 0; d < n->nranks; d++) {
+		uint32_t t = n->rank_node[d];
+
+		for (uint32_t i = s->adj_first[t]; i < s->adj_first[t + 1]; i++) {
+			uint32_t w = s->adj_peer[i], c;
+
+			if (!s->fwd[w])
+				continue;
+			c = comp_root(up, w);
+			lo[c] = d < lo[c] ? d : lo[c];
+			hi[c] = d + 1 > hi[c] ? d + 1 : hi[c];
+		}
+	}
+	n->nrows = 0;
+	for (uint32_t u = 0; u < n->nnodes; u++) {
+		struct sim_net_row *row;
+		uint32_t c;
+
+		n->row_of[u] = SIM_NET_NONE;
+		if (!s->fwd[u])
+			continue;
+		c = comp_root(up, u);
+		row = &n->rows[n->nrows];
+		row->node = u;
+		row->lo = lo[c] < hi[c] ? lo[c] : 0;
+		row->hi = lo[c] < hi[c] ? hi[c] : 0;
+		row->base = base;
+		base += row->hi - row->lo;
+		n->row_of[u] = n->nrows++;
+	}
+	for (uint32_t u = 0; u < n->nnodes; u++)
+		up[u] = s->fwd[u] ? comp_root(up, u) : SIM_NET_NONE;
+	free(lo);
+	free(hi);
+	return base;
 }
 
 /* Destinations per block: their distance columns (two arrays of
@@ -575,34 +864,64 @@ static uint32_t block_size(const struct sim_net *n)
 	return b == 0 ? 1 : b > ROUTE_BLOCK_MAX ? ROUTE_BLOCK_MAX : b;
 }
 
-/* The tables' and the scratch's allocations, or -ENOMEM / -E2BIG with a
- * message. */
+static int no_memory(const struct sim_net *n, size_t entries, char *err, size_t errlen)
+{
+	return cc_errf(err, errlen, -ENOMEM, "%s: out of memory for the route tables of "
+		"%u switches x %u ranks (%zu MB)", n->name, n->nrows, n->nranks,
+		entries * 12 >> 20);
+}
+
+/* The scratch, the rows and the tables' allocations, or -ENOMEM /
+ * -EINVAL with a message. */
 static int alloc_tables(struct sim_net *n, struct route_scratch *s, char *err, size_t errlen)
 {
-	size_t entries = (size_t)n->nnodes * n->nranks, ports = 2 * (size_t)n->nlinks;
+	size_t ports = 2 * (size_t)n->nlinks, entries;
 
-	if (n->nranks && entries / n->nranks != n->nnodes)
-		return cc_errf(err, errlen, -E2BIG, "%s: %u nodes x %u ranks: too many route "
-			"entries", n->name, n->nnodes, n->nranks);
+	for (uint32_t u = 0; u < n->nnodes; u++)
+		if (n->nodes[u].kind == SIM_NET_NIC && n->nodes[u].nports > SIM_NET_NIC_PORTS_MAX)
+			return cc_errf(err, errlen, -EINVAL, "GPU '%s' has %u links; at most %u "
+				"can join one GPU", n->nodes[u].name, n->nodes[u].nports,
+				SIM_NET_NIC_PORTS_MAX);
 	s->block = block_size(n);
-	n->dist = malloc((entries ? entries : 1) * sizeof(*n->dist));
-	n->route_first = calloc(entries + 1, sizeof(*n->route_first));
 	s->adj_first = malloc(((size_t)n->nnodes + 1) * sizeof(uint32_t));
 	s->adj_peer = malloc((ports ? ports : 1) * sizeof(uint32_t));
 	s->adj_pport = malloc((ports ? ports : 1) * sizeof(uint32_t));
 	s->adj_nvl = malloc(ports ? ports : 1);
+	s->sw_first = malloc(((size_t)n->nnodes + 1) * sizeof(uint32_t));
+	s->sw_peer = malloc((ports ? ports : 1) * sizeof(uint32_t));
+	s->sw_port = malloc((ports ? ports : 1) * sizeof(uint32_t));
+	s->sw_nvl = malloc(ports ? ports : 1);
 	s->fwd = malloc(n->nnodes);
 	s->nvl_host = malloc(n->nnodes * sizeof(uint32_t));
 	s->queue = malloc(n->nnodes * sizeof(uint32_t));
 	s->dist_all = malloc((size_t)s->block * n->nnodes * sizeof(uint32_t));
 	s->dist_nvl = malloc((size_t)s->block * n->nnodes * sizeof(uint32_t));
-	if (!n->dist || !n->route_first || !s->adj_first || !s->adj_peer || !s->adj_pport ||
-	    !s->adj_nvl || !s->fwd ||
-	    !s->nvl_host || !s->queue || !s->dist_all || !s->dist_nvl)
-		return cc_errf(err, errlen, -ENOMEM, "%s: out of memory for the route tables of "
-			"%u nodes x %u ranks (%zu MB)", n->name, n->nnodes, n->nranks,
-			entries * 12 >> 20);
+	n->row_of = malloc(n->nnodes * sizeof(*n->row_of));
+	n->rows = malloc(n->nnodes * sizeof(*n->rows));
+	if (!s->adj_first || !s->adj_peer || !s->adj_pport || !s->adj_nvl || !s->fwd ||
+	    !s->sw_first || !s->sw_peer || !s->sw_port || !s->sw_nvl ||
+	    !s->nvl_host || !s->queue || !s->dist_all || !s->dist_nvl || !n->row_of || !n->rows)
+		return no_memory(n, 0, err, errlen);
+	for (size_t i = 0; i < (size_t)s->block * n->nnodes; i++)
+		s->dist_all[i] = s->dist_nvl[i] = SIM_NET_NONE;
 	fill_graph(n, s);
+	if ((entries = lay_out_rows(n, s)) == SIZE_MAX)
+		return no_memory(n, 0, err, errlen);
+	if (entries >= UINT32_MAX) /* pool_add()'s index holds entry + 1 */
+		return cc_errf(err, errlen, -E2BIG, "%s: %u switches x %u ranks: too many route "
+			       "entries", n->name, n->nrows, n->nranks);
+	n->dist = malloc((entries ? entries : 1) * sizeof(*n->dist));
+	n->route_off = malloc((entries ? entries : 1) * sizeof(*n->route_off));
+	n->route_cnt = malloc((entries ? entries : 1) * sizeof(*n->route_cnt));
+	n->nentries = entries;
+	for (uint32_t u = 0; u < n->nnodes; u++)
+		if (s->fwd[u] && n->nodes[u].nports > s->max_ports)
+			s->max_ports = n->nodes[u].nports;
+	s->set = malloc(((size_t)s->max_ports + 1) * sizeof(*s->set));
+	n->route_ports = malloc(sizeof(*n->route_ports)); /* grown by pool_add() */
+	s->pool_cap = 1;
+	if (!n->dist || !n->route_off || !n->route_cnt || !s->set || !n->route_ports)
+		return no_memory(n, entries, err, errlen);
 	return 0;
 }
 
@@ -612,41 +931,107 @@ static void free_scratch(struct route_scratch *s)
 	free(s->adj_peer);
 	free(s->adj_pport);
 	free(s->adj_nvl);
+	free(s->sw_first);
+	free(s->sw_peer);
+	free(s->sw_port);
+	free(s->sw_nvl);
 	free(s->fwd);
 	free(s->nvl_host);
 	free(s->queue);
 	free(s->dist_all);
 	free(s->dist_nvl);
+	free(s->comp);
+	free(s->set_slot);
+	free(s->set);
 }
 
-/* Prefix sums of the set sizes, then the ports array. */
-static int alloc_ports(struct sim_net *n, char *err, size_t errlen)
-{
-	size_t entries = (size_t)n->nnodes * n->nranks;
-	uint64_t sum = 0;
-
-	for (size_t i = 1; i <= entries; i++) {
-		sum += n->route_first[i];
-		if (sum > UINT32_MAX - 1)
-			return cc_errf(err, errlen, -E2BIG, "%s: more than 2^32 route ports",
-				n->name);
-		n->route_first[i] = (uint32_t)sum;
-	}
-	n->route_ports = malloc((sum ? sum : 1) * sizeof(*n->route_ports));
-	if (!n->route_ports)
-		return cc_errf(err, errlen, -ENOMEM, "%s: out of memory for %llu route ports",
-			n->name, (unsigned long long)sum);
-	return 0;
-}
-
-/* Runs one pass of route_block() over every destination. */
-static void route_pass(struct sim_net *n, struct route_scratch *s, bool fill)
+/* Runs route_block() over every destination: 0, or -ENOMEM / -E2BIG
+ * with a message when the sets did not fit. */
+static int route_pass(struct sim_net *n, struct route_scratch *s, char *err, size_t errlen)
 {
 	for (uint32_t d0 = 0; d0 < n->nranks; d0 += s->block) {
 		uint32_t cnt = n->nranks - d0 < s->block ? n->nranks - d0 : s->block;
 
-		route_block(n, s, d0, cnt, fill);
+		route_block(n, s, d0, cnt);
 	}
+	if (s->err == -E2BIG)
+		return cc_errf(err, errlen, -E2BIG, "%s: more than 2^32 route ports", n->name);
+	if (s->err)
+		return cc_errf(err, errlen, -ENOMEM, "%s: out of memory for %u route ports",
+			       n->name, n->nroute_ports);
+	return 0;
+}
+
+/* Switch u's entry towards rank d, or SIZE_MAX outside its row. */
+static size_t row_entry(const struct sim_net *n, uint32_t u, uint32_t d)
+{
+	const struct sim_net_row *row = &n->rows[n->row_of[u]];
+
+	return d >= row->lo && d < row->hi ? row->base + (d - row->lo) : SIZE_MAX;
+}
+
+static uint32_t switch_dist(const struct sim_net *n, uint32_t u, uint32_t d)
+{
+	size_t e = row_entry(n, u, d);
+
+	return e == SIZE_MAX ? SIM_NET_NONE : n->dist[e];
+}
+
+/* A NIC's routes are not stored: they follow from its neighbours'.  A NIC
+ * does not forward, so its distance to d is one more than the nearest of
+ * its far ends that does (a switch) or is d's NIC itself, and its ECMP set
+ * those ports, in port order — what a search from d gives it.  Between two
+ * GPUs of a host with an NVSwitch only NVLink ports count.  That keeps the
+ * tables at switches x ranks (a star of 16384 ports: one row) instead of
+ * nodes x ranks.  Returns the distance (SIM_NET_NONE: unreachable) and, if
+ * ports is non-NULL, writes the set there; *count gets its size. */
+static uint32_t nic_routes(const struct sim_net *n, uint32_t u, uint32_t d, uint32_t *ports,
+			   uint32_t *count)
+{
+	const struct sim_net_node *v = &n->nodes[u];
+	uint32_t t = n->rank_node[d], best = SIM_NET_NONE, cnt = 0;
+	bool only = v->host != SIM_NET_NONE && v->host == n->nodes[t].host &&
+		    n->hosts[v->host].nvswitch != SIM_NET_NONE;
+
+	*count = 0;
+	if (u == t)
+		return 0;
+	for (uint32_t p = 0; p < v->nports; p++) {
+		const struct sim_net_link *l = &n->links[v->port_link[p]];
+		uint32_t w = l->a == u && l->a_port == p ? l->b : l->a, c;
+
+		if (only && l->kind != SIM_NET_LINK_NVLINK)
+			continue;
+		c = w == t ? 0 : n->nodes[w].kind == SIM_NET_SWITCH ? switch_dist(n, w, d)
+								    : SIM_NET_NONE;
+		if (c == SIM_NET_NONE || c > best)
+			continue;
+		if (c < best) {
+			best = c;
+			cnt = 0;
+		}
+		if (ports)
+			ports[cnt] = p;
+		cnt++;
+	}
+	*count = cnt;
+	return best == SIM_NET_NONE ? SIM_NET_NONE : best + 1;
+}
+
+static uint32_t dist_of(const struct sim_net *n, uint32_t u, uint32_t d)
+{
+	uint32_t cnt;
+
+	if (n->row_of[u] != SIM_NET_NONE)
+		return switch_dist(n, u, d);
+	return nic_routes(n, u, d, NULL, &cnt);
+}
+
+uint32_t sim_net_dist(const struct sim_net *n, uint32_t u, uint32_t d)
+{
+	if (!n || !n->finished || u >= n->nnodes || d >= n->nranks)
+		return SIM_NET_NONE;
+	return dist_of(n, u, d);
 }
 
 /* -EINVAL naming the pair (s, d) without a route. */
@@ -659,14 +1044,68 @@ static int unreachable(const struct sim_net *n, uint32_t s, uint32_t d, char *er
 
 bool sim_net_reaches(const struct sim_net *n, uint32_t s, uint32_t d)
 {
-	return n->dist[(size_t)n->rank_node[s] * n->nranks + d] != SIM_NET_NONE;
+	return dist_of(n, n->rank_node[s], d) != SIM_NET_NONE;
 }
 
-/* Every pair (all_pairs), or every ring neighbour, has a route. */
-static int check_reach(const struct sim_net *n, bool all_pairs, char *err, size_t errlen)
+/* Whether switch component c is joined to NIC t by a link. */
+static bool comp_touches(const struct route_scratch *s, uint32_t t, uint32_t c)
+{
+	for (uint32_t i = s->adj_first[t]; i < s->adj_first[t + 1]; i++)
+		if (s->comp[s->adj_peer[i]] == c)
+			return true;
+	return false;
+}
+
+/* Every GPU of a host with an NVSwitch has an NVLink link to it. */
+static bool nvswitches_reach(const struct sim_net *n, const struct route_scratch *s)
+{
+	for (uint32_t d = 0; d < n->nranks; d++) {
+		uint32_t t = n->rank_node[d], h = n->nodes[t].host, i;
+
+		if (h == SIM_NET_NONE || n->hosts[h].nvswitch == SIM_NET_NONE)
+			continue;
+		for (i = s->adj_first[t]; i < s->adj_first[t + 1]; i++)
+			if (s->adj_nvl[i] && s->adj_peer[i] == n->hosts[h].nvswitch)
+				break;
+		if (i == s->adj_first[t + 1])
+			return false;
+	}
+	return true;
+}
+
+/* Whether every rank reaches every other, in O(nodes + links): true when
+ * one component of switches is joined to every GPU (a search from any
+ * GPU crosses it to every other) and every GPU of a host with an NVSwitch
+ * is joined to it by NVLink (the path inside a host).  false says only
+ * that the pairs must be checked one by one. */
+static bool all_reach(const struct sim_net *n, const struct route_scratch *s)
+{
+	uint32_t t0 = n->rank_node[0];
+
+	if (!nvswitches_reach(n, s))
+		return false;
+	for (uint32_t i = s->adj_first[t0]; i < s->adj_first[t0 + 1]; i++) {
+		uint32_t c = s->comp[s->adj_peer[i]], d;
+
+		if (c == SIM_NET_NONE)
+			continue;
+		for (d = 1; d < n->nranks && comp_touches(s, n->rank_node[d], c); d++)
+			;
+		if (d == n->nranks)
+			return true;
+	}
+	return false;
+}
+
+/* Every pair (all_pairs), or every ring neighbour, has a route: the first
+ * pair without one is named. */
+static int check_reach(const struct sim_net *n, const struct route_scratch *sc, bool all_pairs,
+		       char *err, size_t errlen)
 {
 	uint32_t k = n->nranks;
 
+	if (all_pairs && all_reach(n, sc))
+		return 0;
 	for (uint32_t s = 0; s < k; s++) {
 		if (all_pairs) {
 			for (uint32_t d = 0; d < k; d++)
@@ -736,14 +1175,10 @@ int sim_net_finish(struct sim_net *n, bool all_pairs, char *err, size_t errlen)
 		rc = check_nics(n, err, errlen);
 	if (!rc)
 		rc = alloc_tables(n, &s, err, errlen);
-	if (!rc) {
-		route_pass(n, &s, false);
-		rc = check_reach(n, all_pairs, err, errlen);
-	}
 	if (!rc)
-		rc = alloc_ports(n, err, errlen);
+		rc = route_pass(n, &s, err, errlen);
 	if (!rc)
-		route_pass(n, &s, true);
+		rc = check_reach(n, &s, all_pairs, err, errlen);
 	free_scratch(&s);
 	if (rc) {
 		free_routes(n);
@@ -753,24 +1188,34 @@ int sim_net_finish(struct sim_net *n, bool all_pairs, char *err, size_t errlen)
 	return 0;
 }
 
-uint32_t sim_net_routes(const struct sim_net *n, uint32_t u, uint32_t d, const uint32_t **ports)
+uint32_t sim_net_routes(const struct sim_net *n, uint32_t u, uint32_t d,
+			uint32_t buf[SIM_NET_NIC_PORTS_MAX], const uint32_t **ports)
 {
-	size_t i;
+	uint32_t cnt;
+	size_t e;
 
 	if (ports)
 		*ports = NULL;
 	if (!n || !n->finished || u >= n->nnodes || d >= n->nranks)
 		return 0;
-	i = (size_t)u * n->nranks + d;
+	if (n->row_of[u] == SIM_NET_NONE) {
+		nic_routes(n, u, d, ports ? buf : NULL, &cnt);
+		if (ports)
+			*ports = buf;
+		return cnt;
+	}
+	if ((e = row_entry(n, u, d)) == SIZE_MAX)
+		return 0;
 	if (ports)
-		*ports = n->route_ports + n->route_first[i];
-	return n->route_first[i + 1] - n->route_first[i];
+		*ports = n->route_ports + n->route_off[e];
+	return n->route_cnt[e];
 }
 
 uint32_t sim_net_pick(const struct sim_net *n, uint32_t u, uint32_t d, uint64_t flow)
 {
+	uint32_t buf[SIM_NET_NIC_PORTS_MAX];
 	const uint32_t *ports;
-	uint32_t cnt = sim_net_routes(n, u, d, &ports);
+	uint32_t cnt = sim_net_routes(n, u, d, buf, &ports);
 
 	if (cnt == 0)
 		return SIM_NET_NONE;
@@ -786,8 +1231,9 @@ uint32_t sim_net_pick(const struct sim_net *n, uint32_t u, uint32_t d, uint64_t 
 uint32_t sim_net_pick_port(const struct sim_net *n, uint32_t u, uint32_t d, uint32_t port,
 			   uint64_t flow)
 {
+	uint32_t buf[SIM_NET_NIC_PORTS_MAX];
 	const uint32_t *ports;
-	uint32_t cnt = sim_net_routes(n, u, d, &ports);
+	uint32_t cnt = sim_net_routes(n, u, d, buf, &ports);
 
 	for (uint32_t i = 0; i < cnt; i++) {
 		uint32_t node, at;

@@ -96,6 +96,19 @@ struct sim_net_host {
 	uint32_t nics;
 };
 
+/* An index of names (sim/net.c). */
+struct sim_net_names {
+	uint32_t *slot;
+	uint32_t cap;
+};
+
+/* A switch's route row: its entries towards ranks lo .. hi - 1 start at
+ * entry `base`; every other rank is out of its reach. */
+struct sim_net_row {
+	uint32_t node, lo, hi;
+	size_t base;
+};
+
 struct sim_net {
 	char name[SIM_NET_NAME_LEN];   /* "ring", "leafspine", a file's name */
 	struct sim_net_node *nodes;
@@ -104,13 +117,21 @@ struct sim_net {
 	uint32_t nnodes, nlinks, nhosts, nranks;
 	uint32_t cap_nodes, cap_links, cap_hosts;
 	uint32_t *rank_node;           /* rank -> its NIC node (nranks entries) */
-	/* Routes, filled by sim_net_finish(): for node u and destination rank
-	 * d, the ports of u on a shortest path are
-	 * route_ports[route_first[u * nranks + d] .. route_first[u * nranks + d + 1]),
-	 * none where d cannot be reached from u (or u is d's NIC). */
-	uint32_t *route_first;         /* nnodes * nranks + 1 entries */
-	uint32_t *route_ports;
-	uint32_t *dist;                /* [u * nranks + d]: links on the path, or SIM_NET_NONE */
+	struct sim_net_names node_names, host_names;
+	/* Routes, filled by sim_net_finish(): a row per switch over the
+	 * ranks it can reach (rows[row_of[u]]); for its entry e towards rank
+	 * d (base + d - lo), the route_cnt[e] ports of u on a shortest path
+	 * start at route_ports[route_off[e]] (none where d cannot be
+	 * reached), each distinct set kept once.  A NIC has no row (row_of SIM_NET_NONE): its
+	 * routes follow from its neighbours' (sim_net_routes()).  Read them
+	 * through the functions below. */
+	struct sim_net_row *rows;
+	uint32_t *row_of;              /* per node: its row, or SIM_NET_NONE */
+	uint32_t nrows;
+	size_t nentries;
+	uint32_t *route_off, *route_cnt; /* per entry */
+	uint32_t *route_ports, nroute_ports;
+	uint32_t *dist;                /* per entry: links on the path, or SIM_NET_NONE */
 	bool finished;
 };
 
@@ -195,8 +216,17 @@ int sim_net_finish(struct sim_net *n, bool all_pairs, char *err, size_t errlen);
 /* Whether rank s's NIC has a route to rank d (after sim_net_finish()). */
 bool sim_net_reaches(const struct sim_net *n, uint32_t s, uint32_t d);
 
-/* The ECMP set of node u towards rank d: count, and the ports in *ports. */
-uint32_t sim_net_routes(const struct sim_net *n, uint32_t u, uint32_t d, const uint32_t **ports);
+/* The links on a shortest path from node u to rank d's NIC (0: u is that
+ * NIC), or SIM_NET_NONE where there is none. */
+uint32_t sim_net_dist(const struct sim_net *n, uint32_t u, uint32_t d);
+
+/* The ECMP set of node u towards rank d: count, and where ports is
+ * non-NULL the ports in *ports: in the switch's table, or for a NIC
+ * (whose set is computed, not stored) in buf.  A GPU has at most
+ * SIM_NET_NIC_PORTS_MAX links (sim_net_finish() refuses more). */
+#define SIM_NET_NIC_PORTS_MAX 64
+uint32_t sim_net_routes(const struct sim_net *n, uint32_t u, uint32_t d,
+			uint32_t buf[SIM_NET_NIC_PORTS_MAX], const uint32_t **ports);
 
 /* The port of u a flow towards d takes: one of the ECMP set, chosen by a
  * hash of (flow, u) — stable for a flow, spread over flows; SIM_NET_NONE

@@ -593,7 +593,7 @@ uint32_t sim_topo_hops(const struct sim_topo *t, uint32_t src, uint32_t dst)
 {
 	if (src >= t->nranks || dst >= t->nranks || src == dst)
 		return SIM_TOPO_NO_PORT;
-	return t->net->dist[(size_t)t->net->rank_node[src] * t->nranks + dst];
+	return sim_net_dist(t->net, t->net->rank_node[src], dst);
 }
 
 int sim_topo_net_path(const struct sim_net *net, const struct sim_params *p, uint32_t src,

@@ -198,8 +198,8 @@ static void test_railopt_nics(void **state)
 	assert_true(sim_net_find(&n, "plane1_spine0") != SIM_NET_NONE);
 	assert_true(sim_net_find(&n, "spine0") == SIM_NET_NONE);
 	/* GPU 3 of node 1 is on rail3_0 and rail3_1, with GPU 3 of node 0. */
-	assert_int_equal(sim_net_routes(&n, sim_net_find(&n, "rail3_1"), 7, NULL), 1);
-	assert_int_equal(sim_net_routes(&n, sim_net_find(&n, "rail3_1"), 3, NULL), 1);
+	assert_int_equal(sim_net_routes(&n, sim_net_find(&n, "rail3_1"), 7, NULL, NULL), 1);
+	assert_int_equal(sim_net_routes(&n, sim_net_find(&n, "rail3_1"), 3, NULL, NULL), 1);
 	sim_net_free(&n);
 }
 

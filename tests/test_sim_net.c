@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tests/test_sim_net.c — network descriptions (sim/net.c, sim/net_gen.c):
  * the builder and its errors, the exact node, link and port counts of every
- * generator, the route tables (ECMP set sizes and path lengths in links),
+ * generator, the route tables (ECMP set sizes and path lengths in links;
+ * every node's towards every rank against a plain search's, and the
+ * tables' size: a row per switch, each set once),
  * NVLink preferred inside a host, sim_net_pick() stable per flow and
  * spreading over flows by the documented hash, and the messages for a
  * disconnected topology and a leaf-spine that cannot be built.
@@ -14,6 +16,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/net.h"
@@ -23,15 +26,16 @@
 /* Links on the path from rank s to rank d. */
 static uint32_t hops(const struct sim_net *n, uint32_t s, uint32_t d)
 {
-	return n->dist[(size_t)n->rank_node[s] * n->nranks + d];
+	return sim_net_dist(n, n->rank_node[s], d);
 }
 
 /* Size of node u's ECMP set towards rank d. */
 static uint32_t nroutes(const struct sim_net *n, uint32_t u, uint32_t d)
 {
+	uint32_t buf[SIM_NET_NIC_PORTS_MAX];
 	const uint32_t *ports;
 
-	return sim_net_routes(n, u, d, &ports);
+	return sim_net_routes(n, u, d, buf, &ports);
 }
 
 static uint32_t node(const struct sim_net *n, const char *name)
@@ -317,11 +321,11 @@ static void test_leafspine(void **state)
 	assert_int_equal(nroutes(&n, spine0, 40), 2);
 	assert_int_equal(nroutes(&n, 0, 40), 1);
 	const uint32_t *ports;
-	assert_int_equal(sim_net_routes(&n, leaf0, 16, &ports), 8);
+	assert_int_equal(sim_net_routes(&n, leaf0, 16, NULL, &ports), 8);
 	for (uint32_t i = 0; i < 8; i++)
 		assert_int_equal(ports[i], 16 + i);
 	/* a spine never routes through another leaf */
-	assert_int_equal(sim_net_routes(&n, spine0, 40, &ports), 2);
+	assert_int_equal(sim_net_routes(&n, spine0, 40, NULL, &ports), 2);
 	assert_int_equal(peer(&n, spine0, ports[0]), node(&n, "leaf2"));
 	assert_int_equal(peer(&n, spine0, ports[1]), node(&n, "leaf2"));
 	sim_net_free(&n);
@@ -391,7 +395,7 @@ static void test_railopt(void **state)
 	assert_string_equal(err, "rank 0 (node0.gpu0) cannot reach rank 3 (node1.gpu1): the "
 				 "topology is not connected");
 	assert_false(n.finished);
-	assert_null(n.route_first);
+	assert_null(n.route_ports);
 	sim_net_free(&n);
 }
 
@@ -453,7 +457,7 @@ static void test_pick(void **state)
 	sim_net_init(&n, NULL);
 	assert_int_equal(sim_net_leafspine(&n, 4, 2, 4, 1, 1, err, sizeof(err)), 0);
 	leaf0 = node(&n, "leaf0");
-	assert_int_equal(sim_net_routes(&n, leaf0, 5, &ports), 4);
+	assert_int_equal(sim_net_routes(&n, leaf0, 5, NULL, &ports), 4);
 	for (uint64_t flow = 0; flow < 1000; flow++) {
 		/* rank 2, QP flow: as the executor numbers flows */
 		uint64_t f = (uint64_t)2 << 32 | flow;
@@ -580,9 +584,148 @@ static void test_single(void **state)
 	sim_net_free(&n);
 }
 
-/* A large star: 4096 ranks, 4097 nodes, 12 bytes of tables per (node,
- * rank) pair, about 200 MB (the CLI's largest, 16384 ranks, would take
- * 3.2 GB: docs/performance.md measures it, not a unit test). */
+/* ---- routes against a reference ---- */
+
+/* A plain search for the reference, straight from sim/net.h's rules
+ * rather than sim/net.c's tables: breadth first from rank d's NIC over the
+ * links (NVLink ones alone when nvl), through switches only. */
+static void ref_bfs(const struct sim_net *n, uint32_t d, bool nvl, uint32_t *dist,
+		    uint32_t *queue)
+{
+	uint32_t head = 0, tail = 0, t = n->rank_node[d];
+
+	for (uint32_t u = 0; u < n->nnodes; u++)
+		dist[u] = NONE;
+	dist[t] = 0;
+	queue[tail++] = t;
+	while (head < tail) {
+		uint32_t v = queue[head++];
+
+		if (v != t && n->nodes[v].kind != SIM_NET_SWITCH)
+			continue;
+		for (uint32_t p = 0; p < n->nodes[v].nports; p++) {
+			const struct sim_net_link *l = &n->links[n->nodes[v].port_link[p]];
+			uint32_t w = l->a == v && l->a_port == p ? l->b : l->a;
+
+			if ((nvl && l->kind != SIM_NET_LINK_NVLINK) || dist[w] != NONE)
+				continue;
+			dist[w] = dist[v] + 1;
+			queue[tail++] = w;
+		}
+	}
+}
+
+/* Every node's distance and ECMP set (its ports in order) towards every
+ * rank, as sim_net_dist() and sim_net_routes() give them, equal the
+ * reference's: switches' from their rows, NICs' computed on demand. */
+static void check_routes(const struct sim_net *n)
+{
+	uint32_t *all = malloc(n->nnodes * sizeof(*all));
+	uint32_t *nvl = malloc(n->nnodes * sizeof(*nvl));
+	uint32_t *queue = malloc(n->nnodes * sizeof(*queue));
+
+	assert_non_null(all);
+	assert_non_null(nvl);
+	assert_non_null(queue);
+	for (uint32_t d = 0; d < n->nranks; d++) {
+		uint32_t t = n->rank_node[d], h = n->nodes[t].host;
+		bool host_nvl = h != NONE && n->hosts[h].nvswitch != NONE;
+
+		ref_bfs(n, d, false, all, queue);
+		ref_bfs(n, d, true, nvl, queue);
+		for (uint32_t u = 0; u < n->nnodes; u++) {
+			const struct sim_net_node *v = &n->nodes[u];
+			/* inside a host with an NVSwitch, its GPUs and NVSwitch
+			 * go over NVLink only */
+			bool only = host_nvl && v->host == h &&
+				    (v->kind == SIM_NET_NIC || u == n->hosts[h].nvswitch);
+			const uint32_t *dist = only ? nvl : all;
+			uint32_t want[SIM_NET_NIC_PORTS_MAX * 64], cnt = 0, buf[SIM_NET_NIC_PORTS_MAX];
+			const uint32_t *ports;
+
+			for (uint32_t p = 0; u != t && dist[u] != NONE && p < v->nports; p++) {
+				const struct sim_net_link *l = &n->links[v->port_link[p]];
+				uint32_t w = l->a == u && l->a_port == p ? l->b : l->a;
+
+				if (only && l->kind != SIM_NET_LINK_NVLINK)
+					continue;
+				if ((w == t || n->nodes[w].kind == SIM_NET_SWITCH) &&
+				    dist[w] != NONE && dist[w] + 1 == dist[u])
+					want[cnt++] = p;
+			}
+			assert_int_equal(sim_net_dist(n, u, d), dist[u]);
+			assert_int_equal(sim_net_routes(n, u, d, buf, &ports), cnt);
+			for (uint32_t i = 0; i < cnt; i++)
+				assert_int_equal(ports[i], want[i]);
+		}
+	}
+	free(all);
+	free(nvl);
+	free(queue);
+}
+
+/* The generators' shapes, and hand-made ones: GPUs on two leaves and an
+ * NVSwitch, a GPU cabled to two switches, a ring of NICs. */
+static void test_routes_reference(void **state)
+{
+	struct sim_net n;
+	char err[SIM_NET_ERR_LEN];
+	uint32_t leaf[2];
+
+	(void)state;
+	sim_net_init(&n, NULL);
+	assert_int_equal(sim_net_ring(&n, 6, err, sizeof(err)), 0);
+	check_routes(&n);
+	sim_net_free(&n);
+	sim_net_init(&n, NULL);
+	assert_int_equal(sim_net_star(&n, 9, err, sizeof(err)), 0);
+	check_routes(&n);
+	sim_net_free(&n);
+	sim_net_init(&n, NULL);
+	assert_int_equal(sim_net_leafspine(&n, 4, 3, 2, 2, 1, err, sizeof(err)), 0);
+	check_routes(&n);
+	sim_net_free(&n);
+	sim_net_init(&n, NULL);
+	assert_int_equal(sim_net_railopt(&n, 4, 8, 2, err, sizeof(err)), 0);
+	check_routes(&n);
+	/* Rows: 8 rail leaves and 2 spines over the 32 ranks, 4 NVSwitches
+	 * over their 8.  Sets, each kept once: a leaf's port to each of its
+	 * 4 GPUs and its 4 uplinks (the same port numbers on every leaf), a
+	 * spine's 2 links to each of the 8 leaves, an NVSwitch's port to
+	 * each of its 8 GPUs (its first 4 as the leaves'): 4 + 4 + 16 + 4. */
+	assert_int_equal(n.nrows, 14);
+	assert_int_equal(n.nentries, 8 * 32 + 2 * 32 + 4 * 8);
+	assert_int_equal(n.nroute_ports, 28);
+	sim_net_free(&n);
+	sim_net_init(&n, NULL);
+	assert_int_equal(sim_net_railopt_nics(&n, 3, 4, 2, 2, err, sizeof(err)), 0);
+	check_routes(&n);
+	sim_net_free(&n);
+
+	sim_net_init(&n, "mixed");
+	assert_int_equal(sim_net_add_host(&n, "a", 3, true), 0);
+	assert_int_equal(sim_net_add_host(&n, "b", 2, false), 1);
+	leaf[0] = sim_net_add_switch(&n, "leaf0");
+	leaf[1] = sim_net_add_switch(&n, "leaf1");
+	assert_int_not_equal(sim_net_add_link(&n, leaf[0], leaf[1], SIM_NET_LINK_NET, 0,
+					      SIM_NET_DEFAULT_PROP, 0), NONE);
+	for (uint32_t r = 0; r < 5; r++)
+		assert_int_not_equal(sim_net_add_link(&n, n.rank_node[r], leaf[r % 2],
+						      SIM_NET_LINK_NET, 0, SIM_NET_DEFAULT_PROP, 0),
+				     NONE);
+	/* a.gpu1 has a second cable, to the other leaf, and b's GPUs a direct one */
+	assert_int_not_equal(sim_net_add_link(&n, n.rank_node[1], leaf[0], SIM_NET_LINK_NET, 0,
+					      SIM_NET_DEFAULT_PROP, 0), NONE);
+	assert_int_not_equal(sim_net_add_link(&n, n.rank_node[3], n.rank_node[4],
+					      SIM_NET_LINK_NET, 0, SIM_NET_DEFAULT_PROP, 0), NONE);
+	assert_int_equal(sim_net_finish(&n, true, err, sizeof(err)), 0);
+	check_routes(&n);
+	sim_net_free(&n);
+}
+
+/* A large star: 4096 ranks, 4097 nodes, one table row (the switch's; a
+ * NIC's routes are worked out when asked), whose 4096 sets are a port
+ * each: 4096 entries and ports, where a row per node took 200 MB. */
 static void test_star_4096(void **state)
 {
 	struct sim_net n;
@@ -592,6 +735,9 @@ static void test_star_4096(void **state)
 	sim_net_init(&n, NULL);
 	assert_int_equal(sim_net_star(&n, 4096, err, sizeof(err)), 0);
 	assert_int_equal(n.nnodes, 4097);
+	assert_int_equal(n.nrows, 1);
+	assert_int_equal(n.nentries, 4096);
+	assert_int_equal(n.nroute_ports, 4096);
 	assert_int_equal(hops(&n, 0, 4095), 2);
 	assert_int_equal(sim_net_pick(&n, 4096, 4095, 1), 4095);
 	assert_int_equal(sim_net_pick(&n, 17, 4095, 1), 0);
@@ -611,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_single),
+		cmocka_unit_test(test_routes_reference),
 		cmocka_unit_test(test_star_4096),
 	};
 
