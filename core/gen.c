@@ -36,12 +36,23 @@ bool cc_gen_supported(const struct cc_coll_params *p)
 	return cc_algo_gen_prepare(p->algo) && p->nranks >= 2 && p->count > 0;
 }
 
+/* Whether a span of n elements of `size` bytes is heap memory: less than
+ * a page.  cc_span_drop() needs no test for it: the pages it gives back
+ * lie whole between elements `floor` and `to`, inside the span, and a
+ * span shorter than a page holds no whole page. */
+static bool span_small(size_t n, size_t size)
+{
+	return n * size < (size_t)sysconf(_SC_PAGESIZE);
+}
+
 void *cc_span_new(size_t n, size_t size)
 {
 	void *p;
 
 	if (!n || n > SIZE_MAX / size)
 		return NULL;
+	if (span_small(n, size))
+		return calloc(n, size);
 	p = mmap(NULL, n * size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
@@ -65,7 +76,9 @@ void cc_span_drop(void *p, size_t size, size_t floor, size_t from, size_t to)
 
 void cc_span_free(void *p, size_t n, size_t size)
 {
-	if (p)
+	if (p && span_small(n, size))
+		free(p);
+	else if (p)
 		munmap(p, n * size);
 }
 

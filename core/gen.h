@@ -89,7 +89,9 @@ int cc_gen_scan(struct cc_gen *g, uint32_t r, void (*fn)(void *ctx, const struct
  * as pages are written (NULL: none); cc_span_drop() gives back the pages
  * that elements [from, to) complete, none below element `floor` (where
  * the range's owner starts: a page it shares with what is before stays),
- * cc_span_free() all of it. */
+ * cc_span_free() all of it.  A span of less than a page is plain heap
+ * memory: a page of its own would waste the rest of it (16384 ranks of
+ * a tree have a few dozen ops each, in a score of arrays). */
 void *cc_span_new(size_t n, size_t size);
 void cc_span_drop(void *p, size_t size, size_t floor, size_t from, size_t to);
 void cc_span_free(void *p, size_t n, size_t size);
