@@ -379,10 +379,11 @@ extern const char *const cc_transport_name[CC_TRANSPORT_COUNT];
 int cc_coll_parse(const char *s, enum cc_coll *out);
 int cc_transport_parse(const char *s, enum cc_transport *out);
 
-/* The most ranks a schedule has.  What bounds it is the simulator's
- * network, whose routing tables take 12 bytes per (node, rank) pair
- * (sim/net.c): 3.6 GB at 16384 ranks on a rail-optimised fat tree of
- * 8-GPU nodes, past which they would need a compact form. */
+/* The most ranks a schedule has.  The network's routes no longer bound it
+ * (a row per switch, sim/net.c); the simulator's own memory does, which
+ * nothing estimates up front yet: a tree allreduce on 16384 ranks in
+ * 8-GPU nodes on rails takes 3.5 GB, and on 131072 it was killed for
+ * memory past 24 GB (docs/performance.md). */
 #define CC_MAX_RANKS 16384u
 
 /* What to build.  count is nccl-tests' count: elements per rank for
