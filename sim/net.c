@@ -18,8 +18,8 @@
  * from a second search over NVLink links alone.
  *
  * Memory.  Only switches keep tables, each a row over the ranks it can
- * reach: dist and route_first an entry per (switch, rank) and route_ports
- * about as many, 12 bytes each.  A NIC, whose ports are few, works its
+ * reach: dist, route_off and route_cnt an entry per (switch, rank), 12
+ * bytes, and each distinct ECMP set once in route_ports.  A NIC, whose ports are few, works its
  * routes out from its neighbours' rows when asked (nic_routes()).  So a
  * star of 16384 ranks holds one row (192 KB) where a table per node held
  * 3.2 GB, and 16384 ranks in 8-GPU nodes on rails hold their fabric
@@ -864,8 +864,12 @@ static uint32_t block_size(const struct sim_net *n)
 	return b == 0 ? 1 : b > ROUTE_BLOCK_MAX ? ROUTE_BLOCK_MAX : b;
 }
 
+/* entries 0: before the rows are laid out. */
 static int no_memory(const struct sim_net *n, size_t entries, char *err, size_t errlen)
 {
+	if (!entries)
+		return cc_errf(err, errlen, -ENOMEM, "%s: out of memory for the routes of %u "
+			       "nodes", n->name, n->nnodes);
 	return cc_errf(err, errlen, -ENOMEM, "%s: out of memory for the route tables of "
 		"%u switches x %u ranks (%zu MB)", n->name, n->nrows, n->nranks,
 		entries * 12 >> 20);
@@ -953,6 +957,8 @@ static int route_pass(struct sim_net *n, struct route_scratch *s, char *err, siz
 		uint32_t cnt = n->nranks - d0 < s->block ? n->nranks - d0 : s->block;
 
 		route_block(n, s, d0, cnt);
+		if (s->err)
+			break;
 	}
 	if (s->err == -E2BIG)
 		return cc_errf(err, errlen, -E2BIG, "%s: more than 2^32 route ports", n->name);
@@ -1198,9 +1204,9 @@ uint32_t sim_net_routes(const struct sim_net *n, uint32_t u, uint32_t d,
 		*ports = NULL;
 	if (!n || !n->finished || u >= n->nnodes || d >= n->nranks)
 		return 0;
-	if (n->row_of[u] == SIM_NET_NONE) {
-		nic_routes(n, u, d, ports ? buf : NULL, &cnt);
-		if (ports)
+	if (n->row_of[u] == SIM_NET_NONE) { /* a NIC: its set made in buf */
+		nic_routes(n, u, d, buf, &cnt);
+		if (ports && buf)
 			*ports = buf;
 		return cnt;
 	}

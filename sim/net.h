@@ -222,9 +222,10 @@ uint32_t sim_net_dist(const struct sim_net *n, uint32_t u, uint32_t d);
 
 /* The ECMP set of node u towards rank d: count, and where ports is
  * non-NULL the ports in *ports: in the switch's table, or for a NIC
- * (whose set is computed, not stored) in buf.  A GPU has at most
+ * (whose set is computed, not stored) in buf, which a NIC's set needs
+ * (with buf NULL, *ports stays NULL: the count only).  A GPU has at most
  * SIM_NET_NIC_PORTS_MAX links (sim_net_finish() refuses more). */
-#define SIM_NET_NIC_PORTS_MAX 64
+#define SIM_NET_NIC_PORTS_MAX 256
 uint32_t sim_net_routes(const struct sim_net *n, uint32_t u, uint32_t d,
 			uint32_t buf[SIM_NET_NIC_PORTS_MAX], const uint32_t **ports);
 
