@@ -19,10 +19,10 @@
  *
  * Memory.  Only switches keep tables, each a row over the ranks it can
  * reach: dist, route_off and route_cnt an entry per (switch, rank), 12
- * bytes, and each distinct ECMP set once in route_ports.  A NIC, whose ports are few, works its
- * routes out from its neighbours' rows when asked (nic_routes()).  So a
- * star of 16384 ranks holds one row (192 KB) where a table per node held
- * 3.2 GB, and 16384 ranks in 8-GPU nodes on rails hold their fabric
+ * bytes, and each distinct ECMP set once in route_ports.  A NIC, whose
+ * ports are few, works its routes out from its neighbours' rows when
+ * asked (nic_routes()).  So a star of 16384 ranks holds one row (192 KB)
+ * where a table per node held 3.2 GB, and 16384 ranks in 8-GPU nodes on rails hold their fabric
  * switches' rows and each NVSwitch's eight entries.  Only a failed
  * allocation (or an index past 32 bits) refuses a network.
  */
@@ -140,6 +140,13 @@ static void names_put(struct sim_net_names *ix, const char *name, uint32_t v)
 	ix->slot[i & (ix->cap - 1)] = v + 1;
 }
 
+/* Enters the first `count` names into an empty index. */
+static void names_fill(struct sim_net_names *ix, const char *base, size_t stride, uint32_t count)
+{
+	for (uint32_t v = 0; v < count; v++)
+		names_put(ix, base + (size_t)v * stride, v);
+}
+
 /* Rebuilds the index of the first `count` names for room for `want`:
  * false (errno = ENOMEM) with the index as it was. */
 static bool names_index(struct sim_net_names *ix, const char *base, size_t stride,
@@ -157,8 +164,7 @@ static bool names_index(struct sim_net_names *ix, const char *base, size_t strid
 	free(ix->slot);
 	ix->slot = slot;
 	ix->cap = (uint32_t)cap;
-	for (uint32_t v = 0; v < count; v++)
-		names_put(ix, base + (size_t)v * stride, v);
+	names_fill(ix, base, stride, count);
 	return true;
 }
 
@@ -339,8 +345,7 @@ static void host_rollback(struct sim_net *n, uint32_t nnodes, uint32_t nlinks, u
 	n->nranks = nranks;
 	/* the index again, in place, without the nodes taken back */
 	memset(n->node_names.slot, 0, n->node_names.cap * sizeof(*n->node_names.slot));
-	for (uint32_t v = 0; v < n->nnodes; v++)
-		names_put(&n->node_names, n->nodes[v].name, v);
+	names_fill(&n->node_names, NODE_NAMES(n), sizeof(*n->nodes), n->nnodes);
 }
 
 static bool reserve_host(struct sim_net *n)
@@ -581,21 +586,18 @@ static uint32_t ecmp_last_hop(const struct route_scratch *s, uint32_t u, uint32_
 	for (uint32_t i = s->adj_first[t]; i < s->adj_first[t + 1]; i++) {
 		if (s->adj_peer[i] != u || (nvlink_only && !s->adj_nvl[i]))
 			continue;
-		if (ports) {
-			uint32_t j = cnt;
+		uint32_t j = cnt++;
 
-			/* insertion: parallel links rarely number more than two */
-			for (; j > 0 && ports[j - 1] > s->adj_pport[i]; j--)
-				ports[j] = ports[j - 1];
-			ports[j] = s->adj_pport[i];
-		}
-		cnt++;
+		/* insertion: parallel links rarely number more than two */
+		for (; j > 0 && ports[j - 1] > s->adj_pport[i]; j--)
+			ports[j] = ports[j - 1];
+		ports[j] = s->adj_pport[i];
 	}
 	return cnt;
 }
 
 /* The ECMP set of switch u towards the NIC t under `dist` (NVLink links
- * only when nvlink_only): counted, and written to ports when non-NULL. */
+ * only when nvlink_only), written to ports; its size. */
 static uint32_t ecmp_set(const struct route_scratch *s, uint32_t u, uint32_t t,
 			 const uint32_t *dist, bool nvlink_only, uint32_t *ports)
 {
@@ -611,9 +613,7 @@ static uint32_t ecmp_set(const struct route_scratch *s, uint32_t u, uint32_t t,
 
 		if ((nvlink_only && !s->sw_nvl[i]) || dist[w] + 1 != dist[u])
 			continue;
-		if (ports)
-			ports[cnt] = s->sw_port[i];
-		cnt++;
+		ports[cnt++] = s->sw_port[i];
 	}
 	return cnt;
 }
@@ -684,7 +684,7 @@ static uint32_t pool_add(struct sim_net *n, struct route_scratch *s, size_t e)
 		return 0;
 	}
 	if (n->nroute_ports + cnt > s->pool_cap) {
-		uint64_t cap = s->pool_cap ? s->pool_cap : 1024;
+		uint64_t cap = s->pool_cap; /* at least 1: alloc_tables() */
 		uint32_t *p;
 
 		while (cap < (uint64_t)n->nroute_ports + cnt)
@@ -1003,11 +1003,11 @@ static uint32_t nic_routes(const struct sim_net *n, uint32_t u, uint32_t d, uint
 	if (u == t)
 		return 0;
 	for (uint32_t p = 0; p < v->nports; p++) {
-		const struct sim_net_link *l = &n->links[v->port_link[p]];
-		uint32_t w = l->a == u && l->a_port == p ? l->b : l->a, c;
+		uint32_t w, c;
 
-		if (only && l->kind != SIM_NET_LINK_NVLINK)
+		if (only && n->links[v->port_link[p]].kind != SIM_NET_LINK_NVLINK)
 			continue;
+		sim_net_peer(n, u, p, &w, NULL);
 		c = w == t ? 0 : n->nodes[w].kind == SIM_NET_SWITCH ? switch_dist(n, w, d)
 								    : SIM_NET_NONE;
 		if (c == SIM_NET_NONE || c > best)
