@@ -48,7 +48,7 @@ CCLAB     := $(BUILD)/cclab
 # cclab run under one of these names takes nccl-tests' flags and prints its
 # text (docs/simulator.md, "As nccl-tests").
 NCCL_TESTS_LINKS := $(addprefix $(BUILD)/,all_reduce_perf all_gather_perf \
-	reduce_scatter_perf broadcast_perf reduce_perf alltoall_perf)
+	reduce_scatter_perf broadcast_perf reduce_perf alltoall_perf sendrecv_perf)
 # libcclab.so (include/cclab.h, lib/): scenarios, schedules and the
 # simulator and data executor for other programs.  util, core and sim
 # behind lib/cclab.map, which exports cclab_* and nothing else; the soname's

@@ -77,6 +77,8 @@ void cli_row_params(const struct cli_opts *o, const struct cc_result_row *row,
 		p->algo = row->pick.cclab_algo;
 		p->proto = row->pick.proto;
 		p->nchannels = row->pick.nchannels;
+		if (row->pick.p2p && !o->slot_given && p->proto == CC_PROTO_SIMPLE)
+			p->slot_bytes = row->pick.slot_bytes;
 	}
 }
 

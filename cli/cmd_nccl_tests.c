@@ -139,9 +139,10 @@ static double row_time_us(void *ctx, const struct cc_sim_result *res)
 	return n->average == NT_AVG_MEAN ? acc / timers : acc;
 }
 
-static bool reduces(enum cc_coll c)
+static bool loops_ops(enum cc_coll c)
 {
-	return c == CC_ALLREDUCE || c == CC_REDUCESCATTER || c == CC_REDUCE;
+	/* sendrecv.cu runs every op too, though it reduces nothing */
+	return c == CC_ALLREDUCE || c == CC_REDUCESCATTER || c == CC_REDUCE || c == CC_SENDRECV;
 }
 
 /* The next size of nccl-tests' loop (TimeTest()): times -f, or plus -i. */
@@ -172,7 +173,7 @@ static void make_plan(struct nt_opts *n, struct plan *p)
 		cc_dtype_parse(nt_type_names[i], &p->types[p->ntypes++]);
 	if (!n->all_types)
 		p->types[p->ntypes++] = n->dtype;
-	for (int i = 0; i < NT_NOPS && n->all_ops && reduces(n->coll); i++)
+	for (int i = 0; i < NT_NOPS && n->all_ops && loops_ops(n->coll); i++)
 		cc_redop_parse(nt_op_names[i], &p->ops[p->nops++]);
 	if (!p->nops)
 		p->ops[p->nops++] = n->redop;
@@ -184,7 +185,7 @@ static void make_plan(struct nt_opts *n, struct plan *p)
 	if (n->all_types)
 		nt_note(n, "-d all: f8e4m3 and f8e5m2 left out: cclab has no fp8 type (as "
 			"nccl-tests leaves them out before Hopper)");
-	if (n->all_ops && reduces(n->coll))
+	if (n->all_ops && loops_ops(n->coll))
 		nt_note(n, "-o all: mulsum left out: ncclRedOpCreatePreMulSum() is not modelled");
 	if (n->cycles > 1)
 		nt_note(n, "-N %" PRIu64 ": each cycle's rows are the same (a simulation repeats "
@@ -292,12 +293,6 @@ int cmd_nccl_tests(int argc, char **argv)
 	if (n.help) {
 		nt_usage(&n);
 		return CLI_EXIT_OK;
-	}
-	if (n.coll == CC_COLL_COUNT) {
-		fprintf(stderr, "%s: cclab models no ncclSend/ncclRecv ring test; it runs "
-			"all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, "
-			"reduce_perf and alltoall_perf\n", n.prog);
-		return CLI_EXIT_USAGE;
 	}
 	/* nccl-tests prints on the launcher's rank 0 only; the others have
 	 * nothing to simulate (rank 0 simulates every rank) */

@@ -63,8 +63,8 @@ int cli_nccl_finish(enum cli_cmd cmd, struct cli_opts *o, char *err, size_t len)
 		rc = cc_nccl_comm_init(&a->comm, &a->version, &sys, &a->env, err, len);
 	if (rc)
 		return rc;
-	if (a->algo)
-		o->p.algo = CC_ALGO_RING; /* until a size chooses */
+	if (a->algo) /* until a size chooses */
+		o->p.algo = cc_algo_default(o->p.coll);
 	if (a->channels)
 		o->p.nchannels = a->comm.nchannels;
 	o->nccl = a;

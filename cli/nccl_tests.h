@@ -122,8 +122,9 @@ int nt_nccl_code(const struct cli_opts *o);
 
 /* ---- cli/nccl_tests_json.c: -J ---- */
 void nt_json_begin(struct cc_json *j, const struct nt_opts *n, const struct cli_opts *o);
+/* checked, checked_ip: whether each half's #wrong counts (else null) */
 void nt_json_row(struct cc_json *j, const struct cc_result_row *row, bool checked,
-		 uint64_t iters);
+		 bool checked_ip, uint64_t iters);
 /* Closes "results", adds the totals, errors and end time. */
 void nt_json_end(struct cc_json *j, const struct nt_run *r);
 

@@ -82,12 +82,12 @@ static const char short_opts[] = ":t:g:b:e:i:f:n:m:w:N:p:I:K:c:o:d:r:z:y:T:hG:C:
 
 static const struct {
 	const char *name;
-	enum cc_coll coll; /* CC_COLL_COUNT: not modelled */
+	enum cc_coll coll;
 } programs[] = {
 	{"all_reduce_perf", CC_ALLREDUCE}, {"all_gather_perf", CC_ALLGATHER},
 	{"reduce_scatter_perf", CC_REDUCESCATTER}, {"broadcast_perf", CC_BROADCAST},
 	{"reduce_perf", CC_REDUCE}, {"alltoall_perf", CC_ALLTOALL},
-	{"sendrecv_perf", CC_COLL_COUNT},
+	{"sendrecv_perf", CC_SENDRECV},
 };
 
 int nt_program(const char *name, enum cc_coll *coll)
@@ -558,9 +558,6 @@ static int check_all(struct nt_opts *n)
 
 	if (!n->layout_given && per_node > 1 && n->nranks % per_node == 0)
 		n->ranks_per_node = per_node;
-	/* NCCL tunes no algorithm for all-to-all: its sends and receives
-	 * are point-to-point (enqueue.cc), which cclab's `direct` is */
-	n->nccl_chooses = n->nccl_chooses && n->coll != CC_ALLTOALL;
 	if (cc_coll_rooted(n->coll) && !n->all_roots && n->root >= n->nranks)
 		return usage_error(n, "-r (--root) %u: ranks are 0 to %u (%u process%s x -t %u x "
 				   "-g %u)", n->root, n->nranks - 1, n->nprocs,

@@ -136,7 +136,7 @@ static void half(struct cc_json *j, const char *key, const struct cc_result_row 
 }
 
 void nt_json_row(struct cc_json *j, const struct cc_result_row *row, bool checked,
-		 uint64_t iters)
+		 bool checked_ip, uint64_t iters)
 {
 	char root[16];
 
@@ -148,7 +148,7 @@ void nt_json_row(struct cc_json *j, const struct cc_result_row *row, bool checke
 	cc_json_kv_string(j, "redop", row->redop);
 	cc_json_kv_string(j, "root", root);
 	half(j, "out_of_place", row, checked);
-	half(j, "in_place", row, checked);
+	half(j, "in_place", row, checked_ip);
 	cc_json_kv_uint(j, "actual_iterations", iters);
 	cc_json_kv_string(j, "experiment_name", "");
 	cc_json_object_end(j);

@@ -109,11 +109,13 @@ void cli_json_size_begin(struct cc_json *j, const struct cc_result_row *row)
 
 		cc_json_key(j, "nccl");
 		cc_json_object_begin(j);
-		cc_json_kv_string(j, "algorithm", cc_nccl_algo_name[k->nccl.algo]);
+		/* point-to-point: no algorithm and no estimate of NCCL's */
+		cc_json_kv_string(j, "algorithm", k->p2p ? "P2P" : cc_nccl_algo_name[k->nccl.algo]);
 		cc_json_kv_string(j, "protocol", cc_proto_name[k->nccl.proto]);
 		cc_json_kv_uint(j, "channels", k->nccl.nchannels);
-		cc_json_kv_double(j, "time_us", k->nccl.time_us);
-		cc_json_kv_string(j, "ran_algorithm", cc_nccl_algo_name[k->algo]);
+		cli_json_double_or_null(j, "time_us", !k->p2p, k->nccl.time_us);
+		cc_json_kv_string(j, "ran_algorithm",
+				  k->p2p ? "P2P" : cc_nccl_algo_name[k->algo]);
 		cc_json_kv_string(j, "ran_protocol", cc_proto_name[k->proto]);
 		cc_json_kv_uint(j, "ran_channels", k->nchannels);
 		cc_json_kv_bool(j, "stand_in", k->stand_in);

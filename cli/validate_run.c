@@ -46,14 +46,16 @@ static void coll_point(const struct val_args *a, const struct val_case *c, struc
 		/* `auto`: the algorithm, protocol and channels NCCL runs here */
 		struct cc_nccl_pick pick;
 
-		if (cc_nccl_auto_apply(&sc->nccl, pt->size, &p, &pick, err, sizeof(err))) {
+		if (cc_nccl_auto_params(&sc->nccl, pt->size, sc->slot_given, sc->chunk_given, &p,
+					&pick, err, sizeof(err))) {
 			snprintf(pt->status, sizeof(pt->status), "%s", err);
 			return;
 		}
 		cc_nccl_pick_text(&pick, pt->nccl, sizeof(pt->nccl));
+	} else {
+		cc_coll_params_fill(&p, sc->slot_given, sc->chunk_given);
 	}
 	p.count = pt->count;
-	cc_coll_params_fill(&p, sc->slot_given, sc->chunk_given);
 	errno = 0;
 	if (!(s = cc_build_with(&p, &bo, err, sizeof(err)))) {
 		snprintf(pt->status, sizeof(pt->status), "%s", errno == ETIME ? "time limit reached "

@@ -27,11 +27,12 @@ uint32_t cc_ring_steps(enum cc_coll coll, uint32_t nranks)
 double cc_busbw_factor(enum cc_coll coll, uint32_t nranks)
 {
 	/* nccl-tests doc/PERFORMANCE.md: allreduce 2(n-1)/n, reduce-scatter,
-	 * all-gather and all-to-all (n-1)/n, broadcast and reduce 1. */
+	 * all-gather and all-to-all (n-1)/n, broadcast and reduce 1; sendrecv
+	 * 1 (src/sendrecv.cu SendRecvGetBw: one peer's whole buffer). */
 	if (nranks == 0)
 		return 0;
 	double f = (double)(nranks - 1) / nranks;
-	if (coll == CC_BROADCAST || coll == CC_REDUCE)
+	if (coll == CC_BROADCAST || coll == CC_REDUCE || coll == CC_SENDRECV)
 		return 1;
 	return coll == CC_ALLREDUCE ? 2 * f : f;
 }
@@ -84,12 +85,14 @@ static const struct algo_desc {
 	cc_gen_prepare_fn gen; /* generated as it runs (core/gen.h); NULL: built whole */
 } algos[CC_ALGO_COUNT] = {
 	[CC_ALGO_RING] = { .build = cc_build_ring, .primitives = cc_ring_primitives,
-			   .colls = ALL_COLLS & ~COLL(CC_ALLTOALL), .splits_channels = true,
+			   .colls = ALL_COLLS & ~COLL(CC_ALLTOALL) & ~COLL(CC_SENDRECV),
+			   .splits_channels = true,
 			   .chunked = true, .check = cc_ring_check, .gen = cc_ring_gen_prepare },
 	[CC_ALGO_HALVING_DOUBLING] = { .build = cc_build_hd, .primitives = cc_hd_primitives,
 				       .colls = COLL(CC_ALLREDUCE), .staging = cc_hd_staging },
 	[CC_ALGO_DIRECT] = { .build = cc_build_direct, .primitives = cc_direct_primitives,
-			     .colls = ALL_COLLS, .staging = cc_direct_staging },
+			     .colls = ALL_COLLS, .splits_channels = true,
+			     .staging = cc_direct_staging },
 	[CC_ALGO_TREE] = { .build = cc_build_tree, .primitives = cc_tree_primitives,
 			   .colls = COLL(CC_ALLREDUCE) | COLL(CC_BROADCAST) | COLL(CC_REDUCE),
 			   .splits_channels = true, .chunked = true, .staging = cc_tree_staging,
@@ -187,9 +190,8 @@ int cc_params_check(const struct cc_coll_params *p, enum cc_param *field, char *
 		return refuse(field, CC_PARAM_CHANNELS, err, errlen, "%u channels, out of range 1..%u",
 			      p->nchannels, CC_MAX_CHANNELS);
 	if (p->nchannels > 1 && !cc_algo_splits_channels(p->algo))
-		return refuse(field, CC_PARAM_CHANNELS, err, errlen, "%u channels, but only the "
-			      "ring, the tree and nvls split over channels (algorithm %s)", p->nchannels,
-			      cc_algo_name[p->algo]);
+		return refuse(field, CC_PARAM_CHANNELS, err, errlen, "%u channels, but %s "
+			      "does not split over channels", p->nchannels, cc_algo_name[p->algo]);
 	if (p->nranks < 1 || p->nranks > CC_MAX_RANKS)
 		return refuse(field, CC_PARAM_NRANKS, err, errlen, "%u ranks, out of range 1..%u",
 			      p->nranks, CC_MAX_RANKS);
@@ -429,5 +431,5 @@ const char *cc_algo_support_hint(enum cc_coll c, char *buf, size_t len)
 
 enum cc_algo cc_algo_default(enum cc_coll c)
 {
-	return c == CC_ALLTOALL ? CC_ALGO_DIRECT : CC_ALGO_RING;
+	return cc_coll_p2p(c) ? CC_ALGO_DIRECT : CC_ALGO_RING;
 }

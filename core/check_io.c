@@ -15,8 +15,8 @@ int cc_check_io_init(struct cc_check_io *io, const struct cc_schedule *s)
 	uint64_t in = cc_coll_in_count(p), out = cc_coll_out_count(p);
 
 	io->s = s;
-	/* All-to-all: every rank expects a different output. */
-	if (p->coll == CC_ALLTOALL)
+	/* All-to-all and sendrecv: every rank expects a different output. */
+	if (cc_coll_p2p(p->coll))
 		out *= p->nranks;
 	io->want = malloc((in > out ? in : out) * cc_dtype_size(p->dtype) + 1);
 	return io->want ? 0 : -ENOMEM;
@@ -30,7 +30,7 @@ void cc_check_io_free(struct cc_check_io *io)
 
 /* Allreduce, all-gather, broadcast and reduce (its root) expect the same
  * of every rank; reduce-scatter's rank r expects block r of the fold of the
- * whole arrays, all-to-all's its own output. */
+ * whole arrays, all-to-all's and sendrecv's their own outputs. */
 static const uint8_t *want(const struct cc_check_io *io, uint32_t r)
 {
 	const struct cc_coll_params *p = &io->s->params;
@@ -38,7 +38,7 @@ static const uint8_t *want(const struct cc_check_io *io, uint32_t r)
 
 	if (p->coll == CC_REDUCESCATTER)
 		return io->want + (uint64_t)r * p->count * es;
-	if (p->coll == CC_ALLTOALL)
+	if (cc_coll_p2p(p->coll))
 		return io->want + (uint64_t)r * cc_coll_out_count(p) * es;
 	return io->want;
 }

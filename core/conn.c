@@ -877,22 +877,23 @@ void cc_conns_exchange(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 	}
 }
 
-static uint32_t first_to(const struct cc_conn_end *ends, uint32_t n, uint32_t peer)
+static uint32_t first_to(const struct cc_conn_end *ends, uint32_t n, uint32_t peer,
+			 uint16_t ch)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (ends[i].peer == peer)
+		if (ends[i].peer == peer && ends[i].channel == ch)
 			return i;
 	return NONE;
 }
 
-uint32_t cc_conns_send_to(const struct cc_conns *c, uint32_t r, uint32_t peer)
+uint32_t cc_conns_send_to(const struct cc_conns *c, uint32_t r, uint32_t peer, uint16_t ch)
 {
-	return first_to(c->rank[r].send, c->rank[r].nsend, peer);
+	return first_to(c->rank[r].send, c->rank[r].nsend, peer, ch);
 }
 
-uint32_t cc_conns_recv_from(const struct cc_conns *c, uint32_t r, uint32_t peer)
+uint32_t cc_conns_recv_from(const struct cc_conns *c, uint32_t r, uint32_t peer, uint16_t ch)
 {
-	return first_to(c->rank[r].recv, c->rank[r].nrecv, peer);
+	return first_to(c->rank[r].recv, c->rank[r].nrecv, peer, ch);
 }
 
 void cc_walk_step(struct cc_walker *w, uint32_t r, const struct cc_conn_step *st)
@@ -918,14 +919,14 @@ void cc_walk_exchange(struct cc_walker *w, uint32_t r, const struct cc_conn_step
 	}
 }
 
-uint32_t cc_walk_to(const struct cc_walker *w, uint32_t r, uint32_t peer)
+uint32_t cc_walk_to(const struct cc_walker *w, uint32_t r, uint32_t peer, uint16_t ch)
 {
-	return w->c ? cc_conns_send_to(w->c, r, peer) : 0;
+	return w->c ? cc_conns_send_to(w->c, r, peer, ch) : 0;
 }
 
-uint32_t cc_walk_from(const struct cc_walker *w, uint32_t r, uint32_t peer)
+uint32_t cc_walk_from(const struct cc_walker *w, uint32_t r, uint32_t peer, uint16_t ch)
 {
-	return w->c ? cc_conns_recv_from(w->c, r, peer) : 0;
+	return w->c ? cc_conns_recv_from(w->c, r, peer, ch) : 0;
 }
 
 int cc_conns_prepare(struct cc_conns *c, const struct cc_coll_params *p,

@@ -257,12 +257,14 @@ void cc_walk_step(struct cc_walker *w, uint32_t r, const struct cc_conn_step *st
 /* A send and a receive at once: cc_conns_exchange when emitting. */
 void cc_walk_exchange(struct cc_walker *w, uint32_t r, const struct cc_conn_step *send,
 		      const struct cc_conn_step *recv);
-/* Rank r's send end to (recv end from) peer; 0 when listing. */
-uint32_t cc_walk_to(const struct cc_walker *w, uint32_t r, uint32_t peer);
-uint32_t cc_walk_from(const struct cc_walker *w, uint32_t r, uint32_t peer);
+/* Rank r's send end to (recv end from) peer on channel ch; 0 when
+ * listing. */
+uint32_t cc_walk_to(const struct cc_walker *w, uint32_t r, uint32_t peer, uint16_t ch);
+uint32_t cc_walk_from(const struct cc_walker *w, uint32_t r, uint32_t peer, uint16_t ch);
 
-/* Rank r's end to (from) peer: the first one added; CC_CONN_NONE if none. */
-uint32_t cc_conns_send_to(const struct cc_conns *c, uint32_t r, uint32_t peer);
-uint32_t cc_conns_recv_from(const struct cc_conns *c, uint32_t r, uint32_t peer);
+/* Rank r's end to (from) peer on channel ch: the first one added;
+ * CC_CONN_NONE if none. */
+uint32_t cc_conns_send_to(const struct cc_conns *c, uint32_t r, uint32_t peer, uint16_t ch);
+uint32_t cc_conns_recv_from(const struct cc_conns *c, uint32_t r, uint32_t peer, uint16_t ch);
 
 #endif /* CCLAB_CORE_CONN_H */

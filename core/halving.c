@@ -74,12 +74,12 @@ static void pair(struct hd *h, uint32_t r, const struct cc_conn_step *send,
 
 static uint32_t to(const struct hd *h, uint32_t r, uint32_t peer)
 {
-	return cc_walk_to(&h->w, r, peer);
+	return cc_walk_to(&h->w, r, peer, 0);
 }
 
 static uint32_t from(const struct hd *h, uint32_t r, uint32_t peer)
 {
-	return cc_walk_from(&h->w, r, peer);
+	return cc_walk_from(&h->w, r, peer, 0);
 }
 
 /* Every step of rank r, in order. */

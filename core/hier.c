@@ -89,8 +89,8 @@ static uint32_t rail_prev(const struct hier *h, uint32_t r)
 static void walk_node(struct hier *h, uint32_t r, int rs, uint32_t *s, uint32_t *loop)
 {
 	uint32_t g = h->g, l = r % g;
-	uint32_t recv = cc_walk_from(&h->w, r, intra_prev(h, r));
-	uint32_t send = cc_walk_to(&h->w, r, intra_next(h, r));
+	uint32_t recv = cc_walk_from(&h->w, r, intra_prev(h, r), PHASE_RS);
+	uint32_t send = cc_walk_to(&h->w, r, intra_next(h, r), PHASE_RS);
 	uint64_t most = block_len(h, g - 1); /* the last block is the largest */
 
 	for (uint64_t off = 0; off < most; off += h->chunk, (*loop)++) {
@@ -125,8 +125,8 @@ static void walk_node(struct hier *h, uint32_t r, int rs, uint32_t *s, uint32_t 
 static void walk_rail(struct hier *h, uint32_t r, uint32_t *s, uint32_t *loop)
 {
 	uint32_t m = h->m, pos = r / h->g, l = r % h->g;
-	uint32_t recv = cc_walk_from(&h->w, r, rail_prev(h, r));
-	uint32_t send = cc_walk_to(&h->w, r, rail_next(h, r));
+	uint32_t recv = cc_walk_from(&h->w, r, rail_prev(h, r), PHASE_RAIL);
+	uint32_t send = cc_walk_to(&h->w, r, rail_next(h, r), PHASE_RAIL);
 	uint64_t n = block_len(h, l), b0 = block_off(h, l);
 
 	for (uint64_t off = 0; off < n; off += h->chunk * m, (*loop)++) {

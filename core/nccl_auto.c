@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* core/nccl_auto.c — NCCL's choice, applied to a run (core/nccl_auto.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -85,11 +86,38 @@ int cc_nccl_auto_params(const struct cc_nccl_auto *a, uint64_t bytes, bool slot_
 
 	if (!a || !cc_nccl_auto_any(a))
 		return 0;
-	if ((rc = cc_nccl_auto_apply(a, bytes, p, pick ? pick : &own, err, len)))
+	if (!pick)
+		pick = &own;
+	if ((rc = cc_nccl_auto_apply(a, bytes, p, pick, err, len)))
 		return rc;
-	/* The protocol's slot and chunk, unless given (core/schedule.h). */
+	/* The protocol's slot and chunk, unless given (core/schedule.h);
+	 * NCCL's point-to-point step for Simple (LL keeps cclab's lines). */
 	cc_coll_params_fill(p, slot_given, chunk_given);
+	if (pick->p2p && !slot_given && p->proto == CC_PROTO_SIMPLE)
+		p->slot_bytes = pick->slot_bytes;
 	return 0;
+}
+
+/* All-to-all and sendrecv (cc_coll_p2p): NCCL's point-to-point rules for
+ * one peer's share of the size column (all-to-all: a k-th). */
+static void p2p_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
+		      struct cc_nccl_pick *pick)
+{
+	struct cc_nccl_p2p x;
+	uint64_t peer = p->coll == CC_ALLTOALL && p->nranks ? bytes / p->nranks : bytes;
+
+	cc_nccl_p2p(&a->comm, peer, &x);
+	*pick = (struct cc_nccl_pick){
+		.nccl = { .proto = x.proto, .nchannels = x.nchannels, .time_us = -1 },
+		.cclab_algo = CC_ALGO_DIRECT, .proto = x.proto, .nchannels = x.nchannels,
+		.p2p = true, .slot_bytes = x.chunk_bytes,
+	};
+	if (a->algo)
+		p->algo = CC_ALGO_DIRECT;
+	if (a->proto)
+		p->proto = x.proto;
+	if (a->channels)
+		p->nchannels = x.nchannels;
 }
 
 int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
@@ -97,9 +125,15 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 {
 	struct cc_nccl_choice run;
 	enum cc_algo built;
-	int rc = cc_nccl_choose(&a->comm, p->coll, bytes, &pick->nccl, err, len);
+	int rc;
 
-	if (rc)
+	if (cc_coll_p2p(p->coll)) {
+		p2p_apply(a, bytes, p, pick);
+		return 0;
+	}
+	pick->p2p = false;
+	pick->slot_bytes = 0;
+	if ((rc = cc_nccl_choose(&a->comm, p->coll, bytes, &pick->nccl, err, len)))
 		return rc;
 	run = pick->nccl;
 	built = cc_nccl_algo_cclab(&a->comm, run.algo, p->coll);
@@ -155,6 +189,12 @@ const char *cc_nccl_choice_text(const struct cc_nccl_choice *ch, char *buf, size
 const char *cc_nccl_pick_text(const struct cc_nccl_pick *pick, char *buf, size_t len)
 {
 	const struct cc_nccl_choice *n = &pick->nccl;
+
+	if (pick->p2p) {
+		snprintf(buf, len, "P2P/%s %uch %" PRIu64 "KiB", nccl_proto_name[pick->proto],
+			 pick->nchannels, pick->slot_bytes >> 10);
+		return buf;
+	}
 	int k = (int)strlen(cc_nccl_choice_text(n, buf, len));
 
 	if (pick->stand_in && k >= 0 && (size_t)k < len)

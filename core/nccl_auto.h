@@ -34,6 +34,11 @@ struct cc_nccl_pick {
 	enum cc_proto proto;
 	uint32_t nchannels;
 	bool stand_in;              /* nccl.algo is not one cclab builds */
+	/* All-to-all and sendrecv: NCCL's point-to-point path, no algorithm
+	 * (nccl.algo means nothing), cclab's `direct` on its channels, with
+	 * a slot of the data one step carries (cc_nccl_p2p). */
+	bool p2p;
+	uint64_t slot_bytes;
 };
 
 /* The defaults: nothing auto, the newest release's rules, NCCL's env. */
@@ -72,7 +77,8 @@ int cc_nccl_auto_params(const struct cc_nccl_auto *a, uint64_t bytes, bool slot_
 			bool chunk_given, struct cc_coll_params *p, struct cc_nccl_pick *pick,
 			char *err, size_t len);
 
-/* NCCL's choice as its logs say it: "Ring/LL 4ch". */
+/* NCCL's choice as its logs say it: "Ring/LL 4ch"; point-to-point:
+ * "P2P/Simple 2ch 128KiB" (the data of a step). */
 const char *cc_nccl_choice_text(const struct cc_nccl_choice *ch, char *buf, size_t len);
 /* "Ring/LL 4ch" or, for a stand-in, "NVLS/Simple 16ch; ran Ring/Simple
  * 32ch (NVLS not modelled)": what the table's row notes. */

@@ -147,20 +147,22 @@ static struct speeds pick(const struct cc_nccl_version *v, const struct speeds *
 }
 #define PICK(v, list) pick(v, list, sizeof(list) / sizeof(list[0]))
 
-/* A GPU's NVLinks as NCCL's topology counts them: links x its rate per
- * link (topo.h ncclTopoNVLinkBw: SM70/SM80 20; SM90 20.0, 20.6 from
- * 2.20.3; SM100 40.0 from 2.25, 40.1 from 2.27.5), not the hardware's. */
-static double nvlink_total(const struct cc_nccl_comm *c)
+double cc_nccl_nvlink_bw(const struct cc_nccl_comm *c)
 {
 	const struct cc_nccl_version *v = &c->version;
-	double per_link;
 
 	switch (c->sys.arch) {
-	case CC_GPU_HOPPER: per_link = cc_nccl_ge(v, 2, 20, 0) ? 20.6 : 20.0; break;
-	case CC_GPU_BLACKWELL: per_link = cc_nccl_ge(v, 2, 27, 5) ? 40.1 : 40.0; break;
-	default: per_link = 20.0; break;
+	case CC_GPU_HOPPER: return cc_nccl_ge(v, 2, 20, 0) ? 20.6 : 20.0;
+	case CC_GPU_BLACKWELL: return cc_nccl_ge(v, 2, 27, 5) ? 40.1 : 40.0;
+	default: return 20.0;
 	}
-	return c->sys.nvlink_links * per_link;
+}
+
+/* A GPU's NVLinks as NCCL's topology counts them: links x its rate per
+ * link, not the hardware's. */
+static double nvlink_total(const struct cc_nccl_comm *c)
+{
+	return c->sys.nvlink_links * cc_nccl_nvlink_bw(c);
 }
 
 static void node_init(struct node *m, const struct cc_nccl_comm *c)

@@ -235,4 +235,18 @@ int cc_nccl_choose(const struct cc_nccl_comm *c, enum cc_coll coll, uint64_t byt
 double cc_nccl_time_us(const struct cc_nccl_comm *c, enum cc_coll coll,
 		       enum cc_nccl_algo a, enum cc_proto p, uint64_t bytes);
 
+/* How NCCL runs one ncclSend or ncclRecv of `bytes` to a peer
+ * (nccl-tests' sendrecv_perf and alltoall_perf group one per peer): no
+ * algorithm or tuning table, but the rules of its point-to-point path
+ * (core/nccl_p2p.c), as 2.22 to 2.30 have them. */
+struct cc_nccl_p2p {
+	uint32_t per_peer;     /* p2pnChannelsPerPeer: the most channels an op takes */
+	uint32_t nchannels;    /* the channels this op's bytes are cut over */
+	enum cc_proto proto;   /* LL up to per_peer x NCCL_P2P_LL_THRESHOLD, else Simple */
+	uint64_t step_bytes;   /* a step of the connection's buffer (Simple:
+				* p2pChunkSize), NCCL_STEPS of them */
+	uint64_t chunk_bytes;  /* the data one step carries (LL: half its lines) */
+};
+void cc_nccl_p2p(const struct cc_nccl_comm *c, uint64_t bytes, struct cc_nccl_p2p *out);
+
 #endif /* CCLAB_CORE_NCCL_TUNE_H */

@@ -29,6 +29,11 @@ static inline uint32_t cc_nccl_ppn(const struct cc_nccl_system *s)
 	return s->nranks / s->nnodes;
 }
 
+/* One NVLink's rate as NCCL's topology counts it (topo.h
+ * ncclTopoNVLinkBw: SM70/SM80 20; SM90 20.0, 20.6 from 2.20.3; SM100 40.0
+ * from 2.25, 40.1 from 2.27.5), GB/s. */
+double cc_nccl_nvlink_bw(const struct cc_nccl_comm *c);
+
 /* Fills the graphs, c->nchannels and c->nvls_nchannels (nccl_graph.c)
  * from c->version, c->sys and c->env, which are checked already. */
 void cc_nccl_graphs(struct cc_nccl_comm *c);

@@ -67,6 +67,10 @@ int cc_reference_output(const struct cc_coll_params *p, uint32_t rank, uint64_t 
 				      (uint64_t)rank * p->count, p->count, p->dtype, p->redop, q,
 				      p->nranks, seed);
 		return 0;
+	case CC_SENDRECV: /* the input of the rank before (sendrecv.cu's peer) */
+		cc_fill_input(out, 0, p->count, p->dtype, p->redop,
+			      (rank + p->nranks - 1) % p->nranks, p->nranks, seed);
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -85,6 +89,12 @@ void cc_reference_from_inputs(const struct cc_coll_params *p, const void *const 
 	}
 	if (p->coll == CC_BROADCAST) {
 		memcpy(out, inputs[p->root], n * es);
+		return;
+	}
+	if (p->coll == CC_SENDRECV) { /* rank r's expected output at r * n */
+		for (uint32_t r = 0; r < p->nranks; r++)
+			memcpy((uint8_t *)out + (uint64_t)r * n * es,
+			       inputs[(r + p->nranks - 1) % p->nranks], n * es);
 		return;
 	}
 	if (p->coll == CC_ALLTOALL) { /* rank r's expected output at r * n */

@@ -18,8 +18,8 @@ int cc_reference_output(const struct cc_coll_params *p, uint32_t rank, uint64_t 
  * that hold them already: allreduce, reduce-scatter and reduce fold the
  * whole input arrays (rank r of a reduce-scatter expects block r of the
  * result), all-gather concatenates, broadcast copies the root's.  out holds
- * max(in, out) count elements, and for all-to-all every rank's expected
- * output one after another (nranks * out elements: cc_check_io_want_count). */
+ * max(in, out) count elements, and for all-to-all and sendrecv every rank's
+ * expected output one after another (nranks * out elements). */
 void cc_reference_from_inputs(const struct cc_coll_params *p, const void *const *inputs,
 			      void *out);
 

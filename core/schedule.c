@@ -68,6 +68,7 @@ const char *const cc_coll_name[CC_COLL_COUNT] = {
 	[CC_BROADCAST] = "broadcast",
 	[CC_REDUCE] = "reduce",
 	[CC_ALLTOALL] = "alltoall",
+	[CC_SENDRECV] = "sendrecv",
 };
 
 const char *const cc_algo_name[CC_ALGO_COUNT] = {
@@ -198,6 +199,11 @@ uint64_t cc_coll_out_count(const struct cc_coll_params *p)
 int cc_coll_rooted(enum cc_coll c)
 {
 	return c == CC_BROADCAST || c == CC_REDUCE;
+}
+
+bool cc_coll_p2p(enum cc_coll c)
+{
+	return c == CC_ALLTOALL || c == CC_SENDRECV;
 }
 
 int cc_coll_checks_rank(const struct cc_coll_params *p, uint32_t rank)

@@ -336,6 +336,7 @@ enum cc_coll {
 	CC_BROADCAST, /* root's input to every rank's output */
 	CC_REDUCE,    /* every rank's input folded into root's output */
 	CC_ALLTOALL,  /* block j of rank i's input to block i of rank j's output */
+	CC_SENDRECV,  /* rank i's input to rank i+1's output (nccl-tests sendrecv_perf) */
 	CC_COLL_COUNT
 };
 
@@ -518,6 +519,9 @@ uint64_t cc_coll_in_count(const struct cc_coll_params *p);
 uint64_t cc_coll_out_count(const struct cc_coll_params *p);
 /* Broadcast and reduce have a root (cc_coll_params.root). */
 int cc_coll_rooted(enum cc_coll c);
+/* All-to-all and sendrecv: what NCCL runs as grouped ncclSend/ncclRecv
+ * (enqueue.cc's p2p path), with no algorithm of its tuning model. */
+bool cc_coll_p2p(enum cc_coll c);
 /* Whether rank's output is defined, so checked: all but reduce's
  * non-roots (NCCL leaves their receive buffer alone). */
 int cc_coll_checks_rank(const struct cc_coll_params *p, uint32_t rank);

@@ -22,10 +22,9 @@ action=${1:?usage: scripts/install.sh install|uninstall}
 : "${DOCDIR:?}" "${MANDIR:?}" "${COMPDIR:?}" "${PYTHONDIR?}" "${SO_VERSION:?}" "${SO_NAME:?}"
 D=${DESTDIR:-}
 TOOLDIR=${TOOLDIR:-$PREFIX/lib/cclab/bin}
-# nccl-tests' program names: argv[0] selects cclab's nccl-tests mode
-# (sendrecv_perf is not one: cclab models no send/receive ring test).
+# nccl-tests' program names: argv[0] selects cclab's nccl-tests mode.
 PERF_NAMES=(all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf reduce_perf
-	alltoall_perf)
+	alltoall_perf sendrecv_perf)
 # perftest's: cclab's perftest mode.  Never in BINDIR: perftest itself
 # installs these in /usr/bin, and a cclab server talks only to a cclab
 # client; they go to TOOLDIR, which a user puts first on PATH on purpose.

@@ -38,6 +38,7 @@ expect 0 sim -n 4 -A tree -P ll --topology star -b 4 -e 64K -f 16 --check 1
 expect 0 sim -n 6 -A hierarchical --ranks-per-node 3 --topology star -P ll128 -b 1K -e 64K -f 64 --check 1
 expect 0 check -n 5 -c reducescatter -t write_flag -b 1000 -e 100000 -f 10
 expect 0 check -n 4 -c alltoall -d half -b 64 -e 4K -f 64
+expect 0 check -n 3 -c sendrecv --channels 2 -b 64 -e 4K -f 64
 expect 0 schedule -n 3 -A halving-doubling -b 1000 --primitives
 expect 2 run tests/scenarios/broken/01-unknown-key.yaml
 expect 2 run tests/scenarios/broken/22-disconnected.yaml

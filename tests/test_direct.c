@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* tests/test_direct.c — direct reduce-scatter, all-gather and allreduce
- * (core/direct.c):
+/* tests/test_direct.c — direct reduce-scatter, all-gather, allreduce and
+ * sendrecv (core/direct.c):
  *   - #wrong 0 from the data executor for k = 1..9, 16 and 33, every
  *     collective x transport, awkward sizes, one dtype of each width and
  *     every redop (k = 16: float, sum and avg; k = 33: float avg and
@@ -12,9 +12,13 @@
  *     N - |block r| then (k-1) |block r|, block b of k being
  *     [b N / k, (b+1) N / k) — from the schedule and from what the data
  *     executor moved;
- *   - the primitive listing: k-1 exchanges per phase;
+ *   - every collective, sendrecv among them, on 1 to 4 channels (NCCL's
+ *     p2p channels per peer): #wrong 0 for k = 1..7, and the same bytes
+ *     (sendrecv: N a rank, none on one rank);
+ *   - the primitive listing: k-1 exchanges per phase, one per channel;
  *   - the simulator: on the `ideal` fabric, star, within 2 % of the bytes
- *     each rank's one NIC link must carry at the link rate. */
+ *     each rank's one NIC link must carry at the link rate (sendrecv: N
+ *     each way at once, on 1 and 2 channels). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,6 +47,7 @@ static struct cc_coll_params params(enum cc_coll c, enum cc_transport t, uint32_
 	p.count = count;
 	p.dtype = d;
 	p.redop = c == CC_ALLGATHER ? CC_SUM : op;
+	p.root = k - 1;
 	return p;
 }
 
@@ -117,6 +122,8 @@ static void test_correct(void **state)
 
 static uint64_t want_elems(enum cc_coll c, uint32_t k, uint32_t r, uint64_t n)
 {
+	if (c == CC_SENDRECV)
+		return k > 1 ? n : 0; /* one rank copies, sending nothing */
 	if (c != CC_ALLREDUCE)
 		return (uint64_t)(k - 1) * n;
 	uint64_t block = n * (r + 1) / k - n * r / k;
@@ -129,8 +136,10 @@ static void test_bytes(void **state)
 
 	(void)state;
 	for (uint32_t k = 1; k <= 12; k++)
-		for (int c = 0; c <= CC_ALLGATHER; c++)
+		for (int c = 0; c <= CC_SENDRECV; c++)
 			for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+				if (c > CC_ALLGATHER && c < CC_SENDRECV)
+					continue;
 				struct cc_coll_params p = params((enum cc_coll)c, CC_SEND_RECV, k,
 								 counts[i], CC_FLOAT32, CC_SUM);
 				char err[200];
@@ -139,6 +148,7 @@ static void test_bytes(void **state)
 				struct cc_data_result res;
 
 				p.slot_bytes = 4096;
+				p.nchannels = 1 + (uint32_t)(i % 3); /* the bytes do not change */
 				s = cc_build(&p, err, sizeof(err));
 				assert_non_null(s);
 				assert_int_equal(cc_data_run(s, &o, &res), 0);
@@ -158,6 +168,36 @@ static void test_bytes(void **state)
 				cc_data_result_free(&res);
 				cc_schedule_free(s);
 			}
+}
+
+/* Every collective on channels: each message cut in parts, each part on
+ * the channel's own connection; #wrong 0 with slices of one element to
+ * many, parts of none (count < channels) to many slices. */
+static void test_channels(void **state)
+{
+	(void)state;
+	for (uint32_t k = 1; k <= 7; k++)
+		for (int c = 0; c < CC_COLL_COUNT; c++)
+			for (uint32_t ch = 2; ch <= 4; ch++)
+				for (int t = 0; t < CC_TRANSPORT_COUNT; t++) {
+					const uint64_t counts[] = { 0, 1, 3, 1031, 13ull * k + 5 };
+
+					if (ch != 3 && t != CC_WRITE_IMM)
+						continue;
+					for (size_t i = 0; i < 5; i++) {
+						struct cc_coll_params p = params(
+							(enum cc_coll)c, (enum cc_transport)t, k,
+							counts[i], CC_FLOAT32, i % 2 ? CC_AVG : CC_SUM);
+
+						p.nchannels = ch;
+						run_checked(&p, i + ch);
+						if (i == 4 && !quick()) {
+							p.slot_bytes = 3 * cc_dtype_size(p.dtype);
+							p.nslots = 2;
+							run_checked(&p, i * 3 + ch);
+						}
+					}
+				}
 }
 
 struct count_ctx {
@@ -189,6 +229,19 @@ static void test_primitives(void **state)
 		assert_int_equal(n.recvs, c == CC_REDUCESCATTER ? 0 : 4);
 		assert_int_equal(n.copies, c == CC_ALLGATHER);
 	}
+	/* sendrecv on 3 channels: a send and a receive of each part */
+	for (uint32_t k = 1; k <= 3; k++) {
+		struct cc_coll_params p = params(CC_SENDRECV, CC_WRITE_IMM, k, 100, CC_FLOAT32,
+						 CC_SUM);
+		struct count_ctx n = { 0 };
+
+		p.nchannels = 3;
+		cc_algo_primitives(&p, k - 1, count_prim, &n);
+		assert_int_equal(n.sends, k > 1 ? 3 : 0);
+		assert_int_equal(n.recvs, k > 1 ? 3 : 0);
+		assert_int_equal(n.copies, k == 1);
+		assert_int_equal(n.reduces, 0);
+	}
 }
 
 /* All-gather and reduce-scatter on the ideal fabric: each rank's link
@@ -217,6 +270,21 @@ static void test_sim_ideal(void **state)
 				fail_msg("%s k=%u: %.1f us against the closed form %.1f us",
 					 cc_coll_name[c], k, got, want);
 		}
+	/* sendrecv: N out and N in on every link at once (full duplex), as
+	 * fast on one channel as on two */
+	for (uint32_t ch = 1; ch <= 2; ch++)
+		for (uint32_t k = 2; k <= 8; k *= 2) {
+			struct cc_coll_params p = params(CC_SENDRECV, CC_WRITE_IMM, k, n / 4,
+							 CC_FLOAT32, CC_SUM);
+			double want = (double)n * per_byte * 8 / (double)f.link.rate_bps * 1e6;
+			double got;
+
+			p.nchannels = ch;
+			got = sim_star_us(&p, "ideal");
+			if (got < want || got > want * 1.02)
+				fail_msg("sendrecv k=%u, %u channels: %.1f us against the closed form "
+					 "%.1f us", k, ch, got, want);
+		}
 }
 
 int main(void)
@@ -224,6 +292,7 @@ int main(void)
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(test_correct),
 		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_channels),
 		cmocka_unit_test(test_primitives),
 		cmocka_unit_test(test_sim_ideal),
 	};

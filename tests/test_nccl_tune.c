@@ -11,7 +11,11 @@
  *     the ring's LL factor (2.20, 2.21), the ring's network steps (2.22,
  *     2.23), the ring kept aside (2.19-2.23);
  *   - NCCL_ALGO/NCCL_PROTO, the channel bounds and the per-size channel
- *     and thread reduction.
+ *     and thread reduction;
+ *   - the point-to-point path (sendrecv, all-to-all): channels per peer,
+ *     protocol, step and the channels an op takes, on MOC's 2 x 1 H100
+ *     (2.26.2, whose log says "2 p2p channels per peer", "P2P Chunksize
+ *     set to 131072") and a DGX H100 on 1 and 2 nodes (2.30.7).
  * Systems: a DGX H100 GPU has 18 NVLinks (450 GB/s), which NCCL counts at
  * 20.6 GB/s each (topo.h SM90_NVLINK_BW): 370.8 GB/s to the NVSwitch; a
  * PCIe Gen5 x16 link = 16 x 240 / 80 = 48 GB/s (topo.cc kvDictPciGen),
@@ -576,6 +580,65 @@ static void test_collnet(void **state)
 	assert_true(c.bw[CC_ALLREDUCE][CC_NCCL_NVLS][CC_PROTO_SIMPLE] > 0);
 }
 
+static void p2p_is(const struct cc_nccl_comm *c, uint64_t bytes, uint32_t per_peer,
+		   uint32_t nch, enum cc_proto proto, uint64_t step, uint64_t chunk)
+{
+	struct cc_nccl_p2p x;
+
+	cc_nccl_p2p(c, bytes, &x);
+	if (x.per_peer != per_peer || x.nchannels != nch || x.proto != proto ||
+	    x.step_bytes != step || x.chunk_bytes != chunk)
+		fail_msg("%llu B: %u per peer, %u channels, %s, step %llu, chunk %llu; want %u, "
+			 "%u, %s, %llu, %llu", (unsigned long long)bytes, x.per_peer, x.nchannels,
+			 cc_proto_name[x.proto], (unsigned long long)x.step_bytes,
+			 (unsigned long long)x.chunk_bytes, per_peer, nch, cc_proto_name[proto],
+			 (unsigned long long)step, (unsigned long long)chunk);
+}
+
+static void test_p2p(void **state)
+{
+	const uint64_t kib = 1024;
+	/* the GPU's path to its NIC at 24 GB/s, so that the graph has the
+	 * log's 2 channels ("2 coll channels"; the two are on different
+	 * sockets) */
+	struct cc_nccl_system moc = {
+		.arch = CC_GPU_HOPPER, .cpu = CC_CPU_AMD, .nranks = 2, .nnodes = 2,
+		.pci_gbs = 24, .nics_per_node = 1, .nic_gbs = 50,
+	};
+	struct cc_nccl_system one = dgx_h100(1), two = dgx_h100(2);
+	struct cc_nccl_comm c;
+
+	(void)state;
+	/* MOC, 2.26.2: a network peer gets 2 (2 x 2 ranks is not above 4 x
+	 * p2pnChannels 2), its one NIC no more: 2 per peer, as the log; an
+	 * op starts from 1 (2 x 2 ranks > 2) and doubles while a part is
+	 * over a step (128 KiB); LL up to 2 x 16 KiB; a network step carries
+	 * a quarter below one step's bytes, half below eight, LL half that. */
+	init(&c, "2.26.2", &moc, NULL);
+	assert_int_equal(c.nchannels, 2);
+	p2p_is(&c, GIB, 2, 2, CC_PROTO_SIMPLE, 128 * kib, 128 * kib);
+	p2p_is(&c, 256 * kib, 2, 2, CC_PROTO_SIMPLE, 128 * kib, 64 * kib);
+	p2p_is(&c, 64 * kib, 2, 1, CC_PROTO_SIMPLE, 128 * kib, 32 * kib);
+	p2p_is(&c, 32 * kib, 2, 1, CC_PROTO_LL, 64 * kib, 16 * kib);
+	p2p_is(&c, 0, 2, 1, CC_PROTO_LL, 64 * kib, 16 * kib);
+	/* DGX H100, 2 nodes, 2.30.7: NVLink peers 2 x 18, a network peer
+	 * max(1 NIC, ceil(48 GB/s / 14)) = 4, and 4 x ceil(16 / 8) is not
+	 * above p2pnChannels 16: 4; an op from 1 (4 x 16 > 16, 2 x 16 too),
+	 * doubled to 4 at 1 GiB. */
+	init(&c, "2.30.7", &two, NULL);
+	assert_int_equal(c.nchannels, 16);
+	p2p_is(&c, GIB, 4, 4, CC_PROTO_SIMPLE, 128 * kib, 128 * kib);
+	/* one node, 2.30.7: 36 -> 64, bounded by p2pnChannels 32 (24 rounded
+	 * up); an op from 4 (32 x 8 > 32 ... 4 x 8 is not), a part up to 32
+	 * NVLink steps of 512 KiB, so 1 GiB takes 32; LL up to 32 x 16 KiB,
+	 * whole steps on NVLink */
+	init(&c, "2.30.7", &one, NULL);
+	assert_int_equal(c.nchannels, 24);
+	p2p_is(&c, GIB, 32, 32, CC_PROTO_SIMPLE, 512 * kib, 512 * kib);
+	p2p_is(&c, MIB, 32, 4, CC_PROTO_SIMPLE, 512 * kib, 512 * kib);
+	p2p_is(&c, 256 * kib, 32, 4, CC_PROTO_LL, 64 * kib, 32 * kib);
+}
+
 static void test_refusals(void **state)
 {
 	struct cc_nccl_system s = dgx_h100(2);
@@ -636,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_env_choices),
 		cmocka_unit_test(test_per_size_channels),
 		cmocka_unit_test(test_collnet),
+		cmocka_unit_test(test_p2p),
 		cmocka_unit_test(test_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,7 +20,8 @@
  *     is at least the information-theoretic minimum (element transfers:
  *     allreduce 2(k-1) per element — one-way gossip needs 2n-2 calls;
  *     reduce-scatter, all-gather and all-to-all k-1 per element of the
- *     whole array; broadcast and reduce k-1 per element), times the
+ *     whole array; broadcast and reduce k-1 per element; sendrecv k, each
+ *     rank its buffer once), times the
  *     protocol's line overhead (LL 16/8, LL128 128/120), and exactly that
  *     minimum for the Simple protocol, which every algorithm reaches
  *     (halving-doubling's fix-up pairs too: 2rN + 2(2^m-1)N = 2(k-1)N).
@@ -172,6 +173,7 @@ static uint64_t min_transfers(const struct cc_coll_params *p)
 	case CC_REDUCESCATTER:
 	case CC_ALLGATHER:
 	case CC_ALLTOALL: return k * (k - 1) * n;
+	case CC_SENDRECV: return k * n; /* every rank its whole buffer, once */
 	default: return (k - 1) * n; /* broadcast, reduce */
 	}
 }

@@ -96,7 +96,7 @@ for pr in ll ll128; do
 done
 for args in "-A tree -n 5" "-A tree -n 4 -c broadcast -r 2 -P ll128" \
 	"-A hierarchical -n 4 --ranks-per-node 2 -P ll" "-n 6 --ranks-per-node 3 --ring-order rail --channels 2" \
-	"-A direct -n 3 -c alltoall -P ll"; do
+	"-A direct -n 3 -c alltoall -P ll" "-n 3 -c sendrecv --channels 2"; do
 	# shellcheck disable=SC2086 # the options split on purpose
 	name=$(echo $args | tr ' ' '_')
 	log=$OUT/$name.log
