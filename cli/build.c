@@ -78,7 +78,7 @@ void cli_row_params(const struct cli_opts *o, const struct cc_result_row *row,
 		p->proto = row->pick.proto;
 		p->nchannels = row->pick.nchannels;
 		if (row->pick.p2p && !o->slot_given && p->proto == CC_PROTO_SIMPLE)
-			p->slot_bytes = row->pick.slot_bytes;
+			p->slot_bytes = row->pick.slot_bytes; /* pick.proto is p->proto here */
 	}
 }
 

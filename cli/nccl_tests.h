@@ -84,8 +84,8 @@ struct nt_opts {
  * file not written, NCCL_TESTS_MIN_BW missed), 2 (the command line). */
 int cmd_nccl_tests(int argc, char **argv);
 
-/* The collective of a program name ("all_reduce_perf"), CC_COLL_COUNT for
- * sendrecv_perf (known, not modelled), or -1 for no perf program. */
+/* The collective of a program name ("all_reduce_perf"): 0, or -1 for no
+ * perf program. */
 int nt_program(const char *name, enum cc_coll *coll);
 
 /* cli/nccl_tests_args.c: argv[0] is the program.  0, or CLI_EXIT_USAGE

@@ -348,6 +348,12 @@ const char *tune_nccl_text(const struct tune *t, const struct tune_size *z, char
 	struct cc_nccl_choice ch;
 	char err[256];
 
+	if (!t->nccl_why[0] && cc_coll_p2p(t->sc->p.coll)) {
+		struct cc_nccl_pick pick;
+
+		cc_nccl_p2p_pick(&t->nccl, t->sc->p.coll, z->bytes, &pick);
+		return cc_nccl_pick_text(&pick, buf, len);
+	}
 	if (t->nccl_why[0] || cc_nccl_choose(&t->nccl, t->sc->p.coll, z->bytes, &ch, err,
 					     sizeof(err))) {
 		snprintf(buf, len, "n/a");

@@ -29,11 +29,11 @@
  * k: one latency per peer, none relayed).  Reduces accumulate in the
  * output, so a rank's reduces and copies run in order (cc_conns.serial).
  *
- * Channels (--channels C) are NCCL's p2p channels per peer
- * (p2pnChannelsPerPeer, src/graph/paths.cc): every message is cut into C
- * contiguous parts, part c on its own connection of channel c to the
- * same peer, the C exchanges of a shift one after another in the walk and
- * in flight together.
+ * Channels (--channels C) are the channels NCCL cuts a point-to-point
+ * operation over (at most p2pnChannelsPerPeer; core/nccl_p2p.c): every
+ * message is cut into C contiguous parts, part c on its own connection of
+ * channel c to the same peer, the C exchanges of a shift one after
+ * another in the walk and, where nothing is reduced, in flight together.
  */
 #include "algo.h"
 #include "algo_int.h"

@@ -93,31 +93,41 @@ int cc_nccl_auto_params(const struct cc_nccl_auto *a, uint64_t bytes, bool slot_
 	/* The protocol's slot and chunk, unless given (core/schedule.h);
 	 * NCCL's point-to-point step for Simple (LL keeps cclab's lines). */
 	cc_coll_params_fill(p, slot_given, chunk_given);
-	if (pick->p2p && !slot_given && p->proto == CC_PROTO_SIMPLE)
+	if (pick->p2p && !slot_given && p->proto == CC_PROTO_SIMPLE && pick->proto == p->proto)
 		p->slot_bytes = pick->slot_bytes;
 	return 0;
 }
 
-/* All-to-all and sendrecv (cc_coll_p2p): NCCL's point-to-point rules for
- * one peer's share of the size column (all-to-all: a k-th). */
-static void p2p_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
+void cc_nccl_p2p_pick(const struct cc_nccl_comm *c, enum cc_coll coll, uint64_t bytes,
 		      struct cc_nccl_pick *pick)
 {
 	struct cc_nccl_p2p x;
-	uint64_t peer = p->coll == CC_ALLTOALL && p->nranks ? bytes / p->nranks : bytes;
+	uint32_t k = c->sys.nranks;
+	uint64_t peer = coll == CC_ALLTOALL && k ? bytes / k : bytes;
+	/* nccl-tests' sendrecv.cu tells a 2.30 communicator it has 2 peers
+	 * (ncclConfig_t maxP2pPeers) */
+	uint32_t peers = coll == CC_SENDRECV && cc_nccl_version_cmp(&c->version, 2, 30, 0) >= 0
+				 ? 2 : 0;
 
-	cc_nccl_p2p(&a->comm, peer, &x);
+	cc_nccl_p2p(c, peer, peers, &x);
 	*pick = (struct cc_nccl_pick){
 		.nccl = { .proto = x.proto, .nchannels = x.nchannels, .time_us = -1 },
 		.cclab_algo = CC_ALGO_DIRECT, .proto = x.proto, .nchannels = x.nchannels,
 		.p2p = true, .slot_bytes = x.chunk_bytes,
 	};
+}
+
+/* All-to-all and sendrecv: NCCL's point-to-point rules. */
+static void p2p_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
+		      struct cc_nccl_pick *pick)
+{
+	cc_nccl_p2p_pick(&a->comm, p->coll, bytes, pick);
 	if (a->algo)
 		p->algo = CC_ALGO_DIRECT;
 	if (a->proto)
-		p->proto = x.proto;
+		p->proto = pick->proto;
 	if (a->channels)
-		p->nchannels = x.nchannels;
+		p->nchannels = pick->nchannels;
 }
 
 int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,

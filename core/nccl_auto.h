@@ -77,6 +77,12 @@ int cc_nccl_auto_params(const struct cc_nccl_auto *a, uint64_t bytes, bool slot_
 			bool chunk_given, struct cc_coll_params *p, struct cc_nccl_pick *pick,
 			char *err, size_t len);
 
+/* All-to-all and sendrecv (cc_coll_p2p) at a size of `bytes` (the size
+ * column; all-to-all's peer gets a k-th) on communicator c: NCCL's
+ * point-to-point rules (cc_nccl_p2p) as a pick of `direct`. */
+void cc_nccl_p2p_pick(const struct cc_nccl_comm *c, enum cc_coll coll, uint64_t bytes,
+		      struct cc_nccl_pick *pick);
+
 /* NCCL's choice as its logs say it: "Ring/LL 4ch"; point-to-point:
  * "P2P/Simple 2ch 128KiB" (the data of a step). */
 const char *cc_nccl_choice_text(const struct cc_nccl_choice *ch, char *buf, size_t len);

@@ -484,7 +484,7 @@ double cc_nccl_time_us(const struct cc_nccl_comm *c, enum cc_coll coll, enum cc_
 		return -1;
 	/* one rank: the ring's Simple copy, at no cost (updateCollCostTable) */
 	if (c->sys.nranks == 1)
-		return coll != CC_ALLTOALL && a == CC_NCCL_RING && p == CC_PROTO_SIMPLE ? 0 : -1;
+		return !cc_coll_p2p(coll) && a == CC_NCCL_RING && p == CC_PROTO_SIMPLE ? 0 : -1;
 	if (!(c->bw[coll][a][p] > 0))
 		return -1;
 	return algo_time(c, coll, a, p, bytes, c->bw[coll][a][p]);
@@ -572,9 +572,9 @@ int cc_nccl_choose(const struct cc_nccl_comm *c, enum cc_coll coll, uint64_t byt
 
 	if ((unsigned)coll >= CC_COLL_COUNT)
 		return cc_errf(err, len, -EINVAL, "no such collective");
-	if (coll == CC_ALLTOALL)
-		return cc_errf(err, len, -ENOENT,
-			       "NCCL runs alltoall as point-to-point sends: no algorithm to choose");
+	if (cc_coll_p2p(coll))
+		return cc_errf(err, len, -ENOENT, "NCCL runs %s as point-to-point sends: no "
+			       "algorithm to choose (cc_nccl_p2p)", cc_coll_name[coll]);
 	for (int a = 0; a < CC_NCCL_ALGO_COUNT; a++)
 		for (int i = 0; i < CC_PROTO_COUNT; i++) {
 			t = cc_nccl_time_us(c, coll, (enum cc_nccl_algo)a, nccl_protos[i], bytes);

@@ -242,11 +242,14 @@ double cc_nccl_time_us(const struct cc_nccl_comm *c, enum cc_coll coll,
 struct cc_nccl_p2p {
 	uint32_t per_peer;     /* p2pnChannelsPerPeer: the most channels an op takes */
 	uint32_t nchannels;    /* the channels this op's bytes are cut over */
-	enum cc_proto proto;   /* LL up to per_peer x NCCL_P2P_LL_THRESHOLD, else Simple */
+	enum cc_proto proto;   /* LL on one node up to NCCL_P2P_LL_THRESHOLD a channel,
+				* else Simple */
 	uint64_t step_bytes;   /* a step of the connection's buffer (Simple:
 				* p2pChunkSize), NCCL_STEPS of them */
 	uint64_t chunk_bytes;  /* the data one step carries (LL: half its lines) */
 };
-void cc_nccl_p2p(const struct cc_nccl_comm *c, uint64_t bytes, struct cc_nccl_p2p *out);
+/* max_peers: the communicator's maxP2pPeers (2.30; 0: nranks). */
+void cc_nccl_p2p(const struct cc_nccl_comm *c, uint64_t bytes, uint32_t max_peers,
+		 struct cc_nccl_p2p *out);
 
 #endif /* CCLAB_CORE_NCCL_TUNE_H */

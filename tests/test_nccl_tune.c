@@ -580,12 +580,13 @@ static void test_collnet(void **state)
 	assert_true(c.bw[CC_ALLREDUCE][CC_NCCL_NVLS][CC_PROTO_SIMPLE] > 0);
 }
 
-static void p2p_is(const struct cc_nccl_comm *c, uint64_t bytes, uint32_t per_peer,
-		   uint32_t nch, enum cc_proto proto, uint64_t step, uint64_t chunk)
+static void p2p_peers_is(const struct cc_nccl_comm *c, uint64_t bytes, uint32_t peers,
+			 uint32_t per_peer, uint32_t nch, enum cc_proto proto, uint64_t step,
+			 uint64_t chunk)
 {
 	struct cc_nccl_p2p x;
 
-	cc_nccl_p2p(c, bytes, &x);
+	cc_nccl_p2p(c, bytes, peers, &x);
 	if (x.per_peer != per_peer || x.nchannels != nch || x.proto != proto ||
 	    x.step_bytes != step || x.chunk_bytes != chunk)
 		fail_msg("%llu B: %u per peer, %u channels, %s, step %llu, chunk %llu; want %u, "
@@ -593,6 +594,12 @@ static void p2p_is(const struct cc_nccl_comm *c, uint64_t bytes, uint32_t per_pe
 			 cc_proto_name[x.proto], (unsigned long long)x.step_bytes,
 			 (unsigned long long)x.chunk_bytes, per_peer, nch, cc_proto_name[proto],
 			 (unsigned long long)step, (unsigned long long)chunk);
+}
+
+static void p2p_is(const struct cc_nccl_comm *c, uint64_t bytes, uint32_t per_peer,
+		   uint32_t nch, enum cc_proto proto, uint64_t step, uint64_t chunk)
+{
+	p2p_peers_is(c, bytes, 0, per_peer, nch, proto, step, chunk);
 }
 
 static void test_p2p(void **state)
@@ -605,22 +612,23 @@ static void test_p2p(void **state)
 		.arch = CC_GPU_HOPPER, .cpu = CC_CPU_AMD, .nranks = 2, .nnodes = 2,
 		.pci_gbs = 24, .nics_per_node = 1, .nic_gbs = 50,
 	};
-	struct cc_nccl_system one = dgx_h100(1), two = dgx_h100(2);
+	struct cc_nccl_system one = dgx_h100(1), two = dgx_h100(2), eight = dgx_h100(8);
 	struct cc_nccl_comm c;
 
 	(void)state;
 	/* MOC, 2.26.2: a network peer gets 2 (2 x 2 ranks is not above 4 x
 	 * p2pnChannels 2), its one NIC no more: 2 per peer, as the log; an
 	 * op starts from 1 (2 x 2 ranks > 2) and doubles while a part is
-	 * over a step (128 KiB); LL up to 2 x 16 KiB; a network step carries
-	 * a quarter below one step's bytes, half below eight, LL half that. */
+	 * over a step (128 KiB); never LL over the network (no LL buffer); a
+	 * network step carries a quarter below one step's bytes, half below
+	 * eight. */
 	init(&c, "2.26.2", &moc, NULL);
 	assert_int_equal(c.nchannels, 2);
 	p2p_is(&c, GIB, 2, 2, CC_PROTO_SIMPLE, 128 * kib, 128 * kib);
 	p2p_is(&c, 256 * kib, 2, 2, CC_PROTO_SIMPLE, 128 * kib, 64 * kib);
 	p2p_is(&c, 64 * kib, 2, 1, CC_PROTO_SIMPLE, 128 * kib, 32 * kib);
-	p2p_is(&c, 32 * kib, 2, 1, CC_PROTO_LL, 64 * kib, 16 * kib);
-	p2p_is(&c, 0, 2, 1, CC_PROTO_LL, 64 * kib, 16 * kib);
+	p2p_is(&c, 32 * kib, 2, 1, CC_PROTO_SIMPLE, 128 * kib, 32 * kib);
+	p2p_is(&c, 0, 2, 1, CC_PROTO_SIMPLE, 128 * kib, 32 * kib);
 	/* DGX H100, 2 nodes, 2.30.7: NVLink peers 2 x 18, a network peer
 	 * max(1 NIC, ceil(48 GB/s / 14)) = 4, and 4 x ceil(16 / 8) is not
 	 * above p2pnChannels 16: 4; an op from 1 (4 x 16 > 16, 2 x 16 too),
@@ -628,15 +636,30 @@ static void test_p2p(void **state)
 	init(&c, "2.30.7", &two, NULL);
 	assert_int_equal(c.nchannels, 16);
 	p2p_is(&c, GIB, 4, 4, CC_PROTO_SIMPLE, 128 * kib, 128 * kib);
+	/* 8 nodes: 4 x ceil(64 peers / 8) > 16, 2 x 8 is not: 2 per peer;
+	 * with nccl-tests' sendrecv's 2 peers (maxP2pPeers) 4 stay */
+	init(&c, "2.30.7", &eight, NULL);
+	assert_int_equal(c.nchannels, 16);
+	p2p_is(&c, GIB, 2, 2, CC_PROTO_SIMPLE, 128 * kib, 128 * kib);
+	p2p_peers_is(&c, GIB, 2, 4, 4, CC_PROTO_SIMPLE, 128 * kib, 128 * kib);
 	/* one node, 2.30.7: 36 -> 64, bounded by p2pnChannels 32 (24 rounded
 	 * up); an op from 4 (32 x 8 > 32 ... 4 x 8 is not), a part up to 32
-	 * NVLink steps of 512 KiB, so 1 GiB takes 32; LL up to 32 x 16 KiB,
-	 * whole steps on NVLink */
+	 * NVLink steps of 512 KiB, so 1 GiB takes 32; LL up to the op's own
+	 * channels x 16 KiB, those counted with the Simple step (2.29): 256
+	 * KiB on 4 is Simple, 16 KiB on 1 is LL, whole steps on NVLink */
 	init(&c, "2.30.7", &one, NULL);
 	assert_int_equal(c.nchannels, 24);
 	p2p_is(&c, GIB, 32, 32, CC_PROTO_SIMPLE, 512 * kib, 512 * kib);
 	p2p_is(&c, MIB, 32, 4, CC_PROTO_SIMPLE, 512 * kib, 512 * kib);
+	p2p_is(&c, 256 * kib, 32, 4, CC_PROTO_SIMPLE, 512 * kib, 512 * kib);
+	p2p_is(&c, 16 * kib, 32, 1, CC_PROTO_LL, 64 * kib, 32 * kib);
+	/* one node, 2.26.2: 24 channels, so 32 per peer; LL up to 32 x 16
+	 * KiB = 512 KiB, and the op's channels by the LL step (64 KiB): 256
+	 * KiB on 4, a part at most 32 steps */
+	init(&c, "2.26.2", &one, NULL);
+	assert_int_equal(c.nchannels, 24);
 	p2p_is(&c, 256 * kib, 32, 4, CC_PROTO_LL, 64 * kib, 32 * kib);
+	p2p_is(&c, MIB, 32, 4, CC_PROTO_SIMPLE, 512 * kib, 512 * kib);
 }
 
 static void test_refusals(void **state)
