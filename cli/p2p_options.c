@@ -32,6 +32,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_WALL_LIMIT,
 	OPT_MTU,
+	OPT_BIDIR,
 };
 
 static const struct option longopts[] = {
@@ -43,6 +44,7 @@ static const struct option longopts[] = {
 	{"tx-depth", required_argument, NULL, 't'},
 	{"cq-mod", required_argument, NULL, 'Q'},
 	{"rx-depth", required_argument, NULL, 'r'},
+	{"bidirectional", no_argument, NULL, OPT_BIDIR},
 	{"mem", required_argument, NULL, OPT_MEM},
 	{"fabric", required_argument, NULL, OPT_FABRIC},
 	{"topology", required_argument, NULL, OPT_TOPOLOGY},
@@ -104,7 +106,7 @@ static int get_u32(const char *opt, const char *arg, uint32_t max, uint32_t *out
 }
 
 struct given {
-	bool op, mode, size, iters, tx_depth, fabric_topo;
+	bool op, mode, size, iters, tx_depth, fabric_topo, bidir;
 	uint32_t iters_v, tx_depth_v, cq_mod, rx_depth;
 	enum cc_mem_kind mem;
 	uint64_t size_v;
@@ -208,6 +210,9 @@ static int apply(int c, const char *opt, const char *arg, struct p2p_opts *o, st
 		o->mtu = (uint32_t)v;
 		return 0;
 	}
+	case OPT_BIDIR:
+		g->bidir = true;
+		return 0;
 	case OPT_WALL_LIMIT:
 		o->wall_limit_given = true;
 		return cli_opt_wall_limit(CLI_P2P, opt, arg, &o->wall_limit_ms);
@@ -236,6 +241,12 @@ static int finish(struct p2p_opts *o, const struct given *g)
 	if (o->verbs_opt && !o->device)
 		return usage_error("--port, --gid-index, --bootstrap and --timeout need --device "
 				   "(a run on a real RNIC)");
+	/* Both sides' figures are summed from one trace here; on a device
+	 * each process times only its own rank (cli/p2p_verbs.c). */
+	if (o->device && g->bidir)
+		return usage_error("--bidirectional runs on the simulator only: on a device each "
+				   "process times its own rank, and the two reports are not "
+				   "exchanged yet");
 	if (o->device && (g->fabric_topo || o->wall_limit_given))
 		return usage_error("%s applies to the simulator, not to a run with --device",
 				   g->fabric_topo ? "--fabric/--topology" : "--wall-limit");
@@ -264,6 +275,10 @@ static int finish(struct p2p_opts *o, const struct given *g)
 	if (g->rx_depth)
 		p.rx_depth = g->rx_depth;
 	p.mem = g->mem;
+	p.bidir = g->bidir;
+	if (p.bidir && p.mode != CC_P2P_BW)
+		return usage_error("--bidirectional: only bw tests have it (perftest: "
+				   "\"Bidirectional is only available in BW test\")");
 	o->p = p;
 	/* Every size of the sweep, before anything runs. */
 	size = p.size;
@@ -374,6 +389,8 @@ void p2p_usage(FILE *f)
 		"  -t, --tx-depth N        WQEs in flight on rank 0 (default %u for bw, %u for lat)\n"
 		"  -Q, --cq-mod N          signal every Nth WQE (default %u, at most tx-depth)\n"
 		"  -r, --rx-depth N        receives kept posted (default %u)\n"
+		"      --bidirectional     bw: both ranks send at once on the QP pair, the\n"
+		"                          figures the sum of the two sides' (perftest -b)\n"
 		"      --mem KIND          host or gpu buffers (default host; gpu: --use_cuda)\n"
 		"      --fabric NAME|FILE  a preset of 'cclab sim' (default %s; docs/fabric.md),\n"
 		"                          or a fabric file (FILE.yaml, docs/calibrate.md)\n"

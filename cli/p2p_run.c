@@ -54,9 +54,11 @@ static void preamble(const struct p2p_opts *o, const struct sim_net *net)
 	if (pp)
 		inl = p->op == CC_P2P_SEND ? "messages <= 8 B (perftest: <= 236 B)"
 					   : "messages <= 8 B (perftest: <= 220 B)";
-	printf("# cclab %s p2p: %s %s, as %s: %s, rank 0 (client) to rank 1 (server), "
-	       "one RC QP pair\n", CCLAB_VERSION, cc_p2p_op_name[p->op], cc_p2p_mode_name[p->mode],
-	       cc_p2p_tool(p->op, p->mode), cc_opcode_name[cc_p2p_opcode(p->op, p->mode)]);
+	printf("# cclab %s p2p: %s %s, as %s%s: %s, %s, one RC QP pair\n", CCLAB_VERSION,
+	       cc_p2p_op_name[p->op], cc_p2p_mode_name[p->mode], cc_p2p_tool(p->op, p->mode),
+	       p->bidir ? " -b" : "", cc_opcode_name[cc_p2p_opcode(p->op, p->mode)],
+	       p->bidir ? "ranks 0 and 1 both sending, the figures the sum of both sides'"
+			: "rank 0 (client) to rank 1 (server)");
 	if (o->scenario)
 		printf("# scenario: %s (%s)\n", o->scenario->name, o->scenario->file);
 	printf("# fabric: %s  topology: %s  link: %s %g Gb/s  MTU: %" PRIu32 " B\n", o->fabric.name,
@@ -128,6 +130,9 @@ static bool within_bounds(const struct p2p_opts *o, const struct p2p_ctx *c,
 	double link = (double)sim_topo_fastest_rate(c->net, &o->fabric) / 8 / 1048576; /* MB/s */
 	bool ok = true;
 
+	if (o->p.bidir) /* the two directions' sum */
+		link *= 2;
+
 	fflush(stdout); /* after the row it is about */
 	if (row->res->time_ps < row->bound_ps) {
 		fprintf(stderr, "cclab %s: model bug: %" PRIu64 " bytes: the run took %" PRIu64
@@ -160,21 +165,31 @@ static int refused(const struct p2p_opts *o, uint64_t size, int rc)
 	return CLI_EXIT_FAIL;
 }
 
-/* perftest's figures from the run's trace; false if its stamps are missing. */
+/* perftest's figures from the run's trace; false if its stamps are
+ * missing.  Bidirectional: each rank's as a client, added up as
+ * print_full_bw_report() adds the two sides' reports. */
 static bool figures(const struct p2p_opts *o, const struct cc_schedule *s,
 		    const struct cc_trace *tr, struct p2p_row *row)
 {
 	struct cc_p2p_params p = o->p;
+	struct cc_p2p_bw sum = {0};
 	struct cc_p2p_times t;
-	int rc;
+	int rc = 0;
 
 	p.size = row->size;
-	if (cc_p2p_times_init(&t, p.iters))
-		return false;
-	rc = cc_p2p_times_from_trace(&t, s, tr);
-	if (!rc)
-		rc = p2p_figures(o, &p, &t, row);
-	cc_p2p_times_free(&t);
+	for (uint32_t side = 0; !rc && side < (p.bidir ? 2u : 1u); side++) {
+		if (cc_p2p_times_init(&t, p.iters))
+			return false;
+		t.client = side;
+		rc = cc_p2p_times_from_trace(&t, s, tr);
+		if (!rc)
+			rc = p2p_figures(o, &p, &t, row);
+		cc_p2p_times_free(&t);
+		if (!rc && p.bidir)
+			cc_p2p_bw_add(&sum, &row->bw);
+	}
+	if (!rc && p.bidir)
+		row->bw = sum;
 	return rc == 0;
 }
 

@@ -168,7 +168,7 @@ static int number(const struct pt_opts *t, const char *flag, const char *arg, ui
 }
 
 struct given {
-	bool iters, ib_port, gid, cpu_freq, use_cuda, json_file, size, tx_depth, cq_mod, all;
+	bool iters, ib_port, gid, cpu_freq, use_cuda, json_file, size, tx_depth, cq_mod, all, bidir;
 	uint64_t ib_port_v, gid_v, cuda_v, iters_v, size_v, tx_depth_v;
 };
 
@@ -244,8 +244,12 @@ static int apply(struct pt_opts *t, struct given *g, int c, const char *flag, co
 			   "not for a time; a simulation's duration would be simulated time, "
 			   "which is what it measures", flag);
 	case 'b':
-		return bad(t, "%s: not modelled: cclab's p2p schedule sends one way, from the "
-			   "client (core/p2p.h)", flag);
+		if (t->mode != CC_P2P_BW)
+			return bad(t, "%s: Bidirectional is only available in BW test (perftest)",
+				   flag);
+		g->bidir = true;
+		push(t, "--bidirectional");
+		return 0;
 	case 'R':
 		return bad(t, "%s: not supported: cclab connects the QPs through its own TCP "
 			   "exchange (backend/bootstrap.h), not librdmacm", flag);
@@ -312,6 +316,9 @@ static int finish(struct pt_opts *t, const struct given *g)
 	if (t->cclab_device && real)
 		return bad(t, "--device runs both sides on this host (loopback); -d and a server "
 			   "HOST run one side each, perftest's way: not both");
+	if (g->bidir && (real || t->cclab_device))
+		return bad(t, "-b/--bidirectional: simulated only: on a device each side times "
+			   "its own rank, and cclab does not exchange the two reports yet");
 	for (int i = 0; real && i < t->argc; i++)
 		if (!strncmp(t->argv[i], "--bootstrap", 11))
 			return bad(t, "--bootstrap belongs to --device's launcher runs; -d and a "
@@ -456,8 +463,9 @@ void pt_usage(const struct pt_opts *t)
 	       "      --use_cuda N        GPU buffers\n"
 	       "  -F, --CPU-freq          accepted, no effect (cclab reads no cycle counter)\n"
 	       "  -q, --qp 1              one QP pair: more are not modelled\n"
-	       "  -D, -b, -R              refused: duration, bidirectional, rdma_cm are not\n"
-	       "                          modelled or supported\n"
+	       "  -b, --bidirectional     bw: both sides send, the figures summed (simulated)\n"
+	       "  -D, -R                  refused: duration, rdma_cm are not modelled or\n"
+	       "                          supported\n"
 	       "  -h, --help              this text\n"
 	       "\n"
 	       "cclab p2p's own: --fabric, --topology, --wall-limit (simulated), --device DEV\n"

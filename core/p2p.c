@@ -160,6 +160,9 @@ int cc_p2p_check(const struct cc_p2p_params *p, char *err, size_t errlen)
 		return cc_errf(err, errlen, -EINVAL,
 			       "cq moderation %u out of range 1..%u", p->cq_mod,
 			       CC_P2P_MAX_DEPTH);
+	if (p->bidir && p->mode != CC_P2P_BW)
+		return cc_errf(err, errlen, -EINVAL, "bidirectional: only bw tests have it "
+			       "(perftest: \"Bidirectional is only available in BW test\")");
 	if (p->nranks == 1 || p->nranks > CC_P2P_MAX_RANKS)
 		return cc_errf(err, errlen, -EINVAL,
 			       "%u ranks: a p2p test needs 2 to %u (ranks 0 and 1 run it)",
@@ -198,13 +201,19 @@ static uint32_t add(struct cc_rank_sched *rs, const struct cc_op *op, uint32_t d
 	return cc_add_op(rs, op, deps, 3);
 }
 
+/* Whether rank r is a target of the peer's work: rank 1, or both ranks
+ * of a ping-pong or a bidirectional run. */
+static bool target(const struct cc_p2p_params *p, uint32_t r)
+{
+	return r == 1 || p->bidir || cc_p2p_is_pingpong(p->op, p->mode);
+}
+
 /* Whether rank r's output is written by the peer's RDMA WRITEs. */
 static bool written(const struct cc_p2p_params *p, uint32_t r)
 {
 	enum cc_opcode oc = cc_p2p_opcode(p->op, p->mode);
 
-	return (oc == CC_WR_RDMA_WRITE || oc == CC_WR_RDMA_WRITE_WITH_IMM) &&
-	       (r == 1 || cc_p2p_is_pingpong(p->op, p->mode));
+	return (oc == CC_WR_RDMA_WRITE || oc == CC_WR_RDMA_WRITE_WITH_IMM) && target(p, r);
 }
 
 /* Whether rank r consumes receive WQEs (SEND, WRITE_WITH_IMM). */
@@ -212,8 +221,7 @@ static bool receives(const struct cc_p2p_params *p, uint32_t r)
 {
 	enum cc_opcode oc = cc_p2p_opcode(p->op, p->mode);
 
-	return (oc == CC_WR_SEND || oc == CC_WR_RDMA_WRITE_WITH_IMM) &&
-	       (r == 1 || cc_p2p_is_pingpong(p->op, p->mode));
+	return (oc == CC_WR_SEND || oc == CC_WR_RDMA_WRITE_WITH_IMM) && target(p, r);
 }
 
 static void setup_rank(struct gen *g, uint32_t r)
@@ -227,11 +235,11 @@ static void setup_rank(struct gen *g, uint32_t r)
 	/* LOCAL_WRITE everywhere, as perftest and NCCL register (ibv_reg_mr(3):
 	 * REMOTE_WRITE and REMOTE_ATOMIC require it), plus only the remote
 	 * right the peer uses. */
-	if (r == 1 && p->op == CC_P2P_READ)
+	if (target(p, r) && p->op == CC_P2P_READ)
 		in |= CC_ACCESS_REMOTE_READ;
 	if (written(p, r))
 		out |= CC_ACCESS_REMOTE_WRITE;
-	if (r == 1 && cc_p2p_is_atomic(p->op))
+	if (target(p, r) && cc_p2p_is_atomic(p->op))
 		out |= CC_ACCESS_REMOTE_ATOMIC;
 	cc_add_mr(rs, BUF_IN, in);
 	cc_add_mr(rs, BUF_OUT, out);
@@ -359,28 +367,30 @@ static uint32_t post(struct gen *g, uint32_t r, struct chain *c, uint32_t i, uin
 	return c->db;
 }
 
-/* Rank 0 of bw, and of lat READ / atomics, which waits for each. */
-static void requester(struct gen *g)
+/* Rank r (0; both when bidirectional) of bw, and rank 0 of lat READ /
+ * atomics, which waits for each. */
+static void requester(struct gen *g, uint32_t r)
 {
 	struct chain c = { NONE, NONE, NONE, NONE };
 	bool each = g->p->mode == CC_P2P_LAT;
 
 	for (uint32_t i = 0; i < g->p->iters; i++)
-		post(g, 0, &c, i, each && i ? g->poll[i - 1] : NONE);
+		post(g, r, &c, i, each && i ? g->poll[i - 1] : NONE);
 }
 
-/* Rank 1 of bw SEND / WRITE_WITH_IMM: run_iter_bw_server() reposts a
- * receive for each one it reaps, until `iters` were posted. */
-static void receiver(struct gen *g)
+/* Rank r (1; both when bidirectional) of bw SEND / WRITE_WITH_IMM:
+ * run_iter_bw_server() reposts a receive for each one it reaps, until
+ * `iters` were posted. */
+static void receiver(struct gen *g, uint32_t r)
 {
 	struct chain c = { NONE, NONE, NONE, NONE };
 
-	prepost(g, 1, &c);
+	prepost(g, r, &c);
 	for (uint32_t j = 0; j < g->p->iters; j++) {
-		uint32_t rp = poll_recv(g, 1, &c, j);
+		uint32_t rp = poll_recv(g, r, &c, j);
 
 		if (j + g->rx < g->p->iters)
-			post_recv(g, 1, &c, j + g->rx, rp, NONE);
+			post_recv(g, r, &c, j + g->rx, rp, NONE);
 	}
 }
 
@@ -451,14 +461,18 @@ struct cc_schedule *cc_build_p2p(const struct cc_p2p_params *p, char *err, size_
 	setup_rank(&g, 0);
 	setup_rank(&g, 1);
 	pp = cc_p2p_is_pingpong(p->op, p->mode);
-	if (pp)
-		pingpong(&g, 0);
-	else
-		requester(&g);
-	if (pp)
-		pingpong(&g, 1);
-	else if (receives(p, 1))
-		receiver(&g);
+	for (uint32_t r = 0; r < 2; r++) {
+		if (pp) {
+			pingpong(&g, r);
+			continue;
+		}
+		/* a bidirectional rank's receives first: they are posted
+		 * before anything is sent, as run_iter_bi() finds them */
+		if (receives(p, r))
+			receiver(&g, r);
+		if (r == 0 || p->bidir)
+			requester(&g, r);
+	}
 	free(g.poll);
 	free(g.recv);
 	if (cc_schedule_oom(g.s)) {

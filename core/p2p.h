@@ -23,6 +23,14 @@
  *        READ and atomics are also held to the QP's max_rd_atomic, the
  *        device's max_qp_rd_atom: that limit is the RNIC's (the simulator's
  *        rnic.max_rd_atomic), not the schedule's.
+ *   bw -b (bidirectional, perftest's duplex): both ranks run the bw loop
+ *        at once on the one QP pair, each a requester (write_bw.c,
+ *        read_bw.c, atomic_bw.c: run_iter_bw() on both sides) and, for
+ *        send and write_imm, each also the receiver of the other's
+ *        messages (send_bw.c, write_bw.c: run_iter_bi(), its sends and
+ *        its receives in one thread; here two chains of the rank that its
+ *        CPU serves).  perftest reports the sum of the two sides' figures
+ *        (print_full_bw_report(): bw_peak, bw_avg and msgRate added).
  *   lat  write, write_imm, send: ping-pong (run_iter_lat_write(),
  *        run_iter_lat_send()): rank 0 sends, rank 1 answers each message
  *        once it has it, rank 0 sends the next once it has the answer.
@@ -71,6 +79,7 @@
 #ifndef CCLAB_CORE_P2P_H
 #define CCLAB_CORE_P2P_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -140,6 +149,7 @@ struct cc_p2p_params {
 	uint32_t rx_depth; /* receives kept posted (max_recv_wr) */
 	enum cc_mem_kind mem;
 	uint32_t nranks;   /* ranks of the schedule: 0 or 2, or more idle ones beyond rank 1 */
+	bool bidir;        /* bw only: both ranks send (perftest -b) */
 };
 
 /* perftest's defaults for op and mode. */

@@ -84,6 +84,15 @@ static uint32_t next_end(uint32_t e, uint32_t stride, uint32_t n)
 	return e + stride < n ? e + stride : n - 1;
 }
 
+void cc_p2p_bw_add(struct cc_p2p_bw *sum, const struct cc_p2p_bw *b)
+{
+	sum->peak_mib_s += b->peak_mib_s;
+	sum->avg_mib_s += b->avg_mib_s;
+	sum->msg_rate_mpps += b->msg_rate_mpps;
+	if (b->time_ps > sum->time_ps)
+		sum->time_ps = b->time_ps;
+}
+
 int cc_p2p_bw_compute(const struct cc_p2p_params *p, const struct cc_p2p_times *t,
 		      struct cc_p2p_bw *out)
 {

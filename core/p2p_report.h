@@ -96,6 +96,10 @@ struct cc_p2p_lat {
 /* perftest's print_report_lat() LAT_MEASURE_TAIL */
 #define CC_P2P_PERFTEST_TAIL 2u
 
+/* Adds b to sum as perftest's print_full_bw_report() adds the two sides
+ * of a bidirectional run: peak, average and message rate; the time is
+ * the longer side's. */
+void cc_p2p_bw_add(struct cc_p2p_bw *sum, const struct cc_p2p_bw *b);
 /* 0, or -EINVAL when a timestamp the figures need is missing, -ENOMEM. */
 int cc_p2p_bw_compute(const struct cc_p2p_params *p, const struct cc_p2p_times *t,
 		      struct cc_p2p_bw *out);

@@ -25,7 +25,7 @@ static const char *const collective_keys[] = {
 };
 
 static const char *const section_keys[] = {
-	"op", "mode", "iters", "tx_depth", "cq_mod", "rx_depth", "mem", NULL,
+	"op", "mode", "iters", "tx_depth", "cq_mod", "rx_depth", "mem", "bidirectional", NULL,
 };
 
 static const char *const coll_expect_keys[] = {"size", "time", "busbw", "data_bytes_per_rank",
@@ -134,6 +134,12 @@ int cc_scenario_p2p_read(const struct cy_node *doc, struct cc_scenario *sc, stru
 		rc = read_depth(s, "cq_mod", &sc->p2p.cq_mod, err);
 	if (!rc)
 		rc = read_depth(s, "rx_depth", &sc->p2p.rx_depth, err);
+	if (!rc && (v = cy_get(s, "bidirectional"))) {
+		rc = cy_bool(v, "bidirectional", &sc->p2p.bidir, err);
+		if (!rc && sc->p2p.bidir && mode != CC_P2P_BW)
+			rc = cy_fail(err, v, "'bidirectional': only bw tests have it (perftest: "
+				     "\"Bidirectional is only available in BW test\")");
+	}
 	sc->is_p2p = !rc;
 	return rc;
 }
@@ -249,6 +255,7 @@ void cc_scenario_p2p_json(struct cc_json *j, const struct cc_scenario *sc)
 	/* as used: at most tx_depth, 1 for lat READ and atomics */
 	cc_json_kv_uint(j, "cq_mod", cc_p2p_cq_mod(p));
 	cc_json_kv_uint(j, "rx_depth", p->rx_depth);
+	cc_json_kv_bool(j, "bidirectional", p->bidir);
 	cc_json_kv_string(j, "mem", cc_mem_kind_name[p->mem]);
 	cc_json_object_end(j);
 	cc_json_key(j, "sizes");

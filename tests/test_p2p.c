@@ -655,6 +655,85 @@ static void sim_bw_is_wire_bound(void **state)
 	}
 }
 
+/* Bidirectional bw (perftest -b): both ranks are requesters (and, for
+ * send and write_imm, receivers) on the one QP pair.  The data executor
+ * runs every op both ways; on `ideal` back to back (a link each way) a
+ * 1 MiB WRITE stream each way takes what one way takes, but for the
+ * other side's ACKs between its packets (30 B a packet), and the
+ * report is the two sides' sum (print_full_bw_report). */
+static void sim_bidirectional(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < NOPS_ALL; k++) {
+		struct cc_p2p_params p = params(all_ops[k], CC_P2P_BW, 100, 300);
+		struct cc_data_opts o = { .seed = 1, .order_seed = k + 1 };
+		struct cc_data_result res;
+		struct cc_schedule *s;
+
+		p.bidir = true;
+		p.tx_depth = 16;
+		p.cq_mod = 5;
+		p.rx_depth = 20;
+		s = build(&p);
+		assert_int_equal(cc_data_run(s, &o, &res), 0);
+		if (res.err.status != CC_RUN_OK)
+			fail_msg("%s -b: %s", cc_p2p_op_name[all_ops[k]], res.err.msg);
+		for (uint32_t r = 0; r < 2; r++) {
+			assert_int_equal(res.ops_done[r], s->ranks[r].nops);
+			assert_int_equal(res.wire_msgs[r], 300);
+		}
+		cc_data_result_free(&res);
+		cc_schedule_free(s);
+	}
+	struct cc_p2p_params p = params(CC_P2P_WRITE, CC_P2P_BW, 1 << 20, 100);
+	struct simrun one = sim(&p, "ideal", SIM_TOPO_RING, false);
+	struct sim_params f;
+	struct sim_net net;
+	struct cc_trace tr;
+	struct cc_sim_result res;
+	struct cc_p2p_bw side[2], sum = {0};
+	char msg[SIM_NET_ERR_LEN];
+	struct cc_schedule *s;
+
+	p.bidir = true;
+	s = build(&p);
+	assert_int_equal(sim_params_preset("ideal", &f), 0);
+	sim_net_init(&net, "");
+	assert_int_equal(sim_topo_net_make(&net, SIM_TOPO_RING, 2, msg, sizeof(msg)), 0);
+	cc_trace_init(&tr);
+	struct cc_sim_opts so = { .fabric = &f, .net = &net, .seed = 1, .trace = &tr,
+				  .time_limit_ps = 10 * SIM_PS_PER_S };
+	assert_int_equal(cc_sim_run(s, &so, &res), 0);
+	assert_int_equal(res.err.status, CC_RUN_OK);
+	for (uint32_t c = 0; c < 2; c++) {
+		struct cc_p2p_times t;
+
+		assert_int_equal(cc_p2p_times_init(&t, p.iters), 0);
+		t.client = c;
+		assert_int_equal(cc_p2p_times_from_trace(&t, s, &tr), 0);
+		assert_int_equal(cc_p2p_bw_compute(&p, &t, &side[c]), 0);
+		cc_p2p_bw_add(&sum, &side[c]);
+		cc_p2p_times_free(&t);
+		/* the other way's ACKs, one a packet (256 a message), 30 B each
+		 * at 80 ps a byte, between this side's packets: all but the
+		 * last, which follows this side's last packet */
+		assert_int_equal(side[c].time_ps, one.bw.time_ps + (100 * 256 - 1) * 30 * 80);
+	}
+	assert_true(side[0].time_ps == side[1].time_ps); /* symmetric */
+	assert_true(fabs(sum.avg_mib_s - 2 * side[0].avg_mib_s) < 1e-9 * sum.avg_mib_s);
+	assert_true(sum.msg_rate_mpps == side[0].msg_rate_mpps + side[1].msg_rate_mpps);
+	assert_true(sum.time_ps == side[0].time_ps);
+	cc_sim_result_free(&res);
+	cc_sim_result_free(&one.res);
+	cc_trace_free(&tr);
+	sim_net_free(&net);
+	cc_schedule_free(s);
+	/* lat has no -b */
+	p = params(CC_P2P_WRITE, CC_P2P_LAT, 8, 10);
+	p.bidir = true;
+	expect_refused(p, "only bw tests have it");
+}
+
 /* Line rate needs the payload reads of a PCIe round trip in flight: each
  * packet's payload is read on its own (sim/pcie.h), so at 400 Gb/s with a
  * 1 KiB MTU (21 ns a packet against a ~0.55 us read) or at a calibrated
@@ -953,6 +1032,9 @@ static void cli_bad_options(void **state)
 		{"p2p --op write --topology railopt", "--topology railopt: the two ranks of cclab "
 		 "p2p are no nodes"},
 		{"p2p --op write --mem nvme", "invalid value 'nvme' for --mem: host or gpu"},
+		{"p2p --op read --mode lat --bidirectional", "--bidirectional: only bw tests"},
+		{"p2p --op write --bidirectional --device nodev0", "--bidirectional runs on the "
+		 "simulator only"},
 		{"p2p --op write --json ''", "for --json: expected a file name"},
 		{"p2p --op write --json a --trace a", "--json and --trace name the same file"},
 		{"p2p --op write --json a --csv a", "--csv and --json name the same file"},
@@ -1072,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(sim_lat_closed_forms),
 		cmocka_unit_test(ib_vs_roce_through_a_switch),
 		cmocka_unit_test(sim_bw_is_wire_bound),
+		cmocka_unit_test(sim_bidirectional),
 		cmocka_unit_test(sim_bw_prefetch_covers_pcie),
 		cmocka_unit_test(sim_bw_credit_loop),
 		cmocka_unit_test(sim_small_message_rate),

@@ -129,6 +129,9 @@ static void test_flag_mapping(void **state)
 	/* --use_cuda N: GPU buffers */
 	expect("ib_write_bw", "--use_cuda=0 -n 5", 0, true, "--mem gpu", "memory: gpu",
 	       "--use_cuda 0: GPU buffers", NULL);
+	/* -b: both sides send, the figures summed */
+	expect("ib_send_bw", "-b -n 5", 0, true, "--bidirectional", "as ib_send_bw -b: SEND, "
+	       "ranks 0 and 1 both sending", NULL);
 	/* -q 1 is what cclab runs; -F has no effect, said so */
 	expect("ib_write_bw", "-q 1 -F -n 5", 0, true, "-F/--CPU-freq: no effect", NULL);
 	/* device-only flags in a simulation: said, no effect */
@@ -166,7 +169,8 @@ static void test_refused(void **state)
 		{"ib_write_bw", "-q 2", "-q/--qp 2: not modelled"},
 		{"ib_write_bw", "--qp=4", "-q/--qp 4: not modelled"},
 		{"ib_write_bw", "-D 5", "-D/--duration: not modelled"},
-		{"ib_send_bw", "-b", "-b/--bidirectional: not modelled"},
+		{"ib_send_lat", "-b", "-b/--bidirectional: Bidirectional is only available in BW"},
+		{"ib_write_bw", "-b -d " NODEV, "-b/--bidirectional: simulated only"},
 		{"ib_read_lat", "-R", "-R/--rdma_cm: not supported"},
 		{"ib_write_bw", "--rdma_cm", "-R/--rdma_cm: not supported"},
 		{"ib_write_bw", "-A CMP_AND_SWAP", "-A/--atomic_type: only the atomic tests"},

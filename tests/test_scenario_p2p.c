@@ -99,7 +99,22 @@ static void loads_with_defaults(void **state)
 	if (cc_scenario_load(path, star8, 1, &sc, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(sc.p2p.nranks, 8); /* ranks 2..7 idle */
+	assert_false(sc.p2p.bidir);
 	cc_scenario_free(&sc);
+
+	/* perftest -b: bw only, said at the key */
+	write_file(path, sizeof(path), "bidir.yaml",
+		   "topology: {generator: star, ranks: 2}\n"
+		   "p2p: {op: write, bidirectional: true}\n");
+	if (cc_scenario_load(path, NULL, 0, &sc, &err))
+		fail_msg("%s", err.msg);
+	assert_true(sc.p2p.bidir);
+	cc_scenario_free(&sc);
+	write_file(path, sizeof(path), "bidir-lat.yaml",
+		   "topology: {generator: star, ranks: 2}\n"
+		   "p2p: {op: write, mode: lat, bidirectional: true}\n");
+	assert_int_equal(cc_scenario_load(path, NULL, 0, &sc, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "bidir-lat.yaml:2:44: 'bidirectional': only bw tests"));
 }
 
 static void conflicts_refused(void **state)

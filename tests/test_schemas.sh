@@ -41,7 +41,8 @@ check "cclab p2p --json, bw and lat (p2p)" bash -c "
 	run '$CCLAB' p2p --op write -s 64K -n 100 --json '$tmp/bw.json' &&
 	run '$CCLAB' p2p --op read --mode lat -s 8 -n 20 --json '$tmp/lat.json' &&
 	run '$CCLAB' p2p --op write --mode lat -s 1K -n 20 --json '$tmp/wlat.json' &&
-	valid p2p '$tmp/bw.json' '$tmp/lat.json' '$tmp/wlat.json'"
+	run '$CCLAB' p2p --op send -s 64K -n 100 --bidirectional --json '$tmp/bidir.json' &&
+	valid p2p '$tmp/bw.json' '$tmp/lat.json' '$tmp/wlat.json' '$tmp/bidir.json'"
 check "cclab tune --json (tune)" bash -c "
 	$(declare -f run valid); tmp='$tmp' PY='$PY'
 	run '$CCLAB' tune scenarios/demo.yaml --set sizes.max=4K -j 1 --json '$tmp/tune.json' &&
