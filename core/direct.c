@@ -75,9 +75,9 @@ static uint32_t from_peer(struct direct *d, uint32_t r, uint32_t peer, uint32_t 
 	return cc_walk_from(&d->w, r, peer, (uint16_t)ch);
 }
 
-/* A send of len elements at in_off (and out_off) to `to` and a receive of
- * rlen at rin/rout from `from`, each cut over the channels: the C
- * exchanges, st's fields giving the rest of both. */
+/* The send step to `to` and the receive step from `from`, each cut over
+ * the channels: C exchanges, exchange c moving part c of both on channel
+ * c's connections (the steps' other fields as given). */
 static void exchange(struct direct *d, uint32_t r, const struct cc_conn_step *send,
 		     const struct cc_conn_step *recv, uint32_t to, uint32_t from)
 {
