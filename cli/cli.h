@@ -113,6 +113,10 @@ struct cli_opts {
 	 * scenario's `model:` */
 	enum cc_sim_model model;
 	bool model_given;
+	/* --gpus-per-thread, --agg-iters, --cuda-graph: how a benchmark's
+	 * thread launches each collective (sim/launch.h); a scenario's
+	 * `launch:` for `cclab run` */
+	struct cc_sim_launch launch;
 	/* --wall-limit: the simulator stops a run after this much real time */
 	uint64_t wall_limit_ms;
 	bool wall_limit_given;

@@ -87,6 +87,13 @@ static void sim_argv(const struct nt_opts *n, const struct sweep *s, struct sim_
 	}
 	if (n->timeout_s)
 		push_u64(a, "--wall-limit", n->timeout_s);
+	/* how a thread launches: BenchTime()'s time per iteration is at least
+	 * that thread's (sim/launch.h) */
+	push_u64(a, "--gpus-per-thread", n->ngpus);
+	if (n->agg_iters > 1)
+		push_u64(a, "--agg-iters", n->agg_iters);
+	if (n->graph)
+		push(a, "--cuda-graph");
 	for (uint32_t i = 0; i < n->nenv; i++) {
 		push(a, "--env");
 		push(a, n->env[i]);
@@ -193,6 +200,11 @@ static void make_plan(struct nt_opts *n, struct plan *p)
 	if (n->timeout_s)
 		nt_note(n, "-T %" PRIu64 ": the wall-clock limit of each size's simulation "
 			"(--wall-limit)", n->timeout_s);
+	if ((n->ngpus > 1 || n->agg_iters > 1) && !n->graph)
+		nt_note(n, "-g %" PRIu32 " -m %" PRIu64 ": a thread launches its GPUs' kernels one "
+			"after another, so an iteration takes at least (software.group_cpu_ps + %"
+			PRIu32 " x software.launch_cpu_ps) / %" PRIu64 " (docs/simulator.md, \"The "
+			"launching thread\")", n->ngpus, n->agg_iters, n->ngpus, n->agg_iters);
 }
 
 /* Notes for flags that change how a GPU run is driven and nothing that is
@@ -208,7 +220,6 @@ static void inert_notes(struct nt_opts *n)
 	INERT(n->parallel_init, " -p %d", n->parallel_init);
 	INERT(n->blocking, " -z %d", n->blocking);
 	INERT(n->stream_null, " -y %d", n->stream_null);
-	INERT(n->graph, " -G %" PRIu64, n->graph);
 	INERT(n->local_register, " -R %d (buffer registration: not modelled, times are without "
 	      "it)", n->local_register);
 	INERT(n->cta_policy >= 0, " -x %d", n->cta_policy);

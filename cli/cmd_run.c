@@ -80,6 +80,7 @@ static void from_scenario(const struct cli_opts *in, const struct cc_scenario *s
 	o->fabric = sc->fabric;
 	if (!in->model_given)
 		o->model = (enum cc_sim_model)sc->model;
+	o->launch = sc->launch;
 	o->check = sc->check_max > 0;
 	o->scenario = sc;
 	o->nccl = cc_nccl_auto_any(&sc->nccl) ? &sc->nccl : NULL;

@@ -85,6 +85,29 @@ static bool checked(const struct cli_opts *o, uint64_t bytes)
 	return o->check && (!o->scenario || bytes <= o->scenario->check_max);
 }
 
+/* How the collective is launched, where it is not nccl-tests' default. */
+static void launch_line(const struct cli_opts *o)
+{
+	const struct cc_sim_launch *l = &o->launch;
+	const struct sim_sw_params *sw = &o->fabric.soft;
+	sim_time_ps floor = sim_launch_floor_ps(l, sw, o->p.mem == CC_MEM_GPU);
+
+	if (l->gpus_per_thread <= 1 && l->agg_iters <= 1 && !l->cuda_graph)
+		return;
+	printf("# launch: %" PRIu32 " GPU%s a thread, %" PRIu32 " collective%s a group%s: ",
+	       l->gpus_per_thread, l->gpus_per_thread == 1 ? "" : "s", l->agg_iters,
+	       l->agg_iters == 1 ? "" : "s", l->cuda_graph ? ", from a CUDA graph" : "");
+	if (floor)
+		printf("an iteration takes at least %.2f us, the thread's (%.2f + %" PRIu32
+		       " x %.2f us) / %" PRIu32 " (software.group_cpu_ps, launch_cpu_ps)\n",
+		       (double)floor / 1e6, (double)sw->group_cpu_ps / 1e6, l->gpus_per_thread,
+		       (double)sw->launch_cpu_ps / 1e6, l->agg_iters);
+	else
+		printf("no launch floor (%s)\n", l->cuda_graph ? "a graph replays without NCCL's "
+		       "host path" : o->p.mem != CC_MEM_GPU ? "host memory: no kernel" :
+		       "the fabric's launch costs are 0");
+}
+
 static void preamble(const struct cli_opts *o, void *ctx)
 {
 	const struct sim_ctx *c = ctx;
@@ -103,6 +126,7 @@ static void preamble(const struct cli_opts *o, void *ctx)
 		       "PFC, credits, ECN or switch queues (docs/simulator.md)\n");
 	cli_preamble_buffers(o);
 	printf("# out-of-place only; one run per size, no warm-up: the time is simulated\n");
+	launch_line(o);
 	for (uint32_t i = 0, ns = o->scenario ? o->scenario->nfaults : 0; i < ns + o->nsim_faults;
 	     i++) {
 		char t[CC_SIM_FAULT_TEXT_LEN];
@@ -274,6 +298,7 @@ static int before_row(const struct cli_opts *o, void *ctx, struct cli_size *z)
 
 	c->bound_ps = sim_bound_ps(z->s, &o->fabric, c->net);
 	z->bound_us = (double)c->bound_ps / 1e6;
+	z->row.launch_bound = !z->row.failed && ((const struct cc_sim_result *)z->res)->launch_bound;
 	/* The front end's time (nccl-tests' -a); the physics check after
 	 * the row keeps the simulator's own, every rank done. */
 	if (c->as && c->as->time_us && !z->row.failed)
@@ -516,6 +541,7 @@ int cli_sim_run(const struct cli_opts *o, const struct cli_sim_as *as)
 		 * and check are the loop's (struct cc_exec_common) */
 		.sim_faults = c.faults,
 		.nsim_faults = c.nfaults,
+		.launch = o->launch,
 	};
 	/* One size only: with several, the loop's line says which is running
 	 * and sizes may run at once (-j). */

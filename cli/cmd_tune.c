@@ -168,6 +168,7 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 		.check = false,
 		/* As `cclab sim`: a run still going then is stuck. */
 		.time_limit_ps = CLI_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
+		.launch = sc->launch,
 	};
 	char err[TUNE_REASON_LEN] = "", lim[160];
 	struct cc_schedule *s;

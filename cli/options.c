@@ -70,6 +70,9 @@ enum {
 	OPT_ALL,
 	OPT_RING_ORDERS,
 	OPT_OUT,
+	OPT_GPUS_PER_THREAD,
+	OPT_AGG_ITERS,
+	OPT_CUDA_GRAPH,
 };
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
@@ -156,6 +159,10 @@ static const struct {
 	/* NCCL's choices (`auto`): the release whose rules, the variables */
 	{{"nccl-version", required_argument, NULL, OPT_NCCL_VERSION}, FOR_SIM | FOR_TUNE},
 	{{"env", required_argument, NULL, OPT_ENV}, FOR_SIM | FOR_TUNE},
+	/* how a benchmark's thread launches each collective (sim/launch.h) */
+	{{"gpus-per-thread", required_argument, NULL, OPT_GPUS_PER_THREAD}, FOR_SIM},
+	{{"agg-iters", required_argument, NULL, OPT_AGG_ITERS}, FOR_SIM},
+	{{"cuda-graph", no_argument, NULL, OPT_CUDA_GRAPH}, FOR_SIM},
 	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN | FOR_TUNE | FOR_TUNE_SC},
 	/* tune's own: its table's columns, the ring orders it tries, a
 	 * launcher's folder (cli/tune_args.c) */
@@ -350,6 +357,7 @@ static void defaults(enum cli_cmd cmd, struct cli_opts *o)
 	o->rnr_retry = -1;
 	o->wall_limit_ms = (uint64_t)CLI_DEFAULT_WALL_LIMIT_S * 1000u;
 	o->jobs = cli_default_jobs();
+	o->launch = CC_SIM_LAUNCH_DEFAULT;
 	cc_nccl_auto_init(&o->nccl_own);
 }
 
@@ -647,6 +655,19 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 			return bad_value(c, arg, "expected packet (every packet, the default) or "
 					 "flow (each message a flow, links shared max-min fairly)");
 		o->model_given = true;
+		return 0;
+	case OPT_GPUS_PER_THREAD:
+		err = get_uint(c, arg, 1, CC_SIM_LAUNCH_MAX_GPUS, &v);
+		if (!err)
+			o->launch.gpus_per_thread = (uint32_t)v;
+		return err;
+	case OPT_AGG_ITERS:
+		err = get_uint(c, arg, 1, CC_SIM_LAUNCH_MAX_AGG, &v);
+		if (!err)
+			o->launch.agg_iters = (uint32_t)v;
+		return err;
+	case OPT_CUDA_GRAPH:
+		o->launch.cuda_graph = true;
 		return 0;
 	case OPT_WALL_LIMIT:
 		o->wall_limit_given = true;

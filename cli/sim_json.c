@@ -66,6 +66,7 @@ void sim_json_begin(struct cc_json *j, const struct cli_opts *o)
 	cc_json_kv_bool(j, "check", o->check);
 	if (o->model != CC_SIM_MODEL_PACKET) /* only where set: other reports stay as they were */
 		cc_json_kv_string(j, "model", cc_sim_model_name[o->model]);
+	sim_launch_json(j, &o->launch);
 	if (o->scenario) {
 		/* Every default filled in: the file says how it was produced. */
 		cc_json_key(j, "scenario");
@@ -177,6 +178,10 @@ void sim_json_size(struct cc_json *j, const struct cc_result_row *row,
 	cli_json_double_or_null(j, "algbw_gbps", have_bw, algbw);
 	cli_json_double_or_null(j, "busbw_gbps", have_bw, busbw);
 	time_pair(j, "bound_us", "bound_ps", bound_ps);
+	if (res->launch_floor_ps) { /* only where a launch floor applies */
+		time_pair(j, "launch_floor_us", "launch_floor_ps", res->launch_floor_ps);
+		cc_json_kv_bool(j, "launch_bound", res->launch_bound);
+	}
 	cc_json_key(j, "bound_ok");
 	if (bound_checked)
 		cc_json_bool(j, bound_ok);

@@ -89,6 +89,13 @@ static void sim_options(FILE *f)
 	fprintf(f, "      --check 0|1         1: carry the data and count #wrong (default);\n"
 		   "                          0: timing only, #wrong N/A, no buffers (as\n"
 		   "                          nccl-tests' -c/--check; -c is --collective here)\n");
+	fprintf(f, "      --gpus-per-thread G each thread launches G GPUs' kernels in turn, as\n"
+		   "                          nccl-tests' -g: an iteration takes at least\n"
+		   "                          software.group_cpu_ps + G x launch_cpu_ps\n"
+		   "                          (default 1; docs/simulator.md, \"The launching\n"
+		   "                          thread\")\n"
+		   "      --agg-iters M       M collectives a group, one launch for all (-m)\n"
+		   "      --cuda-graph        launched from a CUDA graph (-G): no such floor\n");
 	fprintf(f, "      --trace FILE        write a Chrome trace (Perfetto, chrome://tracing)\n"
 		   "                          of the LAST size only to FILE, atomically; a FILE\n"
 		   "                          ending in .csv gets one CSV line per event instead\n"

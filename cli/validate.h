@@ -75,6 +75,7 @@ struct val_point {
 	char status[VAL_TEXT_LEN + 64]; /* "ok", or why there is no prediction */
 	/* `auto`: what NCCL chose at this size and what ran ("" otherwise) */
 	char nccl[CC_NCCL_PICK_TEXT_LEN];
+	bool launch_bound;      /* the launching thread set the time (sim/launch.h) */
 };
 
 struct val_case {

@@ -102,8 +102,9 @@ void val_print_case(FILE *f, const struct val_case *c, bool points)
 				else
 					fprintf(f, " %7s", "N/A");
 			}
-			fprintf(f, "  %s%s%s\n", pt->status[0] ? pt->status : "-",
-				pt->nccl[0] ? "  # " : "", pt->nccl);
+			fprintf(f, "  %s%s%s%s\n", pt->status[0] ? pt->status : "-",
+				pt->nccl[0] || pt->launch_bound ? "  # " : "", pt->nccl,
+				!pt->launch_bound ? "" : pt->nccl[0] ? "; launch-bound" : "launch-bound");
 		}
 	}
 	for (int k = 0; k < VAL_CLASS_COUNT; k++)
@@ -157,6 +158,8 @@ static void point_json(struct cc_json *j, const struct val_case *c, const struct
 	cc_json_kv_string(j, "status", pt->status);
 	if (pt->nccl[0])
 		cc_json_kv_string(j, "nccl", pt->nccl);
+	if (pt->launch_bound) /* only where it is: other reports stay as they were */
+		cc_json_kv_bool(j, "launch_bound", true);
 	cc_json_object_end(j);
 }
 

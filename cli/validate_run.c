@@ -30,6 +30,7 @@ static void coll_point(const struct val_args *a, const struct val_case *c, struc
 		.wall_start_ns = start,
 		.sim_faults = sc->faults,
 		.nsim_faults = sc->nfaults,
+		.launch = sc->launch,
 	};
 	struct cc_mem_limit host;
 	const struct cc_build_opts bo = { .deadline_ns = cli_wall_deadline(a->wall_limit_ms, start),
@@ -77,6 +78,7 @@ static void coll_point(const struct val_args *a, const struct val_case *c, struc
 		snprintf(pt->status, sizeof(pt->status), "model bug: %s", err);
 	} else {
 		pt->predicted = true;
+		pt->launch_bound = res.launch_bound;
 		pt->pred_time_us = (double)res.time_ps / 1e6;
 		cc_result_bw(pt->size, pt->pred_time_us, c->busbw_factor, &algbw, &pt->pred_bw);
 		snprintf(pt->status, sizeof(pt->status), "ok");

@@ -117,7 +117,7 @@ int cc_results_format_row(char *buf, size_t len, const struct cc_result_row *row
 
 void cc_results_print_row(FILE *f, const struct cc_result_row *row)
 {
-	char buf[256], note[CC_NCCL_PICK_TEXT_LEN + 4] = "";
+	char buf[256], note[CC_NCCL_PICK_TEXT_LEN + 32] = "";
 	int n = cc_results_format_row(buf, sizeof(buf), row);
 
 	if (n < 0)
@@ -126,6 +126,11 @@ void cc_results_print_row(FILE *f, const struct cc_result_row *row)
 		char t[CC_NCCL_PICK_TEXT_LEN];
 
 		snprintf(note, sizeof(note), "  # %s", cc_nccl_pick_text(&row->pick, t, sizeof(t)));
+	}
+	if (row->launch_bound) {
+		size_t at = strlen(note);
+
+		snprintf(note + at, sizeof(note) - at, "%s", at ? "; launch-bound" : "  # launch-bound");
 	}
 	if ((size_t)n < sizeof(buf)) {
 		fprintf(f, "%s%s\n", buf, note);

@@ -70,6 +70,9 @@ struct cc_result_row {
 	 * noted after the row as NCCL_DEBUG=INFO would say it */
 	bool nccl;
 	struct cc_nccl_pick pick;
+	/* the launching thread, not the collective, set the time (the
+	 * simulator's launch floor, sim/launch.h): noted after the row */
+	bool launch_bound;
 };
 
 #define CC_RESULT_NO_TIME (-1.0)

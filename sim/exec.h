@@ -31,6 +31,7 @@
 #include "core/schedule.h"
 #include "core/trace.h"
 #include "sim/fault.h"
+#include "sim/launch.h"
 #include "sim/params.h"
 #include "sim/time.h"
 #include "sim/topo.h"
@@ -100,6 +101,10 @@ struct cc_sim_opts {
 	 * without it (test_sim_exec.c). */
 	void (*progress)(void *ctx, sim_time_ps now, uint64_t events, bool done);
 	void *progress_ctx;
+	/* How a benchmark's thread launches the collective (sim/launch.h):
+	 * time_ps and every rank's done_ps are at least its floor, as an
+	 * iteration of nccl-tests' loop.  Zeroed: no floor. */
+	struct cc_sim_launch launch;
 };
 
 /* 3600 simulated seconds (as `cclab sim`'s CLI_SIM_TIME_LIMIT_S): a
@@ -170,7 +175,11 @@ struct cc_sim_result {
 	struct cc_run_error err; /* status CC_RUN_OK on success (core/exec_data.h) */
 	bool checked;           /* opts.check: wrong is meaningful */
 	uint64_t wrong;
-	sim_time_ps time_ps;    /* every rank done */
+	sim_time_ps time_ps;    /* every rank done (at least launch_floor_ps) */
+	/* opts.launch's floor (sim/launch.h), and whether it set time_ps: the
+	 * launching thread, not the collective, paced the iteration */
+	sim_time_ps launch_floor_ps;
+	bool launch_bound;
 	uint64_t events;        /* engine events executed */
 	uint64_t peak_pending;  /* most events pending at once */
 	uint32_t gen_window;    /* a generated schedule: the window the run ended with

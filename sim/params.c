@@ -180,7 +180,20 @@ static const struct {
 	.post_send_ps = NS(100), \
 	.post_recv_ps = NS(50), \
 	.poll_cq_ps = NS(50), \
+	.launch_cpu_ps = NS(3960), /* see LAUNCH_CPU below */ \
+	.group_cpu_ps = NS(1600), \
 }
+
+/* LAUNCH_CPU.  nccl-tests times `iters` collectives launched back to back
+ * (common.cu BenchTime()), and one thread launches its -g GPUs' kernels
+ * one after another (startColl(): ncclGroupStart, a call per GPU,
+ * ncclGroupEnd, which plans and launches each GPU's kernel in turn), so an
+ * iteration takes at least that thread's CPU time.  nccl-tests issue 123
+ * (DGX A100, Ring, one channel, 8-128 B, -g 2 to 8 in one process)
+ * measured 10, 13.76, 16.88, 20.8, 25.2, 29.5 and 33.7 us: a straight
+ * line of 3.96 us a GPU plus 1.60 us (least squares), which device
+ * latencies cannot explain (8 one-GPU processes of a DGX H100 run the
+ * same ring in 13 us).  Taken for every preset. */
 
 /* GPU_STEP: NCCL launches one kernel per collective (src/enqueue.cc) and
  * its primitives run inside it; between two steps on the network path the
@@ -615,6 +628,8 @@ const struct sim_param_field sim_param_fields[] = {
 	PS("software.post_send_ps", soft.post_send_ps),
 	PS("software.post_recv_ps", soft.post_recv_ps),
 	PS("software.poll_cq_ps", soft.poll_cq_ps),
+	PS("software.launch_cpu_ps", soft.launch_cpu_ps),
+	PS("software.group_cpu_ps", soft.group_cpu_ps),
 };
 
 const size_t sim_param_field_count = sizeof(sim_param_fields) / sizeof(sim_param_fields[0]);
@@ -764,6 +779,10 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key)
 		 "is at most 4096 (a few 16 B flits in practice)"},
 		{"host.nvlink_pkt_bytes", p->host.nvlink_pkt_bytes > 4096,
 		 "is at most 4096 (0: NVLink framed as the fabric's link)"},
+		/* a launching thread's costs (sim/launch.h) times up to
+		 * CC_SIM_LAUNCH_MAX_GPUS GPUs stay far from overflowing */
+		{"software.launch_cpu_ps", p->soft.launch_cpu_ps > SIM_PS_PER_S, "is at most 1 s"},
+		{"software.group_cpu_ps", p->soft.group_cpu_ps > SIM_PS_PER_S, "is at most 1 s"},
 	};
 
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)

@@ -230,6 +230,12 @@ struct sim_sw_params {
 	sim_time_ps post_send_ps; /* ibv_post_send, per WQE, doorbell excluded */
 	sim_time_ps post_recv_ps; /* ibv_post_recv, per WQE */
 	sim_time_ps poll_cq_ps;   /* ibv_poll_cq, per call */
+	/* The thread that launches the collective (sim/launch.h): its CPU
+	 * time per GPU it drives (NCCL's enqueue and kernel launch), and per
+	 * group of collectives (ncclGroupStart/End and the benchmark's own
+	 * loop). */
+	sim_time_ps launch_cpu_ps;
+	sim_time_ps group_cpu_ps;
 };
 
 #define SIM_PARAMS_NAME_LEN 32

@@ -22,7 +22,7 @@ static const char *const top_keys[] = {
 	"name", "description", "topology", "fabric", "collective", "p2p", "algorithm",
 	"transport", "protocol", "dtype", "redop", "ranks", "sizes", "chunk_bytes", "slot_bytes",
 	"slots", "channels", "ring_order", "nccl_version", "env",
-	"seed", "executors", "check", "expect", "memory", "root", "faults", "model", NULL,
+	"seed", "executors", "check", "expect", "memory", "root", "faults", "model", "launch", NULL,
 };
 
 #define MAX_RANKS CC_MAX_RANKS
@@ -284,6 +284,28 @@ static bool in_sweep(const struct cc_scenario *sc, uint64_t size, uint64_t *as)
 	return false;
 }
 
+/* `launch: {gpus_per_thread, agg_iters, cuda_graph}`: nccl-tests' -g, -m
+ * and -G (sim/launch.h).  The floor counts a thread's launches, not where
+ * its GPUs sit: the topology may put them apart, as cclab's --topology
+ * can for nccl-tests' -g. */
+static int read_launch(const struct cy_node *m, struct cc_scenario *sc, struct cy_error *err)
+{
+	static const char *const keys[] = {"gpus_per_thread", "agg_iters", "cuda_graph", NULL};
+	const struct cy_node *v;
+	uint64_t x;
+	int rc = cy_check_map(m, "'launch'", keys, err);
+
+	if (!rc && (v = cy_get(m, "gpus_per_thread")) &&
+	    !(rc = cy_uint(v, "gpus_per_thread", 1, CC_SIM_LAUNCH_MAX_GPUS, &x, err)))
+		sc->launch.gpus_per_thread = (uint32_t)x;
+	if (!rc && (v = cy_get(m, "agg_iters")) &&
+	    !(rc = cy_uint(v, "agg_iters", 1, CC_SIM_LAUNCH_MAX_AGG, &x, err)))
+		sc->launch.agg_iters = (uint32_t)x;
+	if (!rc && (v = cy_get(m, "cuda_graph")))
+		rc = cy_bool(v, "cuda_graph", &sc->launch.cuda_graph, err);
+	return rc;
+}
+
 static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario *sc,
 		    struct cy_error *err)
 {
@@ -378,6 +400,8 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 			     "packet model, as perftest's figures need");
 	if (!rc && (v = cy_get(d, "check")))
 		rc = read_check(v, sc, err);
+	if (!rc && (v = cy_get(d, "launch")))
+		rc = read_launch(v, sc, err);
 	if (!rc)
 		rc = cy_require(d, "the scenario", "topology", &v, err);
 	if (!rc)
@@ -518,6 +542,7 @@ static void defaults(struct cc_scenario *sc, const char *path)
 		sc->name[len - 5] = '\0';
 	sc->stepfactor = 2;
 	sc->seed = 1;
+	sc->launch = CC_SIM_LAUNCH_DEFAULT;
 	sc->executor[CC_EXEC_SIM] = true;
 	sc->check_max = UINT64_MAX;
 	sim_net_init(&sc->net, "");
@@ -648,6 +673,7 @@ void cc_scenario_json(struct cc_json *j, const struct cc_scenario *sc)
 		cc_scenario_nccl_json(j, sc);
 	if (sc->model != CC_SIM_MODEL_PACKET) /* only where set: other files stay as they were */
 		cc_json_kv_string(j, "model", cc_sim_model_name[sc->model]);
+	sim_launch_json(j, &sc->launch);
 	cc_json_key(j, "executors");
 	cc_json_array_begin_flat(j);
 	for (int e = 0; e < CC_EXECUTOR_COUNT; e++)

@@ -23,6 +23,7 @@
 #include "core/p2p.h"
 #include "core/schedule.h"
 #include "sim/fault.h"
+#include "sim/launch.h"
 #include "sim/net.h"
 #include "sim/params.h"
 #include "util/json.h"
@@ -81,6 +82,9 @@ struct cc_scenario {
 	/* `auto` algorithm, protocol or channels: NCCL's choice per size, by
 	 * nccl_version's rules under env's NCCL_* variables */
 	struct cc_nccl_auto nccl;
+	/* `launch:` how the benchmark's threads launch each collective
+	 * (sim/launch.h); gpus_per_thread 1 (nccl-tests' default) unless given */
+	struct cc_sim_launch launch;
 };
 
 /* Loads `path`, applying sets[0 .. nsets) ("key.path=value") first.

@@ -21,7 +21,7 @@
 static const char *const collective_keys[] = {
 	"collective", "algorithm", "transport", "protocol", "dtype", "redop", "ranks", "chunk_bytes",
 	"slot_bytes", "slots", "executors", "check", "memory", "root", "channels", "ring_order",
-	"nccl_version", "env", NULL,
+	"nccl_version", "env", "launch", NULL,
 };
 
 static const char *const section_keys[] = {

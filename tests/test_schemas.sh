@@ -22,13 +22,17 @@ valid() { # SCHEMA FILE...
 }
 run() { "$@" >"$tmp/run.out" 2>&1 || { echo "exit $? from: $*"; tail -n 5 "$tmp/run.out"; return 1; }; }
 
-check "cclab sim --json, ring and auto and broadcast and auto sendrecv (collective)" bash -c "
+check "cclab sim --json, ring and auto and broadcast and auto sendrecv and -g 8 (collective)" bash -c "
 	$(declare -f run valid); tmp='$tmp' PY='$PY'
 	run '$CCLAB' sim -n 4 -b 1K -e 4K --json '$tmp/sim.json' &&
 	run '$CCLAB' sim -n 8 -A auto -b 1K -e 1M -f 32 --json '$tmp/auto.json' &&
 	run '$CCLAB' sim -n 4 -c broadcast -r 1 -b 1K -e 4K --json '$tmp/bc.json' &&
 	run '$CCLAB' sim -n 4 -c sendrecv -A auto -b 1K -e 1M -f 32 --json '$tmp/sr.json' &&
-	valid collective '$tmp/sim.json' '$tmp/auto.json' '$tmp/bc.json' '$tmp/sr.json'"
+	run '$CCLAB' sim -n 8 -A auto --topology node -b 8 -e 1M -f 32 --gpus-per-thread 8 \
+		--json '$tmp/launch.json' &&
+	grep -q '\"launch_bound\": true' '$tmp/launch.json' &&
+	valid collective '$tmp/sim.json' '$tmp/auto.json' '$tmp/bc.json' '$tmp/sr.json' \
+		'$tmp/launch.json'"
 check "cclab check --json (collective, data executor)" bash -c "
 	$(declare -f run valid); tmp='$tmp' PY='$PY'
 	run '$CCLAB' check -n 4 -b 1K -e 4K --json '$tmp/check.json' && valid collective '$tmp/check.json'"
