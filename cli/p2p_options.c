@@ -241,12 +241,6 @@ static int finish(struct p2p_opts *o, const struct given *g)
 	if (o->verbs_opt && !o->device)
 		return usage_error("--port, --gid-index, --bootstrap and --timeout need --device "
 				   "(a run on a real RNIC)");
-	/* Both sides' figures are summed from one trace here; on a device
-	 * each process times only its own rank (cli/p2p_verbs.c). */
-	if (o->device && g->bidir)
-		return usage_error("--bidirectional runs on the simulator only: on a device each "
-				   "process times its own rank, and the two reports are not "
-				   "exchanged yet");
 	if (o->device && (g->fabric_topo || o->wall_limit_given))
 		return usage_error("%s applies to the simulator, not to a run with --device",
 				   g->fabric_topo ? "--fabric/--topology" : "--wall-limit");

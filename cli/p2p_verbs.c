@@ -31,10 +31,10 @@ static void preamble(const struct p2p_opts *o, const struct verbs_session *s)
 	const struct cc_p2p_params *p = &o->p;
 
 	if (o->role == P2P_BOTH)
-		printf("# cclab %s p2p: %s %s, as %s: %s, rank 0 (client) to rank 1 (server), "
-		       "one RC QP pair\n", CCLAB_VERSION, cc_p2p_op_name[p->op],
-		       cc_p2p_mode_name[p->mode], cc_p2p_tool(p->op, p->mode),
-		       cc_opcode_name[cc_p2p_opcode(p->op, p->mode)]);
+		printf("# cclab %s p2p: %s %s, as %s%s: %s, %s, one RC QP pair\n", CCLAB_VERSION,
+		       cc_p2p_op_name[p->op], cc_p2p_mode_name[p->mode], cc_p2p_tool(p->op, p->mode),
+		       p->bidir ? " -b" : "", cc_opcode_name[cc_p2p_opcode(p->op, p->mode)],
+		       p->bidir ? "ranks 0 and 1 both sending" : "rank 0 (client) to rank 1 (server)");
 	else
 		printf("# cclab %s p2p: %s %s, as %s: %s, one RC QP pair; this host is the %s "
 		       "(TCP port %u)\n", CCLAB_VERSION, cc_p2p_op_name[p->op],
@@ -48,7 +48,9 @@ static void preamble(const struct p2p_opts *o, const struct verbs_session *s)
 	       "  rx depth: %" PRIu32 "  memory: %s\n", p->iters, p->tx_depth, cc_p2p_cq_mod(p),
 	       p->rx_depth, cc_mem_kind_name[p->mem]);
 	printf("# times: the host's clock at each post and at each poll of a completion "
-	       "(the client), as perftest takes them%s\n",
+	       "(%s), as perftest takes them%s\n",
+	       p->bidir ? "each rank, of its own sends; the row is the two ranks' figures added "
+			  "up, as perftest's -b" : "the client",
 	       o->prog && p->mode == CC_P2P_LAT ? "; t without the 2 largest deltas, as perftest"
 						: "");
 	for (uint32_t r = 0; r < s->world; r++)
@@ -59,25 +61,48 @@ static void preamble(const struct p2p_opts *o, const struct verbs_session *s)
 }
 
 /* Two hosts: the client's row reaches the server (both print it).
- * 0, or an exit code after a message. */
+ * Bidirectional (-b): each rank timed its own sends, and both rows reach
+ * both ranks, which print their sum, rank 0's figures plus rank 1's, as
+ * perftest's print_full_bw_report() adds the two sides' reports (a side
+ * that failed fails the row).  0, or an exit code after a message. */
 static int share_row(const struct p2p_opts *o, struct verbs_session *s, struct p2p_row *row)
 {
 	struct cc_boot_blobs all = {0};
 	char text[P2P_ROW_TEXT] = "-", err[512]; /* the server's: a placeholder */
 	uint32_t c = client_rank(o);
+	bool bidir = o->p.bidir;
 
-	if (s->rank == c)
+	if (s->rank == c || bidir)
 		p2p_row_encode(row, o->p.mode, text, sizeof(text));
 	if (cc_boot_allgather(&s->b, text, strlen(text), &all, err, sizeof(err))) {
-		fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: the client's row: %s\n", row->size,
-			err);
+		fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: the %s row: %s\n", row->size,
+			bidir ? "other rank's" : "client's", err);
 		return CLI_EXIT_FAIL;
 	}
-	if (s->rank != c && p2p_row_decode((const char *)all.data[c], all.len[c], row)) {
-		fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: the client sent a malformed row\n",
-			row->size);
-		cc_boot_blobs_free(&all);
-		return CLI_EXIT_FAIL;
+	struct cc_p2p_bw sum = {0};
+	bool failed = false;
+
+	for (uint32_t r = 0; r < 2; r++) {
+		struct p2p_row side = *row;
+
+		if (!bidir && (r != c || s->rank == c))
+			continue;
+		if (p2p_row_decode((const char *)all.data[r], all.len[r], &side)) {
+			fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: rank %u sent a malformed "
+				"row\n", row->size, r);
+			cc_boot_blobs_free(&all);
+			return CLI_EXIT_FAIL;
+		}
+		if (!bidir) {
+			*row = side;
+			break;
+		}
+		failed = failed || side.failed;
+		cc_p2p_bw_add(&sum, &side.bw);
+	}
+	if (bidir) {
+		row->failed = failed;
+		row->bw = sum;
 	}
 	cc_boot_blobs_free(&all);
 	return 0;
@@ -90,8 +115,10 @@ static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc
 {
 	struct cc_p2p_params p = o->p;
 	uint32_t client = client_rank(o);
-	struct cc_verbs_run_opts ro = { .iters = 1, .seed = 1,
-					.trace = s->rank == client ? tr : NULL, .rnr_retry = -1 };
+	/* the ranks that send time their own stamps: the client, or both */
+	bool times = s->rank == client || p.bidir;
+	struct cc_verbs_run_opts ro = { .iters = 1, .seed = 1, .trace = times ? tr : NULL,
+					.rnr_retry = -1 };
 	struct cc_verbs_result res;
 	struct cc_schedule *sc;
 	char err[512];
@@ -117,11 +144,11 @@ static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc
 	struct p2p_row row = { .size = size, .err = &res.err };
 
 	*ok = res.err.status == CC_RUN_OK;
-	if (*ok && s->rank == client) {
+	if (*ok && times) {
 		struct cc_p2p_times t;
 
 		*ok = !cc_p2p_times_init(&t, p.iters);
-		t.client = client;
+		t.client = s->rank; /* the schedule's rank is the bootstrap's (swapped above) */
 		*ok = *ok && !cc_p2p_times_from_trace(&t, sc, tr) && !p2p_figures(o, &p, &t, &row);
 		cc_p2p_times_free(&t);
 		if (!*ok)
@@ -129,10 +156,13 @@ static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc
 	}
 	row.failed = !*ok;
 	cc_schedule_free(sc);
-	if (o->role != P2P_BOTH && (rc = share_row(o, s, &row))) {
+	if ((o->role != P2P_BOTH || p.bidir) && (rc = share_row(o, s, &row))) {
 		cc_verbs_result_free(&res);
 		return rc;
 	}
+	if (row.failed && *ok) /* -b: the other side's run or stamps */
+		snprintf(res.err.msg, sizeof(res.err.msg), "the other rank's side failed (its "
+			 "messages say why)");
 	*ok = !row.failed;
 	/* Both ranks print in perftest's two-host way; rank 0 alone else. */
 	if (o->role != P2P_BOTH || s->rank == 0) {

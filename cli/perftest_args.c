@@ -6,7 +6,7 @@
  * usage(), parser_long(); defaults src/perftest_parameters.h).  As there,
  * a flag may be given once (its duplicates_checker), the one argument left
  * is the server's host, and -A belongs to the atomic tests.  What perftest
- * does and cclab's p2p schedule does not model (-q above 1, -D, -b, -R)
+ * does and cclab's p2p schedule does not model (-q above 1, -D, -R)
  * is refused, naming the flag, rather than run as something else. */
 #include <getopt.h>
 #include <inttypes.h>
@@ -316,9 +316,6 @@ static int finish(struct pt_opts *t, const struct given *g)
 	if (t->cclab_device && real)
 		return bad(t, "--device runs both sides on this host (loopback); -d and a server "
 			   "HOST run one side each, perftest's way: not both");
-	if (g->bidir && (real || t->cclab_device))
-		return bad(t, "-b/--bidirectional: simulated only: on a device each side times "
-			   "its own rank, and cclab does not exchange the two reports yet");
 	for (int i = 0; real && i < t->argc; i++)
 		if (!strncmp(t->argv[i], "--bootstrap", 11))
 			return bad(t, "--bootstrap belongs to --device's launcher runs; -d and a "
@@ -463,7 +460,7 @@ void pt_usage(const struct pt_opts *t)
 	       "      --use_cuda N        GPU buffers\n"
 	       "  -F, --CPU-freq          accepted, no effect (cclab reads no cycle counter)\n"
 	       "  -q, --qp 1              one QP pair: more are not modelled\n"
-	       "  -b, --bidirectional     bw: both sides send, the figures summed (simulated)\n"
+	       "  -b, --bidirectional     bw: both sides send, the figures summed\n"
 	       "  -D, -R                  refused: duration, rdma_cm are not modelled or\n"
 	       "                          supported\n"
 	       "  -h, --help              this text\n"

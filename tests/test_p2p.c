@@ -1033,8 +1033,6 @@ static void cli_bad_options(void **state)
 		 "p2p are no nodes"},
 		{"p2p --op write --mem nvme", "invalid value 'nvme' for --mem: host or gpu"},
 		{"p2p --op read --mode lat --bidirectional", "--bidirectional: only bw tests"},
-		{"p2p --op write --bidirectional --device nodev0", "--bidirectional runs on the "
-		 "simulator only"},
 		{"p2p --op write --json ''", "for --json: expected a file name"},
 		{"p2p --op write --json a --trace a", "--json and --trace name the same file"},
 		{"p2p --op write --json a --csv a", "--csv and --json name the same file"},

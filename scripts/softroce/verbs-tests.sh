@@ -12,9 +12,10 @@
 #      halving-doubling allreduce for k = 3, 4, 5; the LL and LL128
 #      protocols on every transport; tree, hierarchical, rail-ordered
 #      channels and all-to-all; and other dtypes and operators;
-#   2. cclab p2p --device for perftest's bw and lat tests; cclab as ib_write_bw
-#      and ib_read_lat, a server and its client in two processes, beside
-#      perftest's own ib_write_bw; --json / --trace of a run, the per-rank
+#   2. cclab p2p --device for perftest's bw and lat tests, bw both ways (-b);
+#      cclab as ib_write_bw (also -b) and ib_read_lat, a server and its
+#      client in two processes, beside perftest's own ib_write_bw;
+#      --json / --trace of a run, the per-rank
 #      data bytes 2N(k-1)/k, and cclab compare of it against cclab sim's
 #      prediction;
 #   3. the error paths: a corrupted rkey -> IBV_WC_REM_ACCESS_ERR naming the
@@ -149,6 +150,13 @@ for t in "write bw 65536" "send bw 65536" "read bw 65536" "fetch_add bw 8" "cmp_
 	check "p2p $1 $2 $3 B: exit 0, a row" test $? = 0 -a "$(grep -cE "^ +$3 +100 " "$log")" = 1
 done
 
+# perftest's -b on the device: both ranks send, each times its own, the row their sum
+for op in write send; do
+	"$CCLAB" p2p --device "$DEV" --op $op --bidirectional -s 64K -n 100 >"$OUT/p2p-$op-b.log" 2>&1
+	check "p2p $op bw --bidirectional: exit 0, a row" test $? = 0 -a \
+		"$(grep -cE '^ +65536 +100 ' "$OUT/p2p-$op-b.log")" = 1
+done
+
 "$CCLAB" p2p --device "$DEV" --op write -s 64K -n 100 --json "$OUT/p2p.json" --csv "$OUT/p2p.csv" \
 	>/dev/null 2>&1
 check "p2p --json/--csv: executor verbs, the figures" \
@@ -174,6 +182,13 @@ check "ib_write_bw as cclab: the client's row on both sides" \
 	test "$(cat "$OUT/pt-write-bw-server.log" "$OUT/pt-write-bw-client.log" |
 		grep -cE '^ +65536 +100 ')" = 2 -a \
 	"$(grep -c 'this host is the server' "$OUT/pt-write-bw-server.log")" = 1
+pair pt-write-bw-b 18613 120 "$PTBIN/ib_write_bw" -b -d "$DEV" "${PTGID[@]}" -s 65536 -n 100 -F \
+	-p 18613 -- "$PTBIN/ib_write_bw" -b -d "$DEV" "${PTGID[@]}" -s 65536 -n 100 -F -p 18613 "$PTIP"
+check "ib_write_bw -b as cclab, server and client: exit 0" test $? = 0
+check "ib_write_bw -b as cclab: the same summed row on both sides" \
+	test "$(cat "$OUT/pt-write-bw-b-server.log" "$OUT/pt-write-bw-b-client.log" |
+		grep -E '^ +65536 +100 ' | sort -u | wc -l)" = 1 -a \
+	"$(grep -c 'both ranks sending\|row is the two ranks' "$OUT/pt-write-bw-b-client.log")" = 1
 pair pt-read-lat 18611 120 "$PTBIN/ib_read_lat" -d "$DEV" "${PTGID[@]}" -n 100 -p 18611 -- \
 	"$PTBIN/ib_read_lat" -d "$DEV" "${PTGID[@]}" -n 100 -p 18611 "$PTIP"
 check "ib_read_lat as cclab, server and client: exit 0" test $? = 0
