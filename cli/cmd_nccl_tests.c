@@ -200,6 +200,10 @@ static void make_plan(struct nt_opts *n, struct plan *p)
 	if (n->timeout_s)
 		nt_note(n, "-T %" PRIu64 ": the wall-clock limit of each size's simulation "
 			"(--wall-limit)", n->timeout_s);
+	if (n->blocking)
+		nt_note(n, "-z %d: blocking collectives, the thread waiting for each before it "
+			"launches the next, are not modelled: the launches are taken to overlap the "
+			"collectives, an iteration the longer of the two", n->blocking);
 	if ((n->ngpus > 1 || n->agg_iters > 1) && !n->graph)
 		nt_note(n, "-g %" PRIu32 " -m %" PRIu64 ": a thread launches its GPUs' kernels one "
 			"after another, so an iteration takes at least (software.group_cpu_ps + %"
@@ -218,7 +222,6 @@ static void inert_notes(struct nt_opts *n)
 		off += (size_t)snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0, \
 					__VA_ARGS__)
 	INERT(n->parallel_init, " -p %d", n->parallel_init);
-	INERT(n->blocking, " -z %d", n->blocking);
 	INERT(n->stream_null, " -y %d", n->stream_null);
 	INERT(n->local_register, " -R %d (buffer registration: not modelled, times are without "
 	      "it)", n->local_register);

@@ -85,14 +85,15 @@ static bool checked(const struct cli_opts *o, uint64_t bytes)
 	return o->check && (!o->scenario || bytes <= o->scenario->check_max);
 }
 
-/* How the collective is launched, where it is not nccl-tests' default. */
+/* How the collective is launched: where it is not nccl-tests' default, or
+ * where its floor may mark a row launch-bound. */
 static void launch_line(const struct cli_opts *o)
 {
 	const struct cc_sim_launch *l = &o->launch;
 	const struct sim_sw_params *sw = &o->fabric.soft;
 	sim_time_ps floor = sim_launch_floor_ps(l, sw, o->p.mem == CC_MEM_GPU);
 
-	if (l->gpus_per_thread <= 1 && l->agg_iters <= 1 && !l->cuda_graph)
+	if (l->gpus_per_thread <= 1 && l->agg_iters <= 1 && !l->cuda_graph && !floor)
 		return;
 	printf("# launch: %" PRIu32 " GPU%s a thread, %" PRIu32 " collective%s a group%s: ",
 	       l->gpus_per_thread, l->gpus_per_thread == 1 ? "" : "s", l->agg_iters,

@@ -166,9 +166,10 @@ static void run_cand(struct tune *t, int c, struct tune_size *z, struct tune_not
 		.net = &sc->net,
 		.seed = sc->seed,
 		.check = false,
-		/* As `cclab sim`: a run still going then is stuck. */
+		/* As `cclab sim`: a run still going then is stuck.  No launch
+		 * floor (sim/launch.h): the same for every candidate, it would
+		 * tie those below it and hide which is fastest. */
 		.time_limit_ps = CLI_SIM_TIME_LIMIT_S * SIM_PS_PER_S,
-		.launch = sc->launch,
 	};
 	char err[TUNE_REASON_LEN] = "", lim[160];
 	struct cc_schedule *s;

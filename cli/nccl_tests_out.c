@@ -67,9 +67,9 @@ static void cclab_notes(const struct nt_opts *n, const struct cli_opts *o)
 	       n->nprocs_from ? n->nprocs_from : "", n->nprocs_from ? ")" : "", n->nthreads,
 	       n->ngpus);
 	printf("# cclab: the time is simulated, without run-to-run noise: -w %" PRIu64 " warm-up "
-	       "and -n %" PRIu64 " x -m %" PRIu64 " iterations do not change it; -a %d: %s over "
+	       "and -n %" PRIu64 " iterations do not change it; -a %d: %s over "
 	       "%" PRIu32 " thread%s, a thread's time the end of the last of its -g GPUs\n",
-	       n->warmup, n->iters, n->agg_iters, n->average,
+	       n->warmup, n->iters, n->average,
 	       (const char *const[]){"thread 0's", "the mean", "the least", "the largest"}
 	       [n->average], n->nprocs * n->nthreads, n->nprocs * n->nthreads > 1 ? "s" : "");
 	printf("# cclab: in-place repeats out-of-place: cclab models one buffer layout\n");

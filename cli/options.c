@@ -858,6 +858,11 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 				   PRIu64, o->minbytes, o->maxbytes);
 	if (same_outputs(cmd, o))
 		return CLI_EXIT_USAGE;
+	/* the ranks are threads' GPUs, as nccl-tests counts them */
+	if (o->p.nranks % o->launch.gpus_per_thread)
+		return usage_error(cmd, "--gpus-per-thread %" PRIu32 ": -n %" PRIu32 " ranks are "
+				   "not a whole number of threads of that many GPUs",
+				   o->launch.gpus_per_thread, o->p.nranks);
 	/* the rank now; the op with each size's schedule (cli_build) */
 	for (uint32_t i = 0; o->p.nranks && i < o->nfaults; i++)
 		if (o->faults[i].rank >= o->p.nranks)

@@ -178,7 +178,7 @@ void sim_json_size(struct cc_json *j, const struct cc_result_row *row,
 	cli_json_double_or_null(j, "algbw_gbps", have_bw, algbw);
 	cli_json_double_or_null(j, "busbw_gbps", have_bw, busbw);
 	time_pair(j, "bound_us", "bound_ps", bound_ps);
-	if (res->launch_floor_ps) { /* only where a launch floor applies */
+	if (res->launch_floor_ps) { /* a launch floor applies: GPU memory, no graph */
 		time_pair(j, "launch_floor_us", "launch_floor_ps", res->launch_floor_ps);
 		cc_json_kv_bool(j, "launch_bound", res->launch_bound);
 	}

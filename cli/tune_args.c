@@ -208,7 +208,6 @@ int tune_scenario(const struct tune_args *a, struct cc_scenario *sc)
 	sc->stepfactor = o->stepfactor;
 	sc->seed = o->seed;
 	sc->model = o->model;
-	sc->launch = o->launch;
 	sc->executor[CC_EXEC_SIM] = true;
 	sc->fabric = o->fabric;
 	sc->nccl = o->nccl_own;

@@ -287,6 +287,7 @@ static int run(const cclab_scenario *h, const cclab_schedule *b, enum cclab_exec
 		.sim_faults = sc->faults,
 		.nsim_faults = sc->nfaults,
 		.wall_limit_ms = wall_limit_ms,
+		.launch = sc->launch, /* as `cclab run` (cli/cmd_run.c) */
 	};
 	const void *setting;
 	void *res;

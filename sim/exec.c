@@ -1714,8 +1714,10 @@ static uint32_t start_window(const struct cc_schedule *s, const struct cc_sim_op
 static void launch_floor(const struct cc_schedule *s, const struct cc_sim_opts *o,
 			 struct cc_sim_result *res)
 {
-	sim_time_ps floor = sim_launch_floor_ps(&o->launch, &o->fabric->soft,
-						s->params.mem == CC_MEM_GPU);
+	/* NCCL returns from a collective of no elements before it enqueues
+	 * anything (src/enqueue.cc: count 0 is ncclSuccess at once) */
+	sim_time_ps floor = s->params.count ? sim_launch_floor_ps(&o->launch, &o->fabric->soft,
+								  s->params.mem == CC_MEM_GPU) : 0;
 
 	res->launch_floor_ps = floor;
 	if (res->time_ps >= floor)

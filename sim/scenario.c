@@ -416,6 +416,11 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 	sc->p.ranks_per_node = sim_net_ranks_per_node(&sc->net);
 	if ((rc = cc_scenario_nccl_finish(d, sc, err)))
 		return rc;
+	if (sc->p.nranks % sc->launch.gpus_per_thread) /* threads' GPUs, as nccl-tests counts */
+		return cy_fail(err, cy_get(cy_get(d, "launch"), "gpus_per_thread"),
+			       "'gpus_per_thread': %u, but the topology's %u ranks are not a whole "
+			       "number of threads of that many GPUs", sc->launch.gpus_per_thread,
+			       sc->p.nranks);
 	if ((v = cy_get(d, "ring_order"))) {
 		unsigned o = 0;
 

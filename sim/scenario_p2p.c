@@ -62,7 +62,14 @@ static void where(char *buf, size_t len, const struct cy_node *at, const struct 
 static int conflicts(const struct cy_node *doc, struct cy_error *err)
 {
 	const struct cy_node *p2p = key_node(doc, "p2p");
-	char at[CY_ERR_LEN / 2];
+	char at[CY_ERR_LEN / 2], keys[256] = "";
+	size_t off = 0;
+
+	/* the list from the table, so the message names every key it refuses */
+	for (size_t i = 0; collective_keys[i] && off < sizeof(keys); i++)
+		if (strcmp(collective_keys[i], "collective"))
+			off += (size_t)snprintf(keys + off, sizeof(keys) - off, "%s%s",
+						off ? ", " : "", collective_keys[i]);
 
 	for (size_t i = 0; i < doc->n; i++) {
 		const struct cy_node *k = doc->keys[i];
@@ -74,11 +81,8 @@ static int conflicts(const struct cy_node *doc, struct cy_error *err)
 			return cy_fail(err, k, "'collective' and 'p2p' (%s) exclude each other: a "
 				       "scenario runs a collective or a point-to-point test", at);
 		return cy_fail(err, k, "'%s' is a collective's key, but this scenario runs a p2p "
-			       "test ('p2p' on %s), which takes none of: collective, algorithm, "
-			       "transport, protocol, dtype, redop, ranks, chunk_bytes, slot_bytes, slots, "
-			       "executors, check, memory, root, channels, ring_order (its buffers: "
-			       "p2p.mem)",
-			       k->str, at);
+			       "test ('p2p' on %s), which takes none of: collective, %s (its buffers: "
+			       "p2p.mem)", k->str, at, keys);
 	}
 	return 0;
 }

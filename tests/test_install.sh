@@ -204,6 +204,13 @@ for c, l in zip(cli, lib):
 PY
 }
 check "library rows equal cclab run's (demo, 1K..64K)" same_rows "$tmp/cli.csv" "$tmp/lib.csv"
+# a scenario launched as nccl-tests -g 8: the launch floor, 33.28 us, in both
+vp=validation/h100-1x8-nvswitch-allreduce-nvls-nccl2243-voltagepark/scenario.yaml
+"$prefix/bin/cclab" run "$vp" --set sizes.max=32 --csv "$tmp/cli-g8.csv" >/dev/null 2>&1
+LD_LIBRARY_PATH=$lib "$tmp/sim_sizes" "$vp" sizes.max=32 >"$tmp/lib-g8.csv" 2>/dev/null
+check "library rows equal cclab run's (launch: -g 8, 8..32 B)" same_rows "$tmp/cli-g8.csv" \
+	"$tmp/lib-g8.csv"
+check "... each the launch floor, 33.28 us" test "$(grep -c ',33.28,' "$tmp/cli-g8.csv")" = 3
 check "every rank's data 2N(k-1)/k: 64 KiB on 8 ranks is 114688 B" \
 	grep -q '^65536,.*,114688$' "$tmp/lib.csv"
 printf 'name: x\ncollective: allreduec\n' >"$tmp/bad.yaml"

@@ -110,6 +110,13 @@ static void floor_in_the_simulator(void **state)
 	assert_true(high.time_ps < 255040000);
 	cc_sim_result_free(&high);
 	cc_schedule_free(s);
+	/* no elements: NCCL returns before it enqueues anything */
+	s = ring_sched(CC_ALLREDUCE, CC_WRITE_IMM, 4, 0);
+	run(s, &f, (struct cc_sim_launch){.gpus_per_thread = 64}, &high);
+	assert_false(high.launch_bound);
+	assert_int_equal(high.launch_floor_ps, 0);
+	cc_sim_result_free(&high);
+	cc_schedule_free(s);
 }
 
 /* A scenario file in the test's directory, loaded. */
@@ -155,6 +162,10 @@ static void scenario_launch(void **state)
 	assert_non_null(strstr(err.msg, "cuda_graph"));
 	assert_int_equal(load("m.yaml", NODE8 "launch: {agg_iters: 1000001}\n", &sc, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "agg_iters"));
+	/* 8 ranks are no whole number of threads of 3 GPUs */
+	assert_int_equal(load("3.yaml", NODE8 "launch: {gpus_per_thread: 3}\n", &sc, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "3.yaml:5:27: 'gpus_per_thread': 3, but the topology's 8 "
+				       "ranks are not a whole number of threads"));
 	/* a perftest pair launches no collective */
 	assert_int_equal(load("p.yaml", "topology: {generator: star, ranks: 2}\n"
 				 "p2p: {op: write}\nlaunch: {gpus_per_thread: 2}\n", &sc, &err),
@@ -183,9 +194,26 @@ static void command_line(void **state)
 	assert_null(strstr(r.out, "launch-bound"));
 	assert_non_null(strstr(r.out, "no launch floor (a graph replays"));
 	run_free(&r);
+	/* -m 2: one launch a GPU for two collectives, 16.64 us each */
+	r = run_cclab("sim -n 8 -A auto --topology node --fabric ib-ndr -b 8 -e 8 --check 0 "
+		      "--gpus-per-thread 8 --agg-iters 2");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "   16.64 "));
+	assert_non_null(strstr(r.out, "; launch-bound\n"));
+	run_free(&r);
 	r = run_cclab("sim -n 8 --gpus-per-thread 0");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "--gpus-per-thread"));
+	run_free(&r);
+	r = run_cclab("sim -n 8 --gpus-per-thread 3");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "-n 8 ranks are not a whole number of threads"));
+	run_free(&r);
+	/* validate takes the case's launch: the Voltage Park node, -g 8 */
+	r = run_cclab("validate validation/h100-1x8-nvswitch-allreduce-nvls-nccl2243-voltagepark "
+		      "--max-bytes 8");
+	assert_non_null(strstr(r.out, "33.28"));
+	assert_non_null(strstr(r.out, "# Ring/LL 1ch; launch-bound\n"));
 	run_free(&r);
 	r = run_cclab("check -n 8 --gpus-per-thread 8");
 	assert_int_equal(r.status, 2);
