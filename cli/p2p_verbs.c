@@ -6,9 +6,10 @@
  * executor (backend/verbs_exec.h) between two ranks: two forked local
  * ranks on the device, connected in loopback, or the two ranks of srun /
  * mpirun (cli/launch_local.c, verbs_launch()).  perftest's figures come
- * from rank 0's trace exactly as from the simulator's (core/p2p_report.h:
+ * from the client's trace exactly as from the simulator's (core/p2p_report.h:
  * the post times of its WQEs and the polls of their completions), here on
- * the host's clock, so the two tables read alike; rank 0 writes --json,
+ * the host's clock, so the two tables read alike; with -b each rank's from
+ * its own, summed (share_row()).  Rank 0 writes --json,
  * --csv (executor "verbs", the device for the fabric) and --trace (its own
  * events of the last size) as the simulator's sweep does. */
 #include <inttypes.h>
@@ -36,11 +37,12 @@ static void preamble(const struct p2p_opts *o, const struct verbs_session *s)
 		       p->bidir ? " -b" : "", cc_opcode_name[cc_p2p_opcode(p->op, p->mode)],
 		       p->bidir ? "ranks 0 and 1 both sending" : "rank 0 (client) to rank 1 (server)");
 	else
-		printf("# cclab %s p2p: %s %s, as %s: %s, one RC QP pair; this host is the %s "
+		printf("# cclab %s p2p: %s %s, as %s%s: %s, %sone RC QP pair; this host is the %s "
 		       "(TCP port %u)\n", CCLAB_VERSION, cc_p2p_op_name[p->op],
-		       cc_p2p_mode_name[p->mode], cc_p2p_tool(p->op, p->mode),
+		       cc_p2p_mode_name[p->mode], cc_p2p_tool(p->op, p->mode), p->bidir ? " -b" : "",
 		       cc_opcode_name[cc_p2p_opcode(p->op, p->mode)],
-		       o->role == P2P_SERVER ? "server" : "client", o->tcp_port);
+		       p->bidir ? "both ranks sending, " : "", o->role == P2P_SERVER ? "server" : "client",
+		       o->tcp_port);
 	printf("# executor: verbs on %s port %u (%s), path MTU %u B, launcher %s\n", s->v.device,
 	       s->v.port, s->v.roce ? "RoCE" : "InfiniBand", o->device_mtu,
 	       cc_launcher_name[s->launcher]);
@@ -64,8 +66,10 @@ static void preamble(const struct p2p_opts *o, const struct verbs_session *s)
  * Bidirectional (-b): each rank timed its own sends, and both rows reach
  * both ranks, which print their sum, rank 0's figures plus rank 1's, as
  * perftest's print_full_bw_report() adds the two sides' reports (a side
- * that failed fails the row).  0, or an exit code after a message. */
-static int share_row(const struct p2p_opts *o, struct verbs_session *s, struct p2p_row *row)
+ * that failed fails the row; *failed_rank is then the other rank + 1, 0
+ * where it did not).  0, or an exit code after a message. */
+static int share_row(const struct p2p_opts *o, struct verbs_session *s, struct p2p_row *row,
+		     uint32_t *failed_rank)
 {
 	struct cc_boot_blobs all = {0};
 	char text[P2P_ROW_TEXT] = "-", err[512]; /* the server's: a placeholder */
@@ -88,8 +92,12 @@ static int share_row(const struct p2p_opts *o, struct verbs_session *s, struct p
 		if (!bidir && (r != c || s->rank == c))
 			continue;
 		if (p2p_row_decode((const char *)all.data[r], all.len[r], &side)) {
-			fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: rank %u sent a malformed "
-				"row\n", row->size, r);
+			/* "-": a side that sends no row, so not started with -b */
+			bool plain = all.len[r] == 1 && ((const char *)all.data[r])[0] == '-';
+
+			fprintf(stderr, "cclab p2p: %" PRIu64 " bytes: rank %u %s\n", row->size, r,
+				plain ? "was not started with -b/--bidirectional as this one was"
+				      : "sent a malformed row");
 			cc_boot_blobs_free(&all);
 			return CLI_EXIT_FAIL;
 		}
@@ -97,6 +105,8 @@ static int share_row(const struct p2p_opts *o, struct verbs_session *s, struct p
 			*row = side;
 			break;
 		}
+		if (side.failed && s->rank != r && !*failed_rank)
+			*failed_rank = r + 1;
 		failed = failed || side.failed;
 		cc_p2p_bw_add(&sum, &side.bw);
 	}
@@ -108,8 +118,8 @@ static int share_row(const struct p2p_opts *o, struct verbs_session *s, struct p
 	return 0;
 }
 
-/* One size on both ranks; the client's figures, printed by the ranks
- * that print.  Returns 0 with *ok, or an exit code that ends the sweep. */
+/* One size on both ranks; the client's figures (-b: both ranks', summed),
+ * printed by the ranks that print.  Returns 0 with *ok, or an exit code that ends the sweep. */
 static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc_trace *tr,
 		    struct p2p_files *files, uint64_t size, bool *ok)
 {
@@ -156,13 +166,16 @@ static int run_size(const struct p2p_opts *o, struct verbs_session *s, struct cc
 	}
 	row.failed = !*ok;
 	cc_schedule_free(sc);
-	if ((o->role != P2P_BOTH || p.bidir) && (rc = share_row(o, s, &row))) {
+	uint32_t other_failed = 0;
+
+	if ((o->role != P2P_BOTH || p.bidir) && (rc = share_row(o, s, &row, &other_failed))) {
 		cc_verbs_result_free(&res);
 		return rc;
 	}
-	if (row.failed && *ok) /* -b: the other side's run or stamps */
-		snprintf(res.err.msg, sizeof(res.err.msg), "the other rank's side failed (its "
-			 "messages say why)");
+	if (row.failed && *ok) /* the other rank's run or stamps: the client's, or -b's peer */
+		snprintf(res.err.msg, sizeof(res.err.msg), "rank %u's side failed%s",
+			 other_failed ? other_failed - 1 : client, o->role == P2P_BOTH ?
+			 " (its run ended, or its trace lacks timestamps)" : " (its messages say why)");
 	*ok = !row.failed;
 	/* Both ranks print in perftest's two-host way; rank 0 alone else. */
 	if (o->role != P2P_BOTH || s->rank == 0) {

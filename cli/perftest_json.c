@@ -36,17 +36,18 @@ static void test_info(FILE *f, const struct p2p_opts *o)
 		    (p->op == CC_P2P_WRITE && p->mode == CC_P2P_LAT);
 
 	fprintf(f, "\"test_info\": {\n");
-	fprintf(f, "\"test\": \"%s_%sTest\",\n", test_name(p->op),
-		p->mode == CC_P2P_BW ? "BW_" : "Latency_");
+	fprintf(f, "\"test\": \"%s_%s%sTest\",\n", test_name(p->op),
+		p->bidir ? "Bidirectional_" : "", p->mode == CC_P2P_BW ? "BW_" : "Latency_");
 	fprintf(f, "\"Dual_port\": \"OFF\",\n\"Device\": \"%s\",\n",
 		sim ? o->fabric.name : o->device);
 	fprintf(f, "\"Number_of_qps\": 1,\n\"Transport_type\": \"IB\",\n");
 	fprintf(f, "\"Connection_type\": \"RC\",\n\"Using_SRQ\": \"OFF\",\n");
 	fprintf(f, " \"PCIe_relax_order\": \"Unsupported\",\n");
 	fprintf(f, "\"ibv_wr_API\": \"OFF\",\n"); /* ibv_post_send */
-	if (o->role != P2P_SERVER)
+	/* perftest: TX on the client, RX on the server, both with -b */
+	if (o->role != P2P_SERVER || p->bidir)
 		fprintf(f, "\"TX_depth\": %u,\n", p->tx_depth);
-	if (recv && o->role != P2P_CLIENT)
+	if (recv && (o->role != P2P_CLIENT || p->bidir))
 		fprintf(f, "\"RX_depth\": %u,\n", p->rx_depth);
 	if (p->mode == CC_P2P_BW)
 		fprintf(f, "\"CQ_Moderation\": %u,\n", cc_p2p_cq_mod(p));

@@ -155,6 +155,9 @@ for op in write send; do
 	"$CCLAB" p2p --device "$DEV" --op $op --bidirectional -s 64K -n 100 >"$OUT/p2p-$op-b.log" 2>&1
 	check "p2p $op bw --bidirectional: exit 0, a row" test $? = 0 -a \
 		"$(grep -cE '^ +65536 +100 ' "$OUT/p2p-$op-b.log")" = 1
+	echo "# p2p $op 64 KiB x 100, BW average: one way $(awk '$1 == 65536 { print $4 }' \
+		"$OUT/p2p-$op-bw.log") MB/s, both ways $(awk '$1 == 65536 { print $4 }' \
+		"$OUT/p2p-$op-b.log") MB/s"
 done
 
 "$CCLAB" p2p --device "$DEV" --op write -s 64K -n 100 --json "$OUT/p2p.json" --csv "$OUT/p2p.csv" \
@@ -187,8 +190,11 @@ pair pt-write-bw-b 18613 120 "$PTBIN/ib_write_bw" -b -d "$DEV" "${PTGID[@]}" -s 
 check "ib_write_bw -b as cclab, server and client: exit 0" test $? = 0
 check "ib_write_bw -b as cclab: the same summed row on both sides" \
 	test "$(cat "$OUT/pt-write-bw-b-server.log" "$OUT/pt-write-bw-b-client.log" |
+		grep -cE '^ +65536 +100 ')" = 2 -a \
+	"$(cat "$OUT/pt-write-bw-b-server.log" "$OUT/pt-write-bw-b-client.log" |
 		grep -E '^ +65536 +100 ' | sort -u | wc -l)" = 1 -a \
-	"$(grep -c 'both ranks sending\|row is the two ranks' "$OUT/pt-write-bw-b-client.log")" = 1
+	"$(grep -c 'as ib_write_bw -b: RDMA_WRITE, both ranks sending' \
+		"$OUT/pt-write-bw-b-client.log")" = 1
 pair pt-read-lat 18611 120 "$PTBIN/ib_read_lat" -d "$DEV" "${PTGID[@]}" -n 100 -p 18611 -- \
 	"$PTBIN/ib_read_lat" -d "$DEV" "${PTGID[@]}" -n 100 -p 18611 "$PTIP"
 check "ib_read_lat as cclab, server and client: exit 0" test $? = 0
@@ -201,6 +207,16 @@ if command -v ib_write_bw >/dev/null; then
 	echo "# ib_write_bw 64 KiB x 100: perftest: $(awk '$1 == 65536 { print $4; exit }' \
 		"$OUT/perftest-write-bw-client.log") MB/s, cclab: $(awk '$1 == 65536 { print $4; exit }' \
 		"$OUT/pt-write-bw-client.log") MB/s"
+	pair perftest-write-bw-b 18614 120 ib_write_bw -b -d "$DEV" "${PTGID[@]}" -s 65536 -n 100 \
+		-F -p 18614 -- ib_write_bw -b -d "$DEV" "${PTGID[@]}" -s 65536 -n 100 -F -p 18614 \
+		"$PTIP"
+	check "perftest's ib_write_bw -b beside it: exit 0, the same row on both sides" \
+		test $? = 0 -a "$(cat "$OUT/perftest-write-bw-b-server.log" \
+		"$OUT/perftest-write-bw-b-client.log" | awk '$1 == 65536 { print $4 }' |
+		sort -u | wc -l)" = 1
+	echo "# ib_write_bw -b 64 KiB x 100: perftest: $(awk '$1 == 65536 { print $4; exit }' \
+		"$OUT/perftest-write-bw-b-client.log") MB/s, cclab: $(awk '$1 == 65536 { print $4 }' \
+		"$OUT/pt-write-bw-b-client.log") MB/s"
 fi
 rm -rf "$PTBIN"
 
