@@ -93,7 +93,7 @@ static void launch_line(const struct cli_opts *o)
 	const struct sim_sw_params *sw = &o->fabric.soft;
 	sim_time_ps floor = sim_launch_floor_ps(l, sw, o->p.mem == CC_MEM_GPU);
 
-	if (l->gpus_per_thread <= 1 && l->agg_iters <= 1 && !l->cuda_graph && !floor)
+	if (sim_launch_is_default(l) && !floor)
 		return;
 	printf("# launch: %" PRIu32 " GPU%s a thread, %" PRIu32 " collective%s a group%s: ",
 	       l->gpus_per_thread, l->gpus_per_thread == 1 ? "" : "s", l->agg_iters,

@@ -1709,8 +1709,9 @@ static uint32_t start_window(const struct cc_schedule *s, const struct cc_sim_op
 
 /* An iteration of a benchmark's loop lasts at least as long as the thread
  * takes to launch it (sim/launch.h): the run's time and each rank's done
- * time are raised to that floor.  The events, the trace and every other
- * figure are the collective's own. */
+ * time are raised to that floor.  The events and the trace are the
+ * collective's own; what is read against the time (--links' utilisation)
+ * takes the raised one. */
 static void launch_floor(const struct cc_schedule *s, const struct cc_sim_opts *o,
 			 struct cc_sim_result *res)
 {

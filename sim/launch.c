@@ -22,7 +22,7 @@ sim_time_ps sim_launch_floor_ps(const struct cc_sim_launch *l, const struct sim_
 
 void sim_launch_json(struct cc_json *j, const struct cc_sim_launch *l)
 {
-	if (l->gpus_per_thread <= 1 && l->agg_iters <= 1 && !l->cuda_graph)
+	if (sim_launch_is_default(l))
 		return;
 	cc_json_key(j, "launch");
 	cc_json_object_begin(j);

@@ -47,4 +47,10 @@ void sim_launch_json(struct cc_json *j, const struct cc_sim_launch *l);
 /* nccl-tests' default: one GPU a thread, one collective a group. */
 #define CC_SIM_LAUNCH_DEFAULT ((struct cc_sim_launch){.gpus_per_thread = 1, .agg_iters = 1})
 
+/* Whether *l launches as that default does (or as the API's zeroed one). */
+static inline bool sim_launch_is_default(const struct cc_sim_launch *l)
+{
+	return l->gpus_per_thread <= 1 && l->agg_iters <= 1 && !l->cuda_graph;
+}
+
 #endif
