@@ -497,8 +497,11 @@ static void arm(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j)
 		.sge = { .length = 8 }, .remote_mr = mr_of(c, e->peer, buf_cts(c, e->peer, ie)),
 		.remote_offset = slot * 8ull, .inline_value = j + 1,
 	};
+	/* ncclIbIrecv's post: the proxy's plugin call that invites the slice */
+	op.tag.call = CC_CALL_IRECV;
 	uint32_t deps[] = { e->slot_free[slot], recv, e->last_post, e->cts_poll[slot] };
 	uint32_t cts = add(c, r, &op, deps, 4);
+	op.tag.call = CC_CALL_NONE;
 
 	op.kind = CC_OP_DOORBELL;
 	op.u.doorbell = (struct cc_op_doorbell){ .qp = e->qp, .nwqe = 1 };
@@ -696,8 +699,12 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 		data.wr_id = next_op(c, r);
 		op.kind = CC_OP_POST_SEND;
 		op.u.send = data;
+		/* one ncclIbIsend posts every QP's part: its call is the first */
+		op.tag.call = n == 0 ? CC_CALL_ISEND : CC_CALL_NONE;
 		uint32_t last = add(c, r, &op, deps, ndeps);
 		uint32_t nwqe = 1;
+
+		op.tag.call = CC_CALL_NONE;
 
 		if (ar) {
 			/* The WRITE WITH IMM behind the data, 0 bytes: it
@@ -782,8 +789,8 @@ static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 		     st->prim == CC_PRIM_RECV_REDUCE_COPY_SEND ||
 		     st->prim == CC_PRIM_RECV_REDUCE_COPY;
 	uint64_t n = st->nelem - done < c->slot_elems ? st->nelem - done : c->slot_elems;
-	struct cc_tag tag = { st->prim, st->channel, st->chunk, st->step, (uint32_t)t,
-			      st->group };
+	struct cc_tag tag = { .prim = st->prim, .channel = st->channel, .chunk = st->chunk,
+			      .step = st->step, .slice = (uint32_t)t, .group = st->group };
 	struct cc_op op = { .tag = tag };
 	struct cc_op_calc *calc = &op.u.calc;
 	uint32_t deps[4] = { NONE, NONE, c->serial ? c->last_calc[r] : NONE,

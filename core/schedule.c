@@ -61,6 +61,12 @@ const char *const cc_prim_name[CC_PRIM_COUNT] = {
 	[CC_PRIM_DIRECT_RECV_DIRECT_SEND] = "directRecvDirectSend",
 };
 
+const char *const cc_net_call_name[CC_CALL_COUNT] = {
+	[CC_CALL_NONE] = "-",
+	[CC_CALL_ISEND] = "isend",
+	[CC_CALL_IRECV] = "irecv",
+};
+
 const char *const cc_coll_name[CC_COLL_COUNT] = {
 	[CC_ALLREDUCE] = "allreduce",
 	[CC_REDUCESCATTER] = "reducescatter",

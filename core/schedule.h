@@ -210,6 +210,14 @@ struct cc_mref {
 /* Thread groups a channel's block may run at once (cc_tag.group). */
 #define CC_TAG_GROUPS 4u
 
+/* The call of NCCL's network plugin (src/transport/net_ib/p2p.cc) whose
+ * post an op is, where the proxy thread makes one: ncclIbIsend posts a
+ * slice's data (its first QP's WRITE), ncclIbIrecv invites the next slice
+ * (the clear-to-send WRITE into the sender's FIFO).  The simulator charges
+ * the plugin's own CPU time there (software.net_step_ps). */
+enum cc_net_call { CC_CALL_NONE, CC_CALL_ISEND, CC_CALL_IRECV, CC_CALL_COUNT };
+extern const char *const cc_net_call_name[CC_CALL_COUNT];
+
 /* Who this op is for, in NCCL's terms. */
 struct cc_tag {
 	enum cc_prim prim;
@@ -223,6 +231,7 @@ struct cc_tag {
 	 * runTreeSplit, src/device/all_reduce.h); NVLS runs scatter 0,
 	 * gather 1, and NVLSTree's reduce 2 and broadcast 3 (core/nvls.c). */
 	uint8_t group;
+	uint8_t call; /* enum cc_net_call */
 };
 
 struct cc_op_recv {

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 
 /* The "format=" of the header line. */
-#define CC_PRINT_FORMAT 4 /* 2: the header's stage_mem; 3: multicast QPs; 4: strided
-			    * groups and in-network reduction */
+#define CC_PRINT_FORMAT 5 /* 2: the header's stage_mem; 3: multicast QPs; 4: strided
+			    * groups and in-network reduction; 5: the plugin calls */
 
 struct flag_name {
 	uint32_t bit;
@@ -242,6 +242,8 @@ void cc_op_print(FILE *f, const struct cc_schedule *s, uint32_t r, uint32_t i)
 			(unsigned int)o->tag.channel);
 	if (o->tag.group)
 		fprintf(f, " group=%u", (unsigned int)o->tag.group);
+	if (o->tag.call)
+		fprintf(f, " call=%s", NAME(cc_net_call_name, o->tag.call));
 	fputc('\n', f);
 }
 

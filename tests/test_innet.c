@@ -326,7 +326,7 @@ static void test_print(void **state)
 	(void)state;
 	round_op(s, 3, B_IN, B_RES, 4 * N, CC_FLOAT32, CC_MAX, NULL, 0);
 	text = schedule_text(cc_schedule_print, s, 3);
-	assert_non_null(strstr(text, "schedule format=4 "));
+	assert_non_null(strstr(text, "schedule format=5 "));
 	assert_non_null(strstr(text, "r3 qp 0 peer=switch peer_qp=- send_cq=0 recv_cq=0 "
 				     "max_send_wr=8 max_recv_wr=8 max_inline=0 retry_cnt=7 "
 				     "rnr_retry=7 ch=0 members=1-5/2\n"));

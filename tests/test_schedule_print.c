@@ -103,7 +103,7 @@ static void test_header(void **state)
 
 	assert_true(!strncmp(out, "schedule ", 9));
 	assert_string_equal(line_starting(out, "schedule "),
-			    "schedule format=4 coll=allreduce transport=write_imm ranks=2 "
+			    "schedule format=5 coll=allreduce transport=write_imm ranks=2 "
 			    "dtype=float redop=sum count=16 chunk_bytes=2097152 "
 			    "slot_bytes=524288 slots=8 mem=gpu stage_mem=gpu");
 	free(out);
@@ -128,7 +128,7 @@ static void test_header(void **state)
 	/* The header comes first, whichever rank is asked for. */
 	assert_true(!strncmp(out, "schedule ", 9));
 	assert_string_equal(line_starting(out, "schedule "),
-			    "schedule format=4 coll=reducescatter transport=send_recv ranks=3 "
+			    "schedule format=5 coll=reducescatter transport=send_recv ranks=3 "
 			    "dtype=double redop=max count=7 chunk_bytes=64 slot_bytes=16 slots=4 "
 			    "mem=host stage_mem=host");
 	/* Host buffers: reduce/copy run on the CPU. */
@@ -144,7 +144,7 @@ static void test_setup_lines(void **state)
 	struct cc_schedule *s = build(CC_ALLREDUCE, CC_WRITE_IMM, 2, 16, 0, 0, 0);
 	char *out = schedule_text(cc_schedule_print, s, 0);
 	static const char *const want[] = {
-		"schedule format=4 coll=allreduce transport=write_imm ranks=2 dtype=float "
+		"schedule format=5 coll=allreduce transport=write_imm ranks=2 dtype=float "
 		"redop=sum count=16 chunk_bytes=2097152 slot_bytes=524288 slots=8 mem=gpu "
 		"stage_mem=gpu",
 		"r0 rank bufs=6 mrs=4 cqs=1 qps=2 ops=20",
@@ -191,13 +191,13 @@ static void test_op_lines_write_imm(void **state)
 			    "r0 op 0 post_recv qp=1 wr_id=0 sge=- deps=-");
 	assert_string_equal(line_starting(out, "r0 op 1 "),
 			    "r0 op 1 post_send qp=1 wr_id=1 opcode=RDMA_WRITE flags=SIGNALED|INLINE "
-			    "sge=inline:8 remote=r1.mr2+0 inline=1 payload=ctrl deps=0");
+			    "sge=inline:8 remote=r1.mr2+0 inline=1 payload=ctrl deps=0 call=irecv");
 	assert_string_equal(line_starting(out, "r0 op 2 "), "r0 op 2 doorbell qp=1 nwqe=1 deps=1");
 	assert_string_equal(line_starting(out, "r0 op 3 "), "r0 op 3 poll_cq cq=0 wr_id=1 deps=2");
 	/* The second CTS is unsignaled (only slot 0's is, as ncclIbPostFifo). */
 	assert_string_equal(line_starting(out, "r0 op 5 "),
 			    "r0 op 5 post_send qp=1 wr_id=5 opcode=RDMA_WRITE flags=INLINE "
-			    "sge=inline:8 remote=r1.mr2+8 inline=2 payload=ctrl deps=4,2");
+			    "sge=inline:8 remote=r1.mr2+8 inline=2 payload=ctrl deps=4,2 call=irecv");
 	assert_string_equal(line_starting(out, "r0 op 7 "),
 			    "r0 op 7 copy src=b0+32 dst=b2+0 count=8 dtype=float redop=sum postdiv=1 "
 			    "on=gpu warps=16 deps=- prim=send chunk=1 step=0 slice=0 ch=0");
@@ -207,7 +207,7 @@ static void test_op_lines_write_imm(void **state)
 	assert_string_equal(line_starting(out, "r0 op 9 "),
 			    "r0 op 9 post_send qp=0 wr_id=9 opcode=RDMA_WRITE_WITH_IMM flags=SIGNALED "
 			    "sge=mr0+0:32 remote=r1.mr1+0 imm=32 payload=data deps=7,8 prim=send "
-			    "chunk=1 step=0 slice=0 ch=0");
+			    "chunk=1 step=0 slice=0 ch=0 call=isend");
 	assert_string_equal(line_starting(out, "r0 op 12 "),
 			    "r0 op 12 poll_cq cq=0 wr_id=0 deps=0 prim=recvReduceCopySend chunk=0 "
 			    "step=1 slice=0 ch=0");
@@ -222,7 +222,7 @@ static void test_op_lines_write_imm(void **state)
 	assert_string_equal(line_starting(out, "r1 op 9 "),
 			    "r1 op 9 post_send qp=0 wr_id=9 opcode=RDMA_WRITE_WITH_IMM flags=SIGNALED "
 			    "sge=mr0+0:32 remote=r0.mr1+0 imm=32 payload=data deps=7,8 prim=send "
-			    "chunk=0 step=0 slice=0 ch=0");
+			    "chunk=0 step=0 slice=0 ch=0 call=isend");
 	assert_int_equal(count_prefix(out, "r0 op "), s->ranks[0].nops);
 	assert_int_equal(count_prefix(out, "r1 op "), s->ranks[1].nops);
 	free(out);
@@ -243,7 +243,7 @@ static void test_op_lines_send_recv(void **state)
 	/* A SEND has no remote address and no immediate. */
 	assert_string_equal(line_starting(out, "r0 op 9 "),
 			    "r0 op 9 post_send qp=0 wr_id=9 opcode=SEND flags=SIGNALED sge=mr0+0:32 "
-			    "payload=data deps=7,8 prim=send chunk=1 step=0 slice=0 ch=0");
+			    "payload=data deps=7,8 prim=send chunk=1 step=0 slice=0 ch=0 call=isend");
 	free(out);
 	cc_schedule_free(s);
 }
@@ -260,7 +260,7 @@ static void test_op_lines_write_flag(void **state)
 	assert_string_equal(line_starting(out, "r0 op 7 "),
 			    "r0 op 7 post_send qp=0 wr_id=7 opcode=RDMA_WRITE flags=- sge=mr0+0:32 "
 			    "remote=r1.mr1+0 payload=data deps=5,6 prim=send chunk=1 step=0 "
-			    "slice=0 ch=0");
+			    "slice=0 ch=0 call=isend");
 	assert_string_equal(line_starting(out, "r0 op 8 "),
 			    "r0 op 8 post_send qp=0 wr_id=8 opcode=RDMA_WRITE flags=SIGNALED|INLINE "
 			    "sge=inline:8 remote=r1.mr3+0 inline=1 payload=ctrl deps=7 prim=send "
@@ -601,7 +601,7 @@ static const char *const qp_keys[] = { "!peer",	       "!peer_qp",     "!send_cq
 				       "!max_send_wr", "!max_recv_wr", "!max_inline", "!retry_cnt",
 				       "!rnr_retry",   "!ch",	       "members",    NULL };
 static const char *const tag_keys[] = { "prim", "chunk", "step", "slice", "ch" };
-#define OP_KEYS(...) { __VA_ARGS__, "!deps", "prim", "chunk", "step", "slice", "ch", NULL }
+#define OP_KEYS(...) { __VA_ARGS__, "!deps", "prim", "chunk", "step", "slice", "ch", "group", "call", NULL }
 static const char *const op_keys[CC_OP_KIND_COUNT][24] = {
 	[CC_OP_POST_RECV] = OP_KEYS("!qp", "!wr_id", "!sge"),
 	[CC_OP_POST_SEND] = OP_KEYS("!qp", "!wr_id", "!opcode", "!flags", "!sge", "remote", "reduce", "imm",
