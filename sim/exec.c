@@ -192,10 +192,15 @@ static void op_done(struct sx *x, uint32_t r, uint32_t i)
 		sx_gen_done(x, r, i);
 }
 
+/* What the proxy thread spends on op o: the verb's cost, and where o is
+ * the post of a network plugin call (ncclIbIsend, ncclIbIrecv), its half
+ * of the step's plugin cost (sim/params.c NET_STEP).  Only ops on network
+ * QPs come here: NVLink's P2P transport has no proxy (op_p2p). */
 static sim_time_ps cpu_cost(const struct sx *x, const struct cc_op *o)
 {
 	switch (o->kind) {
-	case CC_OP_POST_SEND: return x->f->soft.post_send_ps;
+	case CC_OP_POST_SEND:
+		return x->f->soft.post_send_ps + (o->tag.call ? x->f->soft.net_step_ps / 2 : 0);
 	case CC_OP_POST_RECV: return x->f->soft.post_recv_ps;
 	case CC_OP_POLL_CQ:
 	case CC_OP_WAIT_MEM: return x->f->soft.poll_cq_ps;

@@ -176,13 +176,34 @@ static const struct {
  * ibv_post_send writes a 64 B WQE and a doorbell record, ~100 ns of stores
  * and barriers; a receive WQE is 16 B per SGE, half that; an empty or
  * one-entry ibv_poll_cq reads one 64 B CQE line. */
-#define SOFT_VERBS { \
+#define SOFT_VERBS(cpu) { \
 	.post_send_ps = NS(100), \
 	.post_recv_ps = NS(50), \
 	.poll_cq_ps = NS(50), \
+	.net_step_ps = NET_STEP_##cpu, /* see NET_STEP below */ \
 	.launch_cpu_ps = NS(3960), /* see LAUNCH_CPU below */ \
 	.group_cpu_ps = NS(1600), \
 }
+
+/* NET_STEP.  NCCL's proxy thread does not call the verbs itself: its
+ * network plugin does (src/transport/net_ib/p2p.cc ncclIbIsend,
+ * ncclIbIrecv), with bookkeeping of its own around each post (requests,
+ * the FIFO of clear-to-send entries, the split over QPs).  NCCL's tuner
+ * puts the cost of a network step at its "network post overhead"
+ * (src/graph/tuning.cc getNetOverhead): 1 us on Intel CPUs, 2 us on AMD,
+ * which every inter-node ring step takes at least ("Inter-node rings
+ * still have to launch nsteps * net overhead").  A step is posted twice,
+ * once on each side: cclab charges half at the sender's isend and half at
+ * the receiver's irecv, on the proxy thread, which serialises them over
+ * every channel and peer.  The tuner triples it for the Simple protocol;
+ * cclab does not, because that latency term also stands for what cclab
+ * models as ops of their own (the GDR flush's READ and its test, and a
+ * Simple step's larger slots), and as CPU time a 1.5 us post on each side
+ * would cap the proxy of an NVLSTree head at 4+ nodes (64 KiB chunks, up
+ * to three children and a parent a channel) at about half of the
+ * 320-325 GB/s busbw nccl-tests #309 measured there. */
+#define NET_STEP_INTEL US(1)
+#define NET_STEP_AMD US(2)
 
 /* LAUNCH_CPU.  nccl-tests times `iters` collectives launched back to back
  * (common.cu BenchTime()), and one thread launches its -g GPUs' kernels
@@ -326,7 +347,7 @@ static const struct preset presets[] = {
 		.cc = DCQCN_CONNECTX(0),
 		.pcie = PCIE_X16(SIM_PCIE_GEN4, UINT64_C(252061538461)),
 		.host = HOST_A100,
-		.soft = SOFT_VERBS,
+		.soft = SOFT_VERBS(AMD),
 	}},
 	/* NDR InfiniBand: ConnectX-7, PCIe Gen5 x16, H100, Quantum-2. */
 	{"ib-ndr", {
@@ -358,7 +379,7 @@ static const struct preset presets[] = {
 		.cc = DCQCN_CONNECTX(0),
 		.pcie = PCIE_X16(SIM_PCIE_GEN5, UINT64_C(504123076923)),
 		.host = HOST_H100,
-		.soft = SOFT_VERBS,
+		.soft = SOFT_VERBS(INTEL),
 	}},
 	/* 100 GbE RoCEv2: ConnectX-6 Dx, PCIe Gen4 x16, A100, Spectrum. */
 	{"roce-100g", {
@@ -394,7 +415,7 @@ static const struct preset presets[] = {
 		.cc = DCQCN_CONNECTX(1),
 		.pcie = PCIE_X16(SIM_PCIE_GEN4, UINT64_C(252061538461)),
 		.host = HOST_A100,
-		.soft = SOFT_VERBS,
+		.soft = SOFT_VERBS(AMD),
 	}},
 	/* 400 GbE RoCEv2: ConnectX-7, PCIe Gen5 x16, H100, Spectrum-4. */
 	{"roce-400g", {
@@ -427,7 +448,7 @@ static const struct preset presets[] = {
 		.cc = DCQCN_CONNECTX(1),
 		.pcie = PCIE_X16(SIM_PCIE_GEN5, UINT64_C(504123076923)),
 		.host = HOST_H100,
-		.soft = SOFT_VERBS,
+		.soft = SOFT_VERBS(INTEL),
 	}},
 	/* Closed-form reference: only the wire costs time.  100 Gb/s with no
 	 * coding loss (4096 B = 327680 ps, sim/time.h), no propagation, no
@@ -628,6 +649,7 @@ const struct sim_param_field sim_param_fields[] = {
 	PS("software.post_send_ps", soft.post_send_ps),
 	PS("software.post_recv_ps", soft.post_recv_ps),
 	PS("software.poll_cq_ps", soft.poll_cq_ps),
+	PS("software.net_step_ps", soft.net_step_ps),
 	PS("software.launch_cpu_ps", soft.launch_cpu_ps),
 	PS("software.group_cpu_ps", soft.group_cpu_ps),
 };
@@ -783,6 +805,7 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key)
 		 * CC_SIM_LAUNCH_MAX_GPUS GPUs stay far from overflowing */
 		{"software.launch_cpu_ps", p->soft.launch_cpu_ps > SIM_PS_PER_S, "is at most 1 s"},
 		{"software.group_cpu_ps", p->soft.group_cpu_ps > SIM_PS_PER_S, "is at most 1 s"},
+		{"software.net_step_ps", p->soft.net_step_ps > SIM_PS_PER_S, "is at most 1 s"},
 	};
 
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)

@@ -230,6 +230,10 @@ struct sim_sw_params {
 	sim_time_ps post_send_ps; /* ibv_post_send, per WQE, doorbell excluded */
 	sim_time_ps post_recv_ps; /* ibv_post_recv, per WQE */
 	sim_time_ps poll_cq_ps;   /* ibv_poll_cq, per call */
+	/* NCCL's network plugin on a collective's network steps, beyond the
+	 * verbs above: the proxy's CPU time per step, half at the sender's
+	 * ncclIbIsend, half at the receiver's ncclIbIrecv (cc_tag.call). */
+	sim_time_ps net_step_ps;
 	/* The thread that launches the collective (sim/launch.h): its CPU
 	 * time per GPU it drives (NCCL's enqueue and kernel launch), and per
 	 * group of collectives (ncclGroupStart/End and the benchmark's own

@@ -424,6 +424,7 @@ static void test_print_ideal_exact(void **state)
 		"software.post_send_ps=0 ps\n"
 		"software.post_recv_ps=0 ps\n"
 		"software.poll_cq_ps=0 ps\n"
+		"software.net_step_ps=0 ps\n"
 		"software.launch_cpu_ps=0 ps\n"
 		"software.group_cpu_ps=0 ps\n";
 	struct sim_params p = load("ideal");

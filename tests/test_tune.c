@@ -366,9 +366,9 @@ static const unsigned long long star_sizes[] = {4, 128, 4096, 131072, 4ull << 20
 #define NSTAR ((int)(sizeof(star_sizes) / sizeof(star_sizes[0])))
 
 /* ib-hdr, star of 8, the Simple protocol: at 4 B the 2 log2(8) = 6 swaps
- * of halving-doubling (about 36 us) beat the ring's 2k-1 = 15 steps
- * (about 65 us); at 4 MiB the ring (about 427 us) beats
- * halving-doubling (about 485 us). */
+ * of halving-doubling (about 45 us) beat the ring's 2k-1 = 15 steps
+ * (about 79 us); at 4 MiB the ring (about 448 us) beats
+ * halving-doubling (about 502 us). */
 static void test_star(void **state)
 {
 	char json[160], csv[160];
@@ -418,11 +418,11 @@ static void test_star(void **state)
 	double hd4m = csv_time(c, 4 << 20, "halving-doubling", "simple", "write_imm", NULL);
 	double ring4m = csv_time(c, 4 << 20, "ring", "simple", "write_imm", NULL);
 
-	/* docs/schedule.md's halving-doubling figures: 36 and 65 us at 4 B,
-	 * 485 and 427 us at 4 MiB (A100: the ring's 14 receives each pay the
-	 * GDR flush, halving-doubling's 6) */
-	assert_true(hd4 > 30 && hd4 < 44);
-	assert_true(ring4 > 55 && ring4 < 75);
+	/* docs/schedule.md's halving-doubling figures: 45 and 79 us at 4 B,
+	 * 502 and 448 us at 4 MiB (A100: the ring's 14 receives each pay the
+	 * GDR flush and the proxy's plugin calls, halving-doubling's 6) */
+	assert_true(hd4 > 38 && hd4 < 52);
+	assert_true(ring4 > 68 && ring4 < 90);
 	assert_true(ring4m > 370 && ring4m < 450);
 	assert_true(hd4m > 420 && hd4m < 520);
 	assert_true(ring4m < hd4m);
