@@ -146,6 +146,10 @@ struct cli_opts {
 	 * report is written to this descriptor too, --json or not (a memfd,
 	 * since rank 0 of a local verbs run is a forked child). */
 	int report_fd;
+	/* Set by `cclab run` when the simulation predicts its own verbs
+	 * executor's run: no NCCL network plugin, so no software.net_step_ps
+	 * (the fabric's is set to 0, and the header says so). */
+	bool predicts_verbs;
 	bool help;
 };
 

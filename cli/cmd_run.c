@@ -247,8 +247,13 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 				"faults (link-down, no-ack, slow-gpu): %s\n", cc_executor_ops_name(x->x),
 				e == CC_EXEC_DATA ? "it models no time and no links"
 						  : "a real fabric has its own");
-		if (e == CC_EXEC_SIM && verbs)
+		if (e == CC_EXEC_SIM && verbs) {
 			o.links = in->links;
+			/* cclab's verbs executor posts its own verbs: the
+			 * prediction of its run has no NCCL plugin calls */
+			o.predicts_verbs = true;
+			o.fabric.soft.net_step_ps = 0;
+		}
 		if (compare && e != CC_EXEC_DATA)
 			o.report_fd = report[e == CC_EXEC_SIM].fd;
 		rc = cli_commands[x->cmd].run(&o);

@@ -128,6 +128,9 @@ static void preamble(const struct cli_opts *o, void *ctx)
 	cli_preamble_buffers(o);
 	printf("# out-of-place only; one run per size, no warm-up: the time is simulated\n");
 	launch_line(o);
+	if (o->predicts_verbs)
+		printf("# proxy: cclab's verbs executor posts its own verbs, so no NCCL network plugin: "
+		       "software.net_step_ps 0 in this prediction\n");
 	for (uint32_t i = 0, ns = o->scenario ? o->scenario->nfaults : 0; i < ns + o->nsim_faults;
 	     i++) {
 		char t[CC_SIM_FAULT_TEXT_LEN];

@@ -73,6 +73,7 @@ enum {
 	OPT_GPUS_PER_THREAD,
 	OPT_AGG_ITERS,
 	OPT_CUDA_GRAPH,
+	OPT_VERBS_RUN,
 };
 
 #define FOR_SCHEDULE (1u << CLI_SCHEDULE)
@@ -163,6 +164,7 @@ static const struct {
 	{{"gpus-per-thread", required_argument, NULL, OPT_GPUS_PER_THREAD}, FOR_SIM},
 	{{"agg-iters", required_argument, NULL, OPT_AGG_ITERS}, FOR_SIM},
 	{{"cuda-graph", no_argument, NULL, OPT_CUDA_GRAPH}, FOR_SIM},
+	{{"verbs-run", no_argument, NULL, OPT_VERBS_RUN}, FOR_SIM},
 	{{"help", no_argument, NULL, 'h'}, FOR_ALL | FOR_RUN | FOR_TUNE | FOR_TUNE_SC},
 	/* tune's own: its table's columns, the ring orders it tries, a
 	 * launcher's folder (cli/tune_args.c) */
@@ -669,6 +671,9 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 	case OPT_CUDA_GRAPH:
 		o->launch.cuda_graph = true;
 		return 0;
+	case OPT_VERBS_RUN:
+		o->predicts_verbs = true;
+		return 0;
 	case OPT_WALL_LIMIT:
 		o->wall_limit_given = true;
 		return cli_opt_wall_limit(c->cmd, c->opt, arg, &o->wall_limit_ms);
@@ -858,6 +863,10 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 				   PRIu64, o->minbytes, o->maxbytes);
 	if (same_outputs(cmd, o))
 		return CLI_EXIT_USAGE;
+	/* cclab's own verbs executor has no NCCL network plugin (whatever
+	 * --fabric came before or after) */
+	if (o->predicts_verbs)
+		o->fabric.soft.net_step_ps = 0;
 	/* the ranks are threads' GPUs, as nccl-tests counts them */
 	if (o->p.nranks % o->launch.gpus_per_thread)
 		return usage_error(cmd, "--gpus-per-thread %" PRIu32 ": -n %" PRIu32 " ranks are "

@@ -95,7 +95,10 @@ static void sim_options(FILE *f)
 		   "                          (default 1; docs/simulator.md, \"The launching\n"
 		   "                          thread\")\n"
 		   "      --agg-iters M       M collectives a group, one launch for all (-m)\n"
-		   "      --cuda-graph        launched from a CUDA graph (-G): no such floor\n");
+		   "      --cuda-graph        launched from a CUDA graph (-G): no such floor\n"
+		   "      --verbs-run         predict cclab's own verbs executor (cclab run):\n"
+		   "                          no NCCL network plugin on the proxy\n"
+		   "                          (software.net_step_ps 0; docs/simulator.md)\n");
 	fprintf(f, "      --trace FILE        write a Chrome trace (Perfetto, chrome://tracing)\n"
 		   "                          of the LAST size only to FILE, atomically; a FILE\n"
 		   "                          ending in .csv gets one CSV line per event instead\n"

@@ -497,8 +497,9 @@ static void arm(struct cc_conns *c, uint32_t r, uint32_t je, uint64_t j)
 		.sge = { .length = 8 }, .remote_mr = mr_of(c, e->peer, buf_cts(c, e->peer, ie)),
 		.remote_offset = slot * 8ull, .inline_value = j + 1,
 	};
-	/* ncclIbIrecv's post: the proxy's plugin call that invites the slice */
-	op.tag.call = CC_CALL_IRECV;
+	/* ncclIbIrecv's post: the proxy's plugin call that invites the slice
+	 * (none inside a node: NCCL's P2P transport has no proxy) */
+	op.tag.call = crosses_network(c, r, e->peer) ? CC_CALL_IRECV : CC_CALL_NONE;
 	uint32_t deps[] = { e->slot_free[slot], recv, e->last_post, e->cts_poll[slot] };
 	uint32_t cts = add(c, r, &op, deps, 4);
 	op.tag.call = CC_CALL_NONE;
@@ -699,8 +700,9 @@ static void send_slice(struct cc_conns *c, uint32_t r, uint32_t ie, uint64_t i, 
 		data.wr_id = next_op(c, r);
 		op.kind = CC_OP_POST_SEND;
 		op.u.send = data;
-		/* one ncclIbIsend posts every QP's part: its call is the first */
-		op.tag.call = n == 0 ? CC_CALL_ISEND : CC_CALL_NONE;
+		/* one ncclIbIsend posts every QP's part: its call is the first
+		 * (none inside a node, as above) */
+		op.tag.call = n == 0 && crosses_network(c, r, e->peer) ? CC_CALL_ISEND : CC_CALL_NONE;
 		uint32_t last = add(c, r, &op, deps, ndeps);
 		uint32_t nwqe = 1;
 

@@ -502,6 +502,13 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 	const struct cc_op *o = &rs->ops[i];
 	const uint32_t *d = cc_op_deps(rs, o);
 
+	/* a network plugin call is made by a unicast post */
+	if (o->tag.call >= CC_CALL_COUNT ||
+	    (o->tag.call && (o->kind != CC_OP_POST_SEND || o->u.send.qp >= rs->nqps ||
+			     cc_qp_mcast(&rs->qps[o->u.send.qp]))))
+		return cc_errf(err, len, -EINVAL,
+			       "rank %u op %u: call mark %u on an op that makes no plugin call", r,
+			       i, (unsigned)o->tag.call);
 	for (uint32_t j = 0; j < o->ndeps; j++)
 		if (d[j] >= i)
 			return cc_errf(err, len, -EINVAL,

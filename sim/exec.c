@@ -200,7 +200,10 @@ static sim_time_ps cpu_cost(const struct sx *x, const struct cc_op *o)
 {
 	switch (o->kind) {
 	case CC_OP_POST_SEND:
-		return x->f->soft.post_send_ps + (o->tag.call ? x->f->soft.net_step_ps / 2 : 0);
+		return x->f->soft.post_send_ps +
+		       (o->tag.call == CC_CALL_ISEND || o->tag.call == CC_CALL_IRECV
+				? x->f->soft.net_step_ps / 2
+				: 0);
 	case CC_OP_POST_RECV: return x->f->soft.post_recv_ps;
 	case CC_OP_POLL_CQ:
 	case CC_OP_WAIT_MEM: return x->f->soft.poll_cq_ps;

@@ -240,7 +240,7 @@ static void test_bad_blocks(void **state)
  * memory (NCCL's send FIFO), and the zero-length WRITE WITH IMM's
  * completion, held behind the data it follows.  The switch itself costs
  * those host-memory trips a hop each (105 ns), which the proxy, waiting
- * on them between its plugin calls, adds up: within 3 % of no switch. */
+ * on them between its plugin calls, adds up: within 5 % of no switch. */
 static void test_gdr_data_skips_uplink(void **state)
 {
 	char *plain, *wide, *narrow;
@@ -275,7 +275,7 @@ static void test_gdr_data_skips_uplink(void **state)
 		print_message("row %d: %.2f us without switches, %.2f us with, %.2f us behind "
 			      "10 Gb/s\n", row, t_plain, t_wide, t_narrow);
 		assert_true(t_narrow >= t_wide * 0.99 && t_narrow <= t_wide * 1.01);
-		assert_true(t_wide >= t_plain && t_wide <= t_plain * 1.03);
+		assert_true(t_wide >= t_plain && t_wide <= t_plain * 1.05);
 		p++;
 		w++;
 		q++;

@@ -18,6 +18,8 @@
 #include "core/p2p.h"
 #include "sim/exec.h"
 #include "sim/params.h"
+#include "tests/files.h"
+#include "tests/run_cclab.h"
 #include "tests/sim_sched.h"
 
 #define US UINT64_C(1000000)
@@ -101,15 +103,113 @@ static void marks(void **state)
 			for (uint32_t r = 0; r < 4; r++) {
 				struct count n = count_of(s, r);
 
-				/* 2 channels x 2(k-1) steps x 2 slices of 512 KiB:
-				 * 1 MiB over 4 ranks and 2 channels is 128 KiB a
-				 * step, one slice each */
+				/* 2 channels x 2(k-1) = 6 sending steps x 1
+				 * slice: 1 MiB over 4 ranks and 2 channels is
+				 * 128 KiB a step, one 512 KiB slot's slice */
 				assert_int_equal(n.isend, 2 * 6);
 				assert_int_equal(n.irecv, n.isend);
 				assert_int_equal(n.data_posts, n.isend * (split ? qpc : 1));
 			}
 			cc_schedule_free(s);
 		}
+}
+
+/* A schedule that marks an op no plugin call makes is invalid. */
+static void marks_validated(void **state)
+{
+	struct cc_schedule *s = ring(CC_WRITE_IMM, 4, 1, 1);
+	struct cc_rank_sched *rs = &s->ranks[0];
+	char err[256];
+	uint32_t poll = 0;
+	(void)state;
+
+	assert_int_equal(cc_schedule_validate(s, err, sizeof(err)), 0);
+	while (rs->ops[poll].kind != CC_OP_POLL_CQ)
+		poll++;
+	rs->ops[poll].tag.call = CC_CALL_ISEND;
+	assert_int_equal(cc_schedule_validate(s, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "call mark 1 on an op that makes no plugin call"));
+	rs->ops[poll].tag.call = CC_CALL_NONE;
+	for (uint32_t i = 0; i < rs->nops; i++)
+		if (rs->ops[i].tag.call)
+			rs->ops[i].tag.call = CC_CALL_COUNT;
+	assert_int_equal(cc_schedule_validate(s, err, sizeof(err)), -EINVAL);
+	cc_schedule_free(s);
+}
+
+/* What else a slice may take stays unmarked, and the counts hold: the
+ * LL128 protocol, adaptive routing's 0-byte WRITE WITH IMM behind the
+ * data, the GDR flush's READ. */
+static void marks_other_shapes(void **state)
+{
+	struct cc_coll_params p;
+	char err[256];
+	(void)state;
+
+	for (int shape = 0; shape < 3; shape++) {
+		struct cc_schedule *s;
+
+		cc_coll_params_default(&p);
+		p.nranks = 4;
+		p.nchannels = 2;
+		p.count = MIB / 4;
+		if (shape == 0)
+			p.proto = CC_PROTO_LL128;
+		p.ar_split = shape == 1;
+		p.ar_threshold = 8192;
+		p.gdr_flush = shape == 2;
+		assert_non_null(s = cc_build(&p, err, sizeof(err)));
+		for (uint32_t r = 0; r < 4; r++) {
+			const struct cc_rank_sched *rs = &s->ranks[r];
+			struct count n = count_of(s, r);
+			uint32_t imm0 = 0, reads = 0;
+
+			assert_true(n.isend > 0);
+			assert_int_equal(n.irecv, n.isend);
+			assert_int_equal(n.data_posts, n.isend);
+			for (uint32_t i = 0; i < rs->nops; i++) {
+				const struct cc_op *o = &rs->ops[i];
+
+				if (o->kind != CC_OP_POST_SEND)
+					continue;
+				imm0 += o->u.send.opcode == CC_WR_RDMA_WRITE_WITH_IMM &&
+					o->u.send.payload == CC_PAYLOAD_CTRL;
+				reads += o->u.send.opcode == CC_WR_RDMA_READ;
+			}
+			/* the shape is there, its ops unmarked (count_of) */
+			if (shape == 1)
+				assert_int_equal(imm0, n.isend);
+			if (shape == 2)
+				assert_int_equal(reads, n.irecv);
+		}
+		cc_schedule_free(s);
+	}
+}
+
+/* Inside a node NCCL's P2P transport has no proxy: no marks on those
+ * connections.  4 ranks, 2 a node: 0 -> 1 and 2 -> 3 stay inside, 1 -> 2
+ * and 3 -> 0 cross. */
+static void no_marks_inside_a_node(void **state)
+{
+	struct cc_coll_params p;
+	char err[256];
+	struct cc_schedule *s;
+	(void)state;
+
+	cc_coll_params_default(&p);
+	p.nranks = 4;
+	p.nchannels = 2;
+	p.ranks_per_node = 2;
+	p.count = MIB / 4;
+	assert_non_null(s = cc_build(&p, err, sizeof(err)));
+	for (uint32_t r = 0; r < 4; r++) {
+		struct count n = count_of(s, r);
+		bool sends_out = r % 2 == 1, hears_out = r % 2 == 0;
+
+		assert_int_equal(n.isend, sends_out ? 2 * 6 : 0);
+		assert_int_equal(n.irecv, hears_out ? 2 * 6 : 0);
+	}
+	cc_schedule_free(s);
 }
 
 static struct cc_sim_result run(const struct cc_schedule *s, enum sim_topo_kind topo,
@@ -221,15 +321,62 @@ static void presets(void **state)
 	assert_int_equal(sim_params_validate(&f), -EINVAL);
 }
 
+/* The time of the 1 MiB row of `cclab sim ARGS`, which must succeed. */
+static double row_us(const char *args, bool want_line)
+{
+	struct run r = run_cclab("sim -n 4 -b 1M --memory host --topology star --check 0 %s", args);
+	const char *row;
+	double us = 0;
+
+	assert_int_equal(r.status, 0);
+	assert_int_equal(strstr(r.out, "# proxy: cclab's verbs executor posts its own verbs") != NULL,
+			 want_line);
+	assert_non_null(row = strstr(r.out, "\n     1048576 "));
+	assert_int_equal(sscanf(row, " %*s %*s %*s %*s %*s %lf", &us), 1);
+	run_free(&r);
+	return us;
+}
+
+/* cclab's own verbs executor has no NCCL plugin: `cclab sim --verbs-run`
+ * predicts it with none, as a fabric whose software.net_step_ps is 0,
+ * before or after --fabric, and says so. */
+static void verbs_run(void **state)
+{
+	FILE *f;
+	char fab[256];
+	(void)state;
+
+	need_cclab_binary();
+	assert_non_null(f = create_in_tmpdir("no-plugin.yaml"));
+	fputs("preset: roce-400g\nsoftware: {net_step_ps: 0us}\n", f);
+	fclose(f);
+	snprintf(fab, sizeof(fab), "--fabric %s/no-plugin.yaml", tmpdir);
+	double nccl = row_us("--fabric roce-400g", false);
+	double own = row_us("--fabric roce-400g --verbs-run", true);
+
+	assert_true(own < nccl);
+	assert_true(row_us("--verbs-run --fabric roce-400g", true) == own);
+	assert_true(row_us(fab, false) == own);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(marks),
+		cmocka_unit_test(marks_other_shapes),
+		cmocka_unit_test(marks_validated),
+		cmocka_unit_test(no_marks_inside_a_node),
 		cmocka_unit_test(charged_on_the_proxy),
 		cmocka_unit_test(none_over_nvlink),
 		cmocka_unit_test(none_in_perftest),
 		cmocka_unit_test(presets),
+		cmocka_unit_test(verbs_run),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (run_cclab_begin("net-step"))
+		return 1;
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	run_cclab_end();
+	return rc;
 }
