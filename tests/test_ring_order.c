@@ -95,6 +95,31 @@ static void test_cycles_and_rails(void **state)
 	}
 }
 
+/* Text t without its plugin-call marks (" call=isend", " call=irecv"),
+ * in place; its new length. */
+static size_t without_calls(char *t, size_t n)
+{
+	static const char *const marks[] = {" call=isend", " call=irecv"};
+	size_t w = 0;
+
+	for (size_t r = 0; r < n;) {
+		size_t skip = 0;
+
+		for (size_t m = 0; m < 2 && !skip; m++)
+			if (!strncmp(t + r, marks[m], strlen(marks[m])))
+				skip = strlen(marks[m]);
+		if (skip) {
+			r += skip;
+			continue;
+		}
+		t[w++] = t[r++];
+	}
+	return w;
+}
+
+/* Rank order on nodes is the flat ring's schedule, op for op; only the
+ * plugin-call marks differ, as no proxy serves a connection inside a
+ * node. */
 static void test_rank_order_unchanged(void **state)
 {
 	struct cc_coll_params p = params(CC_ALLGATHER, 8, 4, 2, 1031);
@@ -115,6 +140,9 @@ static void test_rank_order_unchanged(void **state)
 	cc_schedule_print(f2, s2, -1);
 	fclose(f1);
 	fclose(f2);
+	assert_true(na < nb); /* the flat ring marks every connection's calls */
+	na = without_calls(a, na);
+	nb = without_calls(b, nb);
 	assert_int_equal(na, nb);
 	assert_memory_equal(a, b, na);
 	free(a);
