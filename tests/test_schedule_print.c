@@ -541,7 +541,8 @@ static void test_handmade_ops(void **state)
 	/* A reduce into one destination with an avg divisor, tagged with a
 	 * channel and a thread group other than 0. */
 	op = (struct cc_op){ .kind = CC_OP_REDUCE,
-			     .tag = { CC_PRIM_RECV_REDUCE_COPY, 1, 4, 2, 3, 1 } };
+			     .tag = { .prim = CC_PRIM_RECV_REDUCE_COPY, .channel = 1, .chunk = 4,
+				      .step = 2, .slice = 3, .group = 1 } };
 	op.u.calc = (struct cc_op_calc){ .nsrc = 2, .ndst = 1, .src = { { 0, 0 }, { 0, 64 } },
 					 .dst = { { 0, 128 } }, .count = 16, .dtype = CC_BFLOAT16,
 					 .redop = CC_AVG, .postdiv = 2, .where = CC_ON_CPU };
