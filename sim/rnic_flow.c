@@ -496,7 +496,8 @@ static void req_arrive(struct sim_engine *eng, void *ctx, uint64_t arg)
 		uint32_t id = fl_msg_new(x);
 		struct fl_msg *resp = &x->fl->msg[id];
 
-		resp->r = m->r; /* m is still good: a new message moves none of its fields */
+		m = &x->fl->msg[arg]; /* a new message may have moved the array */
+		resp->r = m->r;
 		resp->q = m->q;
 		resp->wqe = m->wqe;
 		resp->len = len;
