@@ -202,6 +202,11 @@ int cli_opt_uint(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t mi
  * least 1ms ("500ms"), into milliseconds; 0 or CLI_EXIT_USAGE after the
  * message.  `cclab sim`, `cclab run` and `cclab p2p` share it. */
 int cli_opt_wall_limit(enum cli_cmd cmd, const char *opt, const char *arg, uint64_t *ms);
+/* The simulation predicts cclab's own verbs executor, which posts its
+ * verbs itself: predicts_verbs set and the fabric's NCCL plugin cost
+ * (software.net_step_ps) 0 (`cclab sim --verbs-run`, `cclab run` with
+ * verbs and sim). */
+void cli_opts_predict_verbs(struct cli_opts *o);
 /* -j/--jobs's default: $CCLAB_JOBS when it is 1 to CLI_MAX_JOBS, else the
  * processors this process may run on (its affinity), at most
  * CLI_MAX_JOBS. */

@@ -249,10 +249,7 @@ static int run_executors(const struct cli_opts *in, const struct cc_scenario *sc
 						  : "a real fabric has its own");
 		if (e == CC_EXEC_SIM && verbs) {
 			o.links = in->links;
-			/* cclab's verbs executor posts its own verbs: the
-			 * prediction of its run has no NCCL plugin calls */
-			o.predicts_verbs = true;
-			o.fabric.soft.net_step_ps = 0;
+			cli_opts_predict_verbs(&o);
 		}
 		if (compare && e != CC_EXEC_DATA)
 			o.report_fd = report[e == CC_EXEC_SIM].fd;

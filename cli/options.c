@@ -851,6 +851,12 @@ const char *cli_param_option(enum cc_param f)
 	return f < CC_PARAM_FIELDS ? option[f] : "?";
 }
 
+void cli_opts_predict_verbs(struct cli_opts *o)
+{
+	o->predicts_verbs = true;
+	o->fabric.soft.net_step_ps = 0;
+}
+
 static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 {
 	if (!o->p.nranks && !o->verbs)
@@ -863,10 +869,9 @@ static int check_all(enum cli_cmd cmd, struct cli_opts *o, bool have_e)
 				   PRIu64, o->minbytes, o->maxbytes);
 	if (same_outputs(cmd, o))
 		return CLI_EXIT_USAGE;
-	/* cclab's own verbs executor has no NCCL network plugin (whatever
-	 * --fabric came before or after) */
+	/* after --fabric, wherever it came */
 	if (o->predicts_verbs)
-		o->fabric.soft.net_step_ps = 0;
+		cli_opts_predict_verbs(o);
 	/* the ranks are threads' GPUs, as nccl-tests counts them */
 	if (o->p.nranks % o->launch.gpus_per_thread)
 		return usage_error(cmd, "--gpus-per-thread %" PRIu32 ": -n %" PRIu32 " ranks are "
