@@ -32,6 +32,10 @@
  *          its peak, interpolated between sizes on log-log axes; the error
  *          is the factor between predicted and measured, as a percentage
  *          (x2 either way: 100 %); where "large" has a figure.
+ * Beside them, not a class: the sizes of "large" as a line, time = fixed +
+ * size / rate (cc_result_line), measured and predicted over the same
+ * sizes, where a collective has times at two of them or more: whether a
+ * miss there is of the rate or of a fixed part.
  * A collective's measured busbw is recomputed from its printed time by
  * nccl-tests' formula (two decimals of GB/s are no figure on a slow
  * fabric); a busbw printed without a time is taken as it is.
@@ -96,6 +100,11 @@ struct val_case {
 	double err_pct[VAL_CLASS_COUNT]; /* signed: predicted / measured - 1 (half: the factor) */
 	uint64_t at_lo[VAL_CLASS_COUNT], at_hi[VAL_CLASS_COUNT]; /* sizes it covers */
 	double half_meas, half_pred; /* the half-peak sizes, bytes */
+	/* The large sizes as a line: [0] measured, [1] predicted, over
+	 * line_sizes sizes from at_lo[VAL_LARGE] to at_hi[VAL_LARGE]. */
+	bool have_line;
+	uint32_t line_sizes;
+	double line_fixed_us[2], line_busbw[2];
 };
 
 /* The corpus-wide figures of one class. */

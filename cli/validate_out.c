@@ -51,6 +51,13 @@ static void figure(FILE *f, const struct val_case *c, enum val_class k)
 		k == VAL_LARGE ? what_bw[c->kind] : what_time[c->kind], a,
 		c->at_lo[k] != c->at_hi[k] ? " to " : "", c->at_lo[k] != c->at_hi[k] ? b : "",
 		c->err_pct[k]);
+	if (k == VAL_LARGE && c->have_line)
+		fprintf(f, "#   line: time = fixed + size / rate over those %u sizes: measured "
+			"%.1f us + %.1f %s, predicted %.1f us + %.1f %s (predicted - measured: "
+			"fixed %+.1f us, rate %+.1f %%)\n", c->line_sizes, c->line_fixed_us[0], c->line_busbw[0],
+			c->bw_unit, c->line_fixed_us[1], c->line_busbw[1], c->bw_unit,
+			c->line_fixed_us[1] - c->line_fixed_us[0],
+			(c->line_busbw[1] / c->line_busbw[0] - 1) * 100);
 }
 
 void val_print_case(FILE *f, const struct val_case *c, bool points)
@@ -195,6 +202,21 @@ static void case_json(struct cc_json *j, const struct val_case *c)
 	cli_json_double_or_null(j, "measured", c->have[VAL_HALF], c->half_meas);
 	cli_json_double_or_null(j, "predicted", c->have[VAL_HALF], c->half_pred);
 	cc_json_object_end(j);
+	cc_json_key(j, "large_line");
+	if (c->have_line) {
+		cc_json_object_begin(j);
+		cc_json_kv_uint(j, "sizes", c->line_sizes);
+		for (int m = 0; m < 2; m++) {
+			cc_json_key(j, m ? "predicted" : "measured");
+			cc_json_object_begin(j);
+			cc_json_kv_double(j, "fixed_us", c->line_fixed_us[m]);
+			cc_json_kv_double(j, "busbw", c->line_busbw[m]);
+			cc_json_object_end(j);
+		}
+		cc_json_object_end(j);
+	} else {
+		cc_json_null(j);
+	}
 	cc_json_key(j, "sizes");
 	cc_json_array_begin(j);
 	for (uint32_t i = 0; i < c->npts; i++)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/validate.h"
+#include "core/results.h"
 
 const char *const val_class_name[VAL_CLASS_COUNT] = { "large", "small", "half" };
 
@@ -89,6 +90,36 @@ static bool span(const struct val_case *c, bool bw, uint64_t *lo, uint64_t *hi)
 	return *hi > 0;
 }
 
+/* The sizes of "large" (lo to hi) with both times, as a line each. */
+static void large_line(struct val_case *c, uint64_t lo, uint64_t hi)
+{
+	uint64_t *size = calloc(c->npts ? c->npts : 1, sizeof(*size));
+	double *t[2] = { calloc(c->npts ? c->npts : 1, sizeof(double)),
+			 calloc(c->npts ? c->npts : 1, sizeof(double)) };
+	uint32_t n = 0;
+
+	c->have_line = false;
+	if (size && t[0] && t[1] && c->kind == VAL_COLL) {
+		for (uint32_t i = 0; i < c->npts; i++) {
+			const struct val_point *pt = &c->pts[i];
+
+			if (!compared(pt, false) || pt->size < lo || pt->size > hi)
+				continue;
+			size[n] = pt->size;
+			t[0][n] = pt->meas_time_us;
+			t[1][n++] = pt->pred_time_us;
+		}
+		c->line_sizes = n;
+		c->have_line = cc_result_line(size, t[0], n, c->busbw_factor, &c->line_fixed_us[0],
+					      &c->line_busbw[0]) &&
+			       cc_result_line(size, t[1], n, c->busbw_factor, &c->line_fixed_us[1],
+					      &c->line_busbw[1]);
+	}
+	free(size);
+	free(t[0]);
+	free(t[1]);
+}
+
 void val_case_score(struct val_case *c)
 {
 	uint64_t lo, hi;
@@ -98,10 +129,13 @@ void val_case_score(struct val_case *c)
 	 * sizes (a latency study's 4 to 128 B) has none, nor a half peak. */
 	bool bw = span(c, true, &lo, &hi) && hi > VAL_SMALL_MAX;
 
+	c->have_line = false;
 	if (bw)
 		c->have[VAL_LARGE] = mean_error(c, (uint64_t)((double)hi / VAL_SPAN), hi, true,
 						&c->err_pct[VAL_LARGE], &c->at_lo[VAL_LARGE],
 						&c->at_hi[VAL_LARGE]);
+	if (c->have[VAL_LARGE])
+		large_line(c, c->at_lo[VAL_LARGE], c->at_hi[VAL_LARGE]);
 	if (span(c, false, &lo, &hi))
 		c->have[VAL_SMALL] = mean_error(c, lo, (uint64_t)fmin((double)lo * VAL_SPAN,
 								     (double)VAL_SMALL_MAX),

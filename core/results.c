@@ -71,6 +71,34 @@ bool cc_result_bw(uint64_t size, double time_us, double busbw_factor, double *al
 	return true;
 }
 
+bool cc_result_line(const uint64_t *size, const double *time_us, uint32_t n,
+		    double busbw_factor, double *fixed_us, double *busbw)
+{
+	double mx = 0, my = 0, sxx = 0, sxy = 0, slope;
+
+	if (n < 2)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!(time_us[i] > 0) || isinf(time_us[i]))
+			return false;
+		mx += (double)size[i] / n;
+		my += time_us[i] / n;
+	}
+	/* about the means: sizes of gigabytes squared stay exact enough */
+	for (uint32_t i = 0; i < n; i++) {
+		double dx = (double)size[i] - mx;
+
+		sxx += dx * dx;
+		sxy += dx * (time_us[i] - my);
+	}
+	if (!(sxx > 0) || !((slope = sxy / sxx) > 0))
+		return false;
+	*fixed_us = my - slope * mx;
+	/* us per byte to GB/s: 1 byte / us = 1e6 B/s = 1e-3 GB/s */
+	*busbw = 1.0e-3 / slope * busbw_factor;
+	return true;
+}
+
 /* ---- the table ---- */
 
 /* nccl-tests prints "%6i" of root into a string and then "%6s" of it. */

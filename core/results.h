@@ -51,6 +51,18 @@ bool cc_result_next_size(uint64_t *size, uint64_t stepfactor, uint64_t maxbytes)
 bool cc_result_bw(uint64_t size, double time_us, double busbw_factor, double *algbw,
 		  double *busbw);
 
+/* Sizes as a straight line, time = fixed + size / rate: the least-squares
+ * line through n points (size bytes, time us).  Past its ramp a collective
+ * takes a fixed part (pipeline fill and drain, per-collective costs) plus
+ * its bytes at a rate; where a prediction misses, the two parts say which
+ * of the two it misses.  *fixed_us is the intercept (it may come out
+ * negative where the times bend), *busbw the rate in GB/s as nccl-tests
+ * states it: bytes / 1e9 / s, times busbw_factor.  False (nothing stored)
+ * with fewer than two distinct sizes, a time not positive and finite, or a
+ * slope not positive. */
+bool cc_result_line(const uint64_t *size, const double *time_us, uint32_t n,
+		    double busbw_factor, double *fixed_us, double *busbw);
+
 /* ---- the table ---- */
 
 /* One row.  time_us < 0 (or NaN) means "no time": N/A columns. */

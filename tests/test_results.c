@@ -216,6 +216,40 @@ static void test_bw(void **state)
 	assert_true(alg == -1 && bus == -1);
 }
 
+/* The line through exact points is the line: 150 us + 400 GB/s of algbw
+ * (4e5 B/us), busbw 1.875 x that; noise around it averages out; and the
+ * refusals leave the outputs as they were. */
+static void test_line(void **state)
+{
+	const uint64_t mib = 1u << 20, s[4] = { 128 * mib, 256 * mib, 512 * mib, 1024 * mib };
+	double t[4], fixed = -1, bus = -1;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		t[i] = 150.0 + (double)s[i] / 4.0e5;
+	assert_true(cc_result_line(s, t, 4, 1.875, &fixed, &bus));
+	assert_true(fabs(fixed - 150.0) < 1e-6);
+	assert_true(fabs(bus - 750.0) < 1e-9);
+	/* +-10 us on the middle two cancel: the slope and intercept stay */
+	t[1] += 10;
+	t[2] -= 10;
+	assert_true(cc_result_line(s, t, 4, 1.0, &fixed, &bus));
+	assert_true(fabs(bus - 400.0) < 1e-3);
+	/* two points are the line through them */
+	assert_true(cc_result_line(s, (const double[]){ 100, 200 }, 2, 1.0, &fixed, &bus));
+	assert_true(fabs(fixed - 0.0) < 1e-9);
+	assert_true(fabs(bus - 1.0e-3 * (double)s[0] / 100.0) < 1e-9);
+	fixed = bus = -1;
+	assert_false(cc_result_line(s, t, 1, 1.0, &fixed, &bus));
+	assert_false(cc_result_line((const uint64_t[]){ mib, mib }, t, 2, 1.0, &fixed, &bus));
+	assert_false(cc_result_line(s, (const double[]){ 200, 100 }, 2, 1.0, &fixed, &bus));
+	assert_false(cc_result_line(s, (const double[]){ 200, 200 }, 2, 1.0, &fixed, &bus));
+	assert_false(cc_result_line(s, (const double[]){ 0, 100 }, 2, 1.0, &fixed, &bus));
+	assert_false(cc_result_line(s, (const double[]){ NAN, 100 }, 2, 1.0, &fixed, &bus));
+	assert_false(cc_result_line(s, (const double[]){ 100, INFINITY }, 2, 1.0, &fixed, &bus));
+	assert_true(fixed == -1 && bus == -1);
+}
+
 static void test_counts(void **state)
 {
 	uint64_t count, size;
@@ -667,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_print_row_long_names),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_bw),
+		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_json_document),
 		cmocka_unit_test(test_json_escaping),

@@ -222,6 +222,66 @@ static void known_errors(void **state)
 
 /* The gate: a baseline written from this run passes; one whose median is
  * lower than now by more than the tolerance fails, naming the class. */
+/* The large sizes as a line: a case whose measured times are the
+ * simulator's x2 + 100 us, at three sizes a factor 2 apart (all within 4x
+ * of the largest), has a measured line of twice the predicted fixed part
+ * plus 100 us, at half the predicted rate; the two other cases (one size
+ * of "large", a perftest) have none. */
+static void known_line(void **state)
+{
+	struct fig f[4];
+	char *t = NULL, line[256];
+	size_t len = 0;
+	FILE *m;
+	struct run r;
+	uint32_t n;
+
+	(void)state;
+	need_cclab();
+	put("lines/c-line/scenario.yaml", "name: ideal-star-4-large\n"
+					  "topology: {generator: star, ranks: 4}\n"
+					  "fabric: {preset: ideal}\n"
+					  "collective: allreduce\n"
+					  "dtype: float\nredop: sum\n"
+					  "sizes: {min: 8MiB, max: 32MiB, factor: 2}\n"
+					  "check: false\n");
+	r = run_cclab("run '%s' --csv '%s'", at("lines/c-line/scenario.yaml"), at("c.csv"));
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	n = figures(at("c.csv"), false, f, 4);
+	assert_int_equal(n, 3);
+	m = open_memstream(&t, &len);
+	fputs(NCCL_HEADER, m);
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "%llu,%llu,float,sum,-1,%.9g,0,0,0,,,,\n",
+			 (unsigned long long)f[i].size, (unsigned long long)f[i].count,
+			 f[i].time_us * 2 + 100);
+		fputs(line, m);
+	}
+	fclose(m);
+	put("lines/c-line/measured.csv", t);
+	free(t);
+	r = run_cclab("validate '%s' '%s' --json '%s'", at("lines/c-line"), at("corpus/a-coll"),
+		      at("l.json"));
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "#   line: time = fixed + size / rate over those 3 sizes: "
+				      "measured "));
+	assert_non_null(strstr(r.out, "rate +100.0 %)"));
+	run_free(&r);
+
+	double fm = json_num(at("l.json"), "cases.0.large_line.measured.fixed_us");
+	double fp = json_num(at("l.json"), "cases.0.large_line.predicted.fixed_us");
+	double bm = json_num(at("l.json"), "cases.0.large_line.measured.busbw");
+	double bp = json_num(at("l.json"), "cases.0.large_line.predicted.busbw");
+
+	assert_true(fabs(json_num(at("l.json"), "cases.0.large_line.sizes") - 3) < 1e-9);
+	/* run's CSV keeps 6 significant digits of the times */
+	assert_true(fabs(fm - (2 * fp + 100)) < 0.05);
+	assert_true(fabs(bm / bp - 0.5) < 1e-4);
+	assert_true(bp > 0);
+	assert_true(isnan(json_num(at("l.json"), "cases.1.large_line")));
+}
+
 static void baseline_gate(void **state)
 {
 	struct run r;
@@ -355,6 +415,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(known_errors),
+		cmocka_unit_test(known_line),
 		cmocka_unit_test(baseline_gate),
 		cmocka_unit_test(broken_cases),
 		cmocka_unit_test(calibrate_from_case),
