@@ -149,6 +149,38 @@ static void test_known_errors(void **state)
 	run_free(&r);
 }
 
+/* The largest sizes as lines: times of exactly 50 us + 40 GB/s of algbw
+ * measured and 20 us + 80 GB/s predicted (busbw x 1.5 on 4 ranks) at 1 to
+ * 4 MiB; 64 KiB, beyond 4x of the largest, is left out of the line (its
+ * times would bend it).  Times that fall with size draw no line. */
+static void test_line(void **state)
+{
+	static const struct sz m[] = {
+		{65536, "1000", "0.1", "0", NULL}, {1048576, "76.2144", "1", "0", NULL},
+		{2097152, "102.4288", "1", "0", NULL}, {4194304, "154.8576", "1", "0", NULL},
+	};
+	static const struct sz p[] = {
+		{65536, "900", "0.1", "0", NULL}, {1048576, "33.1072", "1", "0", NULL},
+		{2097152, "46.2144", "1", "0", NULL}, {4194304, "72.4288", "1", "0", NULL},
+	};
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("compare %s %s", result_file("lm.json", "allreduce", 4, "write_imm", m, 4),
+		      result_file("lp.json", "allreduce", 4, "write_imm", p, 4));
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "# largest sizes as a line, time = fixed + size / rate (3 sizes "
+				      "within 4x of 4194304 bytes): measured 50.0 us + 60.0 GB/s "
+				      "busbw, predicted 20.0 us + 120.0 GB/s (predicted - measured: "
+				      "fixed -30.0 us, rate +100.0 %)\n"));
+	run_free(&r);
+	r = run_cclab("compare %s %s", meas_file(), pred_file());
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "as a line"));
+	run_free(&r);
+}
+
 /* A time that is null, and a run that did not complete: N/A, not counted. */
 static void test_na(void **state)
 {
@@ -869,6 +901,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_known_errors),
+		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_na),
 		cmocka_unit_test(test_verbs_extras),
 		cmocka_unit_test(test_mismatch),
