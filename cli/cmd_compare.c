@@ -132,6 +132,8 @@ static void print_summary(const struct totals *t, const struct cmp_args *a,
  * the largest size with both times, as `cclab validate` draws its "large"
  * sizes (docs/validation.md); whether a miss there is of the rate or of a
  * fixed part. */
+#define LINE_SPAN 4.0 /* validate's VAL_SPAN: what counts as the largest sizes */
+
 static void print_line(const struct cmp_file *f[2], const struct cmp_size **c, size_t n)
 {
 	uint64_t *size = calloc(n ? n : 1, sizeof(*size)), top = 0;
@@ -153,7 +155,7 @@ static void print_line(const struct cmp_file *f[2], const struct cmp_size **c, s
 				continue;
 			if (pass == 0) {
 				top = m->bytes > top ? m->bytes : top;
-			} else if ((double)m->bytes >= (double)top / 4) {
+			} else if ((double)m->bytes >= (double)top / LINE_SPAN) {
 				size[k] = m->bytes;
 				t[0][k] = m->time_us;
 				t[1][k++] = p->time_us;

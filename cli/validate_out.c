@@ -52,11 +52,11 @@ static void figure(FILE *f, const struct val_case *c, enum val_class k)
 		c->at_lo[k] != c->at_hi[k] ? " to " : "", c->at_lo[k] != c->at_hi[k] ? b : "",
 		c->err_pct[k]);
 	if (k == VAL_LARGE && c->have_line)
-		fprintf(f, "#   line: time = fixed + size / rate over those %u sizes: measured "
-			"%.1f us + %.1f %s, predicted %.1f us + %.1f %s (predicted - measured: "
-			"fixed %+.1f us, rate %+.1f %%)\n", c->line_sizes, c->line_fixed_us[0], c->line_busbw[0],
-			c->bw_unit, c->line_fixed_us[1], c->line_busbw[1], c->bw_unit,
-			c->line_fixed_us[1] - c->line_fixed_us[0],
+		fprintf(f, "#   line: time = fixed + size / rate over %" PRIu32 " of them (with "
+			"times): measured %.1f us + %.1f %s, predicted %.1f us + %.1f %s "
+			"(predicted - measured: fixed %+.1f us, rate %+.1f %%)\n", c->line_sizes,
+			c->line_fixed_us[0], c->line_busbw[0], c->bw_unit, c->line_fixed_us[1],
+			c->line_busbw[1], c->bw_unit, c->line_fixed_us[1] - c->line_fixed_us[0],
 			(c->line_busbw[1] / c->line_busbw[0] - 1) * 100);
 }
 

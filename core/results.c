@@ -76,7 +76,7 @@ bool cc_result_line(const uint64_t *size, const double *time_us, uint32_t n,
 {
 	double mx = 0, my = 0, sxx = 0, sxy = 0, slope;
 
-	if (n < 2)
+	if (n < 2 || !(busbw_factor > 0) || isinf(busbw_factor))
 		return false;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!(time_us[i] > 0) || isinf(time_us[i]))

@@ -58,8 +58,8 @@ bool cc_result_bw(uint64_t size, double time_us, double busbw_factor, double *al
  * of the two it misses.  *fixed_us is the intercept (it may come out
  * negative where the times bend), *busbw the rate in GB/s as nccl-tests
  * states it: bytes / 1e9 / s, times busbw_factor.  False (nothing stored)
- * with fewer than two distinct sizes, a time not positive and finite, or a
- * slope not positive. */
+ * with fewer than two distinct sizes, a time or busbw_factor not positive
+ * and finite (one rank has no bus), or a slope not positive. */
 bool cc_result_line(const uint64_t *size, const double *time_us, uint32_t n,
 		    double busbw_factor, double *fixed_us, double *busbw);
 

@@ -230,11 +230,18 @@ static void test_line(void **state)
 	assert_true(cc_result_line(s, t, 4, 1.875, &fixed, &bus));
 	assert_true(fabs(fixed - 150.0) < 1e-6);
 	assert_true(fabs(bus - 750.0) < 1e-9);
-	/* +-10 us on the middle two cancel: the slope and intercept stay */
-	t[1] += 10;
-	t[2] -= 10;
+	/* noise orthogonal to both the constant and the size (+20 - 30 + 10 = 0,
+	 * 20 x 1 - 30 x 2 + 10 x 4 = 0, in units of 128 MiB): the slope and
+	 * the intercept stay */
+	t[0] += 20;
+	t[1] -= 30;
+	t[2] += 10;
 	assert_true(cc_result_line(s, t, 4, 1.0, &fixed, &bus));
-	assert_true(fabs(bus - 400.0) < 1e-3);
+	assert_true(fabs(fixed - 150.0) < 1e-6);
+	assert_true(fabs(bus - 400.0) < 1e-9);
+	/* no busbw factor, no rate */
+	assert_false(cc_result_line(s, t, 4, 0.0, &fixed, &bus));
+	assert_false(cc_result_line(s, t, 4, NAN, &fixed, &bus));
 	/* two points are the line through them */
 	assert_true(cc_result_line(s, (const double[]){ 100, 200 }, 2, 1.0, &fixed, &bus));
 	assert_true(fabs(fixed - 0.0) < 1e-9);
