@@ -72,14 +72,12 @@ static int check_faults(const struct cli_opts *o, const struct cc_schedule *s, u
 void cli_row_params(const struct cli_opts *o, const struct cc_result_row *row,
 		    struct cc_coll_params *p)
 {
-	*p = o->p;
-	if (row->nccl) {
-		p->algo = row->pick.cclab_algo;
-		p->proto = row->pick.proto;
-		p->nchannels = row->pick.nchannels;
-		if (row->pick.p2p && !o->slot_given && p->proto == CC_PROTO_SIMPLE)
-			p->slot_bytes = row->pick.slot_bytes; /* pick.proto is p->proto here */
-	}
+	char err[256];
+
+	/* the size's choice made again (it is a function of the size), so
+	 * that only what `auto` covers follows NCCL's pick */
+	if (!row->nccl || cli_size_params(o, row->size, p, NULL, err, sizeof(err)))
+		*p = o->p;
 }
 
 int cli_size_params(const struct cli_opts *o, uint64_t size, struct cc_coll_params *p,

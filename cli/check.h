@@ -44,9 +44,8 @@ int cli_build_to(const struct cli_opts *o, uint64_t bytes, const struct cc_build
  * NCCL_PROTO leave nothing cclab builds. */
 int cli_size_params(const struct cli_opts *o, uint64_t size, struct cc_coll_params *p,
 		    struct cc_nccl_pick *pick, char *err, size_t len);
-/* What a finished row ran with: o->p with, under auto, its pick's
- * algorithm, protocol and channels (what the CSV names, what the physics
- * check judges). */
+/* What a finished row ran with: cli_size_params() at its size, o->p
+ * where that fails (what the CSV names, what the physics check judges). */
 struct cc_result_row;
 void cli_row_params(const struct cli_opts *o, const struct cc_result_row *row,
 		    struct cc_coll_params *p);

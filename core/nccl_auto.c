@@ -180,8 +180,15 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 	if (a->proto)
 		p->proto = run.proto;
 	if (a->channels)
-		p->nchannels = run.nchannels;
+		p->nchannels = cc_nccl_pick_channels(pick, p->coll);
 	return 0;
+}
+
+uint32_t cc_nccl_pick_channels(const struct cc_nccl_pick *pick, enum cc_coll coll)
+{
+	if (!pick->p2p && pick->cclab_algo == CC_ALGO_TREE && !cc_coll_rooted(coll))
+		return (pick->nchannels + 1) / 2;
+	return pick->nchannels;
 }
 
 /* As NCCL_PROTO and NCCL's logs spell them. */

@@ -106,6 +106,41 @@ static void small_size_runs_nccls_tree_ll(void **state)
 			 40.0) < 1e-9);
 }
 
+/* NCCL runs one tree per channel, the first half of the communicator's
+ * channels on tree 0 and their duplicates on tree 1 (src/graph/connect.cc);
+ * cclab's tree allreduce takes channel pairs: NCCL's 4 channels at 16 KiB
+ * on 2 x 8 H100 are 2 pairs, 4 trees as NCCL's, whose chunk rule counts
+ * them.  An odd count rounds up; the ring, a rooted tree and
+ * point-to-point keep NCCL's count. */
+static void tree_channels_are_pairs(void **state)
+{
+	struct cc_nccl_system sys = dgx_h100(2);
+	struct cc_nccl_auto a;
+	struct cc_coll_params p = allreduce_params(16, 8);
+	struct cc_nccl_pick pick, q = { .cclab_algo = CC_ALGO_TREE };
+	char err[256], t[CC_NCCL_PICK_TEXT_LEN];
+
+	(void)state;
+	cc_nccl_auto_init(&a);
+	auto_all(&a, &sys);
+	assert_int_equal(cc_nccl_auto_apply(&a, 16384, &p, &pick, err, sizeof(err)), 0);
+	assert_int_equal(pick.nccl.algo, CC_NCCL_TREE);
+	assert_int_equal(pick.nchannels, 4);
+	assert_int_equal(p.nchannels, 2);
+	assert_string_equal(cc_nccl_pick_text(&pick, t, sizeof(t)), "Tree/LL 4ch");
+	for (uint32_t n = 1; n <= 5; n++) {
+		q.nchannels = n;
+		assert_int_equal(cc_nccl_pick_channels(&q, CC_ALLREDUCE), (n + 1) / 2);
+		assert_int_equal(cc_nccl_pick_channels(&q, CC_BROADCAST), n);
+		q.cclab_algo = CC_ALGO_RING;
+		assert_int_equal(cc_nccl_pick_channels(&q, CC_ALLREDUCE), n);
+		q.cclab_algo = CC_ALGO_TREE;
+		q.p2p = true;
+		assert_int_equal(cc_nccl_pick_channels(&q, CC_ALLREDUCE), n);
+		q.p2p = false;
+	}
+}
+
 static void nvlstree_runs_as_nvlstree(void **state)
 {
 	struct cc_nccl_system sys = dgx_h100(2);
@@ -283,6 +318,23 @@ static void command_line_auto(void **state)
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "NCCL_ALOG is not a variable cclab models"));
 	run_free(&r);
+	/* the CSV names what ran: the channels given, not NCCL's, where
+	 * only the protocol is auto; the tree's pairs where channels are */
+	r = run_cclab("sim -n 4 -A ring -P auto --channels 3 -b 1M --check 0 --csv '%s/c.csv'",
+		      tmpdir);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	char *csv = text_of_in_tmpdir("c.csv");
+	assert_non_null(strstr(csv, ",ring,ll128,3,rank\n"));
+	free(csv);
+	r = run_cclab("sim -n 16 --ranks-per-node 8 --topology railopt --fabric ib-ndr -A auto "
+		      "-b 16K --check 0 --csv '%s/t.csv'", tmpdir);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "# Tree/LL 4ch"));
+	run_free(&r);
+	csv = text_of_in_tmpdir("t.csv");
+	assert_non_null(strstr(csv, ",tree,ll,2,rank\n"));
+	free(csv);
 	r = run_cclab("check -n 4 -b 8 -A auto");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "auto (NCCL's choice) needs the fabric and topology"));
@@ -293,6 +345,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(small_size_runs_nccls_tree_ll),
+		cmocka_unit_test(tree_channels_are_pairs),
 		cmocka_unit_test(nvlstree_runs_as_nvlstree),
 		cmocka_unit_test(pat_runs_the_best_cclab_builds),
 		cmocka_unit_test(env_narrows_the_choice),
