@@ -132,42 +132,37 @@ static void print_summary(const struct totals *t, const struct cmp_args *a,
  * the largest size with both times, as `cclab validate` draws its "large"
  * sizes (docs/validation.md); whether a miss there is of the rate or of a
  * fixed part. */
-#define LINE_SPAN 4.0 /* validate's VAL_SPAN: what counts as the largest sizes */
-
 static void print_line(const struct cmp_file *f[2], const struct cmp_size **c, size_t n)
 {
 	uint64_t *size = calloc(n ? n : 1, sizeof(*size)), top = 0;
 	double *t[2] = { calloc(n ? n : 1, sizeof(double)), calloc(n ? n : 1, sizeof(double)) };
-	double fixed[2], bus[2], factor;
+	double fixed[2], bus[2], pct;
 	enum cc_coll coll;
 	size_t k = 0;
 
 	if (!size || !t[0] || !t[1] || cc_coll_parse(f[0]->collective, &coll) ||
 	    f[0]->nranks > UINT32_MAX)
 		goto out;
-	factor = cc_busbw_factor(coll, (uint32_t)f[0]->nranks);
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < n; i++) {
-			const struct cmp_size *m = c[i], *p = cmp_file_find(f[1], m->bytes);
-			double pct;
+	for (size_t i = 0; i < n; i++)
+		if (size_error(c[i], cmp_file_find(f[1], c[i]->bytes), &pct) && c[i]->bytes > top)
+			top = c[i]->bytes;
+	for (size_t i = 0; i < n; i++) {
+		const struct cmp_size *m = c[i], *p = cmp_file_find(f[1], m->bytes);
 
-			if (!size_error(m, p, &pct))
-				continue;
-			if (pass == 0) {
-				top = m->bytes > top ? m->bytes : top;
-			} else if ((double)m->bytes >= (double)top / LINE_SPAN) {
-				size[k] = m->bytes;
-				t[0][k] = m->time_us;
-				t[1][k++] = p->time_us;
-			}
+		if (size_error(m, p, &pct) &&
+		    (double)m->bytes >= (double)top / CC_RESULT_SPAN) {
+			size[k] = m->bytes;
+			t[0][k] = m->time_us;
+			t[1][k++] = p->time_us;
 		}
-	if (cc_result_line(size, t[0], (uint32_t)k, factor, &fixed[0], &bus[0]) &&
-	    cc_result_line(size, t[1], (uint32_t)k, factor, &fixed[1], &bus[1]))
-		printf("# largest sizes as a line, time = fixed + size / rate (%zu sizes within 4x "
+	}
+	if (cc_result_lines(size, (const double *const *)t, (uint32_t)k,
+			    cc_busbw_factor(coll, (uint32_t)f[0]->nranks), fixed, bus))
+		printf("# largest sizes as a line, time = fixed + size / rate (%zu sizes within %gx "
 		       "of %" PRIu64 " bytes): measured %.1f us + %.1f GB/s busbw, predicted %.1f us "
-		       "+ %.1f GB/s (predicted - measured: fixed %+.1f us, rate %+.1f %%)\n", k, top,
-		       fixed[0], bus[0], fixed[1], bus[1], fixed[1] - fixed[0],
-		       (bus[1] / bus[0] - 1) * 100);
+		       "+ %.1f GB/s (predicted - measured: fixed %+.1f us, rate %+.1f %%)\n", k,
+		       CC_RESULT_SPAN, top, fixed[0], bus[0], fixed[1], bus[1],
+		       fixed[1] - fixed[0], (bus[1] / bus[0] - 1) * 100);
 out:
 	free(size);
 	free(t[0]);

@@ -50,10 +50,11 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "core/results.h"
 #include "sim/scenario.h"
 
 #define VAL_SMALL_MAX (UINT64_C(64) << 10) /* 64 KiB: what counts as a small message */
-#define VAL_SPAN 4.0 /* sizes within this factor of the largest / smallest */
+#define VAL_SPAN CC_RESULT_SPAN /* sizes within this factor of the largest / smallest */
 #define VAL_MAX_DIRS 64
 #define VAL_MAX_JOBS 64
 #define VAL_TEXT_LEN 256

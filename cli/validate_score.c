@@ -98,8 +98,7 @@ static void large_line(struct val_case *c, uint64_t lo, uint64_t hi)
 			 calloc(c->npts ? c->npts : 1, sizeof(double)) };
 	uint32_t n = 0;
 
-	c->have_line = false;
-	if (size && t[0] && t[1] && c->kind == VAL_COLL) {
+	if (size && t[0] && t[1]) {
 		for (uint32_t i = 0; i < c->npts; i++) {
 			const struct val_point *pt = &c->pts[i];
 
@@ -110,10 +109,8 @@ static void large_line(struct val_case *c, uint64_t lo, uint64_t hi)
 			t[1][n++] = pt->pred_time_us;
 		}
 		c->line_sizes = n;
-		c->have_line = cc_result_line(size, t[0], n, c->busbw_factor, &c->line_fixed_us[0],
-					      &c->line_busbw[0]) &&
-			       cc_result_line(size, t[1], n, c->busbw_factor, &c->line_fixed_us[1],
-					      &c->line_busbw[1]);
+		c->have_line = cc_result_lines(size, (const double *const *)t, n, c->busbw_factor,
+					       c->line_fixed_us, c->line_busbw);
 	}
 	free(size);
 	free(t[0]);
@@ -134,7 +131,7 @@ void val_case_score(struct val_case *c)
 		c->have[VAL_LARGE] = mean_error(c, (uint64_t)((double)hi / VAL_SPAN), hi, true,
 						&c->err_pct[VAL_LARGE], &c->at_lo[VAL_LARGE],
 						&c->at_hi[VAL_LARGE]);
-	if (c->have[VAL_LARGE])
+	if (c->have[VAL_LARGE] && c->kind == VAL_COLL)
 		large_line(c, c->at_lo[VAL_LARGE], c->at_hi[VAL_LARGE]);
 	if (span(c, false, &lo, &hi))
 		c->have[VAL_SMALL] = mean_error(c, lo, (uint64_t)fmin((double)lo * VAL_SPAN,

@@ -63,6 +63,17 @@ bool cc_result_bw(uint64_t size, double time_us, double busbw_factor, double *al
 bool cc_result_line(const uint64_t *size, const double *time_us, uint32_t n,
 		    double busbw_factor, double *fixed_us, double *busbw);
 
+/* What counts as a table's largest (smallest) sizes: those within this
+ * factor of the largest (smallest): validate's `large` and `small`, and
+ * the sizes the line is drawn through (validate, compare). */
+#define CC_RESULT_SPAN 4.0
+
+/* The measured times t[0] and predicted times t[1] of the same n sizes as
+ * two lines (cc_result_line): true, and fixed_us[i], busbw[i] stored, when
+ * both fit. */
+bool cc_result_lines(const uint64_t *size, const double *const t[2], uint32_t n,
+		     double busbw_factor, double fixed_us[2], double busbw[2]);
+
 /* ---- the table ---- */
 
 /* One row.  time_us < 0 (or NaN) means "no time": N/A columns. */
