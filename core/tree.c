@@ -17,14 +17,16 @@
  *   up     leaf: send;  inner: recvReduceSend (the own input plus what its
  *          children sent, to its parent);  root: recvReduceCopy (the sum,
  *          final: postdiv for avg);
- *   down   root and inner: send the result to each child (inner after
- *          receiving it: recv);  leaf: recv.
+ *   down   root: its last reduce is recvReduceCopySend, the result to its
+ *          first child;  inner: recvCopySend, the result into the
+ *          output and to its first child;  leaf: recv;  a second child:
+ *          send from the output.
  *
  * NCCL reduces both children in one primitive (two receive buffers) and
  * sends to both at once; here a second child's reduce is its own step
- * reading the first's partial sum from the output, and each child gets
- * its own send: the same bytes on the wire, one more pass over the chunk
- * in memory.  Steps of one chunk that read what another wrote are ordered
+ * reading the first's partial sum from the output, and the second child
+ * gets its own send: the same bytes on the wire, one more pass over the
+ * chunk in memory.  Steps of one chunk that read what another wrote are ordered
  * by cc_conn_step.mark/after, not by serializing the rank, so chunks
  * pipeline up one tree while earlier ones come down.
  */
@@ -225,7 +227,9 @@ static void chunk(struct tree *g, uint32_t r, uint32_t t, uint32_t c, uint64_t o
 	int up = g->p->coll != CC_BROADCAST, down = g->p->coll != CC_REDUCE;
 
 	/* Up.  With two children the first one's sum goes to the output
-	 * (marked), the second's reduce reads it from there (after). */
+	 * (marked), the second's reduce reads it from there (after).  The
+	 * root's last reduce also sends the result down to its first child
+	 * (NCCL's root runs recvReduceCopySend, one primitive). */
 	if (!up) {
 		if (root) /* broadcast: the root's input is the result */
 			step(g, r, CC_PRIM_COPY, t, 0, c, off, n, NONE, NONE, 0, 0, 1, 0);
@@ -234,29 +238,37 @@ static void chunk(struct tree *g, uint32_t r, uint32_t t, uint32_t c, uint64_t o
 	} else if (nch == 2) {
 		step(g, r, CC_PRIM_RECV_REDUCE_COPY, t, 0, c, off, n, nd->up_recv[0], NONE, 0, 0,
 		     1, 0);
-		if (root)
+		if (root && down)
+			step(g, r, CC_PRIM_RECV_REDUCE_COPY_SEND, t, 1, c, off, n, nd->up_recv[1],
+			     nd->down_send[0], 1, 1, 1, 1);
+		else if (root)
 			step(g, r, CC_PRIM_RECV_REDUCE_COPY, t, 1, c, off, n, nd->up_recv[1], NONE,
 			     1, 1, 1, 1);
 		else
 			step(g, r, CC_PRIM_RECV_REDUCE_SEND, t, 1, c, off, n, nd->up_recv[1],
 			     nd->up_send, 1, 0, 0, 1);
 	} else if (root) {
-		step(g, r, CC_PRIM_RECV_REDUCE_COPY, t, 0, c, off, n, nd->up_recv[first], NONE, 0, 1,
-		     1, 0);
+		step(g, r, down ? CC_PRIM_RECV_REDUCE_COPY_SEND : CC_PRIM_RECV_REDUCE_COPY, t, 0, c,
+		     off, n, nd->up_recv[first], down ? nd->down_send[first] : NONE, 0, 1, 1, 0);
 	} else {
 		step(g, r, CC_PRIM_RECV_REDUCE_SEND, t, 0, c, off, n, nd->up_recv[first],
 		     nd->up_send, 0, 0, 0, 0);
 	}
-	/* Down: the result into the output (the root has it), then to each
-	 * child from there. */
+	/* Down: the result into the output and on to the first child in one
+	 * pass (NCCL's directRecvCopyDirectSend), then to a second child from
+	 * the output.  The root's first child has it already (above). */
 	if (!down)
 		return;
-	if (!root)
+	if (!root && nch)
+		step(g, r, CC_PRIM_RECV_COPY_SEND, t, 2, c, off, n, nd->down_recv,
+		     nd->down_send[first], 0, 0, 1, 0);
+	else if (!root)
 		step(g, r, CC_PRIM_RECV, t, 2, c, off, n, nd->down_recv, NONE, 0, 0, 1, 0);
-	for (uint32_t i = 0; i < 2; i++)
-		if (nd->child[i] != NONE)
-			step(g, r, CC_PRIM_SEND, t, 3 + i, c, off, n, NONE, nd->down_send[i], 1, 0,
-			     0, 1);
+	else if (!up && nch)
+		step(g, r, CC_PRIM_SEND, t, 3 + first, c, off, n, NONE, nd->down_send[first], 1, 0,
+		     0, 1);
+	if (nch == 2)
+		step(g, r, CC_PRIM_SEND, t, 4, c, off, n, NONE, nd->down_send[1], 1, 0, 0, 1);
 }
 
 /* Simple (NCCL's computeColl, src/enqueue.cc): a tree chunk is one step

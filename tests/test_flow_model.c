@@ -512,22 +512,33 @@ static void test_scenario_key(void **state)
 }
 
 /* Every shipped collective scenario at 64 MiB: the flow model's busbw
- * within 1 % of the packet model's (within 0.3 % when measured).  The
- * lossy seeds (03-*) are the documented difference: nothing is lost in
- * the flow model, so it only has to be the faster there. */
+ * within 1 % of the packet model's (within 0.3 % when measured).  Where
+ * the packet model loses packets (the lossy seeds, 03-*) or marks ECN and
+ * cuts rates (the tree's two trees meeting at one NIC) the flow model,
+ * which has neither, only has to be the faster: the documented
+ * difference (docs/simulator.md). */
 static void test_shipped_scenarios(void **state)
 {
-	static const char *const files[] = {
-		"scenarios/demo.yaml", "scenarios/ndr-leafspine-64.yaml",
-		"scenarios/roce400-railopt-2x8.yaml", "scenarios/seeds/01-ring-bytes.yaml",
-		"scenarios/seeds/04-send-recv.yaml", "scenarios/seeds/04-write.yaml",
-		"scenarios/seeds/07-gpudirect.yaml", "scenarios/seeds/07-host-staging.yaml",
-		"scenarios/seeds/09-64-nodes-write.yaml",
-		"tests/scenarios/leafspine-ndr-reducescatter.yaml",
-		"tests/scenarios/railopt-roce400-allgather.yaml",
-		"tests/scenarios/railopt-tree-allreduce.yaml", "tests/scenarios/ring-hdr-allreduce.yaml",
-		"tests/scenarios/two-nodes-file.yaml",
-		"scenarios/seeds/03-ib-loss.yaml", "scenarios/seeds/03-roce-loss-go-back-n.yaml",
+	static const struct {
+		const char *file;
+		bool congested;
+	} files[] = {
+		{ "scenarios/demo.yaml", false },
+		{ "scenarios/ndr-leafspine-64.yaml", false },
+		{ "scenarios/roce400-railopt-2x8.yaml", false },
+		{ "scenarios/seeds/01-ring-bytes.yaml", false },
+		{ "scenarios/seeds/04-send-recv.yaml", false },
+		{ "scenarios/seeds/04-write.yaml", false },
+		{ "scenarios/seeds/07-gpudirect.yaml", false },
+		{ "scenarios/seeds/07-host-staging.yaml", false },
+		{ "scenarios/seeds/09-64-nodes-write.yaml", false },
+		{ "tests/scenarios/leafspine-ndr-reducescatter.yaml", false },
+		{ "tests/scenarios/railopt-roce400-allgather.yaml", false },
+		{ "tests/scenarios/railopt-tree-allreduce.yaml", true },
+		{ "tests/scenarios/ring-hdr-allreduce.yaml", false },
+		{ "tests/scenarios/two-nodes-file.yaml", false },
+		{ "scenarios/seeds/03-ib-loss.yaml", true },
+		{ "scenarios/seeds/03-roce-loss-go-back-n.yaml", true },
 	};
 
 	(void)state;
@@ -537,17 +548,18 @@ static void test_shipped_scenarios(void **state)
 		 * model's, for their own sizes), the simulator alone */
 		const char *set = "--set check=false --set sizes.min=64MiB --set sizes.max=64MiB "
 				  "--set 'expect=[]' --set 'executors=[sim]'";
-		struct run pk = run_cclab("run %s %s", files[i], set);
-		struct run fl = run_cclab("run %s %s --model flow", files[i], set);
+		struct run pk = run_cclab("run %s %s", files[i].file, set);
+		struct run fl = run_cclab("run %s %s --model flow", files[i].file, set);
 		double bp, bf;
 
 		if (pk.status || fl.status)
-			fail_msg("%s: exit %d / %d: %s%s", files[i], pk.status, fl.status, pk.err,
-				 fl.err);
+			fail_msg("%s: exit %d / %d: %s%s", files[i].file, pk.status, fl.status,
+				 pk.err, fl.err);
 		bp = busbw_of(pk.out);
 		bf = busbw_of(fl.out);
-		if (strstr(files[i], "/03-") ? bf < bp : fabs(bf / bp - 1) > 0.01)
-			fail_msg("%s: busbw %.2f (flow) against %.2f (packet)", files[i], bf, bp);
+		if (files[i].congested ? bf < bp : fabs(bf / bp - 1) > 0.01)
+			fail_msg("%s: busbw %.2f (flow) against %.2f (packet)", files[i].file, bf,
+				 bp);
 		run_free(&pk);
 		run_free(&fl);
 	}

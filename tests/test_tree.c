@@ -7,6 +7,8 @@
  *     the root) plus its half once down per child (every rank is a leaf
  *     in one tree and inner in the other, but the two roots);
  *   - k = 7: tree 1 is tree 0 shifted by one (k odd);
+ *   - each role's primitives: recvReduceCopySend at a root, recvCopySend
+ *     down an inner rank (NCCL's runTreeSplit);
  *   - every k in 1..33: the bytes over all ranks are 2 (k-1) N (each
  *     tree: k-1 edges, its half up and down each), from the schedule and
  *     from what the data executor moved, with #wrong 0;
@@ -113,6 +115,55 @@ static void test_k8(void **state)
 
 	(void)state;
 	check_ranks(8, 100003, parent, nchild);
+}
+
+/* Every reduce and copy of k = 8 (one chunk of one slice per tree), by
+ * role, as NCCL's runTreeSplit runs them: a root's last reduce is
+ * recvReduceCopySend (its result to its first child), an inner rank's
+ * step down is recvCopySend (into its output and on to its first child,
+ * directRecvCopyDirectSend), a leaf sends up and receives down; a second
+ * child costs a recvReduceCopy up and a send down of their own. */
+static void test_primitives(void **state)
+{
+	static const int parent[8][2] = { { -1, 1 }, { 2, 3 }, { 4, 1 }, { 2, 7 },
+					  { 0, 5 }, { 6, 3 }, { 4, 5 }, { 6, -1 } };
+	static const int nchild[8][2] = { { 1, 0 }, { 0, 2 }, { 2, 0 }, { 0, 2 },
+					  { 2, 0 }, { 0, 2 }, { 2, 0 }, { 0, 1 } };
+	struct cc_coll_params p = params(8, 1000);
+	char err[200];
+	struct cc_schedule *s;
+
+	(void)state;
+	s = cc_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	for (uint32_t r = 0; r < 8; r++)
+		for (uint16_t t = 0; t < 2; t++) {
+			uint32_t got[CC_PRIM_COUNT] = {0}, want[CC_PRIM_COUNT] = {0};
+			int c = nchild[r][t];
+
+			for (uint32_t i = 0; i < s->ranks[r].nops; i++) {
+				const struct cc_op *o = &s->ranks[r].ops[i];
+
+				if ((o->kind == CC_OP_REDUCE || o->kind == CC_OP_COPY) &&
+				    o->tag.channel == t)
+					got[o->tag.prim]++;
+			}
+			if (c == 0) {
+				want[CC_PRIM_SEND] = want[CC_PRIM_RECV] = 1;
+			} else {
+				want[CC_PRIM_RECV_REDUCE_COPY] = (uint32_t)(c - 1);
+				want[CC_PRIM_SEND] = (uint32_t)(c - 1);
+				if (parent[r][t] < 0)
+					want[CC_PRIM_RECV_REDUCE_COPY_SEND] = 1;
+				else
+					want[CC_PRIM_RECV_REDUCE_SEND] = want[CC_PRIM_RECV_COPY_SEND] = 1;
+			}
+			for (int q = 0; q < CC_PRIM_COUNT; q++)
+				if (got[q] != want[q])
+					fail_msg("rank %u tree %u: %u %s, want %u", r, t, got[q],
+						 cc_prim_name[q], want[q]);
+		}
+	cc_schedule_free(s);
 }
 
 static void test_k7(void **state)
@@ -479,8 +530,8 @@ static double sim_us(enum cc_algo a, uint64_t bytes)
 	return sim_star_us(&p, "ib-hdr");
 }
 
-/* Group 1 exactly for a non-root rank's steps down (2: recv, 3 and 4:
- * sends) of an allreduce, on every protocol; a rank is non-root in tree t
+/* Group 1 exactly for a non-root rank's steps down (2: recvCopySend or a
+ * leaf's recv, 4: a second child's send) of an allreduce, on every protocol; a rank is non-root in tree t
  * when it receives down there. */
 static void check_groups(enum cc_coll coll, enum cc_proto proto, int split)
 {
@@ -551,9 +602,9 @@ static void test_thread_groups(void **state)
 }
 
 /* The tree wins on latency (2 log2 k hops against the ring's 2 (k-1)
- * steps: 50 against 133 us at 4 B) and, pipelined in NCCL's small chunks,
- * up to 8 MiB (442 against 528 us at 4 MiB; 784 against 907 at 8 MiB);
- * from 16 MiB the ring wins (1285 against 1538 us): an inner rank sends
+ * steps: 55 against 163 us at 4 B) and, pipelined in NCCL's small chunks,
+ * up to 8 MiB (462 against 582 us at 4 MiB; 803 against 959 at 8 MiB);
+ * from 16 MiB the ring wins (1286 against 1541 us): an inner rank sends
  * its half up to three times, the ring each byte twice.  docs/schedule.md
  * has the sweep. */
 static void test_sim_latency_and_bandwidth(void **state)
@@ -609,6 +660,7 @@ int main(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(test_k8),
+		cmocka_unit_test(test_primitives),
 		cmocka_unit_test(test_warps),
 		cmocka_unit_test(test_k7),
 		cmocka_unit_test(test_nodes_2x4),
