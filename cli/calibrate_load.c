@@ -96,6 +96,12 @@ static int test_of(const struct cy_node *root, struct cc_p2p_params *p, struct c
 	p->tx_depth = (uint32_t)(v[1] > UINT32_MAX ? UINT32_MAX : v[1]);
 	p->cq_mod = (uint32_t)(v[2] > UINT32_MAX ? UINT32_MAX : v[2]);
 	p->rx_depth = (uint32_t)(v[3] > UINT32_MAX ? UINT32_MAX : v[3]);
+	/* a file from before post lists ran one WQE a call */
+	if (cy_get(root, "post_list")) {
+		if ((rc = cli_json_uint(root, WHAT, "post_list", 1, &v[0], err)))
+			return rc;
+		p->post_list = (uint32_t)(v[0] > UINT32_MAX ? UINT32_MAX : v[0]);
+	}
 	p->mem = (enum cc_mem_kind)mem;
 	p->nranks = 2;
 	return 0;

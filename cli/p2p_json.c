@@ -26,6 +26,7 @@ void p2p_json_begin(struct cc_json *j, const struct p2p_opts *o)
 	cc_json_kv_uint(j, "iterations", p->iters);
 	cc_json_kv_uint(j, "tx_depth", p->tx_depth);
 	cc_json_kv_uint(j, "cq_mod", cc_p2p_cq_mod(p));
+	cc_json_kv_uint(j, "post_list", p->post_list);
 	cc_json_kv_uint(j, "rx_depth", p->rx_depth);
 	cc_json_kv_bool(j, "bidirectional", p->bidir);
 	cc_json_kv_string(j, "memory", cc_mem_kind_name[p->mem]);

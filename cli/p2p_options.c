@@ -43,6 +43,8 @@ static const struct option longopts[] = {
 	{"iters", required_argument, NULL, 'n'},
 	{"tx-depth", required_argument, NULL, 't'},
 	{"cq-mod", required_argument, NULL, 'Q'},
+	{"post_list", required_argument, NULL, 'l'},
+	{"post-list", required_argument, NULL, 'l'},
 	{"rx-depth", required_argument, NULL, 'r'},
 	{"bidirectional", no_argument, NULL, OPT_BIDIR},
 	{"mem", required_argument, NULL, OPT_MEM},
@@ -64,7 +66,7 @@ static const struct option longopts[] = {
 };
 
 /* ':' first: a missing argument returns ':' rather than '?'. */
-static const char short_opts[] = ":s:an:t:Q:r:h";
+static const char short_opts[] = ":s:an:t:Q:l:r:h";
 
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
@@ -107,7 +109,7 @@ static int get_u32(const char *opt, const char *arg, uint32_t max, uint32_t *out
 
 struct given {
 	bool op, mode, size, iters, tx_depth, fabric_topo, bidir;
-	uint32_t iters_v, tx_depth_v, cq_mod, rx_depth;
+	uint32_t iters_v, tx_depth_v, cq_mod, rx_depth, post_list;
 	enum cc_mem_kind mem;
 	uint64_t size_v;
 };
@@ -145,6 +147,8 @@ static int apply(int c, const char *opt, const char *arg, struct p2p_opts *o, st
 		return get_u32(opt, arg, CC_P2P_MAX_DEPTH, &g->tx_depth_v);
 	case 'Q':
 		return get_u32(opt, arg, CC_P2P_MAX_DEPTH, &g->cq_mod);
+	case 'l':
+		return get_u32(opt, arg, CC_P2P_MAX_DEPTH, &g->post_list);
 	case 'r':
 		return get_u32(opt, arg, CC_P2P_MAX_DEPTH, &g->rx_depth);
 	case OPT_MEM:
@@ -264,6 +268,10 @@ static int finish(struct p2p_opts *o, const struct given *g)
 		p.iters = g->iters_v;
 	if (g->tx_depth)
 		p.tx_depth = g->tx_depth_v;
+	/* perftest: "Post List requested - CQ moderation will be the size
+	 * of the post list" unless -Q says otherwise */
+	if (g->post_list)
+		p.post_list = p.cq_mod = g->post_list;
 	if (g->cq_mod)
 		p.cq_mod = g->cq_mod;
 	if (g->rx_depth)
@@ -273,6 +281,8 @@ static int finish(struct p2p_opts *o, const struct given *g)
 	if (p.bidir && p.mode != CC_P2P_BW)
 		return usage_error("--bidirectional: only bw tests have it (perftest: "
 				   "\"Bidirectional is only available in BW test\")");
+	if (cc_p2p_check_post_list(&p, err, sizeof(err)))
+		return usage_error("-l/--post_list: %s", err);
 	o->p = p;
 	/* Every size of the sweep, before anything runs. */
 	size = p.size;
@@ -382,6 +392,8 @@ void p2p_usage(FILE *f)
 		"                          lat needs 2)\n"
 		"  -t, --tx-depth N        WQEs in flight on rank 0 (default %u for bw, %u for lat)\n"
 		"  -Q, --cq-mod N          signal every Nth WQE (default %u, at most tx-depth)\n"
+		"  -l, --post_list N       bw: N WQEs an ibv_post_send, one doorbell (default 1;\n"
+		"                          -n a multiple of N, N of -Q, which defaults to N)\n"
 		"  -r, --rx-depth N        receives kept posted (default %u)\n"
 		"      --bidirectional     bw: both ranks send at once on the QP pair, the\n"
 		"                          figures the sum of the two sides' (perftest -b)\n"

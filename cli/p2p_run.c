@@ -68,6 +68,9 @@ static void preamble(const struct p2p_opts *o, const struct sim_net *net)
 	printf("# iterations: %" PRIu32 "  tx depth: %" PRIu32 "  cq moderation: %" PRIu32
 	       "  rx depth: %" PRIu32 "  memory: %s  inline: %s\n", p->iters, p->tx_depth,
 	       cc_p2p_cq_mod(p), p->rx_depth, cc_mem_kind_name[p->mem], inl);
+	if (p->post_list > 1)
+		printf("# post list: %" PRIu32 " WQEs an ibv_post_send, one doorbell\n",
+		       p->post_list);
 	if (p->mode == CC_P2P_BW)
 		printf("# executor: sim (simulated time, one run per size); %s; "
 		       "average over tposted[0] .. tcompleted[last]\n",

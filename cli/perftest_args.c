@@ -61,6 +61,7 @@ static const struct option longopts[] = {
 	{"tx-depth", required_argument, NULL, 't'},
 	{"rx-depth", required_argument, NULL, 'r'},
 	{"cq-mod", required_argument, NULL, 'Q'},
+	{"post_list", required_argument, NULL, 'l'},
 	{"CPU-freq", no_argument, NULL, 'F'},
 	{"qp", required_argument, NULL, 'q'},
 	{"duration", required_argument, NULL, 'D'},
@@ -90,7 +91,7 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static const char short_opts[] = ":d:i:x:m:s:an:t:r:Q:Fq:D:bRp:A:h";
+static const char short_opts[] = ":d:i:x:m:s:an:t:r:Q:l:Fq:D:bRp:A:h";
 
 __attribute__((format(printf, 2, 3)))
 static int bad(const struct pt_opts *t, const char *fmt, ...)
@@ -169,6 +170,7 @@ static int number(const struct pt_opts *t, const char *flag, const char *arg, ui
 
 struct given {
 	bool iters, ib_port, gid, cpu_freq, use_cuda, json_file, size, tx_depth, cq_mod, all, bidir;
+	bool post_list; /* -l above 1: perftest's CQ moderation is then the list's */
 	uint64_t ib_port_v, gid_v, cuda_v, iters_v, size_v, tx_depth_v;
 };
 
@@ -221,6 +223,12 @@ static int apply(struct pt_opts *t, struct given *g, int c, const char *flag, co
 		/* the same flags in cclab p2p, checked there */
 		g->cq_mod = g->cq_mod || c == 'Q';
 		push(t, c == 'r' ? "-r" : "-Q");
+		push(t, arg);
+		return 0;
+	case 'l':
+		/* cclab p2p's -l, checked there */
+		g->post_list = g->post_list || strtoul(arg, NULL, 10) > 1;
+		push(t, "-l");
 		push(t, arg);
 		return 0;
 	case 'a':
@@ -361,8 +369,10 @@ static int finish(struct pt_opts *t, const struct given *g)
 		push_u(t, "-t", tx < iters ? tx : iters);
 	/* ... and no CQ moderation for messages above MSG_SIZE_CQ_MOD_LIMIT
 	 * (8192 B) unless -Q asks for it, except with -a (one setting for
-	 * every size): every WQE signalled */
-	if (!g->cq_mod && !g->all && !cc_p2p_is_atomic(t->op) && size > PT_CQ_MOD_LIMIT)
+	 * every size): every WQE signalled; a post list above 1 sets it to
+	 * the list's size afterwards (cclab p2p does) */
+	if (!g->cq_mod && !g->post_list && !g->all && !cc_p2p_is_atomic(t->op) &&
+	    size > PT_CQ_MOD_LIMIT)
 		push_u(t, "-Q", 1);
 	push(t, "--op");
 	push(t, cc_p2p_op_name[t->op]);
@@ -451,6 +461,7 @@ void pt_usage(const struct pt_opts *t)
 	       "  -t, --tx-depth N        WQEs in flight (bw: 128, lat: 1)\n"
 	       "  -r, --rx-depth N        receives kept posted (512)\n"
 	       "  -Q, --cq-mod N          a completion every N WQEs (100)\n"
+	       "  -l, --post_list N       N WQEs an ibv_post_send, one doorbell (bw)\n"
 	       "  -p, --port PORT         the server's TCP port (default %u)\n"
 	       "  -A, --atomic_type T     FETCH_AND_ADD (default) or CMP_AND_SWAP (atomics)\n"
 	       "      --write_with_imm    RDMA WRITE WITH IMM (the write tests)\n"

@@ -51,6 +51,8 @@ static void test_info(FILE *f, const struct p2p_opts *o)
 		fprintf(f, "\"RX_depth\": %u,\n", p->rx_depth);
 	if (p->mode == CC_P2P_BW)
 		fprintf(f, "\"CQ_Moderation\": %u,\n", cc_p2p_cq_mod(p));
+	if (p->post_list > 1) /* perftest_parameters.c: only above 1 */
+		fprintf(f, "\"Post_List\": %u,\n", p->post_list);
 	fprintf(f, "\"Mtu\": %u,\n", sim ? o->fabric.link.mtu_bytes : o->device_mtu);
 	fprintf(f, "\"Link_type\": \"%s\",\n", ib ? "IB" : "Ethernet");
 	if (!sim && o->gid_index >= 0)

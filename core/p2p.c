@@ -104,6 +104,7 @@ void cc_p2p_params_default(struct cc_p2p_params *p, enum cc_p2p_op op, enum cc_p
 	p->tx_depth = mode == CC_P2P_BW ? CC_P2P_TX_DEPTH_BW : CC_P2P_TX_DEPTH_LAT;
 	p->cq_mod = CC_P2P_CQ_MOD;
 	p->rx_depth = CC_P2P_RX_DEPTH;
+	p->post_list = 1;
 	p->mem = CC_MEM_HOST;
 	p->nranks = 2;
 }
@@ -125,8 +126,34 @@ int cc_p2p_signaled(const struct cc_p2p_params *p, uint32_t i)
 	return i % cm == cm - 1 || i + 1 == p->iters;
 }
 
+int cc_p2p_check_post_list(const struct cc_p2p_params *p, char *err, size_t errlen)
+{
+	if (p->post_list == 1)
+		return 0;
+	if (p->post_list == 0)
+		return cc_errf(err, errlen, -EINVAL, "post list 0: a list has 1 WQE or more");
+	if (p->mode != CC_P2P_BW)
+		return cc_errf(err, errlen, -EINVAL, "post list %u: only bw tests have it "
+			       "(perftest: \"Post list is supported in BW tests only\")",
+			       p->post_list);
+	if (p->post_list > p->tx_depth)
+		return cc_errf(err, errlen, -EINVAL, "post list %u: above the tx depth, %u (a "
+			       "list is posted whole)", p->post_list, p->tx_depth);
+	if (p->iters % p->post_list)
+		return cc_errf(err, errlen, -EINVAL, "iterations %u: not a multiple of the post "
+			       "list, %u (perftest: \"Number of iterations must be a multiple of "
+			       "post list size\")", p->iters, p->post_list);
+	if (p->post_list % cc_p2p_cq_mod(p))
+		return cc_errf(err, errlen, -EINVAL, "post list %u: not a multiple of the cq "
+			       "moderation, %u (perftest: \"Post list size must be a multiple of CQ "
+			       "moderation\")", p->post_list, cc_p2p_cq_mod(p));
+	return 0;
+}
+
 int cc_p2p_check(const struct cc_p2p_params *p, char *err, size_t errlen)
 {
+	int rc;
+
 	if ((unsigned)p->op >= CC_P2P_OP_COUNT)
 		return cc_errf(err, errlen, -EINVAL, "unknown operation %d", (int)p->op);
 	if ((unsigned)p->mode >= CC_P2P_MODE_COUNT)
@@ -160,6 +187,8 @@ int cc_p2p_check(const struct cc_p2p_params *p, char *err, size_t errlen)
 		return cc_errf(err, errlen, -EINVAL,
 			       "cq moderation %u out of range 1..%u", p->cq_mod,
 			       CC_P2P_MAX_DEPTH);
+	if ((rc = cc_p2p_check_post_list(p, err, errlen)))
+		return rc;
 	if (p->bidir && p->mode != CC_P2P_BW)
 		return cc_errf(err, errlen, -EINVAL, "bidirectional: only bw tests have it "
 			       "(perftest: \"Bidirectional is only available in BW test\")");
@@ -346,23 +375,32 @@ static uint32_t window(const struct gen *g, uint32_t i)
 	return g->poll[((i - g->p->tx_depth) / g->cm + 1) * g->cm - 1];
 }
 
-/* post_send of iteration i after dep, its doorbell, and the poll of its
- * completion when it is signalled.  Returns the doorbell. */
+/* post_send of iterations i .. i + post_list - 1 after dep, one
+ * ibv_post_send of a list: a doorbell for them all, and the poll of each
+ * signalled one's completion.  The list is posted once all of it fits in
+ * the window.  Returns the doorbell. */
 static uint32_t post(struct gen *g, uint32_t r, struct chain *c, uint32_t i, uint32_t dep)
 {
 	struct cc_rank_sched *rs = &g->s->ranks[r];
-	struct cc_op wqe = send_wqe(g, r, i);
-	uint32_t ps = add(rs, &wqe, c->db, dep, window(g, i));
-	struct cc_op db = { .kind = CC_OP_DOORBELL, .u.doorbell = { 0, 1 } };
+	uint32_t n = g->p->post_list, first = rs->nops, prev = c->db;
+	struct cc_op db = { .kind = CC_OP_DOORBELL, .u.doorbell = { 0, n } };
 
-	/* post_list 1: every ibv_post_send rings its own doorbell. */
-	c->db = add(rs, &db, ps, NONE, NONE);
-	g->poll[i] = NONE;
-	if (wqe.u.send.flags & CC_SEND_SIGNALED) {
-		struct cc_op poll = { .kind = CC_OP_POLL_CQ, .u.poll = { CQ_SEND, ps } };
+	/* the list's posts are ops first .. first + n - 1 */
+	for (uint32_t j = 0; j < n; j++) {
+		struct cc_op wqe = send_wqe(g, r, i + j);
 
-		c->spoll = add(rs, &poll, c->db, c->spoll, NONE);
-		g->poll[i] = c->spoll;
+		prev = add(rs, &wqe, prev, j ? NONE : dep, j ? NONE : window(g, i + n - 1));
+	}
+	c->db = add(rs, &db, prev, NONE, NONE);
+	for (uint32_t j = 0; j < n; j++) {
+		g->poll[i + j] = NONE;
+		if (cc_p2p_signaled(g->p, i + j)) {
+			struct cc_op poll = { .kind = CC_OP_POLL_CQ,
+					      .u.poll = { CQ_SEND, first + j } };
+
+			c->spoll = add(rs, &poll, c->db, c->spoll, NONE);
+			g->poll[i + j] = c->spoll;
+		}
 	}
 	return c->db;
 }
@@ -374,7 +412,7 @@ static void requester(struct gen *g, uint32_t r)
 	struct chain c = { NONE, NONE, NONE, NONE };
 	bool each = g->p->mode == CC_P2P_LAT;
 
-	for (uint32_t i = 0; i < g->p->iters; i++)
+	for (uint32_t i = 0; i < g->p->iters; i += g->p->post_list)
 		post(g, r, &c, i, each && i ? g->poll[i - 1] : NONE);
 }
 

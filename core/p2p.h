@@ -147,6 +147,12 @@ struct cc_p2p_params {
 	uint32_t tx_depth; /* most WQEs outstanding on rank 0 (max_send_wr) */
 	uint32_t cq_mod;   /* signal every cq_mod-th WQE (and the last) */
 	uint32_t rx_depth; /* receives kept posted (max_recv_wr) */
+	/* bw: WQEs posted by one ibv_post_send, a linked list with one
+	 * doorbell (perftest -l/--post_list; 1: a call per WQE).  Posted
+	 * when the whole list fits in tx_depth; iters a multiple of it, and
+	 * it a multiple of cq_mod, as perftest requires (perftest takes
+	 * cq_mod = post_list unless -Q is given: the callers' part). */
+	uint32_t post_list;
 	enum cc_mem_kind mem;
 	uint32_t nranks;   /* ranks of the schedule: 0 or 2, or more idle ones beyond rank 1 */
 	bool bidir;        /* bw only: both ranks send (perftest -b) */
@@ -157,6 +163,9 @@ void cc_p2p_params_default(struct cc_p2p_params *p, enum cc_p2p_op op, enum cc_p
 
 /* 0, or -EINVAL with a message naming the field in err. */
 int cc_p2p_check(const struct cc_p2p_params *p, char *err, size_t errlen);
+/* Its post list's part: a list above 1 is for bw, fits in tx_depth,
+ * divides iters and is a multiple of cq_mod (perftest's rules). */
+int cc_p2p_check_post_list(const struct cc_p2p_params *p, char *err, size_t errlen);
 
 /* cc_p2p_check, then the schedule (valid by cc_schedule_validate; a
  * builder bug aborts).  NULL with a message in err: errno EINVAL for bad

@@ -25,7 +25,8 @@ static const char *const collective_keys[] = {
 };
 
 static const char *const section_keys[] = {
-	"op", "mode", "iters", "tx_depth", "cq_mod", "rx_depth", "mem", "bidirectional", NULL,
+	"op", "mode", "iters", "tx_depth", "cq_mod", "post_list", "rx_depth", "mem", "bidirectional",
+	NULL,
 };
 
 static const char *const coll_expect_keys[] = {"size", "time", "busbw", "data_bytes_per_rank",
@@ -134,10 +135,22 @@ int cc_scenario_p2p_read(const struct cy_node *doc, struct cc_scenario *sc, stru
 	}
 	if (!rc)
 		rc = read_depth(s, "tx_depth", &sc->p2p.tx_depth, err);
+	/* perftest takes the post list's size for the CQ moderation unless
+	 * it is given */
+	if (!rc)
+		rc = read_depth(s, "post_list", &sc->p2p.post_list, err);
+	if (!rc && sc->p2p.post_list > 1)
+		sc->p2p.cq_mod = sc->p2p.post_list;
 	if (!rc)
 		rc = read_depth(s, "cq_mod", &sc->p2p.cq_mod, err);
 	if (!rc)
 		rc = read_depth(s, "rx_depth", &sc->p2p.rx_depth, err);
+	if (!rc && (v = cy_get(s, "post_list"))) {
+		char why[256];
+
+		if (cc_p2p_check_post_list(&sc->p2p, why, sizeof(why)))
+			rc = cy_fail(err, v, "'post_list': %s", why);
+	}
 	if (!rc && (v = cy_get(s, "bidirectional"))) {
 		rc = cy_bool(v, "bidirectional", &sc->p2p.bidir, err);
 		if (!rc && sc->p2p.bidir && mode != CC_P2P_BW)
@@ -258,6 +271,7 @@ void cc_scenario_p2p_json(struct cc_json *j, const struct cc_scenario *sc)
 	cc_json_kv_uint(j, "tx_depth", p->tx_depth);
 	/* as used: at most tx_depth, 1 for lat READ and atomics */
 	cc_json_kv_uint(j, "cq_mod", cc_p2p_cq_mod(p));
+	cc_json_kv_uint(j, "post_list", p->post_list);
 	cc_json_kv_uint(j, "rx_depth", p->rx_depth);
 	cc_json_kv_bool(j, "bidirectional", p->bidir);
 	cc_json_kv_string(j, "mem", cc_mem_kind_name[p->mem]);

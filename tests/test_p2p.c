@@ -391,6 +391,68 @@ static void window_never_exceeded(void **state)
 	}
 }
 
+/* perftest -l N: N WQEs an ibv_post_send, one doorbell for the list, the
+ * list posted when it fits the window whole (run_iter_bw: scnt + N <=
+ * tx_depth + ccnt), cq_mod dividing it; both ranks with -b.  And
+ * perftest's refusals. */
+static void post_lists(void **state)
+{
+	(void)state;
+	for (int bidir = 0; bidir < 2; bidir++) {
+		struct cc_p2p_params p = params(CC_P2P_WRITE, CC_P2P_BW, 64, 64);
+		uint32_t mr;
+
+		p.tx_depth = 16;
+		p.post_list = p.cq_mod = 8;
+		p.bidir = bidir;
+		struct cc_schedule *s = build(&p);
+
+		for (uint32_t r = 0; r < 2; r++) {
+			const struct cc_rank_sched *rs = &s->ranks[r];
+			uint32_t posts = 0, bells = 0, signaled = 0, since = 0;
+
+			if (r == 1 && !bidir)
+				break;
+			for (uint32_t i = 0; i < rs->nops; i++) {
+				const struct cc_op *o = &rs->ops[i];
+
+				if (o->kind == CC_OP_POST_SEND) {
+					posts++;
+					since++;
+					signaled += !!(o->u.send.flags & CC_SEND_SIGNALED);
+				} else if (o->kind == CC_OP_DOORBELL) {
+					assert_int_equal(o->u.doorbell.nwqe, 8);
+					assert_int_equal(since, 8); /* the list's posts, then it */
+					since = 0;
+					bells++;
+				}
+			}
+			assert_int_equal(posts, 64);
+			assert_int_equal(bells, 8);
+			assert_int_equal(signaled, 8); /* each list's last */
+			/* the window used in full, never more */
+			assert_int_equal(max_outstanding(s, r, p.tx_depth, 512, &mr), 15);
+		}
+		cc_schedule_free(s);
+	}
+	struct cc_p2p_params p = params(CC_P2P_WRITE, CC_P2P_BW, 64, 64);
+
+	p.post_list = 8;
+	p.cq_mod = 3;
+	expect_refused(p, "post list 8: not a multiple of the cq moderation, 3");
+	p.cq_mod = 4;
+	p.iters = 60;
+	expect_refused(p, "iterations 60: not a multiple of the post list, 8");
+	p.iters = 64;
+	p.tx_depth = 4;
+	expect_refused(p, "post list 8: above the tx depth, 4");
+	p = params(CC_P2P_READ, CC_P2P_LAT, 64, 64);
+	p.post_list = 2;
+	expect_refused(p, "only bw tests have it");
+	p.post_list = 0;
+	expect_refused(p, "post list 0");
+}
+
 /* ---- the data executor ---- */
 
 struct words {
@@ -1147,6 +1209,7 @@ int main(void)
 		cmocka_unit_test(bad_parameters),
 		cmocka_unit_test(structure),
 		cmocka_unit_test(window_never_exceeded),
+		cmocka_unit_test(post_lists),
 		cmocka_unit_test(data_executor),
 		cmocka_unit_test(sim_every_op),
 		cmocka_unit_test(sim_lat_closed_forms),

@@ -114,6 +114,14 @@ static void test_flag_mapping(void **state)
 	       "tx depth: 50  cq moderation: 1", NULL);
 	expect("ib_write_bw", "-n 50 -s 65536 -Q 20", 0, true, "-Q 20 -t 50 --op",
 	       "cq moderation: 20", NULL);
+	/* -l: a post list; perftest then moderates by the list, not by the
+	 * 8192 B rule, and wants -n a multiple of it */
+	expect("ib_write_bw", "-n 64 -s 8193 -l 8", 0, true, "-l 8 -t 64 --op write",
+	       "cq moderation: 8", "# post list: 8 WQEs an ibv_post_send, one doorbell", NULL);
+	expect("ib_write_bw", "-n 60 -s 64 -l 8", 2, false,
+	       "-l/--post_list: iterations 60: not a multiple of the post list, 8", NULL);
+	expect("ib_read_lat", "-n 8 -l 2", 2, false, "Post list is supported in BW tests only",
+	       NULL);
 	expect("ib_read_bw", "-n 5 -a --wall-limit 60", 0, true, "-t 5 --op read", NULL);
 	expect("ib_read_lat", "-a -n 5 --wall-limit 60", 0, true, "-a -n 5", " 8388608 ",
 	       "--op read --mode lat", NULL);

@@ -102,6 +102,32 @@ static void loads_with_defaults(void **state)
 	assert_false(sc.p2p.bidir);
 	cc_scenario_free(&sc);
 
+	/* perftest -l: the CQ moderation follows the list unless given; a
+	 * list perftest refuses is refused at its key */
+	write_file(path, sizeof(path), "list.yaml",
+		   "topology: {generator: star, ranks: 2}\n"
+		   "p2p: {op: write, iters: 64, post_list: 8}\n");
+	if (cc_scenario_load(path, NULL, 0, &sc, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(sc.p2p.post_list, 8);
+	assert_int_equal(sc.p2p.cq_mod, 8);
+	cc_scenario_free(&sc);
+	write_file(path, sizeof(path), "list4.yaml",
+		   "topology: {generator: star, ranks: 2}\n"
+		   "p2p: {op: write, iters: 64, post_list: 8, cq_mod: 4}\n");
+	if (cc_scenario_load(path, NULL, 0, &sc, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(sc.p2p.cq_mod, 4);
+	cc_scenario_free(&sc);
+	write_file(path, sizeof(path), "list60.yaml",
+		   "topology: {generator: star, ranks: 2}\n"
+		   "p2p: {op: write, iters: 60, post_list: 8}\n");
+	assert_int_not_equal(cc_scenario_load(path, NULL, 0, &sc, &err), 0);
+	/* the file, line 2 (the p2p section's post_list) */
+	assert_non_null(strstr(err.msg, "list60.yaml:2:"));
+	assert_non_null(strstr(err.msg, "'post_list': iterations 60: not a multiple of the post "
+				      "list, 8"));
+
 	/* perftest -b: bw only, said at the key */
 	write_file(path, sizeof(path), "bidir.yaml",
 		   "topology: {generator: star, ranks: 2}\n"
