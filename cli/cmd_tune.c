@@ -34,6 +34,7 @@
 #include "cli/sim.h"
 #include "cli/tune.h"
 #include "core/algo.h"
+#include "core/nccl_auto.h"
 #include "core/dtype.h"
 #include "sim/bound.h"
 #include "sim/physics.h"
@@ -329,8 +330,13 @@ static void variants_init(struct tune *t, const struct tune_args *a)
 	t->nvariants = 0;
 	for (int al = 0; al < CC_ALGO_COUNT; al++) {
 		if (al == CC_ALGO_TREE) {
+			/* the scenario's auto channels are NCCL's, one tree
+			 * each: the tree's pairs are half of them */
 			for (uint32_t i = 0; i < nch; i++)
-				add_variant(t, CC_ALGO_TREE, CC_RING_ORDER_RANK, ch[i]);
+				add_variant(t, CC_ALGO_TREE, CC_RING_ORDER_RANK,
+					    a->nchannels || !t->sc->nccl.channels
+						    ? ch[i]
+						    : cc_nccl_channels_as(CC_ALGO_TREE, sp->coll, ch[i]));
 			continue;
 		}
 		/* NVLS only where it can run: every rank on one host's

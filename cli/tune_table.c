@@ -129,8 +129,9 @@ static void print_names(const char *const *names, int n)
 
 /* The ring's layouts: "# rings: ring (rank order, 1 channel), ring-rail
  * (rail order, 1 channel)", then the tree's when one has channels
- * ("; trees: tree (1 channel), tree-2ch (2 channels)"); the other
- * algorithms run on one channel. */
+ * ("; trees: tree (1 channel pair), tree-2ch (2 channel pairs)": a pair
+ * is a tree and its mirror, NCCL's 2 channels); the other algorithms run
+ * on one channel. */
 static void print_rings(const struct tune *t)
 {
 	bool first = true, trees = false;
@@ -152,7 +153,7 @@ static void print_rings(const struct tune *t)
 
 		if (x->algo != CC_ALGO_TREE)
 			continue;
-		printf("%s %s (%" PRIu32 " channel%s)", any++ ? "," : "; trees:", x->label,
+		printf("%s %s (%" PRIu32 " channel pair%s)", any++ ? "," : "; trees:", x->label,
 		       x->channels, x->channels > 1 ? "s" : "");
 	}
 	printf("; the other algorithms: 1 channel\n");

@@ -180,15 +180,15 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 	if (a->proto)
 		p->proto = run.proto;
 	if (a->channels)
-		p->nchannels = cc_nccl_pick_channels(pick, p->coll);
+		p->nchannels = cc_nccl_channels_as(p->algo, p->coll, run.nchannels);
 	return 0;
 }
 
-uint32_t cc_nccl_pick_channels(const struct cc_nccl_pick *pick, enum cc_coll coll)
+uint32_t cc_nccl_channels_as(enum cc_algo built, enum cc_coll coll, uint32_t n)
 {
-	if (!pick->p2p && pick->cclab_algo == CC_ALGO_TREE && !cc_coll_rooted(coll))
-		return (pick->nchannels + 1) / 2;
-	return pick->nchannels;
+	if (built == CC_ALGO_TREE && !cc_coll_rooted(coll))
+		return (n + 1) / 2;
+	return n;
 }
 
 /* As NCCL_PROTO and NCCL's logs spell them. */

@@ -32,7 +32,7 @@ struct cc_nccl_pick {
 	enum cc_nccl_algo algo;     /* what runs: nccl.algo, or the stand-in */
 	enum cc_algo cclab_algo;    /* the same as cclab's algorithm */
 	enum cc_proto proto;
-	uint32_t nchannels;         /* NCCL's count (cc_nccl_pick_channels: cclab's) */
+	uint32_t nchannels;         /* NCCL's count (cc_nccl_channels_as: cclab's) */
 	bool stand_in;              /* nccl.algo is not one cclab builds */
 	/* All-to-all and sendrecv: NCCL's point-to-point path, no algorithm
 	 * (nccl.algo means nothing), cclab's `direct` on its channels, with
@@ -41,13 +41,13 @@ struct cc_nccl_pick {
 	uint64_t slot_bytes;
 };
 
-/* The channels cclab's algorithm takes for the pick's NCCL channels: the
- * same count, but the tree allreduce's `channels` are pairs (tree 0 and
- * its mirror, core/tree.c) where each NCCL channel runs one tree of the
- * two (src/graph/connect.cc: the first half of the communicator's
+/* The channels cclab's algorithm `built` takes for NCCL's n channels:
+ * the same count, but the tree allreduce's `channels` are pairs (tree 0
+ * and its mirror, core/tree.c) where each NCCL channel runs one tree of
+ * the two (src/graph/connect.cc: the first half of the communicator's
  * channels on tree 0, the duplicates on tree 1), so half of them, rounded
- * up. */
-uint32_t cc_nccl_pick_channels(const struct cc_nccl_pick *pick, enum cc_coll coll);
+ * up.  `built` is what runs, NCCL's pick or an algorithm given. */
+uint32_t cc_nccl_channels_as(enum cc_algo built, enum cc_coll coll, uint32_t n);
 
 /* The defaults: nothing auto, the newest release's rules, NCCL's env. */
 void cc_nccl_auto_init(struct cc_nccl_auto *a);

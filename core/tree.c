@@ -15,8 +15,9 @@
  * cc_tree_chunk_bytes()), in one pass:
  *
  *   up     leaf: send;  inner: recvReduceSend (the own input plus what its
- *          children sent, to its parent);  root: recvReduceCopy (the sum,
- *          final: postdiv for avg);
+ *          children sent, to its parent);  root: recvReduceCopySend (the
+ *          sum, final: postdiv for avg, into its output and down to its
+ *          first child; reduce, which has no way down: recvReduceCopy);
  *   down   root: its last reduce is recvReduceCopySend, the result to its
  *          first child;  inner: recvCopySend, the result into the
  *          output and to its first child;  leaf: recv;  a second child:

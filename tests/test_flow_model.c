@@ -515,30 +515,32 @@ static void test_scenario_key(void **state)
  * within 1 % of the packet model's (within 0.3 % when measured).  Where
  * the packet model loses packets (the lossy seeds, 03-*) or marks ECN and
  * cuts rates (the tree's two trees meeting at one NIC) the flow model,
- * which has neither, only has to be the faster: the documented
- * difference (docs/simulator.md). */
+ * which has neither, has to be the faster, the tree by 10 % at most: the
+ * documented difference (docs/simulator.md). */
 static void test_shipped_scenarios(void **state)
 {
+	/* congested: 0 where the two agree (within 1 %), else how many times
+	 * faster the flow model may be at most */
 	static const struct {
 		const char *file;
-		bool congested;
+		double congested;
 	} files[] = {
-		{ "scenarios/demo.yaml", false },
-		{ "scenarios/ndr-leafspine-64.yaml", false },
-		{ "scenarios/roce400-railopt-2x8.yaml", false },
-		{ "scenarios/seeds/01-ring-bytes.yaml", false },
-		{ "scenarios/seeds/04-send-recv.yaml", false },
-		{ "scenarios/seeds/04-write.yaml", false },
-		{ "scenarios/seeds/07-gpudirect.yaml", false },
-		{ "scenarios/seeds/07-host-staging.yaml", false },
-		{ "scenarios/seeds/09-64-nodes-write.yaml", false },
-		{ "tests/scenarios/leafspine-ndr-reducescatter.yaml", false },
-		{ "tests/scenarios/railopt-roce400-allgather.yaml", false },
-		{ "tests/scenarios/railopt-tree-allreduce.yaml", true },
-		{ "tests/scenarios/ring-hdr-allreduce.yaml", false },
-		{ "tests/scenarios/two-nodes-file.yaml", false },
-		{ "scenarios/seeds/03-ib-loss.yaml", true },
-		{ "scenarios/seeds/03-roce-loss-go-back-n.yaml", true },
+		{ "scenarios/demo.yaml", 0 },
+		{ "scenarios/ndr-leafspine-64.yaml", 0 },
+		{ "scenarios/roce400-railopt-2x8.yaml", 0 },
+		{ "scenarios/seeds/01-ring-bytes.yaml", 0 },
+		{ "scenarios/seeds/04-send-recv.yaml", 0 },
+		{ "scenarios/seeds/04-write.yaml", 0 },
+		{ "scenarios/seeds/07-gpudirect.yaml", 0 },
+		{ "scenarios/seeds/07-host-staging.yaml", 0 },
+		{ "scenarios/seeds/09-64-nodes-write.yaml", 0 },
+		{ "tests/scenarios/leafspine-ndr-reducescatter.yaml", 0 },
+		{ "tests/scenarios/railopt-roce400-allgather.yaml", 0 },
+		{ "tests/scenarios/railopt-tree-allreduce.yaml", 1.1 }, /* 1.05 */
+		{ "tests/scenarios/ring-hdr-allreduce.yaml", 0 },
+		{ "tests/scenarios/two-nodes-file.yaml", 0 },
+		{ "scenarios/seeds/03-ib-loss.yaml", INFINITY },
+		{ "scenarios/seeds/03-roce-loss-go-back-n.yaml", INFINITY }, /* 200x */
 	};
 
 	(void)state;
@@ -557,7 +559,8 @@ static void test_shipped_scenarios(void **state)
 				 pk.err, fl.err);
 		bp = busbw_of(pk.out);
 		bf = busbw_of(fl.out);
-		if (files[i].congested ? bf < bp : fabs(bf / bp - 1) > 0.01)
+		if (files[i].congested ? bf < bp || bf > bp * files[i].congested
+				       : fabs(bf / bp - 1) > 0.01)
 			fail_msg("%s: busbw %.2f (flow) against %.2f (packet)", files[i].file, bf,
 				 bp);
 		run_free(&pk);

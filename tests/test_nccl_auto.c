@@ -111,13 +111,15 @@ static void small_size_runs_nccls_tree_ll(void **state)
  * cclab's tree allreduce takes channel pairs: NCCL's 4 channels at 16 KiB
  * on 2 x 8 H100 are 2 pairs, 4 trees as NCCL's, whose chunk rule counts
  * them.  An odd count rounds up; the ring, a rooted tree and
- * point-to-point keep NCCL's count. */
+ * point-to-point keep NCCL's count.  What counts is the algorithm that
+ * runs: a ring given with auto channels keeps NCCL's 4 where NCCL picks
+ * the tree (below, command_line_auto). */
 static void tree_channels_are_pairs(void **state)
 {
 	struct cc_nccl_system sys = dgx_h100(2);
 	struct cc_nccl_auto a;
 	struct cc_coll_params p = allreduce_params(16, 8);
-	struct cc_nccl_pick pick, q = { .cclab_algo = CC_ALGO_TREE };
+	struct cc_nccl_pick pick;
 	char err[256], t[CC_NCCL_PICK_TEXT_LEN];
 
 	(void)state;
@@ -129,15 +131,10 @@ static void tree_channels_are_pairs(void **state)
 	assert_int_equal(p.nchannels, 2);
 	assert_string_equal(cc_nccl_pick_text(&pick, t, sizeof(t)), "Tree/LL 4ch");
 	for (uint32_t n = 1; n <= 5; n++) {
-		q.nchannels = n;
-		assert_int_equal(cc_nccl_pick_channels(&q, CC_ALLREDUCE), (n + 1) / 2);
-		assert_int_equal(cc_nccl_pick_channels(&q, CC_BROADCAST), n);
-		q.cclab_algo = CC_ALGO_RING;
-		assert_int_equal(cc_nccl_pick_channels(&q, CC_ALLREDUCE), n);
-		q.cclab_algo = CC_ALGO_TREE;
-		q.p2p = true;
-		assert_int_equal(cc_nccl_pick_channels(&q, CC_ALLREDUCE), n);
-		q.p2p = false;
+		assert_int_equal(cc_nccl_channels_as(CC_ALGO_TREE, CC_ALLREDUCE, n), (n + 1) / 2);
+		assert_int_equal(cc_nccl_channels_as(CC_ALGO_TREE, CC_BROADCAST, n), n);
+		assert_int_equal(cc_nccl_channels_as(CC_ALGO_RING, CC_ALLREDUCE, n), n);
+		assert_int_equal(cc_nccl_channels_as(CC_ALGO_DIRECT, CC_ALLTOALL, n), n);
 	}
 }
 
@@ -334,6 +331,14 @@ static void command_line_auto(void **state)
 	run_free(&r);
 	csv = text_of_in_tmpdir("t.csv");
 	assert_non_null(strstr(csv, ",tree,ll,2,rank\n"));
+	free(csv);
+	r = run_cclab("sim -n 16 --ranks-per-node 8 --topology railopt --fabric ib-ndr -A ring "
+		      "-P auto --channels auto -b 16K --check 0 --csv '%s/r.csv'", tmpdir);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "# Tree/LL 4ch"));
+	run_free(&r);
+	csv = text_of_in_tmpdir("r.csv");
+	assert_non_null(strstr(csv, ",ring,ll,4,"));
 	free(csv);
 	r = run_cclab("check -n 4 -b 8 -A auto");
 	assert_int_equal(r.status, 2);

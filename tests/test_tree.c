@@ -30,6 +30,8 @@
 #include <cmocka.h>
 
 #include "core/algo.h"
+#include "core/algo_int.h"
+#include "core/conn.h"
 #include "core/exec_data.h"
 #include "core/proto.h"
 #include "sim/exec.h"
@@ -117,30 +119,33 @@ static void test_k8(void **state)
 	check_ranks(8, 100003, parent, nchild);
 }
 
-/* Every reduce and copy of k = 8 (one chunk of one slice per tree), by
- * role, as NCCL's runTreeSplit runs them: a root's last reduce is
+/* Every reduce and copy of one chunk of one slice per tree, by role, as
+ * NCCL's runTreeSplit runs them: a root's last reduce is
  * recvReduceCopySend (its result to its first child), an inner rank's
  * step down is recvCopySend (into its output and on to its first child,
  * directRecvCopyDirectSend), a leaf sends up and receives down; a second
- * child costs a recvReduceCopy up and a send down of their own. */
-static void test_primitives(void **state)
+ * child costs a recvReduceCopy up and a send down of their own.
+ * Broadcast only comes down (the root copies, then sends), reduce only
+ * goes up (the root's recvReduceCopy is final).  The roles come from
+ * cc_dtree (checked against NCCL's trees by hand above), k = 7 and 8. */
+static void check_primitives(uint32_t k, enum cc_coll coll)
 {
-	static const int parent[8][2] = { { -1, 1 }, { 2, 3 }, { 4, 1 }, { 2, 7 },
-					  { 0, 5 }, { 6, 3 }, { 4, 5 }, { 6, -1 } };
-	static const int nchild[8][2] = { { 1, 0 }, { 0, 2 }, { 2, 0 }, { 0, 2 },
-					  { 2, 0 }, { 0, 2 }, { 2, 0 }, { 0, 1 } };
-	struct cc_coll_params p = params(8, 1000);
+	struct cc_coll_params p = params(k, 1000);
+	uint32_t ntrees = coll == CC_ALLREDUCE ? 2 : 1;
 	char err[200];
 	struct cc_schedule *s;
 
-	(void)state;
+	p.coll = coll;
+	p.root = 0;
 	s = cc_build(&p, err, sizeof(err));
 	assert_non_null(s);
-	for (uint32_t r = 0; r < 8; r++)
-		for (uint16_t t = 0; t < 2; t++) {
-			uint32_t got[CC_PRIM_COUNT] = {0}, want[CC_PRIM_COUNT] = {0};
-			int c = nchild[r][t];
+	for (uint32_t r = 0; r < k; r++)
+		for (uint16_t t = 0; t < ntrees; t++) {
+			uint32_t got[CC_PRIM_COUNT] = {0}, want[CC_PRIM_COUNT] = {0}, u, d0, d1;
+			uint32_t c;
 
+			cc_dtree(t, k, r, &u, &d0, &d1);
+			c = (d0 != CC_CONN_NONE) + (d1 != CC_CONN_NONE);
 			for (uint32_t i = 0; i < s->ranks[r].nops; i++) {
 				const struct cc_op *o = &s->ranks[r].ops[i];
 
@@ -148,22 +153,42 @@ static void test_primitives(void **state)
 				    o->tag.channel == t)
 					got[o->tag.prim]++;
 			}
-			if (c == 0) {
-				want[CC_PRIM_SEND] = want[CC_PRIM_RECV] = 1;
+			if (coll == CC_BROADCAST) {
+				want[CC_PRIM_COPY] = u == CC_CONN_NONE;
+				want[CC_PRIM_RECV] = u != CC_CONN_NONE && c == 0;
+				want[CC_PRIM_RECV_COPY_SEND] = u != CC_CONN_NONE && c > 0;
+				want[CC_PRIM_SEND] = u == CC_CONN_NONE ? c : c ? c - 1 : 0;
+			} else if (c == 0) { /* a leaf */
+				want[CC_PRIM_SEND] = 1;
+				want[CC_PRIM_RECV] = coll == CC_ALLREDUCE;
+			} else if (coll == CC_REDUCE) {
+				want[CC_PRIM_RECV_REDUCE_COPY] = u == CC_CONN_NONE ? c : c - 1;
+				want[CC_PRIM_RECV_REDUCE_SEND] = u != CC_CONN_NONE;
 			} else {
-				want[CC_PRIM_RECV_REDUCE_COPY] = (uint32_t)(c - 1);
-				want[CC_PRIM_SEND] = (uint32_t)(c - 1);
-				if (parent[r][t] < 0)
+				want[CC_PRIM_RECV_REDUCE_COPY] = c - 1;
+				want[CC_PRIM_SEND] = c - 1;
+				if (u == CC_CONN_NONE)
 					want[CC_PRIM_RECV_REDUCE_COPY_SEND] = 1;
 				else
 					want[CC_PRIM_RECV_REDUCE_SEND] = want[CC_PRIM_RECV_COPY_SEND] = 1;
 			}
 			for (int q = 0; q < CC_PRIM_COUNT; q++)
 				if (got[q] != want[q])
-					fail_msg("rank %u tree %u: %u %s, want %u", r, t, got[q],
-						 cc_prim_name[q], want[q]);
+					fail_msg("%s k=%u rank %u tree %u: %u %s, want %u",
+						 cc_coll_name[coll], k, r, t, got[q], cc_prim_name[q],
+						 want[q]);
 		}
 	cc_schedule_free(s);
+}
+
+static void test_primitives(void **state)
+{
+	(void)state;
+	for (uint32_t k = 7; k <= 8; k++) {
+		check_primitives(k, CC_ALLREDUCE);
+		check_primitives(k, CC_BROADCAST);
+		check_primitives(k, CC_REDUCE);
+	}
 }
 
 static void test_k7(void **state)

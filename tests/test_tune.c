@@ -1094,8 +1094,9 @@ static void test_ring_layouts(void **state)
 				      "run the Simple protocol only"));
 	assert_non_null(strstr(r.out, "# rings: ring (rank order, 1 channel), ring-2ch (rank "
 				      "order, 2 channels), ring-rail (rail order, 1 channel), "
-				      "ring-rail-2ch (rail order, 2 channels); trees: tree (1 channel), "
-				      "tree-2ch (2 channels); the other algorithms: 1 channel\n"));
+				      "ring-rail-2ch (rail order, 2 channels); trees: tree (1 channel "
+				      "pair), tree-2ch (2 channel pairs); the other algorithms: 1 "
+				      "channel\n"));
 	assert_non_null(strstr(r.out, "\n# ring-rail-2ch wins: "));
 	assert_int_equal(count_substr(c, ",ring,"), 2 * 4 * NPT);
 	assert_int_equal(count_substr(c, ",tree,"), 2 * 2 * NPT);
