@@ -264,8 +264,7 @@ int cal_load_case(const char *dir, unsigned file, struct cal_point *pts, size_t 
 			if (!v->measured)
 				continue;
 			pt.p.size = v->size;
-			if (pt.p.iters > CAL_CASE_MAX_ITERS)
-				pt.p.iters = CAL_CASE_MAX_ITERS;
+			pt.p.iters = cc_p2p_iters_at_most(&pt.p, CAL_CASE_MAX_ITERS);
 			pt.measured = c[0].kind == VAL_BW ? v->meas_bw / c[0].bw_per_mib_s
 							  : v->meas_time_us;
 			if (cc_p2p_check(&pt.p, msg, sizeof(msg))) {

@@ -271,7 +271,9 @@ static int finish(struct p2p_opts *o, const struct given *g)
 	/* perftest: "Post List requested - CQ moderation will be the size
 	 * of the post list" unless -Q says otherwise */
 	if (g->post_list)
-		p.post_list = p.cq_mod = g->post_list;
+		p.post_list = g->post_list;
+	if (g->post_list > 1)
+		p.cq_mod = g->post_list;
 	if (g->cq_mod)
 		p.cq_mod = g->cq_mod;
 	if (g->rx_depth)
@@ -393,7 +395,8 @@ void p2p_usage(FILE *f)
 		"  -t, --tx-depth N        WQEs in flight on rank 0 (default %u for bw, %u for lat)\n"
 		"  -Q, --cq-mod N          signal every Nth WQE (default %u, at most tx-depth)\n"
 		"  -l, --post_list N       bw: N WQEs an ibv_post_send, one doorbell (default 1;\n"
-		"                          -n a multiple of N, N of -Q, which defaults to N)\n"
+		"                          -n a multiple of N, N of -Q, which defaults to N;\n"
+		"                          N at most -t)\n"
 		"  -r, --rx-depth N        receives kept posted (default %u)\n"
 		"      --bidirectional     bw: both ranks send at once on the QP pair, the\n"
 		"                          figures the sum of the two sides' (perftest -b)\n"

@@ -227,7 +227,7 @@ static int apply(struct pt_opts *t, struct given *g, int c, const char *flag, co
 		return 0;
 	case 'l':
 		/* cclab p2p's -l, checked there */
-		g->post_list = g->post_list || strtoul(arg, NULL, 10) > 1;
+		g->post_list = strtoul(arg, NULL, 10) > 1; /* the last -l counts */
 		push(t, "-l");
 		push(t, arg);
 		return 0;

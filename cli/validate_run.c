@@ -104,12 +104,8 @@ static void p2p_point_of(const struct val_args *a, const struct val_case *c, str
 	/* perftest's figure is a steady state (bw: bytes over the whole
 	 * loop; lat: the median sample): fewer iterations give it within a
 	 * fraction of a percent for much less simulated time. */
-	if (a->max_iters && o.p.iters > a->max_iters) {
-		/* whole post lists (perftest: iters a multiple of it) */
-		uint32_t n = o.p.post_list ? o.p.post_list : 1;
-
-		o.p.iters = a->max_iters < n ? n : a->max_iters / n * n;
-	}
+	if (a->max_iters)
+		o.p.iters = cc_p2p_iters_at_most(&o.p, a->max_iters);
 	if (p2p_point(&o, &sc->net, pt->size, &row, why, sizeof(why))) {
 		snprintf(pt->status, sizeof(pt->status), "%s", why);
 		return;

@@ -136,18 +136,28 @@ int cc_p2p_check_post_list(const struct cc_p2p_params *p, char *err, size_t errl
 		return cc_errf(err, errlen, -EINVAL, "post list %u: only bw tests have it "
 			       "(perftest: \"Post list is supported in BW tests only\")",
 			       p->post_list);
-	if (p->post_list > p->tx_depth)
-		return cc_errf(err, errlen, -EINVAL, "post list %u: above the tx depth, %u (a "
-			       "list is posted whole)", p->post_list, p->tx_depth);
 	if (p->iters % p->post_list)
 		return cc_errf(err, errlen, -EINVAL, "iterations %u: not a multiple of the post "
 			       "list, %u (perftest: \"Number of iterations must be a multiple of "
 			       "post list size\")", p->iters, p->post_list);
+	if (p->post_list > p->tx_depth)
+		return cc_errf(err, errlen, -EINVAL, "post list %u: above the tx depth, %u (a "
+			       "list is posted whole, so it would never be; perftest would wait "
+			       "for ever)", p->post_list, p->tx_depth);
 	if (p->post_list % cc_p2p_cq_mod(p))
 		return cc_errf(err, errlen, -EINVAL, "post list %u: not a multiple of the cq "
 			       "moderation, %u (perftest: \"Post list size must be a multiple of CQ "
 			       "moderation\")", p->post_list, cc_p2p_cq_mod(p));
 	return 0;
+}
+
+uint32_t cc_p2p_iters_at_most(const struct cc_p2p_params *p, uint32_t max)
+{
+	uint32_t n = p->post_list ? p->post_list : 1;
+
+	if (p->iters <= max)
+		return p->iters;
+	return max < n ? n : max / n * n;
 }
 
 int cc_p2p_check(const struct cc_p2p_params *p, char *err, size_t errlen)

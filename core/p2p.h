@@ -163,9 +163,15 @@ void cc_p2p_params_default(struct cc_p2p_params *p, enum cc_p2p_op op, enum cc_p
 
 /* 0, or -EINVAL with a message naming the field in err. */
 int cc_p2p_check(const struct cc_p2p_params *p, char *err, size_t errlen);
-/* Its post list's part: a list above 1 is for bw, fits in tx_depth,
- * divides iters and is a multiple of cq_mod (perftest's rules). */
+/* Its post list's part: a list above 1 is for bw, divides iters, is a
+ * multiple of cq_mod (perftest's rules) and fits in tx_depth (cclab's:
+ * perftest would never post it). */
 int cc_p2p_check_post_list(const struct cc_p2p_params *p, char *err, size_t errlen);
+
+/* iters at most `max` where a run is shortened (validate, calibrate), in
+ * whole post lists: p->iters if not above max, else max rounded down to a
+ * multiple of the list, one list at least. */
+uint32_t cc_p2p_iters_at_most(const struct cc_p2p_params *p, uint32_t max);
 
 /* cc_p2p_check, then the schedule (valid by cc_schedule_validate; a
  * builder bug aborts).  NULL with a message in err: errno EINVAL for bad

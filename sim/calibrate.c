@@ -46,6 +46,15 @@ struct search {
 };
 
 /* One run of p on f: perftest's figures from the simulator's trace. */
+/* n of the two bw runs: BW_ITERS in whole post lists (perftest wants the
+ * iterations a multiple of the list), rounded up. */
+static uint32_t bw_iters(const struct cc_p2p_params *p)
+{
+	uint32_t l = p->post_list ? p->post_list : 1;
+
+	return (BW_ITERS + l - 1) / l * l;
+}
+
 static int run_once(const struct sim_params *f, const struct cc_p2p_params *p,
 		    struct cc_trace *tr, struct cc_p2p_bw *bw, struct cc_p2p_lat *lat)
 {
@@ -102,22 +111,24 @@ static int predict(const struct sim_params *f, struct sim_cal_point *pt, uint32_
 		*sims += 1;
 		if (!rc)
 			pt->predicted = lat.typical_us;
-	} else if (p.iters <= 2 * BW_ITERS) {
+	} else if (p.iters <= 2 * bw_iters(&p)) {
 		rc = run_once(f, &p, &tr, &bw[0], NULL);
 		*sims += 1;
 		if (!rc)
 			pt->predicted = bw[0].avg_mib_s;
 	} else {
 		/* T(N) = T(n) + (N - n) * (T(2n) - T(n)) / n. */
-		p.iters = BW_ITERS;
+		uint32_t n = bw_iters(&p);
+
+		p.iters = n;
 		rc = run_once(f, &p, &tr, &bw[0], NULL);
-		p.iters = 2 * BW_ITERS;
+		p.iters = 2 * n;
 		if (!rc)
 			rc = run_once(f, &p, &tr, &bw[1], NULL);
 		*sims += 2;
 		if (!rc) {
-			double per = (double)(bw[1].time_ps - bw[0].time_ps) / BW_ITERS;
-			double t = (double)bw[0].time_ps + (pt->p.iters - BW_ITERS) * per;
+			double per = (double)(bw[1].time_ps - bw[0].time_ps) / n;
+			double t = (double)bw[0].time_ps + (pt->p.iters - n) * per;
 
 			pt->predicted = (double)pt->p.iters * (double)pt->p.size * 1e12 / t /
 					(1u << 20);

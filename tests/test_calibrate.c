@@ -296,6 +296,29 @@ static void test_weak_keys_kept(void **state)
 	free(j);
 }
 
+/* A file run with a post list (-l 32): calibrate shortens it to whole
+ * lists (its two bw runs 32 and 64 iterations, not 8 and 16, which a list
+ * of 32 cannot make) and fits it; the list is read from the file. */
+static void test_post_list(void **state)
+{
+	struct run r;
+
+	(void)state;
+	need_cclab();
+	r = run_cclab("p2p --fabric ib-hdr --op write -s 4096 -n 128 -l 32 --json %s/pl.json",
+		      tmpdir);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	char *j = text_of_in_tmpdir("pl.json");
+
+	assert_non_null(strstr(j, "\"post_list\": 32"));
+	free(j);
+	r = run_cclab("calibrate %s/pl.json -o %s/pl.yaml", tmpdir, tmpdir);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "# fit: rms error 0.00 %"));
+	run_free(&r);
+}
+
 static void test_bad_input(void **state)
 {
 	char path[160];
@@ -628,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_fabric_file),
 		cmocka_unit_test(test_max_error),
 		cmocka_unit_test(test_weak_keys_kept),
+		cmocka_unit_test(test_post_list),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_name),
 		cmocka_unit_test(test_comment_text),

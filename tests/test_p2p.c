@@ -394,7 +394,8 @@ static void window_never_exceeded(void **state)
 /* perftest -l N: N WQEs an ibv_post_send, one doorbell for the list, the
  * list posted when it fits the window whole (run_iter_bw: scnt + N <=
  * tx_depth + ccnt), cq_mod dividing it; both ranks with -b.  And
- * perftest's refusals. */
+ * perftest's three refusals, and cclab's of a list above tx_depth (which
+ * perftest would never post). */
 static void post_lists(void **state)
 {
 	(void)state;
@@ -446,6 +447,14 @@ static void post_lists(void **state)
 	p.iters = 64;
 	p.tx_depth = 4;
 	expect_refused(p, "post list 8: above the tx depth, 4");
+	/* shortened runs keep whole lists (validate, calibrate) */
+	p = params(CC_P2P_WRITE, CC_P2P_BW, 64, 5120);
+	p.post_list = 128;
+	assert_int_equal(cc_p2p_iters_at_most(&p, 200), 128);
+	assert_int_equal(cc_p2p_iters_at_most(&p, 100), 128);
+	assert_int_equal(cc_p2p_iters_at_most(&p, 6000), 5120);
+	p.post_list = 1;
+	assert_int_equal(cc_p2p_iters_at_most(&p, 200), 200);
 	p = params(CC_P2P_READ, CC_P2P_LAT, 64, 64);
 	p.post_list = 2;
 	expect_refused(p, "only bw tests have it");

@@ -122,6 +122,9 @@ static void test_flag_mapping(void **state)
 	       "-l/--post_list: iterations 60: not a multiple of the post list, 8", NULL);
 	expect("ib_read_lat", "-n 8 -l 2", 2, false, "Post list is supported in BW tests only",
 	       NULL);
+	/* -l 1 is no list: the CQ moderation stays perftest's */
+	expect("ib_write_bw", "-n 200 -s 64 -l 1", 0, true, "cq moderation: 100", NULL);
+	expect("ib_write_bw", "-n 64 -s 8193 -l 1", 0, true, "-Q 1", "cq moderation: 1", NULL);
 	expect("ib_read_bw", "-n 5 -a --wall-limit 60", 0, true, "-t 5 --op read", NULL);
 	expect("ib_read_lat", "-a -n 5 --wall-limit 60", 0, true, "-a -n 5", " 8388608 ",
 	       "--op read --mode lat", NULL);
