@@ -156,7 +156,7 @@ static void print_line(const struct cmp_file *f[2], const struct cmp_size **c, s
 			t[1][k++] = p->time_us;
 		}
 	}
-	if (cc_result_lines(size, (const double *const *)t, (uint32_t)k,
+	if (cc_result_lines(size, t[0], t[1], (uint32_t)k,
 			    cc_busbw_factor(coll, (uint32_t)f[0]->nranks), fixed, bus))
 		printf("# largest sizes as a line, time = fixed + size / rate (%zu sizes within %gx "
 		       "of %" PRIu64 " bytes): measured %.1f us + %.1f GB/s busbw, predicted %.1f us "

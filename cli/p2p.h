@@ -156,6 +156,9 @@ int p2p_figures(const struct p2p_opts *o, const struct cc_p2p_params *p,
 		const struct cc_p2p_times *t, struct p2p_row *row);
 /* The table's header and a completed row, as o asks (Gb/sec). */
 void p2p_print_header(const struct p2p_opts *o);
+/* The header's iterations, depths, memory and inline lines (inl NULL: no
+ * inline figure, as the verbs executor's) and its post list's. */
+void p2p_print_depths(const struct cc_p2p_params *p, const char *inl);
 void p2p_print_row(const struct p2p_opts *o, const struct p2p_row *row);
 
 /* perftest's --out_json file (cli/perftest_json.c): its layout, the last

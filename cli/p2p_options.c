@@ -268,12 +268,8 @@ static int finish(struct p2p_opts *o, const struct given *g)
 		p.iters = g->iters_v;
 	if (g->tx_depth)
 		p.tx_depth = g->tx_depth_v;
-	/* perftest: "Post List requested - CQ moderation will be the size
-	 * of the post list" unless -Q says otherwise */
-	if (g->post_list)
-		p.post_list = g->post_list;
-	if (g->post_list > 1)
-		p.cq_mod = g->post_list;
+	if (g->post_list) /* -Q, below, overrides the list's CQ moderation */
+		cc_p2p_set_post_list(&p, g->post_list);
 	if (g->cq_mod)
 		p.cq_mod = g->cq_mod;
 	if (g->rx_depth)

@@ -39,6 +39,17 @@ const char *p2p_cmd(const struct p2p_opts *o)
 	return o->scenario ? "run" : "p2p";
 }
 
+void p2p_print_depths(const struct cc_p2p_params *p, const char *inl)
+{
+	printf("# iterations: %" PRIu32 "  tx depth: %" PRIu32 "  cq moderation: %" PRIu32
+	       "  rx depth: %" PRIu32 "  memory: %s%s%s\n", p->iters, p->tx_depth,
+	       cc_p2p_cq_mod(p), p->rx_depth, cc_mem_kind_name[p->mem], inl ? "  inline: " : "",
+	       inl ? inl : "");
+	if (p->post_list > 1)
+		printf("# post list: %" PRIu32 " WQEs an ibv_post_send, one doorbell\n",
+		       p->post_list);
+}
+
 const char *p2p_topology_name(const struct p2p_opts *o)
 {
 	return o->scenario ? o->scenario->net.name : sim_topo_kind_name[o->topo];
@@ -65,12 +76,7 @@ static void preamble(const struct p2p_opts *o, const struct sim_net *net)
 	       p2p_topology_name(o), sim_link_info[l->type].name, (double)l->rate_bps / 1e9,
 	       l->mtu_bytes);
 	cli_print_pcie(net, &o->fabric);
-	printf("# iterations: %" PRIu32 "  tx depth: %" PRIu32 "  cq moderation: %" PRIu32
-	       "  rx depth: %" PRIu32 "  memory: %s  inline: %s\n", p->iters, p->tx_depth,
-	       cc_p2p_cq_mod(p), p->rx_depth, cc_mem_kind_name[p->mem], inl);
-	if (p->post_list > 1)
-		printf("# post list: %" PRIu32 " WQEs an ibv_post_send, one doorbell\n",
-		       p->post_list);
+	p2p_print_depths(p, inl);
 	if (p->mode == CC_P2P_BW)
 		printf("# executor: sim (simulated time, one run per size); %s; "
 		       "average over tposted[0] .. tcompleted[last]\n",

@@ -46,12 +46,7 @@ static void preamble(const struct p2p_opts *o, const struct verbs_session *s)
 	printf("# executor: verbs on %s port %u (%s), path MTU %u B, launcher %s\n", s->v.device,
 	       s->v.port, s->v.roce ? "RoCE" : "InfiniBand", o->device_mtu,
 	       cc_launcher_name[s->launcher]);
-	printf("# iterations: %" PRIu32 "  tx depth: %" PRIu32 "  cq moderation: %" PRIu32
-	       "  rx depth: %" PRIu32 "  memory: %s\n", p->iters, p->tx_depth, cc_p2p_cq_mod(p),
-	       p->rx_depth, cc_mem_kind_name[p->mem]);
-	if (p->post_list > 1)
-		printf("# post list: %" PRIu32 " WQEs an ibv_post_send, one doorbell\n",
-		       p->post_list);
+	p2p_print_depths(p, NULL);
 	printf("# times: the host's clock at each post and at each poll of a completion "
 	       "(%s), as perftest takes them%s\n",
 	       p->bidir ? "each rank, of its own sends; the row is the two ranks' figures added "

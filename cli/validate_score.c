@@ -109,7 +109,7 @@ static void large_line(struct val_case *c, uint64_t lo, uint64_t hi)
 			t[1][n++] = pt->pred_time_us;
 		}
 		c->line_sizes = n;
-		c->have_line = cc_result_lines(size, (const double *const *)t, n, c->busbw_factor,
+		c->have_line = cc_result_lines(size, t[0], t[1], n, c->busbw_factor,
 					       c->line_fixed_us, c->line_busbw);
 	}
 	free(size);

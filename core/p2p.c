@@ -151,6 +151,13 @@ int cc_p2p_check_post_list(const struct cc_p2p_params *p, char *err, size_t errl
 	return 0;
 }
 
+void cc_p2p_set_post_list(struct cc_p2p_params *p, uint32_t n)
+{
+	p->post_list = n;
+	if (n > 1)
+		p->cq_mod = n;
+}
+
 uint32_t cc_p2p_iters_at_most(const struct cc_p2p_params *p, uint32_t max)
 {
 	uint32_t n = p->post_list ? p->post_list : 1;

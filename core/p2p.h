@@ -168,6 +168,12 @@ int cc_p2p_check(const struct cc_p2p_params *p, char *err, size_t errlen);
  * perftest would never post it). */
 int cc_p2p_check_post_list(const struct cc_p2p_params *p, char *err, size_t errlen);
 
+/* A post list of n WQEs (0 or 1: none), with perftest's rule that a
+ * list above 1 also sets the CQ moderation to n (perftest_parameters.c
+ * force_dependecies: "Post List requested - CQ moderation will be the size
+ * of the post list"); an explicit cq_mod, set after, overrides it. */
+void cc_p2p_set_post_list(struct cc_p2p_params *p, uint32_t n);
+
 /* iters at most `max` where a run is shortened (validate, calibrate), in
  * whole post lists: p->iters if not above max, else max rounded down to a
  * multiple of the list, one list at least. */

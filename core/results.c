@@ -99,13 +99,13 @@ bool cc_result_line(const uint64_t *size, const double *time_us, uint32_t n,
 	return true;
 }
 
-bool cc_result_lines(const uint64_t *size, const double *const t[2], uint32_t n,
-		     double busbw_factor, double fixed_us[2], double busbw[2])
+bool cc_result_lines(const uint64_t *size, const double *meas_us, const double *pred_us,
+		     uint32_t n, double busbw_factor, double fixed_us[2], double busbw[2])
 {
 	double f[2], b[2];
 
-	if (!cc_result_line(size, t[0], n, busbw_factor, &f[0], &b[0]) ||
-	    !cc_result_line(size, t[1], n, busbw_factor, &f[1], &b[1]))
+	if (!cc_result_line(size, meas_us, n, busbw_factor, &f[0], &b[0]) ||
+	    !cc_result_line(size, pred_us, n, busbw_factor, &f[1], &b[1]))
 		return false;
 	for (int i = 0; i < 2; i++)
 		fixed_us[i] = f[i], busbw[i] = b[i];

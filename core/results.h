@@ -68,11 +68,11 @@ bool cc_result_line(const uint64_t *size, const double *time_us, uint32_t n,
  * the sizes the line is drawn through (validate, compare). */
 #define CC_RESULT_SPAN 4.0
 
-/* The measured times t[0] and predicted times t[1] of the same n sizes as
- * two lines (cc_result_line): true, and fixed_us[i], busbw[i] stored, when
- * both fit. */
-bool cc_result_lines(const uint64_t *size, const double *const t[2], uint32_t n,
-		     double busbw_factor, double fixed_us[2], double busbw[2]);
+/* The measured and predicted times of the same n sizes as two lines
+ * (cc_result_line): true, and fixed_us[0], busbw[0] (measured) and [1]
+ * (predicted) stored, when both fit. */
+bool cc_result_lines(const uint64_t *size, const double *meas_us, const double *pred_us,
+		     uint32_t n, double busbw_factor, double fixed_us[2], double busbw[2]);
 
 /* ---- the table ---- */
 

@@ -135,12 +135,12 @@ int cc_scenario_p2p_read(const struct cy_node *doc, struct cc_scenario *sc, stru
 	}
 	if (!rc)
 		rc = read_depth(s, "tx_depth", &sc->p2p.tx_depth, err);
-	/* perftest takes the post list's size for the CQ moderation unless
-	 * it is given */
-	if (!rc)
-		rc = read_depth(s, "post_list", &sc->p2p.post_list, err);
-	if (!rc && sc->p2p.post_list > 1)
-		sc->p2p.cq_mod = sc->p2p.post_list;
+	if (!rc) { /* cq_mod, below, overrides the list's CQ moderation */
+		uint32_t list = sc->p2p.post_list;
+
+		if (!(rc = read_depth(s, "post_list", &list, err)))
+			cc_p2p_set_post_list(&sc->p2p, list);
+	}
 	if (!rc)
 		rc = read_depth(s, "cq_mod", &sc->p2p.cq_mod, err);
 	if (!rc)
