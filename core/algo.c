@@ -40,22 +40,31 @@ double cc_busbw_factor(enum cc_coll coll, uint32_t nranks)
 /* An upper bound on the memory a ring schedule takes, ops and the data
  * executor's per-op state: about 14 ops per slice (sender: produce, wait,
  * post, doorbell, poll; receiver: arrival, post_recv, CTS post, doorbell,
- * poll), slices <= elements moved / slot + one partial slice per step. */
-static double ring_schedule_bytes(const struct cc_coll_params *p, size_t es)
+ * poll), slices <= elements moved / slot + one partial slice per step of
+ * every channel's loops (each channel loops over its own part), or per
+ * element moved where there are fewer. */
+double cc_ring_schedule_bytes(const struct cc_coll_params *p, size_t es)
 {
 	double k = p->nranks, slot = (double)(p->slot_bytes / es);
 	double chunk = (double)(p->chunk_bytes / es), n = (double)p->count;
+	double ch = p->nchannels > 1 ? p->nchannels : 1;
 	double loops, steps, moved;
 	if (p->coll == CC_ALLREDUCE) {
-		loops = n / (k * chunk) + 1;
+		loops = n / ch / (k * chunk) + 1;
 		steps = 2 * k - 1;
 		moved = 2 * n;
+	} else if (p->coll == CC_BROADCAST || p->coll == CC_REDUCE) {
+		loops = n / ch / chunk + 1; /* a chain: a step a loop, n through each rank */
+		steps = 1;
+		moved = n;
 	} else {
-		loops = n / chunk + 1;
+		loops = n / ch / chunk + 1;
 		steps = k;
 		moved = n * k;
 	}
-	double slices = moved / slot + loops * steps;
+	/* a partial slice carries an element at least */
+	double partial = ch * loops * steps < moved ? ch * loops * steps : moved;
+	double slices = moved / slot + partial;
 	return k * 14 * slices * (sizeof(struct cc_op) + 64);
 }
 
@@ -89,18 +98,20 @@ static const struct algo_desc {
 			   .splits_channels = true,
 			   .chunked = true, .check = cc_ring_check, .gen = cc_ring_gen_prepare },
 	[CC_ALGO_HALVING_DOUBLING] = { .build = cc_build_hd, .primitives = cc_hd_primitives,
-				       .colls = COLL(CC_ALLREDUCE), .staging = cc_hd_staging },
+				       .colls = COLL(CC_ALLREDUCE), .staging = cc_hd_staging,
+				       .schedule_bytes = cc_walked_schedule_bytes },
 	[CC_ALGO_DIRECT] = { .build = cc_build_direct, .primitives = cc_direct_primitives,
 			     .colls = ALL_COLLS, .splits_channels = true,
-			     .staging = cc_direct_staging },
+			     .staging = cc_direct_staging, .schedule_bytes = cc_direct_schedule_bytes },
 	[CC_ALGO_TREE] = { .build = cc_build_tree, .primitives = cc_tree_primitives,
 			   .colls = COLL(CC_ALLREDUCE) | COLL(CC_BROADCAST) | COLL(CC_REDUCE),
 			   .splits_channels = true, .chunked = true, .staging = cc_tree_staging,
 			   .check = cc_tree_check, .chunk_per_size = cc_tree_chunk_per_size,
-			   .chunk_bytes = cc_tree_chunk_bytes, .gen = cc_tree_gen_prepare },
+			   .chunk_bytes = cc_tree_chunk_bytes, .gen = cc_tree_gen_prepare,
+			   .schedule_bytes = cc_tree_schedule_bytes },
 	[CC_ALGO_HIER] = { .build = cc_build_hier, .primitives = cc_hier_primitives,
 			   .colls = COLL(CC_ALLREDUCE), .chunked = true, .staging = cc_hier_staging,
-			   .check = cc_hier_check },
+			   .check = cc_hier_check, .schedule_bytes = cc_hier_schedule_bytes },
 	[CC_ALGO_NVLS] = { .build = cc_build_nvls, .primitives = cc_nvls_primitives,
 			   .colls = COLL(CC_ALLREDUCE) | COLL(CC_REDUCESCATTER) | COLL(CC_ALLGATHER),
 			   .splits_channels = true, .chunked = true, .staging = cc_nvls_staging,
@@ -121,6 +132,40 @@ static const struct algo_desc {
 				    .chunk_bytes = cc_collnet_chunk_bytes, .multicast = true,
 				    .gen = cc_collnet_gen_prepare },
 };
+
+/* The ring's count walked over every rank's primitive steps instead, for
+ * algorithms whose steps are not the ring's (core/algo_int.h).  Per step,
+ * its slices (a partial one included) for each side it has (about 7 ops a
+ * slice a side) and its calc. */
+struct walked {
+	uint64_t slot; /* elements */
+	double slices;
+};
+
+static void walk_step(void *ctx, uint32_t rank, const struct cc_prim_step *st)
+{
+	struct walked *w = ctx;
+	double slices = (double)((st->nelem + w->slot - 1) / w->slot);
+
+	(void)rank;
+	if (st->nelem) /* an empty chunk makes no op */
+		w->slices += slices * (cc_prim_sends(st->prim) + cc_prim_recvs(st->prim)) + 1;
+}
+
+double cc_walked_schedule_bytes(const struct cc_coll_params *p, size_t es)
+{
+	struct walked w = { .slot = p->slot_bytes / es ? p->slot_bytes / es : 1 };
+	double conns = p->nchannels > 1 ? p->nchannels : 1, msg = 0;
+	/* Each connection's two ends: a QP, a staging buffer and its MR each
+	 * (and as much again for the arrays' doubling slack).  Direct joins
+	 * every pair, used or not (its broadcast's root alone sends). */
+	double end = 2.0 * (sizeof(struct cc_qp) + sizeof(struct cc_buffer) + sizeof(struct cc_mr));
+
+	for (uint32_t r = 0; r < p->nranks; r++)
+		cc_algo_primitives(p, r, walk_step, &w);
+	algos[p->algo].staging(p, &conns, &msg);
+	return 7 * w.slices * (sizeof(struct cc_op) + 64) + (double)p->nranks * 2 * conns * end;
+}
 
 /* The staging every rank registers: two slot arrays (send and receive)
  * per connection it has — the ring 1 each way, halving-doubling log2 k
@@ -281,7 +326,7 @@ static void estimate(const struct cc_coll_params *p, double *ops, double *stagin
 	size_t es = cc_dtype_size(p->dtype);
 
 	*ops = p->algo < CC_ALGO_COUNT && algos[p->algo].schedule_bytes
-		       ? algos[p->algo].schedule_bytes(p, es) : ring_schedule_bytes(p, es);
+		       ? algos[p->algo].schedule_bytes(p, es) : cc_ring_schedule_bytes(p, es);
 	*staging = staging_bytes(p, es);
 }
 

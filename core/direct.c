@@ -334,6 +334,16 @@ struct cc_schedule *cc_build_direct(const struct cc_coll_params *p)
 	return cc_conns_build(p, &a);
 }
 
+/* Walked (core/algo_int.h) while k steps at most per rank and channel
+ * are few enough to walk. */
+double cc_direct_schedule_bytes(const struct cc_coll_params *p, size_t es)
+{
+	double steps = (double)p->nranks * 2 * p->nranks * channels(p);
+
+	return steps > CC_WALK_STEPS_MAX ? cc_ring_schedule_bytes(p, es)
+					 : cc_walked_schedule_bytes(p, es);
+}
+
 void cc_direct_staging(const struct cc_coll_params *p, double *conns, double *msg)
 {
 	/* a connection to every other rank (sendrecv: the next) per channel */

@@ -493,6 +493,18 @@ int cc_tree_check(const struct cc_coll_params *p, enum cc_param *field, char *er
 	return -EINVAL;
 }
 
+/* Walked (core/algo_int.h) while its steps are few enough to walk: per
+ * rank, at most an up and a down step per chunk of each tree. */
+double cc_tree_schedule_bytes(const struct cc_coll_params *p, size_t es)
+{
+	double trees = 2.0 * (p->nchannels > 1 ? p->nchannels : 1);
+	double chunks = (double)p->count * es / (double)(p->chunk_bytes ? p->chunk_bytes : es) + 1;
+
+	if ((double)p->nranks * trees * 2 * chunks > CC_WALK_STEPS_MAX)
+		return cc_ring_schedule_bytes(p, es);
+	return cc_walked_schedule_bytes(p, es);
+}
+
 void cc_tree_staging(const struct cc_coll_params *p, double *conns, double *msg)
 {
 	*msg = (double)p->count / 2 / *conns + 1; /* one tree's part */

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* tests/test_estimate.c — cc_build_estimate(), what cc_build() refuses a
+ * schedule on before building it, against the bytes the built schedule
+ * takes (cc_schedule_bytes()): never below them (less 1 MiB for the
+ * resources of a tiny schedule) and at most 4 times them (plus 1 MiB),
+ * for the ring, halving-doubling, direct, the tree and hierarchical, every
+ * collective each builds, with channels and nodes.  The ring's closed form
+ * once missed a channel's own loops (a quarter of an all-gather on four
+ * channels) and charged broadcast k times its bytes; halving-doubling,
+ * direct and hierarchical took the ring's, up to 100 times too large (a
+ * 1 MiB halving-doubling allreduce on 2048 ranks refused at "24.5 GiB"). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "core/algo.h"
+#include "core/schedule.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static unsigned compared, bad;
+
+static void check(const struct cc_coll_params *given)
+{
+	struct cc_coll_params p = *given;
+	double ops, staging, actual;
+	char err[256];
+	struct cc_schedule *s;
+
+	cc_coll_params_fill(&p, 0, 0);
+	if (cc_params_check(&p, NULL, NULL, 0))
+		return;
+	s = cc_build(&p, err, sizeof(err));
+	if (!s)
+		fail_msg("%s %s k %u: %s", cc_algo_name[p.algo], cc_coll_name[p.coll], p.nranks, err);
+	actual = (double)cc_schedule_bytes(s);
+	cc_schedule_free(s);
+	cc_build_estimate(&p, &ops, &staging);
+	if (ops + MIB < actual || ops > 4 * actual + 2 * MIB)
+		bad++, print_error("%s %s k %u count %llu channels %u per node %u: estimate %.3f MB, "
+			 "built %.3f MB\n", cc_algo_name[p.algo], cc_coll_name[p.coll], p.nranks,
+			 (unsigned long long)p.count, p.nchannels, p.ranks_per_node, ops / 1e6,
+			 actual / 1e6);
+	compared++;
+}
+
+static void test_every_algorithm(void **state)
+{
+	static const enum cc_algo algos[] = { CC_ALGO_RING, CC_ALGO_HALVING_DOUBLING,
+					      CC_ALGO_DIRECT, CC_ALGO_TREE, CC_ALGO_HIER };
+	static const uint32_t ks[] = { 2, 3, 8, 16 };
+	static const uint64_t counts[] = { 1, 1000, 1u << 18, 3u << 20 };
+
+	(void)state;
+	for (size_t a = 0; a < sizeof(algos) / sizeof(algos[0]); a++)
+		for (int c = 0; c < CC_COLL_COUNT; c++) {
+			if (!cc_algo_supports(algos[a], (enum cc_coll)c))
+				continue;
+			for (size_t ki = 0; ki < 4; ki++)
+				for (size_t ni = 0; ni < 4; ni++)
+					for (uint32_t ch = 1; ch <= 3; ch += 2) {
+						struct cc_coll_params p;
+
+						cc_coll_params_default(&p);
+						p.algo = algos[a];
+						p.coll = (enum cc_coll)c;
+						p.nranks = ks[ki];
+						p.count = counts[ni];
+						p.root = 1;
+						p.nchannels = ch;
+						/* nodes for hierarchical and the tree's chains */
+						if (ks[ki] % 4 == 0 && (algos[a] == CC_ALGO_HIER || ni % 2))
+							p.ranks_per_node = 4;
+						else if (algos[a] == CC_ALGO_HIER)
+							p.ranks_per_node = 1;
+						check(&p);
+					}
+		}
+	print_message("%u schedules against their estimates\n", compared);
+	assert_int_equal(bad, 0);
+	assert_true(compared > 300);
+}
+
+/* What the ring's estimate refused: halving-doubling's log2 k swaps on
+ * 2048 ranks hold about a hundredth of a ring's 2k - 1 steps. */
+static void test_halving_doubling_at_scale(void **state)
+{
+	struct cc_coll_params p;
+	double ops, staging;
+
+	(void)state;
+	cc_coll_params_default(&p);
+	p.algo = CC_ALGO_HALVING_DOUBLING;
+	p.nranks = 2048;
+	p.count = 262144;
+	cc_coll_params_fill(&p, 0, 0);
+	cc_build_estimate(&p, &ops, &staging);
+	assert_true(ops < 1e9);
+	p.algo = CC_ALGO_RING;
+	cc_build_estimate(&p, &ops, &staging);
+	assert_true(ops > 20e9);
+}
+
+/* Steps too many to walk (a 4-byte chunk of 64 GiB) fall back to the
+ * closed form: an answer at once, and far above any machine. */
+static void test_too_many_steps_to_walk(void **state)
+{
+	struct cc_coll_params p;
+	double ops, staging;
+
+	(void)state;
+	cc_coll_params_default(&p);
+	p.algo = CC_ALGO_HIER;
+	p.nranks = 16;
+	p.ranks_per_node = 8;
+	p.count = 16ull << 30;
+	p.chunk_bytes = 4;
+	cc_build_estimate(&p, &ops, &staging);
+	assert_true(ops > 1e15);
+	p.algo = CC_ALGO_TREE;
+	p.ranks_per_node = 0;
+	cc_build_estimate(&p, &ops, &staging);
+	assert_true(ops > 1e15);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_algorithm),
+		cmocka_unit_test(test_halving_doubling_at_scale),
+		cmocka_unit_test(test_too_many_steps_to_walk),
+	};
+
+	return cmocka_run_group_tests_name("estimate", tests, NULL, NULL);
+}
