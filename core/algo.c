@@ -37,13 +37,26 @@ double cc_busbw_factor(enum cc_coll coll, uint32_t nranks)
 	return coll == CC_ALLREDUCE ? 2 * f : f;
 }
 
-/* An upper bound on the memory a ring schedule takes, ops and the data
- * executor's per-op state: about 14 ops per slice (sender: produce, wait,
- * post, doorbell, poll; receiver: arrival, post_recv, CTS post, doorbell,
- * poll), slices <= elements moved / slot + one partial slice per step of
- * every channel's loops (each channel loops over its own part), or per
- * element moved where there are fewer. */
-double cc_ring_schedule_bytes(const struct cc_coll_params *p, size_t es)
+/* Ops a slice costs a side: about 7 (sender: produce, wait, post,
+ * doorbell, poll; receiver: arrival, post_recv, CTS post, doorbell, poll),
+ * and 3 more for each further QP a slice cut over a connection's QPs
+ * takes (its post, CQE and receive: cc_coll_params.split_on_qps). */
+static double ops_per_side(const struct cc_coll_params *p)
+{
+	uint32_t nq = p->qps_per_conn > 1 ? p->qps_per_conn : 1;
+
+	return 7 + (p->split_on_qps ? 3.0 * (nq - 1) : 0);
+}
+
+/* The bytes an op takes, in the schedule and the executors' state. */
+#define OP_BYTES ((double)sizeof(struct cc_op) + 64)
+
+/* An upper bound on the memory a ring schedule's ops take, with the data
+ * executor's per-op state: ops_per_side() a side per slice, slices <=
+ * elements moved / slot + one partial slice per step of every channel's
+ * loops (each channel loops over its own part), or per element moved
+ * where there are fewer. */
+static double ring_ops_bytes(const struct cc_coll_params *p, size_t es)
 {
 	double k = p->nranks, slot = (double)(p->slot_bytes / es);
 	double chunk = (double)(p->chunk_bytes / es), n = (double)p->count;
@@ -65,8 +78,41 @@ double cc_ring_schedule_bytes(const struct cc_coll_params *p, size_t es)
 	/* a partial slice carries an element at least */
 	double partial = ch * loops * steps < moved ? ch * loops * steps : moved;
 	double slices = moved / slot + partial;
-	return k * 14 * slices * (sizeof(struct cc_op) + 64);
+	return k * 2 * ops_per_side(p) * slices * OP_BYTES;
 }
+
+/* The same count walked over every rank's primitive steps
+ * (cc_algo_primitives), for the algorithms whose steps are not the
+ * ring's: per step, its slices (a partial one included) for each side it
+ * has, and its calc. */
+struct walked {
+	uint64_t slot; /* elements */
+	double slices;
+};
+
+static void walk_step(void *ctx, uint32_t rank, const struct cc_prim_step *st)
+{
+	struct walked *w = ctx;
+	double slices = (double)(st->nelem / w->slot + (st->nelem % w->slot != 0));
+
+	(void)rank;
+	if (st->nelem) /* an empty chunk makes no op */
+		w->slices += slices * (cc_prim_sends(st->prim) + cc_prim_recvs(st->prim)) + 1;
+}
+
+static double walked_ops_bytes(const struct cc_coll_params *p, size_t es)
+{
+	struct walked w = { .slot = p->slot_bytes / es ? p->slot_bytes / es : 1 };
+
+	for (uint32_t r = 0; r < p->nranks; r++)
+		cc_algo_primitives(p, r, walk_step, &w);
+	return ops_per_side(p) * w.slices * OP_BYTES;
+}
+
+/* What the walk may cost at most, in primitive steps (with the tree's
+ * per-call work counted as steps): past it the closed form stands in,
+ * which is larger than any schedule of these algorithms. */
+#define WALK_STEPS_MAX (1u << 25)
 
 /* ---- the algorithms, one entry each ----
  *
@@ -89,7 +135,11 @@ static const struct algo_desc {
 	cc_algo_check_fn check;              /* its own parameter rules; NULL: none */
 	bool (*chunk_per_size)(const struct cc_coll_params *p); /* NULL: never */
 	uint64_t (*chunk_bytes)(const struct cc_coll_params *p); /* when per size */
-	cc_algo_ops_fn schedule_bytes;       /* NULL: the ring's estimate */
+	cc_algo_ops_fn schedule_bytes;       /* its own estimate; NULL: below */
+	/* The primitive steps walking its ranks costs at most: the estimate
+	 * walks them (walked_ops_bytes()) while few enough; NULL: the ring's
+	 * closed form. */
+	double (*walk_steps)(const struct cc_coll_params *p);
 	bool multicast;       /* runs on multicast QPs: cc_algo_multicast() */
 	cc_gen_prepare_fn gen; /* generated as it runs (core/gen.h); NULL: built whole */
 } algos[CC_ALGO_COUNT] = {
@@ -99,19 +149,19 @@ static const struct algo_desc {
 			   .chunked = true, .check = cc_ring_check, .gen = cc_ring_gen_prepare },
 	[CC_ALGO_HALVING_DOUBLING] = { .build = cc_build_hd, .primitives = cc_hd_primitives,
 				       .colls = COLL(CC_ALLREDUCE), .staging = cc_hd_staging,
-				       .schedule_bytes = cc_walked_schedule_bytes },
+				       .walk_steps = cc_hd_walk_steps },
 	[CC_ALGO_DIRECT] = { .build = cc_build_direct, .primitives = cc_direct_primitives,
 			     .colls = ALL_COLLS, .splits_channels = true,
-			     .staging = cc_direct_staging, .schedule_bytes = cc_direct_schedule_bytes },
+			     .staging = cc_direct_staging, .walk_steps = cc_direct_walk_steps },
 	[CC_ALGO_TREE] = { .build = cc_build_tree, .primitives = cc_tree_primitives,
 			   .colls = COLL(CC_ALLREDUCE) | COLL(CC_BROADCAST) | COLL(CC_REDUCE),
 			   .splits_channels = true, .chunked = true, .staging = cc_tree_staging,
 			   .check = cc_tree_check, .chunk_per_size = cc_tree_chunk_per_size,
 			   .chunk_bytes = cc_tree_chunk_bytes, .gen = cc_tree_gen_prepare,
-			   .schedule_bytes = cc_tree_schedule_bytes },
+			   .walk_steps = cc_tree_walk_steps },
 	[CC_ALGO_HIER] = { .build = cc_build_hier, .primitives = cc_hier_primitives,
 			   .colls = COLL(CC_ALLREDUCE), .chunked = true, .staging = cc_hier_staging,
-			   .check = cc_hier_check, .schedule_bytes = cc_hier_schedule_bytes },
+			   .check = cc_hier_check, .walk_steps = cc_hier_walk_steps },
 	[CC_ALGO_NVLS] = { .build = cc_build_nvls, .primitives = cc_nvls_primitives,
 			   .colls = COLL(CC_ALLREDUCE) | COLL(CC_REDUCESCATTER) | COLL(CC_ALLGATHER),
 			   .splits_channels = true, .chunked = true, .staging = cc_nvls_staging,
@@ -132,40 +182,6 @@ static const struct algo_desc {
 				    .chunk_bytes = cc_collnet_chunk_bytes, .multicast = true,
 				    .gen = cc_collnet_gen_prepare },
 };
-
-/* The ring's count walked over every rank's primitive steps instead, for
- * algorithms whose steps are not the ring's (core/algo_int.h).  Per step,
- * its slices (a partial one included) for each side it has (about 7 ops a
- * slice a side) and its calc. */
-struct walked {
-	uint64_t slot; /* elements */
-	double slices;
-};
-
-static void walk_step(void *ctx, uint32_t rank, const struct cc_prim_step *st)
-{
-	struct walked *w = ctx;
-	double slices = (double)((st->nelem + w->slot - 1) / w->slot);
-
-	(void)rank;
-	if (st->nelem) /* an empty chunk makes no op */
-		w->slices += slices * (cc_prim_sends(st->prim) + cc_prim_recvs(st->prim)) + 1;
-}
-
-double cc_walked_schedule_bytes(const struct cc_coll_params *p, size_t es)
-{
-	struct walked w = { .slot = p->slot_bytes / es ? p->slot_bytes / es : 1 };
-	double conns = p->nchannels > 1 ? p->nchannels : 1, msg = 0;
-	/* Each connection's two ends: a QP, a staging buffer and its MR each
-	 * (and as much again for the arrays' doubling slack).  Direct joins
-	 * every pair, used or not (its broadcast's root alone sends). */
-	double end = 2.0 * (sizeof(struct cc_qp) + sizeof(struct cc_buffer) + sizeof(struct cc_mr));
-
-	for (uint32_t r = 0; r < p->nranks; r++)
-		cc_algo_primitives(p, r, walk_step, &w);
-	algos[p->algo].staging(p, &conns, &msg);
-	return 7 * w.slices * (sizeof(struct cc_op) + 64) + (double)p->nranks * 2 * conns * end;
-}
 
 /* The staging every rank registers: two slot arrays (send and receive)
  * per connection it has — the ring 1 each way, halving-doubling log2 k
@@ -320,13 +336,42 @@ static struct cc_coll_params with_chunk(const struct cc_coll_params *p)
 	return q;
 }
 
-/* cc_build_estimate of p with its chunk (with_chunk). */
+/* Each connection end's resources: its QPs, and two buffers and their
+ * MRs (staging and flags), twice for the arrays' doubling slack; the
+ * connections a rank has each way are the staging's count (direct joins
+ * every pair, used or not). */
+static double conns_bytes(const struct cc_coll_params *p)
+{
+	const struct algo_desc *a = &algos[p->algo];
+	double conns = p->nchannels > 1 ? p->nchannels : 1, msg = 0;
+	double nq = p->qps_per_conn > 1 ? p->qps_per_conn : 1;
+	double end = 2 * (nq * sizeof(struct cc_qp) +
+			  2 * (sizeof(struct cc_buffer) + sizeof(struct cc_mr)));
+
+	if (a->staging)
+		a->staging(p, &conns, &msg);
+	return (double)p->nranks * 2 * conns * end;
+}
+
+/* cc_build_estimate of p with its chunk (with_chunk): an algorithm's own
+ * estimate, its walked steps while few enough, or the ring's closed form;
+ * and the connections' resources.  Parameters cc_params_check() refuses
+ * (cc_build_estimate() takes any) get the closed form: nothing is walked. */
 static void estimate(const struct cc_coll_params *p, double *ops, double *staging)
 {
 	size_t es = cc_dtype_size(p->dtype);
+	const struct algo_desc *a = p->algo < CC_ALGO_COUNT ? &algos[p->algo] : NULL;
+	bool checked = !cc_params_check(p, NULL, NULL, 0);
 
-	*ops = p->algo < CC_ALGO_COUNT && algos[p->algo].schedule_bytes
-		       ? algos[p->algo].schedule_bytes(p, es) : cc_ring_schedule_bytes(p, es);
+	if (a && a->schedule_bytes)
+		*ops = a->schedule_bytes(p, es);
+	else if (a && a->walk_steps && checked && p->nranks > 1 && p->count > 0 &&
+		 a->walk_steps(p) <= WALK_STEPS_MAX)
+		*ops = walked_ops_bytes(p, es);
+	else
+		*ops = ring_ops_bytes(p, es);
+	if (a && !a->schedule_bytes && checked)
+		*ops += conns_bytes(p);
 	*staging = staging_bytes(p, es);
 }
 
@@ -371,10 +416,10 @@ struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const stru
 		char l[96];
 
 		snprintf(err, errlen,
-			 "the schedule would take about %.1f GiB (%u ranks, %.3g slices each, "
+			 "the schedule would take about %.1f GiB (%u ranks, %.3g MiB of ops each, "
 			 "%.1f GiB of staging); %s %s: use fewer ranks, a smaller size, or larger "
 			 "--chunk-bytes/--slot-bytes", need / (1 << 30), p->nranks,
-			 ops / p->nranks / 14 / (sizeof(struct cc_op) + 64), staging / (1 << 30),
+			 ops / p->nranks / (1 << 20), staging / (1 << 30),
 			 lim->source == CC_MEM_SRC_RAM ? "this machine has" : "this process may use",
 			 cc_mem_limit_text(lim, l, sizeof(l)));
 		errno = E2BIG;

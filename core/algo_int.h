@@ -83,22 +83,17 @@ uint64_t cc_collnet_chunk_bytes(const struct cc_coll_params *p);
 void cc_collnet_primitives(const struct cc_coll_params *p, uint32_t rank, cc_prim_fn fn,
 			   void *ctx);
 
-/* An algorithm's own estimate of its schedule's bytes
- * (cc_ring_schedule_bytes() otherwise), for one of es-byte elements. */
+/* An algorithm's own estimate of its schedule's bytes (core/algo.c
+ * estimate() otherwise), for one of es-byte elements. */
 typedef double (*cc_algo_ops_fn)(const struct cc_coll_params *p, size_t es);
-/* The ring's: its 2k-1 (or k) steps a loop, in closed form. */
-double cc_ring_schedule_bytes(const struct cc_coll_params *p, size_t es);
-/* The same count walked over every rank's primitive steps
- * (cc_algo_primitives), and each connection's QPs and staging: for
- * halving-doubling, direct, the tree and hierarchical, whose steps are
- * not the ring's.  A call per step: an algorithm whose steps could be too many to
- * walk (more than CC_WALK_STEPS_MAX over the ranks) takes the ring's
- * instead, which is then as large as the schedule or larger. */
-double cc_walked_schedule_bytes(const struct cc_coll_params *p, size_t es);
-#define CC_WALK_STEPS_MAX (1u << 25)
-double cc_direct_schedule_bytes(const struct cc_coll_params *p, size_t es);
-double cc_hier_schedule_bytes(const struct cc_coll_params *p, size_t es);
-double cc_tree_schedule_bytes(const struct cc_coll_params *p, size_t es);
+/* The primitive steps a walk of every rank's (cc_algo_primitives) costs
+ * at most, for checked parameters, k >= 2 and N >= 1: what the memory
+ * estimate walks instead of taking the ring's closed form, while few
+ * enough (core/algo.c). */
+double cc_hd_walk_steps(const struct cc_coll_params *p);
+double cc_direct_walk_steps(const struct cc_coll_params *p);
+double cc_tree_walk_steps(const struct cc_coll_params *p);
+double cc_hier_walk_steps(const struct cc_coll_params *p);
 double cc_nvls_schedule_bytes(const struct cc_coll_params *p, size_t es);
 
 /* Whether the tree's chunk depends on the message (NCCL's rule,

@@ -334,14 +334,23 @@ struct cc_schedule *cc_build_direct(const struct cc_coll_params *p)
 	return cc_conns_build(p, &a);
 }
 
-/* Walked (core/algo_int.h) while k steps at most per rank and channel
- * are few enough to walk. */
-double cc_direct_schedule_bytes(const struct cc_coll_params *p, size_t es)
+/* A rank's steps: an exchange (a send and a receive) a peer and channel;
+ * broadcast and reduce a message a peer at the root and one elsewhere. */
+double cc_direct_walk_steps(const struct cc_coll_params *p)
 {
-	double steps = (double)p->nranks * 2 * p->nranks * channels(p);
+	double k = p->nranks, ch = channels(p);
 
-	return steps > CC_WALK_STEPS_MAX ? cc_ring_schedule_bytes(p, es)
-					 : cc_walked_schedule_bytes(p, es);
+	switch (p->coll) {
+	case CC_ALLREDUCE:
+		return k * 4 * (k - 1) * ch;
+	case CC_BROADCAST:
+	case CC_REDUCE:
+		return 2 * k * ch + k;
+	case CC_SENDRECV:
+		return 2 * k * ch;
+	default:
+		return k * (2 * (k - 1) * ch + 1);
+	}
 }
 
 void cc_direct_staging(const struct cc_coll_params *p, double *conns, double *msg)

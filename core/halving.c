@@ -199,6 +199,16 @@ struct cc_schedule *cc_build_hd(const struct cc_coll_params *p)
 	return cc_conns_build(p, &a);
 }
 
+/* A rank's steps: a swap (a send and a receive) per halving and
+ * doubling, and the fix-up's two. */
+double cc_hd_walk_steps(const struct cc_coll_params *p)
+{
+	struct hd h;
+
+	init(&h, p);
+	return (double)p->nranks * (4.0 * h.m + 2);
+}
+
 void cc_hd_staging(const struct cc_coll_params *p, double *conns, double *msg)
 {
 	*conns = 1; /* log2 k partners, and the fix-up */

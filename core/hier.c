@@ -252,21 +252,17 @@ int cc_hier_check(const struct cc_coll_params *p, enum cc_param *field, char *er
 	return -EINVAL;
 }
 
-/* Walked (core/algo_int.h) while its steps are few enough to walk: per
- * rank G a loop of the node's phases, 2M-1 a loop of the rail's. */
-double cc_hier_schedule_bytes(const struct cc_coll_params *p, size_t es)
+/* A rank's steps: G a loop of the node's two phases, 2M-1 a loop of the
+ * rail's. */
+double cc_hier_walk_steps(const struct cc_coll_params *p)
 {
 	struct hier h;
 	double node, rail;
 
-	if (!p->ranks_per_node || p->nranks % p->ranks_per_node) /* not checked yet */
-		return cc_ring_schedule_bytes(p, es);
 	init(&h, p);
 	node = (double)((block_len(&h, h.g - 1) + h.chunk - 1) / h.chunk);
 	rail = node / h.m + 1;
-	if ((double)p->nranks * (2 * node * h.g + rail * (2 * h.m - 1)) > CC_WALK_STEPS_MAX)
-		return cc_ring_schedule_bytes(p, es);
-	return cc_walked_schedule_bytes(p, es);
+	return (double)p->nranks * (2 * node * h.g + rail * (2 * h.m - 1));
 }
 
 void cc_hier_staging(const struct cc_coll_params *p, double *conns, double *msg)

@@ -151,7 +151,7 @@ struct cc_p2p_params {
 	 * doorbell (perftest -l/--post_list; 1: a call per WQE).  Posted
 	 * when the whole list fits in tx_depth; iters a multiple of it, and
 	 * it a multiple of cq_mod, as perftest requires (perftest takes
-	 * cq_mod = post_list unless -Q is given: the callers' part). */
+	 * cq_mod = post_list unless -Q is given: cc_p2p_set_post_list()). */
 	uint32_t post_list;
 	enum cc_mem_kind mem;
 	uint32_t nranks;   /* ranks of the schedule: 0 or 2, or more idle ones beyond rank 1 */

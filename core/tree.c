@@ -493,16 +493,16 @@ int cc_tree_check(const struct cc_coll_params *p, enum cc_param *field, char *er
 	return -EINVAL;
 }
 
-/* Walked (core/algo_int.h) while its steps are few enough to walk: per
- * rank, at most an up and a down step per chunk of each tree. */
-double cc_tree_schedule_bytes(const struct cc_coll_params *p, size_t es)
+/* A rank's steps: at most an up and a down step, and a send to a second
+ * child, per chunk of each of its trees; and each listing makes every
+ * tree's nodes again (make_nodes), k a tree. */
+double cc_tree_walk_steps(const struct cc_coll_params *p)
 {
-	double trees = 2.0 * (p->nchannels > 1 ? p->nchannels : 1);
-	double chunks = (double)p->count * es / (double)(p->chunk_bytes ? p->chunk_bytes : es) + 1;
+	double k = p->nranks, trees = 2.0 * (p->nchannels > 1 ? p->nchannels : 1);
+	size_t es = cc_dtype_size(p->dtype);
+	double chunks = (double)p->count * es / (double)(p->chunk_bytes > es ? p->chunk_bytes : es);
 
-	if ((double)p->nranks * trees * 2 * chunks > CC_WALK_STEPS_MAX)
-		return cc_ring_schedule_bytes(p, es);
-	return cc_walked_schedule_bytes(p, es);
+	return k * trees * (k + 3 * (chunks + 1));
 }
 
 void cc_tree_staging(const struct cc_coll_params *p, double *conns, double *msg)
