@@ -111,7 +111,8 @@ static double walked_ops_bytes(const struct cc_coll_params *p, size_t es)
 
 /* What the walk may cost at most, in primitive steps (with the tree's
  * per-call work counted as steps): past it the closed form stands in,
- * which is larger than any schedule of these algorithms. */
+ * which errs high for these algorithms (direct on 4097 ranks: about
+ * twice its schedule). */
 #define WALK_STEPS_MAX (1u << 25)
 
 /* ---- the algorithms, one entry each ----
