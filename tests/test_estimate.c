@@ -23,8 +23,21 @@
 
 #define MIB (1024.0 * 1024.0)
 
+/* The algorithms whose estimate this holds to their schedules: the ring's
+ * closed form and the four that walk their steps. */
+static const enum cc_algo estimated[] = { CC_ALGO_RING, CC_ALGO_HALVING_DOUBLING, CC_ALGO_DIRECT,
+					  CC_ALGO_TREE, CC_ALGO_HIER };
+#define NESTIMATED (sizeof(estimated) / sizeof(estimated[0]))
+
 static unsigned compared, bad;
-static double lo_ratio = 1e300, hi_ratio; /* over schedules of 1 MiB or more */
+static double lo_ratio, hi_ratio; /* over schedules of 1 MiB or more */
+
+static void start(void)
+{
+	compared = bad = 0;
+	lo_ratio = 1e300;
+	hi_ratio = 0;
+}
 
 /* Within [actual - 1 MiB, most x actual + 2 MiB]. */
 static void check_within(const struct cc_coll_params *given, double most)
@@ -58,15 +71,14 @@ static void check_within(const struct cc_coll_params *given, double most)
 
 static void test_every_algorithm(void **state)
 {
-	static const enum cc_algo algos[] = { CC_ALGO_RING, CC_ALGO_HALVING_DOUBLING,
-					      CC_ALGO_DIRECT, CC_ALGO_TREE, CC_ALGO_HIER };
 	static const uint32_t ks[] = { 2, 3, 8, 16 };
 	static const uint64_t counts[] = { 1, 1000, 1u << 18, 3u << 20 };
 
 	(void)state;
-	for (size_t a = 0; a < sizeof(algos) / sizeof(algos[0]); a++)
+	start();
+	for (size_t a = 0; a < NESTIMATED; a++)
 		for (int c = 0; c < CC_COLL_COUNT; c++) {
-			if (!cc_algo_supports(algos[a], (enum cc_coll)c))
+			if (!cc_algo_supports(estimated[a], (enum cc_coll)c))
 				continue;
 			for (size_t ki = 0; ki < 4; ki++)
 				for (size_t ni = 0; ni < 4; ni++)
@@ -74,16 +86,16 @@ static void test_every_algorithm(void **state)
 						struct cc_coll_params p;
 
 						cc_coll_params_default(&p);
-						p.algo = algos[a];
+						p.algo = estimated[a];
 						p.coll = (enum cc_coll)c;
 						p.nranks = ks[ki];
 						p.count = counts[ni];
 						p.root = 1;
 						p.nchannels = ch;
 						/* nodes for hierarchical and the tree's chains */
-						if (ks[ki] % 4 == 0 && (algos[a] == CC_ALGO_HIER || ni % 2))
+						if (ks[ki] % 4 == 0 && (estimated[a] == CC_ALGO_HIER || ni % 2))
 							p.ranks_per_node = 4;
-						else if (algos[a] == CC_ALGO_HIER)
+						else if (estimated[a] == CC_ALGO_HIER)
 							p.ranks_per_node = 1;
 						check_within(&p, 4);
 					}
@@ -100,20 +112,15 @@ static void test_every_algorithm(void **state)
  * doubling's schedule at 32 QPs). */
 static void test_qps_per_connection(void **state)
 {
-	static const enum cc_algo algos[] = { CC_ALGO_RING, CC_ALGO_HALVING_DOUBLING,
-					      CC_ALGO_DIRECT, CC_ALGO_TREE, CC_ALGO_HIER };
-
 	(void)state;
-	compared = bad = 0;
-	lo_ratio = 1e300;
-	hi_ratio = 0;
-	for (size_t a = 0; a < sizeof(algos) / sizeof(algos[0]); a++)
+	start();
+	for (size_t a = 0; a < NESTIMATED; a++)
 		for (uint32_t nq = 4; nq <= 32; nq *= 8)
 			for (int split = 0; split < 2; split++) {
 				struct cc_coll_params p;
 
 				cc_coll_params_default(&p);
-				p.algo = algos[a];
+				p.algo = estimated[a];
 				p.nranks = 16;
 				p.ranks_per_node = 4;
 				p.count = 4u << 20;
@@ -161,10 +168,12 @@ static void test_too_many_steps_to_walk(void **state)
 	p.ranks_per_node = 8;
 	p.count = 16ull << 30;
 	p.chunk_bytes = 4;
+	assert_int_equal(cc_params_check(&p, NULL, NULL, 0), 0);
 	cc_build_estimate(&p, &ops, &staging);
 	assert_true(ops > 1e15);
 	p.algo = CC_ALGO_TREE;
 	p.ranks_per_node = 0;
+	assert_int_equal(cc_params_check(&p, NULL, NULL, 0), 0);
 	cc_build_estimate(&p, &ops, &staging);
 	assert_true(ops > 1e15);
 }
