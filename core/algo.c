@@ -356,13 +356,13 @@ static double conns_bytes(const struct cc_coll_params *p)
 
 /* cc_build_estimate of p with its chunk (with_chunk): an algorithm's own
  * estimate, its walked steps while few enough, or the ring's closed form;
- * and the connections' resources.  Parameters cc_params_check() refuses
- * (cc_build_estimate() takes any) get the closed form: nothing is walked. */
-static void estimate(const struct cc_coll_params *p, double *ops, double *staging)
+ * and the connections' resources.  Parameters not `checked` by
+ * cc_params_check() (cc_build_estimate() takes any) get the closed form:
+ * nothing is walked. */
+static void estimate(const struct cc_coll_params *p, bool checked, double *ops, double *staging)
 {
 	size_t es = cc_dtype_size(p->dtype);
 	const struct algo_desc *a = p->algo < CC_ALGO_COUNT ? &algos[p->algo] : NULL;
-	bool checked = !cc_params_check(p, NULL, NULL, 0);
 
 	if (a && a->schedule_bytes)
 		*ops = a->schedule_bytes(p, es);
@@ -380,7 +380,7 @@ void cc_build_estimate(const struct cc_coll_params *given, double *ops, double *
 {
 	const struct cc_coll_params q = with_chunk(given);
 
-	estimate(&q, ops, staging);
+	estimate(&q, !cc_params_check(&q, NULL, NULL, 0), ops, staging);
 }
 
 struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen)
@@ -400,7 +400,7 @@ struct cc_schedule *cc_build_with(const struct cc_coll_params *given, const stru
 		return NULL;
 	/* Refuse up front what would only end in the OOM killer, or in a
 	 * failed allocation half way (cc_build_opts.mem_limit). */
-	estimate(p, &ops, &staging);
+	estimate(p, true, &ops, &staging);
 	if (o->timing_only && p->proto == CC_PROTO_SIMPLE)
 		staging = 0;
 	bool gen = o->generated && !o->one_rank && cc_gen_supported(p);
