@@ -15,6 +15,8 @@
  *   rss_MiB            the process's peak RSS so far (getrusage ru_maxrss;
  *                      monotonic, so a row includes the larger ones before)
  *   sim_mem_MiB        the simulator's own memory (cc_sim_result.mem_bytes)
+ *   est_MiB            what `cclab sim` weighs before it runs: the schedule
+ *                      and cc_sim_mem_estimate() (against rss_MiB)
  *   sched_MiB, ops     the schedule's own memory (cc_schedule_bytes(): a
  *                      generated one's resources only) and its ops over all
  *                      ranks: what grows with k^2
@@ -181,9 +183,9 @@ static void print_header(const char *fabric, const struct point_opts *po)
 	printf("# allreduce, %s algorithm, write_imm, float32 sum, fabric %s, topology %s, "
 	       "check off, model %s\n", cc_algo_name[po->algo], fabric,
 	       sim_topo_kind_name[po->topo], cc_sim_model_name[po->model]);
-	printf("%5s %12s %12s %10s %12s %8s %8s %10s %8s %11s %9s %11s %7s\n", "ranks", "bytes",
-	       "sim_us", "busbw_GB/s", "events", "build_s", "run_s", "events/s", "rss_MiB",
-	       "sim_mem_MiB", "sched_MiB", "ops", "window");
+	printf("%5s %12s %12s %10s %12s %8s %8s %10s %8s %8s %11s %9s %11s %7s\n", "ranks",
+	       "bytes", "sim_us", "busbw_GB/s", "events", "build_s", "run_s", "events/s", "rss_MiB",
+	       "est_MiB", "sim_mem_MiB", "sched_MiB", "ops", "window");
 }
 
 /* One (k, N) point: 0, or 1 if it could not be run. */
@@ -247,6 +249,8 @@ static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 		.seed = 1,
 		.check = false,
 	};
+	double est = (double)cc_schedule_bytes(s) + cc_sim_mem_estimate(s, &o);
+
 	memset(&res, 0, sizeof(res));
 	double t2 = now_s();
 	rc = cc_sim_run(s, &o, &res);
@@ -266,9 +270,9 @@ static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 	if (!cc_result_bw(size, sim_us, cc_busbw_factor(p.coll, k), &algbw, &busbw))
 		busbw = 0;
 	printf("%5" PRIu32 " %12" PRIu64 " %12.3f %10.3f %12" PRIu64 " %8.3f %8.3f %10.3g %8.1f "
-	       "%11.2f %9.1f %11" PRIu64 " %7" PRIu32, k, bytes, sim_us, busbw, res.events, t1 - t0,
-	       run_s, run_s > 0 ? (double)res.events / run_s : 0.0, peak_rss_mib(),
-	       (double)res.mem_bytes / (1024.0 * 1024.0),
+	       "%8.1f %11.2f %9.1f %11" PRIu64 " %7" PRIu32, k, bytes, sim_us, busbw, res.events,
+	       t1 - t0, run_s, run_s > 0 ? (double)res.events / run_s : 0.0, peak_rss_mib(),
+	       est / (1024.0 * 1024.0), (double)res.mem_bytes / (1024.0 * 1024.0),
 	       (double)cc_schedule_bytes(s) / (1024.0 * 1024.0), ops, res.gen_window);
 	int bad = res.err.status != CC_RUN_OK;
 	if (bad)

@@ -1781,6 +1781,7 @@ int cc_sim_run(const struct cc_schedule *s, const struct cc_sim_opts *o,
 /* What cc_sim_mem_estimate() weighs of a rank's ops, in one look. */
 struct op_weigh {
 	double queues;  /* the queues and CQs keep every WQE and completion */
+	double *sends, *recvs; /* per QP (a generated schedule's), or NULL */
 	uint8_t *carry; /* NULL: carried_bufs() is not asked */
 };
 
@@ -1789,10 +1790,15 @@ static void weigh_op(void *ctx, const struct cc_op *o)
 	struct op_weigh *w = ctx;
 
 	/* append-only and doubling: up to twice what they hold */
-	if (o->kind == CC_OP_POST_SEND)
+	if (o->kind == CC_OP_POST_SEND) {
 		w->queues += 2.0 * (sizeof(struct sx_wqe) + sizeof(struct sx_cqe));
-	else if (o->kind == CC_OP_POST_RECV)
+		if (w->sends)
+			w->sends[o->u.send.qp]++;
+	} else if (o->kind == CC_OP_POST_RECV) {
 		w->queues += 2.0 * (sizeof(uint32_t) + sizeof(struct sx_cqe));
+		if (w->recvs)
+			w->recvs[o->u.recv.qp]++;
+	}
 	if (w->carry)
 		carry_of(w->carry, o);
 }
@@ -1801,24 +1807,21 @@ double cc_sim_mem_estimate(const struct cc_schedule *s, const struct cc_sim_opts
 {
 	double bytes = (double)s->nranks * (sizeof(struct sx_rank) + sizeof(struct cc_sim_rank_stats));
 	/* A generated schedule holds each stream's window and what is given
-	 * back a batch at a time (sim/exec_gen.c), a cc_op and about 40
-	 * bytes of state each; at most every op. */
-	double window = 2.0 * start_window(s, o) + 512;
+	 * back a batch at a time (sim/exec_gen.c); at most every op. */
+	double window = s->gen ? (double)start_window(s, o) * cc_gen_streams(s->gen) : 0;
+
+	if (o->net) /* the run's own links, switches and events */
+		bytes += sim_topo_mem_estimate(o->net);
 
 	for (uint32_t r = 0; r < s->nranks; r++) {
 		const struct cc_rank_sched *rs = &s->ranks[r];
 		struct op_weigh w = { .carry = malloc(rs->nbufs ? rs->nbufs : 1) };
-		double held = rs->nops;
+		uint32_t nq = rs->nqps ? rs->nqps : 1;
 
-		if (s->gen && window * cc_gen_streams(s->gen) < held)
-			held = window * cc_gen_streams(s->gen);
-		/* setup_rank(): deps_left, users, cpu_q, parked, sq_pos per op
-		 * (and the op itself when generated), users per dependency, a
-		 * key per MR, per buffer a pointer and a byte; the QPs and CQs. */
-		bytes += (s->gen ? 40.0 + sizeof(struct cc_op) : 20.0) * held +
-			 4.0 * rs->ndeps * held / (rs->nops ? rs->nops : 1) + 4.0 * rs->nmrs +
-			 9.0 * rs->nbufs;
-		bytes += (double)rs->nqps * sizeof(struct sx_qp) + (double)rs->ncqs * sizeof(struct sx_cq);
+		if (s->gen) {
+			w.sends = calloc(nq, sizeof(double));
+			w.recvs = calloc(nq, sizeof(double));
+		}
 		if (w.carry)
 			memset(w.carry, o->check, rs->nbufs);
 		if (o->check) {
@@ -1829,11 +1832,24 @@ double cc_sim_mem_estimate(const struct cc_schedule *s, const struct cc_sim_opts
 			free(w.carry);
 			w.carry = NULL;
 		}
-		bytes += w.queues;
+		/* setup_rank(): a key per MR, per buffer a pointer and a byte;
+		 * the QPs and CQs; per op (built) deps_left, users_first,
+		 * sq_pos, cpu_q, p2p_q and the park's list, pos and poll_next,
+		 * and users per dependency, with the queues */
+		bytes += 4.0 * rs->nmrs + 9.0 * rs->nbufs +
+			 (double)rs->nqps * sizeof(struct sx_qp) + (double)rs->ncqs * sizeof(struct sx_cq);
+		if (!s->gen)
+			bytes += 8.0 * sizeof(uint32_t) * rs->nops + 4.0 * rs->ndeps + w.queues;
+		else if (w.sends && w.recvs)
+			bytes += sx_gen_rank_bytes(s, r, window, w.sends, w.recvs);
+		else /* no room to count: every op's worth */
+			bytes += (40.0 + sizeof(struct cc_op)) * rs->nops + w.queues;
 		for (uint32_t b = 0; b < rs->nbufs; b++)
 			if (!w.carry || w.carry[b])
 				bytes += (double)rs->bufs[b].size;
 		free(w.carry);
+		free(w.sends);
+		free(w.recvs);
 	}
 	return bytes;
 }

@@ -30,8 +30,10 @@
  * oldest in use, but a multicast QP's sends.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/gen.h"
 #include "sim/exec_int.h"
@@ -91,6 +93,49 @@ void sx_gen_queues_free(struct sx *x, uint32_t r)
 		rk->qp[q].sq = NULL;
 		rk->qp[q].rq = NULL;
 	}
+}
+
+/* What a span of n elements of `size` bytes holds when `live` of them are
+ * in use at once (cc_span_new(), cc_span_drop()): under a page, the heap's
+ * n x size; else the pages the live ones cover, with `batch` more where
+ * they are given back that many at a time, and a page either side. */
+static double span_held(double n, size_t size, double live, double batch)
+{
+	double page = (double)sysconf(_SC_PAGESIZE);
+
+	if (n * (double)size < page)
+		return n * (double)size;
+	live = (live < n ? live : n) + batch;
+	if (live > n)
+		live = n;
+	return ceil(live * (double)size / page) * page + page;
+}
+
+double sx_gen_rank_bytes(const struct cc_schedule *s, uint32_t r, double live,
+			 const double *qp_sends, const double *qp_recvs)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+	double n = rs->nops, nd = rs->ndeps, in_use = live < n ? live : n;
+	double share = n ? in_use / n : 0, bytes;
+
+	/* cc_gen_build(): the ops and dependencies, given back a batch of
+	 * ops at a time (give_back()) */
+	bytes = span_held(n ? n : 1, sizeof(struct cc_op), in_use, GIVE_BACK_OPS) +
+		span_held(nd + 64, sizeof(uint32_t), nd * share, GIVE_BACK_OPS * nd / (n ? n : 1));
+	/* sx_gen_rank_init(): deps_left, done, ulist, uedge, sq_pos; and
+	 * sx_park_init()'s pos and poll_next spans and list */
+	bytes += 5 * span_held(n, sizeof(uint32_t), in_use, GIVE_BACK_OPS) +
+		 span_held(n, 1, in_use, GIVE_BACK_OPS) +
+		 span_held(n, sizeof(struct sx_ulist), in_use, GIVE_BACK_OPS) +
+		 span_held(nd ? nd : 1, sizeof(struct sx_uedge), nd * share,
+			   GIVE_BACK_OPS * nd / (n ? n : 1));
+	/* sx_gen_queues_init(): each QP's queues, its own posts in use (given
+	 * back behind the oldest); a completion each, in a CQ that doubles */
+	for (uint32_t q = 0; q < rs->nqps; q++)
+		bytes += span_held(n, sizeof(struct sx_wqe), qp_sends[q] * share, 0) +
+			 span_held(n, sizeof(uint32_t), qp_recvs[q] * share, 0) +
+			 2.0 * sizeof(struct sx_cqe) * (qp_sends[q] + qp_recvs[q]) * share;
+	return bytes;
 }
 
 void sx_gen_rank_free(struct sx *x, uint32_t r)

@@ -369,6 +369,11 @@ int sx_gen_rank_init(struct sx *x, uint32_t r);
 void sx_gen_rank_free(struct sx *x, uint32_t r);
 /* The QPs' send and receive queues, reserved (after the QPs are set up). */
 int sx_gen_queues_init(struct sx *x, uint32_t r);
+/* What rank r's generated ops and their state hold with `live` of its ops
+ * in use at once, its QPs' sends and receives as counted (per QP);
+ * cc_sim_mem_estimate()'s model of the allocations above. */
+double sx_gen_rank_bytes(const struct cc_schedule *s, uint32_t r, double live,
+			 const double *qp_sends, const double *qp_recvs);
 void sx_gen_queues_free(struct sx *x, uint32_t r);
 void sx_gen_start(struct sx *x, uint32_t r);
 void sx_gen_done(struct sx *x, uint32_t r, uint32_t i);

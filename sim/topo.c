@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/algo.h"
+#include "sim/flow.h"
 #include "util/err.h"
 
 const char *const sim_topo_kind_name[SIM_TOPO_KIND_COUNT] = {
@@ -315,6 +316,28 @@ static int reserve_events(struct sim_topo *t, struct sim_engine *eng)
 	if (!rc)
 		t->events = events;
 	return rc;
+}
+
+double sim_topo_mem_estimate(const struct sim_net *n)
+{
+	/* build_links(): two directions a link, each a flow model's resource
+	 * too; reserve_events(): the events they and the switches may have
+	 * pending, a heap entry and a slot each */
+	double dirs = 2.0 * n->nlinks, events = dirs * SIM_LINK_MAX_EVENTS, bytes = 0;
+
+	for (uint32_t u = 0; u < n->nnodes; u++) {
+		const struct sim_net_node *v = &n->nodes[u];
+
+		if (v->kind == SIM_NET_SWITCH) { /* build_switch() */
+			bytes += sizeof(struct sim_switch) + sizeof(struct sim_topo_sw_ctx) +
+				 (double)v->nports * (sizeof(struct sim_switch_port) + sizeof(void *));
+			events += sim_switch_max_events(v->nports);
+		}
+	}
+	for (uint32_t r = 0; r < n->nranks; r++) /* build_nics() */
+		bytes += sizeof(uint32_t) + 2.0 * sizeof(void *) * n->nodes[n->rank_node[r]].nports;
+	return bytes + dirs * (sizeof(struct sim_link_dir) + sizeof(struct sim_flow_res)) +
+	       events * (sizeof(struct sim__hent) + sizeof(struct sim__slot));
 }
 
 int sim_topo_build_net(struct sim_topo *t, struct sim_engine *eng, const struct sim_net *net,

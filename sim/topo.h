@@ -110,6 +110,10 @@ struct sim_topo {
  * safe after any failure.  0, -EINVAL (NULL pointers, a network not
  * finished, or parameters sim_params_validate() rejects), -ENOBUFS (what
  * sim_topo_credit_check() refuses), or -ENOMEM (nothing left allocated). */
+/* What sim_topo_build_net() allocates for network n, about: its links'
+ * two directions, switches and ports, NICs, and the events they reserve
+ * (cc_sim_mem_estimate()). */
+double sim_topo_mem_estimate(const struct sim_net *n);
 int sim_topo_build_net(struct sim_topo *t, struct sim_engine *eng, const struct sim_net *net,
 		       const struct sim_params *p);
 
