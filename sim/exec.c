@@ -36,6 +36,7 @@
 #include "core/word.h"
 #include "sim/model.h"
 #include "util/splitmix.h"
+#include "util/units.h"
 
 const char *const cc_sim_phase_name[CC_SIM_PHASE_COUNT] = {
 	[CC_SIM_SOFTWARE] = "software",
@@ -1803,55 +1804,79 @@ static void weigh_op(void *ctx, const struct cc_op *o)
 		carry_of(w->carry, o);
 }
 
+/* Generated ranks weighed, at most: each is made again to be weighed (a
+ * ring rank on 4096 ranks is 75,000 ops), so past this many, ranks evenly
+ * spread stand for the others. */
+#define WEIGH_GEN_RANKS 256u
+
+/* Rank r's part of cc_sim_mem_estimate(); window: a generated schedule's
+ * ops in use at once, about. */
+static double rank_weight(const struct cc_schedule *s, const struct cc_sim_opts *o, uint32_t r,
+			  double window)
+{
+	const struct cc_rank_sched *rs = &s->ranks[r];
+	struct op_weigh w = { .carry = malloc(rs->nbufs ? rs->nbufs : 1) };
+	uint32_t nq = rs->nqps ? rs->nqps : 1;
+	bool counted = true;
+	double bytes;
+
+	if (s->gen) {
+		w.sends = calloc(nq, sizeof(double));
+		w.recvs = calloc(nq, sizeof(double));
+	}
+	if (w.carry)
+		memset(w.carry, o->check, rs->nbufs);
+	if (o->check) {
+		free(w.carry);
+		w.carry = NULL;
+	}
+	if (cc_sched_each_op(s, r, weigh_op, &w)) { /* counts cut short */
+		counted = false;
+		free(w.carry);
+		w.carry = NULL;
+	}
+	/* setup_rank(): a key per MR, per buffer a pointer and a byte;
+	 * the QPs and CQs; per op (built) deps_left, users_first,
+	 * sq_pos, cpu_q, p2p_q and the park's list, pos and poll_next,
+	 * and users per dependency, with the queues */
+	bytes = 4.0 * rs->nmrs + 9.0 * rs->nbufs + (double)rs->nqps * sizeof(struct sx_qp) +
+		(double)rs->ncqs * sizeof(struct sx_cq);
+	if (!s->gen)
+		bytes += 8.0 * sizeof(uint32_t) * rs->nops + 4.0 * rs->ndeps + w.queues;
+	else if (counted && w.sends && w.recvs)
+		bytes += sx_gen_rank_bytes(s, r, window, w.sends, w.recvs);
+	else /* not counted: every op's worth, and a posted WQE each */
+		bytes += (40.0 + sizeof(struct cc_op) + 2.0 * (sizeof(struct sx_wqe) +
+							       sizeof(struct sx_cqe))) * rs->nops;
+	for (uint32_t b = 0; b < rs->nbufs; b++)
+		if (!w.carry || w.carry[b])
+			bytes += (double)rs->bufs[b].size;
+	free(w.carry);
+	free(w.sends);
+	free(w.recvs);
+	return bytes;
+}
+
 double cc_sim_mem_estimate(const struct cc_schedule *s, const struct cc_sim_opts *o)
 {
 	double bytes = (double)s->nranks * (sizeof(struct sx_rank) + sizeof(struct cc_sim_rank_stats));
 	/* A generated schedule holds each stream's window and what is given
 	 * back a batch at a time (sim/exec_gen.c); at most every op. */
 	double window = s->gen ? (double)start_window(s, o) * cc_gen_streams(s->gen) : 0;
+	uint32_t n = s->gen && s->nranks > WEIGH_GEN_RANKS ? WEIGH_GEN_RANKS : s->nranks;
+	/* A stride prime to k visits n distinct ranks; odd, so that on nodes
+	 * of 2^j GPUs it meets every local rank (a node's first ranks, the
+	 * tree's heads, are not alike), not only one. */
+	uint64_t stride = n < s->nranks ? (s->nranks / n) | 1 : 1;
+	double ranks = 0;
 
+	while (cc_gcd_u64(stride, s->nranks) != 1)
+		stride += 2;
 	if (o->net) /* the run's own links, switches and events */
 		bytes += sim_topo_mem_estimate(o->net);
-
-	for (uint32_t r = 0; r < s->nranks; r++) {
-		const struct cc_rank_sched *rs = &s->ranks[r];
-		struct op_weigh w = { .carry = malloc(rs->nbufs ? rs->nbufs : 1) };
-		uint32_t nq = rs->nqps ? rs->nqps : 1;
-
-		if (s->gen) {
-			w.sends = calloc(nq, sizeof(double));
-			w.recvs = calloc(nq, sizeof(double));
-		}
-		if (w.carry)
-			memset(w.carry, o->check, rs->nbufs);
-		if (o->check) {
-			free(w.carry);
-			w.carry = NULL;
-		}
-		if (cc_sched_each_op(s, r, weigh_op, &w)) {
-			free(w.carry);
-			w.carry = NULL;
-		}
-		/* setup_rank(): a key per MR, per buffer a pointer and a byte;
-		 * the QPs and CQs; per op (built) deps_left, users_first,
-		 * sq_pos, cpu_q, p2p_q and the park's list, pos and poll_next,
-		 * and users per dependency, with the queues */
-		bytes += 4.0 * rs->nmrs + 9.0 * rs->nbufs +
-			 (double)rs->nqps * sizeof(struct sx_qp) + (double)rs->ncqs * sizeof(struct sx_cq);
-		if (!s->gen)
-			bytes += 8.0 * sizeof(uint32_t) * rs->nops + 4.0 * rs->ndeps + w.queues;
-		else if (w.sends && w.recvs)
-			bytes += sx_gen_rank_bytes(s, r, window, w.sends, w.recvs);
-		else /* no room to count: every op's worth */
-			bytes += (40.0 + sizeof(struct cc_op)) * rs->nops + w.queues;
-		for (uint32_t b = 0; b < rs->nbufs; b++)
-			if (!w.carry || w.carry[b])
-				bytes += (double)rs->bufs[b].size;
-		free(w.carry);
-		free(w.sends);
-		free(w.recvs);
-	}
-	return bytes;
+	for (uint32_t i = 0; i < n; i++)
+		ranks += rank_weight(s, o, (uint32_t)((i * stride) % s->nranks), window);
+	return bytes + (n ? ranks * s->nranks / n : 0);
 }
 
 void cc_sim_result_free(struct cc_sim_result *res)
