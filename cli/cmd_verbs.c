@@ -442,6 +442,13 @@ int verbs_launch(const char *cmd, uint32_t nranks, uint32_t dflt, const char *bo
 		fprintf(stderr, "cclab %s: %s\n", cmd, err);
 		return CLI_EXIT_USAGE;
 	}
+	/* The simulator takes more ranks (CC_MAX_RANKS) than the bootstrap
+	 * joins: refused before a rank is forked, not by each of them. */
+	if (nranks > CC_LAUNCH_MAX_RANKS) {
+		fprintf(stderr, "cclab %s: -n %u: the verbs executor joins at most %u ranks\n", cmd,
+			nranks, CC_LAUNCH_MAX_RANKS);
+		return CLI_EXIT_USAGE;
+	}
 	if (l.size > 1) {
 		if (nranks && nranks != l.size) {
 			fprintf(stderr, "cclab %s: -n %u, but the launcher (%s) started %u ranks\n",

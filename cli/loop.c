@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/check.h"
+#include "cli/mem_budget.h"
 #include "core/algo.h"
 #include "core/check_io.h"
 #include "core/dtype.h"
@@ -145,10 +146,17 @@ static int open_outputs(const struct cli_opts *o, struct cc_atomic_file *jf,
 	return 0;
 }
 
+/* What a refusal for memory ends with where data is carried: how to time
+ * the run without it. */
+static void carry_hint(const struct cli_opts *o)
+{
+	if (o->cmd != CLI_CHECK)
+		fprintf(stderr, "; %s times the run without carrying data",
+			o->scenario ? "a smaller 'check: SIZE' (or false)" : "--check 0");
+}
+
 void cli_refuse_memory(const struct cli_opts *o, uint64_t size)
 {
-	const struct cc_scenario *sc = o->scenario;
-
 	struct cc_mem_limit lim;
 	char l[96];
 
@@ -156,19 +164,49 @@ void cli_refuse_memory(const struct cli_opts *o, uint64_t size)
 	fprintf(stderr, "cclab %s: %" PRIu64 " bytes: the buffers of all ranks would not fit in "
 		"this machine's memory (refused up front); the limit is %s", cli_opts_cmd(o), size,
 		cc_mem_limit_text(&lim, l, sizeof(l)));
-	if (o->cmd != CLI_CHECK)
-		fprintf(stderr, "; %s times the run without carrying data",
-			sc ? "a smaller 'check: SIZE' (or false)" : "--check 0");
+	carry_hint(o);
 	fputc('\n', stderr);
 }
 
-/* Builds the schedule of size `bytes` and, when `carried`, weighs its
- * buffers.  0 or an exit code after a message. */
+/* A run whose schedule and simulator state (l->mem_need) would not fit in
+ * `left`, what the memory limit left before its schedule was built, is
+ * refused before any runs: past it, the OOM killer ends the process or
+ * swapping stalls it, and nothing says why.  0 or an exit code after a
+ * message. */
+static int weigh_run(const struct cli_opts *o, const struct cli_loop *l,
+		     const struct cc_schedule *s, uint64_t bytes, uint64_t shown, bool carried,
+		     const struct cc_mem_limit *lim, double left)
+{
+	double need = l->mem_need(o, l->ctx, s, bytes, carried);
+	double sched = (double)cc_schedule_bytes(s);
+	char t[96], a[CC_FMT_BYTES_LEN], b[CC_FMT_BYTES_LEN], c[CC_FMT_BYTES_LEN],
+		d[CC_FMT_BYTES_LEN];
+
+	if (need <= left)
+		return 0;
+	fprintf(stderr, "cclab %s: %" PRIu64 " bytes on %u ranks: the run would hold about %s "
+		"(the schedule %s, the simulator's state %s) where %s is left (refused up front); "
+		"the limit is %s; use fewer ranks or a smaller size",
+		cli_opts_cmd(o), shown, s->nranks, cc_format_bytes(a, sizeof(a), (uint64_t)need),
+		cc_format_bytes(b, sizeof(b), (uint64_t)sched),
+		cc_format_bytes(c, sizeof(c), (uint64_t)(need - sched)),
+		cc_format_bytes(d, sizeof(d), left > 0 ? (uint64_t)left : 0),
+		cc_mem_limit_text(lim, t, sizeof(t)));
+	if (carried)
+		carry_hint(o);
+	fputc('\n', stderr);
+	return CLI_EXIT_FAIL;
+}
+
+/* Builds the schedule of size `bytes` and weighs it: its buffers when
+ * `carried`, and what its run would hold where the command says
+ * (l->mem_need).  0 or an exit code after a message. */
 static int weigh(const struct cli_opts *o, const struct cli_loop *l, uint64_t bytes, bool carried)
 {
 	struct cli_opts quiet = *o;
 	uint64_t count, shown;
 	struct cc_schedule *s;
+	struct cc_mem_limit lim;
 	int rc;
 
 	quiet.nfaults = 0; /* --fault is checked, and noted, as each size runs */
@@ -181,6 +219,11 @@ static int weigh(const struct cli_opts *o, const struct cli_loop *l, uint64_t by
 
 	if (l->wall_limited)
 		bo.deadline_ns = cli_wall_deadline(o->wall_limit_ms, cc_clock_ns());
+	/* what is left before the schedule takes its part, which the run's
+	 * weight counts (the network is built already, and held) */
+	cc_mem_limit(&lim);
+	double left = cli_mem_left(&lim);
+
 	rc = cli_build_with(&quiet, bytes, &bo, &s, &count, &shown);
 	if (rc == CLI_BUILD_TIME_LIMIT)
 		return 0;
@@ -189,16 +232,18 @@ static int weigh(const struct cli_opts *o, const struct cli_loop *l, uint64_t by
 	if (carried && cc_check_io_too_big(s, true, 0)) {
 		cli_refuse_memory(o, shown);
 		rc = CLI_EXIT_FAIL;
+	} else if (l->mem_need) {
+		rc = weigh_run(o, l, s, bytes, shown, carried, &lim, left);
 	}
 	cc_schedule_free(s);
 	return rc;
 }
 
 /* Before the first row, the sweep's largest size is built (cc_build()
- * refuses a schedule too large to hold) and the largest that carries data
- * is weighed: a sweep that would fail at its end is refused now, not
- * after its smaller sizes ran, whose rows the refusal would throw away
- * (a report is complete or absent).  0 or an exit code after a message. */
+ * refuses a schedule too large to hold), its run weighed, and the largest
+ * that carries data weighed with its buffers: a sweep that would fail at
+ * its end is refused now, not after its smaller sizes ran, whose rows the
+ * refusal would throw away (a report is complete or absent).  0 or an exit code after a message. */
 static int preflight(const struct cli_opts *o, const struct cli_loop *l)
 {
 	uint64_t size = o->minbytes, last, big = 0;

@@ -63,6 +63,11 @@ static double per_thread(enum cc_mem_source src)
 	return stack + (src == CC_MEM_SRC_RLIMIT_AS ? ARENA_RESERVE : 0);
 }
 
+double cli_mem_left(const struct cc_mem_limit *lim)
+{
+	return lim->bytes ? (double)lim->bytes - held_now(lim->source) : 1e300;
+}
+
 void cli_mem_budget_init(struct cli_mem_budget *m, uint32_t *jobs)
 {
 	double avail, each;

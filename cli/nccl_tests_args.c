@@ -25,6 +25,7 @@
 
 #include "cli/nccl_tests.h"
 #include "core/nccl_auto.h"
+#include "sim/launch.h"
 #include "util/files.h"
 #include "util/units.h"
 
@@ -272,7 +273,7 @@ static int apply(struct nt_opts *n, int c, const char *a)
 		}
 	switch (c) {
 	case 't': rc = get_int(n, c, a, 1, CLI_MAX_RANKS, &v); n->nthreads = (uint32_t)v; break;
-	case 'g': rc = get_int(n, c, a, 1, CLI_MAX_RANKS, &v); n->ngpus = (uint32_t)v; break;
+	case 'g': rc = get_int(n, c, a, 1, CC_SIM_LAUNCH_MAX_GPUS, &v); n->ngpus = (uint32_t)v; break;
 	case 'b': return get_size(n, c, a, &n->minbytes);
 	case 'e': return get_size(n, c, a, &n->maxbytes);
 	case 'i': return get_size(n, c, a, &n->stepbytes);

@@ -389,12 +389,13 @@ extern const char *const cc_transport_name[CC_TRANSPORT_COUNT];
 int cc_coll_parse(const char *s, enum cc_coll *out);
 int cc_transport_parse(const char *s, enum cc_transport *out);
 
-/* The most ranks a schedule has.  The network's routes no longer bound it
- * (a row per switch, sim/net.c); the simulator's own memory does, which
- * nothing estimates up front yet: a tree allreduce on 16384 ranks in
- * 8-GPU nodes on rails takes 3.5 GB, and on 131072 it was killed for
- * memory past 24 GB (docs/performance.md). */
-#define CC_MAX_RANKS 16384u
+/* The most ranks a schedule has: 2^17, past the 100,000 GPUs of the
+ * largest clusters.  Memory is what bounds a run, and one that would not
+ * fit is refused before it starts (cc_build()'s estimate, and
+ * cc_sim_mem_estimate() weighed by cli/loop.c): a tree allreduce on 16384
+ * ranks in 8-GPU nodes on rails holds about 3.3 GB (docs/performance.md).
+ * The verbs executor's bootstrap joins fewer (CC_LAUNCH_MAX_RANKS). */
+#define CC_MAX_RANKS 131072u
 
 /* What to build.  count is nccl-tests' count: elements per rank for
  * allreduce, per-rank output elements for reduce-scatter, per-rank input

@@ -28,7 +28,7 @@ struct cc_sim_launch {
 	bool cuda_graph;          /* nccl-tests' -G 1 or more: launched from a CUDA graph */
 };
 
-#define CC_SIM_LAUNCH_MAX_GPUS 16384u  /* -g a thread drives, at most (CC_MAX_RANKS) */
+#define CC_SIM_LAUNCH_MAX_GPUS 16384u  /* -g a thread drives, at most */
 #define CC_SIM_LAUNCH_MAX_AGG 1000000u /* -m, at most (nccl-tests mode's iteration cap) */
 
 /* The least time one collective takes in a benchmark's loop launched as

@@ -187,7 +187,7 @@ static void test_bad_options(void **state)
 		{"check -n 4 -Z", {"-Z"}},
 		{"check", {"-n", "--nranks"}},
 		{"check -n 0", {"-n", "'0'"}},
-		{"check -n 20000", {"-n", "20000"}},
+		{"check -n 200000", {"-n", "200000"}},
 		{"check -n 4x", {"-n", "4x"}},
 		{"check -n -3", {"-n", "-3"}},
 		{"check --nranks= ", {"--nranks"}},
@@ -731,9 +731,10 @@ static void test_schedule_one_rank(void **state)
 
 /* The memory the up-front checks weigh against is the smallest of
  * physical memory, ulimit -v / -d and the cgroup's limit: under ulimit -v
- * 1 GB a sweep that carries 17 GB of buffers, and a schedule of about
- * 3 GiB, are refused before the first row, naming that limit, exit 1 —
- * not built until allocation fails. */
+ * 1 GB a sweep that carries 17 GB of buffers, a schedule of about
+ * 3 GiB, and under 300 MB a run whose simulator would hold 490 MiB, are
+ * refused before the first row, naming that limit, exit 1 — not built or
+ * run until allocation fails. */
 static void test_memory_limit_used(void **state)
 {
 	(void)state;
@@ -755,6 +756,33 @@ static void test_memory_limit_used(void **state)
 				      "would take about"));
 	assert_non_null(strstr(r.err, "this process may use 1.0 GiB: the address-space limit "
 				      "(ulimit -v)"));
+	run_free(&r);
+	/* A generated schedule passes cc_build()'s check (it holds what is in
+	 * flight), but the simulator's state for 2048 ranks of a tree (about
+	 * 490 MiB, cc_sim_mem_estimate()) is weighed before the first row as
+	 * well; 256 ranks fit and run. */
+	const char *tree = "sim -b 1M --check 0 -A tree --ranks-per-node 8 --topology railopt "
+			   "--model flow --fabric ideal";
+	r = run_cclab_env("ulimit -v 300000;", "%s -n 2048", tree);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "1048576 bytes on 2048 ranks: the run would hold about "));
+	assert_non_null(strstr(r.err, " is left (refused up front); the limit is 0.3 GiB: the "
+				      "address-space limit (ulimit -v); use fewer ranks or a smaller "
+				      "size\n"));
+	run_free(&r);
+	r = run_cclab_env("ulimit -v 300000;", "%s -n 256", tree);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_lines_starting(r.out, "     1048576"), 1);
+	run_free(&r);
+	/* A built schedule is in the run's weight once: what is left is read
+	 * before it is built.  Halving-doubling on 512 ranks at 32 MiB (about
+	 * 230 MB of schedule) runs under 350 MB, where taking the schedule
+	 * from what is left as well refused it. */
+	r = run_cclab_env("ulimit -v 350000;", "sim -n 512 -b 32M --check 0 -A halving-doubling "
+			  "--model flow --fabric ideal");
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_lines_starting(r.out, "    33554432"), 1);
 	run_free(&r);
 }
 

@@ -138,7 +138,9 @@ static void too_large(void **state)
 	       "sim -n 2 -b 1K -e 1M -f 1e21");
 	expect(2, "invalid value '99999999999999999999999' for -f: too large",
 	       "sim -n 2 -b 1K -e 1M -f 99999999999999999999999");
-	expect(2, "invalid value '16385' for -n: too large: at most 16384", "sim -n 16385 -b 1K");
+	expect(2, "invalid value '131073' for -n: too large: at most 131072", "sim -n 131073 -b 1K");
+	/* the simulator's range, not the bootstrap's: refused before a fork */
+	expect(2, "-n 70000: the verbs executor joins at most 65536 ranks", "run -n 70000 -b 1K");
 	expect(2, "invalid value '1.5' for -f: expected a whole number >= 2",
 	       "sim -n 2 -b 1K -e 1M -f 1.5");
 }

@@ -55,10 +55,10 @@ static uint32_t find_sets(char *text, const char *sets[MAX_SETS])
 
 /* Whether the text asks for more than about 256 GPUs or switches: a
  * number after one of the keys that size a network (in YAML or a --set)
- * above 16, or such numbers whose product passes 4096.  Routing is
- * quadratic in the ranks: the largest networks allowed (4096 GPUs) take
- * 2 s to load at -O2 and up to 70 s here, which libFuzzer would report as
- * a hang; numbers past 4096 are refused at once and stay in. */
+ * above 16, or such numbers whose product passes 4096.  Loading a network
+ * of thousands of GPUs takes seconds at -O2 and far longer under the
+ * fuzzer's instrumentation, which libFuzzer would report as a hang;
+ * numbers past CC_MAX_RANKS are refused at once and stay in. */
 static int too_big(const char *text)
 {
 	static const char *const keys[] = {"ranks", "gpus", "gpus_per_node", "hosts_per_leaf",
@@ -71,9 +71,9 @@ static int too_big(const char *text)
 			uint64_t v = 0;
 
 			q += strspn(q, "\"' \t\r\n:=");
-			while (isdigit((unsigned char)*q) && v <= 4096)
+			while (isdigit((unsigned char)*q) && v <= CC_MAX_RANKS)
 				v = v * 10 + (uint64_t)(*q++ - '0');
-			if (v > 4096)
+			if (v > CC_MAX_RANKS)
 				continue;
 			if (v > 16 || (v > 1 && (product *= v) > 4096))
 				return 1;
