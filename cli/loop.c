@@ -243,7 +243,8 @@ static int weigh(const struct cli_opts *o, const struct cli_loop *l, uint64_t by
  * refuses a schedule too large to hold), its run weighed, and the largest
  * that carries data weighed with its buffers: a sweep that would fail at
  * its end is refused now, not after its smaller sizes ran, whose rows the
- * refusal would throw away (a report is complete or absent).  0 or an exit code after a message. */
+ * refusal would throw away (a report is complete or absent).  0 or an exit
+ * code after a message. */
 static int preflight(const struct cli_opts *o, const struct cli_loop *l)
 {
 	uint64_t size = o->minbytes, last, big = 0;

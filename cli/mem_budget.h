@@ -23,13 +23,13 @@ struct cli_mem_budget {
 	uint64_t turn;            /* the ticket that never waits (acquire_turn) */
 	bool closed;              /* nobody waits any more (close) */
 };
+/* What limit `lim` (cc_mem_limit()) leaves beside what the process holds
+ * now; 1e300 when nothing limits it. */
+double cli_mem_left(const struct cc_mem_limit *lim);
 /* The budget: 3/4 of what the limit leaves beside what the process holds
  * (the same for any --jobs); under ulimit -v or -d lowers *jobs (to 1 at
  * least) so that what the threads reserve themselves (stacks, malloc
  * arenas) fits in the remaining quarter. */
-/* What limit `lim` (cc_mem_limit()) leaves beside what the process holds
- * now; 1e300 when nothing limits it. */
-double cli_mem_left(const struct cc_mem_limit *lim);
 void cli_mem_budget_init(struct cli_mem_budget *m, uint32_t *jobs);
 void cli_mem_budget_destroy(struct cli_mem_budget *m);
 /* Reserves `bytes` (the budget, if more: such a run runs alone), waiting
