@@ -183,7 +183,7 @@ static void print_header(const char *fabric, const struct point_opts *po)
 	printf("# allreduce, %s algorithm, write_imm, float32 sum, fabric %s, topology %s, "
 	       "check off, model %s\n", cc_algo_name[po->algo], fabric,
 	       sim_topo_kind_name[po->topo], cc_sim_model_name[po->model]);
-	printf("%5s %12s %12s %10s %12s %8s %8s %10s %8s %8s %11s %9s %11s %7s\n", "ranks",
+	printf("%6s %12s %12s %10s %12s %8s %8s %10s %8s %8s %11s %9s %11s %7s\n", "ranks",
 	       "bytes", "sim_us", "busbw_GB/s", "events", "build_s", "run_s", "events/s", "rss_MiB",
 	       "est_MiB", "sim_mem_MiB", "sched_MiB", "ops", "window");
 }
@@ -216,16 +216,16 @@ static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 	double t1 = now_s();
 	if (!s) {
 		if (errno == E2BIG) {
-			printf("%5" PRIu32 " %12" PRIu64 "  skipped: schedule too large (%s)\n", k,
+			printf("%6" PRIu32 " %12" PRIu64 "  skipped: schedule too large (%s)\n", k,
 			       bytes, err);
 			return 0;
 		}
 		if (errno == EINVAL && err[0]) { /* past cc_build()'s own range (k) */
-			printf("%5" PRIu32 " %12" PRIu64 "  skipped: refused by cc_build() (%s)\n", k,
+			printf("%6" PRIu32 " %12" PRIu64 "  skipped: refused by cc_build() (%s)\n", k,
 			       bytes, err);
 			return 0;
 		}
-		printf("%5" PRIu32 " %12" PRIu64 "  failed: cannot build the schedule: %s\n", k,
+		printf("%6" PRIu32 " %12" PRIu64 "  failed: cannot build the schedule: %s\n", k,
 		       bytes, err[0] ? err : strerror(errno ? errno : ENOMEM));
 		return 1;
 	}
@@ -235,7 +235,7 @@ static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 	for (uint32_t r = 0; r < s->nranks; r++)
 		ops += s->ranks[r].nops;
 	if (po->max_ops && ops > po->max_ops) {
-		printf("%5" PRIu32 " %12" PRIu64 "  skipped: %.3g ops over all ranks, more than "
+		printf("%6" PRIu32 " %12" PRIu64 "  skipped: %.3g ops over all ranks, more than "
 		       "--max-ops %.3g (about 40 minutes a 10^9 here)\n", k, bytes, (double)ops,
 		       (double)po->max_ops);
 		cc_schedule_free(s);
@@ -256,7 +256,7 @@ static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 	rc = cc_sim_run(s, &o, &res);
 	double t3 = now_s();
 	if (rc) {
-		printf("%5" PRIu32 " %12" PRIu64 "  %s: cc_sim_run: %s\n", k, bytes,
+		printf("%6" PRIu32 " %12" PRIu64 "  %s: cc_sim_run: %s\n", k, bytes,
 		       rc == -E2BIG ? "skipped" : "failed", strerror(-rc));
 		cc_schedule_free(s);
 		return rc == -E2BIG ? 0 : 1;
@@ -269,7 +269,7 @@ static int run_point(uint32_t k, uint64_t bytes, const struct point_opts *po)
 	/* nccl-tests: algbw = size / time, busbw = algbw * 2(k-1)/k. */
 	if (!cc_result_bw(size, sim_us, cc_busbw_factor(p.coll, k), &algbw, &busbw))
 		busbw = 0;
-	printf("%5" PRIu32 " %12" PRIu64 " %12.3f %10.3f %12" PRIu64 " %8.3f %8.3f %10.3g %8.1f "
+	printf("%6" PRIu32 " %12" PRIu64 " %12.3f %10.3f %12" PRIu64 " %8.3f %8.3f %10.3g %8.1f "
 	       "%8.1f %11.2f %9.1f %11" PRIu64 " %7" PRIu32, k, bytes, sim_us, busbw, res.events,
 	       t1 - t0, run_s, run_s > 0 ? (double)res.events / run_s : 0.0, peak_rss_mib(),
 	       est / (1024.0 * 1024.0), (double)res.mem_bytes / (1024.0 * 1024.0),
