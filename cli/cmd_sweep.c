@@ -243,6 +243,13 @@ static int prepare_dir(const struct sweep_args *a, const char *dir)
 		goto out;
 	}
 	have = read_text(path, &olen, &err);
+	bool fresh = !have && err == -ENOENT && sweep_dir_fresh(dir);
+	/* Every task of a launch starts here at once, and the definition is
+	 * what a new folder gets last: one written between the read and the
+	 * look makes the folder a sweep's, read now (it used to be refused as
+	 * "not empty", exit 2, as test_sweep's two tasks found under load). */
+	if (!have && err == -ENOENT && !fresh)
+		have = read_text(path, &olen, &err);
 	if (have) {
 		/* A rerun: the same definition, and the scenario's and grid
 		 * file's same bytes (their paths may differ: content decides). */
@@ -263,7 +270,7 @@ static int prepare_dir(const struct sweep_args *a, const char *dir)
 		fprintf(stderr, "cclab sweep: '%s': %s\n", path, cc_file_strerror(err));
 		goto out;
 	}
-	if (!sweep_dir_fresh(dir)) {
+	if (!fresh) {
 		fprintf(stderr, "cclab sweep: '%s' is not empty and holds no sweep (no sweep.txt): "
 			"give --out a new or empty folder\n", dir);
 		goto out;
