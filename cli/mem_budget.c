@@ -83,7 +83,7 @@ void cli_mem_budget_init(struct cli_mem_budget *m, uint32_t *jobs)
 	/* The budget does not depend on the threads, so neither does which
 	 * run fits: --jobs changes no result.  Their own reservations go in
 	 * the quarter left over. */
-	avail = (double)m->limit.bytes - held_now(m->limit.source);
+	avail = cli_mem_left(&m->limit);
 	each = per_thread(m->limit.source);
 	while (*jobs > 1 && (double)(*jobs - 1) * each > avail / 4)
 		(*jobs)--;

@@ -116,9 +116,6 @@ static void saved_free(struct saved *sv)
 	sv->walk = NULL;
 }
 
-/* Room past the last dependency: cc_add_op() wants room for every
- * dependency it is handed before it drops duplicates. */
-#define DEP_SLACK 64u
 
 /* Rank r's step n of stream j (1..), emitted where g->c.out says: the one
  * way the dry run, the scans and the run's own making take a step. */
@@ -138,7 +135,7 @@ static struct cc_rank_sched view(const struct cc_rank_sched *rs, uint32_t made, 
 {
 	return (struct cc_rank_sched){ .ops = rs->ops, .deps = rs->deps, .nops = made,
 				       .ndeps = dep_made, .cap_ops = rs->nops,
-				       .cap_deps = rs->ndeps + DEP_SLACK };
+				       .cap_deps = rs->ndeps + CC_GEN_DEP_SLACK };
 }
 
 /* Rank r's ops counted, stream by stream (a dry run that leaves its
@@ -175,7 +172,7 @@ static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
 	rs->nops = v.nops;
 	rs->ndeps = v.ndeps;
 	rs->ops = cc_span_new(rs->nops ? rs->nops : 1, sizeof(*rs->ops));
-	rs->deps = cc_span_new(rs->ndeps + DEP_SLACK, sizeof(*rs->deps));
+	rs->deps = cc_span_new(rs->ndeps + CC_GEN_DEP_SLACK, sizeof(*rs->deps));
 	if (!rs->ops || !rs->deps)
 		return -ENOMEM;
 	/* Stream 0 now, for real: the first slots' invitations. */
@@ -192,7 +189,7 @@ static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
 static void unmap_rank(struct cc_rank_sched *rs)
 {
 	cc_span_free(rs->ops, rs->nops ? rs->nops : 1, sizeof(*rs->ops));
-	cc_span_free(rs->deps, rs->ndeps + DEP_SLACK, sizeof(*rs->deps));
+	cc_span_free(rs->deps, rs->ndeps + CC_GEN_DEP_SLACK, sizeof(*rs->deps));
 	rs->ops = NULL;
 	rs->deps = NULL;
 }

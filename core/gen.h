@@ -40,6 +40,11 @@
 
 struct cc_gen;
 
+/* Room a rank's dependency array keeps past its last dependency:
+ * cc_add_op() wants room for every dependency it is handed before it
+ * drops duplicates (sim/exec_gen.c weighs it too). */
+#define CC_GEN_DEP_SLACK 64u
+
 /* Whether p's schedule can be generated (p as cc_build_with() takes it). */
 bool cc_gen_supported(const struct cc_coll_params *p);
 

@@ -121,7 +121,7 @@ double sx_gen_rank_bytes(const struct cc_schedule *s, uint32_t r, double live,
 	/* cc_gen_build(): the ops and dependencies, given back a batch of
 	 * ops at a time (give_back()) */
 	bytes = span_held(n ? n : 1, sizeof(struct cc_op), in_use, GIVE_BACK_OPS) +
-		span_held(nd + 64, sizeof(uint32_t), nd * share, GIVE_BACK_OPS * nd / (n ? n : 1));
+		span_held(nd + CC_GEN_DEP_SLACK, sizeof(uint32_t), nd * share, GIVE_BACK_OPS * nd / (n ? n : 1));
 	/* sx_gen_rank_init(): deps_left, done, ulist, uedge, sq_pos; and
 	 * sx_park_init()'s pos and poll_next spans and list */
 	bytes += 5 * span_held(n, sizeof(uint32_t), in_use, GIVE_BACK_OPS) +
