@@ -161,18 +161,13 @@ test-scripts: $(CCLAB)
 	@CCLAB=$(CCLAB) bash tests/test_plots.sh
 	@CCLAB=$(CCLAB) bash tests/test_schemas.sh
 
+# The CI's whole run (.ci/run), stage by stage, each stage's wall time
+# printed as it ends so that a slow CI says which stage grew.
+TEST_STAGES := test-run test-scripts test-install test-deb test-cuda \
+	test-calibrate validate test-valgrind asan tsan fuzz
 test: deps
-	$(MAKE) test-run
-	$(MAKE) test-scripts
-	$(MAKE) test-install
-	$(MAKE) test-deb
-	$(MAKE) test-cuda
-	$(MAKE) test-calibrate
-	$(MAKE) validate
-	$(MAKE) test-valgrind
-	$(MAKE) asan
-	$(MAKE) tsan
-	$(MAKE) fuzz
+	@for t in $(TEST_STAGES); do s=$$(date +%s); $(MAKE) $$t || exit $$?; \
+		echo "make test: $$t passed in $$(( $$(date +%s) - s )) s"; done
 
 # On a GPU: every dtype x redop kernel against core/dtype.c and the memory
 # bandwidth they reach; without one, SKIP (after the CPU run of the
