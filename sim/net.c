@@ -510,11 +510,22 @@ struct route_scratch {
 	uint32_t *adj_peer;   /* the far node of each port */
 	uint32_t *adj_pport;  /* and the port there */
 	uint8_t *adj_nvl;     /* its link is NVLink */
-	/* The same for links between two switches alone, which are all a
-	 * search goes on along past its first hop: a star's switch has
-	 * thousands of ports and none of them. */
-	uint32_t *sw_first, *sw_peer, *sw_port; /* sw_port: the port at u */
+	/* The links between two switches alone, which are all a search goes
+	 * on along past its first hop (a star's switch has thousands of ports
+	 * and none of them), grouped by far switch and kind: node u's groups
+	 * at sw_first[u] .., group g's far switch sw_peer[g], its ports at u
+	 * (ascending) sw_port[grp_first[g] .. grp_first[g + 1]].  A rail
+	 * leaf's uplinks to its one spine are one group of as many ports as
+	 * it has nodes, so a search or an ECMP set looks at one group where
+	 * it looked at every port: k searches of k ports at 131072 ranks. */
+	uint32_t *sw_first, *sw_peer, *grp_first, *sw_port;
 	uint8_t *sw_nvl;
+	uint32_t *grp_off;    /* a group's ports as a set in route_ports, or NONE */
+	uint32_t *pick;       /* the groups of a set being made */
+	/* Per switch u, the last set it had of several groups: the groups at
+	 * memo[sw_first[u]] .., memo_n[u] of them (0: none yet), the set's
+	 * offset memo_off[u]. */
+	uint32_t *memo, *memo_n, *memo_off;
 	uint8_t *fwd;         /* per node: a switch (forwards) */
 	uint32_t *nvl_host;   /* per node: its host if NVLink-only towards that host's
 			       * ranks (a GPU of a host with an NVSwitch, or the
@@ -524,6 +535,14 @@ struct route_scratch {
 	uint32_t *dist_all;   /* block x nnodes: over every link */
 	uint32_t *dist_nvl;   /* block x nnodes: over NVLink links only */
 	uint32_t *comp;       /* per node: a switch's component (union-find root) */
+	/* The components with ranks, by their rows' first rank, each with its
+	 * rows; and those whose range meets the block being routed.  A search
+	 * from rank d sets distances in d's components alone, so a block looks
+	 * at their rows alone: on rails every host's NVSwitch is a component
+	 * of its own, a row per host, and a pass over every row for every rank
+	 * was k^2 / 8 steps. */
+	struct route_comp { uint32_t lo, hi, first, count; } *comps;
+	uint32_t ncomps, *comp_rows, *active, nactive;
 	/* ECMP sets are kept once each (pool_add()): an index of the sets in
 	 * n->route_ports by content, and a set being made. */
 	uint32_t *set_slot;   /* entry + 1 of the set's first user, 0: empty */
@@ -567,11 +586,17 @@ static void bfs(const struct sim_net *n, const struct route_scratch *s, uint32_t
 	}
 }
 
-/* Undoes bfs() towards rank d: the switches' distances and d's NIC's. */
-static void reset_dist(const struct sim_net *n, uint32_t d, uint32_t *dist)
+/* Undoes bfs() towards rank d, one of the block's: the distances of the
+ * switches of the active components (all bfs() reaches) and d's NIC's. */
+static void reset_dist(const struct sim_net *n, const struct route_scratch *s, uint32_t d,
+		       uint32_t *dist)
 {
-	for (uint32_t r = 0; r < n->nrows; r++)
-		dist[n->rows[r].node] = SIM_NET_NONE;
+	for (uint32_t a = 0; a < s->nactive; a++) {
+		const struct route_comp *c = &s->comps[s->active[a]];
+
+		for (uint32_t i = c->first; i < c->first + c->count; i++)
+			dist[n->rows[s->comp_rows[i]].node] = SIM_NET_NONE;
+	}
 	dist[n->rank_node[d]] = SIM_NET_NONE;
 }
 
@@ -596,26 +621,11 @@ static uint32_t ecmp_last_hop(const struct route_scratch *s, uint32_t u, uint32_
 	return cnt;
 }
 
-/* The ECMP set of switch u towards the NIC t under `dist` (NVLink links
- * only when nvlink_only), written to ports; its size. */
-static uint32_t ecmp_set(const struct route_scratch *s, uint32_t u, uint32_t t,
-			 const uint32_t *dist, bool nvlink_only, uint32_t *ports)
+static int port_cmp(const void *a, const void *b)
 {
-	uint32_t cnt = 0;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (dist[u] == SIM_NET_NONE)
-		return 0;
-	if (dist[u] == 1)
-		return ecmp_last_hop(s, u, t, nvlink_only, ports);
-	/* further away, every next hop is a switch */
-	for (uint32_t i = s->sw_first[u]; i < s->sw_first[u + 1]; i++) {
-		uint32_t w = s->sw_peer[i];
-
-		if ((nvlink_only && !s->sw_nvl[i]) || dist[w] + 1 != dist[u])
-			continue;
-		ports[cnt++] = s->sw_port[i];
-	}
-	return cnt;
+	return (x > y) - (x < y);
 }
 
 /* The host whose ranks' entries are NVLink-only, for rank d: its host if
@@ -705,6 +715,62 @@ static uint32_t pool_add(struct sim_net *n, struct route_scratch *s, size_t e)
 	return n->route_off[e];
 }
 
+/* Entry e, switch u's towards the NIC t under `dist` (NVLink links only
+ * when nvlink_only): its ECMP set, in u's port order.  One hop from t the
+ * set is u's links to t; further away every next hop is a switch, and the
+ * set is the ports of u's groups one step nearer.  A set of one group is
+ * made once per group, one of several once per run of entries that have
+ * it (a leaf's uplinks to every spine): a set may have thousands of ports
+ * and a switch an entry per rank. */
+static void ecmp_entry(struct sim_net *n, struct route_scratch *s, size_t e, uint32_t u,
+		       uint32_t t, const uint32_t *dist, bool nvlink_only)
+{
+	uint32_t ng = 0, cnt = 0;
+
+	n->route_cnt[e] = 0;
+	n->route_off[e] = 0;
+	if (dist[u] == SIM_NET_NONE)
+		return;
+	if (dist[u] == 1) {
+		n->route_cnt[e] = ecmp_last_hop(s, u, t, nvlink_only, s->set);
+		n->route_off[e] = pool_add(n, s, e);
+		return;
+	}
+	for (uint32_t g = s->sw_first[u]; g < s->sw_first[u + 1]; g++)
+		if ((!nvlink_only || s->sw_nvl[g]) && dist[s->sw_peer[g]] + 1 == dist[u])
+			s->pick[ng++] = g;
+	for (uint32_t i = 0; i < ng; i++)
+		cnt += s->grp_first[s->pick[i] + 1] - s->grp_first[s->pick[i]];
+	n->route_cnt[e] = cnt;
+	if (ng == 0)
+		return;
+	if (ng == 1 && s->grp_off[s->pick[0]] != SIM_NET_NONE) {
+		n->route_off[e] = s->grp_off[s->pick[0]];
+		return;
+	}
+	if (ng > 1 && s->memo_n[u] == ng &&
+	    !memcmp(s->memo + s->sw_first[u], s->pick, ng * sizeof(*s->pick))) {
+		n->route_off[e] = s->memo_off[u];
+		return;
+	}
+	cnt = 0;
+	for (uint32_t i = 0; i < ng; i++)
+		for (uint32_t j = s->grp_first[s->pick[i]]; j < s->grp_first[s->pick[i] + 1]; j++)
+			s->set[cnt++] = s->sw_port[j];
+	if (ng > 1)
+		qsort(s->set, cnt, sizeof(*s->set), port_cmp);
+	n->route_off[e] = pool_add(n, s, e);
+	if (s->err)
+		return;
+	if (ng == 1) {
+		s->grp_off[s->pick[0]] = n->route_off[e];
+	} else {
+		memcpy(s->memo + s->sw_first[u], s->pick, ng * sizeof(*s->pick));
+		s->memo_n[u] = ng;
+		s->memo_off[u] = n->route_off[e];
+	}
+}
+
 /* Destinations d0 .. d0 + cnt - 1: their searches first, then switch by
  * switch each entry of its row's range: its distance and its set.  Row by
  * row, so the tables are written in runs of entries rather than one entry
@@ -720,36 +786,85 @@ static void route_block(struct sim_net *n, struct route_scratch *s, uint32_t d0,
 		if (host[j] != SIM_NET_NONE)
 			bfs(n, s, d0 + j, true, s->dist_nvl + (size_t)j * n->nnodes);
 	}
-	for (uint32_t r = 0; r < n->nrows; r++) {
-		const struct sim_net_row *row = &n->rows[r];
-		uint32_t u = row->node;
-		uint32_t lo = row->lo > d0 ? row->lo : d0;
-		uint32_t hi = row->hi < d0 + cnt ? row->hi : d0 + cnt;
+	for (uint32_t a = 0; a < s->nactive; a++) {
+		const struct route_comp *c = &s->comps[s->active[a]];
+		uint32_t lo = c->lo > d0 ? c->lo : d0;
+		uint32_t hi = c->hi < d0 + cnt ? c->hi : d0 + cnt;
 
-		for (uint32_t d = lo; d < hi; d++) {
-			uint32_t j = d - d0;
-			size_t e = row->base + (d - row->lo);
-			bool only = host[j] != SIM_NET_NONE && s->nvl_host[u] == host[j];
-			const uint32_t *dist = (only ? s->dist_nvl : s->dist_all) +
-					       (size_t)j * n->nnodes;
+		for (uint32_t i = c->first; i < c->first + c->count; i++) {
+			const struct sim_net_row *row = &n->rows[s->comp_rows[i]];
+			uint32_t u = row->node;
 
-			n->dist[e] = dist[u];
-			n->route_cnt[e] = ecmp_set(s, u, nic[j], dist, only, s->set);
-			n->route_off[e] = pool_add(n, s, e);
+			for (uint32_t d = lo; d < hi; d++) {
+				uint32_t j = d - d0;
+				size_t e = row->base + (d - row->lo);
+				bool only = host[j] != SIM_NET_NONE && s->nvl_host[u] == host[j];
+				const uint32_t *dist = (only ? s->dist_nvl : s->dist_all) +
+						       (size_t)j * n->nnodes;
+
+				n->dist[e] = dist[u];
+				ecmp_entry(n, s, e, u, nic[j], dist, only);
+			}
 		}
 	}
 	for (uint32_t j = 0; j < cnt; j++) {
-		reset_dist(n, d0 + j, s->dist_all + (size_t)j * n->nnodes);
+		reset_dist(n, s, d0 + j, s->dist_all + (size_t)j * n->nnodes);
 		if (host[j] != SIM_NET_NONE)
-			reset_dist(n, d0 + j, s->dist_nvl + (size_t)j * n->nnodes);
+			reset_dist(n, s, d0 + j, s->dist_nvl + (size_t)j * n->nnodes);
 	}
 }
 
-/* The adjacency arrays and which nodes' entries may be NVLink-only. */
-static void fill_graph(const struct sim_net *n, struct route_scratch *s)
+/* Switch u's links to switches, grouped by far switch and kind
+ * (struct route_scratch), from group g on; returns the next free group.
+ * Scratch: gidx and stamp (2 x nnodes, stamp all 0 on the first call),
+ * at (a cursor per group).  grp_first[g] is already u's first port. */
+static uint32_t group_links(struct route_scratch *s, uint32_t u, uint32_t g, uint32_t *gidx,
+			    uint32_t *stamp, uint32_t *at)
 {
-	uint32_t i = 0;
+	uint32_t g0 = g;
 
+	s->sw_first[u] = g;
+	for (uint32_t j = s->adj_first[u]; s->fwd[u] && j < s->adj_first[u + 1]; j++) {
+		uint32_t key = 2 * s->adj_peer[j] + s->adj_nvl[j];
+
+		if (!s->fwd[s->adj_peer[j]])
+			continue;
+		if (stamp[key] != u + 1) {
+			stamp[key] = u + 1;
+			gidx[key] = g;
+			s->sw_peer[g] = s->adj_peer[j];
+			s->sw_nvl[g] = s->adj_nvl[j];
+			s->grp_off[g] = SIM_NET_NONE;
+			at[g++] = 0;
+		}
+		at[gidx[key]]++;
+	}
+	for (uint32_t i = g0; i < g; i++) {
+		s->grp_first[i + 1] = s->grp_first[i] + at[i];
+		at[i] = s->grp_first[i];
+	}
+	for (uint32_t j = s->adj_first[u]; g > g0 && j < s->adj_first[u + 1]; j++)
+		if (s->fwd[s->adj_peer[j]])
+			s->sw_port[at[gidx[2 * s->adj_peer[j] + s->adj_nvl[j]]]++] =
+				j - s->adj_first[u];
+	return g;
+}
+
+/* The adjacency arrays and which nodes' entries may be NVLink-only;
+ * false if the grouping's scratch could not be had. */
+static bool fill_graph(const struct sim_net *n, struct route_scratch *s)
+{
+	uint32_t i = 0, g = 0;
+	uint32_t *gidx = malloc(2 * (size_t)n->nnodes * sizeof(*gidx));
+	uint32_t *stamp = calloc(2 * (size_t)n->nnodes, sizeof(*stamp));
+	uint32_t *at = malloc((2 * (size_t)n->nlinks + 1) * sizeof(*at));
+
+	if (!gidx || !stamp || !at) {
+		free(gidx);
+		free(stamp);
+		free(at);
+		return false;
+	}
 	for (uint32_t u = 0; u < n->nnodes; u++) {
 		const struct sim_net_node *v = &n->nodes[u];
 		uint32_t h = v->host;
@@ -766,18 +881,14 @@ static void fill_graph(const struct sim_net *n, struct route_scratch *s)
 			s->nvl_host[u] = h;
 	}
 	s->adj_first[n->nnodes] = i;
-	i = 0;
-	for (uint32_t u = 0; u < n->nnodes; u++) {
-		s->sw_first[u] = i;
-		for (uint32_t j = s->adj_first[u]; s->fwd[u] && j < s->adj_first[u + 1]; j++) {
-			if (!s->fwd[s->adj_peer[j]])
-				continue;
-			s->sw_peer[i] = s->adj_peer[j];
-			s->sw_port[i] = j - s->adj_first[u];
-			s->sw_nvl[i++] = s->adj_nvl[j];
-		}
-	}
-	s->sw_first[n->nnodes] = i;
+	s->grp_first[0] = 0;
+	for (uint32_t u = 0; u < n->nnodes; u++)
+		g = group_links(s, u, g, gidx, stamp, at);
+	s->sw_first[n->nnodes] = g;
+	free(gidx);
+	free(stamp);
+	free(at);
+	return true;
 }
 
 /* Union-find over the switches, for their rows' ranges. */
@@ -855,6 +966,61 @@ static size_t lay_out_rows(struct sim_net *n, struct route_scratch *s)
 	return base;
 }
 
+static int comp_cmp(const void *a, const void *b)
+{
+	const struct route_comp *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* The components that have ranks, each with its rows, by first rank
+ * (struct route_scratch); false if memory ran out. */
+static bool index_comps(const struct sim_net *n, struct route_scratch *s)
+{
+	uint32_t *cidx = malloc((size_t)n->nnodes * sizeof(*cidx)), at = 0;
+	size_t rows = n->nrows ? n->nrows : 1;
+
+	s->comps = malloc(rows * sizeof(*s->comps));
+	s->comp_rows = malloc(rows * sizeof(*s->comp_rows));
+	s->active = malloc(rows * sizeof(*s->active));
+	if (!cidx || !s->comps || !s->comp_rows || !s->active) {
+		free(cidx);
+		return false;
+	}
+	for (uint32_t u = 0; u < n->nnodes; u++)
+		cidx[u] = SIM_NET_NONE;
+	for (uint32_t r = 0; r < n->nrows; r++) {
+		const struct sim_net_row *row = &n->rows[r];
+		uint32_t c = s->comp[row->node];
+
+		if (row->lo == row->hi)
+			continue;
+		if (cidx[c] == SIM_NET_NONE) {
+			cidx[c] = s->ncomps;
+			s->comps[s->ncomps++] = (struct route_comp){ row->lo, row->hi, 0, 0 };
+		}
+		s->comps[cidx[c]].count++;
+	}
+	for (uint32_t i = 0; i < s->ncomps; i++) {
+		s->comps[i].first = at;
+		at += s->comps[i].count;
+		s->comps[i].count = 0;
+	}
+	for (uint32_t r = 0; r < n->nrows; r++) {
+		struct route_comp *c;
+
+		if (n->rows[r].lo == n->rows[r].hi)
+			continue;
+		c = &s->comps[cidx[s->comp[n->rows[r].node]]];
+		s->comp_rows[c->first + c->count++] = r;
+	}
+	qsort(s->comps, s->ncomps, sizeof(*s->comps), comp_cmp);
+	free(cidx);
+	return true;
+}
+
 /* Destinations per block: their distance columns (two arrays of
  * block x nnodes entries) stay within about a megabyte, in cache. */
 static uint32_t block_size(const struct sim_net *n)
@@ -893,6 +1059,8 @@ static int alloc_tables(struct sim_net *n, struct route_scratch *s, char *err, s
 	s->adj_nvl = malloc(ports ? ports : 1);
 	s->sw_first = malloc(((size_t)n->nnodes + 1) * sizeof(uint32_t));
 	s->sw_peer = malloc((ports ? ports : 1) * sizeof(uint32_t));
+	s->grp_first = malloc((ports + 1) * sizeof(uint32_t));
+	s->grp_off = malloc((ports ? ports : 1) * sizeof(uint32_t));
 	s->sw_port = malloc((ports ? ports : 1) * sizeof(uint32_t));
 	s->sw_nvl = malloc(ports ? ports : 1);
 	s->fwd = malloc(n->nnodes);
@@ -903,13 +1071,15 @@ static int alloc_tables(struct sim_net *n, struct route_scratch *s, char *err, s
 	n->row_of = malloc(n->nnodes * sizeof(*n->row_of));
 	n->rows = malloc(n->nnodes * sizeof(*n->rows));
 	if (!s->adj_first || !s->adj_peer || !s->adj_pport || !s->adj_nvl || !s->fwd ||
-	    !s->sw_first || !s->sw_peer || !s->sw_port || !s->sw_nvl ||
+	    !s->sw_first || !s->sw_peer || !s->grp_first || !s->grp_off || !s->sw_port ||
+	    !s->sw_nvl ||
 	    !s->nvl_host || !s->queue || !s->dist_all || !s->dist_nvl || !n->row_of || !n->rows)
 		return no_memory(n, 0, err, errlen);
 	for (size_t i = 0; i < (size_t)s->block * n->nnodes; i++)
 		s->dist_all[i] = s->dist_nvl[i] = SIM_NET_NONE;
-	fill_graph(n, s);
-	if ((entries = lay_out_rows(n, s)) == SIZE_MAX)
+	if (!fill_graph(n, s))
+		return no_memory(n, 0, err, errlen);
+	if ((entries = lay_out_rows(n, s)) == SIZE_MAX || !index_comps(n, s))
 		return no_memory(n, 0, err, errlen);
 	if (entries >= UINT32_MAX) /* pool_add()'s index holds entry + 1 */
 		return cc_errf(err, errlen, -E2BIG, "%s: %u switches x %u ranks: too many route "
@@ -922,9 +1092,14 @@ static int alloc_tables(struct sim_net *n, struct route_scratch *s, char *err, s
 		if (s->fwd[u] && n->nodes[u].nports > s->max_ports)
 			s->max_ports = n->nodes[u].nports;
 	s->set = malloc(((size_t)s->max_ports + 1) * sizeof(*s->set));
+	s->pick = malloc(((size_t)s->max_ports + 1) * sizeof(*s->pick));
+	s->memo = malloc(((size_t)s->sw_first[n->nnodes] + 1) * sizeof(*s->memo));
+	s->memo_n = calloc(n->nnodes, sizeof(*s->memo_n));
+	s->memo_off = malloc((size_t)n->nnodes * sizeof(*s->memo_off));
 	n->route_ports = malloc(sizeof(*n->route_ports)); /* grown by pool_add() */
 	s->pool_cap = 1;
-	if (!n->dist || !n->route_off || !n->route_cnt || !s->set || !n->route_ports)
+	if (!n->dist || !n->route_off || !n->route_cnt || !s->set || !s->pick || !s->memo ||
+	    !s->memo_n || !s->memo_off || !n->route_ports)
 		return no_memory(n, entries, err, errlen);
 	return 0;
 }
@@ -937,14 +1112,23 @@ static void free_scratch(struct route_scratch *s)
 	free(s->adj_nvl);
 	free(s->sw_first);
 	free(s->sw_peer);
+	free(s->grp_first);
+	free(s->grp_off);
 	free(s->sw_port);
 	free(s->sw_nvl);
+	free(s->pick);
+	free(s->memo);
+	free(s->memo_n);
+	free(s->memo_off);
 	free(s->fwd);
 	free(s->nvl_host);
 	free(s->queue);
 	free(s->dist_all);
 	free(s->dist_nvl);
 	free(s->comp);
+	free(s->comps);
+	free(s->comp_rows);
+	free(s->active);
 	free(s->set_slot);
 	free(s->set);
 }
@@ -953,9 +1137,18 @@ static void free_scratch(struct route_scratch *s)
  * with a message when the sets did not fit. */
 static int route_pass(struct sim_net *n, struct route_scratch *s, char *err, size_t errlen)
 {
-	for (uint32_t d0 = 0; d0 < n->nranks; d0 += s->block) {
-		uint32_t cnt = n->nranks - d0 < s->block ? n->nranks - d0 : s->block;
+	uint32_t next = 0;
 
+	for (uint32_t d0 = 0; d0 < n->nranks; d0 += s->block) {
+		uint32_t cnt = n->nranks - d0 < s->block ? n->nranks - d0 : s->block, keep = 0;
+
+		/* the components whose ranks meet d0 .. d0 + cnt - 1 */
+		for (uint32_t a = 0; a < s->nactive; a++)
+			if (s->comps[s->active[a]].hi > d0)
+				s->active[keep++] = s->active[a];
+		s->nactive = keep;
+		for (; next < s->ncomps && s->comps[next].lo < d0 + cnt; next++)
+			s->active[s->nactive++] = next;
 		route_block(n, s, d0, cnt);
 		if (s->err)
 			break;

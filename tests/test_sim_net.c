@@ -670,7 +670,7 @@ static void test_routes_reference(void **state)
 {
 	struct sim_net n;
 	char err[SIM_NET_ERR_LEN];
-	uint32_t leaf[2];
+	uint32_t leaf[2], spine[2];
 
 	(void)state;
 	sim_net_init(&n, NULL);
@@ -699,6 +699,37 @@ static void test_routes_reference(void **state)
 	sim_net_free(&n);
 	sim_net_init(&n, NULL);
 	assert_int_equal(sim_net_railopt_nics(&n, 3, 4, 2, 2, err, sizeof(err)), 0);
+	check_routes(&n);
+	sim_net_free(&n);
+	/* a leaf's uplinks all to one spine, and 7 over 3 spines (3, 2, 2):
+	 * sets of parallel links (sim/net.c keeps them as a group) */
+	sim_net_init(&n, NULL);
+	assert_int_equal(sim_net_railopt(&n, 6, 4, 1, err, sizeof(err)), 0);
+	check_routes(&n);
+	sim_net_free(&n);
+	sim_net_init(&n, NULL);
+	assert_int_equal(sim_net_railopt(&n, 7, 2, 3, err, sizeof(err)), 0);
+	check_routes(&n);
+	sim_net_free(&n);
+	/* two leaves' cables to two spines interleaved in port order (A, B,
+	 * A, B, and one more B): a set over both spines' groups is their
+	 * ports merged in port order; and a rank cabled to both leaves */
+	sim_net_init(&n, "interleaved");
+	assert_int_equal(sim_net_add_host(&n, "h", 3, false), 0);
+	leaf[0] = sim_net_add_switch(&n, "leaf0");
+	leaf[1] = sim_net_add_switch(&n, "leaf1");
+	spine[0] = sim_net_add_switch(&n, "spineA");
+	spine[1] = sim_net_add_switch(&n, "spineB");
+	for (uint32_t l = 0; l < 2; l++)
+		for (uint32_t i = 0; i < 5; i++)
+			assert_int_not_equal(sim_net_add_link(&n, leaf[l], spine[i % 2 || i == 4],
+							      SIM_NET_LINK_NET, 0,
+							      SIM_NET_DEFAULT_PROP, 0), NONE);
+	for (uint32_t r = 0; r < 4; r++)
+		assert_int_not_equal(sim_net_add_link(&n, n.rank_node[r % 3], leaf[r % 2],
+						      SIM_NET_LINK_NET, 0, SIM_NET_DEFAULT_PROP, 0),
+				     NONE);
+	assert_int_equal(sim_net_finish(&n, true, err, sizeof(err)), 0);
 	check_routes(&n);
 	sim_net_free(&n);
 
