@@ -27,6 +27,15 @@ static int grow(void **arr, uint32_t *room, uint32_t n, size_t es)
 	return 0;
 }
 
+/* Makes room for `want` elements in *arr. */
+static int reserve(void **arr, uint32_t *room, uint32_t want, size_t es)
+{
+	while (*room < want)
+		if (grow(arr, room, *room, es))
+			return -ENOMEM;
+	return 0;
+}
+
 int sim_flownet_init(struct sim_flownet *n, struct sim_engine *eng, uint32_t nres)
 {
 	memset(n, 0, sizeof(*n));
@@ -46,6 +55,8 @@ void sim_flownet_destroy(struct sim_flownet *n)
 	free(n->dirty);
 	free(n->cf);
 	free(n->cr);
+	free(n->fr);
+	free(n->act);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -103,6 +114,7 @@ static void take_res(struct sim_flownet *n, uint32_t r, uint32_t e)
 	if (n->res[r].mark == e)
 		return;
 	n->res[r].mark = e;
+	n->res[r].local = n->ncr;
 	if (grow((void **)&n->cr, &n->room_cr, n->ncr, sizeof(*n->cr)))
 		sim__nomem(__FILE__, __LINE__, "flow");
 	n->cr[n->ncr++] = r;
@@ -145,44 +157,50 @@ static void fix(struct sim_flownet *n, struct sim_flow *f, double level)
 	f->fixed = true;
 	f->rate = level;
 	for (uint32_t k = 0; k < f->nres; k++) {
-		struct sim_flow_res *r = &n->res[f->res[k]];
+		struct sim_flow_fill *x = &n->fr[n->res[f->res[k]].local];
 
-		r->wsum -= f->w[k];
-		if (--r->live == 0)
-			r->wsum = 0;
+		x->wsum -= f->w[k];
+		if (--x->live == 0)
+			x->wsum = 0;
 	}
 }
 
 /* Progressive filling over the component: the common level rises by the
  * most the tightest resource allows; the flows of every resource then
- * full are fixed at it. */
+ * full are fixed at it.  A level's passes go over the resources with
+ * flows still rising alone (act): one whose flows are all fixed takes no
+ * part in any of them, and in a large component most are. */
 static void fill(struct sim_flownet *n)
 {
-	uint32_t rising = n->ncf;
+	uint32_t rising = n->ncf, nact = n->ncr;
 	double level = 0;
 
+	if (reserve((void **)&n->fr, &n->room_fr, n->ncr, sizeof(*n->fr)) ||
+	    reserve((void **)&n->act, &n->room_act, n->ncr, sizeof(*n->act)))
+		sim__nomem(__FILE__, __LINE__, "flow");
 	for (uint32_t i = 0; i < n->ncr; i++) {
-		struct sim_flow_res *r = &n->res[n->cr[i]];
+		const struct sim_flow_res *r = &n->res[n->cr[i]];
 
-		r->left = r->cap;
-		r->wsum = 0;
-		r->live = r->n;
+		n->fr[i] = (struct sim_flow_fill){ .left = r->cap, .lim = 1e-9 * r->cap,
+						   .live = r->n };
+		n->act[i] = i;
 	}
 	for (uint32_t i = 0; i < n->ncf; i++) {
 		struct sim_flow *f = &n->fl[n->cf[i]];
 
 		f->fixed = false;
 		for (uint32_t k = 0; k < f->nres; k++)
-			n->res[f->res[k]].wsum += f->w[k];
+			n->fr[n->res[f->res[k]].local].wsum += f->w[k];
 	}
 	while (rising) {
 		double inc = INFINITY;
+		uint32_t keep = 0;
 
-		for (uint32_t i = 0; i < n->ncr; i++) {
-			const struct sim_flow_res *r = &n->res[n->cr[i]];
+		for (uint32_t a = 0; a < nact; a++) {
+			const struct sim_flow_fill *x = &n->fr[n->act[a]];
 
-			if (r->live && r->wsum > 0 && r->left / r->wsum < inc)
-				inc = r->left / r->wsum;
+			if (x->live && x->wsum > 0 && x->left / x->wsum < inc)
+				inc = x->left / x->wsum;
 		}
 		if (!isfinite(inc)) {
 			/* nothing limits the rest (weights 0) */
@@ -194,18 +212,20 @@ static void fill(struct sim_flownet *n)
 		if (inc < 0)
 			inc = 0;
 		level += inc;
-		for (uint32_t i = 0; i < n->ncr; i++) {
-			struct sim_flow_res *r = &n->res[n->cr[i]];
+		for (uint32_t a = 0; a < nact; a++) {
+			struct sim_flow_fill *x = &n->fr[n->act[a]];
 
-			if (r->live)
-				r->left -= inc * r->wsum;
+			if (x->live)
+				x->left -= inc * x->wsum;
 		}
-		for (uint32_t i = 0; i < n->ncr; i++) {
-			struct sim_flow_res *r = &n->res[n->cr[i]];
+		for (uint32_t a = 0; a < nact; a++) {
+			const struct sim_flow_fill *x = &n->fr[n->act[a]];
+			const struct sim_flow_res *r;
 
 			/* full: what is left is rounding */
-			if (!r->live || r->wsum <= 0 || r->left > 1e-9 * r->cap)
+			if (!x->live || x->wsum <= 0 || x->left > x->lim)
 				continue;
+			r = &n->res[n->cr[n->act[a]]];
 			for (uint32_t j = 0; j < r->n; j++) {
 				struct sim_flow *f = &n->fl[r->flows[j]];
 
@@ -215,6 +235,10 @@ static void fill(struct sim_flownet *n)
 				}
 			}
 		}
+		for (uint32_t a = 0; a < nact; a++)
+			if (n->fr[n->act[a]].live)
+				n->act[keep++] = n->act[a];
+		nact = keep;
 	}
 }
 

@@ -46,8 +46,7 @@ struct sim_flow_res {
 	uint32_t *flows;     /* the flows on it, unordered */
 	uint32_t n, room;
 	uint32_t mark;       /* the solve's visit mark */
-	uint32_t live;       /* in a solve: its flows not yet at their rate */
-	double left, wsum;   /* in a solve: capacity left, weight of those flows */
+	uint32_t local;      /* in a solve: its index in the component (cr, fr) */
 	bool dirty;          /* a flow started or ended on it since the last solve */
 	double bytes;        /* resource bytes carried (w x payload), for reports */
 };
@@ -80,6 +79,16 @@ struct sim_flownet {
 	uint32_t ndirty, room_dirty;
 	uint32_t *cf, ncf, room_cf; /* a solve's component: flows */
 	uint32_t *cr, ncr, room_cr; /* and resources */
+	/* The filling's state of the component's resources, fr[i] for cr[i],
+	 * dense so that a level's passes stream through it; and the indices
+	 * of those with flows still rising, in cr's order. */
+	struct sim_flow_fill {
+		double left;  /* capacity left */
+		double wsum;  /* weight of its flows still rising */
+		double lim;   /* 1e-9 of its capacity: full below that */
+		uint32_t live; /* its flows still rising */
+	} *fr;
+	uint32_t room_fr, *act, room_act;
 	uint32_t epoch;
 	bool armed;          /* a solve is scheduled at sim_now() */
 	uint64_t solves, solved_flows; /* how much work the solves did */
