@@ -81,7 +81,8 @@ struct sim_flownet {
 	uint32_t *cr, ncr, room_cr; /* and resources */
 	/* The filling's state of the component's resources, fr[i] for cr[i],
 	 * dense so that a level's passes stream through it; and the indices
-	 * of those with flows still rising, in cr's order. */
+	 * of those that had flows still rising when the level began, in cr's
+	 * order (a level's passes skip those it leaves without any). */
 	struct sim_flow_fill {
 		double left;  /* capacity left */
 		double wsum;  /* weight of its flows still rising */

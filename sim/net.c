@@ -556,7 +556,7 @@ struct route_scratch {
 /* Breadth-first search from rank d's NIC, expanding switches only, over
  * every link or (nvlink_only) NVLink links alone.  Only switches and d's
  * NIC get a distance: a row is a switch's, and another NIC on the way is
- * an end, never a next hop (ecmp_set()).  dist is all SIM_NET_NONE on
+ * an end, never a next hop (ecmp_entry()).  dist is all SIM_NET_NONE on
  * entry; reset_dist() makes it so again. */
 static void bfs(const struct sim_net *n, const struct route_scratch *s, uint32_t d,
 		bool nvlink_only, uint32_t *dist)
@@ -771,10 +771,10 @@ static void ecmp_entry(struct sim_net *n, struct route_scratch *s, size_t e, uin
 	}
 }
 
-/* Destinations d0 .. d0 + cnt - 1: their searches first, then switch by
- * switch each entry of its row's range: its distance and its set.  Row by
- * row, so the tables are written in runs of entries rather than one entry
- * per row. */
+/* Destinations d0 .. d0 + cnt - 1: their searches first, then, over the
+ * active components' switches, each entry of a switch's row in the block:
+ * its distance and its set.  Row by row, so the tables are written in
+ * runs of entries rather than one entry per row. */
 static void route_block(struct sim_net *n, struct route_scratch *s, uint32_t d0, uint32_t cnt)
 {
 	uint32_t host[ROUTE_BLOCK_MAX], nic[ROUTE_BLOCK_MAX];

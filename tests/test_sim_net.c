@@ -711,6 +711,14 @@ static void test_routes_reference(void **state)
 	assert_int_equal(sim_net_railopt(&n, 7, 2, 3, err, sizeof(err)), 0);
 	check_routes(&n);
 	sim_net_free(&n);
+	/* past 2048 nodes ranks are routed in blocks of fewer than all
+	 * (48 here), each over the components it meets: the fabric's and
+	 * the 6 or 7 NVSwitches' of its hosts, entering and leaving */
+	sim_net_init(&n, NULL);
+	assert_int_equal(sim_net_railopt(&n, 300, 8, 2, err, sizeof(err)), 0);
+	assert_true(n.nnodes > 2048);
+	check_routes(&n);
+	sim_net_free(&n);
 	/* two leaves' cables to two spines interleaved in port order (A, B,
 	 * A, B, and one more B): a set over both spines' groups is their
 	 * ports merged in port order; and a rank cabled to both leaves */
