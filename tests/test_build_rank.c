@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "tests/quick.h"
 #include "tests/schedule_text.h"
 
 #include "core/algo.h"
@@ -128,8 +129,7 @@ static void test_every_algorithm(void **state)
 	/* CCLAB_MATRIX=quick (the sanitizer pass): two of the four sizes per
 	 * shape, the two pairs taking turns over shapes, protocols and
 	 * transports */
-	const char *m = getenv("CCLAB_MATRIX");
-	bool quick = m && !strcmp(m, "quick");
+	bool quick = matrix_quick();
 
 	for (int a = 0; a < CC_ALGO_COUNT; a++)
 		for (int c = 0; c < CC_COLL_COUNT; c++) {

@@ -39,14 +39,8 @@
 #include "sim/topo.h"
 #include "sim/wire.h"
 #include "tests/files.h"
+#include "tests/quick.h"
 #include "tests/run_cclab.h"
-
-static int quick(void)
-{
-	const char *m = getenv("CCLAB_MATRIX");
-
-	return m && !strcmp(m, "quick");
-}
 
 static struct cc_coll_params params(uint32_t k, uint32_t g, uint64_t count, enum cc_dtype d,
 				    enum cc_redop op)
@@ -100,7 +94,7 @@ static void test_correct(void **state)
 	(void)state;
 	for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++)
 		for (size_t ri = 0; ri < sizeof(red) / sizeof(red[0]); ri++) {
-			if (quick() && ri > 1)
+			if (matrix_quick() && ri > 1)
 				break;
 			for (size_t zi = 0; zi < 4; zi++)
 				for (int tiny = 0; tiny < 2; tiny++)
@@ -122,7 +116,7 @@ static void test_correct(void **state)
 						runs++;
 					}
 		}
-	for (uint64_t order = 0; order < (quick() ? 4 : 16); order++) {
+	for (uint64_t order = 0; order < (matrix_quick() ? 4 : 16); order++) {
 		struct cc_coll_params p = params(6, 2, 203, CC_FLOAT32, CC_SUM);
 
 		p.chunk_bytes = 8;

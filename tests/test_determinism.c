@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "tests/files.h"
+#include "tests/quick.h"
 #include "tests/run_cclab.h"
 
 static int setup(void **state)
@@ -89,10 +90,8 @@ static void run_one(const char *env, const char *path, const char *tag)
 	snprintf(trace, sizeof(trace), "%s/%s.trace", tmpdir, tag);
 	remove(json);
 	remove(trace);
-	const char *m = getenv("CCLAB_MATRIX");
-
 	r = run_cclab_env(env, "run %s --set sizes.max=%s --set 'expect=[]' %s --json %s "
-			  "--trace %s", path, m && !strcmp(m, "quick") ? "4MiB" : "16MiB",
+			  "--trace %s", path, matrix_quick() ? "4MiB" : "16MiB",
 			  p2p ? "" : "--set 'executors=[sim]'", json, trace);
 	if (r.status != 0)
 		fail_msg("%s %s: exit %d\n%s", env, path, r.status, r.err);

@@ -31,6 +31,7 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "sim/exec.h"
+#include "tests/quick.h"
 #include "tests/sim_sched.h"
 #include "sim/wire.h"
 
@@ -71,15 +72,6 @@ static void run_checked(const struct cc_coll_params *p, uint64_t order)
 	cc_schedule_free(s);
 }
 
-/* CCLAB_MATRIX=quick (the sanitizer pass, docs/testing.md): one dtype,
- * sum and avg. */
-static int quick(void)
-{
-	const char *m = getenv("CCLAB_MATRIX");
-
-	return m && !strcmp(m, "quick");
-}
-
 static void test_correct(void **state)
 {
 	static const enum cc_dtype dtypes[] = { CC_INT8, CC_FLOAT16, CC_FLOAT32, CC_FLOAT64 };
@@ -94,7 +86,9 @@ static void test_correct(void **state)
 						uint32_t k = ks[ki];
 						const uint64_t counts[] = { 0, 1, 7, 1031, 13ull * k + 1 };
 
-						if ((k > 9 || quick()) &&
+						/* k > 9, and in the sanitizer pass every k:
+						 * one dtype, sum and avg */
+						if ((k > 9 || matrix_quick()) &&
 						    (dtypes[di] != CC_FLOAT32 ||
 						     (op != CC_SUM && op != CC_AVG)))
 							continue;
@@ -191,7 +185,7 @@ static void test_channels(void **state)
 
 						p.nchannels = ch;
 						run_checked(&p, i + ch);
-						if (i == 4 && !quick()) {
+						if (i == 4 && !matrix_quick()) {
 							p.slot_bytes = 3 * cc_dtype_size(p.dtype);
 							p.nslots = 2;
 							run_checked(&p, i * 3 + ch);

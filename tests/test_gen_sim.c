@@ -24,6 +24,7 @@
 #include "sim/net.h"
 #include "sim/params.h"
 #include "sim/topo.h"
+#include "tests/quick.h"
 
 static unsigned runs;
 
@@ -135,8 +136,7 @@ static void matrix(enum cc_algo algo)
 	static const uint32_t ks[] = { 2, 3, 8 };
 	static const uint64_t counts[] = { 1000, 300000, 1u << 21 };
 	/* CCLAB_MATRIX=quick (the sanitizer build, docs/testing.md): 3 ranks */
-	const char *m = getenv("CCLAB_MATRIX");
-	bool quick = m && !strcmp(m, "quick");
+	bool quick = matrix_quick();
 
 	for (int c = 0; c < CC_COLL_COUNT; c++) {
 		if (!cc_algo_supports(algo, (enum cc_coll)c))
@@ -243,11 +243,10 @@ static void test_larger(void **state)
 {
 	(void)state;
 	struct cc_coll_params p;
-	const char *m = getenv("CCLAB_MATRIX");
 
 	cc_coll_params_default(&p);
 	p.nranks = 32;
-	p.count = m && !strcmp(m, "quick") ? 4u << 20 : 16u << 20;
+	p.count = matrix_quick() ? 4u << 20 : 16u << 20;
 	p.nchannels = 4;
 	p.qps_per_conn = 2;
 	cc_coll_params_fill(&p, 0, 0);

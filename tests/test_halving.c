@@ -29,6 +29,7 @@
 #include "core/algo.h"
 #include "core/exec_data.h"
 #include "sim/exec.h"
+#include "tests/quick.h"
 #include "tests/sim_sched.h"
 #include "sim/wire.h"
 #include "tests/run_status.h"
@@ -199,9 +200,7 @@ static double sim_us(enum cc_algo a, uint32_t k, uint64_t bytes, const char *fab
 /* CCLAB_MATRIX=quick (the sanitizer pass): the simulations up to k = 8. */
 static uint32_t max_k(void)
 {
-	const char *m = getenv("CCLAB_MATRIX");
-
-	return m && !strcmp(m, "quick") ? 8 : 16;
+	return matrix_quick() ? 8 : 16;
 }
 
 static void test_sim_ideal(void **state)

@@ -32,6 +32,7 @@
 
 #include <cmocka.h>
 
+#include "tests/quick.h"
 #include "tests/schedule_text.h"
 #include <unistd.h>
 
@@ -283,13 +284,6 @@ static void test_mc_validate(void **state)
 
 /* ---- the algorithm on the data executor ---- */
 
-static int quick(void)
-{
-	const char *m = getenv("CCLAB_MATRIX");
-
-	return m && !strcmp(m, "quick");
-}
-
 struct combo {
 	enum cc_dtype d;
 	enum cc_redop op;
@@ -322,7 +316,7 @@ static void test_correct(void **state)
 			const uint64_t sizes[] = { 1, 7, 1031, 13 * k + 1, 70001 };
 
 			for (size_t di = 0; di < ncb; di++) {
-				if (quick() && di > 1)
+				if (matrix_quick() && di > 1)
 					break;
 				for (size_t si = 0; si < 5; si++)
 					for (int tiny = 0; tiny < 2; tiny++)
@@ -346,7 +340,7 @@ static void test_correct(void **state)
 			}
 		}
 	/* several interleavings of one schedule that reuses its slots */
-	for (uint64_t order = 0; order < (quick() ? 4 : 24); order++)
+	for (uint64_t order = 0; order < (matrix_quick() ? 4 : 24); order++)
 		for (size_t ci = 0; ci < 3; ci++) {
 			struct cc_coll_params p = params(colls[ci], 4, 203, CC_FLOAT32, CC_SUM);
 

@@ -121,6 +121,7 @@
 #include "sim/params.h"
 #include "sim/topo.h"
 #include "sim/wire.h"
+#include "tests/quick.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * 1024ull)
@@ -131,9 +132,7 @@ static const uint32_t ks[] = { 4, 7, 8, 16 };
 /* CCLAB_MATRIX=quick (the sanitizer pass): the 16 MiB runs up to k = 8. */
 static uint32_t max_k(void)
 {
-	const char *m = getenv("CCLAB_MATRIX");
-
-	return m && !strcmp(m, "quick") ? 8 : 16;
+	return matrix_quick() ? 8 : 16;
 }
 
 /* The ideal preset with link propagation prop_ps: alpha = 2 prop_ps. */
