@@ -3,7 +3,9 @@
  * nChannels; core/ring.c):
  *   - #wrong 0 for the ring's five collectives x C in {2, 3, 5} x k in
  *     {2, 3, 5, 8} x every transport, with 3-element slots (channel parts
- *     of one element, or none, included);
+ *     of one element, or none, included); in the quick run (tests/quick.h)
+ *     3001 elements (a thousand slots) only at k = 3: at every k they were
+ *     most of the program's time;
  *   - the schedule: every rank has 2C QPs, two on each channel, staging
  *     buffers tagged with their channel, and the ranks together send the
  *     bytes of one channel (every element crosses the same number of
@@ -31,6 +33,7 @@
 #include "sim/exec.h"
 #include "tests/sim_sched.h"
 #include "tests/files.h"
+#include "tests/quick.h"
 #include "tests/run_cclab.h"
 
 static struct cc_coll_params params(enum cc_coll c, enum cc_transport t, uint32_t k,
@@ -59,6 +62,8 @@ static void test_correct_and_bytes(void **state)
 			for (size_t ki = 0; ki < 4; ki++)
 				for (size_t ci = 0; ci < 3; ci++)
 					for (size_t i = 0; i < 4; i++) {
+						if (i == 3 && ks[ki] != 3 && matrix_quick())
+							continue;
 						struct cc_coll_params p = params(
 							(enum cc_coll)c, (enum cc_transport)t, ks[ki],
 							chs[ci], counts[i]);
