@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 const char *cc_wc_status_name(enum cc_wc_status s)
 {
 	switch (s) {
@@ -89,15 +91,9 @@ void dx_push_cqe(struct dx *x, uint32_t r, uint32_t c, const struct dx_cqe *e)
 {
 	struct dx_rank *rk = &x->rk[r];
 	struct dx_cq *cq = &rk->cq[c];
-	if (cq->n == cq->cap) {
-		uint32_t ncap = cq->cap ? cq->cap * 2 : 16;
-		void *p = realloc(cq->e, ncap * sizeof(*cq->e));
-		if (!p) {
-			x->nomem = 1;
-			return;
-		}
-		cq->e = p;
-		cq->cap = ncap;
+	if (cc_grow(&cq->e, &cq->cap, (uint64_t)cq->n + 1, sizeof(*cq->e))) {
+		x->nomem = 1;
+		return;
 	}
 	cq->e[cq->n++] = *e;
 	/* Remember the root cause: the first error that is not a flush. */
@@ -149,15 +145,9 @@ void dx_mem_written(struct dx *x, uint32_t r, uint32_t buf, uint64_t off, uint64
  * absolute for the whole run, so doorbells and heads never need rebasing. */
 static int queue_push(struct dx *x, struct dx_queue *q, uint32_t op)
 {
-	if (q->tail == q->cap) {
-		uint32_t ncap = q->cap ? q->cap * 2 : 16;
-		uint32_t *p = realloc(q->op, ncap * sizeof(*p));
-		if (!p) {
-			x->nomem = 1;
-			return -1;
-		}
-		q->op = p;
-		q->cap = ncap;
+	if (cc_grow(&q->op, &q->cap, (uint64_t)q->tail + 1, sizeof(*q->op))) {
+		x->nomem = 1;
+		return -1;
 	}
 	q->op[q->tail++] = op;
 	return 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/err.h"
+#include "util/grow.h"
 
 const char *const cc_mem_kind_name[CC_MEM_KIND_COUNT] = {
 	[CC_MEM_HOST] = "host",
@@ -272,35 +273,15 @@ void cc_schedule_free(struct cc_schedule *s)
 	free(s);
 }
 
-/* Array arr of *cap elements of size `sz`, grown to hold element n: the
- * array (moved, perhaps), or NULL with arr as it was and r->oom set.
- * Running out of memory here is bad input (a schedule too large), not a
- * bug: the build fails with ENOMEM. */
-static void *grow(struct cc_rank_sched *r, void *arr, uint32_t *cap, uint32_t n, size_t sz)
-{
-	if (n < *cap)
-		return arr;
-	if (r->oom || *cap > UINT32_MAX / 2) {
-		r->oom = true;
-		return NULL;
-	}
-	uint32_t ncap = *cap ? *cap * 2 : 16;
-	void *p = realloc(arr, (size_t)ncap * sz);
-	if (!p) {
-		r->oom = true;
-		return NULL;
-	}
-	*cap = ncap;
-	return p;
-}
-
-/* r->FIELD grown to hold element n, or return CC_SCHED_NONE. */
-#define GROW_OR_FAIL(r, field, cap, n)                                            \
-	do {                                                                      \
-		void *p_ = grow((r), (r)->field, &(r)->cap, (n), sizeof(*(r)->field)); \
-		if (!p_)                                                          \
-			return CC_SCHED_NONE;                                     \
-		(r)->field = p_;                                                  \
+/* r->FIELD (of r->CAP elements) grown to hold `want` (util/grow.h), or
+ * r->oom set and return CC_SCHED_NONE.  Running out of memory here is bad
+ * input (a schedule too large), not a bug: the build fails with ENOMEM. */
+#define GROW_OR_FAIL(r, field, cap, want)                                          \
+	do {                                                                       \
+		if (cc_grow(&(r)->field, &(r)->cap, (want), sizeof(*(r)->field))) { \
+			(r)->oom = true;                                           \
+			return CC_SCHED_NONE;                                      \
+		}                                                                  \
 	} while (0)
 
 bool cc_schedule_oom(const struct cc_schedule *s)
@@ -327,28 +308,28 @@ size_t cc_schedule_bytes(const struct cc_schedule *s)
 
 uint32_t cc_add_buffer(struct cc_rank_sched *r, const struct cc_buffer *b)
 {
-	GROW_OR_FAIL(r, bufs, cap_bufs, r->nbufs);
+	GROW_OR_FAIL(r, bufs, cap_bufs, (uint64_t)r->nbufs + 1);
 	r->bufs[r->nbufs] = *b;
 	return r->nbufs++;
 }
 
 uint32_t cc_add_mr(struct cc_rank_sched *r, uint32_t buf, uint32_t access)
 {
-	GROW_OR_FAIL(r, mrs, cap_mrs, r->nmrs);
+	GROW_OR_FAIL(r, mrs, cap_mrs, (uint64_t)r->nmrs + 1);
 	r->mrs[r->nmrs] = (struct cc_mr){ .buf = buf, .access = access };
 	return r->nmrs++;
 }
 
 uint32_t cc_add_cq(struct cc_rank_sched *r, uint32_t depth)
 {
-	GROW_OR_FAIL(r, cqs, cap_cqs, r->ncqs);
+	GROW_OR_FAIL(r, cqs, cap_cqs, (uint64_t)r->ncqs + 1);
 	r->cqs[r->ncqs] = (struct cc_cq){ .depth = depth };
 	return r->ncqs++;
 }
 
 uint32_t cc_add_qp(struct cc_rank_sched *r, const struct cc_qp *qp)
 {
-	GROW_OR_FAIL(r, qps, cap_qps, r->nqps);
+	GROW_OR_FAIL(r, qps, cap_qps, (uint64_t)r->nqps + 1);
 	r->qps[r->nqps] = *qp;
 	return r->nqps++;
 }
@@ -367,9 +348,8 @@ uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32
 		return r->nops++;
 	}
 	/* Room for the op and all its dependencies first: nothing half added. */
-	GROW_OR_FAIL(r, ops, cap_ops, r->nops - r->op_base);
-	while (r->cap_deps - (r->ndeps - r->dep_base) < ndeps)
-		GROW_OR_FAIL(r, deps, cap_deps, r->cap_deps);
+	GROW_OR_FAIL(r, ops, cap_ops, (uint64_t)(r->nops - r->op_base) + 1);
+	GROW_OR_FAIL(r, deps, cap_deps, (uint64_t)(r->ndeps - r->dep_base) + ndeps);
 	struct cc_op *o = &r->ops[r->nops - r->op_base];
 	uint32_t at = r->ndeps - r->dep_base; /* where its dependencies go */
 	*o = *op;

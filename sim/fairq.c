@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "util/grow.h"
 #include "util/splitmix.h"
 
 static uint32_t hash_of(const struct sim_fairq *q, uint64_t key)
@@ -28,18 +29,10 @@ static uint32_t *slot_of(const struct sim_fairq *q, uint64_t key)
  * flow.  0 or -ENOMEM. */
 static int grow(struct sim_fairq *q)
 {
-	if (q->nflow == q->cap) {
-		uint32_t cap = q->cap ? 2 * q->cap : 8;
-		struct sim_fairq_flow *f;
-
-		if (cap > UINT32_MAX / 4) /* the hash's size must stay a uint32_t */
-			return -ENOMEM;
-		f = realloc(q->flow, (size_t)cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		q->flow = f;
-		q->cap = cap;
-	}
+	if (q->nflow >= UINT32_MAX / 8) /* the hash's size must stay a uint32_t */
+		return -ENOMEM;
+	if (cc_grow(&q->flow, &q->cap, (uint64_t)q->nflow + 1, sizeof(*q->flow)))
+		return -ENOMEM;
 	if (2 * (q->nflow + 1) > q->nslot) {
 		uint32_t n = q->nslot ? 2 * q->nslot : 16;
 		uint32_t *s = calloc(n, sizeof(*s));

@@ -8,33 +8,9 @@
 #include <string.h>
 
 #include "sim/model.h"
+#include "util/grow.h"
 
 #define NO_FLOW UINT32_MAX
-
-/* Doubles *arr (of *room elements of size `es`) when n has reached it. */
-static int grow(void **arr, uint32_t *room, uint32_t n, size_t es)
-{
-	uint32_t nroom;
-	void *p;
-
-	if (n < *room)
-		return 0;
-	nroom = *room ? 2 * *room : 16;
-	if (!(p = realloc(*arr, (size_t)nroom * es)))
-		return -ENOMEM;
-	*arr = p;
-	*room = nroom;
-	return 0;
-}
-
-/* Makes room for `want` elements in *arr. */
-static int reserve(void **arr, uint32_t *room, uint32_t want, size_t es)
-{
-	while (*room < want)
-		if (grow(arr, room, *room, es))
-			return -ENOMEM;
-	return 0;
-}
 
 int sim_flownet_init(struct sim_flownet *n, struct sim_engine *eng, uint32_t nres)
 {
@@ -115,7 +91,7 @@ static void take_res(struct sim_flownet *n, uint32_t r, uint32_t e)
 		return;
 	n->res[r].mark = e;
 	n->res[r].local = n->ncr;
-	if (grow((void **)&n->cr, &n->room_cr, n->ncr, sizeof(*n->cr)))
+	if (cc_grow(&n->cr, &n->room_cr, (uint64_t)n->ncr + 1, sizeof(*n->cr)))
 		sim__nomem(__FILE__, __LINE__, "flow");
 	n->cr[n->ncr++] = r;
 }
@@ -141,7 +117,7 @@ static void component(struct sim_flownet *n)
 			if (f->mark == e)
 				continue;
 			f->mark = e;
-			if (grow((void **)&n->cf, &n->room_cf, n->ncf, sizeof(*n->cf)))
+			if (cc_grow(&n->cf, &n->room_cf, (uint64_t)n->ncf + 1, sizeof(*n->cf)))
 				sim__nomem(__FILE__, __LINE__, "flow");
 			n->cf[n->ncf++] = rs->flows[j];
 			for (uint32_t k = 0; k < f->nres; k++)
@@ -175,8 +151,8 @@ static void fill(struct sim_flownet *n)
 	uint32_t rising = n->ncf, nact = n->ncr;
 	double level = 0;
 
-	if (reserve((void **)&n->fr, &n->room_fr, n->ncr, sizeof(*n->fr)) ||
-	    reserve((void **)&n->act, &n->room_act, n->ncr, sizeof(*n->act)))
+	if (cc_grow(&n->fr, &n->room_fr, n->ncr, sizeof(*n->fr)) ||
+	    cc_grow(&n->act, &n->room_act, n->ncr, sizeof(*n->act)))
 		sim__nomem(__FILE__, __LINE__, "flow");
 	for (uint32_t i = 0; i < n->ncr; i++) {
 		const struct sim_flow_res *r = &n->res[n->cr[i]];
@@ -271,7 +247,7 @@ static void touch(struct sim_flownet *n, uint32_t r)
 {
 	if (!n->res[r].dirty) {
 		n->res[r].dirty = true;
-		if (grow((void **)&n->dirty, &n->room_dirty, n->ndirty, sizeof(*n->dirty)))
+		if (cc_grow(&n->dirty, &n->room_dirty, (uint64_t)n->ndirty + 1, sizeof(*n->dirty)))
 			sim__nomem(__FILE__, __LINE__, "flow");
 		n->dirty[n->ndirty++] = r;
 	}
@@ -329,7 +305,7 @@ int sim_flow_start(struct sim_flownet *n, uint64_t bytes, const uint32_t *res, c
 		id = n->free_head;
 		n->free_head = n->fl[id].next_free;
 	} else {
-		if (grow((void **)&n->fl, &n->room_fl, n->nfl, sizeof(*n->fl)))
+		if (cc_grow(&n->fl, &n->room_fl, (uint64_t)n->nfl + 1, sizeof(*n->fl)))
 			return -ENOMEM;
 		id = n->nfl++;
 	}
@@ -344,7 +320,7 @@ int sim_flow_start(struct sim_flownet *n, uint64_t bytes, const uint32_t *res, c
 		for (uint32_t k = 0; k < f->nres; k++)
 			if (f->res[k] == res[i])
 				sim__model_die(__FILE__, __LINE__, "flow: resource %u twice", res[i]);
-		if (grow((void **)&r->flows, &r->room, r->n, sizeof(*r->flows)))
+		if (cc_grow(&r->flows, &r->room, (uint64_t)r->n + 1, sizeof(*r->flows)))
 			return -ENOMEM;
 		f->res[f->nres] = res[i];
 		f->w[f->nres] = w[i];

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "util/err.h"
+#include "util/grow.h"
 #include "util/splitmix.h"
 
 /* ---- builder ---- */
@@ -77,29 +78,14 @@ void sim_net_free(struct sim_net *n)
 	memset(n, 0, sizeof(*n));
 }
 
-/* Makes room for `want` elements of `size` bytes in the array whose pointer
- * is at *arrp (any element type: the pointer is moved with memcpy) and
- * whose capacity is *cap, doubling (git's ALLOC_GROW); false, errno =
- * ENOMEM, when it cannot, with the array as it was. */
+/* Room for `want` elements (util/grow.h); false, errno = ENOMEM, when there
+ * is none, with the array as it was. */
 static bool grow(void *arrp, uint32_t *cap, uint32_t want, size_t size)
 {
-	uint64_t ncap = *cap ? *cap : 8;
-	void *arr, *p;
-
-	if (want <= *cap)
-		return true;
-	while (ncap < want)
-		ncap *= 2;
-	if (ncap > UINT32_MAX)
-		ncap = UINT32_MAX;
-	memcpy(&arr, arrp, sizeof(arr));
-	p = realloc(arr, (size_t)ncap * size);
-	if (!p) {
+	if (cc_grow(arrp, cap, want, size)) {
 		errno = ENOMEM;
 		return false;
 	}
-	memcpy(arrp, &p, sizeof(p));
-	*cap = (uint32_t)ncap;
 	return true;
 }
 
@@ -693,19 +679,10 @@ static uint32_t pool_add(struct sim_net *n, struct route_scratch *s, size_t e)
 		s->err = -E2BIG;
 		return 0;
 	}
-	if (n->nroute_ports + cnt > s->pool_cap) {
-		uint64_t cap = s->pool_cap; /* at least 1: alloc_tables() */
-		uint32_t *p;
-
-		while (cap < (uint64_t)n->nroute_ports + cnt)
-			cap *= 2;
-		cap = cap > UINT32_MAX ? UINT32_MAX : cap;
-		if (!(p = realloc(n->route_ports, cap * sizeof(*p)))) {
-			s->err = -ENOMEM;
-			return 0;
-		}
-		n->route_ports = p;
-		s->pool_cap = (uint32_t)cap;
+	if (cc_grow(&n->route_ports, &s->pool_cap, (uint64_t)n->nroute_ports + cnt,
+		    sizeof(*n->route_ports))) {
+		s->err = -ENOMEM;
+		return 0;
 	}
 	memcpy(n->route_ports + n->nroute_ports, s->set, cnt * sizeof(*s->set));
 	n->route_off[e] = n->nroute_ports;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/grow.h"
 #include "util/splitmix.h"
 
 static uint32_t route(const struct sim_switch *sw, uint32_t in_port, const struct sim_packet *pkt)
@@ -387,17 +388,12 @@ int sim_switch_route_set(struct sim_switch *sw, uint32_t dst_node, uint32_t port
 	if (port >= sw->nports || dst_node == UINT32_MAX)
 		return -EINVAL;
 	if (dst_node >= sw->table_len) {
-		uint32_t len = sw->table_len ? sw->table_len : 16;
-		uint32_t *t;
+		uint32_t len = sw->table_len;
 
-		while (len <= dst_node)
-			len = len > UINT32_MAX / 2 ? UINT32_MAX : len * 2;
-		t = realloc(sw->table, (size_t)len * sizeof(*t));
-		if (!t)
+		if (cc_grow(&sw->table, &len, (uint64_t)dst_node + 1, sizeof(*sw->table)))
 			return -ENOMEM;
 		for (uint32_t i = sw->table_len; i < len; i++)
-			t[i] = SIM_SWITCH_NO_PORT;
-		sw->table = t;
+			sw->table[i] = SIM_SWITCH_NO_PORT;
 		sw->table_len = len;
 	}
 	sw->table[dst_node] = port;
