@@ -72,7 +72,7 @@ CPPFLAGS_ALL += $(GPU_CPPFLAGS)
 help:
 	@echo "make            build $(BUILD)/cclab"
 	@echo "make test       install deps, build, run every test (gcc), then under ASan+UBSan (clang)"
-	@echo "make test-matrix  the test programs with the correctness matrix in full (CCLAB_MATRIX=full)"
+	@echo "make test-matrix  the test programs in full: the whole correctness matrix and long runs (CCLAB_MATRIX=full)"
 	@echo "make asan       the test suite under ASan+UBSan in build-asan/"
 	@echo "make tsan       cclab tune's threads under ThreadSanitizer in build-tsan/"
 	@echo "make test-valgrind  small scenarios and error paths under valgrind memcheck"
@@ -148,10 +148,11 @@ deps:
 	@bash scripts/install-deps.sh
 
 # Checks the layering, runs every test program of $(BUILD) and prints one
-# total line.  The correctness matrix runs in its quick form
-# (docs/testing.md); test-matrix runs it in full (CCLAB_MATRIX=exhaustive
-# for every k and dtype x redop: hours), a separate target as long fuzzing
-# is, outside make test's 50 minutes.
+# total line.  Every program runs its quick form (CCLAB_MATRIX=quick: the
+# correctness matrix and the other long runs, docs/testing.md);
+# test-matrix runs them in full (and `CCLAB_MATRIX=exhaustive make
+# test-matrix` every k x dtype x redop: hours), a separate target as long
+# fuzzing is, outside make test's 50 minutes.
 test-run: tests check-layers
 	@CCLAB=$(CCLAB) CCLAB_MATRIX=$${CCLAB_MATRIX:-quick} bash tests/run.sh $(BUILD)/tests
 

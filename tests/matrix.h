@@ -14,7 +14,7 @@
  * loops, slices and slot reuses per connection.
  *
  * How much runs is set by CCLAB_MATRIX (docs/testing.md):
- *   full (default)  awkward sizes: every k x dtype x redop; tiny slots: every
+ *   full            awkward sizes: every k x dtype x redop; tiny slots: every
  *                   k x redop for one dtype of each width (int8, half, float,
  *                   double); several MiB: every dtype x redop for k = 2, 3, 8,
  *                   and one dtype of each width x {sum, avg} for every k.
@@ -24,7 +24,8 @@
  *                   dtype x redop up to k = 8 (the width representatives
  *                   with sum at 17 and 33), tiny slots for the width
  *                   representatives with sum, MiB for them at k = 2 and
- *                   17: what the sanitizer build runs.
+ *                   17: what `make test` runs (test-run's default;
+ *                   `make test-matrix` runs full).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,10 +116,11 @@ static int width_representative(int d)
 }
 
 enum { QUICK, FULL, EXHAUSTIVE };
-/* The ring's three collectives run the full matrix by default; the other
- * algorithms and collectives (files that define MATRIX_QUICK_BY_DEFAULT)
- * the quick one, unless CCLAB_MATRIX=full or exhaustive asks: ten full
- * matrices would double `make test`. */
+/* With CCLAB_MATRIX unset (a program run by hand), the ring's three
+ * collectives run the full matrix; the other algorithms and collectives
+ * (files that define MATRIX_QUICK_BY_DEFAULT) the quick one, unless
+ * CCLAB_MATRIX=full or exhaustive asks.  `make test` sets quick for all,
+ * `make test-matrix` full. */
 #ifdef MATRIX_QUICK_BY_DEFAULT
 static int mode = QUICK;
 #else

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* tests/quick.h — whether CCLAB_MATRIX=quick asks for the short run: the
- * sanitizer pass (`make asan`), where each program runs less of what it
- * checks (docs/testing.md says what each one drops). */
+/* tests/quick.h — whether CCLAB_MATRIX=quick asks for the short run:
+ * `make test`'s unit and sanitizer passes (tests/run.sh under test-run),
+ * where each program runs less of what it checks (docs/testing.md says
+ * what each one drops; `make test-matrix` runs them in full). */
 #ifndef CCLAB_TESTS_QUICK_H
 #define CCLAB_TESTS_QUICK_H
 

@@ -25,8 +25,8 @@ done
 
 # Longest first, so the parallel runs end together: the programs that
 # took a minute or more in the CI's unit or sanitizer pass (its log's
-# "run.sh: NAME: ... in N s" lines), then the rest by name, the matrix's
-# first.  A stale list costs only time.
+# "run.sh: NAME: ... in N s" lines), then the other matrix programs, then
+# the rest by name.  A stale list costs only time.
 slow="test_matrix_allreduce test_channels test_tune test_direct test_gen_sim
 test_build_rank test_matrix_reducescatter test_scenarios test_calibrate
 test_matrix_allreduce_tree_ll test_matrix_allgather test_determinism"
@@ -34,7 +34,8 @@ test_matrix_allreduce_tree_ll test_matrix_allgather test_determinism"
 	for n in $slow; do
 		[ -x "$dir/$n" ] && echo "$dir/$n"
 	done
-	printf '%s\n' "${progs[@]}" | sort -r | grep -vxF -f <(printf "$dir/%s\n" $slow)
+	printf '%s\n' "${progs[@]}" | grep -vxF -f <(for n in $slow; do printf '%s/%s\n' "$dir" "$n"; done) |
+		awk '{ print (index($0, "/test_matrix_") ? 0 : 1) "\t" $0 }' | sort -k1,1 -k2 | cut -f2-
 } | xargs -P "$jobs" -I{} \
 	sh -c 'n=$(basename "$1"); start=$(date +%s); "$1" >"$2/$n.out" 2>&1; echo $? >"$2/$n.rc"; echo $(( $(date +%s) - start )) >"$2/$n.sec"' _ {} "$out"
 

@@ -126,7 +126,7 @@ static void test_every_algorithm(void **state)
 	(void)state;
 	/* bytes: an empty array, one element, an awkward size, a few slices */
 	static const uint64_t counts[] = { 0, 1, 1031, 3 * 65536 + 7 };
-	/* CCLAB_MATRIX=quick (the sanitizer pass): two of the four sizes per
+	/* CCLAB_MATRIX=quick (`make test`): two of the four sizes per
 	 * shape, the two pairs taking turns over shapes, protocols and
 	 * transports */
 	bool quick = matrix_quick();

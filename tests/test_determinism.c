@@ -11,8 +11,8 @@
  * different flows reach one queue at the same picosecond the order picks
  * which waits, and the time may move (docs/reliability.md gives the
  * figures); the test prints it.
- * Sizes are capped at 16 MiB, at 4 MiB with CCLAB_MATRIX=quick (the
- * sanitizer pass, which took three minutes at 16). */
+ * Sizes are capped at 16 MiB, at 4 MiB with CCLAB_MATRIX=quick (`make
+ * test`: the sanitizer pass took three minutes at 16). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>

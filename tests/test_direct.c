@@ -86,7 +86,7 @@ static void test_correct(void **state)
 						uint32_t k = ks[ki];
 						const uint64_t counts[] = { 0, 1, 7, 1031, 13ull * k + 1 };
 
-						/* k > 9, and in the sanitizer pass every k:
+						/* k > 9, and with CCLAB_MATRIX=quick every k:
 						 * one dtype, sum and avg */
 						if ((k > 9 || matrix_quick()) &&
 						    (dtypes[di] != CC_FLOAT32 ||

@@ -135,7 +135,7 @@ static void matrix(enum cc_algo algo)
 {
 	static const uint32_t ks[] = { 2, 3, 8 };
 	static const uint64_t counts[] = { 1000, 300000, 1u << 21 };
-	/* CCLAB_MATRIX=quick (the sanitizer build, docs/testing.md): 3 ranks */
+	/* CCLAB_MATRIX=quick (`make test`, docs/testing.md): 3 ranks */
 	bool quick = matrix_quick();
 
 	for (int c = 0; c < CC_COLL_COUNT; c++) {
@@ -237,8 +237,8 @@ static void test_collnet(void **state)
 }
 
 /* Larger: 32 ranks, 4 channels, two QPs per connection, 64 MiB (16 MiB
- * with CCLAB_MATRIX=quick: the sanitizer pass, where 64 MiB took most of
- * the program's 6 minutes). */
+ * with CCLAB_MATRIX=quick, `make test`: under the sanitizers 64 MiB took
+ * most of the program's 6 minutes). */
 static void test_larger(void **state)
 {
 	(void)state;

@@ -197,7 +197,7 @@ static double sim_us(enum cc_algo a, uint32_t k, uint64_t bytes, const char *fab
 	return sim_star_us(&p, fabric);
 }
 
-/* CCLAB_MATRIX=quick (the sanitizer pass): the simulations up to k = 8. */
+/* CCLAB_MATRIX=quick (`make test`): the simulations up to k = 8. */
 static uint32_t max_k(void)
 {
 	return matrix_quick() ? 8 : 16;

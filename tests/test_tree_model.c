@@ -129,7 +129,7 @@
 static const uint32_t ks[] = { 4, 7, 8, 16 };
 #define NKS (sizeof(ks) / sizeof(ks[0]))
 
-/* CCLAB_MATRIX=quick (the sanitizer pass): the 16 MiB runs up to k = 8. */
+/* CCLAB_MATRIX=quick (`make test`): the 16 MiB runs up to k = 8. */
 static uint32_t max_k(void)
 {
 	return matrix_quick() ? 8 : 16;
