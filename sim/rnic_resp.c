@@ -217,7 +217,12 @@ static enum cc_resp_state check(struct sx *x, uint32_t r, const struct sx_qp *qp
 				const struct sx_wqe *w, const struct cc_op_send *o, uint32_t flags,
 				struct cc_resp_found *f)
 {
-	uint32_t rop = qp->rq_head < qp->rq_n ? qp->rq[qp->rq_head] : SX_NONE;
+	/* Only a packet that takes a receive WQE reads one (every use in
+	 * cc_resp_check() is under takes_rwqe): the middle packets of a WRITE
+	 * do not touch the receive queue, which at scale is a cache miss or
+	 * two a packet. */
+	uint32_t rop = (flags & SIM_PKT_RWQE) && qp->rq_head < qp->rq_n ? qp->rq[qp->rq_head]
+									  : SX_NONE;
 	const struct cc_op_recv *rv = rop == SX_NONE ? NULL : &x->s->ranks[r].ops[rop].u.recv;
 	struct cc_resp_req q = { .opcode = o->opcode, .first = flags & SIM_PKT_FIRST,
 				 .takes_rwqe = flags & SIM_PKT_RWQE, .len = cc_wqe_len(o),
