@@ -593,23 +593,6 @@ bool cc_schedule_has_mcast(const struct cc_schedule *s)
 	return false;
 }
 
-bool cc_schedule_has_innet(const struct cc_schedule *s)
-{
-	for (uint32_t r = 0; r < s->nranks; r++) {
-		const struct cc_rank_sched *rs = &s->ranks[r];
-
-		for (uint32_t q = 0; q < rs->nqps; q++)
-			if (cc_qp_mcast(&rs->qps[q]) && rs->qps[q].stride > 1)
-				return true;
-		for (uint32_t i = 0; i < rs->nops; i++)
-			if (rs->ops[i].kind == CC_OP_POST_SEND && rs->ops[i].u.send.qp < rs->nqps &&
-			    cc_qp_mcast(&rs->qps[rs->ops[i].u.send.qp]) &&
-			    rs->ops[i].u.send.opcode == CC_WR_SEND)
-				return true;
-	}
-	return false;
-}
-
 uint64_t cc_calc_operand_bytes(const struct cc_op_calc *c, int dst, int j)
 {
 	uint64_t bytes = c->count * cc_dtype_size(c->dtype);

@@ -612,10 +612,6 @@ int cc_schedule_validate(const struct cc_schedule *s, char *err, size_t errlen);
 /* Whether some rank of s has a multicast QP (cc_qp_mcast()): what only an
  * executor that models NVLink SHARP can run. */
 bool cc_schedule_has_mcast(const struct cc_schedule *s);
-/* Whether s has an in-network reduction (a SEND on a multicast QP) or a
- * multicast group strided over ranks: what only an executor that models
- * SHARP in the network's switches can run. */
-bool cc_schedule_has_innet(const struct cc_schedule *s);
 
 /* Bytes operand j of calc c takes in memory (a destination when dst): its
  * data's, or its lines' (core/proto.h). */
