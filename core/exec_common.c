@@ -20,18 +20,18 @@ void cc_exec_users(const struct cc_rank_sched *rs, uint32_t *deps_left, uint32_t
 	/* Counting sort into CSR: count users of op i at [i + 2], prefix-sum,
 	 * then fill, advancing [i + 1] as op i's write cursor. */
 	for (uint32_t i = 0; i < n; i++) {
-		const uint32_t *d = cc_op_deps(rs, &rs->ops[i]);
+		const uint32_t *d = cc_op_deps(rs, cc_rank_op(rs, i));
 
-		deps_left[i] = rs->ops[i].ndeps;
-		for (uint32_t j = 0; j < rs->ops[i].ndeps; j++)
+		deps_left[i] = cc_rank_op(rs, i)->ndeps;
+		for (uint32_t j = 0; j < cc_rank_op(rs, i)->ndeps; j++)
 			users_first[d[j] + 2]++;
 	}
 	for (uint32_t i = 0; i < n; i++)
 		users_first[i + 2] += users_first[i + 1];
 	for (uint32_t i = 0; i < n; i++) {
-		const uint32_t *d = cc_op_deps(rs, &rs->ops[i]);
+		const uint32_t *d = cc_op_deps(rs, cc_rank_op(rs, i));
 
-		for (uint32_t j = 0; j < rs->ops[i].ndeps; j++)
+		for (uint32_t j = 0; j < cc_rank_op(rs, i)->ndeps; j++)
 			users[users_first[d[j] + 1]++] = i;
 	}
 }
@@ -222,7 +222,7 @@ int cc_fault_check(const struct cc_fault *f, const struct cc_schedule *s, char *
 			 f->rank, f->op, rs->nops);
 		return -EINVAL;
 	}
-	const struct cc_op *o = &rs->ops[f->op];
+	const struct cc_op *o = cc_rank_op(rs, f->op);
 	bool send = o->kind == CC_OP_POST_SEND, recv = o->kind == CC_OP_POST_RECV;
 	bool fits = f->kind == CC_FAULT_NO_RECV ? recv : f->kind == CC_FAULT_RKEY ? send : send || recv;
 

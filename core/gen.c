@@ -19,6 +19,42 @@ struct saved {
 	void *walk;
 };
 
+/* The op blocks of a generated schedule (cc_rank_sched.opblk): a rank's
+ * block is taken when cc_add_op() first writes into it and given back
+ * here once every op in it is dropped, and the next block any rank
+ * reaches takes it again.  So a run's ops stay in the memory it has
+ * already touched: ops written into fresh pages instead, as they were
+ * when each op had its own address, cost a page fault every 25 ops, and
+ * a virtual machine with shadow page tables makes that an exit to its
+ * host (12 us a page on the development machine, a third of the time of
+ * a ring allreduce on 1024 ranks; docs/performance.md). */
+struct cc_op_pool {
+	struct free_block { struct free_block *next; } *free;
+};
+
+/* What a block not taken, or given back, reads as: zero ops, as pages
+ * given back read before; read-only, so a write there faults at once. */
+static const struct cc_op unmade_block[CC_OPBLK];
+#define UNMADE ((struct cc_op *)unmade_block)
+
+static struct cc_op *pool_take(struct cc_op_pool *pool)
+{
+	struct free_block *b = pool->free;
+
+	if (!b)
+		return malloc(CC_OPBLK * sizeof(struct cc_op));
+	pool->free = b->next;
+	return (struct cc_op *)b;
+}
+
+static void pool_put(struct cc_op_pool *pool, struct cc_op *blk)
+{
+	struct free_block *b = (struct free_block *)blk;
+
+	b->next = pool->free;
+	pool->free = b;
+}
+
 struct cc_gen {
 	struct cc_coll_params p;
 	struct cc_conns c;
@@ -29,6 +65,9 @@ struct cc_gen {
 	/* Each rank's state once its stream 0 is made: where its streams
 	 * start from (cc_gen_rewind(), cc_gen_scan()). */
 	struct saved *start;
+	struct cc_op_pool pool;
+	/* rank r's ops dropped in its block b, at dropped[r][b] */
+	uint8_t **dropped;
 };
 
 bool cc_gen_supported(const struct cc_coll_params *p)
@@ -133,9 +172,25 @@ static struct cc_gen_stream *stream(struct cc_gen *g, uint32_t r, uint32_t j)
  * op `made` and dependency `dep_made` on. */
 static struct cc_rank_sched view(const struct cc_rank_sched *rs, uint32_t made, uint32_t dep_made)
 {
-	return (struct cc_rank_sched){ .ops = rs->ops, .deps = rs->deps, .nops = made,
-				       .ndeps = dep_made, .cap_ops = rs->nops,
+	return (struct cc_rank_sched){ .opblk = rs->opblk, .op_pool = rs->op_pool,
+				       .deps = rs->deps, .nops = made, .ndeps = dep_made,
 				       .cap_deps = rs->ndeps + CC_GEN_DEP_SLACK };
+}
+
+static uint32_t nblocks(uint32_t nops)
+{
+	return nops ? (nops - 1) / CC_OPBLK + 1 : 1;
+}
+
+struct cc_op *cc_gen_op_slot(struct cc_rank_sched *v, uint32_t i)
+{
+	struct cc_op **b = &v->opblk[i >> CC_OPBLK_SHIFT];
+
+	if (*b == UNMADE && !(*b = pool_take(v->op_pool))) {
+		*b = UNMADE;
+		return NULL;
+	}
+	return &(*b)[i & (CC_OPBLK - 1)];
 }
 
 /* Rank r's ops counted, stream by stream (a dry run that leaves its
@@ -171,9 +226,14 @@ static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
 		return -ETIME;
 	rs->nops = v.nops;
 	rs->ndeps = v.ndeps;
-	rs->ops = cc_span_new(rs->nops ? rs->nops : 1, sizeof(*rs->ops));
+	if (!(rs->opblk = malloc(nblocks(rs->nops) * sizeof(*rs->opblk))))
+		return -ENOMEM;
+	for (uint32_t b = 0; b < nblocks(rs->nops); b++)
+		rs->opblk[b] = UNMADE;
+	rs->op_pool = &g->pool;
+	g->dropped[r] = calloc(nblocks(rs->nops), 1);
 	rs->deps = cc_span_new(rs->ndeps + CC_GEN_DEP_SLACK, sizeof(*rs->deps));
-	if (!rs->ops || !rs->deps)
+	if (!g->dropped[r] || !rs->deps)
 		return -ENOMEM;
 	/* Stream 0 now, for real: the first slots' invitations. */
 	v = view(rs, 0, 0);
@@ -188,9 +248,13 @@ static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
 
 static void unmap_rank(struct cc_rank_sched *rs)
 {
-	cc_span_free(rs->ops, rs->nops ? rs->nops : 1, sizeof(*rs->ops));
+	for (uint32_t b = 0; rs->opblk && b < nblocks(rs->nops); b++)
+		if (rs->opblk[b] != UNMADE)
+			free(rs->opblk[b]);
+	free(rs->opblk);
 	cc_span_free(rs->deps, rs->ndeps + CC_GEN_DEP_SLACK, sizeof(*rs->deps));
-	rs->ops = NULL;
+	rs->opblk = NULL;
+	rs->op_pool = NULL;
 	rs->deps = NULL;
 }
 
@@ -202,6 +266,15 @@ void cc_gen_free(struct cc_schedule *s)
 		return;
 	for (uint32_t r = 0; r < s->nranks; r++)
 		unmap_rank(&s->ranks[r]);
+	while (g->pool.free) {
+		struct free_block *b = g->pool.free;
+
+		g->pool.free = b->next;
+		free(b);
+	}
+	for (uint32_t r = 0; g->dropped && r < g->k; r++)
+		free(g->dropped[r]);
+	free(g->dropped);
 	for (uint32_t r = 0; g->start && r < g->k; r++)
 		saved_free(&g->start[r]);
 	cc_conns_release(&g->c);
@@ -234,7 +307,8 @@ struct cc_schedule *cc_gen_build(const struct cc_coll_params *p, char *err, size
 	g->st = calloc((size_t)g->k * g->nstreams, sizeof(*g->st));
 	g->st0 = malloc((size_t)g->k * g->nstreams * sizeof(*g->st0));
 	g->start = calloc(g->k, sizeof(*g->start));
-	if (!g->st || !g->st0 || !g->start)
+	g->dropped = calloc(g->k, sizeof(*g->dropped));
+	if (!g->st || !g->st0 || !g->start || !g->dropped)
 		goto fail;
 	for (uint32_t r = 0; r < g->k; r++)
 		if ((rc = rank_init(g, s, r)))
@@ -307,18 +381,34 @@ void cc_gen_drop(struct cc_gen *g, uint32_t r, uint32_t j, uint32_t upto)
 
 	if (upto <= st->dropped)
 		return;
-	uint32_t d0 = st->dropped < st->made ? rs->ops[st->dropped].dep_first : st->dep_made;
-	uint32_t d1 = upto < st->made ? rs->ops[upto].dep_first : st->dep_made;
+	uint32_t d0 = st->dropped < st->made ? cc_rank_op(rs, st->dropped)->dep_first : st->dep_made;
+	uint32_t d1 = upto < st->made ? cc_rank_op(rs, upto)->dep_first : st->dep_made;
 
-	cc_span_drop(rs->ops, sizeof(*rs->ops), st->first, st->dropped, upto);
+	/* A block goes back once all its ops are dropped, whichever streams
+	 * they are in (stream 0's never are: its blocks stay). */
+	for (uint32_t i = st->dropped; i < upto;) {
+		uint32_t b = i >> CC_OPBLK_SHIFT;
+		uint64_t start = (uint64_t)b << CC_OPBLK_SHIFT, end = start + CC_OPBLK;
+		uint32_t len = (uint32_t)((end < rs->nops ? end : rs->nops) - start);
+
+		end = end < upto ? end : upto;
+		g->dropped[r][b] += (uint8_t)(end - i);
+		if (g->dropped[r][b] == len) {
+			pool_put(&g->pool, rs->opblk[b]);
+			rs->opblk[b] = UNMADE;
+		}
+		i = (uint32_t)end;
+	}
 	cc_span_drop(rs->deps, sizeof(*rs->deps), st->dep_first, d0, d1);
 	st->dropped = upto;
 }
 
 void cc_gen_rewind(struct cc_gen *g)
 {
-	for (uint32_t r = 0; r < g->k; r++)
+	for (uint32_t r = 0; r < g->k; r++) {
 		restore(g, r, &g->start[r]);
+		memset(g->dropped[r], 0, nblocks(g->c.s->ranks[r].nops));
+	}
 	memcpy(g->st, g->st0, (size_t)g->k * g->nstreams * sizeof(*g->st));
 }
 
@@ -332,7 +422,7 @@ int cc_gen_scan(struct cc_gen *g, uint32_t r, void (*fn)(void *ctx, const struct
 	int rc = 0;
 
 	for (uint32_t i = 0; i < stream(g, r, 0)->end; i++)
-		fn(ctx, &rs->ops[i]);
+		fn(ctx, cc_rank_op(rs, i));
 	if (save(g, r, &now))
 		return -ENOMEM;
 	restore(g, r, &g->start[r]);

@@ -15,10 +15,12 @@
  * channels in channel order (stream 1 + c), the tree's and CollNetChain's
  * one walk of chunks.  Streams run at once, so each is made on its own, into its own
  * range of indices, which a dry run that counts every rank's ops fixes up
- * front.  The ops and dependency arrays are address space reserved for
- * all of them (mmap, MAP_NORESERVE): a made op is at its index, as in a
- * built schedule, so an executor reads rs->ops[i] either way; pages given
- * back are zero again.
+ * front.  The ops are in blocks of CC_OPBLK (cc_rank_sched.opblk), taken
+ * from a pool as they are made and given back to it as they are dropped,
+ * so an executor reads cc_rank_op(rs, i) either way, and an op given back
+ * reads as zeros.  The dependency array is address space reserved for all
+ * of them (mmap, MAP_NORESERVE): a dependency is at its index, as in a
+ * built schedule; pages given back are zero again.
  *
  * What is generated: the ring (allreduce, reduce-scatter, all-gather,
  * broadcast, reduce), the tree (allreduce, broadcast, reduce, on ranks or
@@ -76,9 +78,15 @@ uint32_t cc_gen_stream_of(const struct cc_gen *g, uint32_t r, uint32_t i);
 /* Makes the next step's ops of rank r's stream j: 1, or 0 when it has
  * none left. */
 int cc_gen_next(struct cc_gen *g, uint32_t r, uint32_t j);
-/* Gives back the pages of rank r's stream j below op `upto` (ops and their
- * dependencies), which the caller will not read again. */
+/* Gives back rank r's stream j below op `upto` (its ops' blocks, once a
+ * block's ops are all given back, and its dependencies' pages), which the
+ * caller will not read again. */
 void cc_gen_drop(struct cc_gen *g, uint32_t r, uint32_t j, uint32_t upto);
+
+/* Where cc_add_op() writes op i of a generated rank (v: the rank's view
+ * as the generator hands it out), taking its block from the pool if it
+ * has none; NULL when out of memory. */
+struct cc_op *cc_gen_op_slot(struct cc_rank_sched *v, uint32_t i);
 
 /* Back to where cc_gen_build() left it: every stream but 0 unmade (a run
  * that starts again). */

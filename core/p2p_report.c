@@ -48,13 +48,13 @@ int cc_p2p_times_from_trace(struct cc_p2p_times *t, const struct cc_schedule *s,
 	if (!iter)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < rs->nops; i++) {
-		const struct cc_op *o = &rs->ops[i];
+		const struct cc_op *o = cc_rank_op(rs, i);
 
 		iter[i] = UINT32_MAX;
 		if (o->kind == CC_OP_POST_SEND)
 			iter[i] = k++;
 		else if (o->kind == CC_OP_POLL_CQ && o->u.poll.wr_id < i &&
-			 rs->ops[o->u.poll.wr_id].kind == CC_OP_POST_SEND)
+			 cc_rank_op(rs, o->u.poll.wr_id)->kind == CC_OP_POST_SEND)
 			iter[i] = iter[o->u.poll.wr_id];
 	}
 	for (size_t e = 0; e < tr->n; e++) {
@@ -62,9 +62,9 @@ int cc_p2p_times_from_trace(struct cc_p2p_times *t, const struct cc_schedule *s,
 
 		if (ev->rank != t->client || ev->op >= rs->nops || iter[ev->op] >= t->iters)
 			continue;
-		if (ev->kind == CC_TRACE_POST && rs->ops[ev->op].kind == CC_OP_POST_SEND)
+		if (ev->kind == CC_TRACE_POST && cc_rank_op(rs, ev->op)->kind == CC_OP_POST_SEND)
 			t->posted[iter[ev->op]] = ev->t_ps;
-		else if (ev->kind == CC_TRACE_POLL && rs->ops[ev->op].kind == CC_OP_POLL_CQ)
+		else if (ev->kind == CC_TRACE_POLL && cc_rank_op(rs, ev->op)->kind == CC_OP_POLL_CQ)
 			t->completed[iter[ev->op]] = ev->t_ps;
 	}
 	free(iter);

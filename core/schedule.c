@@ -241,7 +241,7 @@ int cc_sched_each_op(const struct cc_schedule *s, uint32_t r,
 	if (s->gen)
 		return cc_gen_scan(s->gen, r, fn, ctx);
 	for (uint32_t i = 0; i < rs->nops; i++)
-		fn(ctx, &rs->ops[i]);
+		fn(ctx, cc_rank_op(rs, i));
 	return 0;
 }
 
@@ -348,9 +348,17 @@ uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32
 		return r->nops++;
 	}
 	/* Room for the op and all its dependencies first: nothing half added. */
-	GROW_OR_FAIL(r, ops, cap_ops, (uint64_t)(r->nops - r->op_base) + 1);
+	struct cc_op *o;
+
+	if (!r->opblk)
+		GROW_OR_FAIL(r, ops, cap_ops, (uint64_t)(r->nops - r->op_base) + 1);
 	GROW_OR_FAIL(r, deps, cap_deps, (uint64_t)(r->ndeps - r->dep_base) + ndeps);
-	struct cc_op *o = &r->ops[r->nops - r->op_base];
+	if (!r->opblk) {
+		o = &r->ops[r->nops - r->op_base];
+	} else if (!(o = cc_gen_op_slot(r, r->nops))) {
+		r->oom = true;
+		return CC_SCHED_NONE;
+	}
 	uint32_t at = r->ndeps - r->dep_base; /* where its dependencies go */
 	*o = *op;
 	o->dep_first = r->ndeps;
@@ -372,7 +380,7 @@ uint64_t cc_rank_data_bytes(const struct cc_rank_sched *r)
 {
 	uint64_t n = 0;
 	for (uint32_t i = 0; i < r->nops; i++) {
-		const struct cc_op *o = &r->ops[i];
+		const struct cc_op *o = cc_rank_op(r, i);
 		if (o->kind == CC_OP_POST_SEND && o->u.send.payload == CC_PAYLOAD_DATA)
 			n += o->u.send.sge.length;
 	}
@@ -479,7 +487,7 @@ static int validate_op(const struct cc_schedule *s, uint32_t r, uint32_t i, char
 		       size_t len)
 {
 	const struct cc_rank_sched *rs = &s->ranks[r];
-	const struct cc_op *o = &rs->ops[i];
+	const struct cc_op *o = cc_rank_op(rs, i);
 	const uint32_t *d = cc_op_deps(rs, o);
 
 	/* a network plugin call is made by a unicast post */

@@ -318,13 +318,21 @@ struct cc_op {
 	} u;
 };
 
+struct cc_op_pool;
+
 struct cc_rank_sched {
 	struct cc_buffer *bufs;
 	struct cc_mr *mrs;
 	struct cc_cq *cqs;
 	struct cc_qp *qps;
-	struct cc_op *ops;
+	struct cc_op *ops; /* NULL in a generated schedule: see opblk */
 	uint32_t *deps;
+	/* A generated schedule's ops (core/gen.h): op i is
+	 * opblk[i >> CC_OPBLK_SHIFT][i & (CC_OPBLK - 1)], in blocks that a
+	 * pool recycles as the run gives ops back.  Read ops through
+	 * cc_rank_op(), which takes either form. */
+	struct cc_op **opblk;
+	struct cc_op_pool *op_pool; /* where cc_add_op() takes blocks */
 	uint32_t nbufs, nmrs, ncqs, nqps, nops, ndeps;
 	uint32_t cap_bufs, cap_mrs, cap_cqs, cap_qps, cap_ops, cap_deps;
 	/* An append found no memory (cc_add_*): the schedule is incomplete
@@ -556,6 +564,16 @@ uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32
 bool cc_schedule_oom(const struct cc_schedule *s);
 /* The bytes s's arrays hold (their capacities), the schedule's own. */
 size_t cc_schedule_bytes(const struct cc_schedule *s);
+/* Ops a block of a generated schedule holds (cc_rank_sched.opblk). */
+#define CC_OPBLK_SHIFT 6
+#define CC_OPBLK (1u << CC_OPBLK_SHIFT)
+
+/* Op i of rank r, built or generated. */
+static inline const struct cc_op *cc_rank_op(const struct cc_rank_sched *r, uint32_t i)
+{
+	return r->opblk ? &r->opblk[i >> CC_OPBLK_SHIFT][i & (CC_OPBLK - 1)] : &r->ops[i];
+}
+
 static inline const uint32_t *cc_op_deps(const struct cc_rank_sched *r, const struct cc_op *op)
 {
 	/* A schedule without dependencies has no deps array at all. */

@@ -195,7 +195,7 @@ static void print_calc(FILE *f, const struct cc_op_calc *c)
 void cc_op_print(FILE *f, const struct cc_schedule *s, uint32_t r, uint32_t i)
 {
 	const struct cc_rank_sched *rs = &s->ranks[r];
-	const struct cc_op *o = &rs->ops[i];
+	const struct cc_op *o = cc_rank_op(rs, i);
 
 	fprintf(f, "r%" PRIu32 " op %" PRIu32 " %s", r, i, NAME(cc_op_kind_name, o->kind));
 	switch (o->kind) {

@@ -110,7 +110,7 @@ void sx_trace(struct sx *x, enum cc_trace_kind kind, uint32_t r, enum cc_trace_t
 
 	if (!x->o->trace)
 		return;
-	o = op == SX_NONE ? NULL : &x->s->ranks[r].ops[op];
+	o = op == SX_NONE ? NULL : cc_rank_op(&x->s->ranks[r], op);
 	memset(&e, 0, sizeof(e));
 	e.t_ps = t;
 	e.dur_ps = dur;
@@ -138,7 +138,7 @@ static void set_error(struct sx *x, enum cc_run_status st, enum cc_wc_status wc,
 
 	if (e->status != CC_RUN_OK)
 		return; /* keep the first */
-	o = &x->s->ranks[r].ops[op];
+	o = cc_rank_op(&x->s->ranks[r], op);
 	wr_id = cc_op_wr_id(o);
 	*e = (struct cc_run_error){ .status = st, .wc = wc, .rank = r, .qp = qp, .op = op,
 				    .wr_id = wr_id };
@@ -217,7 +217,7 @@ static void cpu_done(struct sim_engine *eng, void *ctx, uint64_t arg);
 static void cpu_start(struct sx *x, uint32_t r)
 {
 	struct sx_rank *rk = &x->rk[r];
-	const struct cc_op *o = &x->s->ranks[r].ops[rk->cpu_q[rk->cpu_head]];
+	const struct cc_op *o = cc_rank_op(&x->s->ranks[r], rk->cpu_q[rk->cpu_head]);
 
 	rk->cpu_busy = true;
 	rk->cpu_start = sim_now(&x->eng);
@@ -279,7 +279,7 @@ static void cpu_run(struct sx *x, uint32_t r, uint32_t i);
 static void poll_seen(struct sx *x, uint32_t r, uint32_t i)
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
-	const struct cc_op *o = &rs->ops[i];
+	const struct cc_op *o = cc_rank_op(rs, i);
 
 	if (o->kind == CC_OP_WAIT_MEM && rs->bufs[o->u.wait.buf].role == CC_BUF_RECV_STAGE)
 		op_done(x, r, i);
@@ -333,7 +333,7 @@ static sim_time_ps staging_via(const struct sx *x, const struct sx_rank *rk, uin
 static void gpu_calc_submit(struct sx *x, struct sx_rank *rk, const struct cc_rank_sched *rs,
 			    uint32_t i)
 {
-	const struct cc_op_calc *c = &rs->ops[i].u.calc;
+	const struct cc_op_calc *c = &cc_rank_op(rs, i)->u.calc;
 	sim_time_ps pace = sim_compute_pace_ps(&x->f->host, c->proto, c->warps,
 					       c->count * cc_dtype_size(c->dtype));
 	uint64_t hbm = 0, rd = 0, wr = 0;
@@ -362,7 +362,7 @@ static void gpu_calc_submit(struct sx *x, struct sx_rank *rk, const struct cc_ra
 	other = sim_gpu_host_charge(&rk->gpu_host, rd, wr);
 	if (rk->uplink && (rd || wr))
 		other += staging_via(x, rk, rd, wr, &via);
-	if (sim_compute_submit_via(&rk->gpu, gpu_lane(&rs->ops[i].tag), hbm, other, pace,
+	if (sim_compute_submit_via(&rk->gpu, gpu_lane(&cc_rank_op(rs, i)->tag), hbm, other, pace,
 				   path != SX_PATH_P2P, via.up ? &via : NULL, calc_done, rk, i))
 		sx_die_nomem();
 }
@@ -370,7 +370,7 @@ static void gpu_calc_submit(struct sx *x, struct sx_rank *rk, const struct cc_ra
 static void op_ready(struct sx *x, uint32_t r, uint32_t i)
 {
 	struct sx_rank *rk = &x->rk[r];
-	const struct cc_op *o = &x->s->ranks[r].ops[i];
+	const struct cc_op *o = cc_rank_op(&x->s->ranks[r], i);
 
 	switch (o->kind) {
 	case CC_OP_REDUCE:
@@ -426,7 +426,7 @@ void sx_op_ready(struct sx *x, uint32_t r, uint32_t i)
 
 bool sx_gen_would_start(struct sx *x, uint32_t r, uint32_t i)
 {
-	const struct cc_op *o = &x->s->ranks[r].ops[i];
+	const struct cc_op *o = cc_rank_op(&x->s->ranks[r], i);
 
 	if (o->kind == CC_OP_WAIT_MEM)
 		return wait_true(x, r, &o->u.wait);
@@ -467,7 +467,7 @@ static void calc_done(struct sim_engine *eng, void *ctx, uint64_t arg, sim_time_
 	struct sx_rank *rk = ctx;
 	struct sx *x = rk->x;
 	uint32_t i = (uint32_t)arg;
-	const struct cc_op *o = &x->s->ranks[rk->r].ops[i];
+	const struct cc_op *o = cc_rank_op(&x->s->ranks[rk->r], i);
 	const struct cc_op_calc *c = &o->u.calc;
 	struct sim_compute *dev = c->where == CC_ON_GPU ? &rk->gpu : &rk->cpu_calc;
 	size_t bytes = c->count * cc_dtype_size(c->dtype);
@@ -495,7 +495,7 @@ void sx_cqe_visible(struct sx *x, struct sx_pkt *k)
 	struct sx_rank *rk = &x->rk[r];
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
 	struct sx_cq *cq = &rk->cq[k->cq];
-	const struct cc_op *o = &rs->ops[k->op];
+	const struct cc_op *o = cc_rank_op(rs, k->op);
 	struct sx_cqe e = {
 		.wr_id = cc_op_wr_id(o), .op = k->op, .qp = k->qp,
 		.status = k->status, .byte_len = k->byte_len, .imm = k->imm, .is_recv = k->is_recv,
@@ -528,7 +528,7 @@ void sx_mem_written(struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint64
 	/* Only the buffer's own waiters: usually none (payload into a buffer
 	 * nobody polls now) or one. */
 	for (uint32_t j = 0; j < w->n; j++) {
-		const struct cc_op_wait *o = &rs->ops[w->op[j]].u.wait;
+		const struct cc_op_wait *o = &cc_rank_op(rs, w->op[j])->u.wait;
 
 		if (o->offset < off + len && off < o->offset + 8 && wait_true(x, r, o)) {
 			woken = w->op[j];
@@ -544,7 +544,7 @@ void sx_mem_written(struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint64
 	 * (an op that wakes cannot park another that this write wakes: what
 	 * it starts writes memory only in later events). */
 	for (uint32_t j = 0; j < rk->park.n;) {
-		const struct cc_op *o = &rs->ops[rk->park.list[j]];
+		const struct cc_op *o = cc_rank_op(rs, rk->park.list[j]);
 
 		if (o->kind == CC_OP_WAIT_MEM && o->u.wait.buf == buf && o->u.wait.offset < off + len &&
 		    off < o->u.wait.offset + 8 && wait_true(x, r, &o->u.wait)) {
@@ -558,7 +558,7 @@ void sx_mem_written(struct sx *x, uint32_t r, uint32_t buf, uint64_t off, uint64
 static void post_recv(struct sx *x, uint32_t r, uint32_t i)
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
-	const struct cc_op_recv *p = &rs->ops[i].u.recv;
+	const struct cc_op_recv *p = &cc_rank_op(rs, i)->u.recv;
 	struct sx_qp *qp = &x->rk[r].qp[p->qp];
 
 	if (cc_fault_on(x->o->faults, x->o->nfaults, CC_FAULT_NO_RECV, r, i))
@@ -586,7 +586,7 @@ static uint32_t fault_flip(const struct sx *x, uint32_t r, uint32_t i, enum cc_f
 static void post_send(struct sx *x, uint32_t r, uint32_t i)
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
-	const struct cc_op_send *p = &rs->ops[i].u.send;
+	const struct cc_op_send *p = &cc_rank_op(rs, i)->u.send;
 	const struct cc_qp *cq = &rs->qps[p->qp];
 	struct sx_rank *rk = &x->rk[r];
 	struct sx_qp *qp = &rk->qp[p->qp];
@@ -629,7 +629,7 @@ static void post_send(struct sx *x, uint32_t r, uint32_t i)
 /* Reaps the CQE op i polls for; false when the run ends on it. */
 static bool poll_cq(struct sx *x, uint32_t r, uint32_t i)
 {
-	const struct cc_op_poll *p = &x->s->ranks[r].ops[i].u.poll;
+	const struct cc_op_poll *p = &cc_rank_op(&x->s->ranks[r], i)->u.poll;
 	struct sx_rank *rk = &x->rk[r];
 	struct sx_cq *cq = &rk->cq[p->cq];
 	int64_t j = cq_find(cq, p->wr_id);
@@ -663,7 +663,7 @@ static bool poll_cq(struct sx *x, uint32_t r, uint32_t i)
  * when the run ends there. */
 static bool cpu_effect(struct sx *x, uint32_t r, uint32_t i, sim_time_ps start, sim_time_ps now)
 {
-	const struct cc_op *o = &x->s->ranks[r].ops[i];
+	const struct cc_op *o = cc_rank_op(&x->s->ranks[r], i);
 
 	switch (o->kind) {
 	case CC_OP_POST_RECV:
@@ -778,7 +778,7 @@ static void p2p_post(struct sim_engine *eng, void *ctx, uint64_t arg)
 static void cpu_run(struct sx *x, uint32_t r, uint32_t i)
 {
 	struct sx_rank *rk = &x->rk[r];
-	const struct cc_op *o = &x->s->ranks[r].ops[i];
+	const struct cc_op *o = cc_rank_op(&x->s->ranks[r], i);
 
 	if (!op_p2p(x, r, o)) {
 		cpu_push(x, r, i);

@@ -22,12 +22,13 @@
  * stuck run's report names the op a built run's would.  So a generated
  * run is exact whatever the window; the window only decides the memory.
  *
- * Memory: the op arrays and the per-op state below are reserved address
- * space (cc_span_new()); the pages of ops that are done and that no queue
- * still names (a posted WQE until its completion is reaped, a receive WQE
- * until it is) are given back as a stream moves on, until the rank sends
- * a request again (give_back()); so are the queues' WQEs behind the
- * oldest in use, but a multicast QP's sends.
+ * Memory: the ops are in blocks a pool recycles (core/gen.h), the
+ * dependencies and the per-op state below reserved address space
+ * (cc_span_new()); the ops that are done and that no queue still names
+ * (a posted WQE until its completion is reaped, a receive WQE until it
+ * is) are given back as a stream moves on, until the rank sends a
+ * request again (give_back()); so are the queues' WQEs behind the oldest
+ * in use, but a multicast QP's sends.
  */
 #include <errno.h>
 #include <math.h>
@@ -111,6 +112,20 @@ static double span_held(double n, size_t size, double live, double batch)
 	return ceil(live * (double)size / page) * page + page;
 }
 
+/* What a generated rank's ops hold (core/gen.c): the blocks its `live`
+ * ops and a batch given back at a time cover, a block either side, and
+ * its table of blocks with a count of each one's ops dropped. */
+static double blocks_held(double n, double live)
+{
+	double nblk = ceil((n ? n : 1) / CC_OPBLK), held;
+
+	live = (live < n ? live : n) + GIVE_BACK_OPS;
+	held = ceil(live / CC_OPBLK) + 2;
+	if (held > nblk)
+		held = nblk;
+	return held * CC_OPBLK * sizeof(struct cc_op) + nblk * (sizeof(struct cc_op *) + 1);
+}
+
 double sx_gen_rank_bytes(const struct cc_schedule *s, uint32_t r, double live,
 			 const double *qp_sends, const double *qp_recvs)
 {
@@ -120,7 +135,7 @@ double sx_gen_rank_bytes(const struct cc_schedule *s, uint32_t r, double live,
 
 	/* cc_gen_build(): the ops and dependencies, given back a batch of
 	 * ops at a time (give_back()) */
-	bytes = span_held(n ? n : 1, sizeof(struct cc_op), in_use, GIVE_BACK_OPS) +
+	bytes = blocks_held(n, in_use) +
 		span_held(nd + CC_GEN_DEP_SLACK, sizeof(uint32_t), nd * share, GIVE_BACK_OPS * nd / (n ? n : 1));
 	/* sx_gen_rank_init(): deps_left, done, ulist, uedge, sq_pos; and
 	 * sx_park_init()'s pos and poll_next spans and list */
@@ -199,7 +214,7 @@ static bool register_op(struct sx *x, uint32_t r, uint32_t i,
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
 	struct sx_rank *rk = &x->rk[r];
-	const struct cc_op *o = &rs->ops[i];
+	const struct cc_op *o = cc_rank_op(rs, i);
 	const uint32_t *d = cc_op_deps(rs, o);
 	uint32_t left = 0;
 
@@ -295,8 +310,8 @@ static void give_back(struct sx *x, uint32_t r, uint32_t j)
 		return;
 	const struct cc_gen_stream *st = cc_gen_stream(x->s->gen, r, j);
 	uint32_t from = rk->given[j], f = st->first, df = st->dep_first;
-	uint32_t d0 = rs->ops[from].dep_first;
-	uint32_t d1 = upto < st->made ? rs->ops[upto].dep_first : st->dep_made;
+	uint32_t d0 = cc_rank_op(rs, from)->dep_first;
+	uint32_t d1 = upto < st->made ? cc_rank_op(rs, upto)->dep_first : st->dep_made;
 
 	cc_span_drop(rk->deps_left, sizeof(uint32_t), f, from, upto);
 	cc_span_drop(rk->done, 1, f, from, upto);

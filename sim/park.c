@@ -73,7 +73,7 @@ static uint32_t *poll_chain(const struct sx_park *pk, uint32_t cq, uint64_t wr_i
 
 void sx_park_add(struct sx_park *pk, const struct cc_rank_sched *rs, uint32_t op)
 {
-	const struct cc_op *o = &rs->ops[op];
+	const struct cc_op *o = cc_rank_op(rs, op);
 
 	pk->pos[op] = pk->n;
 	pk->list[pk->n++] = op;
@@ -93,7 +93,7 @@ void sx_park_add(struct sx_park *pk, const struct cc_rank_sched *rs, uint32_t op
 uint32_t sx_park_take(struct sx_park *pk, const struct cc_rank_sched *rs, uint32_t j)
 {
 	uint32_t op = pk->list[j];
-	const struct cc_op *o = &rs->ops[op];
+	const struct cc_op *o = cc_rank_op(rs, op);
 
 	pk->list[j] = pk->list[--pk->n];
 	pk->pos[pk->list[j]] = j;
@@ -123,7 +123,7 @@ uint32_t sx_park_find_poll(const struct sx_park *pk, const struct cc_rank_sched 
 	uint32_t first = UINT32_MAX;
 
 	for (uint32_t e = *poll_chain(pk, cq, wr_id); e; e = pk->poll_next[e - 1]) {
-		const struct cc_op_poll *p = &rs->ops[e - 1].u.poll;
+		const struct cc_op_poll *p = &cc_rank_op(rs, e - 1)->u.poll;
 
 		if (p->cq == cq && p->wr_id == wr_id && pk->pos[e - 1] < first)
 			first = pk->pos[e - 1];

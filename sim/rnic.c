@@ -56,7 +56,7 @@
 
 const struct cc_op_send *sx_wqe_send(const struct sx *x, uint32_t r, const struct sx_wqe *w)
 {
-	return &x->s->ranks[r].ops[w->op].u.send;
+	return &cc_rank_op(&x->s->ranks[r], w->op)->u.send;
 }
 
 /* Cuts a message at the QP's path MTU. */
@@ -98,7 +98,7 @@ void sx_cqe_push(struct sx *x, uint32_t r, struct sx_pkt *k, sim_time_ps want)
 			      k->status != CC_WC_WR_FLUSH_ERR))) {
 		x->have_err = true;
 		x->first_err = (struct sx_cqe){
-			.wr_id = cc_op_wr_id(&x->s->ranks[r].ops[k->op]),
+			.wr_id = cc_op_wr_id(cc_rank_op(&x->s->ranks[r], k->op)),
 			.op = k->op, .qp = k->qp, .status = k->status, .is_recv = k->is_recv,
 		};
 		x->first_err_rank = r;

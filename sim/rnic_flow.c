@@ -440,7 +440,7 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg)
 	uint64_t off = 0;
 
 	if (o->opcode == CC_WR_SEND || o->opcode == CC_WR_SEND_WITH_IMM) {
-		const struct cc_op_recv *rv = &x->s->ranks[d].ops[rop].u.recv;
+		const struct cc_op_recv *rv = &cc_rank_op(&x->s->ranks[d], rop)->u.recv;
 		const struct cc_mr *mr = rv->num_sge ? sx_find_mr(x, d, x->rk[d].key[rv->sge.mr],
 								  rv->sge.offset, 0, 0) : NULL;
 		buf = mr ? mr->buf : SX_NONE;
@@ -670,9 +670,9 @@ static int refuse(const struct sx *x, char *err, size_t errlen)
 		}
 		/* (a generated schedule posts no atomics: core/gen.h) */
 		for (uint32_t i = 0; !s->gen && i < rs->nops; i++)
-			if (rs->ops[i].kind == CC_OP_POST_SEND &&
-			    (rs->ops[i].u.send.opcode == CC_WR_ATOMIC_FETCH_ADD ||
-			     rs->ops[i].u.send.opcode == CC_WR_ATOMIC_CMP_SWP)) {
+			if (cc_rank_op(rs, i)->kind == CC_OP_POST_SEND &&
+			    (cc_rank_op(rs, i)->u.send.opcode == CC_WR_ATOMIC_FETCH_ADD ||
+			     cc_rank_op(rs, i)->u.send.opcode == CC_WR_ATOMIC_CMP_SWP)) {
 				snprintf(err, errlen, "--model flow has no atomics: use --model packet");
 				return -EINVAL;
 			}

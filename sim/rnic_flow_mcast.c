@@ -412,7 +412,7 @@ static void sharp_deliver(struct sim_engine *eng, void *ctx, uint64_t arg)
 		return;
 	}
 	rop = qp->rq[qp->rq_head++];
-	rv = &x->s->ranks[mb].ops[rop].u.recv;
+	rv = &cc_rank_op(&x->s->ranks[mb], rop)->u.recv;
 	mr = rv->num_sge ? sx_find_mr(x, mb, x->rk[mb].key[rv->sge.mr], rv->sge.offset, 0, 0)
 			 : NULL;
 	if (mr)

@@ -223,7 +223,7 @@ static enum cc_resp_state check(struct sx *x, uint32_t r, const struct sx_qp *qp
 	 * two a packet. */
 	uint32_t rop = (flags & SIM_PKT_RWQE) && qp->rq_head < qp->rq_n ? qp->rq[qp->rq_head]
 									  : SX_NONE;
-	const struct cc_op_recv *rv = rop == SX_NONE ? NULL : &x->s->ranks[r].ops[rop].u.recv;
+	const struct cc_op_recv *rv = rop == SX_NONE ? NULL : &cc_rank_op(&x->s->ranks[r], rop)->u.recv;
 	struct cc_resp_req q = { .opcode = o->opcode, .first = flags & SIM_PKT_FIRST,
 				 .takes_rwqe = flags & SIM_PKT_RWQE, .len = cc_wqe_len(o),
 				 .rkey = w->rkey, .va = o->remote_offset };
@@ -425,7 +425,7 @@ void sx_responder(struct sx *x, uint32_t r, struct sx_pkt *k)
 
 	/* Accepted. */
 	if (flags & SIM_PKT_SEND) {
-		const struct cc_op_recv *rv = &x->s->ranks[r].ops[qp->resp_recv].u.recv;
+		const struct cc_op_recv *rv = &cc_rank_op(&x->s->ranks[r], qp->resp_recv)->u.recv;
 		const struct cc_mr *dmr = rv->num_sge ? sx_find_mr(x, r, x->rk[r].key[rv->sge.mr],
 								   rv->sge.offset, 0, 0) : NULL;
 		/* The checks above passed on this message's first packet: a key
