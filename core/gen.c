@@ -37,14 +37,16 @@ struct cc_op_pool {
 static const struct cc_op unmade_block[CC_OPBLK];
 #define UNMADE ((struct cc_op *)unmade_block)
 
+/* A block of zero ops, as a page never written was: the ops of a block
+ * not made yet read as zeros whoever had it before. */
 static struct cc_op *pool_take(struct cc_op_pool *pool)
 {
 	struct free_block *b = pool->free;
 
 	if (!b)
-		return malloc(CC_OPBLK * sizeof(struct cc_op));
+		return calloc(CC_OPBLK, sizeof(struct cc_op));
 	pool->free = b->next;
-	return (struct cc_op *)b;
+	return memset(b, 0, CC_OPBLK * sizeof(struct cc_op));
 }
 
 static void pool_put(struct cc_op_pool *pool, struct cc_op *blk)
@@ -369,6 +371,8 @@ int cc_gen_next(struct cc_gen *g, uint32_t r, uint32_t j)
 	g->c.out = &v;
 	emit_step(g, r, j, st->step++);
 	g->c.out = NULL;
+	if (v.oom || g->c.oom)
+		return -ENOMEM; /* a block for its ops (cc_gen_op_slot()) */
 	st->made = v.nops;
 	st->dep_made = v.ndeps;
 	return 1;

@@ -16,9 +16,9 @@
  * one walk of chunks.  Streams run at once, so each is made on its own, into its own
  * range of indices, which a dry run that counts every rank's ops fixes up
  * front.  The ops are in blocks of CC_OPBLK (cc_rank_sched.opblk), taken
- * from a pool as they are made and given back to it as they are dropped,
- * so an executor reads cc_rank_op(rs, i) either way, and an op given back
- * reads as zeros.  The dependency array is address space reserved for all
+ * from a pool as they are made and given back to it once all of a block's
+ * ops are dropped, so an executor reads cc_rank_op(rs, i) either way; an
+ * op not made yet, or in a block given back, reads as zeros.  The dependency array is address space reserved for all
  * of them (mmap, MAP_NORESERVE): a dependency is at its index, as in a
  * built schedule; pages given back are zero again.
  *
@@ -75,8 +75,8 @@ uint32_t cc_gen_window(const struct cc_gen *g);
 const struct cc_gen_stream *cc_gen_stream(const struct cc_gen *g, uint32_t r, uint32_t j);
 /* The stream of rank r that op i is in. */
 uint32_t cc_gen_stream_of(const struct cc_gen *g, uint32_t r, uint32_t i);
-/* Makes the next step's ops of rank r's stream j: 1, or 0 when it has
- * none left. */
+/* Makes the next step's ops of rank r's stream j: 1, 0 when it has none
+ * left, or -ENOMEM (no block for them: the stream is then unusable). */
 int cc_gen_next(struct cc_gen *g, uint32_t r, uint32_t j);
 /* Gives back rank r's stream j below op `upto` (its ops' blocks, once a
  * block's ops are all given back, and its dependencies' pages), which the

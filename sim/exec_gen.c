@@ -113,14 +113,15 @@ static double span_held(double n, size_t size, double live, double batch)
 }
 
 /* What a generated rank's ops hold (core/gen.c): the blocks its `live`
- * ops and a batch given back at a time cover, a block either side, and
- * its table of blocks with a count of each one's ops dropped. */
-static double blocks_held(double n, double live)
+ * ops and, in each of its streams, a batch given back at a time cover,
+ * with a block either side of each stream; and its table of blocks with
+ * a count of each one's ops dropped. */
+static double blocks_held(double n, double live, double streams)
 {
 	double nblk = ceil((n ? n : 1) / CC_OPBLK), held;
 
-	live = (live < n ? live : n) + GIVE_BACK_OPS;
-	held = ceil(live / CC_OPBLK) + 2;
+	live = (live < n ? live : n) + streams * GIVE_BACK_OPS;
+	held = ceil(live / CC_OPBLK) + 2 * streams;
 	if (held > nblk)
 		held = nblk;
 	return held * CC_OPBLK * sizeof(struct cc_op) + nblk * (sizeof(struct cc_op *) + 1);
@@ -135,7 +136,7 @@ double sx_gen_rank_bytes(const struct cc_schedule *s, uint32_t r, double live,
 
 	/* cc_gen_build(): the ops and dependencies, given back a batch of
 	 * ops at a time (give_back()) */
-	bytes = blocks_held(n, in_use) +
+	bytes = blocks_held(n, in_use, s->gen ? cc_gen_streams(s->gen) : 1) +
 		span_held(nd + CC_GEN_DEP_SLACK, sizeof(uint32_t), nd * share, GIVE_BACK_OPS * nd / (n ? n : 1));
 	/* sx_gen_rank_init(): deps_left, done, ulist, uedge, sq_pos; and
 	 * sx_park_init()'s pos and poll_next spans and list */
@@ -229,6 +230,16 @@ static bool register_op(struct sx *x, uint32_t r, uint32_t i,
 	return o->ndeps == 0 && (!late || !late(x, r, i));
 }
 
+/* The next step of rank r's stream j made: 1, or 0 when it has none. */
+static int next_step(struct cc_gen *g, uint32_t r, uint32_t j)
+{
+	int rc = cc_gen_next(g, r, j);
+
+	if (rc < 0)
+		sx_die_nomem();
+	return rc;
+}
+
 void sx_gen_start(struct sx *x, uint32_t r)
 {
 	struct cc_gen *g = x->s->gen;
@@ -236,7 +247,7 @@ void sx_gen_start(struct sx *x, uint32_t r)
 	for (uint32_t j = 0; j < cc_gen_streams(g); j++) {
 		const struct cc_gen_stream *st = cc_gen_stream(g, r, j);
 
-		while (j && st->made - st->first < x->gen_window && cc_gen_next(g, r, j))
+		while (j && st->made - st->first < x->gen_window && next_step(g, r, j))
 			;
 		for (uint32_t i = st->first; i < st->made; i++)
 			register_op(x, r, i, NULL);
@@ -255,7 +266,7 @@ static void top_up(struct sx *x, uint32_t r, uint32_t j)
 	while (!x->gen_late && st->made - rk->front[j] < x->gen_window) {
 		uint32_t from = st->made;
 
-		if (!cc_gen_next(g, r, j))
+		if (!next_step(g, r, j))
 			return;
 		for (uint32_t i = from; i < st->made && !x->gen_late; i++) {
 			if (!register_op(x, r, i, sx_gen_would_start)) {

@@ -81,7 +81,10 @@ static void generate(const struct cc_schedule *whole, const struct cc_schedule *
 				const struct cc_gen_stream *st = cc_gen_stream(g->gen, r, j);
 				uint32_t from = st->made;
 
-				if (!cc_gen_next(g->gen, r, j))
+				int rc = cc_gen_next(g->gen, r, j);
+
+				assert_true(rc >= 0);
+				if (!rc)
 					continue;
 				more = true;
 				assert_true(st->made <= st->end);
