@@ -18,9 +18,10 @@
  * front.  The ops are in blocks of CC_OPBLK (cc_rank_sched.opblk), taken
  * from a pool as they are made and given back to it once all of a block's
  * ops are dropped, so an executor reads cc_rank_op(rs, i) either way; an
- * op not made yet, or in a block given back, reads as zeros.  The dependency array is address space reserved for all
- * of them (mmap, MAP_NORESERVE): a dependency is at its index, as in a
- * built schedule; pages given back are zero again.
+ * op not made yet, or in a block given back, reads as zeros.  The
+ * dependency array is address space reserved for all of them (mmap,
+ * MAP_NORESERVE): a dependency is at its index, as in a built schedule;
+ * pages given back are zero again.
  *
  * What is generated: the ring (allreduce, reduce-scatter, all-gather,
  * broadcast, reduce), the tree (allreduce, broadcast, reduce, on ranks or
