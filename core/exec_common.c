@@ -20,18 +20,20 @@ void cc_exec_users(const struct cc_rank_sched *rs, uint32_t *deps_left, uint32_t
 	/* Counting sort into CSR: count users of op i at [i + 2], prefix-sum,
 	 * then fill, advancing [i + 1] as op i's write cursor. */
 	for (uint32_t i = 0; i < n; i++) {
-		const uint32_t *d = cc_op_deps(rs, cc_rank_op(rs, i));
+		const struct cc_op *o = cc_rank_op(rs, i);
+		const uint32_t *d = cc_op_deps(rs, o);
 
-		deps_left[i] = cc_rank_op(rs, i)->ndeps;
-		for (uint32_t j = 0; j < cc_rank_op(rs, i)->ndeps; j++)
+		deps_left[i] = o->ndeps;
+		for (uint32_t j = 0; j < o->ndeps; j++)
 			users_first[d[j] + 2]++;
 	}
 	for (uint32_t i = 0; i < n; i++)
 		users_first[i + 2] += users_first[i + 1];
 	for (uint32_t i = 0; i < n; i++) {
-		const uint32_t *d = cc_op_deps(rs, cc_rank_op(rs, i));
+		const struct cc_op *o = cc_rank_op(rs, i);
+		const uint32_t *d = cc_op_deps(rs, o);
 
-		for (uint32_t j = 0; j < cc_rank_op(rs, i)->ndeps; j++)
+		for (uint32_t j = 0; j < o->ndeps; j++)
 			users[users_first[d[j] + 1]++] = i;
 	}
 }

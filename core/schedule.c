@@ -347,13 +347,12 @@ uint32_t cc_add_op(struct cc_rank_sched *r, const struct cc_op *op, const uint32
 		}
 		return r->nops++;
 	}
-	/* Room for the op and all its dependencies first: nothing half added. */
+	/* Room for all its dependencies and the op first: nothing half added. */
 	struct cc_op *o;
 
-	if (!r->opblk)
-		GROW_OR_FAIL(r, ops, cap_ops, (uint64_t)(r->nops - r->op_base) + 1);
 	GROW_OR_FAIL(r, deps, cap_deps, (uint64_t)(r->ndeps - r->dep_base) + ndeps);
 	if (!r->opblk) {
+		GROW_OR_FAIL(r, ops, cap_ops, (uint64_t)(r->nops - r->op_base) + 1);
 		o = &r->ops[r->nops - r->op_base];
 	} else if (!(o = cc_gen_op_slot(r, r->nops))) {
 		r->oom = true;

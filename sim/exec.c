@@ -333,7 +333,8 @@ static sim_time_ps staging_via(const struct sx *x, const struct sx_rank *rk, uin
 static void gpu_calc_submit(struct sx *x, struct sx_rank *rk, const struct cc_rank_sched *rs,
 			    uint32_t i)
 {
-	const struct cc_op_calc *c = &cc_rank_op(rs, i)->u.calc;
+	const struct cc_op *o = cc_rank_op(rs, i);
+	const struct cc_op_calc *c = &o->u.calc;
 	sim_time_ps pace = sim_compute_pace_ps(&x->f->host, c->proto, c->warps,
 					       c->count * cc_dtype_size(c->dtype));
 	uint64_t hbm = 0, rd = 0, wr = 0;
@@ -362,7 +363,7 @@ static void gpu_calc_submit(struct sx *x, struct sx_rank *rk, const struct cc_ra
 	other = sim_gpu_host_charge(&rk->gpu_host, rd, wr);
 	if (rk->uplink && (rd || wr))
 		other += staging_via(x, rk, rd, wr, &via);
-	if (sim_compute_submit_via(&rk->gpu, gpu_lane(&cc_rank_op(rs, i)->tag), hbm, other, pace,
+	if (sim_compute_submit_via(&rk->gpu, gpu_lane(&o->tag), hbm, other, pace,
 				   path != SX_PATH_P2P, via.up ? &via : NULL, calc_done, rk, i))
 		sx_die_nomem();
 }

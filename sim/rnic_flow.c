@@ -669,13 +669,16 @@ static int refuse(const struct sx *x, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		/* (a generated schedule posts no atomics: core/gen.h) */
-		for (uint32_t i = 0; !s->gen && i < rs->nops; i++)
-			if (cc_rank_op(rs, i)->kind == CC_OP_POST_SEND &&
-			    (cc_rank_op(rs, i)->u.send.opcode == CC_WR_ATOMIC_FETCH_ADD ||
-			     cc_rank_op(rs, i)->u.send.opcode == CC_WR_ATOMIC_CMP_SWP)) {
+		for (uint32_t i = 0; !s->gen && i < rs->nops; i++) {
+			const struct cc_op *o = cc_rank_op(rs, i);
+
+			if (o->kind == CC_OP_POST_SEND &&
+			    (o->u.send.opcode == CC_WR_ATOMIC_FETCH_ADD ||
+			     o->u.send.opcode == CC_WR_ATOMIC_CMP_SWP)) {
 				snprintf(err, errlen, "--model flow has no atomics: use --model packet");
 				return -EINVAL;
 			}
+		}
 	}
 	return 0;
 }

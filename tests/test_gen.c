@@ -106,7 +106,7 @@ static void generate(const struct cc_schedule *whole, const struct cc_schedule *
 		assert_int_equal(cc_gen_stream(g->gen, r, ns - 1)->end, g->ranks[r].nops);
 		if (drop)
 			dropped_blocks_read_zero(g, r);
-		if (!drop)
+		else
 			for (uint32_t i = 0; i < g->ranks[r].nops; i++)
 				same_op(whole, g, r, i);
 	}
