@@ -407,6 +407,11 @@ void cc_gen_drop(struct cc_gen *g, uint32_t r, uint32_t j, uint32_t upto)
 	st->dropped = upto;
 }
 
+bool cc_gen_block_held(const struct cc_rank_sched *rs, uint32_t b)
+{
+	return rs->opblk[b] != UNMADE;
+}
+
 void cc_gen_rewind(struct cc_gen *g)
 {
 	for (uint32_t r = 0; r < g->k; r++) {

@@ -168,15 +168,17 @@ static void op_done(struct sx *x, uint32_t r, uint32_t i)
 
 	rk->ndone++;
 	if (x->s->gen) {
+		struct sx_opst *st = sx_opst(rk, i);
+
 		/* done first: an op made while its users are readied sees it */
-		rk->done[i] = 1;
+		st->done = true;
 		/* the next edge read first: a user that completes at once
 		 * may move its stream on and give its page back */
-		for (uint32_t e = rk->ulist[i].head, next; e; e = next) {
+		for (uint32_t e = st->users.head, next; e; e = next) {
 			uint32_t u = rk->uedge[e - 1].op;
 
 			next = rk->uedge[e - 1].next;
-			if (--rk->deps_left[u] == 0)
+			if (--sx_opst(rk, u)->deps_left == 0)
 				op_ready(x, r, u);
 		}
 	} else {
@@ -615,7 +617,7 @@ static void post_send(struct sx *x, uint32_t r, uint32_t i)
 		.rkey = (remote && !cc_qp_mcast(cq) ? x->rk[cq->peer].key[p->remote_mr] : 0) ^
 			fault_flip(x, r, i, CC_FAULT_RKEY),
 	};
-	rk->sq_pos[i] = qp->sq_n;
+	*sx_sq_pos(rk, i) = qp->sq_n;
 	if (qp->error) {
 		qp->sq[qp->sq_n].failed = true;
 		qp->sq_n++;
@@ -652,7 +654,7 @@ static bool poll_cq(struct sx *x, uint32_t r, uint32_t i)
 	} else {
 		/* Frees this WQE and every unsignaled one before it. */
 		struct sx_qp *qp = &rk->qp[c.qp];
-		uint32_t upto = rk->sq_pos[c.op] + 1;
+		uint32_t upto = *sx_sq_pos(rk, c.op) + 1;
 
 		if (upto > qp->retired)
 			qp->retired = upto;
@@ -1197,7 +1199,7 @@ static void describe_wall(struct sx *x)
 		else if (x->s->gen)
 			i = (i = sx_gen_waiting(x, r)) < rs->nops ? i : rs->nops - 1;
 		else
-			while (i + 1 < rs->nops && rk->deps_left[i] == 0)
+			while (i + 1 < rs->nops && *sx_deps_left(rk, i) == 0)
 				i++;
 		set_error(x, CC_RUN_TIME_LIMIT, CC_WC_SUCCESS, r, 0, i, what);
 		return;
@@ -1253,7 +1255,7 @@ static void describe_stuck(struct sx *x)
 			if (x->s->gen)
 				i = sx_gen_waiting(x, r);
 			else
-				while (i < rs->nops && rk->deps_left[i] == 0)
+				while (i < rs->nops && *sx_deps_left(rk, i) == 0)
 					i++;
 			snprintf(what, sizeof(what), "time limit reached (%s simulated)", at);
 			set_error(x, st, CC_WC_SUCCESS, r, 0, i < rs->nops ? i : 0,
@@ -1585,11 +1587,11 @@ static int setup_and_run(struct sx *x)
 			uint32_t end = st->made; /* what top-ups add, they ready */
 
 			for (uint32_t i = st->first; i < end; i++)
-				if (x->rk[r].deps_left[i] == 0)
+				if (*sx_deps_left(&x->rk[r], i) == 0)
 					op_ready(x, r, i);
 		}
 		for (uint32_t i = 0; !s->gen && i < rs->nops; i++)
-			if (x->rk[r].deps_left[i] == 0)
+			if (*sx_deps_left(&x->rk[r], i) == 0)
 				op_ready(x, r, i);
 		if (rs->nops == 0 && ++x->ranks_done == s->nranks)
 			res->time_ps = 0;
@@ -1685,6 +1687,7 @@ static int run_once(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	for (uint32_t r = 0; x.rk && r < s->nranks; r++)
 		free_rank(&x, r);
 	free(x.rk);
+	sx_gen_opst_pool_free(&x);
 	for (uint32_t i = 0; i < x.nslabs; i++) {
 		/* Packets still in flight (a run that ended in an error) own
 		 * their payload copies; free ones hold NULL. */

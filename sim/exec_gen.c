@@ -22,8 +22,9 @@
  * stuck run's report names the op a built run's would.  So a generated
  * run is exact whatever the window; the window only decides the memory.
  *
- * Memory: the ops are in blocks a pool recycles (core/gen.h), the
- * dependencies and the per-op state below reserved address space
+ * Memory: the ops are in blocks a pool recycles (core/gen.h), and so is
+ * their state here (struct sx_opst, a block beside each op block); the
+ * dependencies and their users' edges are reserved address space
  * (cc_span_new()); the ops that are done and that no queue still names
  * (a posted WQE until its completion is reaped, a receive WQE until it
  * is) are given back as a stream moves on, until the rank sends a
@@ -42,22 +43,65 @@
 /* Ops given back at a time: a few pages of them. */
 #define GIVE_BACK_OPS 256u
 
+/* The state of ops not made yet, or given back: zeros, as the ops read
+ * (core/gen.c); read-only, so a write there faults at once. */
+static const struct sx_opst opst_none[CC_OPBLK];
+#define OPST_NONE ((struct sx_opst *)opst_none)
+
+static uint32_t opst_blocks(uint32_t nops)
+{
+	return nops ? (nops - 1) / CC_OPBLK + 1 : 1;
+}
+
+/* A block of zero state for op block b of rank r, from those given back
+ * where there are (any rank's: a run's state stays in memory it has
+ * touched, as its ops do). */
+static void opst_take(struct sx *x, struct sx_rank *rk, uint32_t b)
+{
+	struct sx_opst_free *f = x->opst_free;
+	struct sx_opst *blk;
+
+	if (f) {
+		x->opst_free = f->next;
+		blk = memset(f, 0, CC_OPBLK * sizeof(struct sx_opst));
+	} else if (!(blk = calloc(CC_OPBLK, sizeof(struct sx_opst)))) {
+		sx_die_nomem();
+	}
+	rk->opst[b] = blk;
+}
+
+static void opst_put(struct sx *x, struct sx_rank *rk, uint32_t b)
+{
+	struct sx_opst_free *f = (struct sx_opst_free *)rk->opst[b];
+
+	f->next = x->opst_free;
+	x->opst_free = f;
+	rk->opst[b] = OPST_NONE;
+}
+
+void sx_gen_opst_pool_free(struct sx *x)
+{
+	for (struct sx_opst_free *f = x->opst_free, *next; f; f = next) {
+		next = f->next;
+		free(f);
+	}
+	x->opst_free = NULL;
+}
+
 int sx_gen_rank_init(struct sx *x, uint32_t r)
 {
 	const struct cc_rank_sched *rs = &x->s->ranks[r];
 	struct sx_rank *rk = &x->rk[r];
 	uint32_t ns = cc_gen_streams(x->s->gen);
 
-	rk->deps_left = cc_span_new(rs->nops, sizeof(uint32_t));
-	rk->done = cc_span_new(rs->nops, 1);
-	rk->ulist = cc_span_new(rs->nops, sizeof(*rk->ulist));
+	rk->opst = malloc(opst_blocks(rs->nops) * sizeof(*rk->opst));
 	rk->uedge = cc_span_new(rs->ndeps ? rs->ndeps : 1, sizeof(*rk->uedge));
-	rk->sq_pos = cc_span_new(rs->nops, sizeof(uint32_t));
 	rk->front = calloc(ns, sizeof(uint32_t));
 	rk->given = calloc(ns, sizeof(uint32_t));
-	if (!rk->deps_left || !rk->done || !rk->ulist || !rk->uedge || !rk->sq_pos || !rk->front ||
-	    !rk->given)
+	if (!rk->opst || !rk->uedge || !rk->front || !rk->given)
 		return -ENOMEM;
+	for (uint32_t b = 0; b < opst_blocks(rs->nops); b++)
+		rk->opst[b] = OPST_NONE;
 	for (uint32_t j = 0; j < ns; j++)
 		rk->front[j] = rk->given[j] = cc_gen_stream(x->s->gen, r, j)->first;
 	return 0;
@@ -112,19 +156,17 @@ static double span_held(double n, size_t size, double live, double batch)
 	return ceil(live * (double)size / page) * page + page;
 }
 
-/* What a generated rank's ops hold (core/gen.c): the blocks its `live`
- * ops and, in each of its streams, a batch given back at a time cover,
- * with a block either side of each stream; and its table of blocks with
- * a count of each one's ops dropped. */
+/* The op blocks a generated rank holds (core/gen.c), and as many of its
+ * ops' state here: those its `live` ops and, in each of its streams, a
+ * batch given back at a time cover, with a block either side of each
+ * stream. */
 static double blocks_held(double n, double live, double streams)
 {
 	double nblk = ceil((n ? n : 1) / CC_OPBLK), held;
 
 	live = (live < n ? live : n) + streams * GIVE_BACK_OPS;
 	held = ceil(live / CC_OPBLK) + 2 * streams;
-	if (held > nblk)
-		held = nblk;
-	return held * CC_OPBLK * sizeof(struct cc_op) + nblk * (sizeof(struct cc_op *) + 1);
+	return held < nblk ? held : nblk;
 }
 
 double sx_gen_rank_bytes(const struct cc_schedule *s, uint32_t r, double live,
@@ -134,15 +176,19 @@ double sx_gen_rank_bytes(const struct cc_schedule *s, uint32_t r, double live,
 	double n = rs->nops, nd = rs->ndeps, in_use = live < n ? live : n;
 	double share = n ? in_use / n : 0, bytes;
 
+	double nblk = ceil((n ? n : 1) / CC_OPBLK);
+	double held = blocks_held(n, in_use, s->gen ? cc_gen_streams(s->gen) : 1);
+
 	/* cc_gen_build(): the ops and dependencies, given back a batch of
-	 * ops at a time (give_back()) */
-	bytes = blocks_held(n, in_use, s->gen ? cc_gen_streams(s->gen) : 1) +
+	 * ops at a time (give_back()), the ops' table of blocks with a count
+	 * of each one's ops dropped; sx_gen_rank_init(): the ops' state, in
+	 * as many blocks, and its table */
+	bytes = held * CC_OPBLK * (sizeof(struct cc_op) + sizeof(struct sx_opst)) +
+		nblk * (sizeof(struct cc_op *) + 1 + sizeof(struct sx_opst *)) +
 		span_held(nd + CC_GEN_DEP_SLACK, sizeof(uint32_t), nd * share, GIVE_BACK_OPS * nd / (n ? n : 1));
-	/* sx_gen_rank_init(): deps_left, done, ulist, uedge, sq_pos; and
-	 * sx_park_init()'s pos and poll_next spans and list */
-	bytes += 5 * span_held(n, sizeof(uint32_t), in_use, GIVE_BACK_OPS) +
-		 span_held(n, 1, in_use, GIVE_BACK_OPS) +
-		 span_held(n, sizeof(struct sx_ulist), in_use, GIVE_BACK_OPS) +
+	/* the users' lists' edges; sx_park_init()'s pos and poll_next spans
+	 * and list */
+	bytes += 3 * span_held(n, sizeof(uint32_t), in_use, GIVE_BACK_OPS) +
 		 span_held(nd ? nd : 1, sizeof(struct sx_uedge), nd * share,
 			   GIVE_BACK_OPS * nd / (n ? n : 1));
 	/* sx_gen_queues_init(): each QP's queues, its own posts in use (given
@@ -160,16 +206,14 @@ void sx_gen_rank_free(struct sx *x, uint32_t r)
 	struct sx_rank *rk = &x->rk[r];
 	uint32_t nd = rs->ndeps ? rs->ndeps : 1;
 
-	cc_span_free(rk->deps_left, rs->nops, sizeof(uint32_t));
-	cc_span_free(rk->done, rs->nops, 1);
-	cc_span_free(rk->ulist, rs->nops, sizeof(*rk->ulist));
+	for (uint32_t b = 0; rk->opst && b < opst_blocks(rs->nops); b++)
+		if (rk->opst[b] != OPST_NONE)
+			opst_put(x, rk, b);
+	free(rk->opst);
 	cc_span_free(rk->uedge, nd, sizeof(*rk->uedge));
-	cc_span_free(rk->sq_pos, rs->nops, sizeof(uint32_t));
 	free(rk->front);
 	free(rk->given);
-	rk->deps_left = rk->sq_pos = NULL;
-	rk->done = NULL;
-	rk->ulist = NULL;
+	rk->opst = NULL;
 	rk->uedge = NULL;
 	rk->front = rk->given = NULL;
 }
@@ -179,7 +223,7 @@ static bool dep_done(const struct sx *x, uint32_t r, uint32_t d)
 {
 	const struct sx_rank *rk = &x->rk[r];
 
-	return d < rk->given[cc_gen_stream_of(x->s->gen, r, d)] || rk->done[d];
+	return d < rk->given[cc_gen_stream_of(x->s->gen, r, d)] || sx_opst(rk, d)->done;
 }
 
 /* Op i joins the user list of its dependency d (edge e, its position in
@@ -187,7 +231,7 @@ static bool dep_done(const struct sx *x, uint32_t r, uint32_t d)
  * schedule's users are readied in. */
 static void add_user(struct sx_rank *rk, uint32_t d, uint32_t e, uint32_t i)
 {
-	struct sx_ulist *l = &rk->ulist[d];
+	struct sx_ulist *l = &sx_opst(rk, d)->users;
 	uint32_t *link = &l->head;
 
 	rk->uedge[e].op = i;
@@ -219,12 +263,14 @@ static bool register_op(struct sx *x, uint32_t r, uint32_t i,
 	const uint32_t *d = cc_op_deps(rs, o);
 	uint32_t left = 0;
 
+	if (rk->opst[i >> CC_OPBLK_SHIFT] == OPST_NONE)
+		opst_take(x, rk, i >> CC_OPBLK_SHIFT);
 	for (uint32_t j = 0; j < o->ndeps; j++)
 		if (!dep_done(x, r, d[j])) {
 			add_user(rk, d[j], o->dep_first + j, i);
 			left++;
 		}
-	rk->deps_left[i] = left;
+	sx_opst(rk, i)->deps_left = left;
 	if (left)
 		return true;
 	return o->ndeps == 0 && (!late || !late(x, r, i));
@@ -274,7 +320,7 @@ static void top_up(struct sx *x, uint32_t r, uint32_t j)
 				sim_stop(&x->eng);
 				return;
 			}
-			if (!rk->deps_left[i])
+			if (!sx_opst(rk, i)->deps_left)
 				sx_op_ready(x, r, i);
 		}
 	}
@@ -324,13 +370,13 @@ static void give_back(struct sx *x, uint32_t r, uint32_t j)
 	uint32_t d0 = cc_rank_op(rs, from)->dep_first;
 	uint32_t d1 = upto < st->made ? cc_rank_op(rs, upto)->dep_first : st->dep_made;
 
-	cc_span_drop(rk->deps_left, sizeof(uint32_t), f, from, upto);
-	cc_span_drop(rk->done, 1, f, from, upto);
-	cc_span_drop(rk->ulist, sizeof(*rk->ulist), f, from, upto);
-	cc_span_drop(rk->sq_pos, sizeof(uint32_t), f, from, upto);
 	cc_span_drop(rk->uedge, sizeof(*rk->uedge), df, d0, d1);
 	sx_park_drop(&rk->park, f, from, upto);
 	cc_gen_drop(x->s->gen, r, j, upto);
+	/* the ops' state goes back with their blocks */
+	for (uint32_t b = from >> CC_OPBLK_SHIFT; b <= (upto - 1) >> CC_OPBLK_SHIFT; b++)
+		if (rk->opst[b] != OPST_NONE && !cc_gen_block_held(rs, b))
+			opst_put(x, rk, b);
 	rk->given[j] = upto;
 	/* and the WQEs behind every queue's oldest in use.  Not a multicast
 	 * QP's send queue: a SHARP switch acknowledges a member's SEND when it
@@ -358,10 +404,9 @@ void sx_gen_done(struct sx *x, uint32_t r, uint32_t i)
 	uint32_t j = cc_gen_stream_of(g, r, i);
 	const struct cc_gen_stream *st = cc_gen_stream(g, r, j);
 
-	rk->done[i] = 1;
 	if (i != rk->front[j])
 		return;
-	while (rk->front[j] < st->made && rk->done[rk->front[j]])
+	while (rk->front[j] < st->made && sx_opst(rk, rk->front[j])->done)
 		rk->front[j]++;
 	if (j) {
 		top_up(x, r, j);
@@ -380,7 +425,7 @@ uint32_t sx_gen_waiting(const struct sx *x, uint32_t r)
 		const struct cc_gen_stream *st = cc_gen_stream(g, r, j);
 
 		for (uint32_t i = rk->given[j]; i < st->made; i++)
-			if (rk->deps_left[i])
+			if (sx_opst(rk, i)->deps_left)
 				return i;
 	}
 	return x->s->ranks[r].nops;

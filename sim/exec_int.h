@@ -227,22 +227,36 @@ struct sx_port {
  * the network; in that order of the step's cost. */
 enum sx_path { SX_PATH_OWN, SX_PATH_P2P, SX_PATH_NET };
 
+/* A generated op's state in the simulator, op i's at
+ * opst[i >> CC_OPBLK_SHIFT][i & (CC_OPBLK - 1)]: blocks of CC_OPBLK taken
+ * as the op block is made and given back with it (sim/exec_gen.c), so
+ * that an op's state stays in memory already touched and near its
+ * neighbours', as the op itself does (core/gen.h). */
+struct sx_opst {
+	uint32_t deps_left;     /* dependencies not done */
+	uint32_t sq_pos;        /* a post_send: its index in its SQ */
+	struct sx_ulist { uint32_t head, tail; } users; /* first and last edge + 1, or 0 */
+	bool done;
+};
+
 struct sx_rank {
 	struct sx *x;
 	uint32_t r;
 	uint8_t **mem;          /* per buffer; NULL where not carried */
 	uint8_t *buf_path;      /* per buffer: enum sx_path */
 	uint32_t *key;          /* per MR: lkey == rkey */
-	uint32_t *deps_left, *users_first, *users;
+	/* A built schedule's: per op, its dependencies not done and its
+	 * place in its SQ (a post_send); its users, each op's from
+	 * users_first[i].  A generated schedule's are in opst. */
+	uint32_t *deps_left, *users_first, *users, *sq_pos;
 	uint32_t ndone;
-	/* A generated schedule (sim/exec_gen.c): instead of users_first and
-	 * users, per op whether it is done and its users' list (the first and
-	 * last edge + 1, or 0), per dependency position the list's next edge
-	 * + 1 and the op it belongs to (one cache line for both); per stream,
-	 * its oldest op not done and the ops given back below `given`.  All
-	 * but front and given are reserved address space (cc_span_new()). */
-	uint8_t *done;
-	struct sx_ulist { uint32_t head, tail; } *ulist;
+	/* A generated schedule (sim/exec_gen.c): each op's state in blocks
+	 * beside its op's (struct sx_opst), the users' lists' edges per
+	 * dependency position (the list's next edge + 1 and the op it
+	 * belongs to: one cache line for both; reserved address space,
+	 * cc_span_new()); per stream, its oldest op not done and the ops
+	 * given back below `given`. */
+	struct sx_opst **opst;
 	struct sx_uedge { uint32_t next, op; } *uedge;
 	uint32_t *front, *given;
 	/* host CPU: ready ops in FIFO order, the head running (a ring that
@@ -255,7 +269,6 @@ struct sx_rank {
 	sim_time_ps cpu_busy_ps;
 	sim_time_ps cpu_start;
 	struct sx_park park;    /* poll_cq / wait_mem ops waiting */
-	uint32_t *sq_pos;       /* per post_send op: its index in its SQ */
 	struct sim_compute gpu, cpu_calc;
 	struct sim_gpu_host gpu_host; /* the GPU's PCIe link to staging in host memory */
 	struct sx_qp *qp;
@@ -326,6 +339,7 @@ struct sx {
 	 * starts again with a larger window; sim/exec_gen.c). */
 	uint32_t gen_window;
 	bool gen_late;
+	struct sx_opst_free { struct sx_opst_free *next; } *opst_free; /* blocks to take again */
 	bool gen_whole; /* and the next attempt makes every stream whole */
 };
 
@@ -362,7 +376,7 @@ bool sx_gen_would_start(struct sx *x, uint32_t r, uint32_t i);
  * them.  sx_gen_rank_init(): rank r's per-op state, reserved; 0 or
  * -ENOMEM.  sx_gen_start(): each stream's first window made, and
  * registered (nothing readied).  sx_gen_done(): op i is done; its stream
- * moves on (called at the end of op_done; rk->done[i] is set at its
+ * moves on (called at the end of op_done; its state's done is set at its
  * start).  sx_gen_waiting(): the first op of rank r that waits for a
  * dependency, for a stuck run's message, or nops: none. */
 int sx_gen_rank_init(struct sx *x, uint32_t r);
@@ -378,6 +392,26 @@ void sx_gen_queues_free(struct sx *x, uint32_t r);
 void sx_gen_start(struct sx *x, uint32_t r);
 void sx_gen_done(struct sx *x, uint32_t r, uint32_t i);
 uint32_t sx_gen_waiting(const struct sx *x, uint32_t r);
+/* The blocks of struct sx_opst still to take again, freed (run's end). */
+void sx_gen_opst_pool_free(struct sx *x);
+
+/* Op i's state in a generated schedule (struct sx_opst). */
+static inline struct sx_opst *sx_opst(const struct sx_rank *rk, uint32_t i)
+{
+	return &rk->opst[i >> CC_OPBLK_SHIFT][i & (CC_OPBLK - 1)];
+}
+
+/* Op i's count of dependencies not done, either form. */
+static inline uint32_t *sx_deps_left(const struct sx_rank *rk, uint32_t i)
+{
+	return rk->opst ? &sx_opst(rk, i)->deps_left : &rk->deps_left[i];
+}
+
+/* Post_send op i's index in its SQ, either form. */
+static inline uint32_t *sx_sq_pos(const struct sx_rank *rk, uint32_t i)
+{
+	return rk->opst ? &sx_opst(rk, i)->sq_pos : &rk->sq_pos[i];
+}
 /* Whether some stream has ops not made yet. */
 bool sx_gen_unmade(const struct sx *x);
 
