@@ -83,9 +83,10 @@ int cc_gen_next(struct cc_gen *g, uint32_t r, uint32_t j);
  * block's ops are all given back, and its dependencies' pages), which the
  * caller will not read again. */
 void cc_gen_drop(struct cc_gen *g, uint32_t r, uint32_t j, uint32_t upto);
-/* Whether rank rs's op block b (ops b * CC_OPBLK on) holds ops: false
- * before the first is made and once all are given back, whichever
- * streams they are in (an executor's own per-op state follows it). */
+/* Whether rank rs's op block b (ops b * CC_OPBLK on) is held: from when
+ * its first op is made (a rewind keeps it) until all its ops are given
+ * back, whichever streams they are in (an executor's own per-op state
+ * follows it). */
 bool cc_gen_block_held(const struct cc_rank_sched *rs, uint32_t b);
 
 /* Where cc_add_op() writes op i of a generated rank (v: the rank's view

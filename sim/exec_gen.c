@@ -43,8 +43,9 @@
 /* Ops given back at a time: a few pages of them. */
 #define GIVE_BACK_OPS 256u
 
-/* The state of ops not made yet, or given back: zeros, as the ops read
- * (core/gen.c); read-only, so a write there faults at once. */
+/* The state of ops in a block none of whose ops is registered yet, or
+ * whose ops are all given back: zeros, as their ops read (core/gen.c);
+ * read-only, so a write there faults at once. */
 static const struct sx_opst opst_none[CC_OPBLK];
 #define OPST_NONE ((struct sx_opst *)opst_none)
 
@@ -94,14 +95,17 @@ int sx_gen_rank_init(struct sx *x, uint32_t r)
 	struct sx_rank *rk = &x->rk[r];
 	uint32_t ns = cc_gen_streams(x->s->gen);
 
-	rk->opst = malloc(opst_blocks(rs->nops) * sizeof(*rk->opst));
-	rk->uedge = cc_span_new(rs->ndeps ? rs->ndeps : 1, sizeof(*rk->uedge));
-	rk->front = calloc(ns, sizeof(uint32_t));
-	rk->given = calloc(ns, sizeof(uint32_t));
-	if (!rk->opst || !rk->uedge || !rk->front || !rk->given)
+	/* the table first, all of it none: sx_gen_rank_free() reads it
+	 * whatever fails after */
+	if (!(rk->opst = malloc(opst_blocks(rs->nops) * sizeof(*rk->opst))))
 		return -ENOMEM;
 	for (uint32_t b = 0; b < opst_blocks(rs->nops); b++)
 		rk->opst[b] = OPST_NONE;
+	rk->uedge = cc_span_new(rs->ndeps ? rs->ndeps : 1, sizeof(*rk->uedge));
+	rk->front = calloc(ns, sizeof(uint32_t));
+	rk->given = calloc(ns, sizeof(uint32_t));
+	if (!rk->uedge || !rk->front || !rk->given)
+		return -ENOMEM;
 	for (uint32_t j = 0; j < ns; j++)
 		rk->front[j] = rk->given[j] = cc_gen_stream(x->s->gen, r, j)->first;
 	return 0;

@@ -229,7 +229,8 @@ enum sx_path { SX_PATH_OWN, SX_PATH_P2P, SX_PATH_NET };
 
 /* A generated op's state in the simulator, op i's at
  * opst[i >> CC_OPBLK_SHIFT][i & (CC_OPBLK - 1)]: blocks of CC_OPBLK taken
- * as the op block is made and given back with it (sim/exec_gen.c), so
+ * as the first op of the op block is registered and given back with the
+ * op block (sim/exec_gen.c), so
  * that an op's state stays in memory already touched and near its
  * neighbours', as the op itself does (core/gen.h). */
 struct sx_opst {
@@ -373,8 +374,8 @@ void sx_op_ready(struct sx *x, uint32_t r, uint32_t i);
 bool sx_gen_would_start(struct sx *x, uint32_t r, uint32_t i);
 
 /* exec_gen.c: a generated schedule's ops (core/gen.h) as the run asks for
- * them.  sx_gen_rank_init(): rank r's per-op state, reserved; 0 or
- * -ENOMEM.  sx_gen_start(): each stream's first window made, and
+ * them.  sx_gen_rank_init(): rank r's tables of per-op state (its
+ * blocks taken as ops are registered); 0 or -ENOMEM.  sx_gen_start(): each stream's first window made, and
  * registered (nothing readied).  sx_gen_done(): op i is done; its stream
  * moves on (called at the end of op_done; its state's done is set at its
  * start).  sx_gen_waiting(): the first op of rank r that waits for a

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "core/algo.h"
+#include "core/gen.h"
 #include "sim/bound.h"
 #include "sim/exec.h"
 #include "sim/wire.h"
@@ -960,6 +961,29 @@ static int sim_when_memory_runs_out(void *ctx)
 	return rc;
 }
 
+/* Runs s in children with less and less room to grow (see below). */
+static void sim_short_of_memory(const struct cc_schedule *s, const char *what)
+{
+	uint64_t lo = 0, hi = UINT64_C(64) << 20;
+	int st;
+
+	assert_int_equal(limited(hi, sim_when_memory_runs_out, (void *)s), 0);
+	while (hi - lo > (64u << 10)) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		st = limited(mid, sim_when_memory_runs_out, (void *)s);
+		assert_true(st == 0 || st == 3);
+		*(st == 0 ? &hi : &lo) = mid;
+	}
+	print_message("    %s: completes with %.2f MiB to grow in\n", what, (double)hi / (1 << 20));
+	for (uint64_t under = 32u << 10; under <= (1u << 20) && under < hi; under += 160u << 10) {
+		st = limited(hi - under, sim_when_memory_runs_out, (void *)s);
+		if (st != 0 && st != 3)
+			fail_msg("%s, %.2f MiB: status %d (1006: an abort)", what,
+				 (double)(hi - under) / (1 << 20), st);
+	}
+}
+
 /* Out of memory in a builder or anywhere in a simulation — setting up or
  * in an event handler, where no error can be returned — is an error
  * (ENOMEM), never an abort.  Each run goes in a child under an
@@ -967,14 +991,14 @@ static int sim_when_memory_runs_out(void *ctx)
  * completes in, then runs just short of it, where memory runs out part
  * way through the run (a packet slab, the event heap: unwound by
  * sim__nomem(); here in most of the last 0.7 MiB below the 2.9 MiB it
- * needed): every one ends with its result or -ENOMEM. */
+ * needed): every one ends with its result or -ENOMEM.  The same for the
+ * schedule generated as it runs (core/gen.h), whose setup reserves its
+ * spans and whose run takes blocks of ops and of their state. */
 static void out_of_memory_is_an_error(void **state)
 {
 	struct cc_coll_params p;
 	struct cc_schedule *s;
 	char err[256];
-	uint64_t lo = 0, hi = UINT64_C(64) << 20;
-	int st;
 
 	(void)state;
 	if (ASAN) {
@@ -989,21 +1013,11 @@ static void out_of_memory_is_an_error(void **state)
 	p.count = UINT64_C(1) << 20;
 	s = cc_build(&p, err, sizeof(err));
 	assert_non_null(s);
-	assert_int_equal(limited(hi, sim_when_memory_runs_out, s), 0);
-	while (hi - lo > (64u << 10)) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		st = limited(mid, sim_when_memory_runs_out, s);
-		assert_true(st == 0 || st == 3);
-		*(st == 0 ? &hi : &lo) = mid;
-	}
-	print_message("    completes with %.2f MiB to grow in\n", (double)hi / (1 << 20));
-	for (uint64_t under = 32u << 10; under <= (1u << 20) && under < hi; under += 160u << 10) {
-		st = limited(hi - under, sim_when_memory_runs_out, s);
-		if (st != 0 && st != 3)
-			fail_msg("%.2f MiB: status %d (1006: an abort)",
-				 (double)(hi - under) / (1 << 20), st);
-	}
+	sim_short_of_memory(s, "built");
+	cc_schedule_free(s);
+	s = cc_gen_build(&p, err, sizeof(err));
+	assert_non_null(s);
+	sim_short_of_memory(s, "generated");
 	cc_schedule_free(s);
 }
 
