@@ -52,6 +52,8 @@ struct cc_gen_walk {
 	void *(*state)(void *ctx, uint32_t r, size_t *bytes);
 	void (*free)(void *ctx);
 };
+/* The algorithm's prepare: 0, -ENOMEM, or -ETIME past the build's
+ * deadline (cc_conns_prepare()). */
 typedef int (*cc_gen_prepare_fn)(const struct cc_coll_params *p, struct cc_conns *c,
 				 struct cc_schedule **s, struct cc_gen_walk *w);
 /* The algorithm's, or NULL when it is built whole. */

@@ -519,18 +519,20 @@ int cc_collnet_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
 	struct collnet_gen *cg = calloc(1, sizeof(*cg));
 	struct cc_conns_algo a;
 
+	int rc = -ENOMEM;
+
 	if (!cg)
-		return -1;
+		return -ENOMEM;
 	a = collnet_algo(p, &cg->n);
 	if (init(&cg->n, p)) {
 		gen_free(cg);
-		return -1;
+		return -ENOMEM;
 	}
 	cg->words = (size_t)cg->n.nch * p->nslots + 2 * (size_t)cg->n.nch;
 	cg->state = malloc((size_t)p->nranks * cg->words * sizeof(uint32_t));
-	if (!cg->state || cc_conns_prepare(c, p, &a, s)) {
+	if (!cg->state || (rc = cc_conns_prepare(c, p, &a, s))) {
 		gen_free(cg);
-		return -1;
+		return rc;
 	}
 	cg->n.w.counting = 0; /* from here on it emits */
 	walk_start(&cg->n);

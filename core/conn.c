@@ -85,6 +85,16 @@ static uint32_t add(struct cc_conns *c, uint32_t r, struct cc_op *op, const uint
 	return i;
 }
 
+/* Whether the build's deadline has passed, looked at now: between the
+ * ranks of a pass that only counts, whose steps make no slices to count
+ * the looks by (a ring on 100,000 ranks walks 2 x 10^10 steps). */
+static int past_deadline(struct cc_conns *c)
+{
+	if (c->deadline_ns && !c->timed_out && cc_clock_ns() >= c->deadline_ns)
+		c->timed_out = 1;
+	return c->timed_out;
+}
+
 /* Whether the build is to stop: out of memory, LL's flags past their
  * range (either fails it), or past its deadline, which is looked at
  * every DEADLINE_CHECK_SLICES slices. */
@@ -947,25 +957,27 @@ int cc_conns_prepare(struct cc_conns *c, const struct cc_coll_params *p,
 	*out = NULL;
 	memset(c, 0, sizeof(*c));
 	if (!s)
-		return -1;
+		return -ENOMEM;
 	if (a->most < slot_elems)
 		slot_elems = a->most ? a->most : 1;
 	cc_conns_user_buffers(s, p);
 	if (conns_init(c, s, p, slot_elems) || (c->serial = a->serial, a->connect(a->ctx, c))) {
 		conns_free(c);
 		cc_schedule_free(s);
-		return -1;
+		return -ENOMEM;
 	}
 	c->deadline_ns = build_deadline_ns;
 	if (a->resources)
 		a->resources(a->ctx, s);
 	conns_setup(c);
-	for (uint32_t r = 0; r < c->k; r++)
+	for (uint32_t r = 0; r < c->k && !past_deadline(c); r++)
 		a->walk(a->ctx, r, 1);
-	if (cc_schedule_oom(s)) {
+	if (c->timed_out || cc_schedule_oom(s)) {
+		int rc = c->timed_out ? -ETIME : -ENOMEM;
+
 		conns_free(c);
 		cc_schedule_free(s);
-		return -1;
+		return rc;
 	}
 	*out = s;
 	return 0;
@@ -1052,7 +1064,7 @@ struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct 
 		conns_setup(&c);
 		/* A rank's ops need only its own ends' counts (conns_start,
 		 * emit_slice): a build for one rank walks that rank alone. */
-		for (uint32_t r = 0; r < c.k; r++)
+		for (uint32_t r = 0; r < c.k && !past_deadline(&c); r++)
 			if (cc_conns_builds_rank(r))
 				a->walk(a->ctx, r, 1);
 		for (uint32_t r = 0; r < c.k && !stopped(&c); r++) {

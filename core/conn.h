@@ -228,7 +228,7 @@ void cc_conns_exchange(struct cc_conns *c, uint32_t r, const struct cc_conn_step
  * cc_conns_prepare(): phases 1 to 3 of cc_conns_build() (every rank's
  * resources and its connections' counts) into *s, and c kept for phase 4,
  * which the generator runs rank by rank, step by step, with c->out set:
- * 0, or -1 (out of memory).  cc_conns_release() frees c.  Rank r's
+ * 0, -ENOMEM, or -ETIME past the build's deadline.  cc_conns_release() frees c.  Rank r's
  * connection state saved and put back (a dry run that counts its ops
  * leaves it as it found it). */
 int cc_conns_prepare(struct cc_conns *c, const struct cc_coll_params *p,

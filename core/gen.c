@@ -299,11 +299,12 @@ struct cc_schedule *cc_gen_build(const struct cc_coll_params *p, char *err, size
 		goto fail;
 	g->p = *p;
 	g->k = p->nranks;
-	if (cc_algo_gen_prepare(p->algo)(&g->p, &g->c, &s, &g->w)) {
+	if ((rc = cc_algo_gen_prepare(p->algo)(&g->p, &g->c, &s, &g->w))) {
 		free(g);
 		g = NULL;
 		goto fail;
 	}
+	rc = -ENOMEM;
 	g->nstreams = 1 + g->w.nstreams;
 	s->gen = g;
 	g->st = calloc((size_t)g->k * g->nstreams, sizeof(*g->st));

@@ -391,13 +391,15 @@ int cc_ring_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
 	struct ring *g = calloc(1, sizeof(*g));
 	struct cc_conns_algo a;
 
+	int rc;
+
 	if (!g)
-		return -1;
+		return -ENOMEM;
 	*g = (struct ring){ .p = p, .k = p->nranks, .es = cc_dtype_size(p->dtype) };
 	a = ring_algo(g);
-	if (cc_conns_prepare(c, p, &a, s)) {
+	if ((rc = cc_conns_prepare(c, p, &a, s))) {
 		free(g);
-		return -1;
+		return rc;
 	}
 	*w = (struct cc_gen_walk){ .ctx = g, .nstreams = p->nchannels ? p->nchannels : 1,
 				   .steps = gen_steps, .step = gen_step, .free = free };

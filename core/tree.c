@@ -547,13 +547,15 @@ int cc_tree_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
 	struct tree *g = calloc(1, sizeof(*g));
 	struct cc_conns_algo a;
 
+	int rc = -ENOMEM;
+
 	if (!g)
-		return -1;
+		return -ENOMEM;
 	*g = (struct tree){ .p = p, .k = p->nranks };
 	a = tree_algo(g);
-	if (make_nodes(g) || cc_conns_prepare(c, p, &a, s)) {
+	if (make_nodes(g) || (rc = cc_conns_prepare(c, p, &a, s))) {
 		gen_free(g);
-		return -1;
+		return rc;
 	}
 	g->w.counting = 0; /* from here on it emits */
 	/* The up and the down pass are one stream: while a rank's oldest op
