@@ -198,6 +198,49 @@ static int weigh_run(const struct cli_opts *o, const struct cli_loop *l,
 	return CLI_EXIT_FAIL;
 }
 
+/* Ops a second a simulation reaches: about 1 M on the development machine
+ * at any scale (docs/performance.md: 0.5-0.7 M at 1024 ranks on either
+ * model), and ten times that as a bound no run has come near. */
+#define OPS_PER_S_SEEN 1e6
+#define OPS_PER_S_BOUND 1e7
+
+/* A size whose schedule has more ops than a simulation gets through in
+ * --wall-limit at OPS_PER_S_SEEN gets a note before anything is built
+ * (the ring's 2(k - 1) steps a rank: 10^11 ops at 100,000 ranks, where
+ * the run would otherwise say nothing until the limit stops it); under
+ * the default limit, one that would not end in it even at
+ * OPS_PER_S_BOUND is refused (a limit given is the user's to spend).
+ * 0 or an exit code after a message. */
+static int weigh_time(const struct cli_opts *o, const struct cli_loop *l, uint64_t bytes)
+{
+	struct cc_coll_params p;
+	uint64_t count, shown;
+	double limit_s = (double)o->wall_limit_ms / 1e3, ops;
+
+	if (!l->wall_limited || !o->wall_limit_ms)
+		return 0;
+	cc_result_counts(o->p.coll, o->p.nranks, cc_dtype_size(o->p.dtype), bytes, &count, &shown);
+	if (cli_size_params(o, shown, &p, NULL, NULL, 0))
+		return 0; /* the build says why */
+	p.count = count;
+	ops = cc_build_estimate_ops(&p);
+	if (ops <= OPS_PER_S_SEEN * limit_s)
+		return 0;
+	if (o->wall_limit_given || ops <= OPS_PER_S_BOUND * limit_s) {
+		fprintf(stderr, "cclab %s: note: %" PRIu64 " bytes on %u ranks: about %.2g ops to "
+			"simulate, %.3g s at the %.0g a second a simulation reaches here, more than "
+			"--wall-limit's %.3g s, which may stop it\n", cli_opts_cmd(o), shown, p.nranks,
+			ops, ops / OPS_PER_S_SEEN, OPS_PER_S_SEEN, limit_s);
+		return 0;
+	}
+	fprintf(stderr, "cclab %s: %" PRIu64 " bytes on %u ranks: about %.2g ops to simulate, more "
+		"than the default --wall-limit of %.3g s allows even at %.0g a second, ten times "
+		"what a simulation reaches (refused up front); use fewer ranks, a smaller size or "
+		"an algorithm with fewer steps (-A tree), or give --wall-limit to run it until then\n",
+		cli_opts_cmd(o), shown, p.nranks, ops, limit_s, OPS_PER_S_BOUND);
+	return CLI_EXIT_FAIL;
+}
+
 /* Builds the schedule of size `bytes` and weighs it: its buffers when
  * `carried`, and what its run would hold where the command says
  * (l->mem_need).  0 or an exit code after a message. */
@@ -260,6 +303,8 @@ static int preflight(const struct cli_opts *o, const struct cli_loop *l)
 			any = true;
 		}
 	} while (cli_next_size(o, &size));
+	if ((rc = weigh_time(o, l, last)))
+		return rc;
 	rc = weigh(o, l, last, any && big == last);
 	if (!rc && any && big != last)
 		rc = weigh(o, l, big, true);

@@ -383,6 +383,14 @@ void cc_build_estimate(const struct cc_coll_params *given, double *ops, double *
 	estimate(&q, !cc_params_check(&q, NULL, NULL, 0), ops, staging);
 }
 
+double cc_build_estimate_ops(const struct cc_coll_params *p)
+{
+	double ops, staging;
+
+	cc_build_estimate(p, &ops, &staging);
+	return ops / OP_BYTES;
+}
+
 struct cc_schedule *cc_build(const struct cc_coll_params *p, char *err, size_t errlen)
 {
 	const struct cc_build_opts o = {0};

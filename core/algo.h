@@ -85,6 +85,10 @@ uint64_t cc_clock_ns(void);
  * staging buffers every rank registers (allocated by an executor that
  * carries them, not by the build). */
 void cc_build_estimate(const struct cc_coll_params *p, double *ops, double *staging);
+/* About how many ops p's schedule has, from above as the bytes above are
+ * (its connections' resources counted as ops too): what the time to
+ * simulate it grows with. */
+double cc_build_estimate_ops(const struct cc_coll_params *p);
 
 /* Whether algorithm a splits over channels (nchannels > 1): the ring, the
  * tree and NVLS, as NCCL's. */

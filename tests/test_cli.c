@@ -847,6 +847,49 @@ static void test_cgroup_limit(void **state)
 	assert_int_equal(cc_mem_cgroup_limit("/nonexistent/cgroup", mi), 0);
 }
 
+/* A run with more ops than a simulation gets through in --wall-limit is
+ * said so before anything is built: under the default hour, the ring's
+ * 2(k - 1) steps on 100,000 ranks (about 2.9e11 ops) are refused at once,
+ * exit 1, nothing on stdout; with a limit given, a note, and the limit
+ * stops it. */
+static void test_wall_limit_weighed(void **state)
+{
+	struct timespec t0, t1;
+
+	(void)state;
+	need_binary();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct run r = run_cclab("sim -n 100000 -b 1G --check 0 --model flow --topology star "
+				 "--fabric ideal");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	print_message("sim -n 100000 -b 1G: refused in %.2f s\n", took);
+	assert_int_equal(r.status, 1);
+	assert_true(took < 30);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "cclab sim: 1073741824 bytes on 100000 ranks: about 2.9e+11 "
+				      "ops to simulate, more than the default --wall-limit of 3.6e+03 s "
+				      "allows even at 1e+07 a second"));
+	assert_non_null(strstr(r.err, "(refused up front)"));
+	run_free(&r);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = run_cclab("sim -n 100000 -b 1G --check 0 --model flow --topology star --fabric ideal "
+		      "--wall-limit 1");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	/* the pass that counts the ring's 2 x 10^10 steps looks at the
+	 * clock between ranks: 2.3 s, where it ran past two minutes */
+	print_message("sim -n 100000 -b 1G --wall-limit 1: %.2f s\n", took);
+	assert_true(took < 30);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "cclab sim: note: 1073741824 bytes on 100000 ranks: about "
+				      "2.9e+11 ops to simulate, 2.87e+05 s at the 1e+06 a second"));
+	assert_null(strstr(r.err, "refused"));
+	assert_non_null(strstr(r.err, "time limit reached: the wall-clock limit (1000 ms) stopped"));
+	run_free(&r);
+}
+
 /* --wall-limit covers building the schedule: 1 ms on a sweep whose
  * schedule takes seconds to build (64 ranks x 4 GiB: 2.6 million ops, its
  * preflight build included) stops in well under 5 s, and the size says
@@ -1606,6 +1649,7 @@ int main(void)
 		cmocka_unit_test(test_memory_limit_used),
 		cmocka_unit_test(test_cgroup_limit),
 		cmocka_unit_test(test_wall_limit_covers_build),
+		cmocka_unit_test(test_wall_limit_weighed),
 		cmocka_unit_test(test_sim_json_is_dir),
 		cmocka_unit_test(test_sim_fault_targets),
 		cmocka_unit_test(test_sim_default_topology),
