@@ -518,7 +518,6 @@ int cc_collnet_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
 {
 	struct collnet_gen *cg = calloc(1, sizeof(*cg));
 	struct cc_conns_algo a;
-
 	int rc = -ENOMEM;
 
 	if (!cg)

@@ -390,7 +390,6 @@ int cc_ring_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
 {
 	struct ring *g = calloc(1, sizeof(*g));
 	struct cc_conns_algo a;
-
 	int rc;
 
 	if (!g)

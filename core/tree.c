@@ -546,7 +546,6 @@ int cc_tree_gen_prepare(const struct cc_coll_params *p, struct cc_conns *c,
 {
 	struct tree *g = calloc(1, sizeof(*g));
 	struct cc_conns_algo a;
-
 	int rc = -ENOMEM;
 
 	if (!g)
