@@ -303,6 +303,19 @@ static bool flush_on(const struct cc_conns *c, uint32_t r, uint32_t peer)
 	       cc_coll_stage_mem(c->p) == CC_MEM_GPU && crosses_network(c, r, peer);
 }
 
+/* Where rank r's send stage to `peer` lives: with the staging (smem),
+ * except LL's on the network, which NCCL keeps in host memory even with
+ * GPUDirect RDMA (src/transport/net.cc sendProxyConnect: a buffer is in
+ * device memory only for `p != NCCL_PROTO_LL && useGdr`): the kernel's
+ * LL stores cross its PCIe link, the proxy reads the lines' flags from
+ * host memory instead of waiting for a tail, and the NIC reads them
+ * there.  The receive stage stays in GPU memory (recvProxyConnect). */
+static enum cc_mem_kind send_stage_mem(const struct cc_conns *c, uint32_t r, uint32_t peer,
+				       enum cc_mem_kind smem)
+{
+	return c->p->proto == CC_PROTO_LL && crosses_network(c, r, peer) ? CC_MEM_HOST : smem;
+}
+
 /* A connection buffer's access: NCCL registers every one with
  * LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ; we ask for what each needs,
  * so a schedule that strays is caught.  A receive stage that is flushed
@@ -341,7 +354,8 @@ static void conns_setup(struct cc_conns *c)
 		cr->buf0 = buf0;
 		cr->mr0 = rs->nmrs;
 		for (uint32_t i = 0; i < cr->nsend; i++)
-			cc_add_buffer(rs, &(struct cc_buffer){ smem, CC_BUF_SEND_STAGE, stage,
+			cc_add_buffer(rs, &(struct cc_buffer){ send_stage_mem(c, r, cr->send[i].peer, smem),
+							       CC_BUF_SEND_STAGE, stage,
 							       (int32_t)cr->send[i].peer,
 							       cr->send[i].channel });
 		for (uint32_t j = 0; j < cr->nrecv; j++)

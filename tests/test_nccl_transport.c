@@ -373,6 +373,46 @@ static bool after_flush(const struct cc_rank_sched *rs, uint32_t i)
 	return false;
 }
 
+/* Where the staging lives (NCCL's net.cc sendProxyConnect and
+ * recvProxyConnect): LL's send stage to a peer on another node in host
+ * memory even with GPUDirect RDMA, every other stage with the staging:
+ * LL inside a node, LL128 and Simple anywhere, and every receive stage.
+ * 4 ranks, 2 a node. */
+static void ll_sends_from_host_memory(void **state)
+{
+	(void)state;
+	for (int pr = 0; pr < CC_PROTO_COUNT; pr++)
+		for (int st = 0; st < CC_MEM_KIND_COUNT; st++) {
+			struct cc_schedule *s = build_flush((enum cc_proto)pr, CC_WRITE_IMM, 4,
+							    4 * 1000, 2, (enum cc_mem_kind)st,
+							    false);
+			uint32_t host_sends = 0;
+
+			for (uint32_t r = 0; r < 4; r++) {
+				const struct cc_rank_sched *rs = &s->ranks[r];
+
+				for (uint32_t b = 0; b < rs->nbufs; b++) {
+					const struct cc_buffer *buf = &rs->bufs[b];
+					bool across = buf->peer >= 0 && (uint32_t)buf->peer / 2 != r / 2;
+					enum cc_mem_kind want = (enum cc_mem_kind)st;
+
+					if (buf->role != CC_BUF_SEND_STAGE &&
+					    buf->role != CC_BUF_RECV_STAGE)
+						continue;
+					if (buf->role == CC_BUF_SEND_STAGE && across &&
+					    pr == CC_PROTO_LL)
+						want = CC_MEM_HOST;
+					assert_int_equal(buf->mem, want);
+					host_sends += buf->role == CC_BUF_SEND_STAGE &&
+						      buf->mem == CC_MEM_HOST;
+				}
+			}
+			/* the ring 0 1 2 3 crosses the network at 1 -> 2 and 3 -> 0 */
+			assert_int_equal(host_sends, st == CC_MEM_HOST ? 4 : pr == CC_PROTO_LL ? 2 : 0);
+			cc_schedule_free(s);
+		}
+}
+
 /* Simple over the network into GPU memory: one flush per received slice,
  * and every reduce or copy that reads a receive stage waits for its
  * slice's flush.  None with LL or LL128 (NCCL: Simple only), inside a
@@ -553,6 +593,7 @@ int main(void)
 		cmocka_unit_test(the_extra_packet_on_the_wire),
 		cmocka_unit_test(the_buffer_size_sets_simple_slots),
 		cmocka_unit_test(gdr_level_loc_stages_in_host_memory),
+		cmocka_unit_test(ll_sends_from_host_memory),
 		cmocka_unit_test(the_flush_in_the_schedule),
 		cmocka_unit_test(the_flush_keeps_the_data_right),
 		cmocka_unit_test(the_flush_costs_in_closed_form),
