@@ -179,11 +179,6 @@ static struct cc_rank_sched view(const struct cc_rank_sched *rs, uint32_t made, 
 				       .cap_deps = rs->ndeps + CC_GEN_DEP_SLACK };
 }
 
-static uint32_t nblocks(uint32_t nops)
-{
-	return nops ? (nops - 1) / CC_OPBLK + 1 : 1;
-}
-
 struct cc_op *cc_gen_op_slot(struct cc_rank_sched *v, uint32_t i)
 {
 	struct cc_op **b = &v->opblk[i >> CC_OPBLK_SHIFT];
@@ -228,12 +223,12 @@ static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
 		return -ETIME;
 	rs->nops = v.nops;
 	rs->ndeps = v.ndeps;
-	if (!(rs->opblk = malloc(nblocks(rs->nops) * sizeof(*rs->opblk))))
+	if (!(rs->opblk = malloc(cc_opblk_count(rs->nops) * sizeof(*rs->opblk))))
 		return -ENOMEM;
-	for (uint32_t b = 0; b < nblocks(rs->nops); b++)
+	for (uint32_t b = 0; b < cc_opblk_count(rs->nops); b++)
 		rs->opblk[b] = UNMADE;
 	rs->op_pool = &g->pool;
-	g->dropped[r] = calloc(nblocks(rs->nops), 1);
+	g->dropped[r] = calloc(cc_opblk_count(rs->nops), 1);
 	rs->deps = cc_span_new(rs->ndeps + CC_GEN_DEP_SLACK, sizeof(*rs->deps));
 	if (!g->dropped[r] || !rs->deps)
 		return -ENOMEM;
@@ -250,7 +245,7 @@ static int rank_init(struct cc_gen *g, struct cc_schedule *s, uint32_t r)
 
 static void unmap_rank(struct cc_rank_sched *rs)
 {
-	for (uint32_t b = 0; rs->opblk && b < nblocks(rs->nops); b++)
+	for (uint32_t b = 0; rs->opblk && b < cc_opblk_count(rs->nops); b++)
 		if (rs->opblk[b] != UNMADE)
 			free(rs->opblk[b]);
 	free(rs->opblk);
@@ -417,7 +412,7 @@ void cc_gen_rewind(struct cc_gen *g)
 {
 	for (uint32_t r = 0; r < g->k; r++) {
 		restore(g, r, &g->start[r]);
-		memset(g->dropped[r], 0, nblocks(g->c.s->ranks[r].nops));
+		memset(g->dropped[r], 0, cc_opblk_count(g->c.s->ranks[r].nops));
 	}
 	memcpy(g->st, g->st0, (size_t)g->k * g->nstreams * sizeof(*g->st));
 }

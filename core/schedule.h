@@ -568,6 +568,12 @@ size_t cc_schedule_bytes(const struct cc_schedule *s);
 #define CC_OPBLK_SHIFT 6
 #define CC_OPBLK (1u << CC_OPBLK_SHIFT)
 
+/* Blocks of CC_OPBLK that nops ops take (at least one, for a table). */
+static inline uint32_t cc_opblk_count(uint32_t nops)
+{
+	return nops ? (nops - 1) / CC_OPBLK + 1 : 1;
+}
+
 /* Op i of rank r, built or generated. */
 static inline const struct cc_op *cc_rank_op(const struct cc_rank_sched *r, uint32_t i)
 {

@@ -49,11 +49,6 @@
 static const struct sx_opst opst_none[CC_OPBLK];
 #define OPST_NONE ((struct sx_opst *)opst_none)
 
-static uint32_t opst_blocks(uint32_t nops)
-{
-	return nops ? (nops - 1) / CC_OPBLK + 1 : 1;
-}
-
 /* A block of zero state for op block b of rank r, from those given back
  * where there are (any rank's: a run's state stays in memory it has
  * touched, as its ops do). */
@@ -97,9 +92,9 @@ int sx_gen_rank_init(struct sx *x, uint32_t r)
 
 	/* the table first, all of it none: sx_gen_rank_free() reads it
 	 * whatever fails after */
-	if (!(rk->opst = malloc(opst_blocks(rs->nops) * sizeof(*rk->opst))))
+	if (!(rk->opst = malloc(cc_opblk_count(rs->nops) * sizeof(*rk->opst))))
 		return -ENOMEM;
-	for (uint32_t b = 0; b < opst_blocks(rs->nops); b++)
+	for (uint32_t b = 0; b < cc_opblk_count(rs->nops); b++)
 		rk->opst[b] = OPST_NONE;
 	rk->uedge = cc_span_new(rs->ndeps ? rs->ndeps : 1, sizeof(*rk->uedge));
 	rk->front = calloc(ns, sizeof(uint32_t));
@@ -164,9 +159,9 @@ static double span_held(double n, size_t size, double live, double batch)
  * ops' state here: those its `live` ops and, in each of its streams, a
  * batch given back at a time cover, with a block either side of each
  * stream. */
-static double blocks_held(double n, double live, double streams)
+static double blocks_held(double n, double nblk, double live, double streams)
 {
-	double nblk = ceil((n ? n : 1) / CC_OPBLK), held;
+	double held;
 
 	live = (live < n ? live : n) + streams * GIVE_BACK_OPS;
 	held = ceil(live / CC_OPBLK) + 2 * streams;
@@ -180,7 +175,7 @@ double sx_gen_rank_bytes(const struct cc_schedule *s, uint32_t r, double live,
 	double n = rs->nops, nd = rs->ndeps, in_use = live < n ? live : n;
 	double share = n ? in_use / n : 0, bytes;
 	double nblk = ceil((n ? n : 1) / CC_OPBLK);
-	double held = blocks_held(n, in_use, s->gen ? cc_gen_streams(s->gen) : 1);
+	double held = blocks_held(n, nblk, in_use, s->gen ? cc_gen_streams(s->gen) : 1);
 
 	/* cc_gen_build(): the ops and dependencies, given back a batch of
 	 * ops at a time (give_back()), the ops' table of blocks with a count
@@ -209,7 +204,7 @@ void sx_gen_rank_free(struct sx *x, uint32_t r)
 	struct sx_rank *rk = &x->rk[r];
 	uint32_t nd = rs->ndeps ? rs->ndeps : 1;
 
-	for (uint32_t b = 0; rk->opst && b < opst_blocks(rs->nops); b++)
+	for (uint32_t b = 0; rk->opst && b < cc_opblk_count(rs->nops); b++)
 		if (rk->opst[b] != OPST_NONE)
 			opst_put(x, rk, b);
 	free(rk->opst);
