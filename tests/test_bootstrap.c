@@ -33,6 +33,7 @@
 #include "backend/bootstrap.h"
 #include "backend/bootstrap_msg.h"
 #include "backend/launch.h"
+#include "tests/clock.h"
 
 /* ------------------------------------------------------------------ */
 /* launcher detection                                                  */
@@ -755,14 +756,6 @@ static void test_msg_random(void **state)
 #define SHORT_MS 300   /* the deadline of the failure tests */
 #define LONG_MS 20000  /* a deadline the passing tests never reach */
 
-static int64_t ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static struct cc_rendezvous loopback(uint16_t port)
 {
 	struct cc_rendezvous r;
@@ -942,20 +935,20 @@ static int raw_refused(uint16_t port, const uint8_t *hello, size_t n, const char
 static int slow_hello(const struct child *c)
 {
 	uint8_t h[CC_BMSG_HDR_BYTES];
-	int64_t t0 = ms_now();
+	int64_t t0 = monotonic_ms();
 	int fd = raw_connect(c->port);
 	size_t i;
 
 	if (fd < 0)
 		return 1;
 	cc_bmsg_hdr_encode(h, CC_BMSG_HELLO, 1, c->world, 0);
-	for (i = 0; ms_now() - t0 < 3000; i++) {
+	for (i = 0; monotonic_ms() - t0 < 3000; i++) {
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
 
 		if (i < sizeof h)
 			(void)send(fd, h + i, 1, MSG_NOSIGNAL); /* fails once rank 0 has closed */
 		if (poll(&pfd, 1, 50) == 1) {
-			int64_t t = ms_now() - t0;
+			int64_t t = monotonic_ms() - t0;
 			int rc = expect_abort(fd, c->want);
 
 			if (!rc && (t < c->after_ms || t > c->within_ms)) {
@@ -968,7 +961,7 @@ static int slow_hello(const struct child *c)
 			return rc;
 		}
 	}
-	fprintf(stderr, "slow hello: still open after %lld ms\n", (long long)(ms_now() - t0));
+	fprintf(stderr, "slow hello: still open after %lld ms\n", (long long)(monotonic_ms() - t0));
 	return 1;
 }
 
@@ -976,7 +969,7 @@ static int slow_hello(const struct child *c)
 static int garbage(const struct child *c)
 {
 	static uint8_t junk[64 << 10];
-	int64_t t0 = ms_now();
+	int64_t t0 = monotonic_ms();
 	int fd = raw_connect(c->port), rc;
 
 	if (fd < 0)
@@ -984,8 +977,8 @@ static int garbage(const struct child *c)
 	memset(junk, 0xab, sizeof junk);
 	(void)send(fd, junk, sizeof junk, MSG_NOSIGNAL | MSG_DONTWAIT);
 	rc = expect_abort(fd, c->want);
-	if (!rc && ms_now() - t0 > c->within_ms) {
-		fprintf(stderr, "garbage: ABORT after %lld ms\n", (long long)(ms_now() - t0));
+	if (!rc && monotonic_ms() - t0 > c->within_ms) {
+		fprintf(stderr, "garbage: ABORT after %lld ms\n", (long long)(monotonic_ms() - t0));
 		rc = 1;
 	}
 	close(fd);
@@ -996,7 +989,7 @@ static int child_main(const struct child *c)
 {
 	char err[512] = "";
 	uint8_t h[CC_BMSG_HDR_BYTES + 1];
-	int64_t t0 = ms_now();
+	int64_t t0 = monotonic_ms();
 	int rc, fd, bad = 0;
 
 	switch (c->kind) {
@@ -1006,7 +999,7 @@ static int child_main(const struct child *c)
 					      (long)(c->delay_ms % 1000) * 1000000};
 
 			nanosleep(&ts, NULL);
-			t0 = ms_now();
+			t0 = monotonic_ms();
 		}
 		rc = run_rank(c->rank, c->world, c->port, -1, c->timeout_ms, NULL, err, sizeof err);
 		if (!c->want) {
@@ -1014,10 +1007,10 @@ static int child_main(const struct child *c)
 				fprintf(stderr, "rank %u: step %d: %s\n", (unsigned)c->rank, rc, err);
 			return rc;
 		}
-		if (rc && strstr(err, c->want) && (!c->within_ms || ms_now() - t0 <= c->within_ms))
+		if (rc && strstr(err, c->want) && (!c->within_ms || monotonic_ms() - t0 <= c->within_ms))
 			return 0;
 		fprintf(stderr, "rank %u: rc %d after %lld ms, \"%s\", wanted \"%s\"\n",
-			(unsigned)c->rank, rc, (long long)(ms_now() - t0), err, c->want);
+			(unsigned)c->rank, rc, (long long)(monotonic_ms() - t0), err, c->want);
 		return 10;
 	case SILENT_CONNECT:
 		fd = raw_connect(c->port);
@@ -1176,10 +1169,10 @@ static void test_tcp_rank_never_connects(void **state)
 
 	(void)state;
 	pid = spawn(&c1, lfd);
-	t0 = ms_now();
+	t0 = monotonic_ms();
 	assert_int_equal(cc_boot_open(&b, &r, lfd, 0, 3, &o, err, sizeof err), -ETIMEDOUT);
-	assert_true(ms_now() - t0 >= SHORT_MS - 5);
-	assert_true(ms_now() - t0 < 3000);
+	assert_true(monotonic_ms() - t0 >= SHORT_MS - 5);
+	assert_true(monotonic_ms() - t0 < 3000);
 	if (!strstr(err, "rank 2 did not join within 300 ms"))
 		fail_msg("%s", err);
 	reap(pid, false);
@@ -1193,9 +1186,9 @@ static void test_tcp_rank_never_connects(void **state)
 	lfd = listen_loopback(&port);
 	close(lfd);
 	r = loopback(port);
-	t0 = ms_now();
+	t0 = monotonic_ms();
 	assert_int_equal(cc_boot_open(&b, &r, -1, 1, 2, &o, err, sizeof err), -ECONNREFUSED);
-	assert_true(ms_now() - t0 < 3000);
+	assert_true(monotonic_ms() - t0 < 3000);
 	if (!strstr(err, "rank 0 at 127.0.0.1:") || !strstr(err, "not reachable within 300 ms"))
 		fail_msg("%s", err);
 }
@@ -1214,9 +1207,9 @@ static void test_tcp_silent_connection(void **state)
 
 	(void)state;
 	pid = spawn(&c, lfd);
-	t0 = ms_now();
+	t0 = monotonic_ms();
 	assert_int_equal(cc_boot_open(&b, &r, lfd, 0, 2, &o, err, sizeof err), -ETIMEDOUT);
-	assert_true(ms_now() - t0 < 3000);
+	assert_true(monotonic_ms() - t0 < 3000);
 	reap(pid, true);
 	if (!strstr(err, "rank 1 did not join within 300 ms; 1 connection(s) sent no hello"))
 		fail_msg("%s", err);
@@ -1243,9 +1236,9 @@ static void joined_then(enum child_kind kind, const char *want)
 	p1 = spawn(&c1, lfd);
 	p2 = spawn(&c2, lfd);
 	assert_int_equal(cc_boot_open(&b, &r, lfd, 0, 3, &o, err, sizeof err), 0);
-	t0 = ms_now();
+	t0 = monotonic_ms();
 	assert_true(cc_boot_allgather(&b, "x", 1, &all, err, sizeof err) < 0);
-	assert_true(ms_now() - t0 < 3000);
+	assert_true(monotonic_ms() - t0 < 3000);
 	assert_null(all.data);
 	if (!strstr(err, want))
 		fail_msg("%s", err);
@@ -1372,9 +1365,9 @@ static void test_tcp_idle_flood(void **state)
 	p1 = spawn(&c, lfd);
 	c.rank = 2;
 	p2 = spawn(&c, lfd);
-	t0 = ms_now();
+	t0 = monotonic_ms();
 	rc = cc_boot_open(&b, &r, lfd, 0, 3, &o, err, sizeof err);
-	took = ms_now() - t0;
+	took = monotonic_ms() - t0;
 	if (rc)
 		fail_msg("rank 0 after %lld ms: %s", (long long)took, err);
 	/* The ranks come 300 ms after rank 0 starts, when it holds 64 idle
@@ -1428,9 +1421,9 @@ static void test_tcp_slow_and_garbage_hello(void **state)
 	ps = spawn(&slow, lfd);
 	pj = spawn(&junk, lfd);
 	p1 = spawn(&rank1, lfd);
-	t0 = ms_now();
+	t0 = monotonic_ms();
 	rc = run_rank_opts(0, 2, port, lfd, &o, err, sizeof err);
-	took = ms_now() - t0;
+	took = monotonic_ms() - t0;
 	reap(ps, false);
 	reap(pj, false);
 	reap(p1, false);

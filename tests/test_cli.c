@@ -29,6 +29,7 @@
 
 #include "tests/files.h"
 #include "tests/run_cclab.h"
+#include "tests/clock.h"
 
 #include "backend/bootstrap.h"
 #include "core/schedule.h"
@@ -854,15 +855,12 @@ static void test_cgroup_limit(void **state)
  * stops it. */
 static void test_wall_limit_weighed(void **state)
 {
-	struct timespec t0, t1;
-
 	(void)state;
 	need_binary();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = monotonic_s();
 	struct run r = run_cclab("sim -n 100000 -b 1G --check 0 --model flow --topology star "
 				 "--fabric ideal");
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	double took = monotonic_s() - t0;
 
 	print_message("sim -n 100000 -b 1G: refused in %.2f s\n", took);
 	assert_int_equal(r.status, 1);
@@ -873,11 +871,10 @@ static void test_wall_limit_weighed(void **state)
 				      "allows even at 1e+07 a second"));
 	assert_non_null(strstr(r.err, "(refused up front)"));
 	run_free(&r);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = monotonic_s();
 	r = run_cclab("sim -n 100000 -b 1G --check 0 --model flow --topology star --fabric ideal "
 		      "--wall-limit 1");
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	took = monotonic_s() - t0;
 	/* the pass that counts the ring's 2 x 10^10 steps looks at the
 	 * clock between ranks: 2.3 s, where it ran past two minutes */
 	print_message("sim -n 100000 -b 1G --wall-limit 1: %.2f s\n", took);
@@ -898,17 +895,15 @@ static void test_wall_limit_weighed(void **state)
 static void test_wall_limit_covers_build(void **state)
 {
 	char json[160], csv[160];
-	struct timespec t0, t1;
 
 	(void)state;
 	need_binary();
 	snprintf(json, sizeof(json), "%s/wl.json", tmpdir);
 	snprintf(csv, sizeof(csv), "%s/wl.csv", tmpdir);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = monotonic_s();
 	struct run r = run_cclab("sim -n 64 -b 4G --check 0 --wall-limit 1ms --json '%s' "
 				 "--csv '%s'", json, csv);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	double took = monotonic_s() - t0;
 
 	print_message("sim -n 64 -b 4G --wall-limit 1ms: %.2f s\n", took);
 	assert_int_equal(r.status, 1);
@@ -1334,14 +1329,6 @@ static void run_verbs(void **state)
 /* ------------------------------------------------------------------ */
 /* `cclab run` under a launcher: its bootstrap, with a rank played here */
 
-static int64_t boot_ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A loopback port that was free a moment ago. */
 static uint16_t boot_free_port(void)
 {
@@ -1388,13 +1375,13 @@ static pid_t boot_start_rank(uint32_t rank, uint16_t port)
 /* Its exit status, or -1 (killed) when it runs past limit_ms. */
 static int boot_wait(pid_t pid, int64_t limit_ms)
 {
-	int64_t end = boot_ms_now() + limit_ms;
+	int64_t end = monotonic_ms() + limit_ms;
 	int st;
 
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 
-		if (boot_ms_now() > end) {
+		if (monotonic_ms() > end) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 			return -1;
@@ -1547,8 +1534,8 @@ static void run_bootstrap_idle_flood(void **state)
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sa.sin_port = htons(port);
 	pid = boot_start_rank(0, port);
-	t0 = boot_ms_now();
-	while (n < 100 && boot_ms_now() - t0 < 5000) {
+	t0 = monotonic_ms();
+	while (n < 100 && monotonic_ms() - t0 < 5000) {
 		int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 		assert_true(fd >= 0);
@@ -1560,10 +1547,10 @@ static void run_bootstrap_idle_flood(void **state)
 		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 	}
 	assert_int_equal(n, 100);
-	t0 = boot_ms_now();
+	t0 = monotonic_ms();
 	boot_fake_rank(1, port, -1, why, &peer, pid);
 	assert_int_equal(boot_wait(pid, 10000), 1);
-	took = boot_ms_now() - t0;
+	took = monotonic_ms() - t0;
 	print_message("rank 1 joined rank 0 among 100 idle connections; both done in %lld ms\n",
 		      (long long)took);
 	assert_true(took < 3000);

@@ -34,6 +34,7 @@
 
 #include "tests/files.h"
 #include "tests/run_cclab.h"
+#include "tests/clock.h"
 
 #include "core/exec_data.h"
 #include "core/p2p.h"
@@ -1134,14 +1135,6 @@ static void cli_bad_options(void **state)
 	run_free(&r);
 }
 
-/* Real seconds since `t0` (CLOCK_MONOTONIC). */
-static double since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 /* --wall-limit, as `cclab sim`'s: a 2 GiB READ 5000 times (hours of real
  * time to simulate) stops after 1 s, by itself and as a scenario under
@@ -1151,17 +1144,16 @@ static double since(const struct timespec *t0)
 static void cli_wall_limit(void **state)
 {
 	char json[128], csv[128], sc[128];
-	struct timespec t0;
-	double took;
+	double t0, took;
 
 	(void)state;
 	need_binary();
 	snprintf(json, sizeof(json), "%s/wl.json", tmpdir);
 	snprintf(csv, sizeof(csv), "%s/wl.csv", tmpdir);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = monotonic_s();
 	struct run r = run_cclab("p2p --op read -s 2G --wall-limit 1 --json '%s' --csv '%s'", json,
 				 csv);
-	took = since(&t0);
+	took = monotonic_s() - t0;
 	print_message("p2p --op read -s 2G --wall-limit 1: %.2f s\n", took);
 	assert_int_equal(r.status, 1);
 	assert_true(took < 5);
@@ -1188,9 +1180,9 @@ static void cli_wall_limit(void **state)
 	fputs("topology: {generator: star, ranks: 2}\nfabric: {preset: roce-100g}\n"
 	      "p2p: {op: read}\nsizes: 2GiB\n", f);
 	assert_int_equal(fclose(f), 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = monotonic_s();
 	r = run_cclab("run '%s' --wall-limit 1", sc);
-	took = since(&t0);
+	took = monotonic_s() - t0;
 	print_message("run (p2p scenario) --wall-limit 1: %.2f s\n", took);
 	assert_int_equal(r.status, 1);
 	assert_true(took < 5);

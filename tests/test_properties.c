@@ -71,6 +71,7 @@
 #include "sim/params.h"
 #include "sim/topo.h"
 #include "util/splitmix.h"
+#include "tests/clock.h"
 
 #define DEFAULT_SEED UINT64_C(20240909)
 #define DEFAULT_RUNS 400u
@@ -467,14 +468,6 @@ static void on_abort(int sig)
 			prop_fail((c), __VA_ARGS__); \
 	} while (0)
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static uint32_t count_sends(const struct cc_rank_sched *rs)
 {
 	uint32_t n = 0;
@@ -492,7 +485,7 @@ static void prop_data(void **state)
 	unsigned built = 0, refused = 0, exact = 0, too_big = 0;
 	unsigned per_algo[CC_ALGO_COUNT] = { 0 }, per_coll[CC_COLL_COUNT] = { 0 };
 	uint64_t ops = 0;
-	double t0 = now_s();
+	double t0 = monotonic_s();
 	struct cc_mem_limit host;
 
 	(void)state;
@@ -601,7 +594,7 @@ static void prop_data(void **state)
 		cc_schedule_free(s);
 	}
 	running = NULL;
-	double dt = now_s() - t0;
+	double dt = monotonic_s() - t0;
 	print_message("data: seed %llu, %u cases: %u built (%u against the exact minimum, %u "
 		      "with buffers too large to run), %u refused; %llu ops; %.1f s\n",
 		      (unsigned long long)base_seed, nruns, built, exact, too_big, refused,
@@ -710,7 +703,7 @@ static void prop_sim(void **state)
 	unsigned nsim = nruns / 4 ? nruns / 4 : 1, ring_topo = 0;
 	unsigned per_algo[CC_ALGO_COUNT] = { 0 };
 	uint64_t events = 0;
-	double t0 = now_s();
+	double t0 = monotonic_s();
 
 	(void)state;
 	for (unsigned i = 0; i < nsim; i++) {
@@ -836,7 +829,7 @@ static void prop_sim(void **state)
 		cc_schedule_free(s);
 	}
 	running = NULL;
-	double dt = now_s() - t0;
+	double dt = monotonic_s() - t0;
 	print_message("sim: seed %llu, %u cases (%u on a ring network), %llu events; %.1f s\n",
 		      (unsigned long long)base_seed, nsim, ring_topo, (unsigned long long)events, dt);
 	print_message("sim: by algorithm");
