@@ -90,6 +90,8 @@ struct cli_opts {
 	bool memory_given;
 	/* --topology given; else the schedule's (cli_parse) */
 	bool topo_given;
+	/* --ring-order given; else rank order, or NCCL's rails under auto */
+	bool ring_order_given;
 	/* run without a scenario: the verbs executor (cli/cmd_verbs.c) */
 	bool verbs;
 	const char *device;       /* --device, or NULL: the first active one */

@@ -241,6 +241,23 @@ static int weigh_time(const struct cli_opts *o, const struct cli_loop *l, uint64
 	return CLI_EXIT_FAIL;
 }
 
+/* A ring in rank order on rail-optimised nodes leaves each node from its
+ * last GPU's rail and enters the next at its first GPU's, through the
+ * spine, for every channel: rings NCCL never builds (docs/schedule.md,
+ * Ring order), whose time is that collision's, so `sim` says so. */
+static void note_rail_crossings(const struct cli_opts *o)
+{
+	uint32_t g = o->p.ranks_per_node;
+
+	if (o->cmd != CLI_SIM || o->nccl || o->topo != SIM_TOPO_RAILOPT ||
+	    o->p.algo != CC_ALGO_RING || o->p.ring_order != CC_RING_ORDER_RANK || g < 2 ||
+	    o->p.nranks <= g)
+		return;
+	fprintf(stderr, "cclab sim: note: the ring in rank order leaves every node from GPU %u's "
+		"rail and enters the next at GPU 0's, through the spine, on every channel; NCCL's "
+		"rings stay on one rail (--ring-order rail, which -A auto takes)\n", g - 1);
+}
+
 /* Builds the schedule of size `bytes` and weighs it: its buffers when
  * `carried`, and what its run would hold where the command says
  * (l->mem_need).  0 or an exit code after a message. */
@@ -294,6 +311,7 @@ static int preflight(const struct cli_opts *o, const struct cli_loop *l)
 	bool any = false;
 	int rc;
 
+	note_rail_crossings(o);
 	if (!l->carries)
 		return 0;
 	do {

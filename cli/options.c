@@ -531,6 +531,7 @@ static int apply(const struct parse_ctx *c, int val, const char *arg, struct cli
 		if (cc_ring_order_parse(arg, &o->p.ring_order))
 			return bad_value(c, arg, names_list(names, sizeof(names), cc_ring_order_name,
 							    CC_RING_ORDER_COUNT));
+		o->ring_order_given = true;
 		return 0;
 	case OPT_RANKS_PER_NODE:
 		err = get_uint(c, arg, 1, CLI_MAX_RANKS, &v);

@@ -315,9 +315,11 @@ void cli_usage(FILE *f, enum cli_cmd cmd)
 	fprintf(f, "      --channels C        the ring (the tree's pair, nvls) over C\n"
 		   "                          channels, each its own QPs and part of the\n"
 		   "                          array (NCCL's nChannels; default 1)\n");
-	fprintf(f, "      --ring-order NAME   rank (0..k-1, default) or rail: each channel's\n"
-		   "                          ring leaves and enters nodes on one rail, the\n"
-		   "                          rail rotating with the channel (needs nodes)\n");
+	fprintf(f, "      --ring-order NAME   rank (0..k-1) or rail: each channel's ring\n"
+		   "                          leaves and enters nodes on one rail, the rail\n"
+		   "                          rotating with the channel (needs nodes), as\n"
+		   "                          NCCL's rings (default: rail under -A auto on\n"
+		   "                          nodes of several ranks, else rank)\n");
 	fprintf(f, "      --ranks-per-node G  ranks node*G .. node*G+G-1 share a node: what\n"
 		   "                          -A hierarchical, --ring-order rail and the\n"
 		   "                          tree allreduce (a chain per node) use, and\n"

@@ -56,6 +56,16 @@ static inline bool cc_nccl_auto_any(const struct cc_nccl_auto *a)
 	return a->algo || a->proto || a->channels;
 }
 
+/* Whether a ring NCCL picks on system s leaves and enters each node on one
+ * rail (cc_coll_params.ring_order rail): its graph search finds such rings
+ * wherever nodes hold several GPUs (src/graph/search.cc, connect.cc), so
+ * `auto` runs them unless a ring order is given. */
+static inline bool cc_nccl_rail_rings(const struct cc_nccl_auto *a,
+				      const struct cc_nccl_system *s)
+{
+	return a->algo && s->nnodes > 1 && s->nranks > s->nnodes;
+}
+
 /* Whether `name` is a variable NCCL reads that changes nothing cclab
  * models (NCCL_DEBUG, NCCL_IB_HCA, NCCL_SOCKET_IFNAME, ...): a case states
  * its source's environment whole, and these are taken and ignored, while

@@ -1015,6 +1015,49 @@ static void test_sim_default_topology(void **state)
 	}
 }
 
+/* NCCL's rings follow the rails: under -A auto, on nodes of 8, a ring runs
+ * in rail order unless --ring-order says otherwise (the same table as
+ * --ring-order rail, byte for byte; rank order is another); -A ring in
+ * rank order on rail-optimised nodes gets a note, rail order none. */
+static void test_sim_auto_rail_rings(void **state)
+{
+	static const char *base = "sim -n 16 --ranks-per-node 8 --topology railopt -b 16M "
+				  "--fabric ib-ndr --check 0";
+	static const char *note = "cclab sim: note: the ring in rank order leaves every node "
+				  "from GPU 7's rail and enters the next at GPU 0's, through the "
+				  "spine, on every channel; NCCL's rings stay on one rail "
+				  "(--ring-order rail, which -A auto takes)\n";
+
+	(void)state;
+	need_binary();
+	struct run a = run_cclab("%s -A auto --env NCCL_ALGO=Ring", base);
+	struct run rail = run_cclab("%s -A auto --env NCCL_ALGO=Ring --ring-order rail", base);
+	struct run rank = run_cclab("%s -A auto --env NCCL_ALGO=Ring --ring-order rank", base);
+
+	assert_int_equal(a.status, 0);
+	assert_int_equal(rail.status, 0);
+	assert_int_equal(rank.status, 0);
+	assert_non_null(strstr(a.out, "ring order: rail"));
+	assert_string_equal(a.out, rail.out);
+	assert_string_not_equal(a.out, rank.out);
+	assert_null(strstr(rank.out, "ring order: rail"));
+	assert_string_equal(a.err, "");
+	assert_string_equal(rank.err, ""); /* auto: NCCL's choice, no note */
+	run_free(&a);
+	run_free(&rail);
+	run_free(&rank);
+
+	struct run ring = run_cclab("%s -A ring", base);
+	struct run ring_rail = run_cclab("%s -A ring --ring-order rail", base);
+
+	assert_int_equal(ring.status, 0);
+	assert_int_equal(ring_rail.status, 0);
+	assert_string_equal(ring.err, note);
+	assert_string_equal(ring_rail.err, "");
+	run_free(&ring);
+	run_free(&ring_rail);
+}
+
 /* A k = 2 ring joins the two NICs by two cables, and channels hash over
  * both: more than one link's busbw, which is no model bug (what a rank's
  * ports carry is the cap: sim_topo_rank_rate()).  Both ports then receive
@@ -1644,6 +1687,7 @@ int main(void)
 		cmocka_unit_test(test_sim_interrupted),
 		cmocka_unit_test(test_tree_chunk_json),
 		cmocka_unit_test(test_schedule_one_rank),
+		cmocka_unit_test(test_sim_auto_rail_rings),
 		cmocka_unit_test(run_rank_failure_whole),
 		cmocka_unit_test(run_rank_failure_said),
 		cmocka_unit_test(run_bootstrap_idle_flood),
