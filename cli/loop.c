@@ -247,15 +247,18 @@ static int weigh_time(const struct cli_opts *o, const struct cli_loop *l, uint64
  * Ring order), whose time is that collision's, so `sim` says so. */
 static void note_rail_crossings(const struct cli_opts *o)
 {
+	static bool said; /* once a process: nccl-tests' -d all sweeps again and again */
 	uint32_t g = o->p.ranks_per_node;
 
-	if (o->cmd != CLI_SIM || o->nccl || o->topo != SIM_TOPO_RAILOPT ||
-	    o->p.algo != CC_ALGO_RING || o->p.ring_order != CC_RING_ORDER_RANK || g < 2 ||
-	    o->p.nranks <= g)
+	if (said || o->cmd != CLI_SIM || o->nccl || o->ring_order_given ||
+	    o->topo != SIM_TOPO_RAILOPT || o->p.algo != CC_ALGO_RING ||
+	    o->p.ring_order != CC_RING_ORDER_RANK || g < 2 || o->p.nranks <= g)
 		return;
-	fprintf(stderr, "cclab sim: note: the ring in rank order leaves every node from GPU %u's "
+	said = true;
+	fprintf(stderr, "cclab %s: note: the ring in rank order leaves every node from GPU %u's "
 		"rail and enters the next at GPU 0's, through the spine, on every channel; NCCL's "
-		"rings stay on one rail (--ring-order rail, which -A auto takes)\n", g - 1);
+		"rings stay on one rail (--ring-order rail, which -A auto takes)\n",
+		cli_opts_cmd(o), g - 1);
 }
 
 /* Builds the schedule of size `bytes` and weighs it: its buffers when

@@ -68,7 +68,7 @@ int cli_nccl_finish(enum cli_cmd cmd, struct cli_opts *o, char *err, size_t len)
 	if (a->channels)
 		o->p.nchannels = a->comm.nchannels;
 	/* NCCL's rings follow the rails, as a scenario's (sim/scenario_nccl.c) */
-	if (cc_nccl_rail_rings(a, &sys) && !o->ring_order_given)
+	if (cc_nccl_rail_rings(a, o->p.coll, &sys) && !o->ring_order_given)
 		o->p.ring_order = CC_RING_ORDER_RAIL;
 	o->nccl = a;
 	return 0;

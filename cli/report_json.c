@@ -89,7 +89,8 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cc_json_kv_string(j, "ring_order", cc_ring_order_name[p->ring_order]);
 	cc_json_kv_string(j, "memory",
 			  (unsigned)p->mem < CC_MEM_KIND_COUNT ? cc_mem_kind_name[p->mem] : "?");
-	/* host: staging without GPUDirect RDMA (core/schedule.h stage_mem) */
+	/* host: staging without GPUDirect RDMA (core/schedule.h stage_mem;
+	 * LL's network send stages are in host memory either way) */
 	cc_json_kv_string(j, "stage_memory", (unsigned)cc_coll_stage_mem(p) < CC_MEM_KIND_COUNT
 				     ? cc_mem_kind_name[cc_coll_stage_mem(p)] : "?");
 	cc_json_kv_uint(j, "seed", o->seed);

@@ -303,17 +303,24 @@ static bool flush_on(const struct cc_conns *c, uint32_t r, uint32_t peer)
 	       cc_coll_stage_mem(c->p) == CC_MEM_GPU && crosses_network(c, r, peer);
 }
 
-/* Where rank r's send stage to `peer` lives: with the staging (smem),
- * except LL's on the network, which NCCL keeps in host memory even with
- * GPUDirect RDMA (src/transport/net.cc sendProxyConnect: a buffer is in
- * device memory only for `p != NCCL_PROTO_LL && useGdr`): the kernel's
- * LL stores cross its PCIe link, the proxy reads the lines' flags from
- * host memory instead of waiting for a tail, and the NIC reads them
- * there.  The receive stage stays in GPU memory (recvProxyConnect). */
-static enum cc_mem_kind send_stage_mem(const struct cc_conns *c, uint32_t r, uint32_t peer,
-				       enum cc_mem_kind smem)
+/* Where rank r's send (or receive) stage to `peer` lives: with the
+ * staging (smem), except LL's on the network, which NCCL keeps in host
+ * memory even with GPUDirect RDMA (src/transport/net.cc
+ * sendProxyConnect: a buffer is in device memory only for `p !=
+ * NCCL_PROTO_LL && useGdr`): the kernel's LL stores cross its PCIe link,
+ * the proxy reads the lines' flags from host memory instead of waiting
+ * for a tail, and the NIC reads them there.  A collective's receive stage
+ * stays in GPU memory (recvProxyConnect); all-to-all's and sendrecv's
+ * shared point-to-point buffers keep LL's in host memory on both sides
+ * (the ALLOC_P2P_NET_LL_BUFFERS ones, which NCCL allocates only when
+ * asked: its own choice runs no point-to-point LL over the network). */
+static enum cc_mem_kind stage_mem_of(const struct cc_conns *c, uint32_t r, uint32_t peer,
+				     bool send, enum cc_mem_kind smem)
 {
-	return c->p->proto == CC_PROTO_LL && crosses_network(c, r, peer) ? CC_MEM_HOST : smem;
+	return c->p->proto == CC_PROTO_LL && (send || cc_coll_p2p(c->p->coll)) &&
+			       crosses_network(c, r, peer)
+		       ? CC_MEM_HOST
+		       : smem;
 }
 
 /* A connection buffer's access: NCCL registers every one with
@@ -354,12 +361,15 @@ static void conns_setup(struct cc_conns *c)
 		cr->buf0 = buf0;
 		cr->mr0 = rs->nmrs;
 		for (uint32_t i = 0; i < cr->nsend; i++)
-			cc_add_buffer(rs, &(struct cc_buffer){ send_stage_mem(c, r, cr->send[i].peer, smem),
+			cc_add_buffer(rs, &(struct cc_buffer){ stage_mem_of(c, r, cr->send[i].peer,
+										    true, smem),
 							       CC_BUF_SEND_STAGE, stage,
 							       (int32_t)cr->send[i].peer,
 							       cr->send[i].channel });
 		for (uint32_t j = 0; j < cr->nrecv; j++)
-			cc_add_buffer(rs, &(struct cc_buffer){ smem, CC_BUF_RECV_STAGE, stage,
+			cc_add_buffer(rs, &(struct cc_buffer){ stage_mem_of(c, r, cr->recv[j].peer,
+										    false, smem),
+							       CC_BUF_RECV_STAGE, stage,
 							       (int32_t)cr->recv[j].peer,
 							       cr->recv[j].channel });
 		/* Control words live in host memory whatever the staging: the

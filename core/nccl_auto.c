@@ -122,8 +122,10 @@ static void p2p_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_co
 		      struct cc_nccl_pick *pick)
 {
 	cc_nccl_p2p_pick(&a->comm, p->coll, bytes, pick);
-	if (a->algo)
+	if (a->algo) {
 		p->algo = CC_ALGO_DIRECT;
+		p->ring_order = CC_RING_ORDER_RANK; /* no ring to order */
+	}
 	if (a->proto)
 		p->proto = pick->proto;
 	if (a->channels)

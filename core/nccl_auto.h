@@ -56,14 +56,15 @@ static inline bool cc_nccl_auto_any(const struct cc_nccl_auto *a)
 	return a->algo || a->proto || a->channels;
 }
 
-/* Whether a ring NCCL picks on system s leaves and enters each node on one
- * rail (cc_coll_params.ring_order rail): its graph search finds such rings
- * wherever nodes hold several GPUs (src/graph/search.cc, connect.cc), so
- * `auto` runs them unless a ring order is given. */
-static inline bool cc_nccl_rail_rings(const struct cc_nccl_auto *a,
+/* Whether a ring NCCL picks for collective coll on system s leaves and
+ * enters each node on one rail (cc_coll_params.ring_order rail): its graph
+ * search finds such rings wherever nodes hold several GPUs
+ * (src/graph/search.cc, connect.cc), so `auto` runs them unless a ring
+ * order is given.  All-to-all and sendrecv run no ring. */
+static inline bool cc_nccl_rail_rings(const struct cc_nccl_auto *a, enum cc_coll coll,
 				      const struct cc_nccl_system *s)
 {
-	return a->algo && s->nnodes > 1 && s->nranks > s->nnodes;
+	return a->algo && !cc_coll_p2p(coll) && s->nnodes > 1 && s->nranks > s->nnodes;
 }
 
 /* Whether `name` is a variable NCCL reads that changes nothing cclab

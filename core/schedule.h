@@ -432,7 +432,8 @@ struct cc_coll_params {
 	uint32_t nslots;      /* slots per connection (NCCL_STEPS) */
 	enum cc_mem_kind mem; /* where the user buffers live (and the staging
 			       * buffers, unless stage_mem moves them) */
-	/* Where the send and receive staging buffers live: cc_coll_stage_mem().
+	/* Where the send and receive staging buffers live: cc_coll_stage_mem()
+	 * (LL's on the network aside: in host memory, core/conn.c).
 	 * CC_MEM_HOST with GPU user buffers is NCCL without GPUDirect RDMA
 	 * (src/transport/net.cc sendProxyConnect / recvProxyConnect: a
 	 * connection's Simple-protocol buffers go to pinned, GPU-mapped host

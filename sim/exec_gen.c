@@ -174,7 +174,7 @@ double sx_gen_rank_bytes(const struct cc_schedule *s, uint32_t r, double live,
 	const struct cc_rank_sched *rs = &s->ranks[r];
 	double n = rs->nops, nd = rs->ndeps, in_use = live < n ? live : n;
 	double share = n ? in_use / n : 0, bytes;
-	double nblk = ceil((n ? n : 1) / CC_OPBLK);
+	double nblk = cc_opblk_count(rs->nops);
 	double held = blocks_held(n, nblk, in_use, s->gen ? cc_gen_streams(s->gen) : 1);
 
 	/* cc_gen_build(): the ops and dependencies, given back a batch of

@@ -127,7 +127,7 @@ int cc_scenario_nccl_finish(const struct cy_node *doc, struct cc_scenario *sc,
 	 * leave and enter each node on one rail as NCCL's do (connect.cc). */
 	if (a->channels)
 		sc->p.nchannels = a->comm.nchannels;
-	if (cc_nccl_rail_rings(a, &sys) && !cy_get(doc, "ring_order"))
+	if (cc_nccl_rail_rings(a, sc->p.coll, &sys) && !cy_get(doc, "ring_order"))
 		sc->p.ring_order = CC_RING_ORDER_RAIL;
 	return 0;
 }

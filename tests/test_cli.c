@@ -1049,13 +1049,28 @@ static void test_sim_auto_rail_rings(void **state)
 
 	struct run ring = run_cclab("%s -A ring", base);
 	struct run ring_rail = run_cclab("%s -A ring --ring-order rail", base);
+	struct run ring_rank = run_cclab("%s -A ring --ring-order rank", base);
 
 	assert_int_equal(ring.status, 0);
 	assert_int_equal(ring_rail.status, 0);
+	assert_int_equal(ring_rank.status, 0);
 	assert_string_equal(ring.err, note);
 	assert_string_equal(ring_rail.err, "");
+	assert_string_equal(ring_rank.err, ""); /* asked for */
 	run_free(&ring);
 	run_free(&ring_rail);
+	run_free(&ring_rank);
+
+	/* all-to-all and sendrecv run no ring: auto leaves their order alone */
+	static const char *const p2p[] = { "alltoall", "sendrecv" };
+	for (size_t i = 0; i < 2; i++) {
+		struct run r = run_cclab("%s -A auto -c %s", base, p2p[i]);
+
+		if (r.status != 0)
+			fail_msg("-c %s: exit %d\n%s", p2p[i], r.status, r.err);
+		assert_null(strstr(r.out, "ring order: rail"));
+		run_free(&r);
+	}
 }
 
 /* A k = 2 ring joins the two NICs by two cables, and channels hash over

@@ -413,6 +413,42 @@ static void ll_sends_from_host_memory(void **state)
 		}
 }
 
+/* All-to-all's LL (forced: NCCL's own choice runs none over the network)
+ * on NCCL's shared point-to-point buffers: both stages of a peer on another
+ * node in host memory, those inside the node with the staging. */
+static void p2p_ll_stages_in_host_memory(void **state)
+{
+	struct cc_coll_params p;
+	char err[256];
+
+	(void)state;
+	cc_coll_params_default(&p);
+	p.coll = CC_ALLTOALL;
+	p.algo = CC_ALGO_DIRECT;
+	p.proto = CC_PROTO_LL;
+	cc_coll_params_fill(&p, 0, 0);
+	p.nranks = 4;
+	p.count = 4 * 256;
+	p.ranks_per_node = 2;
+	struct cc_schedule *s = cc_build(&p, err, sizeof(err));
+	uint32_t host = 0;
+
+	assert_non_null(s);
+	for (uint32_t r = 0; r < 4; r++)
+		for (uint32_t b = 0; b < s->ranks[r].nbufs; b++) {
+			const struct cc_buffer *buf = &s->ranks[r].bufs[b];
+
+			if (buf->role != CC_BUF_SEND_STAGE && buf->role != CC_BUF_RECV_STAGE)
+				continue;
+			assert_int_equal(buf->mem, (uint32_t)buf->peer / 2 != r / 2 ? CC_MEM_HOST
+										     : CC_MEM_GPU);
+			host += buf->mem == CC_MEM_HOST;
+		}
+	/* each rank: a send and a receive stage to each of its 2 peers across */
+	assert_int_equal(host, 4 * 2 * 2);
+	cc_schedule_free(s);
+}
+
 /* Simple over the network into GPU memory: one flush per received slice,
  * and every reduce or copy that reads a receive stage waits for its
  * slice's flush.  None with LL or LL128 (NCCL: Simple only), inside a
@@ -594,6 +630,7 @@ int main(void)
 		cmocka_unit_test(the_buffer_size_sets_simple_slots),
 		cmocka_unit_test(gdr_level_loc_stages_in_host_memory),
 		cmocka_unit_test(ll_sends_from_host_memory),
+		cmocka_unit_test(p2p_ll_stages_in_host_memory),
 		cmocka_unit_test(the_flush_in_the_schedule),
 		cmocka_unit_test(the_flush_keeps_the_data_right),
 		cmocka_unit_test(the_flush_costs_in_closed_form),

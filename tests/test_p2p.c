@@ -1135,7 +1135,6 @@ static void cli_bad_options(void **state)
 	run_free(&r);
 }
 
-
 /* --wall-limit, as `cclab sim`'s: a 2 GiB READ 5000 times (hours of real
  * time to simulate) stops after 1 s, by itself and as a scenario under
  * `cclab run`, its row failed with status time_limit — not "deadlock" —
