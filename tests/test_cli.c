@@ -1015,6 +1015,21 @@ static void test_sim_default_topology(void **state)
 	}
 }
 
+/* `cclab sim BASE ...` that must succeed: its stderr in the failure. */
+__attribute__((format(printf, 1, 2)))
+static struct run sim_ok(const char *fmt, ...)
+{
+	va_list ap;
+	struct run r;
+
+	va_start(ap, fmt);
+	r = run_cclab_va("", fmt, ap);
+	va_end(ap);
+	if (r.status != 0)
+		fail_msg("exit %d\n%s", r.status, r.err);
+	return r;
+}
+
 /* NCCL's rings follow the rails: under -A auto, on nodes of 8, a ring runs
  * in rail order unless --ring-order says otherwise (the same table as
  * --ring-order rail, byte for byte; rank order is another); -A ring in
@@ -1030,13 +1045,10 @@ static void test_sim_auto_rail_rings(void **state)
 
 	(void)state;
 	need_binary();
-	struct run a = run_cclab("%s -A auto --env NCCL_ALGO=Ring", base);
-	struct run rail = run_cclab("%s -A auto --env NCCL_ALGO=Ring --ring-order rail", base);
-	struct run rank = run_cclab("%s -A auto --env NCCL_ALGO=Ring --ring-order rank", base);
+	struct run a = sim_ok("%s -A auto --env NCCL_ALGO=Ring", base);
+	struct run rail = sim_ok("%s -A auto --env NCCL_ALGO=Ring --ring-order rail", base);
+	struct run rank = sim_ok("%s -A auto --env NCCL_ALGO=Ring --ring-order rank", base);
 
-	assert_int_equal(a.status, 0);
-	assert_int_equal(rail.status, 0);
-	assert_int_equal(rank.status, 0);
 	assert_non_null(strstr(a.out, "ring order: rail"));
 	assert_string_equal(a.out, rail.out);
 	assert_string_not_equal(a.out, rank.out);
@@ -1047,13 +1059,10 @@ static void test_sim_auto_rail_rings(void **state)
 	run_free(&rail);
 	run_free(&rank);
 
-	struct run ring = run_cclab("%s -A ring", base);
-	struct run ring_rail = run_cclab("%s -A ring --ring-order rail", base);
-	struct run ring_rank = run_cclab("%s -A ring --ring-order rank", base);
+	struct run ring = sim_ok("%s -A ring", base);
+	struct run ring_rail = sim_ok("%s -A ring --ring-order rail", base);
+	struct run ring_rank = sim_ok("%s -A ring --ring-order rank", base);
 
-	assert_int_equal(ring.status, 0);
-	assert_int_equal(ring_rail.status, 0);
-	assert_int_equal(ring_rank.status, 0);
 	assert_string_equal(ring.err, note);
 	assert_string_equal(ring_rail.err, "");
 	assert_string_equal(ring_rank.err, ""); /* asked for */
@@ -1064,10 +1073,8 @@ static void test_sim_auto_rail_rings(void **state)
 	/* all-to-all and sendrecv run no ring: auto leaves their order alone */
 	static const char *const p2p[] = { "alltoall", "sendrecv" };
 	for (size_t i = 0; i < 2; i++) {
-		struct run r = run_cclab("%s -A auto -c %s", base, p2p[i]);
+		struct run r = sim_ok("%s -A auto -c %s", base, p2p[i]);
 
-		if (r.status != 0)
-			fail_msg("-c %s: exit %d\n%s", p2p[i], r.status, r.err);
 		assert_null(strstr(r.out, "ring order: rail"));
 		run_free(&r);
 	}
