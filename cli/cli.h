@@ -291,5 +291,10 @@ enum cli_cmd cli_cmd_lookup(const char *name);
 
 /* nccl-tests' redop column: the op's name, "none" for all-gather. */
 const char *cli_redop_label(const struct cc_coll_params *p);
+/* The run's algorithm as its preamble and JSON name it: "auto" where
+ * NCCL's choice picks it per size (each row says what ran). */
+const char *cli_algo_label(const struct cli_opts *o);
+/* The same for the protocol. */
+const char *cli_proto_label(const struct cli_opts *o);
 
 #endif

@@ -32,7 +32,7 @@ void cli_preamble_begin(const struct cli_opts *o, bool validation)
 	/* The same facts nccl-tests' run() prints, in its style, plus ours. */
 	printf("# cclab %s %s: %s, algorithm %s, transport %s, %" PRIu32 " ranks, type %s, "
 	       "redop %s\n", CCLAB_VERSION, cli_cmd_name(o->cmd), cc_coll_name[p->coll],
-	       cc_algo_name[p->algo], cc_transport_name[p->transport], p->nranks,
+	       cli_algo_label(o), cc_transport_name[p->transport], p->nranks,
 	       cc_dtype_name[p->dtype], cli_redop_label(p));
 	printf("# minBytes %" PRIu64 " maxBytes %" PRIu64 " step: %" PRIu64 "(factor)"
 	       " validation: %d\n", o->minbytes, o->maxbytes, o->stepfactor, validation ? 1 : 0);
@@ -45,7 +45,9 @@ void cli_preamble_buffers(const struct cli_opts *o)
 
 	cc_format_bytes(chunk, sizeof(chunk), p->chunk_bytes);
 	cc_format_bytes(slot, sizeof(slot), p->slot_bytes);
-	if (cc_coll_chunk_per_size(p) && p->algo == CC_ALGO_NVLS)
+	if (o->nccl && !o->chunk_given)
+		printf("# chunk: per size, NCCL's rule for what the size runs");
+	else if (cc_coll_chunk_per_size(p) && p->algo == CC_ALGO_NVLS)
 		printf("# chunk: per size, NCCL's NVLS rule (128 KiB to 16 KiB a head)");
 	else if (cc_coll_chunk_per_size(p) && p->algo == CC_ALGO_NVLS_TREE)
 		printf("# chunk: per size, NCCL's NVLSTree rule (128 KiB to 32 KiB a head)");
@@ -55,11 +57,17 @@ void cli_preamble_buffers(const struct cli_opts *o)
 		printf("# chunk: per size, NCCL's tree rule (one slot or less)");
 	else
 		printf("# chunk: %s (%" PRIu64 " B)", chunk, p->chunk_bytes);
-	printf("  slot: %s (%" PRIu64 " B)  slots: %" PRIu32, slot, p->slot_bytes, p->nslots);
-	if (p->nchannels > 1)
+	if (o->nccl && o->nccl->proto && !o->slot_given)
+		printf("  slot: per size, the protocol's  slots: %" PRIu32, p->nslots);
+	else
+		printf("  slot: %s (%" PRIu64 " B)  slots: %" PRIu32, slot, p->slot_bytes, p->nslots);
+	if (o->nccl && o->nccl->channels)
+		printf("  channels: per size");
+	else if (p->nchannels > 1)
 		printf("  channels: %" PRIu32, p->nchannels);
 	if (p->ring_order == CC_RING_ORDER_RAIL)
-		printf("  ring order: rail");
+		printf("  ring order: rail%s", o->nccl && o->nccl->algo ? " (where a size runs the ring)"
+									 : "");
 	if ((p->algo == CC_ALGO_HIER && p->ranks_per_node) || cc_tree_on_nodes(p))
 		printf("  nodes: %" PRIu32 " x %" PRIu32 " ranks%s", p->nranks / p->ranks_per_node,
 		       p->ranks_per_node, p->algo == CC_ALGO_TREE ? " (the tree: a chain each)" : "");

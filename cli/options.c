@@ -191,6 +191,16 @@ const char *cli_redop_label(const struct cc_coll_params *p)
 	return p->redop < CC_REDOP_COUNT ? cc_redop_name[p->redop] : "?";
 }
 
+const char *cli_algo_label(const struct cli_opts *o)
+{
+	return o->nccl && o->nccl->algo ? "auto" : cc_algo_name[o->p.algo];
+}
+
+const char *cli_proto_label(const struct cli_opts *o)
+{
+	return o->nccl && o->nccl->proto ? "auto" : cc_proto_name[o->p.proto];
+}
+
 /* "-n/--nranks" or "--rank". */
 static const char *opt_label(int val, char *buf, size_t len)
 {

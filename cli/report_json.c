@@ -39,7 +39,10 @@ static const struct {
 	const char *command, *schema;
 	unsigned version;
 } schemas[] = {
-	{"check", "collective", 1}, {"sim", "collective", 1}, {"run", "collective", 1},
+	/* collective 2: under `auto`, "algorithm" and "protocol" say "auto"
+	 * and "nchannels" the communicator's, where 1 named the settings
+	 * NCCL's choice replaced */
+	{"check", "collective", 2}, {"sim", "collective", 2}, {"run", "collective", 2},
 	{"p2p", "p2p", 1}, {"tune", "tune", 1}, {"validate", "validate", 1},
 	{"calibrate", "calibrate", 1},
 	/* 2: "cclab_version" where 1 had "version" */
@@ -67,7 +70,8 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cli_json_head(j, cli_cmd_name(o->cmd));
 	cc_json_kv_string(j, "executor", executor);
 	cc_json_kv_string(j, "collective", cc_coll_name[p->coll]);
-	cc_json_kv_string(j, "algorithm", cc_algo_name[p->algo]);
+	/* "auto": each size's own, NCCL's choice (its "nccl" object) */
+	cc_json_kv_string(j, "algorithm", cli_algo_label(o));
 	if (cc_coll_rooted(p->coll)) {
 		cc_json_kv_uint(j, "root", p->root);
 	}
@@ -80,11 +84,14 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cc_json_kv_uint(j, "stepfactor", o->stepfactor);
 	cc_json_kv_uint(j, "chunk_bytes", p->chunk_bytes);
 	/* true: each size's own chunk_bytes (NCCL's tree or NVLS rule) is what ran */
-	cc_json_kv_bool(j, "chunk_per_size", cc_coll_chunk_per_size(p));
+	cc_json_kv_bool(j, "chunk_per_size",
+			cc_coll_chunk_per_size(p) || (o->nccl && !o->chunk_given));
 	cc_json_kv_uint(j, "slot_bytes", p->slot_bytes);
 	cc_json_kv_uint(j, "nslots", p->nslots);
-	cc_json_kv_string(j, "protocol", cc_proto_name[p->proto]);
-	cc_json_kv_uint(j, "nchannels", p->nchannels ? p->nchannels : 1);
+	cc_json_kv_string(j, "protocol", cli_proto_label(o));
+	/* auto channels: the communicator's (each size's own in its "nccl") */
+	cc_json_kv_uint(j, "nchannels", o->nccl && o->nccl->channels ? o->nccl->comm.nchannels
+				       : p->nchannels ? p->nchannels : 1);
 	cc_json_kv_uint(j, "ranks_per_node", p->ranks_per_node);
 	cc_json_kv_string(j, "ring_order", cc_ring_order_name[p->ring_order]);
 	cc_json_kv_string(j, "memory",

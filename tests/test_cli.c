@@ -1080,6 +1080,55 @@ static void test_sim_auto_rail_rings(void **state)
 	}
 }
 
+/* Under auto the preamble and the JSON's top name what NCCL's choice
+ * leaves per size as "auto" or "per size" (each row says what ran), and
+ * what the user gave as given; the channels at the top are the
+ * communicator's (16 on 2 x 8 ib-ndr, NCCL's graph doubled). */
+static void test_sim_auto_top_says_auto(void **state)
+{
+	static const char *base = "sim -n 16 --ranks-per-node 8 --topology railopt -b 1M -e 1G "
+				  "-f 1024 --fabric ib-ndr --model flow --check 0";
+	char path[128];
+	char *json;
+
+	(void)state;
+	need_binary();
+	snprintf(path, sizeof(path), "%s/auto.json", tmpdir);
+	struct run a = sim_ok("%s -A auto --json '%s'", base, path);
+
+	assert_non_null(strstr(a.out, ": allreduce, algorithm auto, transport write_imm,"));
+	assert_non_null(strstr(a.out, "# chunk: per size, NCCL's rule for what the size runs  "
+				      "slot: per size, the protocol's  slots: 8  channels: per "
+				      "size  ring order: rail (where a size runs the ring)\n"));
+	assert_non_null(strstr(a.out, "# NVLSTree/Simple 16ch\n"));
+	run_free(&a);
+	json = text_of(path);
+	assert_non_null(strstr(json, "\"algorithm\": \"auto\","));
+	assert_non_null(strstr(json, "\"chunk_per_size\": true,"));
+	assert_non_null(strstr(json, "\"protocol\": \"auto\",\n  \"nchannels\": 16,"));
+	free(json);
+
+	struct run given = sim_ok("%s -A auto -P simple --channels 4 --json '%s'", base, path);
+
+	assert_non_null(strstr(given.out, "slot: 512KiB (524288 B)  slots: 8  channels: 4  "
+					  "ring order: rail (where a size runs the ring)\n"));
+	run_free(&given);
+	json = text_of(path);
+	assert_non_null(strstr(json, "\"protocol\": \"simple\",\n  \"nchannels\": 4,"));
+	free(json);
+
+	struct run ring = sim_ok("%s -A ring --ring-order rail --json '%s'", base, path);
+
+	assert_non_null(strstr(ring.out, ": allreduce, algorithm ring, transport write_imm,"));
+	assert_non_null(strstr(ring.out, "# chunk: 2MiB (2097152 B)  slot: 512KiB (524288 B)  "
+					 "slots: 8  ring order: rail\n"));
+	run_free(&ring);
+	json = text_of(path);
+	assert_non_null(strstr(json, "\"algorithm\": \"ring\","));
+	assert_non_null(strstr(json, "\"chunk_per_size\": false,"));
+	free(json);
+}
+
 /* A k = 2 ring joins the two NICs by two cables, and channels hash over
  * both: more than one link's busbw, which is no model bug (what a rank's
  * ports carry is the cap: sim_topo_rank_rate()).  Both ports then receive
@@ -1710,6 +1759,7 @@ int main(void)
 		cmocka_unit_test(test_tree_chunk_json),
 		cmocka_unit_test(test_schedule_one_rank),
 		cmocka_unit_test(test_sim_auto_rail_rings),
+		cmocka_unit_test(test_sim_auto_top_says_auto),
 		cmocka_unit_test(run_rank_failure_whole),
 		cmocka_unit_test(run_rank_failure_said),
 		cmocka_unit_test(run_bootstrap_idle_flood),
