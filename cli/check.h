@@ -61,9 +61,10 @@ bool cli_next_size(const struct cli_opts *o, uint64_t *size);
 
 /* The preamble's executor-independent lines on stdout: the collective and
  * its parameters, the size range ("validation: 0|1" as nccl-tests' -c);
- * then, after the command's own lines, the chunk and slot sizes. */
+ * then, after the command's own lines, the chunk and slot sizes, with
+ * auto_line the line that says NCCL's choice is noted after each row. */
 void cli_preamble_begin(const struct cli_opts *o, bool validation);
-void cli_preamble_buffers(const struct cli_opts *o);
+void cli_preamble_buffers(const struct cli_opts *o, bool auto_line);
 /* "# PCIe: ..." where network net has PCIe switches (sim_net_pcie_text()),
  * nothing otherwise; net may be NULL. */
 void cli_print_pcie(const struct sim_net *net, const struct sim_params *fabric);

@@ -18,7 +18,7 @@ static void preamble(const struct cli_opts *o, void *ctx)
 	cli_preamble_begin(o, true);
 	printf("# executor: data (functional, no time)  seed: %" PRIu64 "  order seed: %" PRIu64
 	       "\n", o->seed, o->order_seed);
-	cli_preamble_buffers(o);
+	cli_preamble_buffers(o, true);
 	printf("# out-of-place only; time, algbw and busbw are N/A\n");
 }
 

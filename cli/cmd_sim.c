@@ -125,7 +125,7 @@ static void preamble(const struct cli_opts *o, void *ctx)
 	if (o->model == CC_SIM_MODEL_FLOW)
 		printf("# model: flow: each message a flow, links shared max-min fairly; no loss, "
 		       "PFC, credits, ECN or switch queues (docs/simulator.md)\n");
-	cli_preamble_buffers(o);
+	cli_preamble_buffers(o, true);
 	printf("# out-of-place only; one run per size, no warm-up: the time is simulated\n");
 	launch_line(o);
 	if (o->predicts_verbs)

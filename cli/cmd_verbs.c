@@ -67,7 +67,7 @@ static void preamble(const struct cli_opts *o, void *ctx)
 	for (uint32_t r = 0; r < c->s.world; r++)
 		printf("#  Rank %2u %s\n", r, c->s.where[r]);
 	verbs_gpu_preamble(&c->gpu);
-	cli_preamble_buffers(o);
+	cli_preamble_buffers(o, true);
 }
 
 static void json_begin(struct cc_json *j, const struct cli_opts *o)

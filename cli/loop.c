@@ -38,7 +38,7 @@ void cli_preamble_begin(const struct cli_opts *o, bool validation)
 	       " validation: %d\n", o->minbytes, o->maxbytes, o->stepfactor, validation ? 1 : 0);
 }
 
-void cli_preamble_buffers(const struct cli_opts *o)
+void cli_preamble_buffers(const struct cli_opts *o, bool auto_line)
 {
 	const struct cc_coll_params *p = &o->p;
 	char chunk[CC_FMT_BYTES_LEN], slot[CC_FMT_BYTES_LEN];
@@ -75,7 +75,7 @@ void cli_preamble_buffers(const struct cli_opts *o)
 		printf("  protocol: %s (%s lines on the wire)", cc_proto_name[p->proto],
 		       p->proto == CC_PROTO_LL ? "16-byte, 8 data bytes" : "128-byte, 120 data bytes");
 	printf("\n");
-	if (o->nccl) {
+	if (o->nccl && auto_line) {
 		const struct cc_nccl_auto *a = o->nccl;
 
 		printf("# auto:%s%s%s NCCL %u.%u.%u's choice per size (noted after each row, as "

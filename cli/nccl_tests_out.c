@@ -11,7 +11,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -104,14 +103,7 @@ static void cclab_notes(const struct nt_opts *n, const struct cli_opts *o)
 	/* cclab sim's lines of buffers and NCCL's transport, without its
 	 * "auto" line: that one promises notes after the rows, which
 	 * nccl-tests' rows do not have (cclab sim prints them) */
-	struct cli_opts *q = malloc(sizeof(*q));
-
-	if (q) {
-		*q = *o;
-		q->nccl = NULL;
-		cli_preamble_buffers(q);
-		free(q);
-	}
+	cli_preamble_buffers(o, false);
 }
 
 /* writeDeviceReport()'s ranks: "#  Rank  0 Group  0 Pid  1234 on ..." */

@@ -289,6 +289,12 @@ static void env_nccl_algo(void **state)
 	assert_non_null(strstr(a.out, "# cclab: from the environment, as NCCL reads them: "
 				      "NCCL_ALGO=Ring\n"));
 	assert_non_null(strstr(a.out, "changing nothing cclab models: NCCL_DEBUG=INFO\n"));
+	/* what auto picks per size is per size here too, but nccl-tests' rows
+	 * carry no note, so no line promises one */
+	assert_non_null(strstr(a.out, "# chunk: per size, NCCL's rule for what the size runs  "
+				      "slot: per size, the protocol's  slots: 8  channels: per "
+				      "size\n"));
+	assert_null(strstr(a.out, "noted after each row"));
 	assert_int_equal(rows_of(a.out, ring, 4), 1);
 	assert_int_equal(rows_of(b.out, tree, 4), 1);
 	assert_int_equal(rows_of(s.out, sim, 4), 1);
