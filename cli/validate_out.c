@@ -27,7 +27,12 @@ static void describe(FILE *f, const struct val_case *c)
 		fprintf(f, "%s, %" PRIu32 " ranks", cc_coll_name[sc->p.coll], sc->p.nranks);
 	else
 		fprintf(f, "%s %s", cc_p2p_op_name[sc->p2p.op], cc_p2p_mode_name[sc->p2p.mode]);
-	fprintf(f, ", fabric %s, topology %s\n", sc->fabric.name, sc->net.name);
+	fprintf(f, ", fabric %s, topology %s", sc->fabric.name, sc->net.name);
+	/* the release whose choices the sizes run: the case's, or the newest */
+	if (c->kind == VAL_COLL && cc_nccl_auto_any(&sc->nccl))
+		fprintf(f, ", NCCL %u.%u.%u's choices", sc->nccl.version.major,
+			sc->nccl.version.minor, sc->nccl.version.patch);
+	fprintf(f, "\n");
 	if (c->url[0])
 		fprintf(f, "#   source: %s\n", c->url);
 }

@@ -214,6 +214,8 @@ static void command_line(void **state)
 		      "--max-bytes 8");
 	assert_non_null(strstr(r.out, "33.28"));
 	assert_non_null(strstr(r.out, "# Ring/LL 1ch; launch-bound\n"));
+	/* the release the case states, whose choices the sizes run */
+	assert_non_null(strstr(r.out, "topology 1x8-nvswitch, NCCL 2.24.3's choices\n"));
 	run_free(&r);
 	r = run_cclab("check -n 8 --gpus-per-thread 8");
 	assert_int_equal(r.status, 2);
