@@ -296,5 +296,10 @@ const char *cli_redop_label(const struct cc_coll_params *p);
 const char *cli_algo_label(const struct cli_opts *o);
 /* The same for the protocol. */
 const char *cli_proto_label(const struct cli_opts *o);
+/* Whether NCCL's choice sets each size's chunk (its algorithm or
+ * protocol is auto and no chunk was given), and its slot (the protocol
+ * is auto and no slot was given). */
+bool cli_chunk_auto(const struct cli_opts *o);
+bool cli_slot_auto(const struct cli_opts *o);
 
 #endif

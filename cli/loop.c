@@ -45,7 +45,7 @@ void cli_preamble_buffers(const struct cli_opts *o, bool auto_line)
 
 	cc_format_bytes(chunk, sizeof(chunk), p->chunk_bytes);
 	cc_format_bytes(slot, sizeof(slot), p->slot_bytes);
-	if (o->nccl && !o->chunk_given)
+	if (cli_chunk_auto(o))
 		printf("# chunk: per size, NCCL's rule for what the size runs");
 	else if (cc_coll_chunk_per_size(p) && p->algo == CC_ALGO_NVLS)
 		printf("# chunk: per size, NCCL's NVLS rule (128 KiB to 16 KiB a head)");
@@ -57,7 +57,7 @@ void cli_preamble_buffers(const struct cli_opts *o, bool auto_line)
 		printf("# chunk: per size, NCCL's tree rule (one slot or less)");
 	else
 		printf("# chunk: %s (%" PRIu64 " B)", chunk, p->chunk_bytes);
-	if (o->nccl && o->nccl->proto && !o->slot_given)
+	if (cli_slot_auto(o))
 		printf("  slot: per size, the protocol's  slots: %" PRIu32, p->nslots);
 	else
 		printf("  slot: %s (%" PRIu64 " B)  slots: %" PRIu32, slot, p->slot_bytes, p->nslots);

@@ -36,6 +36,7 @@ static struct cc_result_row size_row(const struct cli_opts *o, uint64_t size, ui
 		/* nccl-tests' *RunTest() pass root -1 but for broadcast and reduce */
 		.root = cc_coll_rooted(o->p.coll) ? (int)o->p.root : -1,
 		.chunk_bytes = cc_coll_chunk_bytes(&p),
+		.slot_bytes = p.slot_bytes,
 		.time_us = CC_RESULT_NO_TIME,
 		.busbw_factor = cc_busbw_factor(o->p.coll, o->p.nranks),
 	};

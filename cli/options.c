@@ -201,6 +201,16 @@ const char *cli_proto_label(const struct cli_opts *o)
 	return o->nccl && o->nccl->proto ? "auto" : cc_proto_name[o->p.proto];
 }
 
+bool cli_chunk_auto(const struct cli_opts *o)
+{
+	return o->nccl && (o->nccl->algo || o->nccl->proto) && !o->chunk_given;
+}
+
+bool cli_slot_auto(const struct cli_opts *o)
+{
+	return o->nccl && o->nccl->proto && !o->slot_given;
+}
+
 /* "-n/--nranks" or "--rank". */
 static const char *opt_label(int val, char *buf, size_t len)
 {

@@ -40,8 +40,7 @@ static const struct {
 	unsigned version;
 } schemas[] = {
 	/* collective 2: under `auto`, "algorithm" and "protocol" say "auto"
-	 * and "nchannels" the communicator's, where 1 named the settings
-	 * NCCL's choice replaced */
+	 * where 1 named the settings NCCL's choice replaced */
 	{"check", "collective", 2}, {"sim", "collective", 2}, {"run", "collective", 2},
 	{"p2p", "p2p", 1}, {"tune", "tune", 1}, {"validate", "validate", 1},
 	{"calibrate", "calibrate", 1},
@@ -84,14 +83,14 @@ void cli_json_begin(struct cc_json *j, const struct cli_opts *o, const char *exe
 	cc_json_kv_uint(j, "stepfactor", o->stepfactor);
 	cc_json_kv_uint(j, "chunk_bytes", p->chunk_bytes);
 	/* true: each size's own chunk_bytes (NCCL's tree or NVLS rule) is what ran */
-	cc_json_kv_bool(j, "chunk_per_size",
-			cc_coll_chunk_per_size(p) || (o->nccl && !o->chunk_given));
+	cc_json_kv_bool(j, "chunk_per_size", cc_coll_chunk_per_size(p) || cli_chunk_auto(o));
 	cc_json_kv_uint(j, "slot_bytes", p->slot_bytes);
+	/* true: each size's own slot_bytes (its protocol's, NCCL's choice) */
+	cc_json_kv_bool(j, "slot_per_size", cli_slot_auto(o));
 	cc_json_kv_uint(j, "nslots", p->nslots);
 	cc_json_kv_string(j, "protocol", cli_proto_label(o));
 	/* auto channels: the communicator's (each size's own in its "nccl") */
-	cc_json_kv_uint(j, "nchannels", o->nccl && o->nccl->channels ? o->nccl->comm.nchannels
-				       : p->nchannels ? p->nchannels : 1);
+	cc_json_kv_uint(j, "nchannels", p->nchannels ? p->nchannels : 1);
 	cc_json_kv_uint(j, "ranks_per_node", p->ranks_per_node);
 	cc_json_kv_string(j, "ring_order", cc_ring_order_name[p->ring_order]);
 	cc_json_kv_string(j, "memory",
@@ -111,6 +110,8 @@ void cli_json_size_begin(struct cc_json *j, const struct cc_result_row *row)
 	cc_json_kv_string(j, "dtype", row->type);
 	cc_json_kv_string(j, "redop", row->redop);
 	cc_json_kv_uint(j, "chunk_bytes", row->chunk_bytes);
+	if (row->slot_bytes)
+		cc_json_kv_uint(j, "slot_bytes", row->slot_bytes);
 	if (row->nccl) {
 		/* `auto`: NCCL's choice, its own estimate, and what ran */
 		const struct cc_nccl_pick *k = &row->pick;
@@ -122,11 +123,12 @@ void cli_json_size_begin(struct cc_json *j, const struct cc_result_row *row)
 		cc_json_kv_string(j, "protocol", cc_proto_name[k->nccl.proto]);
 		cc_json_kv_uint(j, "channels", k->nccl.nchannels);
 		cli_json_double_or_null(j, "time_us", !k->p2p, k->nccl.time_us);
-		cc_json_kv_string(j, "ran_algorithm",
-				  k->p2p ? "P2P" : cc_nccl_algo_name[k->algo]);
+		cc_json_kv_string(j, "ran_algorithm", cc_nccl_pick_algo_name(k));
 		cc_json_kv_string(j, "ran_protocol", cc_proto_name[k->proto]);
 		cc_json_kv_uint(j, "ran_channels", k->nchannels);
 		cc_json_kv_bool(j, "stand_in", k->stand_in);
+		/* what ran is other than NCCL's choice by -A, -P or --channels */
+		cc_json_kv_bool(j, "given", k->given);
 		cc_json_object_end(j);
 	}
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/algo.h"
@@ -130,11 +131,48 @@ static void p2p_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_co
 		p->proto = pick->proto;
 	if (a->channels)
 		p->nchannels = pick->nchannels;
+	/* what runs, which a fixed setting may make other than the choice */
+	pick->proto = p->proto;
+	pick->nchannels = p->nchannels ? p->nchannels : 1;
+	pick->given = pick->proto != pick->nccl.proto || pick->nchannels != pick->nccl.nchannels;
+}
+
+/* NCCL's table with what the user fixed taken as NCCL_ALGO and
+ * NCCL_PROTO would take it: only the fixed algorithm (where NCCL has it)
+ * and the fixed protocol keep their bandwidth, so the choice is NCCL's
+ * under that setting and names what runs.  False: nothing fixed that
+ * NCCL could mask. */
+static bool mask_fixed(const struct cc_nccl_auto *a, const struct cc_coll_params *p,
+		       struct cc_nccl_comm *masked)
+{
+	bool algo_known = false;
+
+	for (int x = 0; x < CC_NCCL_ALGO_COUNT; x++)
+		algo_known |= cc_nccl_algo_cclab(&a->comm, (enum cc_nccl_algo)x, p->coll) == p->algo;
+	if ((a->algo || !algo_known) && a->proto)
+		return false;
+	*masked = a->comm;
+	for (int x = 0; x < CC_NCCL_ALGO_COUNT; x++)
+		for (int q = 0; q < CC_PROTO_COUNT; q++)
+			if ((!a->algo && algo_known &&
+			     cc_nccl_algo_cclab(&a->comm, (enum cc_nccl_algo)x, p->coll) != p->algo) ||
+			    (!a->proto && q != (int)p->proto))
+				masked->bw[p->coll][x][q] = 0;
+	return true;
+}
+
+/* n of cclab's channels of `built` as NCCL counts them (the inverse of
+ * cc_nccl_channels_as()). */
+static uint32_t channels_nccl(enum cc_algo built, enum cc_coll coll, uint32_t n)
+{
+	return built == CC_ALGO_TREE && !cc_coll_rooted(coll) ? 2 * n : n;
 }
 
 int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
 		       struct cc_nccl_pick *pick, char *err, size_t len)
 {
+	struct cc_nccl_comm *masked = NULL;
+	const struct cc_nccl_comm *c = &a->comm;
 	struct cc_nccl_choice run;
 	enum cc_algo built;
 	int rc;
@@ -145,36 +183,51 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 	}
 	pick->p2p = false;
 	pick->slot_bytes = 0;
-	if ((rc = cc_nccl_choose(&a->comm, p->coll, bytes, &pick->nccl, err, len)))
+	/* A fixed algorithm or protocol narrows NCCL's choice, as its
+	 * variables would; where that leaves nothing (LL128 off on this GPU),
+	 * the choice stays NCCL's own and the row says what ran instead. */
+	if ((!a->algo || !a->proto) && (masked = malloc(sizeof(*masked)))) {
+		if (mask_fixed(a, p, masked) &&
+		    !cc_nccl_choose(masked, p->coll, bytes, &pick->nccl, err, len))
+			c = masked;
+	}
+	if (c == &a->comm && (rc = cc_nccl_choose(c, p->coll, bytes, &pick->nccl, err, len))) {
+		free(masked);
 		return rc;
+	}
 	run = pick->nccl;
-	built = cc_nccl_algo_cclab(&a->comm, run.algo, p->coll);
+	built = cc_nccl_algo_cclab(c, run.algo, p->coll);
 	pick->stand_in = built == CC_ALGO_COUNT;
 	if (pick->stand_in) {
 		/* NCCL's best of what cclab builds: the same model with the
 		 * other algorithms' bandwidth taken away (bw 0: not available). */
-		struct cc_nccl_comm only = a->comm;
+		struct cc_nccl_comm *only = malloc(sizeof(*only));
 
+		if (!only) {
+			free(masked);
+			snprintf(err, len, "out of memory");
+			return -ENOMEM;
+		}
+		*only = *c;
 		for (int x = 0; x < CC_NCCL_ALGO_COUNT; x++)
-			if (cc_nccl_algo_cclab(&a->comm, (enum cc_nccl_algo)x, p->coll) ==
-			    CC_ALGO_COUNT)
+			if (cc_nccl_algo_cclab(c, (enum cc_nccl_algo)x, p->coll) == CC_ALGO_COUNT)
 				for (int q = 0; q < CC_PROTO_COUNT; q++)
-					only.bw[p->coll][x][q] = 0;
-		if (cc_nccl_choose(&only, p->coll, bytes, &run, err, len)) {
+					only->bw[p->coll][x][q] = 0;
+		rc = cc_nccl_choose(only, p->coll, bytes, &run, err, len);
+		free(only);
+		if (rc) {
+			free(masked);
 			snprintf(err, len, "NCCL chooses %s for %s, which cclab does not build, and "
 				 "NCCL_ALGO / NCCL_PROTO leave none that it does (Ring%s)",
 				 cc_nccl_algo_name[pick->nccl.algo], cc_coll_name[p->coll],
 				 p->coll == CC_ALLREDUCE ? ", Tree" : "");
 			return -ENOENT;
 		}
-		built = cc_nccl_algo_cclab(&a->comm, run.algo, p->coll);
+		built = cc_nccl_algo_cclab(c, run.algo, p->coll);
 	}
-	pick->algo = run.algo;
-	pick->cclab_algo = built;
-	pick->proto = run.proto;
-	pick->nchannels = run.nchannels;
+	free(masked);
 	if (a->algo) {
-		p->algo = pick->cclab_algo;
+		p->algo = built;
 		/* rail order is the ring's (NCCL's trees follow no rails) */
 		if (p->algo != CC_ALGO_RING)
 			p->ring_order = CC_RING_ORDER_RANK;
@@ -183,6 +236,13 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 		p->proto = run.proto;
 	if (a->channels)
 		p->nchannels = cc_nccl_channels_as(p->algo, p->coll, run.nchannels);
+	/* what runs, which a fixed setting may make other than the choice */
+	pick->algo = run.algo;
+	pick->cclab_algo = p->algo;
+	pick->proto = p->proto;
+	pick->nchannels = a->channels ? run.nchannels
+				      : channels_nccl(p->algo, p->coll, p->nchannels ? p->nchannels : 1);
+	pick->given = built != p->algo || p->proto != run.proto || pick->nchannels != run.nchannels;
 	return 0;
 }
 
@@ -205,18 +265,41 @@ const char *cc_nccl_choice_text(const struct cc_nccl_choice *ch, char *buf, size
 	return buf;
 }
 
+const char *cc_nccl_pick_algo_name(const struct cc_nccl_pick *pick)
+{
+	if (pick->p2p)
+		return "P2P";
+	if (!pick->given)
+		return cc_nccl_algo_name[pick->algo];
+	/* a fixed algorithm: NCCL's name where it has one */
+	static const struct { enum cc_algo built; enum cc_nccl_algo nccl; } names[] = {
+		{ CC_ALGO_RING, CC_NCCL_RING }, { CC_ALGO_TREE, CC_NCCL_TREE },
+		{ CC_ALGO_NVLS, CC_NCCL_NVLS }, { CC_ALGO_NVLS_TREE, CC_NCCL_NVLS_TREE },
+		{ CC_ALGO_COLLNET_CHAIN, CC_NCCL_COLLNET_CHAIN },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].built == pick->cclab_algo)
+			return cc_nccl_algo_name[names[i].nccl];
+	return cc_algo_name[pick->cclab_algo];
+}
+
 const char *cc_nccl_pick_text(const struct cc_nccl_pick *pick, char *buf, size_t len)
 {
 	const struct cc_nccl_choice *n = &pick->nccl;
 
-	if (pick->p2p) {
-		snprintf(buf, len, "P2P/%s %uch %" PRIu64 "KiB", nccl_proto_name[pick->proto],
-			 pick->nchannels, pick->slot_bytes >> 10);
-		return buf;
-	}
-	int k = (int)strlen(cc_nccl_choice_text(n, buf, len));
+	int k;
 
-	if (pick->stand_in && k >= 0 && (size_t)k < len)
+	if (pick->p2p)
+		k = snprintf(buf, len, "P2P/%s %uch %" PRIu64 "KiB", nccl_proto_name[n->proto],
+			     n->nchannels, pick->slot_bytes >> 10);
+	else
+		k = (int)strlen(cc_nccl_choice_text(n, buf, len));
+
+	if (pick->given && k >= 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, "; ran %s/%s %uch (as set)",
+			 cc_nccl_pick_algo_name(pick), nccl_proto_name[pick->proto],
+			 pick->nchannels);
+	else if (pick->stand_in && k >= 0 && (size_t)k < len)
 		snprintf(buf + k, len - (size_t)k, "; ran %s/%s %uch (%s not modelled%s)",
 			 cc_nccl_algo_name[pick->algo], nccl_proto_name[pick->proto],
 			 pick->nchannels, cc_nccl_algo_name[n->algo],

@@ -34,6 +34,8 @@ struct cc_nccl_pick {
 	enum cc_proto proto;
 	uint32_t nchannels;         /* NCCL's count (cc_nccl_channels_as: cclab's) */
 	bool stand_in;              /* nccl.algo is not one cclab builds */
+	bool given;                 /* what ran is not nccl: a setting the user fixed
+				     * (-A, -P, --channels) made it other */
 	/* All-to-all and sendrecv: NCCL's point-to-point path, no algorithm
 	 * (nccl.algo means nothing), cclab's `direct` on its channels, with
 	 * a slot of the data one step carries (cc_nccl_p2p). */
@@ -106,8 +108,13 @@ void cc_nccl_p2p_pick(const struct cc_nccl_comm *c, enum cc_coll coll, uint64_t 
  * "P2P/Simple 2ch 128KiB" (the data of a step). */
 const char *cc_nccl_choice_text(const struct cc_nccl_choice *ch, char *buf, size_t len);
 /* "Ring/LL 4ch" or, for a stand-in, "NVLS/Simple 16ch; ran Ring/Simple
- * 32ch (NVLS not modelled)": what the table's row notes. */
+ * 32ch (NVLS not modelled)", or where a fixed setting made the run other,
+ * "Tree/LL128 16ch; ran Tree/Simple 8ch (as set)": what the table's row
+ * notes. */
 #define CC_NCCL_PICK_TEXT_LEN 96
+/* The algorithm that ran, as NCCL names it ("Ring", "P2P"), or cclab's
+ * name for a fixed one NCCL has not ("halving-doubling"). */
+const char *cc_nccl_pick_algo_name(const struct cc_nccl_pick *pick);
 const char *cc_nccl_pick_text(const struct cc_nccl_pick *pick, char *buf, size_t len);
 
 #endif /* CCLAB_CORE_NCCL_AUTO_H */

@@ -84,6 +84,7 @@ struct cc_result_row {
 	const char *redop;   /* "sum", ...; "none" for all-gather, as nccl-tests */
 	int root;            /* -1 for collectives without a root */
 	uint64_t chunk_bytes; /* the chunk this size ran with (cc_coll_chunk_bytes) */
+	uint64_t slot_bytes;  /* the slot it ran with; 0: not said */
 	double time_us;
 	double busbw_factor; /* cc_busbw_factor(coll, nranks) */
 	uint64_t wrong;      /* #wrong */

@@ -1105,17 +1105,35 @@ static void test_sim_auto_top_says_auto(void **state)
 	json = text_of(path);
 	assert_non_null(strstr(json, "\"algorithm\": \"auto\","));
 	assert_non_null(strstr(json, "\"chunk_per_size\": true,"));
+	assert_non_null(strstr(json, "\"slot_per_size\": true,"));
 	assert_non_null(strstr(json, "\"protocol\": \"auto\",\n  \"nchannels\": 16,"));
+	/* 1 MiB: Tree/LL128, its slot; 1 GiB: NVLSTree/Simple, 512 KiB */
+	assert_non_null(strstr(json, "\"chunk_bytes\": 131072,\n      \"slot_bytes\": 524288,"));
 	free(json);
 
+	/* a fixed protocol narrows NCCL's choice, as NCCL_PROTO would; fixed
+	 * channels it cannot, so the row says what ran beside it */
 	struct run given = sim_ok("%s -A auto -P simple --channels 4 --json '%s'", base, path);
 
 	assert_non_null(strstr(given.out, "slot: 512KiB (524288 B)  slots: 8  channels: 4  "
 					  "ring order: rail (where a size runs the ring)\n"));
+	assert_non_null(strstr(given.out, "# NVLSTree/Simple 16ch; ran NVLSTree/Simple 4ch "
+					  "(as set)\n"));
+	assert_null(strstr(given.out, "LL128"));
 	run_free(&given);
 	json = text_of(path);
 	assert_non_null(strstr(json, "\"protocol\": \"simple\",\n  \"nchannels\": 4,"));
+	assert_non_null(strstr(json, "\"slot_per_size\": false,"));
+	assert_non_null(strstr(json, "\"ran_channels\": 4,\n        \"stand_in\": false,\n"
+				     "        \"given\": true"));
 	free(json);
+
+	/* only the channels NCCL's: the ring's chunk is the ring's */
+	struct run ch = sim_ok("%s -A ring --ring-order rail --channels auto", base);
+
+	assert_non_null(strstr(ch.out, "# chunk: 2MiB (2097152 B)  slot: 512KiB (524288 B)  "
+				       "slots: 8  channels: per size  ring order: rail\n"));
+	run_free(&ch);
 
 	struct run ring = sim_ok("%s -A ring --ring-order rail --json '%s'", base, path);
 
