@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/algo.h"
@@ -171,7 +170,7 @@ static uint32_t channels_nccl(enum cc_algo built, enum cc_coll coll, uint32_t n)
 int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_coll_params *p,
 		       struct cc_nccl_pick *pick, char *err, size_t len)
 {
-	struct cc_nccl_comm *masked = NULL;
+	struct cc_nccl_comm masked;
 	const struct cc_nccl_comm *c = &a->comm;
 	struct cc_nccl_choice run;
 	enum cc_algo built;
@@ -186,37 +185,24 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 	/* A fixed algorithm or protocol narrows NCCL's choice, as its
 	 * variables would; where that leaves nothing (LL128 off on this GPU),
 	 * the choice stays NCCL's own and the row says what ran instead. */
-	if ((!a->algo || !a->proto) && (masked = malloc(sizeof(*masked)))) {
-		if (mask_fixed(a, p, masked) &&
-		    !cc_nccl_choose(masked, p->coll, bytes, &pick->nccl, err, len))
-			c = masked;
-	}
-	if (c == &a->comm && (rc = cc_nccl_choose(c, p->coll, bytes, &pick->nccl, err, len))) {
-		free(masked);
+	if (mask_fixed(a, p, &masked) &&
+	    !cc_nccl_choose(&masked, p->coll, bytes, &pick->nccl, err, len))
+		c = &masked;
+	else if ((rc = cc_nccl_choose(c, p->coll, bytes, &pick->nccl, err, len)))
 		return rc;
-	}
 	run = pick->nccl;
 	built = cc_nccl_algo_cclab(c, run.algo, p->coll);
 	pick->stand_in = built == CC_ALGO_COUNT;
 	if (pick->stand_in) {
 		/* NCCL's best of what cclab builds: the same model with the
 		 * other algorithms' bandwidth taken away (bw 0: not available). */
-		struct cc_nccl_comm *only = malloc(sizeof(*only));
+		struct cc_nccl_comm only = *c;
 
-		if (!only) {
-			free(masked);
-			snprintf(err, len, "out of memory");
-			return -ENOMEM;
-		}
-		*only = *c;
 		for (int x = 0; x < CC_NCCL_ALGO_COUNT; x++)
 			if (cc_nccl_algo_cclab(c, (enum cc_nccl_algo)x, p->coll) == CC_ALGO_COUNT)
 				for (int q = 0; q < CC_PROTO_COUNT; q++)
-					only->bw[p->coll][x][q] = 0;
-		rc = cc_nccl_choose(only, p->coll, bytes, &run, err, len);
-		free(only);
-		if (rc) {
-			free(masked);
+					only.bw[p->coll][x][q] = 0;
+		if (cc_nccl_choose(&only, p->coll, bytes, &run, err, len)) {
 			snprintf(err, len, "NCCL chooses %s for %s, which cclab does not build, and "
 				 "NCCL_ALGO / NCCL_PROTO leave none that it does (Ring%s)",
 				 cc_nccl_algo_name[pick->nccl.algo], cc_coll_name[p->coll],
@@ -225,7 +211,6 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 		}
 		built = cc_nccl_algo_cclab(c, run.algo, p->coll);
 	}
-	free(masked);
 	if (a->algo) {
 		p->algo = built;
 		/* rail order is the ring's (NCCL's trees follow no rails) */
