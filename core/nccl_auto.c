@@ -136,6 +136,18 @@ static void p2p_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_co
 	pick->given = pick->proto != pick->nccl.proto || pick->nchannels != pick->nccl.nchannels;
 }
 
+/* NCCL's algorithm that cclab builds as `built` for coll on c, or
+ * CC_NCCL_ALGO_COUNT where NCCL has none (halving-doubling, ...): the
+ * other way round from cc_nccl_algo_cclab(). */
+static enum cc_nccl_algo nccl_algo_of(const struct cc_nccl_comm *c, enum cc_coll coll,
+				      enum cc_algo built)
+{
+	for (int x = 0; x < CC_NCCL_ALGO_COUNT; x++)
+		if (cc_nccl_algo_cclab(c, (enum cc_nccl_algo)x, coll) == built)
+			return (enum cc_nccl_algo)x;
+	return CC_NCCL_ALGO_COUNT;
+}
+
 /* NCCL's table with what the user fixed taken as NCCL_ALGO and
  * NCCL_PROTO would take it: only the fixed algorithm (where NCCL has it)
  * and the fixed protocol keep their bandwidth, so the choice is NCCL's
@@ -144,10 +156,8 @@ static void p2p_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_co
 static bool mask_fixed(const struct cc_nccl_auto *a, const struct cc_coll_params *p,
 		       struct cc_nccl_comm *masked)
 {
-	bool algo_known = false;
+	bool algo_known = nccl_algo_of(&a->comm, p->coll, p->algo) != CC_NCCL_ALGO_COUNT;
 
-	for (int x = 0; x < CC_NCCL_ALGO_COUNT; x++)
-		algo_known |= cc_nccl_algo_cclab(&a->comm, (enum cc_nccl_algo)x, p->coll) == p->algo;
 	if ((a->algo || !algo_known) && a->proto)
 		return false;
 	*masked = a->comm;
@@ -222,7 +232,10 @@ int cc_nccl_auto_apply(const struct cc_nccl_auto *a, uint64_t bytes, struct cc_c
 	if (a->channels)
 		p->nchannels = cc_nccl_channels_as(p->algo, p->coll, run.nchannels);
 	/* what runs, which a fixed setting may make other than the choice */
-	pick->algo = run.algo;
+	enum cc_nccl_algo ran = nccl_algo_of(c, p->coll, p->algo);
+
+	pick->algo = ran != CC_NCCL_ALGO_COUNT ? ran : run.algo;
+	pick->ran_cclab_only = ran == CC_NCCL_ALGO_COUNT;
 	pick->cclab_algo = p->algo;
 	pick->proto = p->proto;
 	pick->nchannels = a->channels ? run.nchannels
@@ -254,24 +267,12 @@ const char *cc_nccl_pick_algo_name(const struct cc_nccl_pick *pick)
 {
 	if (pick->p2p)
 		return "P2P";
-	if (!pick->given)
-		return cc_nccl_algo_name[pick->algo];
-	/* a fixed algorithm: NCCL's name where it has one */
-	static const struct { enum cc_algo built; enum cc_nccl_algo nccl; } names[] = {
-		{ CC_ALGO_RING, CC_NCCL_RING }, { CC_ALGO_TREE, CC_NCCL_TREE },
-		{ CC_ALGO_NVLS, CC_NCCL_NVLS }, { CC_ALGO_NVLS_TREE, CC_NCCL_NVLS_TREE },
-		{ CC_ALGO_COLLNET_CHAIN, CC_NCCL_COLLNET_CHAIN },
-	};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].built == pick->cclab_algo)
-			return cc_nccl_algo_name[names[i].nccl];
-	return cc_algo_name[pick->cclab_algo];
+	return pick->ran_cclab_only ? cc_algo_name[pick->cclab_algo] : cc_nccl_algo_name[pick->algo];
 }
 
 const char *cc_nccl_pick_text(const struct cc_nccl_pick *pick, char *buf, size_t len)
 {
 	const struct cc_nccl_choice *n = &pick->nccl;
-
 	int k;
 
 	if (pick->p2p)
@@ -286,7 +287,7 @@ const char *cc_nccl_pick_text(const struct cc_nccl_pick *pick, char *buf, size_t
 			 pick->nchannels);
 	else if (pick->stand_in && k >= 0 && (size_t)k < len)
 		snprintf(buf + k, len - (size_t)k, "; ran %s/%s %uch (%s not modelled%s)",
-			 cc_nccl_algo_name[pick->algo], nccl_proto_name[pick->proto],
+			 cc_nccl_pick_algo_name(pick), nccl_proto_name[pick->proto],
 			 pick->nchannels, cc_nccl_algo_name[n->algo],
 			 n->algo == CC_NCCL_NVLS ? " on several nodes" : "");
 	return buf;

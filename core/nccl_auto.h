@@ -34,6 +34,8 @@ struct cc_nccl_pick {
 	enum cc_proto proto;
 	uint32_t nchannels;         /* NCCL's count (cc_nccl_channels_as: cclab's) */
 	bool stand_in;              /* nccl.algo is not one cclab builds */
+	bool ran_cclab_only;        /* what ran is an algorithm NCCL has not
+				     * (halving-doubling, ...): algo is then nccl's */
 	bool given;                 /* what ran is not nccl: a setting the user fixed
 				     * (-A, -P, --channels) made it other */
 	/* All-to-all and sendrecv: NCCL's point-to-point path, no algorithm
