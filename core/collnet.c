@@ -170,7 +170,7 @@ static void chunk(struct collnet *n, uint32_t r, uint32_t c, uint64_t l, uint64_
 			step(n, r, CC_PRIM_RECV_REDUCE_SEND, c, l, 0, off, nelem, n->up_recv[e],
 			     n->up_send[e], 0, 0, NULL);
 		else {
-			nslices = (uint32_t)((nelem + n->slot_elems - 1) / n->slot_elems);
+			nslices = emit ? (uint32_t)cc_conns_nslices(n->w.c, nelem) : 0;
 			for (uint32_t t = 0; t < nslices; t++)
 				n->calcs[t] = NONE;
 			step(n, r, CC_PRIM_RECV_REDUCE_COPY, c, l, 0, off, nelem, n->up_recv[e],

@@ -124,8 +124,28 @@ void cc_conns_user_buffers(struct cc_schedule *s, const struct cc_coll_params *p
 static int conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc_coll_params *p,
 		      uint64_t slot_elems)
 {
-	*c = (struct cc_conns){ .s = s, .p = p, .k = p->nranks, .nslots = p->nslots,
-				.es = cc_dtype_size(p->dtype), .slot_elems = slot_elems };
+	uint32_t ss = cc_conns_slice_steps(p);
+
+	/* A slice of ss slots (cc_conns_slice_bytes()) takes ss of the
+	 * buffer's nslots steps: nslots / ss slices in flight, as NCCL's
+	 * connection holds NCCL_STEPS / StepPerSlice. */
+	*c = (struct cc_conns){ .s = s, .p = p, .k = p->nranks, .nslots = p->nslots / ss,
+				.es = cc_dtype_size(p->dtype), .slot_elems = slot_elems,
+				.slice_per_chunk = 1 };
+	/* NCCL's Simple primitives cut every step into SlicePerChunk =
+	 * CHUNKSTEPS / SLICESTEPS slices, however short the step
+	 * (src/device/prims_simple.h genericOp), in elements:
+	 *   sliceSize = max(divUp(nelem, 16 * SlicePerChunk) * 16,
+	 *                   stepSize * StepPerSlice / 32)
+	 * A full chunk makes full slices; a shorter one (a size under a
+	 * loop of nChannels x k chunks) makes SlicePerChunk shorter ones. */
+	if (ss > 1 && p->proto == CC_PROTO_SIMPLE) {
+		uint64_t full = cc_conns_slice_bytes(p) / c->es;
+
+		c->slice_per_chunk = (uint32_t)((p->chunk_bytes + cc_conns_slice_bytes(p) - 1) /
+						cc_conns_slice_bytes(p));
+		c->slice_min = full / 32 ? full / 32 : 1;
+	}
 	c->slot_stride = cc_proto_wire_bytes(p->proto, slot_elems * c->es);
 	c->rank = calloc(c->k, sizeof(*c->rank));
 	c->last_calc = malloc(c->k * sizeof(*c->last_calc));
@@ -470,17 +490,31 @@ static void conns_setup(struct cc_conns *c)
 	}
 }
 
-static uint64_t nslices(const struct cc_conns *c, uint64_t nelem)
+uint64_t cc_conns_slice_elems(const struct cc_conns *c, uint64_t nelem)
 {
-	return (nelem + c->slot_elems - 1) / c->slot_elems;
+	uint64_t spc = c->slice_per_chunk, n;
+
+	if (spc <= 1)
+		return c->slot_elems;
+	n = (nelem + 16 * spc - 1) / (16 * spc) * 16;
+	if (n < c->slice_min)
+		n = c->slice_min;
+	return n < c->slot_elems ? n : c->slot_elems;
+}
+
+uint64_t cc_conns_nslices(const struct cc_conns *c, uint64_t nelem)
+{
+	uint64_t n = cc_conns_slice_elems(c, nelem);
+
+	return (nelem + n - 1) / n;
 }
 
 void cc_conns_count(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st)
 {
 	if (cc_prim_sends(st->prim))
-		c->rank[r].send[st->send].total += nslices(c, st->nelem);
+		c->rank[r].send[st->send].total += cc_conns_nslices(c, st->nelem);
 	if (cc_prim_recvs(st->prim))
-		c->rank[r].recv[st->recv].total += nslices(c, st->nelem);
+		c->rank[r].recv[st->recv].total += cc_conns_nslices(c, st->nelem);
 }
 
 /* Receiver side: make slice j of rank r's recv end `je` welcome — post the
@@ -815,16 +849,17 @@ static int mark_slice(struct cc_conns *c, uint32_t r, uint64_t t, uint32_t op)
 	return 0;
 }
 
-/* Slice t of step st: elements [done, done + slot) of it. */
+/* Slice t of step st: elements [done, done + len) of it, len its
+ * slices' size (cc_conns_slice_elems()). */
 static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st,
-		       uint64_t done, uint64_t t)
+		       uint64_t done, uint64_t len, uint64_t t)
 {
 	const struct cc_coll_params *p = c->p;
 	int recvs = cc_prim_recvs(st->prim), sends = cc_prim_sends(st->prim);
 	int reduce = st->prim == CC_PRIM_RECV_REDUCE_SEND ||
 		     st->prim == CC_PRIM_RECV_REDUCE_COPY_SEND ||
 		     st->prim == CC_PRIM_RECV_REDUCE_COPY;
-	uint64_t n = st->nelem - done < c->slot_elems ? st->nelem - done : c->slot_elems;
+	uint64_t n = st->nelem - done < len ? st->nelem - done : len;
 	struct cc_tag tag = { .prim = st->prim, .channel = st->channel, .chunk = st->chunk,
 			      .step = st->step, .slice = (uint32_t)t, .group = st->group };
 	struct cc_op op = { .tag = tag };
@@ -902,21 +937,23 @@ static void emit_slice(struct cc_conns *c, uint32_t r, const struct cc_conn_step
 
 void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st)
 {
-	for (uint64_t done = 0, t = 0; done < st->nelem && !stopped(c); done += c->slot_elems, t++)
-		emit_slice(c, r, st, done, t);
+	uint64_t len = cc_conns_slice_elems(c, st->nelem);
+
+	for (uint64_t done = 0, t = 0; done < st->nelem && !stopped(c); done += len, t++)
+		emit_slice(c, r, st, done, len, t);
 }
 
 void cc_conns_exchange(struct cc_conns *c, uint32_t r, const struct cc_conn_step *send,
 		       const struct cc_conn_step *recv)
 {
-	uint64_t done = 0;
+	uint64_t ls = cc_conns_slice_elems(c, send->nelem);
+	uint64_t lr = cc_conns_slice_elems(c, recv->nelem);
 
-	for (uint64_t t = 0; (done < send->nelem || done < recv->nelem) && !stopped(c);
-	     t++, done += c->slot_elems) {
-		if (done < send->nelem)
-			emit_slice(c, r, send, done, t);
-		if (done < recv->nelem)
-			emit_slice(c, r, recv, done, t);
+	for (uint64_t t = 0; (t * ls < send->nelem || t * lr < recv->nelem) && !stopped(c); t++) {
+		if (t * ls < send->nelem)
+			emit_slice(c, r, send, t * ls, ls, t);
+		if (t * lr < recv->nelem)
+			emit_slice(c, r, recv, t * lr, lr, t);
 	}
 }
 
@@ -975,7 +1012,7 @@ uint32_t cc_walk_from(const struct cc_walker *w, uint32_t r, uint32_t peer, uint
 int cc_conns_prepare(struct cc_conns *c, const struct cc_coll_params *p,
 		     const struct cc_conns_algo *a, struct cc_schedule **out)
 {
-	uint64_t slot_elems = p->slot_bytes / cc_dtype_size(p->dtype);
+	uint64_t slot_elems = cc_conns_slice_bytes(p) / cc_dtype_size(p->dtype);
 	struct cc_schedule *s = cc_schedule_new(p);
 
 	*out = NULL;
@@ -1063,7 +1100,7 @@ void cc_conns_saved_free(struct cc_conns_saved *sv)
 
 struct cc_schedule *cc_conns_build(const struct cc_coll_params *p, const struct cc_conns_algo *a)
 {
-	uint64_t slot_elems = p->slot_bytes / cc_dtype_size(p->dtype);
+	uint64_t slot_elems = cc_conns_slice_bytes(p) / cc_dtype_size(p->dtype);
 	struct cc_schedule *s = cc_schedule_new(p);
 	struct cc_conns c;
 	int failed;

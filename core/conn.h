@@ -78,12 +78,28 @@ struct cc_conn_rank {
 	uint32_t buf0, mr0, cq;
 };
 
+/* The slots a slice spans (cc_coll_params.slice_steps; 1 unless it
+ * divides the slots), and a slice's bytes. */
+static inline uint32_t cc_conns_slice_steps(const struct cc_coll_params *p)
+{
+	return p->slice_steps > 1 && p->nslots % p->slice_steps == 0 ? p->slice_steps : 1;
+}
+
+static inline uint64_t cc_conns_slice_bytes(const struct cc_coll_params *p)
+{
+	return p->slot_bytes * cc_conns_slice_steps(p);
+}
+
 struct cc_conns {
 	struct cc_schedule *s;
 	const struct cc_coll_params *p;
 	uint32_t k, nslots;
 	size_t es;
 	uint64_t slot_elems; /* largest slice */
+	/* How a Simple step is cut (cc_conns_slice_elems()): NCCL's
+	 * SlicePerChunk, and its smallest slice, 1/32 of a full one. */
+	uint32_t slice_per_chunk;
+	uint64_t slice_min;
 	uint64_t slot_stride; /* bytes a slot takes: slot_elems' data, or lines */
 	struct cc_conn_rank *rank;
 	/* Each rank's reduces and copies run one after the other, in the
@@ -218,6 +234,12 @@ struct cc_rank_sched *cc_conns_ops_of(struct cc_conns *c, uint32_t r);
 /* Phase 4's start for rank r: the first slots invited. */
 void cc_conns_start(struct cc_conns *c, uint32_t r);
 void cc_conns_step(struct cc_conns *c, uint32_t r, const struct cc_conn_step *st);
+/* The size of the slices a step of nelem elements is cut into (the last
+ * may be shorter), and how many: slot_elems each, or with
+ * cc_coll_params.slice_steps NCCL's cut of a short step in
+ * slice_per_chunk. */
+uint64_t cc_conns_slice_elems(const struct cc_conns *c, uint64_t nelem);
+uint64_t cc_conns_nslices(const struct cc_conns *c, uint64_t nelem);
 /* Two steps of rank r, a send and a receive on different connections,
  * slice by slice interleaved (NCCL's sendrecv): two ranks that exchange
  * more than nslots slices each must, or both wait for the other's

@@ -140,7 +140,7 @@ uint32_t cc_nvls_tree_chunk(struct cc_nvls_tree *t, uint32_t r, uint32_t ci, uin
 	uint32_t kids = (nd->child[0] != NONE) + (nd->child[1] != NONE);
 	bool root = nd->parent == NONE;
 	uint32_t *done = t->w.c && !t->w.counting ? fin : NULL;
-	uint32_t slices = done ? (uint32_t)((n + t->w.c->slot_elems - 1) / t->w.c->slot_elems) : 0;
+	uint32_t slices = done ? (uint32_t)cc_conns_nslices(t->w.c, n) : 0;
 
 	/* none yet: a build stopped part way (its deadline) leaves the rest */
 	for (uint32_t i = 0; i < slices; i++)
