@@ -187,7 +187,7 @@ static uint64_t fingerprint(const struct cc_schedule *s)
 	uint64_t v[] = { p->coll, p->algo, p->proto, p->transport, p->dtype, p->redop,
 			 p->nranks, p->count, p->root, p->nchannels, p->ranks_per_node,
 			 p->ring_order, p->chunk_bytes, p->slot_bytes, p->nslots, p->mem,
-			 p->stage_mem };
+			 p->stage_mem, p->slice_steps };
 	uint64_t h = 0;
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)

@@ -58,7 +58,11 @@ static double ops_per_side(const struct cc_coll_params *p)
  * where there are fewer. */
 static double ring_ops_bytes(const struct cc_coll_params *p, size_t es)
 {
-	double k = p->nranks, slot = (double)(p->slot_bytes / es);
+	uint32_t spc;
+	uint64_t min;
+
+	cc_conns_cut(p, &spc, &min);
+	double k = p->nranks, slot = (double)(cc_conns_slice_bytes(p) / es);
 	double chunk = (double)(p->chunk_bytes / es), n = (double)p->count;
 	double ch = p->nchannels > 1 ? p->nchannels : 1;
 	double loops, steps, moved;
@@ -75,9 +79,10 @@ static double ring_ops_bytes(const struct cc_coll_params *p, size_t es)
 		steps = k;
 		moved = n * k;
 	}
-	/* a partial slice carries an element at least */
+	/* a partial slice carries an element at least; NCCL's cut
+	 * (cc_conns_cut()) makes a short step up to spc slices */
 	double partial = ch * loops * steps < moved ? ch * loops * steps : moved;
-	double slices = moved / slot + partial;
+	double slices = moved / slot + spc * partial;
 	return k * 2 * ops_per_side(p) * slices * OP_BYTES;
 }
 
@@ -86,14 +91,17 @@ static double ring_ops_bytes(const struct cc_coll_params *p, size_t es)
  * ring's: per step, its slices (a partial one included) for each side it
  * has, and its calc. */
 struct walked {
-	uint64_t slot; /* elements */
+	uint64_t slot; /* a slice's elements, */
+	uint32_t spc;  /* and how a step is cut (cc_conns_cut()) */
+	uint64_t min;
 	double slices;
 };
 
 static void walk_step(void *ctx, uint32_t rank, const struct cc_prim_step *st)
 {
 	struct walked *w = ctx;
-	double slices = (double)(st->nelem / w->slot + (st->nelem % w->slot != 0));
+	uint64_t len = cc_conns_cut_elems(w->spc, w->min, w->slot, st->nelem);
+	double slices = (double)(st->nelem / len + (st->nelem % len != 0));
 
 	(void)rank;
 	if (st->nelem) /* an empty chunk makes no op */
@@ -102,7 +110,9 @@ static void walk_step(void *ctx, uint32_t rank, const struct cc_prim_step *st)
 
 static double walked_ops_bytes(const struct cc_coll_params *p, size_t es)
 {
-	struct walked w = { .slot = p->slot_bytes / es ? p->slot_bytes / es : 1 };
+	struct walked w = { .slot = cc_conns_slice_bytes(p) / es ? cc_conns_slice_bytes(p) / es : 1 };
+
+	cc_conns_cut(p, &w.spc, &w.min);
 
 	for (uint32_t r = 0; r < p->nranks; r++)
 		cc_algo_primitives(p, r, walk_step, &w);
@@ -272,6 +282,10 @@ int cc_params_check(const struct cc_coll_params *p, enum cc_param *field, char *
 			      "range %zu..%llu (one %s element .. 2 GiB)",
 			      (unsigned long long)p->slot_bytes, es, CC_MAX_MSG_BYTES,
 			      cc_dtype_name[p->dtype]);
+	if (p->slice_steps > 1 && (p->nslots % p->slice_steps ||
+				   p->slot_bytes * p->slice_steps > CC_MAX_MSG_BYTES))
+		return refuse(field, CC_PARAM_SLOTS, err, errlen, "slices of %u slots: they must "
+			      "divide the %u slots and hold at most 2 GiB", p->slice_steps, p->nslots);
 	if (p->chunk_bytes < es)
 		return refuse(field, CC_PARAM_CHUNK_BYTES, err, errlen, "chunk size %llu B is "
 			      "less than one %s element", (unsigned long long)p->chunk_bytes,

@@ -130,22 +130,8 @@ static int conns_init(struct cc_conns *c, struct cc_schedule *s, const struct cc
 	 * buffer's nslots steps: nslots / ss slices in flight, as NCCL's
 	 * connection holds NCCL_STEPS / StepPerSlice. */
 	*c = (struct cc_conns){ .s = s, .p = p, .k = p->nranks, .nslots = p->nslots / ss,
-				.es = cc_dtype_size(p->dtype), .slot_elems = slot_elems,
-				.slice_per_chunk = 1 };
-	/* NCCL's Simple primitives cut every step into SlicePerChunk =
-	 * CHUNKSTEPS / SLICESTEPS slices, however short the step
-	 * (src/device/prims_simple.h genericOp), in elements:
-	 *   sliceSize = max(divUp(nelem, 16 * SlicePerChunk) * 16,
-	 *                   stepSize * StepPerSlice / 32)
-	 * A full chunk makes full slices; a shorter one (a size under a
-	 * loop of nChannels x k chunks) makes SlicePerChunk shorter ones. */
-	if (ss > 1 && p->proto == CC_PROTO_SIMPLE) {
-		uint64_t full = cc_conns_slice_bytes(p) / c->es;
-
-		c->slice_per_chunk = (uint32_t)((p->chunk_bytes + cc_conns_slice_bytes(p) - 1) /
-						cc_conns_slice_bytes(p));
-		c->slice_min = full / 32 ? full / 32 : 1;
-	}
+				.es = cc_dtype_size(p->dtype), .slot_elems = slot_elems };
+	cc_conns_cut(p, &c->slice_per_chunk, &c->slice_min);
 	c->slot_stride = cc_proto_wire_bytes(p->proto, slot_elems * c->es);
 	c->rank = calloc(c->k, sizeof(*c->rank));
 	c->last_calc = malloc(c->k * sizeof(*c->last_calc));
@@ -490,16 +476,31 @@ static void conns_setup(struct cc_conns *c)
 	}
 }
 
+/* NCCL's Simple primitives cut every step into SlicePerChunk =
+ * CHUNKSTEPS / SLICESTEPS slices (src/device/prims_simple.h genericOp), in
+ * elements:
+ *   sliceSize = max(divUp(nelem, 16 * SlicePerChunk) * 16,
+ *                   stepSize * StepPerSlice / 32)
+ * A full chunk makes full slices; a shorter one (a size under a loop of
+ * nChannels x k chunks) as many shorter ones, down to 1/32 of a full
+ * slice.  Where that floor leaves fewer than SlicePerChunk (a step under
+ * 1/16 of a slice), NCCL still runs the empty ones, zero-byte messages
+ * through its proxy; cclab sends none (docs/schedule.md, Empty chunks). */
+void cc_conns_cut(const struct cc_coll_params *p, uint32_t *spc, uint64_t *min)
+{
+	uint64_t slice = cc_conns_slice_bytes(p), full = slice / cc_dtype_size(p->dtype);
+
+	*spc = 1;
+	*min = 0;
+	if (cc_conns_slice_steps(p) > 1 && p->proto == CC_PROTO_SIMPLE && full) {
+		*spc = (uint32_t)((p->chunk_bytes + slice - 1) / slice);
+		*min = full / 32 ? full / 32 : 1;
+	}
+}
+
 uint64_t cc_conns_slice_elems(const struct cc_conns *c, uint64_t nelem)
 {
-	uint64_t spc = c->slice_per_chunk, n;
-
-	if (spc <= 1)
-		return c->slot_elems;
-	n = (nelem + 16 * spc - 1) / (16 * spc) * 16;
-	if (n < c->slice_min)
-		n = c->slice_min;
-	return n < c->slot_elems ? n : c->slot_elems;
+	return cc_conns_cut_elems(c->slice_per_chunk, c->slice_min, c->slot_elems, nelem);
 }
 
 uint64_t cc_conns_nslices(const struct cc_conns *c, uint64_t nelem)

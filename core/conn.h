@@ -90,6 +90,26 @@ static inline uint64_t cc_conns_slice_bytes(const struct cc_coll_params *p)
 	return p->slot_bytes * cc_conns_slice_steps(p);
 }
 
+/* How a step of p is cut (conns_init()): NCCL's SlicePerChunk with the
+ * Simple protocol and slice_steps, its smallest slice in elements; 1 and
+ * 0 where a step is cut in slots. */
+void cc_conns_cut(const struct cc_coll_params *p, uint32_t *spc, uint64_t *min);
+
+/* The slices' size of a step of nelem elements cut so, slot elements at
+ * most (NCCL's sliceSize, src/device/prims_simple.h genericOp). */
+static inline uint64_t cc_conns_cut_elems(uint32_t spc, uint64_t min, uint64_t slot,
+					  uint64_t nelem)
+{
+	uint64_t n;
+
+	if (spc <= 1)
+		return slot;
+	n = (nelem + 16ull * spc - 1) / (16ull * spc) * 16;
+	if (n < min)
+		n = min;
+	return n < slot ? n : slot;
+}
+
 struct cc_conns {
 	struct cc_schedule *s;
 	const struct cc_coll_params *p;

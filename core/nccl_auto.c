@@ -95,15 +95,16 @@ int cc_nccl_auto_params(const struct cc_nccl_auto *a, uint64_t bytes, bool slot_
 	cc_coll_params_fill(p, slot_given, chunk_given);
 	if (pick->p2p && !slot_given && p->proto == CC_PROTO_SIMPLE && pick->proto == p->proto)
 		p->slot_bytes = pick->slot_bytes;
-	/* NCCL's ring moves a slice of SLICESTEPS = NCCL_STEPS / 4 steps a
-	 * message, CHUNKSTEPS = NCCL_STEPS / 2 a chunk (all-reduce,
+	/* NCCL's ring moves a slice of SLICESTEPS = NCCL_STEPS / 4 = 2 steps
+	 * a message, CHUNKSTEPS = NCCL_STEPS / 2 a chunk (all-reduce,
 	 * reduce-scatter, all-gather: src/include/collectives.h), where a
-	 * slot here is one step (cc_coll_params_fill()). */
+	 * slot here is one step (cc_coll_params_fill()) of NCCL_STEPS; other
+	 * slot counts are cclab's own geometry, cut in slots. */
 	p->slice_steps = 0;
 	if (!slot_given && !chunk_given && !pick->p2p && p->proto == CC_PROTO_SIMPLE &&
-	    p->algo == CC_ALGO_RING && p->nslots % 4 == 0 &&
+	    p->algo == CC_ALGO_RING && p->nslots == CC_DEFAULT_NSLOTS &&
 	    (p->coll == CC_ALLREDUCE || p->coll == CC_REDUCESCATTER || p->coll == CC_ALLGATHER))
-		p->slice_steps = p->nslots / 4;
+		p->slice_steps = CC_DEFAULT_NSLOTS / 4;
 	return 0;
 }
 

@@ -30,17 +30,23 @@
  * (ALLREDUCE_CHUNKSTEPS); cclab allows up to 2*nslots - 1 slices. */
 int cc_ring_check(const struct cc_coll_params *p, enum cc_param *field, char *err, size_t errlen)
 {
+	/* with NCCL's slices (slice_steps), a slice of ss slots in each of
+	 * nslots / ss places */
+	uint32_t ss = cc_conns_slice_steps(p), places = p->nslots / ss;
 	uint64_t slices = cc_chunk_slices(p);
 
-	if (slices < 2ull * p->nslots)
+	slices = (slices + ss - 1) / ss;
+	if (slices < 2ull * places)
 		return 0;
 	if (field)
 		*field = CC_PARAM_CHUNK_BYTES;
-	snprintf(err, errlen, "a chunk of %llu slices (chunk %llu B / slot %llu B) cannot make "
-		 "progress with %u slots per connection: at most 2*slots-1 = %u slices; raise the "
+	snprintf(err, errlen, "a chunk of %llu slices (chunk %llu B / %s %llu B) cannot make "
+		 "progress with %u %s per connection: at most 2*%s-1 = %u slices; raise the "
 		 "slots or lower the chunk size", (unsigned long long)slices,
-		 (unsigned long long)p->chunk_bytes, (unsigned long long)p->slot_bytes, p->nslots,
-		 2 * p->nslots - 1);
+		 (unsigned long long)p->chunk_bytes, ss > 1 ? "slice" : "slot",
+		 (unsigned long long)cc_conns_slice_bytes(p), places,
+		 ss > 1 ? "slices in flight" : "slots", ss > 1 ? "slices" : "slots",
+		 2 * places - 1);
 	return -EINVAL;
 }
 

@@ -479,11 +479,12 @@ struct cc_coll_params {
 	 * slots, unless slot_bytes / chunk_bytes are given. */
 	uint64_t buff_bytes;
 	/* NCCL's StepPerSlice (SLICESTEPS, src/include/collectives.h): a slice,
-	 * one network message, spans this many slots, and the Simple
-	 * protocol cuts every step, however short, into chunk / slice
-	 * slices as NCCL's primitives do (core/conn.c conns_init).  0 or 1:
-	 * a message a slot, a step cut in slots.  `auto` sets NCCL_STEPS / 4
-	 * for the ring's all-reduce, reduce-scatter and all-gather. */
+	 * one network message, spans this many slots (it must divide them),
+	 * and the Simple protocol cuts every step, however short, into up to
+	 * chunk / slice slices as NCCL's primitives do (core/conn.c
+	 * cc_conns_cut).  0 or 1: a message a slot, a step cut in slots.
+	 * `auto` sets 2 (NCCL_STEPS / 4) for the ring's all-reduce,
+	 * reduce-scatter and all-gather on Simple. */
 	uint32_t slice_steps;
 	/* NCCL_NVLS_CHUNKSIZE: NVLS's and NVLSTree's chunk before NCCL's size
 	 * rules (core/nvls.c); 0: NCCL's 128 KiB. */

@@ -179,6 +179,29 @@ static void test_ring(void **state)
 	matrix(CC_ALGO_RING);
 }
 
+/* NCCL's slices (cc_coll_params.slice_steps, as `auto` sets them): the
+ * generated ring the built one, full, short and floor-sized steps. */
+static void test_ring_nccl_slices(void **state)
+{
+	(void)state;
+	static const enum cc_coll colls[] = { CC_ALLREDUCE, CC_REDUCESCATTER, CC_ALLGATHER };
+	static const uint64_t counts[] = { 1000, 300000, 1u << 21 };
+
+	for (size_t c = 0; c < 3; c++)
+		for (size_t n = 0; n < 3; n++) {
+			struct cc_coll_params p;
+
+			cc_coll_params_default(&p);
+			p.coll = colls[c];
+			p.nranks = 3;
+			p.count = counts[n];
+			p.nchannels = (uint32_t)(1 + n % 2);
+			p.slice_steps = 2;
+			check(&p, "ib-ndr", SIM_TOPO_STAR,
+			      (c + n) % 2 ? CC_SIM_MODEL_FLOW : CC_SIM_MODEL_PACKET, n == 1);
+		}
+}
+
 static void test_tree(void **state)
 {
 	(void)state;
@@ -308,6 +331,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_ring_nccl_slices),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_collnet),
 		cmocka_unit_test(test_larger),

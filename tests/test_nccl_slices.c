@@ -20,6 +20,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/algo.h"
 #include "core/exec_data.h"
@@ -144,9 +145,10 @@ static void staging_is_the_buffer(void **state)
 	}
 }
 
-/* `auto` on 2 x 8 H100 under NCCL_ALGO=algo at 4 GiB, the slot size
- * given or not: the parameters it sets. */
-static struct cc_coll_params auto_at_4g(const char *algo, bool slot_given)
+/* `auto` on 2 x 8 H100 under NCCL_ALGO=algo at 4 GiB, the slot or the
+ * chunk size given or not: the parameters it sets. */
+static struct cc_coll_params auto_at_4g(enum cc_coll coll, const char *algo, bool slot_given,
+					bool chunk_given)
 {
 	struct cc_nccl_system sys = dgx_h100(2);
 	struct cc_nccl_auto a;
@@ -160,30 +162,60 @@ static struct cc_coll_params auto_at_4g(const char *algo, bool slot_given)
 	if (cc_nccl_comm_init(&a.comm, &a.version, &sys, &a.env, err, sizeof(err)))
 		fail_msg("comm_init: %s", err);
 	cc_coll_params_default(&p);
+	p.coll = coll;
 	p.nranks = 16;
 	p.ranks_per_node = 8;
-	if (cc_nccl_auto_params(&a, 4096 * MIB, slot_given, false, &p, &pick, err, sizeof(err)))
+	if (cc_nccl_auto_params(&a, 4096 * MIB, slot_given, chunk_given, &p, &pick, err,
+				sizeof(err)))
 		fail_msg("auto: %s", err);
 	return p;
 }
 
-/* `auto` sets NCCL's slices where it runs the ring's all-reduce on
- * Simple, and not where it runs the tree, or where a slot size is
- * given. */
+/* `auto` sets NCCL's slices where it runs the ring's all-reduce,
+ * reduce-scatter or all-gather on Simple, and not where it runs the tree,
+ * or where a slot or chunk size is given. */
 static void auto_sets_them_for_the_ring(void **state)
 {
 	(void)state;
-	struct cc_coll_params p = auto_at_4g("Ring", false);
+	static const enum cc_coll colls[] = { CC_ALLREDUCE, CC_REDUCESCATTER, CC_ALLGATHER };
 
-	assert_int_equal(p.algo, CC_ALGO_RING);
-	assert_int_equal(p.proto, CC_PROTO_SIMPLE);
-	assert_int_equal(p.slice_steps, 2);
-	assert_int_equal(p.slot_bytes, 512 * KIB);
-	assert_int_equal(p.chunk_bytes, 2 * MIB);
-	assert_int_equal(auto_at_4g("Ring", true).slice_steps, 0);
-	p = auto_at_4g("Tree", false);
+	for (size_t c = 0; c < 3; c++) {
+		struct cc_coll_params p = auto_at_4g(colls[c], "Ring", false, false);
+
+		assert_int_equal(p.algo, CC_ALGO_RING);
+		assert_int_equal(p.proto, CC_PROTO_SIMPLE);
+		assert_int_equal(p.slice_steps, 2);
+		assert_int_equal(p.slot_bytes, 512 * KIB);
+		assert_int_equal(p.chunk_bytes, 2 * MIB);
+		assert_int_equal(auto_at_4g(colls[c], "Ring", true, false).slice_steps, 0);
+		assert_int_equal(auto_at_4g(colls[c], "Ring", false, true).slice_steps, 0);
+	}
+	struct cc_coll_params p = auto_at_4g(CC_ALLREDUCE, "Tree", false, false);
+
 	assert_int_equal(p.algo, CC_ALGO_TREE);
 	assert_int_equal(p.slice_steps, 0);
+}
+
+/* A slice must divide the slots; and a chunk of more slices than two
+ * connections' slices in flight hold cannot progress (cc_ring_check):
+ * 8 slots as 4 slices of 2 hold a chunk of 7 slices at most. */
+static void slices_checked(void **state)
+{
+	(void)state;
+	struct cc_coll_params p;
+	char err[256];
+
+	cc_coll_params_default(&p);
+	p.nranks = 3;
+	p.count = 3 * 15 * 128 * KIB;
+	p.slice_steps = 3;
+	assert_int_not_equal(cc_params_check(&p, NULL, err, sizeof(err)), 0);
+	p.slice_steps = 2;
+	p.chunk_bytes = 14 * 512 * KIB;
+	assert_int_equal(cc_params_check(&p, NULL, err, sizeof(err)), 0);
+	p.chunk_bytes = 15 * 512 * KIB;
+	assert_int_not_equal(cc_params_check(&p, NULL, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "with 4 slices in flight per connection"));
 }
 
 /* #wrong 0 on the data executor and the simulator, with NCCL's slices:
@@ -215,6 +247,7 @@ int main(void)
 		cmocka_unit_test(cclab_cut_unchanged),
 		cmocka_unit_test(staging_is_the_buffer),
 		cmocka_unit_test(auto_sets_them_for_the_ring),
+		cmocka_unit_test(slices_checked),
 		cmocka_unit_test(data_right_on_both_executors),
 	};
 
