@@ -81,6 +81,10 @@ struct val_point {
 	/* `auto`: what NCCL chose at this size and what ran ("" otherwise) */
 	char nccl[CC_NCCL_PICK_TEXT_LEN];
 	bool launch_bound;      /* the launching thread set the time (sim/launch.h) */
+	/* A ring on Simple: the primitives one rank runs in series on a
+	 * channel (cc_ring_primitives(), NCCL's runRing) and their chunks'
+	 * bytes; 0 for any other run. */
+	double ring_steps, ring_bytes;
 };
 
 struct val_case {
@@ -106,6 +110,13 @@ struct val_case {
 	bool have_line;
 	uint32_t line_sizes;
 	double line_fixed_us[2], line_busbw[2];
+	/* The ring's step as a line over the sizes that ran it, time =
+	 * steps x fixed + chunk bytes / rate (docs/validation.md, "What a
+	 * ring step costs"): [0] measured, [1] predicted, the rate a
+	 * channel's, GB/s. */
+	bool have_step;
+	uint32_t step_sizes;
+	double step_fixed_us[2], step_rate[2];
 };
 
 /* The corpus-wide figures of one class. */

@@ -63,6 +63,13 @@ static void figure(FILE *f, const struct val_case *c, enum val_class k)
 			c->line_fixed_us[0], c->line_busbw[0], c->bw_unit, c->line_fixed_us[1],
 			c->line_busbw[1], c->bw_unit, c->line_fixed_us[1] - c->line_fixed_us[0],
 			(c->line_busbw[1] / c->line_busbw[0] - 1) * 100);
+	if (k == VAL_LARGE && c->have_step)
+		fprintf(f, "#   step: the ring's primitive = fixed + chunk / rate over %" PRIu32
+			" sizes that ran it: measured %.1f us + %.1f GB/s, predicted %.1f us + "
+			"%.1f GB/s (predicted - measured: fixed %+.1f us, rate %+.1f %%)\n",
+			c->step_sizes, c->step_fixed_us[0], c->step_rate[0], c->step_fixed_us[1],
+			c->step_rate[1], c->step_fixed_us[1] - c->step_fixed_us[0],
+			(c->step_rate[1] / c->step_rate[0] - 1) * 100);
 }
 
 void val_print_case(FILE *f, const struct val_case *c, bool points)
@@ -175,6 +182,29 @@ static void point_json(struct cc_json *j, const struct val_case *c, const struct
 	cc_json_object_end(j);
 }
 
+/* A fit of the case as `key`: over `sizes` sizes, [0] measured and [1]
+ * predicted, each a fixed part and a rate named rate_key; null where
+ * there is none. */
+static void fit_json(struct cc_json *j, const char *key, bool have, uint32_t sizes,
+		     const double fixed_us[2], const char *rate_key, const double rate[2])
+{
+	cc_json_key(j, key);
+	if (!have) {
+		cc_json_null(j);
+		return;
+	}
+	cc_json_object_begin(j);
+	cc_json_kv_uint(j, "sizes", sizes);
+	for (int m = 0; m < 2; m++) {
+		cc_json_key(j, m ? "predicted" : "measured");
+		cc_json_object_begin(j);
+		cc_json_kv_double(j, "fixed_us", fixed_us[m]);
+		cc_json_kv_double(j, rate_key, rate[m]);
+		cc_json_object_end(j);
+	}
+	cc_json_object_end(j);
+}
+
 static void case_json(struct cc_json *j, const struct val_case *c)
 {
 	cc_json_object_begin(j);
@@ -207,21 +237,10 @@ static void case_json(struct cc_json *j, const struct val_case *c)
 	cli_json_double_or_null(j, "measured", c->have[VAL_HALF], c->half_meas);
 	cli_json_double_or_null(j, "predicted", c->have[VAL_HALF], c->half_pred);
 	cc_json_object_end(j);
-	cc_json_key(j, "large_line");
-	if (c->have_line) {
-		cc_json_object_begin(j);
-		cc_json_kv_uint(j, "sizes", c->line_sizes);
-		for (int m = 0; m < 2; m++) {
-			cc_json_key(j, m ? "predicted" : "measured");
-			cc_json_object_begin(j);
-			cc_json_kv_double(j, "fixed_us", c->line_fixed_us[m]);
-			cc_json_kv_double(j, "busbw", c->line_busbw[m]);
-			cc_json_object_end(j);
-		}
-		cc_json_object_end(j);
-	} else {
-		cc_json_null(j);
-	}
+	fit_json(j, "large_line", c->have_line, c->line_sizes, c->line_fixed_us, "busbw",
+		 c->line_busbw);
+	fit_json(j, "ring_step", c->have_step, c->step_sizes, c->step_fixed_us, "rate_gbps",
+		 c->step_rate);
 	cc_json_key(j, "sizes");
 	cc_json_array_begin(j);
 	for (uint32_t i = 0; i < c->npts; i++)

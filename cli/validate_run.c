@@ -14,6 +14,31 @@
 #include "sim/bound.h"
 #include "sim/physics.h"
 
+/* One channel's primitives of rank 0 and their bytes (a ring's steps run
+ * one after the other on its block: NCCL's runRing). */
+static void chain_step(void *ctx, uint32_t rank, const struct cc_prim_step *st)
+{
+	struct val_point *pt = ctx;
+
+	(void)rank;
+	if (st->channel == 0) {
+		pt->ring_steps += 1;
+		pt->ring_bytes += (double)st->nelem;
+	}
+}
+
+/* pt's ring chain where p runs the ring's all-reduce, reduce-scatter or
+ * all-gather on Simple (val_point.ring_steps). */
+static void ring_chain(const struct cc_coll_params *p, struct val_point *pt)
+{
+	pt->ring_steps = pt->ring_bytes = 0;
+	if (p->algo != CC_ALGO_RING || p->proto != CC_PROTO_SIMPLE || p->nranks < 2 ||
+	    (p->coll != CC_ALLREDUCE && p->coll != CC_REDUCESCATTER && p->coll != CC_ALLGATHER))
+		return;
+	cc_ring_primitives(p, 0, chain_step, pt);
+	pt->ring_bytes *= (double)cc_dtype_size(p->dtype);
+}
+
 static void coll_point(const struct val_args *a, const struct val_case *c, struct val_point *pt)
 {
 	const struct cc_scenario *sc = &c->sc;
@@ -57,6 +82,7 @@ static void coll_point(const struct val_args *a, const struct val_case *c, struc
 		cc_coll_params_fill(&p, sc->slot_given, sc->chunk_given);
 	}
 	p.count = pt->count;
+	ring_chain(&p, pt);
 	errno = 0;
 	if (!(s = cc_build_with(&p, &bo, err, sizeof(err)))) {
 		snprintf(pt->status, sizeof(pt->status), "%s", errno == ETIME ? "time limit reached "

@@ -117,6 +117,50 @@ static void large_line(struct val_case *c, uint64_t lo, uint64_t hi)
 	free(t[1]);
 }
 
+/* The ring's step as a line (val_case.have_step): over the sizes that ran
+ * the ring on Simple with both times, the least-squares fit of
+ *   time = steps x fixed + chunk bytes / rate
+ * (no intercept: a size's steps carry its fixed part), measured and
+ * predicted; none where fewer than 2 sizes ran it, or their chunks
+ * leave the two parts inseparable (every step the same chunk). */
+static void ring_step_line(struct val_case *c)
+{
+	double s11[2] = { 0 }, s12[2] = { 0 }, s22[2] = { 0 }, t1[2] = { 0 }, t2[2] = { 0 };
+	uint32_t n = 0;
+
+	c->have_step = false;
+	for (uint32_t i = 0; i < c->npts; i++) {
+		const struct val_point *pt = &c->pts[i];
+		double x1 = pt->ring_steps, x2 = pt->ring_bytes / 1e3; /* us at 1 GB/s */
+
+		if (!compared(pt, false) || x1 <= 0)
+			continue;
+		for (int m = 0; m < 2; m++) {
+			double y = m ? pt->pred_time_us : pt->meas_time_us;
+
+			s11[m] += x1 * x1;
+			s12[m] += x1 * x2;
+			s22[m] += x2 * x2;
+			t1[m] += x1 * y;
+			t2[m] += x2 * y;
+		}
+		n++;
+	}
+	if (n < 2)
+		return;
+	for (int m = 0; m < 2; m++) {
+		double det = s11[m] * s22[m] - s12[m] * s12[m];
+		double inv = det > 1e-9 * s11[m] * s22[m] ? (s11[m] * t2[m] - s12[m] * t1[m]) / det : 0;
+
+		if (inv <= 0)
+			return;
+		c->step_fixed_us[m] = (t1[m] * s22[m] - t2[m] * s12[m]) / det;
+		c->step_rate[m] = 1 / inv;
+	}
+	c->step_sizes = n;
+	c->have_step = true;
+}
+
 void val_case_score(struct val_case *c)
 {
 	uint64_t lo, hi;
@@ -133,6 +177,7 @@ void val_case_score(struct val_case *c)
 						&c->at_hi[VAL_LARGE]);
 	if (c->have[VAL_LARGE] && c->kind == VAL_COLL)
 		large_line(c, c->at_lo[VAL_LARGE], c->at_hi[VAL_LARGE]);
+	ring_step_line(c);
 	if (span(c, false, &lo, &hi))
 		c->have[VAL_SMALL] = mean_error(c, lo, (uint64_t)fmin((double)lo * VAL_SPAN,
 								     (double)VAL_SMALL_MAX),

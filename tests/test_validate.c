@@ -222,35 +222,31 @@ static void known_errors(void **state)
 	free(csv);
 }
 
-/* The large sizes as a line: a case whose measured times are the
- * simulator's x2 + 100 us, at three sizes a factor 2 apart (all within 4x
- * of the largest), has a measured line of twice the predicted fixed part
- * plus 100 us, at half the predicted rate; the corpus' two cases (one size
- * of "large", a perftest) have none. */
-static void known_line(void **state)
+/* A case in dir of an allreduce on 4 ranks of `ideal` (the ring, Simple,
+ * one channel) at `sizes`, whose measured times are the simulator's x2 +
+ * 100 us: the sizes it has. */
+static uint32_t doubled_case(const char *dir, const char *sizes)
 {
 	struct fig f[4];
-	char *t = NULL, line[256];
+	char *t = NULL, line[256], path[256], yaml[512];
 	size_t len = 0;
 	FILE *m;
 	struct run r;
 	uint32_t n;
 
-	(void)state;
-	need_cclab();
-	make_corpus();
-	put("lines/c-line/scenario.yaml", "name: ideal-star-4-large\n"
-					  "topology: {generator: star, ranks: 4}\n"
-					  "fabric: {preset: ideal}\n"
-					  "collective: allreduce\n"
-					  "dtype: float\nredop: sum\n"
-					  "sizes: {min: 8MiB, max: 32MiB, factor: 2}\n"
-					  "check: false\n");
-	r = run_cclab("run '%s' --csv '%s'", at("lines/c-line/scenario.yaml"), at("c.csv"));
+	snprintf(yaml, sizeof(yaml), "name: ideal-star-4-doubled\n"
+				     "topology: {generator: star, ranks: 4}\n"
+				     "fabric: {preset: ideal}\n"
+				     "collective: allreduce\n"
+				     "dtype: float\nredop: sum\n"
+				     "sizes: %s\n"
+				     "check: false\n", sizes);
+	snprintf(path, sizeof(path), "%s/scenario.yaml", dir);
+	put(path, yaml);
+	r = run_cclab("run '%s' --csv '%s'", at(path), at("c.csv"));
 	assert_int_equal(r.status, 0);
 	run_free(&r);
 	n = figures(at("c.csv"), false, f, 4);
-	assert_int_equal(n, 3);
 	m = open_memstream(&t, &len);
 	fputs(NCCL_HEADER, m);
 	for (uint32_t i = 0; i < n; i++) {
@@ -260,28 +256,82 @@ static void known_line(void **state)
 		fputs(line, m);
 	}
 	fclose(m);
-	put("lines/c-line/measured.csv", t);
+	snprintf(path, sizeof(path), "%s/measured.csv", dir);
+	put(path, t);
 	free(t);
-	r = run_cclab("validate '%s' '%s' --json '%s'", at("lines/c-line"), at("corpus"),
-		      at("l.json"));
+	return n;
+}
+
+/* cclab validate of case dir and the corpus, the report as JSON at json:
+ * its text has `line`, and a fitted rate +100 % (the measured half). */
+static void validate_doubled(const char *dir, const char *json, const char *line)
+{
+	struct run r = run_cclab("validate '%s' '%s' --json '%s'", at(dir), at("corpus"), at(json));
+
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "#   line: time = fixed + size / rate over 3 of them (with "
-				      "times): measured "));
+	assert_non_null(strstr(r.out, line));
 	assert_non_null(strstr(r.out, "rate +100.0 %)"));
 	run_free(&r);
+}
 
-	double fm = json_num(at("l.json"), "cases.0.large_line.measured.fixed_us");
-	double fp = json_num(at("l.json"), "cases.0.large_line.predicted.fixed_us");
-	double bm = json_num(at("l.json"), "cases.0.large_line.measured.busbw");
-	double bp = json_num(at("l.json"), "cases.0.large_line.predicted.busbw");
+/* Case 0's fit `key` in the JSON report at path, over its 3 sizes, of a
+ * case doubled_case() made: the measured fixed part twice the
+ * predicted plus `plus` us (within tol), the rate half. */
+static void doubled_fit(const char *path, const char *key, const char *rate, double plus,
+			double tol)
+{
+	char k[128];
+	double f[2], b[2];
 
-	assert_true(fabs(json_num(at("l.json"), "cases.0.large_line.sizes") - 3) < 1e-9);
+	for (int m = 0; m < 2; m++) {
+		snprintf(k, sizeof(k), "cases.0.%s.%s.fixed_us", key, m ? "predicted" : "measured");
+		f[m] = json_num(path, k);
+		snprintf(k, sizeof(k), "cases.0.%s.%s.%s", key, m ? "predicted" : "measured", rate);
+		b[m] = json_num(path, k);
+	}
+	snprintf(k, sizeof(k), "cases.0.%s.sizes", key);
+	assert_true(fabs(json_num(path, k) - 3) < 1e-9);
+	assert_true(fabs(f[0] - (2 * f[1] + plus)) < tol);
+	assert_true(fabs(b[0] / b[1] - 0.5) < 1e-4);
+	assert_true(b[1] > 0);
+}
+
+/* The large sizes as a line: a case whose measured times are the
+ * simulator's x2 + 100 us, at three sizes a factor 2 apart (all within 4x
+ * of the largest), has a measured line of twice the predicted fixed part
+ * plus 100 us, at half the predicted rate; the corpus' two cases (one size
+ * of "large", a perftest) have none. */
+static void known_line(void **state)
+{
+	(void)state;
+	need_cclab();
+	make_corpus();
+	assert_int_equal(doubled_case("lines/c-line", "{min: 8MiB, max: 32MiB, factor: 2}"), 3);
+	validate_doubled("lines/c-line", "l.json",
+			 "#   line: time = fixed + size / rate over 3 of them (with times): measured ");
+
 	/* run's CSV keeps 6 significant digits of the times */
-	assert_true(fabs(fm - (2 * fp + 100)) < 0.05);
-	assert_true(fabs(bm / bp - 0.5) < 1e-4);
-	assert_true(bp > 0);
+	doubled_fit(at("l.json"), "large_line", "busbw", 100, 0.05);
 	assert_true(isnan(json_num(at("l.json"), "cases.1.large_line")));
 	assert_true(isnan(json_num(at("l.json"), "cases.2.large_line")));
+}
+
+/* The ring's step as a line: at 1, 2 and 4 MiB on 4 ranks each size is
+ * one loop of 2k - 1 = 7 steps of a quarter of the array (256 KiB to
+ * 1 MiB chunks), so measured times of the simulator's x2 + 100 us fit a
+ * step of twice the predicted fixed part plus 100 / 7 us, at half the
+ * predicted rate; cases that never ran the ring on Simple have none. */
+static void known_step(void **state)
+{
+	(void)state;
+	need_cclab();
+	make_corpus();
+	assert_int_equal(doubled_case("steps/c-step", "{min: 1MiB, max: 4MiB, factor: 2}"), 3);
+	validate_doubled("steps/c-step", "s.json", "#   step: the ring's primitive = fixed + "
+						   "chunk / rate over 3 sizes that ran it: measured ");
+
+	doubled_fit(at("s.json"), "ring_step", "rate_gbps", 100.0 / 7, 0.01);
+	assert_true(isnan(json_num(at("s.json"), "cases.2.ring_step")));
 }
 
 /* The gate: a baseline written from this run passes; one whose median is
@@ -420,6 +470,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(known_errors),
 		cmocka_unit_test(known_line),
+		cmocka_unit_test(known_step),
 		cmocka_unit_test(baseline_gate),
 		cmocka_unit_test(broken_cases),
 		cmocka_unit_test(calibrate_from_case),
