@@ -33,7 +33,7 @@ static void ring_chain(const struct cc_coll_params *p, struct val_point *pt)
 {
 	pt->ring_steps = pt->ring_bytes = 0;
 	if (p->algo != CC_ALGO_RING || p->proto != CC_PROTO_SIMPLE || p->nranks < 2 ||
-	    (p->coll != CC_ALLREDUCE && p->coll != CC_REDUCESCATTER && p->coll != CC_ALLGATHER))
+	    !cc_coll_ring_looped(p->coll))
 		return;
 	cc_ring_primitives(p, 0, chain_step, pt);
 	pt->ring_bytes *= (double)cc_dtype_size(p->dtype);

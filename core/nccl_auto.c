@@ -102,8 +102,7 @@ int cc_nccl_auto_params(const struct cc_nccl_auto *a, uint64_t bytes, bool slot_
 	 * slot counts are cclab's own geometry, cut in slots. */
 	p->slice_steps = 0;
 	if (!slot_given && !chunk_given && !pick->p2p && p->proto == CC_PROTO_SIMPLE &&
-	    p->algo == CC_ALGO_RING && p->nslots == CC_DEFAULT_NSLOTS &&
-	    (p->coll == CC_ALLREDUCE || p->coll == CC_REDUCESCATTER || p->coll == CC_ALLGATHER))
+	    p->algo == CC_ALGO_RING && p->nslots == CC_DEFAULT_NSLOTS && cc_coll_ring_looped(p->coll))
 		p->slice_steps = CC_DEFAULT_NSLOTS / 4;
 	return 0;
 }

@@ -213,6 +213,11 @@ bool cc_coll_p2p(enum cc_coll c)
 	return c == CC_ALLTOALL || c == CC_SENDRECV;
 }
 
+bool cc_coll_ring_looped(enum cc_coll c)
+{
+	return c == CC_ALLREDUCE || c == CC_REDUCESCATTER || c == CC_ALLGATHER;
+}
+
 int cc_coll_checks_rank(const struct cc_coll_params *p, uint32_t rank)
 {
 	return p->coll != CC_REDUCE || rank == p->root;

@@ -549,6 +549,10 @@ int cc_coll_rooted(enum cc_coll c);
 /* All-to-all and sendrecv: what NCCL runs as grouped ncclSend/ncclRecv
  * (enqueue.cc's p2p path), with no algorithm of its tuning model. */
 bool cc_coll_p2p(enum cc_coll c);
+/* All-reduce, reduce-scatter, all-gather: what NCCL's ring runs in loops
+ * of a chunk through every rank, each chunk CHUNKSTEPS / SLICESTEPS slices
+ * (src/include/collectives.h). */
+bool cc_coll_ring_looped(enum cc_coll c);
 /* Whether rank's output is defined, so checked: all but reduce's
  * non-roots (NCCL leaves their receive buffer alone). */
 int cc_coll_checks_rank(const struct cc_coll_params *p, uint32_t rank);
