@@ -106,6 +106,16 @@ void cli_print_pcie(const struct sim_net *net, const struct sim_params *fabric)
 
 	if (net && sim_net_pcie_text(net, fabric->pcie.rate_bps, line, sizeof(line)))
 		printf("# PCIe: %s\n", line);
+	if (fabric->host.nic_socket != SIM_NIC_SOCKET_REMOTE)
+		return;
+	if (fabric->host.socket_link_bytes_per_s)
+		snprintf(line, sizeof(line), "%.3f GB/s each way",
+			 (double)fabric->host.socket_link_bytes_per_s / 1e9);
+	else
+		snprintf(line, sizeof(line), "unlimited");
+	printf("# NICs: on the other CPU socket from their GPUs: what they move to and from the "
+	       "GPU's socket crosses the link between the sockets, %s, shared by a host's NICs "
+	       "(host.nic_socket, host.socket_link_bytes_per_s)\n", line);
 }
 
 /* Sizes in the sweep, for the progress line. */

@@ -37,16 +37,18 @@
  *
  * where g is the GPUs of a node, link a GPU's NVLink total as NCCL counts
  * it (nvlink_total(); its PCIe link without NVLink), pci its PCIe link,
- * nic a port's rate.  system->maxBw is
+ * nic a port's rate; where the NICs sit on the other CPU socket (PATH_SYS),
+ * every channel also crosses the link between the sockets, which all of a
+ * node's channels share: at most floor(sys / bwInter) of them.  system->maxBw is
  * the GPU-GPU path's bandwidth on one node (the NVLink total through an
  * NVSwitch, link / (g-1) to one peer of an NVLink mesh, the PCIe link)
- * and min(nic, pci) between nodes; totalBw is max(pci, NVLink total)
+ * and min(nic, pci, sys) between nodes; totalBw is max(pci, NVLink total)
  * (ncclTopoSearchInit).  These give NCCL's published graphs on the
  * standard systems: DGX H100 one node ring 6 x 60 duplicated to 12 x 30,
  * NVLS 8 x 40 (bwInter raised to 60), two nodes ring 8 x 48, NVLS 8 x 40
  * / 48; DGX A100 ring 6 x 40 duplicated to 12 x 20.  What the count does
  * not see: PCIe switches shared by two GPUs or a GPU and a NIC, the Intel
- * P2P overhead on PHB paths, CPU links (QPI, xGMI), rails and crossNic
+ * P2P overhead on PHB paths, CPU links (QPI, xGMI) inside a node, rails and crossNic
  * (channels use any NIC), the search's time-outs, and sameChannels (taken
  * as 1).
  *
@@ -133,6 +135,7 @@ struct node {
 	uint32_t g, nics;      /* GPUs, NIC ports */
 	bool inter;            /* several nodes: the NICs are in the graph */
 	double link, pci, nic; /* a GPU's intra-node link, its PCIe link, a port */
+	double sys;            /* the CPU link the NICs' paths share; 0: none */
 	double max_bw, total_bw;
 	struct speeds sp;
 };
@@ -179,8 +182,9 @@ static void node_init(struct node *m, const struct cc_nccl_comm *c)
 	m->link = nvl ? nvlink : s->pci_gbs;
 	m->pci = s->pci_gbs;
 	m->nic = s->nic_gbs;
+	m->sys = m->inter ? s->sys_gbs : 0;
 	if (m->inter)
-		m->max_bw = fmin(s->nic_gbs, s->pci_gbs);
+		m->max_bw = fmin(s->nic_gbs, m->sys > 0 ? fmin(s->pci_gbs, m->sys) : s->pci_gbs);
 	else
 		m->max_bw = nvl && !s->nvswitch && m->g > 1 ? m->link / (m->g - 1) : m->link;
 	m->total_bw = fmax(s->pci_gbs, nvlink);
@@ -226,6 +230,8 @@ static uint64_t fit(const struct node *m, enum pattern p, double intra, double i
 	if (!m->inter)
 		return fits(p == RING ? m->link : m->link / share, intra);
 	n = min64(m->nics * fits(m->nic, inter), exits * fits(m->pci, inter));
+	if (m->sys > 0)
+		n = min64(n, fits(m->sys, inter));
 	if (m->g > 1)
 		n = min64(n, fits(m->link / (p == RING && exits < m->g ? 1.0 : share), intra));
 	return n;

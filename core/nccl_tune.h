@@ -100,6 +100,11 @@ struct cc_nccl_system {
 				 * (the hardware's: 450 on H100); 0: GPUs of a node
 				 * talk over PCIe */
 	double pci_gbs;         /* a GPU's PCIe link, per direction, GB/s */
+	double sys_gbs;         /* the link between CPU sockets that every GPU-NIC
+				 * path of a node crosses (PATH_SYS), per direction,
+				 * GB/s as NCCL's topology counts it (topo.h AMD_BW,
+				 * *_QPI_BW); 0: each GPU's NIC on its socket, or
+				 * the link unlimited */
 	uint32_t nics_per_node; /* network ports NCCL uses in a node */
 	double nic_gbs;         /* one NIC port's rate, GB/s (400 Gb/s: 50) */
 	double net_latency_us;  /* the NIC's latency as the net plugin reports it

@@ -1494,6 +1494,28 @@ static int setup_uplinks(struct sx *x)
 	return 0;
 }
 
+/* host.nic_socket remote: each host's link between its sockets, which its
+ * NICs' DMA crosses to reach the GPU's socket (sx_buf_uplink()); refused
+ * where a host's PCIe tree keeps the NICs beside their GPUs
+ * (sim_net_nic_socket_ok(), which a scenario checks first). */
+static int setup_socket_links(struct sx *x)
+{
+	const struct sim_net *n = x->topo.net;
+
+	if (x->f->host.nic_socket != SIM_NIC_SOCKET_REMOTE)
+		return 0;
+	if (!sim_net_nic_socket_ok(n, x->res->err.msg, sizeof(x->res->err.msg)))
+		return -EINVAL;
+	if (!(x->socket_links = xcalloc(x, n->nhosts, sizeof(*x->socket_links))))
+		return -ENOMEM;
+	for (uint32_t h = 0; h < n->nhosts; h++) {
+		x->socket_links[h].rate_bps = x->f->host.socket_link_bytes_per_s * 8;
+		for (uint32_t g = 0; g < n->hosts[h].ngpus; g++)
+			x->rk[n->hosts[h].first_rank + g].xsocket = &x->socket_links[h];
+	}
+	return 0;
+}
+
 static int setup(struct sx *x)
 {
 	const struct cc_schedule *s = x->s;
@@ -1513,7 +1535,7 @@ static int setup(struct sx *x)
 		return err;
 	wire_losses(x);
 	wire_ecn(x);
-	if ((err = setup_uplinks(x)))
+	if ((err = setup_uplinks(x)) || (err = setup_socket_links(x)))
 		return err;
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if ((err = setup_rank(x, r)))
@@ -1703,6 +1725,7 @@ static int run_once(const struct cc_schedule *s, const struct cc_sim_opts *o,
 	sx_sharp_free(&x);
 	sx_flow_free(&x);
 	free(x.uplinks);
+	free(x.socket_links);
 	free(x.uplink_rings);
 	sim_topo_destroy(&x.topo);
 	sim_engine_destroy(&x.eng);

@@ -279,6 +279,10 @@ struct sx_rank {
 	/* The uplink of the PCIe switch its GPU and NIC sit behind (host
 	 * memory's way, sim/pcie.h), or NULL: none in the topology. */
 	struct sim_pcie_uplink *uplink;
+	/* The link between the CPU sockets where its NIC is on the other
+	 * socket (host.nic_socket remote): all the NIC's DMA crosses it,
+	 * shared by its host's NICs; else NULL. */
+	struct sim_pcie_uplink *xsocket;
 	/* Several NICs (the host's `nics`): NIC i is the i-th network port,
 	 * NIC 0's PCIe link is `pcie`, the others' nic_pcie[i - 1]; what they
 	 * move to and from GPU memory shares the GPU's own link, gpu_link. */
@@ -332,6 +336,9 @@ struct sx {
 	struct sim_pcie_uplink *uplinks;
 	uint32_t nuplinks;
 	struct sim_pcie_bulk (*uplink_rings)[SIM_PCIE_BULK_RING]; /* NDIR per uplink */
+	/* The hosts' links between their sockets, one a host, where the
+	 * NICs are on the other socket (host.nic_socket remote); else NULL. */
+	struct sim_pcie_uplink *socket_links;
 	/* The wall-clock limit (wall_limit_ms): started then, and hit. */
 	uint64_t wall_start_ns;
 	bool wall_hit;
@@ -462,9 +469,11 @@ void sx_pkt_address(const struct sx *x, struct sx_pkt *k, uint32_t r, const stru
 /* Copies k's payload as its NIC reads it (sim/rnic_resp.c). */
 void sx_pkt_snapshot(struct sx *x, struct sx_pkt *k);
 /* The shared link a DMA of rank r's buffer buf crosses besides its NIC's:
- * the uplink of its PCIe switch where buf is in host memory (NULL without
- * a switch); where it is in GPU memory, the GPU's own link when the GPU
- * has several NICs, else NULL (GPUDirect RDMA turns at the switch).  sx_pkt_source_uplink(): the
+ * the link between the CPU sockets where the NIC is on the other socket
+ * (host.nic_socket remote), whatever the memory; else the uplink of its
+ * PCIe switch where buf is in host memory (NULL without a switch); where
+ * it is in GPU memory, the GPU's own link when the GPU has several NICs,
+ * else NULL (GPUDirect RDMA turns at the switch).  sx_pkt_source_uplink(): the
  * same for the memory a packet's payload is read from. */
 struct sim_pcie_uplink *sx_buf_uplink(const struct sx *x, uint32_t r, uint32_t buf);
 struct sim_pcie_uplink *sx_pkt_source_uplink(const struct sx *x, const struct sx_pkt *k);

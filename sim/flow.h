@@ -34,8 +34,8 @@
 #include "sim/event.h"
 #include "sim/time.h"
 
-/* Resources one flow may cross: a NIC's PCIe link, up to a dozen network
- * hops, the peer's PCIe link. */
+/* Resources one flow may cross: a NIC's PCIe link and the link between
+ * its host's sockets, up to a dozen network hops, the peer's two. */
 #define SIM_FLOW_MAX_RES 16
 
 /* The flow's last byte is through every resource at `done` (= sim_now()). */

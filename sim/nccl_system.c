@@ -59,6 +59,8 @@ int sim_nccl_system(const struct sim_net *net, const struct sim_params *f,
 	out->nvlink_links = out->nvswitch ? f->host.nvlink_links : 0;
 	out->nvlink_gbs = out->nvswitch ? (double)f->host.nvlink_bps / 8e9 : 0;
 	out->pci_gbs = (double)f->pcie.rate_bps / 8e9;
+	if (f->host.nic_socket == SIM_NIC_SOCKET_REMOTE)
+		out->sys_gbs = (double)f->host.socket_link_bytes_per_s / 1e9; /* 0: unlimited */
 	/* NICs per node: the network ports of the first host's GPUs; every
 	 * other host must have as many (NCCL's search assumes alike nodes). */
 	for (uint32_t h = 0; h < net->nhosts; h++) {
@@ -98,9 +100,12 @@ void sim_nccl_transport_for(struct cc_coll_params *p, const struct sim_params *f
 	p->nvls_chunk_bytes = e->nvls_chunksize;
 	p->nvlstree_max_chunk_bytes = e->nvlstree_max_chunksize;
 	/* NCCL_NET_GDR_LEVEL: GDR where the GPU-NIC PCIe path is no longer
-	 * than the level (ncclTopoCheckGdr).  A host here puts each GPU's NIC
-	 * behind the GPU's PCIe switch (PIX), so only LOC turns it off; a
-	 * fabric without GPUDirect RDMA stays without whatever the level. */
-	if (e->net_gdr_level == CC_NCCL_PATH_LOC)
+	 * than the level (ncclTopoCheckGdr), PXB unless set
+	 * (ncclParamNetGdrLevel).  A host here puts each GPU's NIC behind the
+	 * GPU's PCIe switch (PIX), so only LOC turns it off, or on the other
+	 * socket (SYS), which only SYS allows; a fabric without GPUDirect RDMA
+	 * stays without whatever the level. */
+	if (e->net_gdr_level == CC_NCCL_PATH_LOC ||
+	    (f->host.nic_socket == SIM_NIC_SOCKET_REMOTE && e->net_gdr_level < (int)CC_NCCL_PATH_SYS))
 		p->stage_mem = CC_MEM_HOST;
 }

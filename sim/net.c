@@ -260,6 +260,19 @@ bool sim_net_has_sharp(const struct sim_net *n)
 	return false;
 }
 
+bool sim_net_nic_socket_ok(const struct sim_net *n, char *msg, size_t len)
+{
+	for (uint32_t h = 0; n && h < n->nhosts; h++)
+		if (n->hosts[h].pcie.switches || n->hosts[h].nics > 1) {
+			snprintf(msg, len, "host.nic_socket remote: host %s has %s, which keep a "
+				 "GPU's NICs on its socket; a NIC on the other socket there is not "
+				 "modelled", n->hosts[h].name,
+				 n->hosts[h].pcie.switches ? "PCIe switches" : "several NICs a GPU");
+			return false;
+		}
+	return true;
+}
+
 static bool mtu_ok(uint32_t mtu)
 {
 	return mtu == 0 || mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096;

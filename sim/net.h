@@ -193,6 +193,11 @@ uint32_t sim_net_rank_host(const struct sim_net *n, uint32_t r);
 uint32_t sim_net_add_switch(struct sim_net *n, const char *name);
 /* Whether some switch of n has SHARP (its node's `sharp`). */
 bool sim_net_has_sharp(const struct sim_net *n);
+/* Whether every host can have its NICs on the other CPU socket from their
+ * GPUs (host.nic_socket remote): not one behind PCIe switches (which hold
+ * a GPU with its NIC) nor with several NICs a GPU (which reach its memory
+ * through its own link); false with the first such host named in msg. */
+bool sim_net_nic_socket_ok(const struct sim_net *n, char *msg, size_t len);
 
 /* Whether nodes a and b belong to one host (its GPUs and its NVSwitch). */
 bool sim_net_same_host(const struct sim_net *n, uint32_t a, uint32_t b);

@@ -64,6 +64,11 @@ const char *const sim_gpu_dma_name[SIM_GPU_DMA_COUNT] = {
 	[SIM_GPU_DMA_HOST_STAGING] = "host-staging",
 };
 
+const char *const sim_nic_socket_name[SIM_NIC_SOCKET_COUNT] = {
+	[SIM_NIC_SOCKET_LOCAL] = "local",
+	[SIM_NIC_SOCKET_REMOTE] = "remote",
+};
+
 /* PCIe base specification: transfer rate per lane and line code. */
 static const struct {
 	uint64_t mts; /* mega-transfers per second per lane */
@@ -285,6 +290,7 @@ static const struct {
 	.gpu_dma = SIM_GPU_DMA_GPUDIRECT, \
 	.gpu_arch = CC_GPU_AMPERE, \
 	.cpu_vendor = CC_CPU_AMD,   /* DGX A100: 2 x EPYC 7742 */ \
+	.socket_link_bytes_per_s = GBYTE_S(16), /* NCCL topo.h AMD_BW */ \
 }
 
 /* H100-class node (DGX H100): H100 SXM5 HBM3 3.35 TB/s; NVLink 4: 18 links,
@@ -309,6 +315,7 @@ static const struct {
 	.gpu_dma = SIM_GPU_DMA_GPUDIRECT, \
 	.gpu_arch = CC_GPU_HOPPER, \
 	.cpu_vendor = CC_CPU_INTEL, /* DGX H100: 2 x Xeon Platinum 8480C */ \
+	.socket_link_bytes_per_s = GBYTE_S(22), /* Sapphire Rapids: NCCL topo.h SRP_QPI_BW */ \
 }
 
 struct preset {
@@ -645,6 +652,8 @@ const struct sim_param_field sim_param_fields[] = {
 	ENUMF("host.gpu_dma", host.gpu_dma, sim_gpu_dma_name, SIM_GPU_DMA_COUNT),
 	ENUMF("host.gpu_arch", host.gpu_arch, cc_gpu_arch_name, CC_GPU_ARCH_COUNT),
 	ENUMF("host.cpu_vendor", host.cpu_vendor, cc_cpu_vendor_name, CC_CPU_VENDOR_COUNT),
+	BYTES_S("host.socket_link_bytes_per_s", host.socket_link_bytes_per_s),
+	ENUMF("host.nic_socket", host.nic_socket, sim_nic_socket_name, SIM_NIC_SOCKET_COUNT),
 
 	PS("software.post_send_ps", soft.post_send_ps),
 	PS("software.post_recv_ps", soft.post_recv_ps),
@@ -796,6 +805,8 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key)
 		{"pcie.mps_bytes", e->mps_bytes == 0, "must be above 0"},
 		{"pcie.mrrs_bytes", e->mrrs_bytes == 0, "must be above 0"},
 		{"host.gpu_dma", (unsigned)p->host.gpu_dma >= SIM_GPU_DMA_COUNT, "is out of range"},
+		{"host.nic_socket", (unsigned)p->host.nic_socket >= SIM_NIC_SOCKET_COUNT,
+		 "is out of range"},
 		{"host.nvlink_pkt_overhead_bytes",
 		 p->host.nvlink_pkt_bytes && p->host.nvlink_pkt_overhead_bytes > 4096,
 		 "is at most 4096 (a few 16 B flits in practice)"},

@@ -84,6 +84,17 @@ enum sim_gpu_dma {
 };
 extern const char *const sim_gpu_dma_name[SIM_GPU_DMA_COUNT];
 
+/* Where each GPU's NIC sits: on the GPU's CPU socket, or on the other one,
+ * where what the NIC moves to and from the GPU's socket (host staging
+ * buffers, GPU memory) crosses the link between the sockets
+ * (nvidia-smi topo -m: SYS; NCCL's PATH_SYS). */
+enum sim_nic_socket {
+	SIM_NIC_SOCKET_LOCAL,
+	SIM_NIC_SOCKET_REMOTE,
+	SIM_NIC_SOCKET_COUNT
+};
+extern const char *const sim_nic_socket_name[SIM_NIC_SOCKET_COUNT];
+
 /* One network link (both directions alike).  rate_bps is what the models
  * serialize at; the lane fields record where it comes from:
  *   rate_bps = lanes * lane_signal_bps * enc_data_bits / enc_code_bits
@@ -210,6 +221,12 @@ struct sim_host_params {
 	uint64_t cpu_mem_bytes_per_s;  /* DRAM peak, one socket */
 	uint64_t cpu_thread_bytes_per_s; /* what one reducing/copying thread reaches */
 	sim_time_ps cpu_call_ps;       /* fixed cost of one CPU reduce/copy call */
+	/* The link between the CPU sockets, per direction: what NCCL's
+	 * topology counts for it (src/graph/topo.h AMD_BW 16 GB/s,
+	 * SRP_QPI_BW 22 GB/s for Sapphire Rapids), charged the TLPs that
+	 * cross it as a PCIe switch's uplink is (sim/pcie.h); 0: unlimited.
+	 * Only NICs on the other socket (nic_socket) cross it. */
+	uint64_t socket_link_bytes_per_s;
 	uint32_t nvlink_links;         /* links per GPU (nvlink_bps is their sum) */
 	/* NVLink framing: data goes in NVLink packets of at most
 	 * nvlink_pkt_bytes, each with nvlink_pkt_overhead_bytes of header
@@ -223,6 +240,7 @@ struct sim_host_params {
 	 * algorithm, protocol and channels NCCL would on this host. */
 	enum cc_gpu_arch gpu_arch;
 	enum cc_cpu_vendor cpu_vendor;
+	enum sim_nic_socket nic_socket; /* where each GPU's NIC sits (above) */
 };
 
 /* Host software: the cost of the verbs calls in a schedule. */

@@ -42,7 +42,7 @@
 /* A message's route: resources and the latency parts around its flow. */
 struct fl_route {
 	uint32_t n;
-	uint32_t link[SIM_FLOW_MAX_RES - 2];
+	uint32_t link[SIM_FLOW_MAX_RES - 4]; /* beside two PCIe links and two socket links */
 	sim_time_ps prop;    /* propagation and switch forwarding, end to end */
 	uint32_t nsw;
 };
@@ -52,6 +52,17 @@ struct fl_route {
 uint32_t fl_pcie_res(const struct sx *x, uint32_t r, bool to_nic)
 {
 	return x->fl->nlink_res + 2 * r + (to_nic ? 0 : 1);
+}
+
+/* The link between the CPU sockets that rank r's NIC crosses
+ * (host.nic_socket remote), towards the NIC or away from it, as a
+ * resource; FL_NONE where it crosses none. */
+static uint32_t fl_socket_res(const struct sx *x, uint32_t r, bool to_nic)
+{
+	if (!x->rk[r].xsocket)
+		return FL_NONE;
+	return x->fl->nlink_res + 2 * x->s->nranks +
+	       2 * sim_net_rank_host(x->topo.net, r) + (to_nic ? 0 : 1);
 }
 
 /* The route of a packet of rank r's QP qp to its peer, as the switches
@@ -299,6 +310,10 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 	if (read && m->len) {
 		res[n] = fl_pcie_res(x, from, true);
 		w[n++] = fl_pcie_w(x, m->len, true);
+		if (fl_socket_res(x, from, true) != FL_NONE) {
+			res[n] = fl_socket_res(x, from, true);
+			w[n++] = fl_pcie_w(x, m->len, true);
+		}
 	}
 	for (uint32_t i = 0; i < rt.n; i++) {
 		res[n] = rt.link[i];
@@ -310,6 +325,10 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 	if (!fqp->nvlink && m->len) {
 		res[n] = fl_pcie_res(x, fqp->peer, false);
 		w[n++] = fl_pcie_w(x, m->len, false);
+		if (fl_socket_res(x, fqp->peer, false) != FL_NONE) {
+			res[n] = fl_socket_res(x, fqp->peer, false);
+			w[n++] = fl_pcie_w(x, m->len, false);
+		}
 	}
 	m->t_arrive = !m->len ? packet_ps(x, &rt, last, fqp->nvlink) /* a header alone */
 			      : tail_ps(x, &rt, last, fqp->nvlink);
@@ -696,7 +715,7 @@ int sx_flow_init(struct sx *x, char *err, size_t errlen)
 	x->fl = fl;
 	fl->free_head = FL_NONE;
 	fl->nlink_res = (uint32_t)x->topo.nlinks;
-	nres = fl->nlink_res + 2 * x->s->nranks;
+	nres = fl->nlink_res + 2 * x->s->nranks + (x->socket_links ? 2 * x->topo.net->nhosts : 0);
 	if ((rc = sim_flownet_init(&fl->net, &x->eng, nres)))
 		return rc;
 	if (!(fl->fifo = calloc(fl->nlink_res ? fl->nlink_res : 1, sizeof(*fl->fifo))))
@@ -706,6 +725,12 @@ int sx_flow_init(struct sx *x, char *err, size_t errlen)
 	for (uint32_t r = 0; r < x->s->nranks; r++) {
 		sim_flownet_set_rate(&fl->net, fl_pcie_res(x, r, true), x->f->pcie.rate_bps);
 		sim_flownet_set_rate(&fl->net, fl_pcie_res(x, r, false), x->f->pcie.rate_bps);
+		if (x->rk[r].xsocket) {
+			sim_flownet_set_rate(&fl->net, fl_socket_res(x, r, true),
+					     x->rk[r].xsocket->rate_bps);
+			sim_flownet_set_rate(&fl->net, fl_socket_res(x, r, false),
+					     x->rk[r].xsocket->rate_bps);
+		}
 		for (uint32_t q = 0; q < x->s->ranks[r].nqps; q++)
 			x->rk[r].qp[q].fl_last_mc = FL_NONE;
 	}

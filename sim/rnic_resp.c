@@ -111,6 +111,8 @@ struct sim_pcie_uplink *sx_buf_uplink(const struct sx *x, uint32_t r, uint32_t b
 
 	if (buf == SX_NONE)
 		return NULL;
+	if (rk->xsocket)
+		return rk->xsocket; /* host memory and the GPU both on the other socket */
 	if (x->s->ranks[r].bufs[buf].mem == CC_MEM_GPU)
 		return rk->nnics > 1 ? &rk->gpu_link : NULL;
 	return rk->uplink;
@@ -122,7 +124,7 @@ struct sim_pcie_uplink *sx_pkt_source_uplink(const struct sx *x, const struct sx
 	uint64_t off, value;
 	bool inl = false;
 
-	if (!x->rk[k->rank].uplink && x->rk[k->rank].nnics < 2)
+	if (!x->rk[k->rank].uplink && x->rk[k->rank].nnics < 2 && !x->rk[k->rank].xsocket)
 		return NULL;
 	if (k->kind == SX_PKT_REQ)
 		req_source(x, k, &buf, &off, &inl, &value);
@@ -200,7 +202,7 @@ static void dma_write(struct sx *x, uint32_t r, struct sx_pkt *k, uint32_t buf, 
 	 * link (a PCIe switch's uplink, the GPU's link under several NICs) may
 	 * hold back.  Without one, the completion is not held (as before the
 	 * shared links: a stored figure would move, docs/simulator.md). */
-	if (len == 0 && !rk->uplink && rk->nnics < 2) {
+	if (len == 0 && !rk->uplink && rk->nnics < 2 && !rk->xsocket) {
 		fn(&x->eng, rk, (uint64_t)(uintptr_t)k, sim_now(&x->eng));
 		return;
 	}

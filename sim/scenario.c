@@ -513,6 +513,10 @@ static int check_routes(const struct cy_node *d, const struct cc_scenario *sc,
 	if (!sim_topo_mcast_ok(&sc->net, &sc->p, msg, sizeof(msg)))
 		return cy_fail(err, at ? at : cy_get(d, "topology"), "'%s': %s", at ? key : "topology",
 			       msg);
+	if (sc->executor[CC_EXEC_SIM] && sc->fabric.host.nic_socket == SIM_NIC_SOCKET_REMOTE &&
+	    !sim_net_nic_socket_ok(&sc->net, msg, sizeof(msg)))
+		return cy_fail(err, cy_get(d, "fabric") ? cy_get(d, "fabric") : cy_get(d, "topology"),
+			       "'fabric': %s", msg);
 	/* collnetchain's reductions between nodes need SHARP switches */
 	if (sc->executor[CC_EXEC_SIM] && sc->p.algo == CC_ALGO_COLLNET_CHAIN &&
 	    !sc->fabric.sw.sharp && !sim_net_has_sharp(&sc->net))

@@ -238,4 +238,37 @@ static inline int count_rows(const char *text)
 	       count_lines_starting(text, "\n");
 }
 
+/* The `# Avg bus bandwidth` of a table in a command's output. */
+static inline double avg_busbw(const char *table)
+{
+	const char *p = strstr(table, "# Avg bus bandwidth    : ");
+
+	assert_non_null(p);
+	return strtod(p + strlen("# Avg bus bandwidth    : "), NULL);
+}
+
+/* A table's rows: from its units line on (the header names files, which
+ * differ between runs). */
+static inline const char *table_rows(const char *table)
+{
+	const char *p = strstr(table, "(B)");
+
+	assert_non_null(p);
+	return p;
+}
+
+/* `cclab run` of tmpdir's scenario `name`, which must pass: its stdout. */
+static inline char *run_table(const char *name)
+{
+	struct run r = run_cclab("run '%s/%s'", tmpdir, name);
+	char *out;
+
+	if (r.status != 0)
+		print_message("%s\n", r.err);
+	assert_int_equal(r.status, 0);
+	out = r.out;
+	free(r.err);
+	return out;
+}
+
 #endif /* CCLAB_TESTS_RUN_CCLAB_H */

@@ -238,6 +238,59 @@ static void env_narrows_the_choice(void **state)
 	assert_false(cc_nccl_env_inert("NCCL_ALOG"));
 }
 
+/* A NIC on the other CPU socket from its GPU (PATH_SYS): every channel of
+ * the node crosses the link between the sockets, as NCCL's search counts
+ * it.  The MOC run's (2 x 1 H100, AMD, 400G RoCE, NCCL 2.26.2): the ring's
+ * speed is the first of sm90's inter-node speeds under AMD_BW's 16 GB/s,
+ * 15, one channel of it fits, no duplication under 25 GB/s, and
+ * ncclTopoPostset doubles it: the log's "2 coll channels".  On the NIC's
+ * socket, 48 GB/s channels of the 50 GB/s port, duplicated: 4. */
+static void nic_on_the_other_socket(void **state)
+{
+	struct cc_nccl_system sys = {
+		.arch = CC_GPU_HOPPER, .cpu = CC_CPU_AMD, .nranks = 2, .nnodes = 2,
+		.pci_gbs = 63, .nics_per_node = 1, .nic_gbs = 50, .ib = false,
+	};
+	struct cc_nccl_auto a;
+	char err[256];
+
+	(void)state;
+	cc_nccl_auto_init(&a);
+	assert_int_equal(cc_nccl_version_parse("2.26.2", &a.version, err, sizeof(err)), 0);
+	auto_all(&a, &sys);
+	assert_int_equal(a.comm.graph[CC_NCCL_RING].nchannels, 2);
+	assert_true(a.comm.graph[CC_NCCL_RING].bw_inter == 24.0);
+	assert_int_equal(a.comm.nchannels, 4);
+
+	sys.sys_gbs = 16;
+	cc_nccl_auto_init(&a);
+	assert_int_equal(cc_nccl_version_parse("2.26.2", &a.version, err, sizeof(err)), 0);
+	auto_all(&a, &sys);
+	assert_int_equal(a.comm.graph[CC_NCCL_RING].nchannels, 1);
+	assert_true(a.comm.graph[CC_NCCL_RING].bw_inter == 15.0);
+	assert_int_equal(a.comm.nchannels, 2);
+}
+
+/* The fabric's host.nic_socket and link reach the system NCCL sees. */
+static void nic_socket_from_the_fabric(void **state)
+{
+	struct sim_net net;
+	struct sim_params f;
+	struct cc_nccl_system sys;
+	char err[SIM_NET_ERR_LEN];
+
+	(void)state;
+	assert_int_equal(sim_params_preset("roce-400g", &f), 0);
+	sim_net_init(&net, "star");
+	assert_int_equal(sim_net_star(&net, 2, err, sizeof(err)), 0);
+	assert_int_equal(sim_nccl_system(&net, &f, &sys, err, sizeof(err)), 0);
+	assert_true(sys.sys_gbs == 0);
+	f.host.nic_socket = SIM_NIC_SOCKET_REMOTE;
+	assert_int_equal(sim_nccl_system(&net, &f, &sys, err, sizeof(err)), 0);
+	assert_true(sys.sys_gbs == 22.0); /* the H100 preset's Sapphire Rapids */
+	sim_net_free(&net);
+}
+
 static void railopt_reads_as_dgx_nodes(void **state)
 {
 	struct sim_net net;
@@ -357,6 +410,8 @@ int main(void)
 		cmocka_unit_test(nvlstree_runs_as_nvlstree),
 		cmocka_unit_test(pat_runs_the_best_cclab_builds),
 		cmocka_unit_test(env_narrows_the_choice),
+		cmocka_unit_test(nic_on_the_other_socket),
+		cmocka_unit_test(nic_socket_from_the_fabric),
 		cmocka_unit_test(railopt_reads_as_dgx_nodes),
 		cmocka_unit_test(scenario_auto),
 		cmocka_unit_test(command_line_auto),

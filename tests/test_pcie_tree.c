@@ -65,28 +65,6 @@ static void write_scenario(const char *name, const char *topology, const char *g
 	fclose(f);
 }
 
-/* `cclab run` of scenario `name`: its stdout (the table). */
-static char *run_table(const char *name)
-{
-	struct run r = run_cclab("run '%s/%s'", tmpdir, name);
-	char *out;
-
-	if (r.status != 0)
-		print_message("%s\n", r.err);
-	assert_int_equal(r.status, 0);
-	out = r.out;
-	free(r.err);
-	return out;
-}
-
-static double avg_busbw(const char *table)
-{
-	const char *p = strstr(table, "# Avg bus bandwidth    : ");
-
-	assert_non_null(p);
-	return strtod(p + strlen("# Avg bus bandwidth    : "), NULL);
-}
-
 /* A --links row's tx_bytes, busy_us and utilisation (link,from,to,kind,
  * rate_bps,tx_bytes,busy_us,utilisation,...); busy and util may be NULL. */
 static void row_columns(const char *row, unsigned long long *tx_bytes, double *busy,
@@ -114,15 +92,6 @@ static const char *links_row(const char *text, const char *name)
 	if (!p)
 		fail_msg("no --links row for %s", name);
 	return p + 1;
-}
-
-/* Rows only: the header names the scenario's files, which differ. */
-static const char *rows_of(const char *table)
-{
-	const char *p = strstr(table, "(B)");
-
-	assert_non_null(p);
-	return p;
 }
 
 static void test_switch_of_each_rank(void **state)
@@ -259,9 +228,9 @@ static void test_gdr_data_skips_uplink(void **state)
 	wide = run_table("wide-sc.yaml");
 	narrow = run_table("narrow-sc.yaml");
 	/* Each row: size count type redop root time ... */
-	p = rows_of(plain);
-	w = rows_of(wide);
-	q = rows_of(narrow);
+	p = table_rows(plain);
+	w = table_rows(wide);
+	q = table_rows(narrow);
 	for (int row = 0; row < 2; row++) {
 		p = strstr(p, "\n    ");
 		w = strstr(w, "\n    ");
@@ -471,7 +440,7 @@ static void test_options_as_file(void **state)
 	assert_int_equal(a.status, 0);
 	assert_int_equal(b.status, 0);
 	assert_non_null(strstr(a.out, "# PCIe: 4 PCIe switches over 2 of 2 hosts"));
-	assert_string_equal(rows_of(a.out), rows_of(b.out));
+	assert_string_equal(table_rows(a.out), table_rows(b.out));
 	run_free(&a);
 	run_free(&b);
 	a = run_cclab("sim -n 8 --nics 2 -b 1M");

@@ -258,7 +258,12 @@ static void test_field_table(void **state)
 	size_t rnic_pad = offsetof(struct sim_params, rnic) + sizeof(struct sim_rnic_params) -
 			  rnic_end;
 	assert_int_equal(rnic_pad, 7);
-	assert_int_equal(total + rnic_pad, sizeof(struct sim_params));
+	/* and the host section's after its last enum */
+	size_t host_end = offsetof(struct sim_params, host.nic_socket) + 4;
+	size_t host_pad = offsetof(struct sim_params, host) + sizeof(struct sim_host_params) -
+			  host_end;
+	assert_int_equal(host_pad, 4);
+	assert_int_equal(total + rnic_pad + host_pad, sizeof(struct sim_params));
 	assert_null(sim_param_field_find("link.rate"));
 	assert_null(sim_param_field_find(NULL));
 	assert_non_null(sim_param_field_find("switch.fwd_latency_ps"));
@@ -421,6 +426,8 @@ static void test_print_ideal_exact(void **state)
 		"host.gpu_dma=gpudirect-rdma\n"
 		"host.gpu_arch=hopper\n"
 		"host.cpu_vendor=intel\n"
+		"host.socket_link_bytes_per_s=0 B/s\n"
+		"host.nic_socket=local\n"
 		"software.post_send_ps=0 ps\n"
 		"software.post_recv_ps=0 ps\n"
 		"software.poll_cq_ps=0 ps\n"

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* tests/test_nic_socket.c — a NIC on the other CPU socket from its GPU
+ * (fabric host.nic_socket remote, docs/fabric.md):
+ *   - host staging: the NIC's reads of the send slots and writes of the
+ *     receive slots cross the link between the sockets, which bounds the
+ *     run in closed form, on the packet and the flow model;
+ *   - GPUDirect RDMA across the sockets crosses it too;
+ *   - `local` is the run without the key, row for row;
+ *   - `auto` stages in host memory, as NCCL's default GDR level (PXB)
+ *     does on a SYS path, unless NCCL_NET_GDR_LEVEL=SYS;
+ *   - a host whose PCIe switches keep NICs beside their GPUs is refused,
+ *     file:line:col, exit 2. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/files.h"
+#include "tests/run_cclab.h"
+
+/* Two hosts of one GPU on one switch; `pcie` a host's block or "". */
+static void write_topology(const char *name, const char *pcie)
+{
+	FILE *f = create_in_tmpdir(name);
+
+	fprintf(f,
+		"name: t\n"
+		"hosts:\n"
+		"  - {prefix: h, count: 2, gpus: 1%s%s}\n"
+		"switches: [tor]\n"
+		"links:\n"
+		"  - {a: h0.gpu0, b: tor}\n"
+		"  - {a: h1.gpu0, b: tor}\n",
+		*pcie ? ", pcie: " : "", pcie);
+	fclose(f);
+}
+
+/* A ring allreduce of 64 MiB on ib-hdr (MPS 256) with `host` as the
+ * fabric's host block, `algorithm` and `env` (a YAML mapping or ""). */
+static void write_scenario(const char *name, const char *host, const char *algorithm,
+			   const char *env)
+{
+	FILE *f = create_in_tmpdir(name);
+
+	fprintf(f,
+		"name: t\n"
+		"topology: topo.yaml\n"
+		"fabric: {preset: ib-hdr, host: %s}\n"
+		"collective: allreduce\n"
+		"algorithm: %s\n"
+		"%s%s%s"
+		"dtype: float\n"
+		"redop: sum\n"
+		"sizes: {min: 64MiB, max: 64MiB}\n"
+		"check: false\n",
+		host, algorithm, *env ? "env: " : "", env, *env ? "\n" : "");
+	fclose(f);
+}
+
+static struct run run_scenario(const char *name)
+{
+	return run_cclab("run '%s/%s'", tmpdir, name);
+}
+
+/* Host staging, one GPU a host: per rank and direction the NIC moves the
+ * rank's B bytes (busbw, a ring allreduce of two ranks) between the wire
+ * and the GPU's socket once — reads of the send slots as CplD of 256 B +
+ * 20 coming over, writes of the receive slots as MWr of 256 B + 24 going
+ * over — so busbw <= rate * 256 / 280 on a link of `rate` each way.  At
+ * 5 GB/s that binds (the wire is 25 GB/s), within the pipeline's fill. */
+static void test_staging_crosses_the_link(void **state)
+{
+	const double bound = 5.0 * 256 / 280;
+	char *table;
+	double b;
+
+	(void)state;
+	need_cclab_binary();
+	write_topology("topo.yaml", "");
+	write_scenario("remote.yaml",
+		       "{gpu_dma: host-staging, nic_socket: remote, socket_link_bytes_per_s: 5GB/s}",
+		       "ring", "");
+	table = run_table("remote.yaml");
+	b = avg_busbw(table);
+	print_message("busbw %.3f GB/s, bound %.3f\n", b, bound);
+	assert_non_null(strstr(table, "# NICs: on the other CPU socket from their GPUs"));
+	assert_non_null(strstr(table, "5.000 GB/s each way"));
+	assert_true(b <= bound);
+	assert_true(b >= 0.95 * bound);
+	free(table);
+	/* the flow model: the link a resource of its own, the same bound */
+	{
+		struct run r = run_cclab("run '%s/remote.yaml' --model flow", tmpdir);
+
+		assert_int_equal(r.status, 0);
+		b = avg_busbw(r.out);
+		print_message("flow model: busbw %.3f GB/s\n", b);
+		assert_true(b <= bound * 1.0001);
+		assert_true(b >= 0.95 * bound);
+		run_free(&r);
+	}
+}
+
+/* GPUDirect RDMA between sockets: the NIC reaches the GPU's memory over
+ * the same link, so the same bound holds; on the GPU's socket it does
+ * not, and `local` is the run without the key. */
+static void test_gdr_crosses_and_local_is_plain(void **state)
+{
+	const double bound = 5.0 * 256 / 280;
+	char *remote, *local, *plain;
+
+	(void)state;
+	need_cclab_binary();
+	write_topology("topo.yaml", "");
+	write_scenario("gdr-remote.yaml",
+		       "{nic_socket: remote, socket_link_bytes_per_s: 5GB/s}", "ring", "");
+	write_scenario("gdr-local.yaml", "{nic_socket: local, socket_link_bytes_per_s: 5GB/s}",
+		       "ring", "");
+	write_scenario("gdr-plain.yaml", "{}", "ring", "");
+	remote = run_table("gdr-remote.yaml");
+	local = run_table("gdr-local.yaml");
+	plain = run_table("gdr-plain.yaml");
+	print_message("busbw GB/s: remote %.3f, local %.3f\n", avg_busbw(remote),
+		      avg_busbw(local));
+	assert_true(avg_busbw(remote) <= bound);
+	assert_true(avg_busbw(local) > 3 * bound);
+	assert_string_equal(table_rows(local), table_rows(plain));
+	assert_null(strstr(local, "# NICs:"));
+	free(remote);
+	free(local);
+	free(plain);
+}
+
+/* `auto`: NCCL's default NCCL_NET_GDR_LEVEL (PXB) gives no GPUDirect RDMA
+ * on a path across the sockets (SYS), so the fabric's gpudirect-rdma runs
+ * staged, as host-staging does, row for row; NCCL_NET_GDR_LEVEL=SYS keeps
+ * it. */
+static void test_auto_stages_across_sockets(void **state)
+{
+	char *gdr, *staged, *sys;
+
+	(void)state;
+	need_cclab_binary();
+	write_topology("topo.yaml", "");
+	write_scenario("auto-gdr.yaml", "{nic_socket: remote}", "auto", "");
+	write_scenario("auto-staged.yaml", "{nic_socket: remote, gpu_dma: host-staging}", "auto",
+		       "");
+	write_scenario("auto-sys.yaml", "{nic_socket: remote}", "auto",
+		       "{NCCL_NET_GDR_LEVEL: SYS}");
+	gdr = run_table("auto-gdr.yaml");
+	staged = run_table("auto-staged.yaml");
+	sys = run_table("auto-sys.yaml");
+	assert_non_null(strstr(gdr, "# staging: host memory"));
+	assert_string_equal(table_rows(gdr), table_rows(staged));
+	assert_null(strstr(sys, "# staging: host memory"));
+	free(gdr);
+	free(staged);
+	free(sys);
+}
+
+/* A PCIe switch keeps a GPU's NIC beside it: refused, naming the key. */
+static void test_switches_refused(void **state)
+{
+	struct run r;
+	char want[128];
+
+	(void)state;
+	need_cclab_binary();
+	write_topology("topo.yaml", "{switches: 1}");
+	write_scenario("switched.yaml", "{nic_socket: remote}", "ring", "");
+	r = run_scenario("switched.yaml");
+	assert_int_equal(r.status, 2);
+	snprintf(want, sizeof(want), "switched.yaml:3:9: 'fabric': host.nic_socket remote: "
+		 "host h0 has PCIe switches");
+	assert_non_null(strstr(r.err, want));
+	assert_string_equal(r.out, "");
+	run_free(&r);
+	write_topology("topo.yaml", "");
+	write_scenario("bad.yaml", "{nic_socket: far}", "ring", "");
+	r = run_scenario("bad.yaml");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "'host.nic_socket': unknown value 'far'; expected one of: "
+				      "local, remote"));
+	run_free(&r);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return run_cclab_begin("nic-socket");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return run_cclab_end();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_staging_crosses_the_link),
+		cmocka_unit_test(test_gdr_crosses_and_local_is_plain),
+		cmocka_unit_test(test_auto_stages_across_sockets),
+		cmocka_unit_test(test_switches_refused),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
