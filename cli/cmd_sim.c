@@ -390,7 +390,7 @@ static int write_links(const struct cli_opts *o, const struct cc_sim_result *las
 			cc_csv_str(af.f, l->to);
 			fprintf(af.f, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64
 				",%" PRIu64 ",%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
-				l->pcie ? "pcie" : l->nvlink ? "nvlink" : "net",
+				l->pcie ? "pcie" : l->socket ? "socket" : l->nvlink ? "nvlink" : "net",
 				l->rate_bps, l->tx_bytes, (double)l->busy_ps / 1e6,
 				last->time_ps ? (double)l->busy_ps / (double)last->time_ps : 0.0,
 				l->peak_queue_bytes, l->lost, l->pauses, (double)l->paused_ps / 1e6,
@@ -514,6 +514,16 @@ int cli_sim_run(const struct cli_opts *o, const struct cli_sim_as *as)
 	if (sim_topo_credit_check(c.net, &o->fabric, msg, sizeof(msg))) {
 		fprintf(stderr, "cclab %s: fabric '%s' on %s: %s\n", o->scenario ? "run" : "sim",
 			o->fabric.name, c.net->name[0] ? c.net->name : sim_topo_kind_name[o->topo], msg);
+		sim_net_free(&c.own);
+		return CLI_EXIT_USAGE;
+	}
+	/* A NIC on the other socket beside a PCIe tree that keeps it by its
+	 * GPU (--pcie-switches, several NICs a GPU): by name, not as a failed
+	 * run (a scenario's was checked as it was read). */
+	if (o->fabric.host.nic_socket == SIM_NIC_SOCKET_REMOTE &&
+	    !sim_net_nic_socket_ok(c.net, msg, sizeof(msg))) {
+		fprintf(stderr, "cclab %s: fabric '%s': %s\n", o->scenario ? "run" : "sim",
+			o->fabric.name, msg);
 		sim_net_free(&c.own);
 		return CLI_EXIT_USAGE;
 	}

@@ -1299,6 +1299,32 @@ static void collect_uplinks(const struct sx *x, struct cc_sim_link_stats *st)
 	}
 }
 
+/* The links between the hosts' sockets (host.nic_socket remote), two a
+ * host, after the uplinks: up (what the NICs write) from "H.socket1", the
+ * NICs' socket, to "H.socket0", the GPUs', then down (what they read). */
+static void collect_socket_links(const struct sx *x, struct cc_sim_link_stats *st)
+{
+	const struct sim_net *net = x->topo.net;
+
+	for (uint32_t h = 0; x->socket_links && h < net->nhosts; h++) {
+		const struct sim_pcie_uplink *u = &x->socket_links[h];
+
+		for (int d = 0; d < SIM_PCIE_NDIR; d++) {
+			struct cc_sim_link_stats *l = st++;
+
+			snprintf(l->from, sizeof(l->from), "%.*s.socket%d", SIM_NET_NAME_LEN - 10,
+				 net->hosts[h].name, d == SIM_PCIE_UP);
+			snprintf(l->to, sizeof(l->to), "%.*s.socket%d", SIM_NET_NAME_LEN - 10,
+				 net->hosts[h].name, d != SIM_PCIE_UP);
+			l->socket = true;
+			l->rate_bps = u->rate_bps;
+			l->tx_bytes = u->wire_bytes[d];
+			l->tx_payload_bytes = u->payload_bytes[d];
+			l->busy_ps = u->busy_ps[d];
+		}
+	}
+}
+
 /* Every link direction's counters, named by the nodes it joins (the
  * topology keeps network link i as links[2i], a to b, and links[2i + 1]). */
 static void collect_links(struct sx *x)
@@ -1306,11 +1332,15 @@ static void collect_links(struct sx *x)
 	const struct sim_net *net = x->topo.net;
 	struct cc_sim_result *res = x->res;
 
-	res->links = calloc(x->topo.nlinks + 2 * (size_t)x->nuplinks + 1, sizeof(*res->links));
+	size_t nsock = x->socket_links ? 2 * (size_t)net->nhosts : 0;
+
+	res->links = calloc(x->topo.nlinks + 2 * (size_t)x->nuplinks + nsock + 1,
+			    sizeof(*res->links));
 	if (!res->links)
 		return; /* counters are extras: a run without them is still a run */
-	res->nlinks = (uint32_t)(x->topo.nlinks + 2 * (size_t)x->nuplinks);
+	res->nlinks = (uint32_t)(x->topo.nlinks + 2 * (size_t)x->nuplinks + nsock);
 	collect_uplinks(x, res->links + x->topo.nlinks);
+	collect_socket_links(x, res->links + x->topo.nlinks + 2 * (size_t)x->nuplinks);
 	for (uint32_t i = 0; i < x->topo.nlinks; i++) {
 		const struct sim_net_link *nl = &net->links[i / 2];
 		const struct sim_link_dir *l = &x->topo.links[i];

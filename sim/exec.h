@@ -158,6 +158,10 @@ struct cc_sim_link_stats {
 	bool nvlink;
 	bool pcie;                  /* a PCIe switch's uplink, one way (from the switch
 				     * "<host>.pcie<i>" up to "<host>.host", or down) */
+	bool socket;                /* the link between a host's CPU sockets, one way
+				     * (host.nic_socket remote): from the NICs'
+				     * "<host>.socket1" to the GPUs' "<host>.socket0"
+				     * (what they write), or back (what they read) */
 	uint64_t rate_bps;
 	uint64_t tx_pkts, tx_bytes; /* wire bytes serialized (PCIe: TLP bytes) */
 	uint64_t tx_payload_bytes;  /* of those, packets' payload */

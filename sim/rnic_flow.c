@@ -65,6 +65,26 @@ static uint32_t fl_socket_res(const struct sx *x, uint32_t r, bool to_nic)
 	       2 * sim_net_rank_host(x->topo.net, r) + (to_nic ? 0 : 1);
 }
 
+/* Rank r's message of len bytes on its socket link, direction d (down:
+ * the read data's CplD; up: the written data's MWr), as resource res of
+ * the flow being made (res_out, w_out, *n), and counted where the packet
+ * model counts it (the link's own counters, collect_socket_links()). */
+static void socket_add(struct sx *x, uint32_t r, enum sim_pcie_dirn d, uint32_t res,
+		       uint32_t len, uint32_t *res_out, double *w_out, uint32_t *n)
+{
+	const struct sim_pcie_params *p = &x->f->pcie;
+	struct sim_pcie_uplink *u = x->rk[r].xsocket;
+	uint64_t wire = len + (uint64_t)(len + p->mps_bytes - 1) / p->mps_bytes *
+				      (d == SIM_PCIE_DOWN ? p->cpl_overhead_bytes
+							  : p->tlp_overhead_bytes);
+
+	res_out[*n] = res;
+	w_out[(*n)++] = fl_pcie_w(x, len, d == SIM_PCIE_DOWN);
+	u->wire_bytes[d] += wire;
+	u->payload_bytes[d] += len;
+	u->busy_ps[d] += sim_serialize_ps(wire, u->rate_bps);
+}
+
 /* The route of a packet of rank r's QP qp to its peer, as the switches
  * route it (sim_net_pick(): the QP's flow keeps one path).  A QP on its
  * own NIC (NCCL's GDR flush) has none: its packets turn round inside the
@@ -310,10 +330,9 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 	if (read && m->len) {
 		res[n] = fl_pcie_res(x, from, true);
 		w[n++] = fl_pcie_w(x, m->len, true);
-		if (fl_socket_res(x, from, true) != FL_NONE) {
-			res[n] = fl_socket_res(x, from, true);
-			w[n++] = fl_pcie_w(x, m->len, true);
-		}
+		if (fl_socket_res(x, from, true) != FL_NONE)
+			socket_add(x, from, SIM_PCIE_DOWN, fl_socket_res(x, from, true), m->len,
+				   res, w, &n);
 	}
 	for (uint32_t i = 0; i < rt.n; i++) {
 		res[n] = rt.link[i];
@@ -325,10 +344,9 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 	if (!fqp->nvlink && m->len) {
 		res[n] = fl_pcie_res(x, fqp->peer, false);
 		w[n++] = fl_pcie_w(x, m->len, false);
-		if (fl_socket_res(x, fqp->peer, false) != FL_NONE) {
-			res[n] = fl_socket_res(x, fqp->peer, false);
-			w[n++] = fl_pcie_w(x, m->len, false);
-		}
+		if (fl_socket_res(x, fqp->peer, false) != FL_NONE)
+			socket_add(x, fqp->peer, SIM_PCIE_UP, fl_socket_res(x, fqp->peer, false),
+				   m->len, res, w, &n);
 	}
 	m->t_arrive = !m->len ? packet_ps(x, &rt, last, fqp->nvlink) /* a header alone */
 			      : tail_ps(x, &rt, last, fqp->nvlink);

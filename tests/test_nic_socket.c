@@ -9,7 +9,7 @@
  *   - `auto` stages in host memory, as NCCL's default GDR level (PXB)
  *     does on a SYS path, unless NCCL_NET_GDR_LEVEL=SYS;
  *   - a host whose PCIe switches keep NICs beside their GPUs is refused,
- *     file:line:col, exit 2. */
+ *     file:line:col (or the command line's), exit 2. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -104,6 +104,32 @@ static void test_staging_crosses_the_link(void **state)
 		assert_true(b >= 0.95 * bound);
 		run_free(&r);
 	}
+	/* --links: the link each way, per host; what the NIC reads comes over
+	 * as the rank's 64 MiB in CplD of 256 + 20 B, on both models */
+	for (int flow = 0; flow < 2; flow++) {
+		char csv[256], *text;
+		const char *row;
+		struct run r;
+
+		snprintf(csv, sizeof(csv), "%s/links-%d.csv", tmpdir, flow);
+		r = run_cclab("run '%s/remote.yaml' --model %s --links '%s'", tmpdir,
+			      flow ? "flow" : "packet", csv);
+		assert_int_equal(r.status, 0);
+		run_free(&r);
+		text = text_of(csv);
+		for (int h = 0; h < 2; h++) {
+			char want[128];
+
+			snprintf(want, sizeof(want), "\nh%d.socket0->h%d.socket1,h%d.socket0,h%d.socket1,"
+				 "socket,40000000000,%d,", h, h, h, h, 64 * 1048576 / 256 * 276);
+			assert_non_null(strstr(text, want));
+			snprintf(want, sizeof(want), "\nh%d.socket1->h%d.socket0,h%d.socket1,h%d.socket0,"
+				 "socket,40000000000,", h, h, h, h);
+			row = strstr(text, want);
+			assert_non_null(row);
+		}
+		free(text);
+	}
 }
 
 /* GPUDirect RDMA between sockets: the NIC reaches the GPU's memory over
@@ -178,6 +204,19 @@ static void test_switches_refused(void **state)
 	snprintf(want, sizeof(want), "switched.yaml:3:9: 'fabric': host.nic_socket remote: "
 		 "host h0 has PCIe switches");
 	assert_non_null(strstr(r.err, want));
+	assert_string_equal(r.out, "");
+	run_free(&r);
+	/* the command line's --pcie-switches, with a fabric file */
+	{
+		FILE *f = create_in_tmpdir("remote-fabric.yaml");
+
+		fprintf(f, "preset: ib-hdr\nhost: {nic_socket: remote}\n");
+		fclose(f);
+	}
+	r = run_cclab("sim -n 4 -b 1M -e 1M --fabric '%s/remote-fabric.yaml' --topology star "
+		      "--ranks-per-node 2 --pcie-switches 1", tmpdir);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "host.nic_socket remote: host h0 has PCIe switches"));
 	assert_string_equal(r.out, "");
 	run_free(&r);
 	write_topology("topo.yaml", "");
