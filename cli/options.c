@@ -1129,6 +1129,8 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		 * the tree need to know: no hop there crosses a network). */
 		if (o->topo == SIM_TOPO_NODE && !o->p.ranks_per_node)
 			o->p.ranks_per_node = o->p.nranks;
+		if (cmd == CLI_SIM || cmd == CLI_TUNE)
+			sim_nccl_stage_for(&o->p, &o->fabric, &o->nccl_own.env);
 	}
 	cc_coll_params_fill(&o->p, o->slot_given, o->chunk_given);
 	return check_all(cmd, o, have_e);

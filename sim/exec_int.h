@@ -97,6 +97,10 @@ struct sx_pkt {
 	/* Payload bytes as the NIC read them (sx_pkt_snapshot), when the run
 	 * carries the source: what lands at the receiver; NULL otherwise. */
 	uint8_t *data;
+	/* An inline request's payload, taken from its WQE as the NIC takes it
+	 * (sx_pkt_snapshot): the op may be reused before the packet lands. */
+	bool inl;
+	uint64_t inl_value;
 	sim_time_ps t0;     /* when the NIC issued it (CQE timing, switch time) */
 	struct sx_pkt *free_next;
 };

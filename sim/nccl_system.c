@@ -100,12 +100,19 @@ void sim_nccl_transport_for(struct cc_coll_params *p, const struct sim_params *f
 	p->nvls_chunk_bytes = e->nvls_chunksize;
 	p->nvlstree_max_chunk_bytes = e->nvlstree_max_chunksize;
 	/* NCCL_NET_GDR_LEVEL: GDR where the GPU-NIC PCIe path is no longer
-	 * than the level (ncclTopoCheckGdr), PXB unless set
-	 * (ncclParamNetGdrLevel).  A host here puts each GPU's NIC behind the
-	 * GPU's PCIe switch (PIX), so only LOC turns it off, or on the other
-	 * socket (SYS), which only SYS allows; a fabric without GPUDirect RDMA
-	 * stays without whatever the level. */
-	if (e->net_gdr_level == CC_NCCL_PATH_LOC ||
-	    (f->host.nic_socket == SIM_NIC_SOCKET_REMOTE && e->net_gdr_level < (int)CC_NCCL_PATH_SYS))
+	 * than the level (ncclTopoCheckGdr); unset, PXB (P2C from 2.29), both
+	 * below SYS.  A host here puts each GPU's NIC behind the GPU's PCIe
+	 * switch (PIX), so only LOC turns it off, or on the other socket
+	 * (SYS), which only SYS allows; a fabric without GPUDirect RDMA stays
+	 * without whatever the level (the SYS case: sim_nccl_stage_for()). */
+	if (e->net_gdr_level == CC_NCCL_PATH_LOC)
+		p->stage_mem = CC_MEM_HOST;
+}
+
+void sim_nccl_stage_for(struct cc_coll_params *p, const struct sim_params *f,
+			const struct cc_nccl_env *e)
+{
+	if (f->host.nic_socket == SIM_NIC_SOCKET_REMOTE && e->net_gdr_level < (int)CC_NCCL_PATH_SYS &&
+	    (!p->ranks_per_node || p->nranks > p->ranks_per_node))
 		p->stage_mem = CC_MEM_HOST;
 }

@@ -31,4 +31,13 @@ int sim_nccl_system(const struct sim_net *net, const struct sim_params *f,
 void sim_nccl_transport_for(struct cc_coll_params *p, const struct sim_params *f,
 			    const struct cc_nccl_env *e);
 
+/* NCCL's GDR rule for NICs on the other CPU socket (host.nic_socket
+ * remote, a SYS path): the staging in host memory unless
+ * NCCL_NET_GDR_LEVEL is SYS, where the run's ranks span nodes (p's
+ * nranks and ranks_per_node set).  A cclab run stages every connection
+ * alike, so a node's NVLink connections then stage in host memory too,
+ * which NCCL's P2P transport does not (docs/fabric.md). */
+void sim_nccl_stage_for(struct cc_coll_params *p, const struct sim_params *f,
+			const struct cc_nccl_env *e);
+
 #endif /* CCLAB_SIM_NCCL_SYSTEM_H */

@@ -807,6 +807,9 @@ const char *sim_params_invalid(const struct sim_params *p, const char **key)
 		{"host.gpu_dma", (unsigned)p->host.gpu_dma >= SIM_GPU_DMA_COUNT, "is out of range"},
 		{"host.nic_socket", (unsigned)p->host.nic_socket >= SIM_NIC_SOCKET_COUNT,
 		 "is out of range"},
+		/* counted in bits per second on the link (sim/pcie.h) */
+		{"host.socket_link_bytes_per_s", p->host.socket_link_bytes_per_s > UINT64_C(1000000000000000),
+		 "is at most 1 PB/s"},
 		{"host.nvlink_pkt_overhead_bytes",
 		 p->host.nvlink_pkt_bytes && p->host.nvlink_pkt_overhead_bytes > 4096,
 		 "is at most 4096 (a few 16 B flits in practice)"},

@@ -42,7 +42,7 @@
 /* A message's route: resources and the latency parts around its flow. */
 struct fl_route {
 	uint32_t n;
-	uint32_t link[SIM_FLOW_MAX_RES - 4]; /* beside two PCIe links and two socket links */
+	uint32_t link[SIM_FLOW_MAX_RES - 2]; /* beside two PCIe links (route()) */
 	sim_time_ps prop;    /* propagation and switch forwarding, end to end */
 	uint32_t nsw;
 };
@@ -54,10 +54,7 @@ uint32_t fl_pcie_res(const struct sx *x, uint32_t r, bool to_nic)
 	return x->fl->nlink_res + 2 * r + (to_nic ? 0 : 1);
 }
 
-/* The link between the CPU sockets that rank r's NIC crosses
- * (host.nic_socket remote), towards the NIC or away from it, as a
- * resource; FL_NONE where it crosses none. */
-static uint32_t fl_socket_res(const struct sx *x, uint32_t r, bool to_nic)
+uint32_t fl_socket_res(const struct sx *x, uint32_t r, bool to_nic)
 {
 	if (!x->rk[r].xsocket)
 		return FL_NONE;
@@ -69,7 +66,7 @@ static uint32_t fl_socket_res(const struct sx *x, uint32_t r, bool to_nic)
  * the read data's CplD; up: the written data's MWr), as resource res of
  * the flow being made (res_out, w_out, *n), and counted where the packet
  * model counts it (the link's own counters, collect_socket_links()). */
-static void socket_add(struct sx *x, uint32_t r, enum sim_pcie_dirn d, uint32_t res,
+void fl_socket_add(struct sx *x, uint32_t r, enum sim_pcie_dirn d, uint32_t res,
 		       uint32_t len, uint32_t *res_out, double *w_out, uint32_t *n)
 {
 	const struct sim_pcie_params *p = &x->f->pcie;
@@ -82,7 +79,8 @@ static void socket_add(struct sx *x, uint32_t r, enum sim_pcie_dirn d, uint32_t 
 	w_out[(*n)++] = fl_pcie_w(x, len, d == SIM_PCIE_DOWN);
 	u->wire_bytes[d] += wire;
 	u->payload_bytes[d] += len;
-	u->busy_ps[d] += sim_serialize_ps(wire, u->rate_bps);
+	if (u->rate_bps) /* 0: unlimited (the ideal preset's) */
+		u->busy_ps[d] += sim_serialize_ps(wire, u->rate_bps);
 }
 
 /* The route of a packet of rank r's QP qp to its peer, as the switches
@@ -103,7 +101,8 @@ static int route(const struct sx *x, uint32_t r, const struct sx_qp *qp, struct 
 		const struct sim_net_link *l = &net->links[li];
 		uint32_t res = 2 * li + !(l->a == u && l->a_port == port);
 
-		if (rt->n == sizeof(rt->link) / sizeof(rt->link[0]))
+		/* the sockets' links take two of the flow's resources */
+		if (rt->n == sizeof(rt->link) / sizeof(rt->link[0]) - (x->socket_links ? 2 : 0))
 			return -E2BIG;
 		rt->link[rt->n++] = res;
 		rt->prop += x->topo.links[res].prop_ps;
@@ -331,7 +330,7 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 		res[n] = fl_pcie_res(x, from, true);
 		w[n++] = fl_pcie_w(x, m->len, true);
 		if (fl_socket_res(x, from, true) != FL_NONE)
-			socket_add(x, from, SIM_PCIE_DOWN, fl_socket_res(x, from, true), m->len,
+			fl_socket_add(x, from, SIM_PCIE_DOWN, fl_socket_res(x, from, true), m->len,
 				   res, w, &n);
 	}
 	for (uint32_t i = 0; i < rt.n; i++) {
@@ -345,7 +344,7 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 		res[n] = fl_pcie_res(x, fqp->peer, false);
 		w[n++] = fl_pcie_w(x, m->len, false);
 		if (fl_socket_res(x, fqp->peer, false) != FL_NONE)
-			socket_add(x, fqp->peer, SIM_PCIE_UP, fl_socket_res(x, fqp->peer, false),
+			fl_socket_add(x, fqp->peer, SIM_PCIE_UP, fl_socket_res(x, fqp->peer, false),
 				   m->len, res, w, &n);
 	}
 	m->t_arrive = !m->len ? packet_ps(x, &rt, last, fqp->nvlink) /* a header alone */

@@ -459,16 +459,20 @@ static void sharp_share_go(struct sim_engine *eng, void *ctx, uint64_t arg)
 	struct fl_msg *m = &x->fl->msg[arg];
 	const struct cc_op_send *o = op_of(x, m);
 	struct fl_agg *a = &x->fl->agg[m->agg];
-	uint32_t res[2] = { fl_pcie_res(x, m->r, true), net_res(x, m->r, m->q, true) };
-	double w[2] = { fl_pcie_w(x, m->len ? m->len : 1, true), weight(m->len, m->wire) };
-	uint32_t agg = m->agg;
+	uint32_t res[3] = { fl_pcie_res(x, m->r, true), net_res(x, m->r, m->q, true) };
+	double w[3] = { fl_pcie_w(x, m->len ? m->len : 1, true), weight(m->len, m->wire) };
+	uint32_t agg = m->agg, n = 2;
 
 	(void)eng;
 	sx_fold_bytes(&a->acc, &a->nodata, a->len, 0, !a->acc, m->data, a->len, o->dtype,
 		      o->redop);
 	fl_count(x, res[1], m->len, m->wire);
+	/* read across the sockets' link too (host.nic_socket remote) */
+	if (fl_socket_res(x, m->r, true) != FL_NONE && m->len)
+		fl_socket_add(x, m->r, SIM_PCIE_DOWN, fl_socket_res(x, m->r, true), m->len, res, w,
+			      &n);
 	x->rk[m->r].st->wire_bytes += m->wire;
-	if (sim_flow_start(&x->fl->net, m->len, res, w, 2, sharp_share_in, x, arg))
+	if (sim_flow_start(&x->fl->net, m->len, res, w, n, sharp_share_in, x, arg))
 		sx_die_nomem();
 	if (++x->fl->agg[agg].started == x->fl->agg[agg].members)
 		for (uint32_t j = 0; j < x->fl->agg[agg].members; j++) {

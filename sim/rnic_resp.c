@@ -97,7 +97,12 @@ void sx_pkt_snapshot(struct sx *x, struct sx_pkt *k)
 	else if ((k->kind == SX_PKT_RESP && k->p.op != SIM_BTH_ATOMIC_ACK) ||
 		 k->kind == SX_PKT_MC_RESP)
 		buf = k->buf, off = k->off; /* a READ response: the responder's memory */
-	if (inl || buf == SX_NONE || !x->rk[k->rank].mem[buf])
+	if (inl) {
+		k->inl = true;
+		k->inl_value = value;
+		return;
+	}
+	if (buf == SX_NONE || !x->rk[k->rank].mem[buf])
 		return;
 	k->data = malloc(len);
 	if (!k->data)
@@ -140,17 +145,15 @@ static void req_written(struct sim_engine *eng, void *ctx, uint64_t arg, sim_tim
 	struct sx *x = rk->x;
 	struct sx_pkt *k = (struct sx_pkt *)(uintptr_t)arg;
 	uint32_t len = k->p.payload_bytes;
-	uint32_t sbuf;
-	uint64_t soff, value;
-	bool inl;
 
 	(void)eng;
 	if (len && x->rk[rk->r].mem[k->buf]) {
-		req_source(x, k, &sbuf, &soff, &inl, &value);
-		if (inl) {
+		/* what the sender's NIC took (sx_pkt_snapshot), not what its op
+		 * holds now */
+		if (k->inl) {
 			uint8_t word[8];
 
-			cc_word_store(word, value);
+			cc_word_store(word, k->inl_value);
 			memcpy(x->rk[rk->r].mem[k->buf] + k->off, word, len);
 		} else if (k->data) {
 			memcpy(x->rk[rk->r].mem[k->buf] + k->off, k->data, len);

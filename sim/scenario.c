@@ -414,6 +414,7 @@ static int read_doc(const struct cy_node *d, const char *dir, struct cc_scenario
 		return rc;
 	sc->p.nranks = sc->net.nranks;
 	sc->p.ranks_per_node = sim_net_ranks_per_node(&sc->net);
+	sim_nccl_stage_for(&sc->p, &sc->fabric, &sc->nccl.env);
 	if ((rc = cc_scenario_nccl_finish(d, sc, err)))
 		return rc;
 	if (sc->p.nranks % sc->launch.gpus_per_thread) /* threads' GPUs, as nccl-tests counts */

@@ -4,7 +4,10 @@
  *   - host staging: the NIC's reads of the send slots and writes of the
  *     receive slots cross the link between the sockets, which bounds the
  *     run in closed form, on the packet and the flow model;
- *   - GPUDirect RDMA across the sockets crosses it too;
+ *   - GPUDirect RDMA across the sockets (NCCL_NET_GDR_LEVEL=SYS) crosses
+ *     it too, and a run on one node stages nothing;
+ *   - inline writes land with the value sent, however late;
+ *   - the ideal preset's link is unlimited on both models;
  *   - `local` is the run without the key, row for row;
  *   - `auto` stages in host memory, as NCCL's default GDR level (PXB)
  *     does on a SYS path, unless NCCL_NET_GDR_LEVEL=SYS;
@@ -132,9 +135,10 @@ static void test_staging_crosses_the_link(void **state)
 	}
 }
 
-/* GPUDirect RDMA between sockets: the NIC reaches the GPU's memory over
- * the same link, so the same bound holds; on the GPU's socket it does
- * not, and `local` is the run without the key. */
+/* GPUDirect RDMA between sockets (NCCL_NET_GDR_LEVEL=SYS allows it): the
+ * NIC reaches the GPU's memory over the same link, so the same bound
+ * holds; on the GPU's socket it does not, and `local` is the run without
+ * the key. */
 static void test_gdr_crosses_and_local_is_plain(void **state)
 {
 	const double bound = 5.0 * 256 / 280;
@@ -144,7 +148,8 @@ static void test_gdr_crosses_and_local_is_plain(void **state)
 	need_cclab_binary();
 	write_topology("topo.yaml", "");
 	write_scenario("gdr-remote.yaml",
-		       "{nic_socket: remote, socket_link_bytes_per_s: 5GB/s}", "ring", "");
+		       "{nic_socket: remote, socket_link_bytes_per_s: 5GB/s}", "ring",
+		       "{NCCL_NET_GDR_LEVEL: SYS}");
 	write_scenario("gdr-local.yaml", "{nic_socket: local, socket_link_bytes_per_s: 5GB/s}",
 		       "ring", "");
 	write_scenario("gdr-plain.yaml", "{}", "ring", "");
@@ -153,7 +158,9 @@ static void test_gdr_crosses_and_local_is_plain(void **state)
 	plain = run_table("gdr-plain.yaml");
 	print_message("busbw GB/s: remote %.3f, local %.3f\n", avg_busbw(remote),
 		      avg_busbw(local));
+	assert_null(strstr(remote, "# staging: host memory"));
 	assert_true(avg_busbw(remote) <= bound);
+	assert_true(avg_busbw(remote) >= 0.95 * bound);
 	assert_true(avg_busbw(local) > 3 * bound);
 	assert_string_equal(table_rows(local), table_rows(plain));
 	assert_null(strstr(local, "# NICs:"));
@@ -189,6 +196,81 @@ static void test_auto_stages_across_sockets(void **state)
 	free(sys);
 }
 
+/* One node: no connection goes through the network, so NCCL's GDR rule
+ * stages nothing, and 8 GPUs run as fast with their NICs on the other
+ * socket as without. */
+static void test_one_node_stages_nothing(void **state)
+{
+	struct run local, remote;
+
+	(void)state;
+	need_cclab_binary();
+	{
+		FILE *f = create_in_tmpdir("remote-ndr.yaml");
+
+		fprintf(f, "preset: ib-ndr\nhost: {nic_socket: remote}\n");
+		fclose(f);
+	}
+	local = run_cclab("sim -n 8 --topology node -A ring -b 64M -e 64M --fabric ib-ndr");
+	remote = run_cclab("sim -n 8 --topology node -A ring -b 64M -e 64M --fabric '%s/remote-ndr.yaml'",
+			   tmpdir);
+	assert_int_equal(local.status, 0);
+	assert_int_equal(remote.status, 0);
+	assert_string_equal(table_rows(local.out), table_rows(remote.out));
+	assert_null(strstr(remote.out, "# staging: host memory"));
+	run_free(&local);
+	run_free(&remote);
+}
+
+/* An inline write (NCCL's clear-to-send, the flag of write_flag) lands
+ * with the value its NIC took, though the sender's op is done and reused
+ * long before: with the link binding, the writes queue behind the data
+ * for milliseconds.  Every element right (#wrong 0). */
+static void test_inline_values_land_as_sent(void **state)
+{
+	struct run r;
+
+	(void)state;
+	need_cclab_binary();
+	{
+		FILE *f = create_in_tmpdir("remote-5.yaml");
+
+		fprintf(f, "preset: ib-hdr\nhost: {nic_socket: remote, socket_link_bytes_per_s: "
+			   "5GB/s}\n");
+		fclose(f);
+	}
+	r = run_cclab("sim -n 2 --topology star -b 56M -e 56M -t write_flag --fabric '%s/remote-5.yaml'",
+		      tmpdir);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_rows(r.out), 1);
+	assert_non_null(strstr(r.out, "    0\n"));
+	run_free(&r);
+}
+
+/* The ideal preset's link is unlimited (0), on both models. */
+static void test_ideal_unlimited(void **state)
+{
+	struct run packet, flow;
+
+	(void)state;
+	need_cclab_binary();
+	{
+		FILE *f = create_in_tmpdir("remote-ideal.yaml");
+
+		fprintf(f, "preset: ideal\nhost: {nic_socket: remote}\n");
+		fclose(f);
+	}
+	packet = run_cclab("sim -n 2 --topology star -b 1M -e 1M --fabric '%s/remote-ideal.yaml'",
+			   tmpdir);
+	flow = run_cclab("sim -n 2 --topology star -b 1M -e 1M --model flow --fabric "
+			 "'%s/remote-ideal.yaml' --links '%s/ideal-links.csv'", tmpdir, tmpdir);
+	assert_int_equal(packet.status, 0);
+	assert_int_equal(flow.status, 0);
+	assert_non_null(strstr(packet.out, "the link between the sockets, unlimited"));
+	run_free(&packet);
+	run_free(&flow);
+}
+
 /* A PCIe switch keeps a GPU's NIC beside it: refused, naming the key. */
 static void test_switches_refused(void **state)
 {
@@ -219,6 +301,28 @@ static void test_switches_refused(void **state)
 	assert_non_null(strstr(r.err, "host.nic_socket remote: host h0 has PCIe switches"));
 	assert_string_equal(r.out, "");
 	run_free(&r);
+	/* several NICs a GPU reach its memory through its own link */
+	{
+		FILE *f = create_in_tmpdir("nics.yaml");
+
+		fprintf(f, "name: t\nhosts:\n  - {prefix: h, count: 2, gpus: 1, nics: 2}\n"
+			   "switches: [tor]\nlinks:\n  - {a: h0.gpu0, b: tor}\n"
+			   "  - {a: h0.gpu0, b: tor}\n  - {a: h1.gpu0, b: tor}\n"
+			   "  - {a: h1.gpu0, b: tor}\n");
+		fclose(f);
+	}
+	{
+		FILE *f = create_in_tmpdir("nics-sc.yaml");
+
+		fprintf(f, "name: t\ntopology: nics.yaml\nfabric: {preset: ib-hdr, host: "
+			   "{nic_socket: remote}}\ncollective: allreduce\nalgorithm: ring\n"
+			   "sizes: {min: 1MiB, max: 1MiB}\n");
+		fclose(f);
+	}
+	r = run_scenario("nics-sc.yaml");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "host.nic_socket remote: host h0 has several NICs a GPU"));
+	run_free(&r);
 	write_topology("topo.yaml", "");
 	write_scenario("bad.yaml", "{nic_socket: far}", "ring", "");
 	r = run_scenario("bad.yaml");
@@ -246,6 +350,9 @@ int main(void)
 		cmocka_unit_test(test_staging_crosses_the_link),
 		cmocka_unit_test(test_gdr_crosses_and_local_is_plain),
 		cmocka_unit_test(test_auto_stages_across_sockets),
+		cmocka_unit_test(test_one_node_stages_nothing),
+		cmocka_unit_test(test_inline_values_land_as_sent),
+		cmocka_unit_test(test_ideal_unlimited),
 		cmocka_unit_test(test_switches_refused),
 	};
 
