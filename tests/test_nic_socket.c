@@ -65,6 +65,15 @@ static void write_scenario(const char *name, const char *host, const char *algor
 	fclose(f);
 }
 
+/* A fabric file `name` holding `text`. */
+static void write_fabric(const char *name, const char *text)
+{
+	FILE *f = create_in_tmpdir(name);
+
+	fputs(text, f);
+	fclose(f);
+}
+
 static struct run run_scenario(const char *name)
 {
 	return run_cclab("run '%s/%s'", tmpdir, name);
@@ -205,12 +214,7 @@ static void test_one_node_stages_nothing(void **state)
 
 	(void)state;
 	need_cclab_binary();
-	{
-		FILE *f = create_in_tmpdir("remote-ndr.yaml");
-
-		fprintf(f, "preset: ib-ndr\nhost: {nic_socket: remote}\n");
-		fclose(f);
-	}
+	write_fabric("remote-ndr.yaml", "preset: ib-ndr\nhost: {nic_socket: remote}\n");
 	local = run_cclab("sim -n 8 --topology node -A ring -b 64M -e 64M --fabric ib-ndr");
 	remote = run_cclab("sim -n 8 --topology node -A ring -b 64M -e 64M --fabric '%s/remote-ndr.yaml'",
 			   tmpdir);
@@ -232,13 +236,8 @@ static void test_inline_values_land_as_sent(void **state)
 
 	(void)state;
 	need_cclab_binary();
-	{
-		FILE *f = create_in_tmpdir("remote-5.yaml");
-
-		fprintf(f, "preset: ib-hdr\nhost: {nic_socket: remote, socket_link_bytes_per_s: "
-			   "5GB/s}\n");
-		fclose(f);
-	}
+	write_fabric("remote-5.yaml",
+		     "preset: ib-hdr\nhost: {nic_socket: remote, socket_link_bytes_per_s: 5GB/s}\n");
 	r = run_cclab("sim -n 2 --topology star -b 56M -e 56M -t write_flag --fabric '%s/remote-5.yaml'",
 		      tmpdir);
 	assert_int_equal(r.status, 0);
@@ -254,12 +253,7 @@ static void test_ideal_unlimited(void **state)
 
 	(void)state;
 	need_cclab_binary();
-	{
-		FILE *f = create_in_tmpdir("remote-ideal.yaml");
-
-		fprintf(f, "preset: ideal\nhost: {nic_socket: remote}\n");
-		fclose(f);
-	}
+	write_fabric("remote-ideal.yaml", "preset: ideal\nhost: {nic_socket: remote}\n");
 	packet = run_cclab("sim -n 2 --topology star -b 1M -e 1M --fabric '%s/remote-ideal.yaml'",
 			   tmpdir);
 	flow = run_cclab("sim -n 2 --topology star -b 1M -e 1M --model flow --fabric "
@@ -289,12 +283,7 @@ static void test_switches_refused(void **state)
 	assert_string_equal(r.out, "");
 	run_free(&r);
 	/* the command line's --pcie-switches, with a fabric file */
-	{
-		FILE *f = create_in_tmpdir("remote-fabric.yaml");
-
-		fprintf(f, "preset: ib-hdr\nhost: {nic_socket: remote}\n");
-		fclose(f);
-	}
+	write_fabric("remote-fabric.yaml", "preset: ib-hdr\nhost: {nic_socket: remote}\n");
 	r = run_cclab("sim -n 4 -b 1M -e 1M --fabric '%s/remote-fabric.yaml' --topology star "
 		      "--ranks-per-node 2 --pcie-switches 1", tmpdir);
 	assert_int_equal(r.status, 2);
