@@ -95,10 +95,9 @@ void cli_preamble_buffers(const struct cli_opts *o, bool auto_line)
 		printf("# GDR flush: each Simple slice received from another node is made visible "
 		       "to the GPU by a 1-byte RDMA READ on a loopback QP before the kernel reads "
 		       "it (NCCL before Hopper, NCCL_NET_FORCE_FLUSH)\n");
-	if (p->mem == CC_MEM_GPU && cc_coll_stage_mem(p) == CC_MEM_HOST &&
-	    (!p->ranks_per_node || p->nranks > p->ranks_per_node))
+	if (p->mem == CC_MEM_GPU && cc_coll_stage_mem(p) == CC_MEM_HOST)
 		printf("# staging: host memory (no GPUDirect RDMA): the GPU reads and writes the "
-		       "network's staging slots across its PCIe link\n");
+		       "staging slots across its PCIe link\n");
 }
 
 void cli_print_pcie(const struct sim_net *net, const struct sim_params *fabric)

@@ -1129,7 +1129,9 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		 * the tree need to know: no hop there crosses a network). */
 		if (o->topo == SIM_TOPO_NODE && !o->p.ranks_per_node)
 			o->p.ranks_per_node = o->p.nranks;
-		if (cmd == CLI_SIM || cmd == CLI_TUNE)
+		/* one NVSwitch node has no network to stage for, whatever
+		 * --ranks-per-node says */
+		if ((cmd == CLI_SIM || cmd == CLI_TUNE) && o->topo != SIM_TOPO_NODE)
 			sim_nccl_stage_for(&o->p, &o->fabric, &o->nccl_own.env);
 	}
 	cc_coll_params_fill(&o->p, o->slot_given, o->chunk_given);

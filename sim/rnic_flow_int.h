@@ -92,6 +92,9 @@ static inline void fl_at(struct sx *x, sim_time_ps at, sim_handler_fn fn, uint64
 /* The PCIe link of rank r's NIC towards it (read data) or from it, as a
  * resource; wire bytes per payload byte of a DMA of len there; one
  * packet's DMA (first or last of a message at mtu): its flight and TLPs. */
+uint32_t fl_pcie_res(const struct sx *x, uint32_t r, bool to_nic);
+double fl_pcie_w(const struct sx *x, uint32_t len, bool read);
+sim_time_ps fl_pcie_pkt_ps(const struct sx *x, uint32_t len, uint32_t mtu, bool read, bool first);
 /* The link between the CPU sockets that rank r's NIC crosses
  * (host.nic_socket remote), towards the NIC or away from it, as a
  * resource; FL_NONE where it crosses none. */
@@ -101,9 +104,6 @@ uint32_t fl_socket_res(const struct sx *x, uint32_t r, bool to_nic);
  * (res_out, w_out, *n) and counted on the link's own counters. */
 void fl_socket_add(struct sx *x, uint32_t r, enum sim_pcie_dirn d, uint32_t res, uint32_t len,
 		   uint32_t *res_out, double *w_out, uint32_t *n);
-uint32_t fl_pcie_res(const struct sx *x, uint32_t r, bool to_nic);
-double fl_pcie_w(const struct sx *x, uint32_t len, bool read);
-sim_time_ps fl_pcie_pkt_ps(const struct sx *x, uint32_t len, uint32_t mtu, bool read, bool first);
 uint32_t fl_msg_new(struct sx *x);
 /* One use of message id is over; the last frees it. */
 void fl_msg_free(struct sx *x, uint32_t id);
