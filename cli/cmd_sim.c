@@ -390,7 +390,7 @@ static int write_links(const struct cli_opts *o, const struct cc_sim_result *las
 			cc_csv_str(af.f, l->to);
 			fprintf(af.f, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64
 				",%" PRIu64 ",%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
-				l->pcie ? "pcie" : l->socket ? "socket" : l->nvlink ? "nvlink" : "net",
+				cc_sim_link_kind(l),
 				l->rate_bps, l->tx_bytes, (double)l->busy_ps / 1e6,
 				last->time_ps ? (double)l->busy_ps / (double)last->time_ps : 0.0,
 				l->peak_queue_bytes, l->lost, l->pauses, (double)l->paused_ps / 1e6,

@@ -148,7 +148,7 @@ static void links_json(struct cc_json *j, const struct cc_sim_result *res)
 		cc_json_object_begin(j);
 		cc_json_kv_string(j, "from", l->from);
 		cc_json_kv_string(j, "to", l->to);
-		cc_json_kv_string(j, "kind", l->pcie ? "pcie" : l->socket ? "socket" : l->nvlink ? "nvlink" : "net");
+		cc_json_kv_string(j, "kind", cc_sim_link_kind(l));
 		cc_json_kv_uint(j, "rate_bps", l->rate_bps);
 		cc_json_kv_uint(j, "tx_pkts", l->tx_pkts);
 		cc_json_kv_uint(j, "tx_bytes", l->tx_bytes);

@@ -175,6 +175,13 @@ struct cc_sim_link_stats {
 	uint64_t peak_queue_bytes;  /* most wire bytes waiting to start on it */
 };
 
+/* A link's kind as --links and the JSON name it: pcie, socket, nvlink
+ * or net. */
+static inline const char *cc_sim_link_kind(const struct cc_sim_link_stats *l)
+{
+	return l->pcie ? "pcie" : l->socket ? "socket" : l->nvlink ? "nvlink" : "net";
+}
+
 struct cc_sim_result {
 	struct cc_run_error err; /* status CC_RUN_OK on success (core/exec_data.h) */
 	bool checked;           /* opts.check: wrong is meaningful */

@@ -54,29 +54,27 @@ uint32_t fl_pcie_res(const struct sx *x, uint32_t r, bool to_nic)
 	return x->fl->nlink_res + 2 * r + (to_nic ? 0 : 1);
 }
 
-uint32_t fl_socket_res(const struct sx *x, uint32_t r, bool to_nic)
+/* The link between the CPU sockets that rank r's NIC crosses
+ * (host.nic_socket remote: rk[r].xsocket set), towards the NIC or away
+ * from it, as a resource: two a host, after the NICs' PCIe links. */
+static uint32_t fl_socket_res(const struct sx *x, uint32_t r, bool to_nic)
 {
-	if (!x->rk[r].xsocket)
-		return FL_NONE;
 	return x->fl->nlink_res + 2 * x->s->nranks +
 	       2 * sim_net_rank_host(x->topo.net, r) + (to_nic ? 0 : 1);
 }
 
-/* Rank r's message of len bytes on its socket link, direction d (down:
- * the read data's CplD; up: the written data's MWr), as resource res of
- * the flow being made (res_out, w_out, *n), and counted where the packet
- * model counts it (the link's own counters, collect_socket_links()). */
-void fl_socket_add(struct sx *x, uint32_t r, enum sim_pcie_dirn d, uint32_t res,
-		       uint32_t len, uint32_t *res_out, double *w_out, uint32_t *n)
+void fl_socket_add(struct sx *x, uint32_t r, enum sim_pcie_dirn d, uint32_t len,
+		   uint32_t *res_out, double *w_out, uint32_t *n)
 {
-	const struct sim_pcie_params *p = &x->f->pcie;
 	struct sim_pcie_uplink *u = x->rk[r].xsocket;
-	uint64_t wire = len + (uint64_t)(len + p->mps_bytes - 1) / p->mps_bytes *
-				      (d == SIM_PCIE_DOWN ? p->cpl_overhead_bytes
-							  : p->tlp_overhead_bytes);
+	bool read = d == SIM_PCIE_DOWN;
+	uint64_t wire;
 
-	res_out[*n] = res;
-	w_out[(*n)++] = fl_pcie_w(x, len, d == SIM_PCIE_DOWN);
+	if (!u || !len)
+		return;
+	wire = fl_pcie_wire(x, len, read);
+	res_out[*n] = fl_socket_res(x, r, read);
+	w_out[(*n)++] = fl_pcie_w(x, len, read);
 	u->wire_bytes[d] += wire;
 	u->payload_bytes[d] += len;
 	if (u->rate_bps) /* 0: unlimited (the ideal preset's) */
@@ -175,12 +173,17 @@ static sim_time_ps packet_ps(const struct sx *x, const struct fl_route *rt, uint
 
 /* PCIe wire bytes per payload byte of a DMA of len: a TLP header per
  * max payload (MWr, or CplD for read data), as sim/pcie.c frames them. */
-double fl_pcie_w(const struct sx *x, uint32_t len, bool read)
+uint64_t fl_pcie_wire(const struct sx *x, uint32_t len, bool read)
 {
 	const struct sim_pcie_params *p = &x->f->pcie;
 	uint64_t ntlp = (len + p->mps_bytes - 1) / p->mps_bytes;
 
-	return 1.0 + (double)(ntlp * (read ? p->cpl_overhead_bytes : p->tlp_overhead_bytes)) / len;
+	return len + ntlp * (read ? p->cpl_overhead_bytes : p->tlp_overhead_bytes);
+}
+
+double fl_pcie_w(const struct sx *x, uint32_t len, bool read)
+{
+	return 1.0 + (double)(fl_pcie_wire(x, len, read) - len) / len;
 }
 
 /* The NIC moves a packet between PCIe and the wire whole: a message's
@@ -329,9 +332,7 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 	if (read && m->len) {
 		res[n] = fl_pcie_res(x, from, true);
 		w[n++] = fl_pcie_w(x, m->len, true);
-		if (fl_socket_res(x, from, true) != FL_NONE)
-			fl_socket_add(x, from, SIM_PCIE_DOWN, fl_socket_res(x, from, true), m->len,
-				   res, w, &n);
+		fl_socket_add(x, from, SIM_PCIE_DOWN, m->len, res, w, &n);
 	}
 	for (uint32_t i = 0; i < rt.n; i++) {
 		res[n] = rt.link[i];
@@ -343,9 +344,7 @@ static void flow_go(struct sx *x, uint32_t id, uint32_t from, const struct sx_qp
 	if (!fqp->nvlink && m->len) {
 		res[n] = fl_pcie_res(x, fqp->peer, false);
 		w[n++] = fl_pcie_w(x, m->len, false);
-		if (fl_socket_res(x, fqp->peer, false) != FL_NONE)
-			fl_socket_add(x, fqp->peer, SIM_PCIE_UP, fl_socket_res(x, fqp->peer, false),
-				   m->len, res, w, &n);
+		fl_socket_add(x, fqp->peer, SIM_PCIE_UP, m->len, res, w, &n);
 	}
 	m->t_arrive = !m->len ? packet_ps(x, &rt, last, fqp->nvlink) /* a header alone */
 			      : tail_ps(x, &rt, last, fqp->nvlink);

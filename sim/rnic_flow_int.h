@@ -90,19 +90,18 @@ static inline void fl_at(struct sx *x, sim_time_ps at, sim_handler_fn fn, uint64
 
 /* rnic_flow.c */
 /* The PCIe link of rank r's NIC towards it (read data) or from it, as a
- * resource; wire bytes per payload byte of a DMA of len there; one
+ * resource; the TLP bytes of a DMA of len there, and per payload byte; one
  * packet's DMA (first or last of a message at mtu): its flight and TLPs. */
 uint32_t fl_pcie_res(const struct sx *x, uint32_t r, bool to_nic);
+uint64_t fl_pcie_wire(const struct sx *x, uint32_t len, bool read);
 double fl_pcie_w(const struct sx *x, uint32_t len, bool read);
 sim_time_ps fl_pcie_pkt_ps(const struct sx *x, uint32_t len, uint32_t mtu, bool read, bool first);
-/* The link between the CPU sockets that rank r's NIC crosses
- * (host.nic_socket remote), towards the NIC or away from it, as a
- * resource; FL_NONE where it crosses none. */
-uint32_t fl_socket_res(const struct sx *x, uint32_t r, bool to_nic);
-/* Rank r's message of len bytes on its socket link (res, from
- * fl_socket_res()), direction d: appended to the flow being made
- * (res_out, w_out, *n) and counted on the link's own counters. */
-void fl_socket_add(struct sx *x, uint32_t r, enum sim_pcie_dirn d, uint32_t res, uint32_t len,
+/* Rank r's message of len bytes on its socket link, direction d (down:
+ * the read data's CplD; up: the written data's MWr): appended to the flow
+ * being made (res_out, w_out, *n) and counted where the packet model
+ * counts it (the link's own counters, exec.c collect_socket_links());
+ * nothing where the NIC crosses no such link or len is 0. */
+void fl_socket_add(struct sx *x, uint32_t r, enum sim_pcie_dirn d, uint32_t len,
 		   uint32_t *res_out, double *w_out, uint32_t *n);
 uint32_t fl_msg_new(struct sx *x);
 /* One use of message id is over; the last frees it. */

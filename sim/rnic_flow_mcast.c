@@ -468,9 +468,7 @@ static void sharp_share_go(struct sim_engine *eng, void *ctx, uint64_t arg)
 		      o->redop);
 	fl_count(x, res[1], m->len, m->wire);
 	/* read across the sockets' link too (host.nic_socket remote) */
-	if (fl_socket_res(x, m->r, true) != FL_NONE && m->len)
-		fl_socket_add(x, m->r, SIM_PCIE_DOWN, fl_socket_res(x, m->r, true), m->len, res, w,
-			      &n);
+	fl_socket_add(x, m->r, SIM_PCIE_DOWN, m->len, res, w, &n);
 	x->rk[m->r].st->wire_bytes += m->wire;
 	if (sim_flow_start(&x->fl->net, m->len, res, w, n, sharp_share_in, x, arg))
 		sx_die_nomem();
